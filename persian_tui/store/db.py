@@ -48,9 +48,8 @@ def migrate(conn: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
             if conn.execute("PRAGMA user_version").fetchone()[0] >= number:
                 conn.execute("ROLLBACK")
                 continue
-            for statement in MIGRATIONS[number - 1].split(";"):
-                if statement.strip():
-                    conn.execute(statement)
+            for statement in MIGRATIONS[number - 1]:
+                conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {number}")
             conn.execute("COMMIT")
         except BaseException:

@@ -6,10 +6,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import __version__, config
-from .io.errors import InputError
-from .runs import RunError
-from .store import Store, StoreError
+from .. import __version__, config
+from ..io.errors import InputError
+from ..runs import RunError
+from ..store import Store, StoreError
 
 BIDI_MODES = ("auto", "app", "terminal", "off")
 
@@ -23,7 +23,7 @@ def _store(args) -> Store:
 
 
 def cmd_import(args) -> int:
-    from .io.importer import apply_import, plan_import
+    from ..io.importer import apply_import, plan_import
 
     with _store(args) as store:
         plan = plan_import(store, args.file, fmt=args.format, answers=args.answers,
@@ -57,7 +57,7 @@ def cmd_sample(args) -> int:
 
 
 def cmd_export(args) -> int:
-    from .io.export import export_jsonl
+    from ..io.export import export_jsonl
 
     with _store(args) as store:
         n = export_jsonl(store, args.output, status=args.status, category=args.category,
@@ -67,7 +67,7 @@ def cmd_export(args) -> int:
 
 
 def cmd_import_labels(args) -> int:
-    from .io.labels import apply_labels, plan_labels
+    from ..io.labels import apply_labels, plan_labels
 
     with _store(args) as store:
         plan = plan_labels(store, args.file)
@@ -88,7 +88,7 @@ def _fmt(x: float | None) -> str:
 def cmd_agreement(args) -> int:
     import json
 
-    from .eval.agreement import agreement_report, as_dict
+    from ..eval.agreement import agreement_report, as_dict
 
     with _store(args) as store:
         report = agreement_report(store)
@@ -149,7 +149,7 @@ def cmd_run_paraphrase(args) -> int:
 def cmd_run_llm(args, kind: str = "llm") -> int:
     import asyncio
 
-    from .runs import LLMRunSpec, create_llm_run, execute_llm_run
+    from ..runs import LLMRunSpec, create_llm_run, execute_llm_run
 
     with _store(args) as store:
         if args.resume is not None:
@@ -180,7 +180,7 @@ def cmd_run_llm(args, kind: str = "llm") -> int:
 
 
 def cmd_run_embed(args) -> int:
-    from .runs import EmbedRunSpec, run_embedding
+    from ..runs import EmbedRunSpec, run_embedding
 
     spec = EmbedRunSpec(model=args.model, scorer=args.scorer, prefix=args.prefix,
                         base_url=args.base_url, api_key_env=args.api_key_env,
@@ -204,7 +204,7 @@ def cmd_runs(args) -> int:
 
 
 def cmd_import_predictions(args) -> int:
-    from .io.predictions import import_predictions
+    from ..io.predictions import import_predictions
 
     with _store(args) as store:
         r = import_predictions(store, args.file, source=args.source, dry_run=args.dry_run)
@@ -226,7 +226,7 @@ def cmd_import_predictions(args) -> int:
 def cmd_judge(args) -> int:
     import asyncio
 
-    from .runs import LLMRunSpec, create_judge_run, execute_judge_run
+    from ..runs import LLMRunSpec, create_judge_run, execute_judge_run
 
     with _store(args) as store:
         if args.resume is not None:
@@ -256,7 +256,7 @@ def cmd_judge(args) -> int:
 def cmd_errors(args) -> int:
     import json
 
-    from .eval.errors import distributions, judge_agreement
+    from ..eval.errors import distributions, judge_agreement
 
     with _store(args) as store:
         rows = store.judgments(target_run=args.run) if args.run is not None else store.judgments()
@@ -291,7 +291,7 @@ def cmd_errors(args) -> int:
 
 
 def cmd_import_reasoning(args) -> int:
-    from .io.reasoning import import_reasoning
+    from ..io.reasoning import import_reasoning
 
     with _store(args) as store:
         r = import_reasoning(store, [Path(p) for p in args.paths], source=args.source)
@@ -316,8 +316,8 @@ def cmd_stats(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from .eval.report import ReportError, build_report
-    from .io.report_files import render_text, write_report
+    from ..eval.report import ReportError, build_report
+    from ..io.report_files import render_text, write_report
 
     run_ids = None
     if args.runs:
@@ -351,7 +351,7 @@ def cmd_report(args) -> int:
 
 
 def cmd_tui(args) -> int:
-    from .tui.app import run_app
+    from ..tui.app import run_app
 
     return run_app(db=args.db, bidi=args.bidi, sample=not args.no_sample,
                    annotator=args.annotator)
