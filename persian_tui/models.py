@@ -119,7 +119,7 @@ class Progress:
     target: int
 
 
-PARSE_STATUSES = ("ok", "invalid", "empty", "refusal", "api_error")
+PARSE_STATUSES = ("ok", "invalid", "empty", "refusal", "api_error", "ambiguous")
 
 
 @dataclass
@@ -141,7 +141,7 @@ class Run:
 class Prediction:
     uid: str
     predicted: int | None  # original option 1..4 (after undoing a shuffle)
-    parse_status: str  # ok | invalid | empty | refusal | api_error
+    parse_status: str  # ok | invalid | empty | refusal | api_error | ambiguous
     scores: list[float] | None = None
     raw_output: str | None = None
     reasoning: str | None = None

@@ -85,3 +85,29 @@ def test_two_connections_share_the_file(tmp_path):
     a.add_questions([make_question("q-1")])
     assert b.get_question("q-1") is not None
     a.close(), b.close()
+
+
+def test_v5_predictions_and_judgments_survive_the_table_rebuild(tmp_path):
+    path = tmp_path / "v5.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    assert migrate(conn, target=5) == 5
+    conn.executescript("""
+        INSERT INTO questions (id, uid, created_at, updated_at, fingerprint) VALUES (1, 'q', 't', 't', 'f');
+        INSERT INTO runs (id, kind, model, created_at) VALUES (1, 'llm', 'm', 't');
+        INSERT INTO runs (id, kind, model, created_at) VALUES (2, 'judge', 'j', 't');
+        INSERT INTO predictions (id, run_id, question_id, predicted, parse_status, created_at)
+            VALUES (7, 1, 1, 3, 'ok', 't');
+        INSERT INTO judgments (run_id, prediction_id, status, created_at) VALUES (2, 7, 'ok', 't');
+    """)
+    conn.close()
+    with Store(path) as s:
+        assert s.conn.execute("SELECT id, predicted FROM predictions").fetchall() == [(7, 3)]
+        assert s.conn.execute("SELECT prediction_id FROM judgments").fetchall() == [(7,)]
+        assert s.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+        s.conn.execute("INSERT INTO predictions (run_id, question_id, parse_status, created_at) "
+                       "VALUES (1, 1, 'ambiguous', 't') ON CONFLICT DO NOTHING")
+        with pytest.raises(sqlite3.IntegrityError):  # the reference is still enforced
+            s.conn.execute("INSERT INTO judgments (run_id, prediction_id, status, created_at) "
+                           "VALUES (2, 999, 'ok', 't')")
+        s.conn.execute("DELETE FROM predictions WHERE id = 7")  # and still cascades
+        assert s.conn.execute("SELECT COUNT(*) FROM judgments").fetchone()[0] == 0

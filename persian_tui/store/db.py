@@ -41,21 +41,34 @@ def migrate(conn: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
             f"database schema version {version} is newer than this persian-tui "
             f"understands ({SCHEMA_VERSION}); upgrade persian-tui"
         )
-    for number in range(version + 1, target + 1):
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            # re-check inside the lock: another process may have migrated meanwhile
-            if conn.execute("PRAGMA user_version").fetchone()[0] >= number:
-                conn.execute("ROLLBACK")
-                continue
-            for statement in MIGRATIONS[number - 1]:
-                conn.execute(statement)
-            conn.execute(f"PRAGMA user_version = {number}")
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
+    # foreign keys off while migrating, so rebuilding a table (SQLite's 12-step ALTER)
+    # neither cascades deletes nor fails; checked before each commit instead
+    conn.execute("PRAGMA foreign_keys = OFF")
+    try:
+        for number in range(version + 1, target + 1):
+            _apply(conn, number)
+    finally:
+        conn.execute("PRAGMA foreign_keys = ON")
     return conn.execute("PRAGMA user_version").fetchone()[0]
+
+
+def _apply(conn: sqlite3.Connection, number: int) -> None:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        # re-check inside the lock: another process may have migrated meanwhile
+        if conn.execute("PRAGMA user_version").fetchone()[0] >= number:
+            conn.execute("ROLLBACK")
+            return
+        for statement in MIGRATIONS[number - 1]:
+            conn.execute(statement)
+        broken = conn.execute("PRAGMA foreign_key_check").fetchone()
+        if broken:
+            raise StoreError(f"migration {number} would break a reference in {broken[0]}")
+        conn.execute(f"PRAGMA user_version = {number}")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
 
 
 class Store(QuestionsRepo, LabelsRepo, CurationRepo, RunsRepo, JudgingRepo):

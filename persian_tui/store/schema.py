@@ -271,15 +271,46 @@ MIGRATIONS: list[list[str]] = [
             CREATE INDEX reviews_judgment ON reviews (judgment_id, id)
         """,
     ],
-    # 6: runs lifecycle: archive, lease, history, parse status ambiguous (issue 10) -- slot reserved, filled by that issue
+    # 6: parse status 'ambiguous' (two explicit answers, no correction): predictions rebuilt
+    [
+        """
+            CREATE TABLE predictions_new (
+                id INTEGER PRIMARY KEY,
+                run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+                question_id INTEGER NOT NULL REFERENCES questions (id) ON DELETE CASCADE,
+                predicted INTEGER CHECK (predicted BETWEEN 1 AND 4),
+                scores TEXT,
+                raw_output TEXT,
+                reasoning TEXT,
+                parse_status TEXT NOT NULL
+                    CHECK (parse_status IN
+                           ('ok', 'invalid', 'empty', 'refusal', 'api_error', 'ambiguous')),
+                permutation TEXT,
+                prompt_hash TEXT,
+                exemplars TEXT,
+                tokens_in INTEGER,
+                tokens_out INTEGER,
+                latency REAL,
+                cost REAL,
+                error TEXT,
+                created_at TEXT NOT NULL,
+                UNIQUE (run_id, question_id)
+            )
+        """,
+        "INSERT INTO predictions_new SELECT * FROM predictions",
+        "DROP TABLE predictions",
+        "ALTER TABLE predictions_new RENAME TO predictions",
+        "CREATE INDEX predictions_question ON predictions (question_id)",
+    ],
+    # 7: runs lifecycle: archive, lease, history (issue 10) -- slot reserved, filled by that issue
     [],
-    # 7: question source references (issue 11) -- slot reserved, filled by that issue
+    # 8: question source references (issue 11) -- slot reserved, filled by that issue
     [],
-    # 8: Ganjoor corpus and option links (issue 14) -- slot reserved, filled by that issue
+    # 9: Ganjoor corpus and option links (issue 14) -- slot reserved, filled by that issue
     [],
-    # 9: benchmark quality: samples, releases (issue 13) -- slot reserved, filled by that issue
+    # 10: benchmark quality: samples, releases (issue 13) -- slot reserved, filled by that issue
     [],
-    # 10: labelling queue scopes and daily-use additions (issue 12) -- slot reserved, filled by that issue
+    # 11: labelling queue scopes and daily-use additions (issue 12) -- slot reserved, filled by that issue
     [],
 ]
 
