@@ -30,3 +30,14 @@ def test_only_tui_imports_textual():
 def test_only_store_speaks_sql():
     offenders = [str(p) for p in modules_outside("store") if {"sqlite3", "sqlite_utils"} & imports(p)]
     assert offenders == []
+
+
+def test_layer_contract_holds():
+    """tui > cli > runs > io > eval > store > models/text, as declared in pyproject.toml."""
+    import subprocess
+    import sys
+
+    root = PACKAGE.parent
+    done = subprocess.run([sys.executable, "-c", "from importlinter.cli import lint_imports_command; "
+                           "lint_imports_command()"], cwd=root, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
