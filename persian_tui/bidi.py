@@ -13,7 +13,8 @@ The ``bidi`` setting has four values (see ``MODES``):
 * ``auto``     -- ``terminal`` when a bidi-capable terminal is detected from
   the environment, otherwise ``app``.
 
-Every function here is pure; widths are terminal cells (``rich.cells``).
+Every function here is pure; widths are terminal cells (``rich.cells``). Text is
+passed through ``display.clean`` first: control characters become visible placeholders.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from typing import Mapping
 from bidi import get_display
 from bidi.mirror import MIRRORED
 from rich.cells import cell_len, chop_cells
+
+from .display import clean
 
 MODES: tuple[str, ...] = ("auto", "app", "terminal", "off")
 ENV_VAR = "PERSIAN_TUI_BIDI"
@@ -84,7 +87,7 @@ def wrap(text: str, width: int) -> list[str]:
     """
     _check_width(width)
     lines: list[str] = []
-    for paragraph in text.splitlines():
+    for paragraph in clean(text).splitlines():  # control characters shown, never obeyed
         words: list[str] = []
         used = 0
         for word in paragraph.split():
@@ -116,7 +119,7 @@ def visual(line: str, *, shape: bool = False) -> str:
     presentation forms for terminals that do not shape.  Lines without RTL
     characters are returned unchanged.
     """
-    return _visual(line, shape)
+    return _visual(clean(line), shape)
 
 
 @lru_cache(maxsize=8192)
@@ -167,7 +170,7 @@ def display_line(text: str, width: int, mode: str, *, shape: bool = False) -> st
     """
     _check_width(width)
     _check_mode(mode)
-    text = " ".join(text.split())
+    text = " ".join(clean(text).split())
     if cell_len(text) > width:
         head = chop_cells(text, width - 1)[0].rstrip() if width > 1 else ""
         text = head + ELLIPSIS

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .. import __version__, config
+from .. import __version__, config, display
 from ..io.errors import InputError
 from ..runs import RunError
 from ..store import Store, StoreError
@@ -93,7 +93,7 @@ def cmd_agreement(args) -> int:
     with _store(args) as store:
         report = agreement_report(store)
     if args.format == "json":
-        print(json.dumps([as_dict(a) for a in report], ensure_ascii=False, indent=2))
+        print(display.json_safe(json.dumps([as_dict(a) for a in report], ensure_ascii=False, indent=2)))
         return 0
     for a in report:
         print(f"== {a.scope}: {a.items} questions, {a.labelled} labelled, {a.multi} with 2+ votes; "
@@ -126,10 +126,11 @@ class ProgressPrinter:
         self.last = now
         acc = f"{p.accuracy:.1%}" if p.accuracy is not None else "—"
         eta = f", ETA {p.eta:.0f}s" if p.eta and p.status == "running" else ""
-        line = (f"run {p.run_id}: {p.done}/{p.total} done, accuracy {acc}, invalid {p.invalid}, "
-                f"errors {p.errors}, {p.rate:.1f}/s{eta} {p.message}")
-        print(("\r" + line + "\033[K") if self.tty else line, end="" if self.tty else "\n",
-              file=sys.stderr, flush=True)
+        line = display.line(f"run {p.run_id}: {p.done}/{p.total} done, accuracy {acc}, "
+                            f"invalid {p.invalid}, errors {p.errors}, {p.rate:.1f}/s{eta} {p.message}")
+        out = getattr(sys.stderr, "raw", sys.stderr)  # our own controls pass, the message is clean
+        out.write(("\r" + line + "\033[K") if self.tty else line + "\n")
+        out.flush()
 
 
 def _finish(p) -> int:
@@ -268,8 +269,9 @@ def cmd_errors(args) -> int:
     if args.format == "json":
         from dataclasses import asdict
 
-        print(json.dumps({"runs": [asdict(d) for d in dists], "judge_vs_human": asdict(agreement)},
-                         ensure_ascii=False, indent=2))
+        print(display.json_safe(json.dumps({"runs": [asdict(d) for d in dists],
+                                            "judge_vs_human": asdict(agreement)},
+                                           ensure_ascii=False, indent=2)))
         return 0
     for d in dists:
         print(f"== run {d.target_run} ({d.model}): {d.judged} judged, {d.unscored} unscored, "
@@ -524,6 +526,16 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # one choke point: everything the CLI prints goes through the display sanitizer
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = display.SafeStream(out), display.SafeStream(err)
+    try:
+        return _main(argv)
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
+def _main(argv: list[str] | None) -> int:
     args = parser().parse_args(argv)
     try:
         return args.func(args)

@@ -11,11 +11,12 @@ from textual.app import App
 from textual.binding import Binding
 from textual.message import Message
 
-from .. import bidi, config
+from .. import bidi, config, display
 from ..search import BankSearch
 from ..store import Store, StoreError
 from .commands import BankCommands
 from .screens.bank import BankScreen
+from .safe_output import DROP_CONTROLS
 from .screens.help import HelpScreen
 
 RESOLVED_MODES = ("app", "terminal", "off")
@@ -53,6 +54,13 @@ class PersianTUI(App[int]):
         self.annotator = annotator  # who labels, authors and adjudicates (asked when None)
         self.store: Store | None = None
         self.bank: BankScreen | None = None
+
+    def get_line_filters(self):
+        return [*super().get_line_filters(), DROP_CONTROLS]  # no raw control reaches the terminal
+
+    def notify(self, message: str, *, title: str = "", **kwargs) -> None:
+        # messages quote data (file names, model names, endpoint errors): show controls visibly
+        super().notify(display.clean(message), title=display.line(title), **kwargs)
 
     def on_load(self) -> None:
         self.store = Store(self.db_path)

@@ -18,7 +18,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Label, Select, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
-from ... import bidi
+from ... import bidi, display
 from ..widgets.report_charts import Bar, LeaderChart, PositionChart, short_model
 from ..widgets.report_groups import RunGroups
 
@@ -101,6 +101,7 @@ def dollars(x: float | None) -> str:
 
 
 def cut(text: str, width: int) -> str:
+    text = display.line(text)  # model names and ids come from data
     return text if len(text) <= width else text[: width - 1] + "…"
 
 

@@ -11,6 +11,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Static
 
+from ... import display
 from ...models import RunSummary
 from ...runs import LLMRunSpec, RunError, create_llm_run, select_questions
 from ...store import StoreError
@@ -52,7 +53,7 @@ def figures_cells(f: RunFigures, job: Job | None) -> dict[str, str]:
 
 
 def _cell(column: str, value: str) -> Text:
-    return Text(value, justify="right" if column in RIGHT else "left", no_wrap=True)
+    return Text(display.line(value), justify="right" if column in RIGHT else "left", no_wrap=True)
 
 
 class RunsScreen(Screen):

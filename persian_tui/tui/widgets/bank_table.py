@@ -15,6 +15,7 @@ from rich.text import Text
 from textual.message import Message
 from textual.widgets import DataTable
 
+from ... import display
 from ...models import QuestionRow
 from ..render import couplet_cell, fa, row_id
 
@@ -97,7 +98,7 @@ class BankTable(DataTable):
         add_row = self.add_row
         for r in batch:
             add_row(
-                Text(row_id(r), no_wrap=True, overflow="ellipsis"),
+                Text(display.line(row_id(r)), no_wrap=True, overflow="ellipsis"),
                 Text(couplet_cell(r.first_couplet, couplet_w, mode), justify=justify),
                 Text(couplet_cell(r.category or "", cat_w, mode), justify=justify),
                 Text(r.status),

@@ -8,6 +8,7 @@ from textual.content import Content
 from textual.geometry import Size
 from textual.widget import Widget
 
+from ...display import clean
 from ...models import Question
 from ..render import LABEL, Line, detail_lines, plain
 
@@ -22,7 +23,8 @@ def _content(line: Line) -> Content:
         parts += [(text[:a], line.style), (text[a:b], style), (text[b:], line.style)]
     else:
         parts.append((text, line.style))
-    return Content.assemble(*[p for p in parts if p[0]])
+    # laid-out text is normally clean already (bidi cleans); this covers every Line's label too
+    return Content.assemble(*[(clean(t), st) for t, st in parts if t])
 
 
 class QuestionView(Widget):

@@ -13,7 +13,7 @@ from textual.content import Content
 from textual.geometry import Size
 from textual.widget import Widget
 
-from ... import bidi
+from ... import bidi, display
 
 
 def starts_rtl(line: str) -> bool:
@@ -32,7 +32,7 @@ def rtl_text_lines(text: str, width: int, mode: str) -> list[str]:
     """The display lines of ``text`` at ``width`` cells (pure; an empty line stays empty)."""
     width = max(width, 1)
     out: list[str] = []
-    for line in text.splitlines() or [""]:
+    for line in display.clean(text).splitlines() or [""]:
         if not line.strip():
             out.append("")
         elif mode == "app" and starts_rtl(line):

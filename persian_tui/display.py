@@ -1,0 +1,85 @@
+"""The one display sanitizer: text from data never reaches the terminal as a control sequence.
+
+``clean`` is applied to copies on their way to the screen (CLI output, TUI widgets);
+stored text is never changed. What users see instead:
+
+* C0 controls (except newline and tab) and DEL -> their Unicode control pictures:
+  ESC -> ␛, BEL -> ␇, backspace -> ␈, carriage return -> ␍, DEL -> ␡.
+* C1 controls (U+0080-U+009F, e.g. the one-byte CSI U+009B) -> ``\\x9b`` (four visible characters).
+* Bidi embeddings, overrides and isolates (U+202A-202E, U+2066-2069) -> ⟨LRE⟩ ⟨RLE⟩ ⟨PDF⟩ ⟨LRO⟩
+  ⟨RLO⟩ ⟨LRI⟩ ⟨RLI⟩ ⟨FSI⟩ ⟨PDI⟩: they can silently reorder what is shown (a reversed
+  hemistich, a disguised answer), so they are made visible rather than obeyed or dropped.
+* Line and paragraph separators (U+2028, U+2029) -> ␤; lone surrogates -> U+FFFD.
+
+Kept as they are: newline and tab (``newlines=False`` shows a newline as ␤ for one-line
+fields), and the marks Persian needs: ZWNJ U+200C, ZWJ U+200D, LRM/RLM U+200E/U+200F,
+ALM U+061C, and all diacritics.
+"""
+
+from __future__ import annotations
+
+import re
+
+_BIDI = {0x202A: "LRE", 0x202B: "RLE", 0x202C: "PDF", 0x202D: "LRO", 0x202E: "RLO",
+         0x2066: "LRI", 0x2067: "RLI", 0x2068: "FSI", 0x2069: "PDI"}
+
+_TABLE: dict[int, str] = {c: chr(0x2400 + c) for c in range(0x20) if c not in (0x09, 0x0A)}
+_TABLE[0x7F] = "\u2421"
+_TABLE.update({c: f"\\x{c:02x}" for c in range(0x80, 0xA0)})
+_TABLE.update({c: f"⟨{name}⟩" for c, name in _BIDI.items()})
+_TABLE.update({0x2028: "\u2424", 0x2029: "\u2424"})
+_TABLE.update({c: "\ufffd" for c in range(0xD800, 0xE000)})
+_ONE_LINE = {**_TABLE, 0x0A: "\u2424"}
+
+_UNSAFE = "\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff"
+_UNSAFE_RE = re.compile(f"[{_UNSAFE}]")
+_UNSAFE_LINE_RE = re.compile(f"[{_UNSAFE}\n]")
+# what must never be in a rendered terminal cell (the TUI's last line of defence)
+RAW_CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff]")
+
+
+def clean(text: str, *, newlines: bool = True) -> str:
+    """``text`` with every terminal-dangerous code point replaced by a visible placeholder."""
+    if newlines:
+        return text.translate(_TABLE) if _UNSAFE_RE.search(text) else text
+    return text.translate(_ONE_LINE) if _UNSAFE_LINE_RE.search(text) else text
+
+
+def line(text: str) -> str:
+    """``clean`` for a one-line field: a newline inside it shows as ␤."""
+    return clean(text, newlines=False)
+
+
+def has_unsafe(text: str) -> bool:
+    return _UNSAFE_RE.search(text) is not None
+
+
+def strip_raw(text: str) -> str:
+    """Drop (not replace) raw controls: for already laid-out cells, where a placeholder
+    would change the width. Everything shown should have gone through ``clean`` first."""
+    return RAW_CONTROL_RE.sub("", text)
+
+
+def json_safe(text: str) -> str:
+    """JSON text (from ``json.dumps(ensure_ascii=False)``) with the characters ``clean``
+    would replace written as \\uXXXX escapes: same data when parsed, safe to print."""
+    return _UNSAFE_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+class SafeStream:
+    """A text stream that cleans everything written to it (the CLI's choke point).
+    ``raw`` is the stream underneath, for the CLI's own terminal controls (progress line)."""
+
+    def __init__(self, raw):
+        self.raw = raw
+
+    def write(self, s: str) -> int:
+        self.raw.write(clean(s))
+        return len(s)
+
+    def writelines(self, lines) -> None:
+        for s in lines:
+            self.write(s)
+
+    def __getattr__(self, name):
+        return getattr(self.raw, name)
