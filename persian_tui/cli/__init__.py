@@ -8,8 +8,9 @@ from pathlib import Path
 
 from .. import __version__, config, display
 from ..io.errors import InputError
+from ..io.files import WriteError
 from ..runs import RunError
-from ..store import Store, StoreError
+from ..store import DatabaseError, Store, StoreError
 
 BIDI_MODES = ("auto", "app", "terminal", "off")
 
@@ -18,8 +19,11 @@ class UserError(Exception):
     """Ends the command with a one-line message and exit status 1."""
 
 
-def _store(args) -> Store:
-    return Store(config.db_path(args.db))
+def _store(args, *, read: bool = False) -> Store:
+    """The database; reading commands (``read``) also open a read-only file or folder.
+    Only the default folder (db/) is created: a --db in a missing folder is an error."""
+    path = config.db_path(args.db)
+    return Store(path, create_dir=path == config.DEFAULT_DB, read_only=None if read else False)
 
 
 def cmd_import(args) -> int:
@@ -59,7 +63,7 @@ def cmd_sample(args) -> int:
 def cmd_export(args) -> int:
     from ..io.export import export_jsonl
 
-    with _store(args) as store:
+    with _store(args, read=True) as store:
         n = export_jsonl(store, args.output, status=args.status, category=args.category,
                          with_labels=args.with_labels, anonymize=args.anonymize)
     print(f"exported {n} question(s) to {args.output}")
@@ -90,7 +94,7 @@ def cmd_agreement(args) -> int:
 
     from ..eval.agreement import agreement_report, as_dict
 
-    with _store(args) as store:
+    with _store(args, read=True) as store:
         report = agreement_report(store)
     if args.format == "json":
         print(display.json_safe(json.dumps([as_dict(a) for a in report], ensure_ascii=False, indent=2)))
@@ -193,7 +197,7 @@ def cmd_run_embed(args) -> int:
 
 
 def cmd_runs(args) -> int:
-    with _store(args) as store:
+    with _store(args, read=True) as store:
         rows = store.run_summaries()
     if not rows:
         print("no runs yet")
@@ -259,7 +263,7 @@ def cmd_errors(args) -> int:
 
     from ..eval.errors import distributions, judge_agreement
 
-    with _store(args) as store:
+    with _store(args, read=True) as store:
         rows = store.judgments(target_run=args.run) if args.run is not None else store.judgments()
         names = {c.name: c for c in store.error_categories()}
     if not rows:
@@ -304,7 +308,7 @@ def cmd_import_reasoning(args) -> int:
 
 
 def cmd_stats(args) -> int:
-    with _store(args) as store:
+    with _store(args, read=True) as store:
         c = store.counts()
         print(f"database: {store.path} (schema v{store.version})")
         print(f"questions: {c.total}  " + "  ".join(f"{s}: {n}" for s, n in sorted(c.by_status.items())))
@@ -329,7 +333,7 @@ def cmd_report(args) -> int:
             raise UserError(f"--runs takes run ids separated by commas, e.g. 1,2,5 (got {args.runs!r})") from None
     if args.bootstrap < 1:
         raise UserError("--bootstrap needs at least 1 resample")
-    with _store(args) as store:
+    with _store(args, read=True) as store:
         try:
             report = build_report(store, run_ids=run_ids, questions=args.questions, seed=args.seed,
                                   n_boot=args.bootstrap)
@@ -539,8 +543,12 @@ def _main(argv: list[str] | None) -> int:
     args = parser().parse_args(argv)
     try:
         return args.func(args)
-    except (InputError, StoreError, UserError, RunError) as e:
+    except (InputError, StoreError, UserError, RunError, WriteError) as e:
         print(f"persian-tui: error: {e}", file=sys.stderr)
+        return 1
+    except DatabaseError as e:  # raised by any query on a damaged file
+        print(f"persian-tui: error: {config.db_path(args.db)}: database error: {e} "
+              "(the file may be damaged or read-only; nothing more was written)", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("persian-tui: interrupted", file=sys.stderr)

@@ -1,23 +1,113 @@
-"""Atomic file writes: a temporary file beside the target, fsync, then rename over it."""
+"""The one writer for exports and reports: atomic, and safe about what it writes over.
+
+* Only a regular file (or a symlink to one, or nothing) is written: a directory, FIFO,
+  socket or device at the target is refused with a ``WriteError``.
+* A symlink is written through: its real target gets the new content, the link stays.
+* An existing file keeps its mode (and, where allowed, its owner); a new file is 0644.
+* The temporary file is ``.NAME.persian-tui-PID-XXXX.tmp`` beside the real target; it is
+  removed on any error, and temporaries left by a killed earlier run (their process is
+  gone) are removed by the next write of the same file.
+"""
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import tempfile
 from pathlib import Path
+
+TAG = ".persian-tui-"
+NEW_FILE_MODE = 0o644  # others on the host read exports
+
+
+class WriteError(OSError):
+    """A file cannot be written; the message names it and says why."""
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, owned by someone else
+        return True
+    return True
+
+
+def remove_stale_temps(target: Path) -> list[Path]:
+    """Delete our temporaries for ``target`` whose writing process is gone."""
+    removed, head = [], f".{target.name}{TAG}"
+    try:
+        names = os.listdir(target.parent)
+    except OSError:
+        return removed
+    for name in names:
+        if not (name.startswith(head) and name.endswith(".tmp")):
+            continue
+        tmp, pid = target.parent / name, name[len(head):].split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            try:
+                tmp.unlink()
+                removed.append(tmp)
+            except OSError:
+                pass
+    return removed
+
+
+def _why(e: OSError) -> str:
+    if e.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return f"{e.strerror.lower()} (the folder is read-only for you)"
+    return (e.strerror or str(e)).lower()
 
 
 def write_atomic(path: Path, data: bytes) -> None:
     """Readers see the old file or the new one, never half of it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    path = Path(path)
+    real = Path(os.path.realpath(path))  # through symlinks (a dangling one: its target)
     try:
-        os.chmod(tmp, 0o644)  # mkstemp makes it private; others on the host read exports
+        st = os.stat(real)
+    except FileNotFoundError:
+        st = None
+    except OSError as e:
+        raise WriteError(f"{path}: cannot write: {_why(e)}") from None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise WriteError(f"{path}: is {_kind(st.st_mode)}; exports only write regular files")
+    try:
+        real.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise WriteError(f"{path}: cannot create the folder {real.parent}: {_why(e)}") from None
+    if not real.parent.is_dir():
+        raise WriteError(f"{path}: {real.parent} is not a folder")
+    remove_stale_temps(real)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{real.name}{TAG}{os.getpid()}-", suffix=".tmp",
+                                   dir=real.parent)
+    except OSError as e:
+        raise WriteError(f"{path}: cannot write in {real.parent}: {_why(e)}") from None
+    try:
         with os.fdopen(fd, "wb") as f:
+            os.fchmod(f.fileno(), stat.S_IMODE(st.st_mode) if st else NEW_FILE_MODE)
+            if st is not None and (st.st_uid, st.st_gid) != (os.geteuid(), os.getegid()):
+                try:
+                    os.fchown(f.fileno(), st.st_uid, st.st_gid)
+                except OSError:
+                    pass  # not allowed: the file becomes ours, its mode is still kept
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
+        os.replace(tmp, real)
+    except BaseException as e:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(e, OSError) and not isinstance(e, WriteError):
+            raise WriteError(f"{path}: cannot write: {_why(e)}") from None
         raise

@@ -1,5 +1,5 @@
 """The only package that speaks SQL."""
 
-from .db import Store, StoreError
+from .db import DatabaseError, Store, StoreError
 
-__all__ = ["Store", "StoreError"]
+__all__ = ["DatabaseError", "Store", "StoreError"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,14 +24,43 @@ class StoreError(Exception):
     """A database problem worth a one-line message to the user."""
 
 
-def _connect(path: Path) -> sqlite3.Connection:
+# what a damaged or unreadable database file raises on any query (for one-line errors)
+DatabaseError = sqlite3.DatabaseError
+
+
+def _connect(path: Path, read_only: bool = False) -> sqlite3.Connection:
     # autocommit mode: transactions are explicit (BEGIN IMMEDIATE ... COMMIT) and short
+    if read_only:
+        return _connect_read_only(path)
     conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = NORMAL")
     conn.execute("PRAGMA foreign_keys = ON")
     return conn
+
+
+def _connect_read_only(path: Path) -> sqlite3.Connection:
+    uri = path.resolve().as_uri()
+    try:
+        conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
+                               isolation_level=None)
+        conn.execute("PRAGMA user_version").fetchone()
+    except sqlite3.OperationalError:
+        # a WAL database in a read-only folder cannot make its -shm file: nobody can be
+        # writing it there, so read it as an immutable file
+        conn = sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, isolation_level=None)
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    return conn
+
+
+def _not_writable(path: Path) -> str | None:
+    """Why ``path`` cannot be written (None when it can)."""
+    if path.exists() and not os.access(path, os.W_OK):
+        return "the file is read-only"
+    if not os.access(path.parent, os.W_OK):
+        return f"the folder {path.parent} is read-only"
+    return None
 
 
 def migrate(conn: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
@@ -74,17 +104,49 @@ def _apply(conn: sqlite3.Connection, number: int) -> None:
 class Store(QuestionsRepo, LabelsRepo, CurationRepo, RunsRepo, JudgingRepo):
     """One SQLite file. Open one Store per thread (sqlite3 connections are per thread)."""
 
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, *, create_dir: bool = True, read_only: bool | None = False):
+        """``create_dir``: make a missing parent folder (else that is an error).
+        ``read_only``: True opens with a read-only connection; None does so only when the
+        file or its folder cannot be written (for reading commands); False needs write access."""
         self.path = Path(path)
+        parent = self.path.parent
+        if not parent.exists() and not create_dir:
+            raise StoreError(f"{self.path}: the folder {parent} does not exist (create it first)")
+        if parent.exists() and not parent.is_dir():
+            raise StoreError(f"{self.path}: {parent} is not a folder")
+        if self.path.is_dir():
+            raise StoreError(f"{self.path}: is a folder, not a database file")
         self.created = not self.path.exists() or self.path.stat().st_size == 0
+        why = _not_writable(self.path) if parent.exists() else None
+        if why and self.created:
+            raise StoreError(f"{self.path}: cannot create the database: {why}")
+        if why and read_only is False:
+            raise StoreError(f"{self.path}: cannot write: {why} (reading commands such as stats, "
+                             "runs, report, export and agreement still work)")
+        self.read_only = bool(read_only or why)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.conn = _connect(self.path)
-            self.version = migrate(self.conn)
+            if not self.read_only:
+                parent.mkdir(parents=True, exist_ok=True)
+            self.conn = _connect(self.path, self.read_only)
+            self.version = self._check_read_only() if self.read_only else migrate(self.conn)
+        except OSError as e:
+            raise StoreError(f"{self.path}: cannot open: {e.strerror or e}") from None
         except sqlite3.DatabaseError as e:
             raise StoreError(f"{self.path}: cannot open as a persian-tui database ({e})") from None
         self.db = sqlite_utils.Database(self.conn)
         self._writes = 0  # own commits: PRAGMA data_version only counts other connections'
+
+    def _check_read_only(self) -> int:
+        version = self.conn.execute("PRAGMA user_version").fetchone()[0]
+        if version == 0:
+            raise StoreError(f"{self.path}: not a persian-tui database (opened read-only)")
+        if version > SCHEMA_VERSION:
+            raise StoreError(f"{self.path}: database schema version {version} is newer than this "
+                             f"persian-tui understands ({SCHEMA_VERSION}); upgrade persian-tui")
+        if version < SCHEMA_VERSION:
+            raise StoreError(f"{self.path}: database schema v{version} needs an upgrade to "
+                             f"v{SCHEMA_VERSION}, which needs write access (opened read-only)")
+        return version
 
     def close(self) -> None:
         self.conn.close()
@@ -98,6 +160,8 @@ class Store(QuestionsRepo, LabelsRepo, CurationRepo, RunsRepo, JudgingRepo):
     @contextmanager
     def tx(self) -> Iterator[sqlite3.Connection]:
         """One short write transaction; the write lock is taken at the start."""
+        if self.read_only:
+            raise StoreError(f"{self.path}: opened read-only; nothing was written")
         try:
             self.conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as e:  # locked past the busy timeout

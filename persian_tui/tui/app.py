@@ -13,7 +13,7 @@ from textual.message import Message
 
 from .. import bidi, config, display
 from ..search import BankSearch
-from ..store import Store, StoreError
+from ..store import DatabaseError, Store, StoreError
 from .commands import BankCommands
 from .screens.bank import BankScreen
 from .safe_output import DROP_CONTROLS
@@ -54,6 +54,16 @@ class PersianTUI(App[int]):
         self.annotator = annotator  # who labels, authors and adjudicates (asked when None)
         self.store: Store | None = None
         self.bank: BankScreen | None = None
+
+    fatal_error: str | None = None  # a one-line reason the app ended (printed after exit)
+
+    def _handle_exception(self, error: Exception) -> None:
+        cause = getattr(error, "error", error)  # a worker's exception comes wrapped
+        if isinstance(cause, DatabaseError):  # a damaged file: one line, not a traceback
+            self.fatal_error = database_error(self.db_path, cause)
+            self.exit(return_code=1)
+            return
+        super()._handle_exception(error)
 
     def get_line_filters(self):
         return [*super().get_line_filters(), DROP_CONTROLS]  # no raw control reaches the terminal
@@ -190,14 +200,26 @@ def run_app(db: str | None = None, bidi: str | None = None, sample: bool = True,
         return 2
     path = config.db_path(db)
     try:
-        with Store(path) as store:  # fail here, with one line, rather than inside the app
+        # fail here, with one line, rather than inside the app
+        with Store(path, create_dir=path == config.DEFAULT_DB) as store:
             created = store.created
+            store.counts()  # reads the question pages: a damaged file shows up now
     except StoreError as e:
         print(f"persian-tui: error: {e}", file=sys.stderr)
         return 1
+    except DatabaseError as e:
+        print(f"persian-tui: error: {database_error(path, e)}", file=sys.stderr)
+        return 1
     app = PersianTUI(path, mode, sample=sample and created, annotator=annotator)
     app.run()
+    if app.fatal_error:
+        print(f"persian-tui: error: {app.fatal_error}", file=sys.stderr)
     return app.return_code or 0
+
+
+def database_error(path, e: Exception) -> str:
+    return (f"{path}: database error: {display.line(str(e))} "
+            "(the file may be damaged; restore a backup or run sqlite3's .recover)")
 
 
 def _resolve(setting: str | None) -> str:
