@@ -202,7 +202,7 @@ def cmd_runs(args) -> int:
     if not rows:
         print("no runs yet")
     for s in rows:
-        acc = f"{s.correct / s.scored:.1%}" if s.scored else "—"
+        acc = f"{(s.correct or 0) / s.scored:.1%}" if s.scored else "—"
         print(f"{s.run.id:>4}  {s.run.kind:<10} {s.run.status:<9} {s.done:>5}/{s.run.total:<5} "
               f"acc {acc:>6}  invalid {s.invalid:<4} errors {s.errors:<4} {s.run.model}")
     return 0
