@@ -1,0 +1,78 @@
+"""What the TUI renders never contains a raw control character from data (Pilot)."""
+
+from __future__ import annotations
+
+import re
+
+from rich.segment import Segment
+from textual.color import Color
+
+from conftest import make_question
+from persian_tui.store import Store
+from persian_tui.tui.app import PersianTUI
+from persian_tui.tui.safe_output import DROP_CONTROLS
+
+ZWNJ = "\u200c"
+HOSTILE = "\x1b]0;pwned\x07\x1b[2J\x1b[31mred\x9b1m\x08\r\u202eend"
+RAW = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+SIZE = (120, 40)
+
+
+def screen_text(app) -> str:
+    """Every cell the compositor would send to the terminal, as text (no control segments)."""
+    update = app.screen._compositor.render_full_update()
+    return "\n".join("".join(seg.text for strip in line for seg in strip if not seg.control)
+                     for line in update.strips)
+
+
+def hostile_db(tmp_path):
+    db = tmp_path / "h.db"
+    with Store(db) as s:
+        q = make_question("q-evil", category="عشق" + HOSTILE, source_name="src\x1b[5m",
+                          source_id="7\x1b]0;t\x07", explanation="شرح " + HOSTILE)
+        q.options[0].mesra1 = f"می{ZWNJ}رود {HOSTILE} دلِ"
+        s.add_questions([q])
+        s.create_run("llm", "model\x1b[31m\x07evil", {}, total=1, status="done")
+    return db
+
+
+async def settle(pilot):
+    for _ in range(4):
+        await pilot.pause()
+
+
+async def test_bank_and_detail_show_placeholders_not_controls(tmp_path):
+    app = PersianTUI(hostile_db(tmp_path), "app", warm_up=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        shown = screen_text(app)
+        assert not RAW.search(shown), [m.group() for m in RAW.finditer(shown)]
+        # visible (in app mode the bidi algorithm reorders and mirrors around the Persian words)
+        assert "pwned␇␛[2J␛[31mred" in shown and "7␛]0;t␇ q-evil" in shown
+        assert "⟨RLO⟩" in shown and "␍" in shown and "\\x9b" in shown
+        assert ZWNJ in shown and "ِ" in shown  # Persian marks still displayed
+        app.notify("endpoint said \x1b[2J\x9b1m")
+        await settle(pilot)
+        shown = screen_text(app)
+        assert not RAW.search(shown) and "␛[2J" in shown
+    with Store(tmp_path / "h.db") as s:  # the stored text is untouched
+        q = s.get_question("q-evil")
+        assert q.options[0].mesra1 == f"می{ZWNJ}رود {HOSTILE} دلِ" and q.category == "عشق" + HOSTILE
+
+
+async def test_runs_screen_shows_model_name_safely(tmp_path):
+    app = PersianTUI(hostile_db(tmp_path), "app", warm_up=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("m")
+        await settle(pilot)
+        shown = screen_text(app)
+        assert not RAW.search(shown) and "model␛[31m␇evil" in shown
+
+
+def test_line_filter_drops_raw_controls_without_changing_width():
+    segs = [Segment("a\x1b[2Jb\x9b"), Segment("\x1b[0m", None, [(1,)]), Segment(f"می{ZWNJ}رود\u202e")]
+    out = DROP_CONTROLS.apply(segs, Color(0, 0, 0))
+    assert out[0].text == "a[2Jb" and out[1] is segs[1] and out[2].text == f"می{ZWNJ}رود"
+    clean = [Segment("plain")]
+    assert DROP_CONTROLS.apply(clean, Color(0, 0, 0)) is clean
