@@ -162,7 +162,7 @@ class RunSummary:
     done: int  # predictions stored
     correct: int  # predicted == current key
     scored: int  # predictions of questions that have a key
-    invalid: int  # invalid / empty / refusal
+    invalid: int  # invalid / empty / refusal / ambiguous
     errors: int  # api_error
 
 

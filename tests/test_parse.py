@@ -125,8 +125,8 @@ def test_out_of_range_is_invalid(text):
     assert (p.status, p.answer) == ("invalid", None), p
 
 
-def test_last_marker_out_of_range_does_not_fall_back():
-    assert parse_answer("Answer: 2\nAnswer: 7").status == "invalid"
+def test_two_answers_one_out_of_range_are_ambiguous_not_a_fallback():
+    assert parse_answer("Answer: 2\nAnswer: 7").status == "ambiguous"
 
 
 def test_n_options():
@@ -158,3 +158,110 @@ def test_empty(text):
 def test_result_type():
     p = parse_answer("Answer: 2")
     assert isinstance(p, Parsed) and p == Parsed(2, "ok", None, "tag")
+
+
+# ---------------------------------------------------------------- reading like a careful person
+
+@pytest.mark.parametrize("text, expected", [
+    # a later mention in a negated, interrogative, comparative or explanatory clause is not an answer
+    ("پاسخ: ۳\nچرا گزینه ۲ درست نیست؟", 3),
+    ("Answer: 2\nOption 3 also mentions the night, but its meaning matches the others.", 2),
+    ("Answer: 2. Couplet 3 only differs in its imagery.", 2),
+    ("Answer: 4. Option 2 is not the outlier.", 4),
+    ("The answer is 1, because couplet 1, unlike couplet 3, speaks of fate.", 1),
+    ("پاسخ: ۴\nبیت دوم مانند بیت سوم از صبر می‌گوید.", 4),
+    ("پاسخ: ۱\nبیت سوم متفاوت نیست.", 1),
+    # an explicit self-correction is the answer
+    ("Answer: 3\nActually, the answer is 2.", 2),
+    ("The outlier is 1. On second thought, the answer is 4.", 4),
+    ("پاسخ: ۳\nاصلاح می‌کنم: پاسخ ۲ است.", 2),
+    ("پاسخ: ۱\nدر واقع پاسخ گزینه ۴ است.", 4),
+    ("Answer: 1\nFinal answer: 3", 3),
+    # two explicit answers with no correction cue: ambiguous, never guessed
+    ("Answer: 2\nAnswer: 3", "ambiguous"),
+    ("پاسخ: ۲\nپاسخ: ۳", "ambiguous"),
+    ("I'd pick 2. The correct option is 3.", "ambiguous"),
+    ("The third couplet is the odd one out.\nAnswer: 1", "ambiguous"),
+    ('{"answer": 1} {"answer": 2}', "ambiguous"),
+    ("Answer: 2\nAnswer: 2", 2),
+])
+def test_reads_clauses(text, expected):
+    p = parse_answer(text)
+    assert (p.answer if p.status == "ok" else p.status) == expected, p
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("I would choose option 3", 3), ("I'd pick 2", 2), ("I'll go with C.", 3),
+    ("گزینه ۳ را انتخاب می‌کنم", 3), ("The correct option is 4", 4),
+    ("The third couplet is the outlier", 3), ("The fourth couplet does not fit.", 4),
+    ("Option 2 is the odd one out.", 2), ("Couplet 1 differs from the others.", 1),
+    ("بیت سوم با بقیه متفاوت است", 3), ("بیت دوم با بقیه فرق دارد", 2),
+    ("بیت چهارم با ابیات دیگر قرابت ندارد", 4), ("بیت اول با بقیه هم‌خوان نیست", 1),
+    ("گزینه ۳ ناهمگون است", 3), ("Answer: four", 4), ("پاسخ: سه", 3),
+    ("پاسخ صحیح گزینه «ب» است", 2), ("4️⃣", 4), ("3⃣", 3),
+    ("3. The third couplet speaks of fate; the rest of love.", 3),
+    ("۲) بیت دوم از تقدیر می‌گوید.", 2),
+])
+def test_common_clear_forms(text, expected):
+    p = parse_answer(text)
+    assert (p.status, p.answer) == ("ok", expected), p
+
+
+@pytest.mark.parametrize("text", [
+    "Option 2 is not correct.", "گزینه ۲ درست نیست.", "Is the answer 3?", "If the answer were 3, we would see wine.",
+    "Couplet 2 might be the outlier, or maybe couplet 3.", "سه بیت نخست از عشق می‌گویند.",
+])
+def test_no_assertion_is_no_answer(text):
+    assert parse_answer(text).status == "invalid"
+
+
+def _corpus():
+    from pathlib import Path
+    import json
+
+    path = Path(__file__).parent / "data" / "replies.jsonl"
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+
+
+def test_corpus_of_replies():
+    """Every hand-labelled reply is read as a careful person reads it."""
+    corpus = _corpus()
+    assert len(corpus) >= 150
+    wrong = []
+    for item in corpus:
+        p = parse_answer(item["text"])
+        got = p.answer if p.status == "ok" else p.status
+        if got != item["expect"]:
+            wrong.append((item["id"], item["text"][:80], item["expect"], got))
+    assert not wrong, wrong
+
+
+def test_ambiguous_replies_are_stored_and_counted_as_unusable(store):
+    """Through a real LLM run: an ambiguous reply is stored as such, counted with the invalid
+    answers in the run summary and the report, and never scored as an answer."""
+    import asyncio
+
+    from conftest import make_question
+    from llm_server import LLMServer, chat
+    from persian_tui.eval.report import build_report
+    from persian_tui.runs import LLMRunSpec, create_llm_run, execute_llm_run
+
+    store.add_questions([make_question(f"q-{i}", couplets=[(f"الف {i} {j}", f"ب {i} {j}") for j in range(4)],
+                                       key=2) for i in range(4)])
+    replies = {"0": "Answer: 2\nAnswer: 3", "1": "پاسخ: ۳\nچرا گزینه ۲ درست نیست؟", "2": "Answer: 2", "3": "پاسخ: ۲\nپاسخ: ۴"}
+
+    def script(body, n):
+        text = body["messages"][-1]["content"]
+        return chat(next(r for i, r in replies.items() if f"الف {i} 0" in text))
+
+    with LLMServer(script) as server:
+        run = create_llm_run(store, LLMRunSpec(base_url=server.url, model="m", max_retries=0))
+        progress = asyncio.run(execute_llm_run(store.path, run.id))
+    preds = {p.uid: p for p in store.predictions(run.id)}
+    assert [preds[f"q-{i}"].parse_status for i in range(4)] == ["ambiguous", "ok", "ok", "ambiguous"]
+    assert preds["q-0"].predicted is None and preds["q-1"].predicted == 3
+    assert (progress.correct, progress.invalid) == (1, 2)
+    (summary,) = store.run_summaries()
+    assert (summary.correct, summary.invalid, summary.errors) == (1, 2, 0)
+    (row,) = build_report(store).leaderboard
+    assert (row.correct, row.invalid) == (1, 2)

@@ -1,12 +1,31 @@
-"""The one parser of LLM answers to an outlier question.
+"""The one parser of LLM answers to an outlier question: it reads a reply as a careful person does.
 
-Order: strip reasoning blocks (<think>), JSON object with an "answer" key, the LAST explicit
-answer marker ("Answer: 3", "پاسخ: ۳", "گزینه ۲ صحیح است", \\boxed{3}), a reply that is only
-the answer ("3", "**(B)**", "گزینه سوم"), a final line that is only the answer. Never "the
-first digit anywhere": anything else is invalid (or a refusal / empty).
+1. `<think>` blocks (and a provider's reasoning field) are reasoning, never the answer.
+2. JSON first: the JSON objects with an answer key ("answer", "choice", ...); two that disagree
+   are `ambiguous`.
+3. Statements, read clause by clause. A candidate is an explicit answer ("Answer: 3", "The
+   correct option is 4", `پاسخ صحیح گزینه «ب» است`, \\boxed{2}), a choice ("I'd pick 2",
+   `گزینه ۳ را انتخاب می‌کنم`) or a claim about one option ("the third couplet is the odd one
+   out", `بیت سوم با بقیه قرابت ندارد`). Each candidate is classified by its clause:
+   - negated ("option 2 is not the outlier", `گزینه ۲ درست نیست`), interrogative
+     (`چرا گزینه ۲ درست نیست؟`), conditional ("if the answer were 3") or concessive
+     ("although couplet 2 differs") -> not an answer;
+   - tentative ("might be", "at first glance", `شاید`), partial ("differs only in imagery",
+     "also different"), explanatory ("because option 3 ...") or comparative ("like 2 ...")
+     -> weak: used only when the reply asserts nothing stronger;
+   - otherwise assertive. An option named after "than / unlike / from / با / از ..." is an
+     object of comparison, never the subject of a claim.
+   Assertive candidates are read in order: a different value after a correction cue
+   ("actually", "on second thought", `در واقع`, `اصلاح می‌کنم`, `نه،`) or labelled final
+   ("Final answer", `پاسخ نهایی`) replaces the earlier one; without a cue two different
+   answers are `ambiguous` (reported, never guessed). "3 or 4" is not one answer (`invalid`).
+4. Layout: a reply that is only the answer ("3", "**(B)**", "4️⃣", `گزینه سوم`), a first or last
+   line that is only the answer, a first line that starts with it ("3. The third couplet ...").
+5. Otherwise `refusal` when the reply declines, else `invalid`. Never "the first digit anywhere".
 
-`method` is where the answer was found (json, tag, bare, last_line), with ":letter",
-":persian_letter" or ":word" appended when it was not given as a digit.
+Values: digits (Persian and Arabic-Indic too, keycaps, circled), A-D, الف ب ج د, ordinals and
+number words in English and Persian. `method` is where the answer was found (json, tag, bare,
+first_line, last_line, lead) with ":letter", ":persian_letter" or ":word" when it was not a digit.
 """
 
 from __future__ import annotations
@@ -19,9 +38,9 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class Parsed:
     answer: int | None  # 1..n_options, None when no usable answer
-    status: str  # "ok" | "invalid" | "empty" | "refusal"
+    status: str  # "ok" | "invalid" | "empty" | "refusal" | "ambiguous"
     reasoning: str | None  # <think> blocks and/or the provider's reasoning field
-    method: str  # json | tag | bare | last_line (+ ":letter" ...) | none
+    method: str  # json | tag | bare | first_line | last_line | lead (+ ":letter" ...) | none
 
 
 # ---------------------------------------------------------------- reasoning blocks
@@ -53,132 +72,543 @@ def split_reasoning(text: str) -> tuple[str, list[str]]:
     return "\n".join(kept), blocks
 
 
-# ---------------------------------------------------------------- answer values
+# ---------------------------------------------------------------- normalizing a copy
 
-_DIGITS = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩", "01234567890123456789")
-_CLEAN = str.maketrans({"*": "", "`": "", "#": " ", "_": " ", "ي": "ی", "ك": "ک", "’": "'", "\u200f": "", "\u200e": ""})
-_FA = "\u0600-\u06ff\u200c"  # Arabic-script letters and ZWNJ
-_LATIN = {c: i for i, c in enumerate("ABCD", 1)}
-_FA_LETTERS = {"الف": 1, "ب": 2, "ج": 3, "د": 4}
-_WORDS = {"اول": 1, "یکم": 1, "نخست": 1, "یک": 1, "دوم": 2, "دو": 2, "سوم": 3, "سه": 3, "چهارم": 4, "چهار": 4}
-
-
-def _value(words: bool) -> str:
-    """One answer token (digits, A-D, الف/ب/ج/د, and with words=True ordinal/number words)."""
-    alts = [
-        r"[0-9]+(?![0-9]|\.[0-9])",
-        r"(?-i:A(?!\s+(?!is\b|or\b|and\b)[a-z])|[B-D])(?![A-Za-z0-9'])",  # "A" not an article
-        r"(?<=[(\[])[a-d](?=[)\]])",  # lowercase only as "(b)"
-        rf"(?<![{_FA}])(?:الف|ب|ج|د)(?![{_FA}])",
-    ]
-    if words:
-        alts.append(rf"(?<![{_FA}])(?:{'|'.join(sorted(_WORDS, key=len, reverse=True))})(?![{_FA}])")
-    return "(?:" + "|".join(alts) + ")"
-
-
-def _token(words: bool = False) -> str:
-    return rf"[(\[]?\s*(?P<v>{_value(words)})\s*[)\]]?"
-
-
-_GOZINE = rf"(?<![{_FA}])گزین(?:ه\u0654?|ۀ)(?:[\u200c ]?ی(?![{_FA}]))?"  # گزینه، گزینهٔ، گزینه‌ی
-_NOUN = rf"(?:(?i:option|choice|couplet|beit|verse|number|no\.?)\s*|{_GOZINE}\s*)"
-_SEP_AFTER = r"\s*(?:,|،|/|&|\bor\b|\band\b|و|یا)\s*[(\[]?\s*" + _value(True)  # "3 or 4": ambiguous
-
-# explicit markers; the last one in the text wins
-_TAGS = [
-    # Answer: 3 / Final answer: option 2 / The outlier is (B) / answer = 4
-    re.compile(
-        r"(?i:\b(?:(?:final|correct|my|the)\s+)?(?:answer|outlier|odd\s+one(?:\s+out)?|choice)\b)[\"']?"
-        r"(?:\s*[:=：]\s*(?:is\s+)?|\s+(?:is|would\s+be)\s*:?\s*)" + _NOUN + "?" + _token(True)
-    ),
-    # Option 3 is the outlier
-    re.compile(r"(?i:\b(?:option|couplet|beit|verse|choice)\s*)" + _token()
-               + r"\s+(?i:is\s+the\s+(?:outlier|answer|odd|different|correct))"),
-    # <answer>3</answer>
-    re.compile(r"(?i:<answer>)\s*" + _NOUN + "?" + _token(True)),
-    # \boxed{3}
-    re.compile(r"\\boxed\s*\{\s*(?:\\text\s*\{\s*)?" + _NOUN + "?" + _token(True)),
-    # پاسخ: ۳ / جواب نهایی: گزینه الف / پاسخ صحیح گزینه ۲ است
-    re.compile(rf"(?<![{_FA}])(?:پاسخ|جواب)(?:\s*(?:نهایی|درست|صحیح|من))?\s*[،,]?"
-               rf"(?:\s*[:：]\s*(?:{_GOZINE})?\s*|\s+(?:(?:برابر|همان)\s+)?{_GOZINE}\s*|\s+(?=[0-9]))" + _token(True)),
-    # گزینه ۲ صحیح است / گزینهٔ سوم متفاوت است
-    re.compile(_GOZINE + r"\s*" + _token(True) + r"\s*(?:است\s*)?(?:صحیح|درست|پاسخ|جواب|متفاوت\s+است)"),
-]
-# a whole reply / line that is only the answer: "3", "(B)", "Option 3.", "گزینه سوم", "الف)"
-_END = r"\s*[.!:؛]?\s*"
-_ONLY = [re.compile(rf"\s*{_GOZINE}\s*{_token(True)}{_END}"),
-         re.compile(rf"\s*(?:(?i:option|choice|number|no\.?)\s*)?{_token()}{_END}")]
-
-_REFUSAL = re.compile(
-    r"(?i:\bi\s*(?:can't|cannot|can\s+not|am\s+unable|'m\s+unable|am\s+not\s+able|'m\s+not\s+able|won't)\b"
-    r"|\bas\s+an\s+ai\b|\bi'm\s+sorry,?\s+but\b|\bunable\s+to\s+(?:help|assist|answer|determine)\b)"
-    r"|مت(?:ا\u0654?|أ)سفانه|نمی[\u200c ]?توانم|قادر\s+(?:به\s+\S+\s+)?نیستم"
-)
-
-
-def _number(token: str) -> tuple[int, str]:
-    """(value, kind) of a matched token; value may be out of range."""
-    token = token.strip()
-    if token.isdigit():
-        return int(token), ""
-    if token.upper() in _LATIN:
-        return _LATIN[token.upper()], ":letter"
-    if token in _FA_LETTERS:
-        return _FA_LETTERS[token], ":persian_letter"
-    return _WORDS[token], ":word"
-
-
-def _only(text: str) -> re.Match | None:
-    return _ONLY[0].fullmatch(text) or _ONLY[1].fullmatch(text)
+_DIGITS = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩０１２３４５６７８９①②③④⑤❶❷❸❹❺➀➁➂➃➄",
+                        "012345678901234567890123456789123451234512345")
+_CLEAN = str.maketrans({"*": "", "`": "", "#": " ", "_": " ", "ي": "ی", "ك": "ک", "ى": "ی",
+                        "’": "'", "‘": "'", "“": '"', "”": '"', "\u200f": "", "\u200e": "",
+                        "\u0640": "", "\ufe0f": "", "\u20e3": "", "\u00a0": " ", "\u202b": "",
+                        "\u202a": "", "\u202c": "", "\u2067": "", "\u2066": "", "\u2069": ""})
 
 
 def _clean(text: str) -> str:
+    """A copy for matching only: digits, letters, markdown and keycaps (4️⃣ -> 4) normalized."""
     return text.translate(_DIGITS).translate(_CLEAN)
 
 
-def _result(m: re.Match, where: str, text: str, n: int, reasoning: str | None) -> Parsed:
-    value, kind = _number(m.group("v"))
-    ambiguous = re.match(_SEP_AFTER, text[m.end("v"):].lstrip(")] "))
-    if ambiguous or not 1 <= value <= n:
-        return Parsed(None, "invalid", reasoning, where + kind)
-    return Parsed(value, "ok", reasoning, where + kind)
+# ---------------------------------------------------------------- values and option mentions
+
+_W = r"(?<![\w\u200c])"  # word start (Latin or Persian)
+_E = r"(?![\w\u200c])"  # word end
+_ZW = "[\u200c ]?"
+_EN_ORD = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5,
+           "1st": 1, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5}
+_EN_NUM = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
+_FA_ORD = {"اول": 1, "یکم": 1, "نخست": 1, "دوم": 2, "سوم": 3, "چهارم": 4, "پنجم": 5}
+_FA_NUM = {"یک": 1, "دو": 2, "سه": 3, "چهار": 4, "پنج": 5}
+_FA_ADJ = {"اولین": 1, "نخستین": 1, "دومین": 2, "سومین": 3, "چهارمین": 4, "پنجمین": 5}
+_FA_Y = {"اولی": 1, "دومی": 2, "سومی": 3, "چهارمی": 4, "پنجمی": 5}
+_LATIN = {c: i for i, c in enumerate("ABCDE", 1)}
+_FA_LETTERS = {"الف": 1, "ب": 2, "ج": 3, "د": 4, "ه": 5}
+_WORDS = {**{k: v for k, v in _EN_ORD.items()}, **_EN_NUM, **_FA_ORD, **_FA_NUM, **_FA_ADJ, **_FA_Y}
+
+
+def _alt(words) -> str:
+    return "|".join(sorted(map(re.escape, words), key=len, reverse=True))
+
+
+_DIGIT = r"(?<![0-9.,/])[0-9]{1,2}(?![0-9]|[.,][0-9])"
+_UPPER = r"(?-i:A(?!\s+(?!is\b|or\b|and\b|was\b)[a-z])|[B-E])(?![A-Za-z0-9'])"  # "A" not an article
+_FA_LETTER = rf"{_W}(?:الف|ب|ج|د){_E}"
+_WORD_VALUE = rf"(?i:\b(?:{_alt([*_EN_ORD, *_EN_NUM])})\b)|{_W}(?:{_alt([*_FA_ORD, *_FA_NUM])}){_E}"
+# a value right after a noun or an answer marker: anything
+_VALUE = rf"(?:{_DIGIT}|{_UPPER}|(?<=[(\[\"'«])[a-e](?=[)\]\"'»])|{_FA_LETTER}|{_WORD_VALUE})"
+_QO, _QC = r"(?:[(\[\"'«]\s*)?", r"(?:\s*[)\]\"'»])?"
+
+_NOUN_EN = r"(?i:\b(?:options?|choices?|couplets?|verses?|beits?|bayts?|lines?|number|no\.|answer\s+choice))"
+_NOUN_FA = rf"(?:{_W}(?:گزین(?:ه|ۀ)\u0654?(?:{_ZW}ی{_E})?|بیت(?:{_ZW}های)?|ابیات|شماره)(?:\s*ی{_E})?)"
+_MENTION = re.compile(
+    rf"(?P<noun>(?:{_NOUN_EN}|{_NOUN_FA})\s*(?:\#\s*)?{_QO}(?P<v>{_VALUE}|(?i:[a-e])(?![\w']))(?:{_QC}))"
+    rf"|(?P<ordnoun>(?i:\b(?:the\s+)?(?P<o>{_alt(_EN_ORD)})\s+(?:options?|choices?|couplets?|verses?|"
+    rf"beits?|lines?|one)\b))"
+    rf"|(?P<ordalone>(?i:\bthe\s+(?P<a>{_alt(_EN_ORD)})\b)(?=\s*(?:[,.;:!?)]|$)|(?i:\s+(?:is|isn't|differs|"
+    rf"stands|does|doesn't|seems|appears|would|has|fits|breaks|belongs)\b)))"
+    rf"|(?P<faadj>{_W}(?P<j>{_alt(_FA_ADJ)}){_ZW}(?:بیت|گزینه))"
+    rf"|(?P<fay>{_W}(?P<y>{_alt(_FA_Y)}){_E})"
+    rf"|(?P<digit>(?<![\w.,/\-])[1-9](?![\w\u200c]|[.,][0-9])(?!\s*(?i:couplets|options|verses|lines|of\b))"
+    rf"(?!\s*(?:بیت|گزینه|مصراع)))"
+    rf"|(?P<letter>(?<=\()[A-Ea-e](?=\))|(?<![\w'])[B-D](?![\w'\u200c]))"
+)
+# after a mention: "or 4", "and 3", "/ 2" -> more than one option named
+_MORE = re.compile(rf"\s*(?:,|،|/|&|\bor\b|\band\b|(?<!\S)و(?!\S)|(?<!\S)یا(?!\S))\s*{_QO}(?:{_VALUE})")
+
+
+@dataclass
+class _Mention:
+    start: int
+    end: int
+    value: int
+    kind: str
+    obj: bool = False  # the object of a comparison ("unlike 2", "با بیت اول")
+
+
+def _value_of(token: str) -> tuple[int, str]:
+    t = token.strip().strip("()[]\"'«» ")
+    if t.isdigit():
+        return int(t), ""
+    if t.upper() in _LATIN and len(t) == 1:
+        return _LATIN[t.upper()], ":letter"
+    if t in _FA_LETTERS:
+        return _FA_LETTERS[t], ":persian_letter"
+    return _WORDS[t.lower()], ":word"
+
+
+_OBJ_BEFORE = re.compile(
+    r"(?:(?i:\b(?:than|like|unlike|from|with|to|versus|vs\.?|except|besides|including|against|"
+    r"over|between|among|as\s+in|and\s+unlike|similar\s+to|compared\s+(?:to|with))\s+(?:the\s+)?(?:other\s+)?)"
+    rf"|{_W}(?:با|از|به|مانند|مثل|همانند|همچون|برخلاف|خلاف|نسبت{_ZW}به|جز|بجز|به{_ZW}جز|غیر{_ZW}از|شبیه|مشابه|"
+    rf"همانند|چون)\s+)$")
+_LIST_JOIN = re.compile(r"^\s*(?:,|،|\band\b|\bor\b|و|یا|&)?\s*(?:and\s+)?$")
+
+
+_COUNT_BEFORE = re.compile(rf"(?:{_W}(?:دو|سه|چهار|همه|هر|تمام)|(?<![\w.])[2-4]|(?i:\b(?:two|three|four|all|the\s+other)))\s+$")
+_PRONOUN = re.compile(r"(?i:(?:and\s+)?(?:so\s+)?(?:it|this|which|that|this\s+(?:one|couplet|option|verse)|the\s+latter))"
+                      rf"|(?:و\s+)?(?:این|آن|که|این{_ZW}(?:بیت|گزینه)|این\s+(?:بیت|گزینه))")
+# what may stand between a pronoun and its predicate: «با بقیه», "from the others"
+_OBJ_PHRASE = re.compile(rf"(?:{_W}(?:با|از)\s+(?:بقیه|سایر|دیگر|سه|ابیات|بیت|گزینه|آن|همه)[^،,]*"
+                         r"|(?i:(?:from|with|than|to)\s+(?:all\s+)?the\s+(?:others|rest|other\s+\w+(?:\s+\w+)?)))")
+
+
+def _mentions(t: str) -> list[_Mention]:
+    out: list[_Mention] = []
+    for m in _MENTION.finditer(t):
+        token = m.group("v") or m.group("o") or m.group("a") or m.group("j") or m.group("y") \
+            or m.group("digit") or m.group("letter")
+        value, kind = _value_of(token)
+        mention = _Mention(m.start(), m.end(), value, kind)
+        before = t[max(0, m.start() - 40):m.start()]
+        if m.group("noun") and _COUNT_BEFORE.search(before):
+            continue  # «سه بیت نخست», "three couplets": a count, not an option
+        mention.obj = bool(_OBJ_BEFORE.search(before))
+        if not mention.obj and out and out[-1].obj and _LIST_JOIN.match(t[out[-1].end:m.start()]):
+            mention.obj = True  # "unlike 1, 2 and 4"
+        out.append(mention)
+    return out
+
+
+def _mention_at(mentions: list[_Mention], pos: int, t: str) -> _Mention | None:
+    """The mention that starts at pos (after quotes and spaces)."""
+    while pos < len(t) and t[pos] in " \t\"'«(«[":
+        pos += 1
+    for m in mentions:
+        if m.start <= pos < m.end:
+            return m
+    return None
+
+
+_AFTER_MARKER = re.compile(rf"\s*{_QO}(?P<v>{_VALUE}|[a-e](?=\s*(?:[)\].!]|$)))(?:{_QC})")
+
+
+def _marker_value(t: str, pos: int) -> tuple[int, str, int] | None:
+    """(value, kind, end) of the answer token right after a marker, any form."""
+    m = _AFTER_MARKER.match(t, pos)
+    if not m:
+        return None
+    value, kind = _value_of(m.group("v"))
+    return value, kind, m.end()
+
+
+# ---------------------------------------------------------------- clauses
+
+_HARD = re.compile(r"\n|[!?؟;؛]|(?<!\bNo)(?<!\bno)(?<!e\.g)(?<!i\.e)(?<!vs)\.(?=\s|$)")
+_SOFT = re.compile(
+    r"[,،:(]|—|–| - "
+    r"|(?i:\b(?:but|however|yet|although|though|because|since|whereas|while|so|therefore|thus|hence|unlike|"
+    r"rather\s+than|instead\s+of|whereas|if|unless)\b)"
+    rf"|{_W}(?:اما|ولی|لیکن|ولیکن|زیرا|چون|پس|بنابراین|هرچند|اگرچه|گرچه|درحالی{_ZW}که|در\s+حالی{_ZW}که|"
+    rf"برخلاف|چرا{_ZW}که|اگر|بلکه|در{_ZW}حالیکه){_E}"
+    r"|(?<=[دت])\s+و\s+(?=\S)")  # Persian clauses joined after a verb: «... است و بیت چهارم ...»
+
+
+class _Text:
+    """The cleaned reply with its sentence and clause boundaries."""
+
+    def __init__(self, t: str):
+        self.t = t
+        self.hard = [0] + [m.end() for m in _HARD.finditer(t) if not self._list_dot(m)]
+        self.hard_at = {m.start(): m.group() for m in _HARD.finditer(t)}
+        self.soft = sorted(set(self.hard) | {m.start() for m in _SOFT.finditer(t)}
+                           | {m.end() for m in re.finditer(r"[,،:]", t)})
+        self.mentions = _mentions(t)
+
+    def _list_dot(self, m: re.Match) -> bool:
+        """"3." at the start of a line is a list marker, not the end of a sentence."""
+        if m.group() != ".":
+            return False
+        line_start = self.t.rfind("\n", 0, m.start()) + 1
+        return bool(re.fullmatch(r"\s*[(\[]?\s*(?:[0-9]{1,2}|[A-Ea-e]|الف|ب|ج|د)\s*[)\]]?", self.t[line_start:m.start()]))
+
+    def clause_start(self, pos: int) -> int:
+        return max(b for b in self.soft if b <= pos)
+
+    def sentence(self, pos: int) -> tuple[int, int]:
+        start = max(b for b in self.hard if b <= pos)
+        ends = [b for b in self.hard if b > pos]
+        return start, (ends[0] if ends else len(self.t))
+
+    def question(self, pos: int) -> bool:
+        s, e = self.sentence(pos)
+        end_char = self.t[e - 1:e] if e > s else ""
+        return end_char in ("?", "؟") or bool(re.match(rf"\s*(?:چرا|آیا){_E}|\s*(?i:why)\b", self.t[s:e]))
+
+
+# ---------------------------------------------------------------- cues
+
+_NEG_EN = re.compile(r"(?i:\b(?:not|never|no)\b|n't\b)")
+_NEG_PREFIX = re.compile(
+    r"(?i:\b(?:not|never|no|hardly|doubt)\b|n't\b|\brule[sd]?\s+out\b|\beliminat)"
+    rf"|{_W}نه{_E}|نمی{_ZW}(?:کنم|دانم|گویم)|مطمئن\s+نیستم|فکر\s+نکنم|رد\s+می{_ZW}شود")
+_CONDITIONAL = re.compile(
+    r"(?i:\b(?:if|unless|suppose|supposing|assuming|whether|although|though|even\s+though|despite|admittedly"
+    r"|granted|instead\s+of|rather\s+than|to\s+check|checking)\b)"
+    rf"|{_W}(?:اگر|چنانچه|درصورتی{_ZW}که|در\s+صورتی{_ZW}که|فرض|هرچند|اگرچه|گرچه|با{_ZW}اینکه|با\s+این{_ZW}که|"
+    rf"با\s+وجود|به\s+جای|بجای){_E}")
+_TENTATIVE = re.compile(
+    r"(?i:\b(?:might|may|could|perhaps|possibly|maybe|at\s+first|initially|first\s+glance|tempting|"
+    r"one\s+(?:might|could)|some\s+(?:might|would|could)|candidate|consider(?:ing)?|let'?s\s+(?:check|see|test)|"
+    r"also|too|as\s+well|partly|partially|somewhat|slightly|a\s+bit|a\s+little|superficially|arguably|"
+    r"kind\s+of|sort\s+of|on\s+the\s+surface|only)\b)"
+    rf"|{_W}(?:شاید|ممکن|احتمال\s+دارد|در\s+نگاه\s+اول|در\s+ابتدا|نگاه\s+نخست|نیز|هم|تا\s+حدی|کمی|"
+    rf"ظاهرا|ظاهراً|در\s+ظاهر|بررسی){_E}")
+_WEAK_CLAUSE = re.compile(
+    r"(?i:^\W*(?:because|since|as|for\s+example|for\s+instance|e\.g\.?|note|nb|by\s+the\s+way|similarly|"
+    r"likewise|just\s+as|like|unlike|compared|in\s+contrast|whereas|also|and\s+also)\b)"
+    rf"|^\W*(?:زیرا|چون|چون{_ZW}که|چرا{_ZW}که|به\s+این\s+دلیل|به\s+خاطر|مثلا|مثلاً|برای\s+نمونه|برای\s+مثال|توجه|"
+    rf"نکته|همچنین|ضمنا|ضمناً|مانند|مثل|همانند|برخلاف|در\s+مقایسه){_E}")
+_PARTIAL_AFTER = re.compile(
+    r"(?i:[^.!?\n]{0,40}?\b(?:only\s+(?:in|on|by|slightly)|in\s+(?:(?:its|their|the)\s+)?(?:form|tone|style|wording|imagery|meter|"
+    r"rhyme|vocabulary|diction|register)|superficially|on\s+the\s+surface|at\s+first|but\s+not\s+in\s+"
+    r"(?:meaning|theme|sense|concept)|a\s+little|slightly|somewhat)\b)"
+    rf"|[^.!?؟\n]{{0,40}}?(?:فقط\s+در|در\s+ظاهر|از\s+نظر\s+(?:وزن|قافیه|لفظ|ظاهر|واژه|واژگان)|اما\s+(?:در|از\s+نظر)\s+"
+    rf"(?:معنا|مفهوم))")
+_FA_NEG_AFTER = re.compile(rf"[^.،,؛\n:]{{0,12}}?(?:{_W}نیست|نمی{_ZW}باشد|نباشد|نبود){_E}")
+_CORRECTION = re.compile(
+    r"(?i:\b(?:actually|on\s+second\s+thoughts?|wait|correction|i\s+was\s+wrong|i\s+made\s+a\s+mistake|"
+    r"my\s+mistake|reconsider(?:ing)?|on\s+(?:further\s+)?reflection|upon\s+reflection|on\s+closer\s+"
+    r"(?:look|inspection|reading|examination)|looking\s+again|scratch\s+that|let\s+me\s+correct|"
+    r"correcting\s+myself|i\s+correct\s+myself|chang(?:e|ing)\s+my\s+answer|revised|updated|in\s+fact|"
+    r"sorry|oops|no\s*,|hmm,?\s+no|i\s+take\s+(?:that|it)\s+back|instead)\b)"
+    rf"|{_W}(?:در{_ZW}واقع|درواقع|در\s+حقیقت|اصلاح|تصحیح|اشتباه\s+(?:کردم|گفتم|کرده{_ZW}ام)|ببخشید|پوزش|صبر\s+کن|"
+    rf"نه\s*[،,]|با\s+دقت\s+بیشتر|بازنگری|در\s+نگاه\s+دوم|راستش|بهتر\s+است\s+بگویم|نه{_ZW}خیر){_E}")
+_FINAL = re.compile(r"(?i:\bfinal\s+(?:answer|choice|pick|verdict|selection)|\bin\s+conclusion\b|\bto\s+conclude\b"
+                    rf"|\bmy\s+final\b)|نهایی|در\s+نهایت|سرانجام|در\s+پایان")
+
+
+# ---------------------------------------------------------------- candidate patterns
+
+# explicit answer markers; the value follows the match
+_FILLER = r"(?:\s*(?i:therefore|thus|then|clearly|definitely|certainly|obviously|probably|likely|simply|indeed|" \
+          r"i\s+think|i\s+believe)\s*,?)?(?:\s*(?:\.{2,}|…))?"
+_MARKERS = [
+    # Answer: 3 / The final answer is (B) / correct option is 4 / The outlier is the third couplet
+    re.compile(
+        r"(?i:\b(?:(?:the|my|our|final|correct|right|best|true|most\s+likely|likely|only|real|clear|"
+        r"obvious)\s+)*(?:answer|outlier|odd\s+one(?:\s+out)?|odd\s+(?:couplet|verse|option)|exception|"
+        r"(?:(?:final|correct|right|best|my|our|different|odd|distinct|chosen|selected)\s+)(?:option|choice|couplet|"
+        r"verse|one|pick|selection)|(?:couplet|option|verse|one)\s+that\s+(?:differs|stands\s+out|"
+        r"does\s*n[o']t\s+(?:fit|belong)|is\s+different|breaks\s+the\s+pattern)|response)\b)[\"']?"
+        r"(?:\s*,[^,\n]{1,40},)?"
+        r"(?:\s*(?:[:=：]|-(?=\s)|–|—|->|→|=>|⇒)\s*(?:(?i:is)\s+)?|\s+(?i:is|would\s+be|will\s+be|should\s+be|must\s+be|"
+        r"here\s+is|=)\s*:?)" + _FILLER),
+    # Option: 3 / Choice - B (a colon after a bare noun)
+    re.compile(r"(?i:\b(?:option|choice|selection|pick|couplet)\s*[:=：]\s*)"),
+    # a conclusion that is only the value: "Hence 2." / "Definitely 4." / «پس ۳.»
+    re.compile(rf"(?:(?i:\b(?:hence|so|thus|therefore|definitely|clearly|certainly|obviously|surely|then))|{_W}(?:پس|"
+               rf"بنابراین|لذا)){_E}\s*,?\s*(?=(?:(?:{_NOUN_EN}|{_NOUN_FA})\s*)?{_QO}(?:[0-9]|[A-D]|الف|ب|ج|د)"
+               rf"{_QC}\s*(?:[.!]|$))"),
+    re.compile(r"(?i:<answer>)\s*"),
+    re.compile(r"\\boxed\s*\{\s*(?:\\text\s*\{\s*)?"),
+    # پاسخ: ۳ / جواب نهایی: گزینه الف / پاسخ صحیح گزینه «ب» است / گزینهٔ درست: ۳ / بیت متفاوت، بیت سوم است
+    re.compile(rf"{_W}(?:(?:پاسخ|جواب|انتخاب)(?:\s*(?:ی|نهایی|درست|صحیح|من|ما|سوال|پرسش|این\s+پرسش|"
+               rf"این\s+سوال|مناسب))*(?:\s*[:：،,]\s*|\s+(?:(?:برابر\s+(?:با\s+)?|همان\s+)?"
+               rf"(?={_NOUN_FA}|[0-9]|[(\[\"'«])))"
+               rf"|(?:گزینه|بیت)(?:ی|{_ZW}ی)?\s+(?:نهایی|درست|صحیح|متفاوت|ناهمگون|ناهمخوان|نامرتبط|منتخب|"
+               rf"انتخابی|برگزیده|مورد\s+نظر|غریبه|بیگانه|استثنا)(?:\s*(?:ی|{_ZW}ی))?"
+               rf"(?:\s*[:：،,]\s*|\s+(?:(?:برابر\s+(?:با\s+)?|همان\s+)?)|\s*(?=[0-9(\[\"'«])))"
+               rf"(?:{_NOUN_FA}\s*)?"),
+]
+_IT_IS = re.compile(r"(?im:^\W*(?:it'?s|it\s+is|that'?s|that\s+is|it\s+has\s+to\s+be|it\s+must\s+be)\s+(?=(?:the\s+)?\w))")
+_NOT_BUT = re.compile(r"(?i:\s*(?:not|n't)\s+[^,.;\n]{1,25}?,?\s*but\s+(?:rather\s+)?)")
+
+# claims about one option: subject mention ... predicate
+_COP_EN = (r"(?P<cop>(?i:\b(?:(?:might|may|could)(?:\s+not)?\s+(?:also\s+)?be|would(?:\s+not|n't)?\s+be|"
+           r"(?:seems|appears|looks)(?:\s+to\s+be|\s+like)?|is(?:\s+not|n't)?|'s(?:\s+not)?|was(?:\s+not|n't)?)"
+           r"(?:\s+(?:clearly|indeed|definitely|certainly|obviously|thus|therefore|also|really|truly|actually|"
+           r"semantically|thematically|conceptually|plainly|then|the\s+only\s+one))*\s+))")
+_PREDICATES = [
+    re.compile(_COP_EN + r"(?P<core>(?i:(?:the\s+)?(?:(?:real|true|clear|obvious|only)\s+)?(?:outlier|"
+               r"odd\s+one(?:\s+out)?|odd\s+(?:couplet|option|verse)|exception|different\s+one|"
+               r"one\s+that\s+(?:differs|stands\s+out|does\s*n[o']t\s+(?:fit|belong))|"
+               r"(?:correct|right)\s+(?:answer|option|choice)|answer|different|distinct|unrelated|"
+               r"out\s+of\s+place|correct|dissimilar|odd|the\s+exception|unlike\s+the\s+(?:others|rest)|"
+               r"not\s+like\s+the\s+(?:others|rest)|(?:not\s+)?(?:similar|related)\s+to\s+the\s+(?:others|rest)))\b)"),
+    re.compile(r"(?P<cop>(?i:\b(?:(?:might|may|could|does|did|would|will)(?:\s+not|n't)?\s+|doesn't\s+|"
+               r"never\s+|clearly\s+|also\s+|alone\s+|really\s+)?))"
+               r"(?P<core>(?i:differs|differ|stands\s+out|stand\s+out|breaks\s+the\s+pattern|break\s+the\s+pattern|"
+               r"deviates|deviate|diverges|diverge|contrasts)\b)"),
+    re.compile(r"(?P<cop>(?i:\b(?:does\s+not|doesn't|does\s*n't)\s+))(?P<core>(?i:fit(?:\s+in)?|belong|"
+               r"match|share|align|go\s+with|agree|conform)\b)"),
+    re.compile(r"(?P<cop>)(?P<core>(?i:has\s+nothing\s+(?:in\s+common|to\s+do)|shares\s+nothing|has\s+an?\s+"
+               r"(?:different|distinct|separate|unrelated)\s+(?:meaning|theme|message|idea|concept|subject|sense))\b)"),
+    # Persian, verb-final
+    re.compile(rf"(?P<core>{_W}(?:متفاوت|متمایز|ناهمگون|ناهمخوان|نامرتبط|بی{_ZW}ربط|بی{_ZW}ارتباط|جدا|"
+               rf"استثنا|غریبه|بیگانه|درست|صحیح|پاسخ(?:\s+(?:درست|صحیح|سوال|نهایی))?|جواب(?:\s+(?:درست|صحیح|"
+               rf"سوال|نهایی))?|(?:گزینه|بیت)(?:ی|{_ZW}ی)?\s+(?:درست|صحیح|متفاوت|ناهمگون))(?:{_ZW}تر)?)"
+               rf"[\s\u200c]*(?P<cop>است|هست|می{_ZW}باشد|بود|نیست|نمی{_ZW}باشد|نبود|باشد|نباشد|ه){_E}"),
+    re.compile(rf"(?P<core>{_W}(?:فرق|تفاوت|تمایز|اختلاف)(?:ی)?(?:\s+(?:معنایی|مفهومی|اساسی|آشکاری|آشکار|روشنی|"
+               rf"محسوسی))?)\s*(?P<cop>دارد|داره|می{_ZW}کند|ندارد|نداره|نمی{_ZW}کند){_E}"),
+    re.compile(rf"(?P<core>{_W}(?:قرابت|هم{_ZW}خوانی|همخوانی|سنخیت|ارتباط|تناسب|مطابقت|هماهنگی|شباهت|"
+               rf"هم{_ZW}معنایی|همسویی|هم{_ZW}سویی|نسبت|پیوند)(?:ی)?(?:\s+(?:معنایی|مفهومی))?)"
+               rf"\s*(?P<cop>ندارد|نداره){_E}"),
+    re.compile(rf"(?P<core>{_W}(?:هم{_ZW}خوان|همخوان|هماهنگ|هم{_ZW}معنا|همسو|هم{_ZW}سو|سازگار|مرتبط|متناسب|مشابه|"
+               rf"هم{_ZW}راستا|هم{_ZW}مضمون|هم{_ZW}مفهوم|یکسان|همانند|هم{_ZW}سنخ))[\s\u200c]*(?P<cop>نیست|"
+               rf"نمی{_ZW}باشد){_E}"),
+    re.compile(rf"(?P<core>{_W}(?:جور\s*در\s*نمی{_ZW}آید|نمی{_ZW}خواند|جدا\s+می{_ZW}شود|فاصله\s+دارد|"
+               rf"(?:مفهوم|معنا|معنای|مضمون|پیام)(?:ی)?\s+(?:متفاوت|دیگر|جداگانه|دیگری)\s+دارد))(?P<cop>)"),
+]
+_NEGATIVE_FORM = {2, 3, 6, 7, 8}  # indexes of the predicates above whose negation asserts the outlier
+# "couplet 2 might be the outlier, or maybe 3": a second option offered after the claim
+_OR_AFTER = re.compile(rf"\s*[,،]?\s*(?:(?i:or)|یا)\s+(?:(?i:maybe|perhaps|possibly|even)\s+|شاید\s+)?(?:(?i:the)\s+)?"
+                       rf"(?:{_NOUN_EN}|{_NOUN_FA}|(?i:{_alt(_EN_ORD)})|{_DIGIT})")
+_FA_POS = {"است", "هست", "می\u200cباشد", "میباشد", "می باشد", "بود", "ه", "دارد", "داره", "می\u200cکند",
+           "میکند", "می کند", ""}
+_FA_TENT = {"باشد"}
+# choices: "I'd pick 2" / "I would choose option 3" / "گزینه ۳ را انتخاب می‌کنم"
+_CHOOSE_EN = re.compile(
+    r"(?i:\b(?:i|we)(?P<cop>(?:\s*'d|\s*'ll|'m\s+going\s+to|\s+(?:would|will|must|shall|do|did|can|could|might|"
+    r"am\s+going\s+to|have\s+to))?(?:\s+not|n't)?(?:\s+(?:therefore|thus|then|definitely|probably|confidently|"
+    r"still|rather|also))?)\s+(?:choose|chose|pick|picked|select|selected|go\s+with|went\s+with|opt\s+for|"
+    r"opted\s+for|vote\s+for|settle\s+on|mark)\s+|\blet'?s\s+go\s+with\s+|\bgoing\s+with\s+)")
+_CHOOSE_FA = re.compile(rf"\s*(?:را|رو)\s*(?P<core>انتخاب|برمی{_ZW}گزینم|بر\s*می{_ZW}گزینم)"
+                        rf"\s*(?P<cop>می{_ZW}کنم|کردم|می{_ZW}کنیم|خواهم\s+کرد|نمی{_ZW}کنم|نکردم|نمی{_ZW}کنیم)?")
+
+
+@dataclass
+class _Cand:
+    pos: int  # where the statement starts
+    end: int
+    value: int | None  # None: more than one option named
+    kind: str
+    weak: bool
+    final: bool
+
+
+def _clause_ok(doc: _Text, start: int, anchor_end: int) -> tuple[bool, bool]:
+    """(usable, weak) from the clause a statement starting at `start` sits in."""
+    cs = doc.clause_start(start)
+    prefix = doc.t[cs:start]
+    sentence_start, _ = doc.sentence(start)
+    head = doc.t[sentence_start:start]
+    if doc.question(start) or _CONDITIONAL.search(prefix) or _NEG_PREFIX.search(prefix):
+        return False, False
+    if _CONDITIONAL.search(doc.t[doc.clause_start(max(cs - 1, 0)):cs]) and not prefix.strip(" ,،"):
+        return False, False  # "if so, ..." keeps the condition
+    weak = bool(_TENTATIVE.search(prefix) or _WEAK_CLAUSE.search(prefix)
+                or (cs > sentence_start and _WEAK_CLAUSE.search(head[:1] + doc.t[cs:start])))
+    return True, weak
+
+
+def _value_candidate(doc: _Text, start: int, vpos: int, final_text: str) -> _Cand | None:
+    """A candidate whose value token starts at vpos (after a marker or a choice verb)."""
+    t = doc.t
+    skip = _NOT_BUT.match(t, vpos)
+    if skip:
+        vpos = skip.end()
+    m = _mention_at(doc.mentions, vpos, t)
+    if m is not None and m.start >= vpos - 3 and not t[vpos:m.start].strip(" \t\"'«([:"):
+        value, kind, end = m.value, m.kind, m.end
+    else:
+        got = _marker_value(t, vpos)
+        if got is None:
+            return None
+        value, kind, end = got
+    ok, weak = _clause_ok(doc, start, end)
+    if not ok or _FA_NEG_AFTER.match(t, end):
+        return None
+    more = _MORE.match(t, end)
+    return _Cand(start, end, None if more else value, kind, weak or bool(more), bool(_FINAL.search(final_text)))
+
+
+def _subject(doc: _Text, pred_start: int, persian: bool) -> _Mention | None:
+    """The option a predicate is said of: in its clause, the first (Persian) or nearest (English)
+    mention that is not the object of a comparison; when the clause has none and only a
+    pronoun ("it", "which", "this couplet"), the first such mention earlier in the sentence."""
+    cs = doc.clause_start(pred_start)
+    inside = [m for m in doc.mentions if cs <= m.start and m.end <= pred_start and not m.obj]
+    if inside:
+        if persian:
+            return inside[0]
+        if len({m.value for m in inside}) > 1 and not doc.t[inside[-1].end:pred_start].strip(" ,،"):
+            return inside[-1]
+        return inside[-1] if len({m.value for m in inside}) == 1 else None
+    rest = _OBJ_PHRASE.sub(" ", doc.t[cs:pred_start]).strip(" ,،:\t")
+    rest = re.sub(r"^(?:و|(?i:and))(?:\s+|$)", "", re.sub(r"\s+", " ", rest))
+    if rest and not _PRONOUN.fullmatch(rest):
+        return None
+    s, _ = doc.sentence(pred_start)
+    if rest and s == cs:  # "This couplet ..." opening a sentence: the one option of the sentence before
+        before = [m for m in doc.mentions if doc.sentence(max(s - 1, 0))[0] <= m.start and m.end <= s and not m.obj]
+        if len({m.value for m in before}) == 1:
+            return before[0]
+    line_start = doc.t.rfind("\n", 0, pred_start) + 1
+    earlier = [m for m in doc.mentions if s <= m.start and m.end <= cs and not m.obj]
+    lead = re.match(r"\s*[(\[]?\s*(?:[0-9]|[A-D])\s*[)\].:]", doc.t[line_start:])
+    if not earlier and lead:
+        earlier = [m for m in doc.mentions if m.start >= line_start and m.end <= line_start + lead.end()]
+    return earlier[0] if earlier else None
+
+
+def _candidates(doc: _Text) -> list[_Cand]:
+    t, out = doc.t, []
+    for rx in _MARKERS:
+        for m in rx.finditer(t):
+            c = _value_candidate(doc, m.start(), m.end(), t[doc.clause_start(m.start()):m.end()])
+            if c:
+                out.append(c)
+    for m in _IT_IS.finditer(t):  # "It's couplet 3 ...": an answer only when nothing stronger is said
+        c = _value_candidate(doc, m.start(), m.end(), "")
+        if c and _mention_at(doc.mentions, m.end(), t):
+            c.weak = True
+            out.append(c)
+    for m in _CHOOSE_EN.finditer(t):
+        cop = m.group("cop") or ""
+        if _NEG_EN.search(cop):
+            continue
+        c = _value_candidate(doc, m.start(), m.end(), "")
+        if c:
+            c.weak = c.weak or bool(re.search(r"(?i:could|might)", cop))
+            out.append(c)
+    for i, rx in enumerate(_PREDICATES):
+        for m in rx.finditer(t):
+            cop, core = m.group("cop") or "", m.group("core")
+            persian = not core.isascii()
+            subj = _subject(doc, m.start(), persian)
+            if subj is None:
+                continue
+            gap = t[max(subj.end, doc.clause_start(m.start())):m.start()]
+            if len(gap) > 90:
+                continue
+            if i in _NEGATIVE_FORM:
+                negated = tentative = False  # "does not fit", «قرابت ندارد»: the negation is the claim
+            elif persian:
+                negated = cop.strip() not in _FA_POS and cop.strip() not in _FA_TENT
+                tentative = cop.strip() in _FA_TENT
+            else:
+                negated = bool(_NEG_EN.search(cop) or _NEG_EN.search(gap))
+                tentative = bool(re.search(r"(?i:might|may|could|seems|appears|looks)", cop))
+                if core.lower() in ("differ", "stand out", "break the pattern", "deviate", "diverge") \
+                        and not re.search(r"(?i:might|may|could|does|did|would|will)", cop):
+                    continue  # plural subject: "options 1 and 3 differ"
+            if negated or (persian and _NEG_PREFIX.search(gap)):
+                continue
+            ok, weak = _clause_ok(doc, subj.start, m.end())
+            if not ok:
+                continue
+            weak = weak or tentative or bool(_TENTATIVE.search(gap) or _PARTIAL_AFTER.match(t, m.end())
+                                             or _TENTATIVE.search(cop))
+            more = _MORE.match(t, subj.end) or _OR_AFTER.match(t, m.end())
+            out.append(_Cand(subj.start, m.end(), None if more else subj.value, subj.kind, weak or bool(more),
+                             bool(_FINAL.search(t[doc.clause_start(subj.start):m.end()]))))
+    for m in _CHOOSE_FA.finditer(t):
+        if (m.group("cop") or "").startswith("ن"):
+            continue
+        before = [x for x in doc.mentions if x.end <= m.start() and not t[x.end:m.start()].strip()]
+        if before:
+            subj = before[-1]
+            ok, weak = _clause_ok(doc, subj.start, m.end())
+            if ok:
+                out.append(_Cand(subj.start, m.end(), subj.value, subj.kind, weak, False))
+    out.sort(key=lambda c: (c.pos, c.end))
+    return out
+
+
+def _decide(cands: list[_Cand], t: str) -> tuple[str, _Cand | None]:
+    """('ok', the answer) | ('ambiguous', None) | ('invalid', None) from candidates in reading order."""
+    current, conflict, prev_end = None, False, 0
+    for c in cands:
+        if current is None:
+            current = c
+        elif c.value != current.value:
+            cue = _CORRECTION.search(t, prev_end, c.end) or _CORRECTION.search(t, current.end, c.pos)
+            if cue or (c.final and not current.final):
+                current, conflict = c, False
+            elif not (current.final and not c.final):
+                conflict = True
+        else:
+            current = c if c.final else current
+        prev_end = max(prev_end, c.end)
+    if current is None:
+        return "invalid", None
+    if conflict:
+        return "ambiguous", None
+    return ("ok", current) if current.value is not None else ("invalid", None)
+
+
+# ---------------------------------------------------------------- layout forms
+
+_ONLY_RX = re.compile(
+    rf"\s*(?:(?:{_NOUN_EN}|{_NOUN_FA})\s*[:\-]?\s*)?(?:\#\s*)?{_QO}(?P<v>{_VALUE})"
+    rf"(?:{_QC})\s*[.!:؛)]?\s*"
+    rf"|\s*(?P<w>(?i:(?:the\s+)?(?:{_alt(_EN_ORD)})(?:\s+(?:option|couplet|verse|one))?)"
+    rf"|(?:{_alt(_FA_ADJ)}){_ZW}(?:بیت|گزینه)|(?:{_alt(_FA_Y)}))\s*[.!]?\s*")
+_LEAD_RX = re.compile(
+    rf"\s*(?:(?:{_NOUN_EN}|{_NOUN_FA})\s*)?{_QO}(?P<v>[0-9]|[A-D]|الف|ب|ج|د){_QC}\s*(?:[.):\-–—]|\s+[-–—])\s*\S")
+_ENUM_RX = re.compile(r"(?m)^\s*[(\[]?\s*(?:[0-9]|[A-D]|الف|ب|ج|د)\s*[)\].:\-–—]")
+
+
+def _only(text: str) -> tuple[int, str] | None:
+    m = _ONLY_RX.fullmatch(text)
+    if not m:
+        return None
+    token = m.group("v") or m.group("w")
+    if m.group("w"):
+        token = re.sub(r"(?i:^the\s+|\s+(?:option|couplet|verse|one)$)", "", token.strip())
+        token = re.sub(rf"{_ZW}(?:بیت|گزینه)$", "", token)
+    return _value_of(token)
 
 
 # ---------------------------------------------------------------- JSON
 
-_JSON_KEYS = ("answer", "final_answer", "choice", "option", "outlier")
+_JSON_KEYS = ("answer", "final_answer", "choice", "option", "outlier", "selected_option", "odd_one_out")
 
 
-def _json_answer(text: str) -> tuple[bool, object]:
-    """(found, value) of the last JSON object with an answer key."""
-    decoder, found, value = json.JSONDecoder(), False, None
+def _json_answers(text: str) -> list[object]:
+    """The answer-key values of the JSON objects in the text (outermost first)."""
+    decoder, values, covered = json.JSONDecoder(), [], -1
     for i, ch in enumerate(text):
         if ch != "{":
             continue
         try:
-            obj, _ = decoder.raw_decode(text, i)
+            obj, end = decoder.raw_decode(text, i)
         except ValueError:
             continue
-        if isinstance(obj, dict):
-            keys = {str(k).lower(): v for k, v in obj.items()}
-            for k in _JSON_KEYS:
-                if k in keys:
-                    found, value = True, keys[k]
-                    break
-    return found, value
+        if not isinstance(obj, dict):
+            continue
+        keys = {str(k).lower(): v for k, v in obj.items()}
+        key = next((k for k in _JSON_KEYS if k in keys), None)
+        if key is not None:
+            if i < covered:  # nested in an object already read: only if the outer had no answer
+                continue
+            values.append(keys[key])
+            covered = i + end - i
+    return values
 
 
-def _from_json(value: object, n: int, reasoning: str | None) -> Parsed:
+def _from_json_value(value: object, n: int) -> tuple[int | None, str]:
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if isinstance(value, int) and not isinstance(value, bool):
-        ok = 1 <= value <= n
-        return Parsed(value if ok else None, "ok" if ok else "invalid", reasoning, "json")
+        return value, ""
     if isinstance(value, str):
-        m = _only(_clean(value))
-        if m:
-            return _result(m, "json", _clean(value), n, reasoning)
-    return Parsed(None, "invalid", reasoning, "json")
+        got = _only(_clean(value).strip())
+        if got:
+            return got
+        doc = _Text(_clean(value))
+        status, c = _decide(_candidates(doc), doc.t)
+        if status == "ok" and c:
+            return c.value, c.kind
+    return None, ""
 
 
 # ---------------------------------------------------------------- entry point
@@ -192,23 +622,63 @@ def parse_answer(text: str | None, *, reasoning: str | None = None, n_options: i
     if not body:
         return Parsed(None, "empty", why, "none")
 
-    found, value = _json_answer(body)
-    if found:
-        return _from_json(value, n_options, why)
+    def result(value: int | None, where: str, kind: str = "") -> Parsed:
+        if value is None or not 1 <= value <= n_options:
+            return Parsed(None, "invalid", why, where + kind)
+        return Parsed(value, "ok", why, where + kind)
+
+    values = _json_answers(body)
+    if values:
+        read = [_from_json_value(v, n_options) for v in values]
+        if len({v for v, _ in read}) > 1:
+            return Parsed(None, "ambiguous", why, "json")
+        return result(read[-1][0], "json", read[-1][1])
 
     clean = _clean(body)
-    hits = [m for rx in _TAGS for m in rx.finditer(clean)]
-    if hits:
-        last = max(hits, key=lambda m: (m.start("v"), m.end()))
-        return _result(last, "tag", clean, n_options, why)
-    m = _only(clean)
-    if m:
-        return _result(m, "bare", clean, n_options, why)
-    lines = [line for line in clean.splitlines() if line.strip()]
-    if len(lines) > 1:
-        m = _only(lines[-1])
-        if m:
-            return _result(m, "last_line", lines[-1], n_options, why)
+    only = _only(clean)
+    if only:
+        return result(only[0], "bare", only[1])
+    doc = _Text(clean)
+    cands = _candidates(doc)
+    lines = [(i, ln) for i, ln in enumerate(clean.splitlines()) if ln.strip()]
+    # a line that is only an answer is a statement too (several different ones are headings)
+    line_answers = [(i, _only(ln)) for i, ln in lines]
+    line_answers = [(i, a) for i, a in line_answers if a]
+    strong = [c for c in cands if not c.weak]
+    if len({a[0] for _, a in line_answers}) == 1 and (not strong or len(line_answers) == 1):
+        i, (value, kind) = line_answers[-1]
+        offset = sum(len(ln) + 1 for ln in clean.splitlines()[:i])
+        where = "last_line" if i == lines[-1][0] else "first_line" if i == lines[0][0] else "tag"
+        strong.append(_Cand(offset, offset + len(clean.splitlines()[i]), value, kind, False, False))
+        strong.sort(key=lambda c: (c.pos, c.end))
+        if len(strong) == 1:
+            return result(value, where, kind)
+    if strong:
+        status, c = _decide(strong, clean)
+        if status == "ambiguous":
+            return Parsed(None, "ambiguous", why, "tag")
+        if c is not None:
+            return result(c.value, "tag", c.kind)
+        return Parsed(None, "invalid", why, "tag")
+    first = lines[0][1]
+    lead = _LEAD_RX.match(first)
+    if lead and len(_ENUM_RX.findall(clean)) <= 1:
+        value, kind = _value_of(lead.group("v"))
+        return result(value, "lead", kind)
+    weak = [c for c in cands if c.weak]
+    if weak:
+        status, c = _decide(weak, clean)
+        if status == "ambiguous":
+            return Parsed(None, "ambiguous", why, "tag")
+        return result(c.value if c else None, "tag", c.kind if c else "")
     if _REFUSAL.search(clean):
         return Parsed(None, "refusal", why, "none")
     return Parsed(None, "invalid", why, "none")
+
+
+_REFUSAL = re.compile(
+    r"(?i:\bi\s*(?:can't|cannot|can\s+not|am\s+unable|'m\s+unable|am\s+not\s+able|'m\s+not\s+able|won't|"
+    r"must\s+decline|decline)\b|\bas\s+an\s+ai\b|\bi'm\s+sorry,?\s+but\b|\bunable\s+to\s+(?:help|assist|answer|"
+    r"determine)\b|\bnot\s+able\s+to\s+(?:answer|help|determine)\b)"
+    r"|مت(?:ا\u0654?|أ)سفانه|نمی[\u200c ]?توانم|قادر\s+(?:به\s+\S+\s+)?نیستم|از\s+پاسخ\s+(?:دادن\s+)?معذورم"
+)

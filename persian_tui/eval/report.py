@@ -8,7 +8,7 @@ Rules (README "Reports" repeats them):
   `curated`), with a key, that EVERY run in the report has a prediction for. `questions` is
   their number; all figures are on these questions only.
 - A prediction is correct when `predicted == current key`. A prediction that is not `ok`
-  (invalid, empty, refusal, api_error) or has no answer is wrong and counts as invalid.
+  (invalid, ambiguous, empty, refusal, api_error) or has no answer is wrong and counts as invalid.
 - Leaderboard: accuracy descending, then run id. Wilson 95 % interval (statsmodels) and a
   percentile bootstrap 95 % interval from `n_boot` resamples of the questions drawn with
   numpy `default_rng(seed)`; the same resamples are used for every run (paired).

@@ -21,7 +21,7 @@ DPI = 100
 COLORS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52")  # positions 1..4
 
 HOW_TO_READ = [
-    "accuracy = correct / questions; an invalid answer (unparseable, empty, refusal, API error) "
+    "accuracy = correct / questions; an invalid answer (unparseable, ambiguous, empty, refusal, API error) "
     "counts as wrong and is also counted under `invalid`. Chance is 25 %.",
     "Wilson 95 %: the accuracies this run's results are compatible with, had it answered many more "
     "questions like these; bootstrap 95 %: the same from resampling the questions. Overlapping "

@@ -128,7 +128,7 @@ class RunsRepo:
             """SELECT p.run_id, COUNT(*),
                       SUM(q.key IS NOT NULL AND p.predicted = q.key),
                       SUM(q.key IS NOT NULL),
-                      SUM(p.parse_status IN ('invalid', 'empty', 'refusal')),
+                      SUM(p.parse_status IN ('invalid', 'empty', 'refusal', 'ambiguous')),
                       SUM(p.parse_status = 'api_error')
                FROM predictions p JOIN questions q ON q.id = p.question_id GROUP BY p.run_id""")}
         return [RunSummary(run, *(stats.get(run.id) or (0, 0, 0, 0, 0))) for run in self.runs()]
