@@ -216,8 +216,8 @@ def test_no_assertion_is_no_answer(text):
 
 
 def _corpus():
-    from pathlib import Path
     import json
+    from pathlib import Path
 
     path = Path(__file__).parent / "data" / "replies.jsonl"
     return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
@@ -243,6 +243,7 @@ def test_ambiguous_replies_are_stored_and_counted_as_unusable(store):
 
     from conftest import make_question
     from llm_server import LLMServer, chat
+
     from persian_tui.eval.report import build_report
     from persian_tui.runs import LLMRunSpec, create_llm_run, execute_llm_run
 

@@ -45,8 +45,8 @@ class Parsed:
 
 # ---------------------------------------------------------------- reasoning blocks
 
-_OPEN = re.compile(r"<(?:think|thinking)>", re.I)
-_CLOSE = re.compile(r"</(?:think|thinking)>", re.I)
+_OPEN = re.compile(r"<(?:think|thinking)>", re.IGNORECASE)
+_CLOSE = re.compile(r"</(?:think|thinking)>", re.IGNORECASE)
 
 
 def split_reasoning(text: str) -> tuple[str, list[str]]:
@@ -280,8 +280,8 @@ _PARTIAL_AFTER = re.compile(
     r"(?i:[^.!?\n]{0,40}?\b(?:only\s+(?:in|on|by|slightly)|in\s+(?:(?:its|their|the)\s+)?(?:form|tone|style|wording|imagery|meter|"
     r"rhyme|vocabulary|diction|register)|superficially|on\s+the\s+surface|at\s+first|but\s+not\s+in\s+"
     r"(?:meaning|theme|sense|concept)|a\s+little|slightly|somewhat)\b)"
-    rf"|[^.!?؟\n]{{0,40}}?(?:فقط\s+در|در\s+ظاهر|از\s+نظر\s+(?:وزن|قافیه|لفظ|ظاهر|واژه|واژگان)|اما\s+(?:در|از\s+نظر)\s+"
-    rf"(?:معنا|مفهوم))")
+    r"|[^.!?؟\n]{0,40}?(?:فقط\s+در|در\s+ظاهر|از\s+نظر\s+(?:وزن|قافیه|لفظ|ظاهر|واژه|واژگان)|اما\s+(?:در|از\s+نظر)\s+"
+    r"(?:معنا|مفهوم))")
 _FA_NEG_AFTER = re.compile(rf"[^.،,؛\n:]{{0,12}}?(?:{_W}نیست|نمی{_ZW}باشد|نباشد|نبود){_E}")
 _CORRECTION = re.compile(
     r"(?i:\b(?:actually|on\s+second\s+thoughts?|wait|correction|i\s+was\s+wrong|i\s+made\s+a\s+mistake|"
@@ -292,7 +292,7 @@ _CORRECTION = re.compile(
     rf"|{_W}(?:در{_ZW}واقع|درواقع|در\s+حقیقت|اصلاح|تصحیح|اشتباه\s+(?:کردم|گفتم|کرده{_ZW}ام)|ببخشید|پوزش|صبر\s+کن|"
     rf"نه\s*[،,]|با\s+دقت\s+بیشتر|بازنگری|در\s+نگاه\s+دوم|راستش|بهتر\s+است\s+بگویم|نه{_ZW}خیر){_E}")
 _FINAL = re.compile(r"(?i:\bfinal\s+(?:answer|choice|pick|verdict|selection)|\bin\s+conclusion\b|\bto\s+conclude\b"
-                    rf"|\bmy\s+final\b)|نهایی|در\s+نهایت|سرانجام|در\s+پایان")
+                    r"|\bmy\s+final\b)|نهایی|در\s+نهایت|سرانجام|در\s+پایان")
 
 
 # ---------------------------------------------------------------- candidate patterns
