@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from persian_tui import config
-from persian_tui.cli import add_tui_options
+from persian_tui.cli import add_tui_options, tui_options
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -17,8 +17,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     from persian_tui.tui.app import run_app
 
-    return run_app(db=args.db, bidi=args.bidi, sample=not args.no_sample,
-                   annotator=args.annotator)
+    return run_app(**tui_options(args))
 
 
 if __name__ == "__main__":

@@ -113,10 +113,33 @@ class Revision:
 
 @dataclass(frozen=True)
 class Progress:
-    mine: int  # questions I have labelled (or skipped)
+    mine: int  # questions I have answered (skips not counted)
     queue_left: int  # questions still offered to me under the label target
-    bank: int  # questions open for labelling (draft/ready/curated)
+    bank: int  # questions open for labelling (draft/ready/curated) in the queue's scope
     target: int
+    skipped: int = 0  # questions I skipped
+    complete: int = 0  # questions of the scope that have `target` answers (anyone's)
+
+
+QUEUE_MODES = ("overlap", "spread")
+
+
+@dataclass(frozen=True)
+class QueueScope:
+    """Which questions a labelling queue serves; empty fields do not restrict."""
+
+    tag: str | None = None
+    category: str | None = None
+    source: str | None = None
+    status: str | None = None  # draft | ready | curated (default: all three)
+    uids: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        parts = [f"{k} {v}" for k, v in (("tag", self.tag), ("category", self.category),
+                                         ("source", self.source), ("status", self.status)) if v]
+        if self.uids:
+            parts.append(f"{len(self.uids)} chosen question{'s' if len(self.uids) != 1 else ''}")
+        return ", ".join(parts) or "the whole bank"
 
 
 PARSE_STATUSES = ("ok", "invalid", "empty", "refusal", "api_error", "ambiguous")

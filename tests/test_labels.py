@@ -3,6 +3,7 @@
 import pytest
 
 from conftest import make_question
+from persian_tui.models import QueueScope
 
 
 @pytest.fixture
@@ -44,16 +45,70 @@ def test_bad_labels_are_refused(bank):
     assert bank.labels() == []
 
 
-def test_queue_serves_fewest_labels_first_up_to_target(bank):
+def test_spread_queue_serves_fewest_labels_first_up_to_target(bank):
     bank.add_label("q-1", "x", 1)
     bank.add_label("q-2", "x", 1)
     bank.add_label("q-2", "y", 1)
     got = []
-    while (q := bank.claim_next("ali", target=2)) is not None:
+    while (q := bank.claim_next("ali", target=2, mode="spread")) is not None:
         got.append(q.uid)
         bank.add_label(q.uid, "ali", 1)
     assert got == ["q-3", "q-4", "q-5", "q-1"]  # q-2 already has 2 labels
     assert bank.progress("ali", target=2).queue_left == 0
+
+
+def test_overlap_queue_finishes_what_others_started(bank):
+    bank.add_label("q-3", "x", 1)
+    bank.add_label("q-5", "x", 2)
+    bank.add_label("q-5", "y", 2)
+    bank.add_label("q-4", "z", skipped=True)  # a skip is not an answer
+    got = []
+    while (q := bank.claim_next("ali", target=3)) is not None:
+        got.append(q.uid)
+        bank.add_label(q.uid, "ali", 1)
+    assert got == ["q-5", "q-3", "q-1", "q-2", "q-4"]
+
+
+def test_second_annotator_gets_the_first_annotators_items(bank):
+    """Default queue: two people labelling at once overlap from the first item."""
+    first, second = [], []
+    for _ in range(3):
+        a = bank.claim_next("ali", target=2)
+        first.append(a.uid)
+        b = bank.claim_next("sara", target=2)
+        second.append(b.uid)
+        bank.add_label(a.uid, "ali", 1)
+        bank.add_label(b.uid, "sara", 1)
+    assert second == first
+    # and the one who comes later starts on what the others share, never past the target
+    c = bank.claim_next("reza", target=2)
+    assert c.uid not in first
+
+
+def test_queue_scopes(store):
+    qs = [make_question(f"q-{i}", category="عشق" if i % 2 else "قناعت", tags=["hafez"] if i < 3 else [],
+                        source_name="book" if i > 3 else "exam", status="draft" if i == 5 else "ready")
+          for i in range(1, 7)]
+    store.add_questions(qs)
+
+    def served(scope, **kw):
+        got = []
+        while (q := store.claim_next("ali", target=1, scope=scope, **kw)) is not None:
+            got.append(q.uid)
+            store.add_label(q.uid, "ali", 1)
+        for uid in got:  # take them back for the next scope
+            store.undo_label("ali")
+        return sorted(got)
+
+    assert served(QueueScope(tag="hafez")) == ["q-1", "q-2"]
+    assert served(QueueScope(category="عشق")) == ["q-1", "q-3", "q-5"]
+    assert served(QueueScope(source="book")) == ["q-4", "q-5", "q-6"]
+    assert served(QueueScope(status="draft")) == ["q-5"]
+    assert served(QueueScope(uids=("q-6", "q-2"))) == ["q-2", "q-6"]
+    assert served(QueueScope(category="عشق", source="book")) == ["q-5"]
+    assert store.progress("ali", target=1, scope=QueueScope(tag="hafez")).bank == 2
+    with pytest.raises(ValueError, match="queue mode"):
+        store.claim_next("ali", mode="random")
 
 
 def test_claims_stop_two_annotators_exceeding_target(bank):
@@ -73,8 +128,11 @@ def test_expired_claims_are_freed(bank):
 def test_progress(bank):
     bank.add_label("q-1", "ali", 1)
     bank.add_label("q-2", "ali", skipped=True)
-    p = bank.progress("ali", target=3)
-    assert (p.mine, p.queue_left, p.bank) == (2, 3, 5)
+    bank.add_label("q-3", "x", 1)
+    bank.add_label("q-3", "y", 1)
+    p = bank.progress("ali", target=2)
+    # a skip is not an answer; the bank bar counts questions at the target, not my labels
+    assert (p.mine, p.skipped, p.queue_left, p.bank, p.complete) == (1, 1, 2, 5, 1)
 
 
 def test_authoring_keeps_revisions(store):

@@ -9,6 +9,7 @@ from textual.widgets import TextArea
 
 from conftest import make_question
 from persian_tui import bidi
+from persian_tui.models import QueueScope
 from persian_tui.store import Store
 from persian_tui.tui.app import PersianTUI
 from persian_tui.tui.screens.bank import BankScreen
@@ -354,3 +355,39 @@ async def test_guidelines_default_and_edit(db):
         assert isinstance(app.screen, GuidelinesScreen) and not app.screen.editing
         await press(pilot, "q")
         assert app.screen is screen and shown_uid(screen) == "q-1"
+
+
+async def test_label_this_question_from_the_bank(db):
+    app = make_app(db)
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(200):
+            if app.bank is not None and app.bank.loaded_at is not None:
+                break
+            await pilot.pause(0.01)
+        await press(pilot, "down", "down", "down")
+        await press(pilot, "L")
+        screen = app.screen
+        assert isinstance(screen, LabelScreen)
+        assert shown_uid(screen) == "q-4"
+        await press(pilot, "2")
+        assert [(l.uid, l.answer) for l in my_labels(app)] == [("q-4", 2)]
+        assert shown_uid(screen) == "q-1"  # then the queue
+
+
+async def test_scoped_queue_and_honest_bars(tmp_path):
+    path = tmp_path / "scoped.db"
+    with Store(path) as store:
+        store.add_questions([make_question(f"q-{i}", couplets(i), tags=["قدیم"] if i > 3 else [])
+                             for i in range(1, 7)])
+        store.add_label("q-5", "ali", 1)
+    app = PersianTUI(path, "app", warm_up=False, annotator=ME, queue_scope=QueueScope(tag="قدیم"))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_label(pilot)
+        assert shown_uid(screen) == "q-5"  # in scope, and another annotator started it
+        assert "tag قدیم" in text_of(app, "#label-head")
+        await press(pilot, "s")  # a skip is not a label
+        assert "0 labelled by you (1 skipped), 2 to go" in text_of(app, "#progress-mine")
+        assert "0 of 3 open questions have 3 labels" in text_of(app, "#progress-bank")
+        await press(pilot, "1", "1")
+        assert screen.current is None  # only the three tagged questions were served
+        assert "2 labelled by you (1 skipped), 0 to go" in text_of(app, "#progress-mine")

@@ -359,8 +359,17 @@ def cmd_report(args) -> int:
 def cmd_tui(args) -> int:
     from ..tui.app import run_app
 
-    return run_app(db=args.db, bidi=args.bidi, sample=not args.no_sample,
-                   annotator=args.annotator)
+    return run_app(**tui_options(args))
+
+
+def tui_options(args) -> dict:
+    """run_app's arguments from the options add_tui_options declares (app.py and `tui`)."""
+    from ..models import QueueScope
+
+    scope = QueueScope(tag=args.queue_tag, category=args.queue_category, source=args.queue_source,
+                       status=args.queue_status)
+    return dict(db=args.db, bidi=args.bidi, sample=not args.no_sample, annotator=args.annotator,
+                queue_mode=args.queue, queue_scope=scope if scope != QueueScope() else None)
 
 
 def add_tui_options(p: argparse.ArgumentParser) -> None:
@@ -371,6 +380,15 @@ def add_tui_options(p: argparse.ArgumentParser) -> None:
                    help="do not seed a new database with the bundled sample bank")
     p.add_argument("--annotator", metavar="NAME",
                    help="your name for labels, edits and decisions (asked when needed)")
+    q = p.add_argument_group("labelling queue")
+    q.add_argument("--queue", choices=("overlap", "spread"), default="overlap",
+                   help="overlap: questions others have started first, so annotators share items "
+                        "and agreement can be measured (default); spread: fewest labels first")
+    q.add_argument("--queue-tag", metavar="TAG", help="only questions with this tag")
+    q.add_argument("--queue-category", metavar="NAME", help="only questions of this category")
+    q.add_argument("--queue-source", metavar="NAME", help="only questions from this source")
+    q.add_argument("--queue-status", choices=("draft", "ready", "curated"),
+                   help="only questions with this status (default: all three)")
 
 
 def add_llm_options(p: argparse.ArgumentParser, *, answers: bool, judge: bool = False) -> None:

@@ -6,7 +6,7 @@ import sqlite3
 import time
 
 from ..bank import now
-from ..models import CONFIDENCES, Label, Progress, Question
+from ..models import CONFIDENCES, QUEUE_MODES, Label, Progress, Question, QueueScope
 
 LABELLED = ("draft", "ready", "curated")  # statuses offered for labelling
 _LABEL_COLUMNS = ("q.uid, l.annotator, l.answer, l.skipped, l.confidence, l.flag, l.note, "
@@ -96,16 +96,26 @@ class LabelsRepo:
     # ------------------------------------------------------------ queue
 
     def claim_next(self, annotator: str, *, target: int = 3, lease_seconds: float = 900,
-                   skip: tuple[str, ...] = ()) -> Question | None:
-        """Lease the next question for `annotator`: one they have not labelled, with fewer
-        than `target` labels counting other annotators' live claims, fewest labels first.
-        Runs in one write transaction, so two annotators never push an item past target."""
+                   skip: tuple[str, ...] = (), scope: QueueScope | None = None,
+                   mode: str = "overlap") -> Question | None:
+        """Lease the next question for `annotator`: one in `scope` they have not labelled, with
+        fewer than `target` answers counting other annotators' live claims. `overlap` (default)
+        serves the questions with the most answers first, so annotators share items at once and
+        agreement can be measured; `spread` serves the fewest first. One write transaction, so
+        two annotators never push an item past target."""
+        if mode not in QUEUE_MODES:
+            raise ValueError(f"unknown queue mode {mode!r}; choose {' or '.join(QUEUE_MODES)}")
+        where, params = _scope_where(scope)
         stamp = time.time()
         with self.tx():
             self.conn.execute("DELETE FROM claims WHERE expires_at < ?", (stamp,))
+            # my held claim, unless others filled it past a (lowered) target meanwhile
             held = self.conn.execute(
                 "SELECT q.uid FROM claims c JOIN questions q ON q.id = c.question_id "
-                "WHERE c.annotator = ?", (annotator,)).fetchone()
+                f"WHERE c.annotator = ? AND {where} AND "
+                "(SELECT COUNT(*) FROM labels l WHERE l.question_id = q.id AND l.skipped = 0) "
+                "+ (SELECT COUNT(*) FROM claims o WHERE o.question_id = q.id AND o.annotator != ?) < ?",
+                (annotator, *params, annotator, target)).fetchone()
             if held and held[0] not in skip:
                 self.conn.execute("UPDATE claims SET expires_at = ? WHERE annotator = ?",
                                   (stamp + lease_seconds, annotator))
@@ -113,18 +123,19 @@ class LabelsRepo:
             else:
                 self.conn.execute("DELETE FROM claims WHERE annotator = ?", (annotator,))
                 marks = ",".join("?" * len(skip))
+                order = "n DESC, q.id" if mode == "overlap" else "n, q.id"
                 row = self.conn.execute(
                     f"""SELECT q.id, q.uid,
                           (SELECT COUNT(*) FROM labels l WHERE l.question_id = q.id AND l.skipped = 0)
                           + (SELECT COUNT(*) FROM claims c WHERE c.question_id = q.id) AS n
                         FROM questions q
-                        WHERE q.status IN ('draft', 'ready', 'curated')
+                        WHERE {where}
                           AND NOT EXISTS (SELECT 1 FROM labels l WHERE l.question_id = q.id
                                           AND l.annotator = ?)
                           {f'AND q.uid NOT IN ({marks})' if skip else ''}
                           AND n < ?
-                        ORDER BY n, q.id LIMIT 1""",
-                    (annotator, *skip, target)).fetchone()
+                        ORDER BY {order} LIMIT 1""",
+                    (*params, annotator, *skip, target)).fetchone()
                 if row is None:
                     return None
                 self.conn.execute("INSERT INTO claims (question_id, annotator, expires_at) VALUES (?,?,?)",
@@ -161,16 +172,21 @@ class LabelsRepo:
         with self.tx():
             self.conn.execute("DELETE FROM claims WHERE annotator = ?", (annotator,))
 
-    def progress(self, annotator: str, *, target: int = 3) -> Progress:
-        mine = self.conn.execute("SELECT COUNT(*) FROM labels WHERE annotator = ?", (annotator,)).fetchone()[0]
-        bank = self.conn.execute(
-            "SELECT COUNT(*) FROM questions WHERE status IN ('draft','ready','curated')").fetchone()[0]
-        left = self.conn.execute(
-            """SELECT COUNT(*) FROM questions q WHERE q.status IN ('draft','ready','curated')
-               AND NOT EXISTS (SELECT 1 FROM labels l WHERE l.question_id = q.id AND l.annotator = ?)
-               AND (SELECT COUNT(*) FROM labels l WHERE l.question_id = q.id AND l.skipped = 0) < ?""",
-            (annotator, target)).fetchone()[0]
-        return Progress(mine, left, bank, target)
+    def progress(self, annotator: str, *, target: int = 3, scope: QueueScope | None = None) -> Progress:
+        """What the labelling bars show, within the queue's scope: my answers and skips, what
+        is left for me, and how many questions have reached the target (anyone's answers)."""
+        where, params = _scope_where(scope)
+        answers = "(SELECT COUNT(*) FROM labels l WHERE l.question_id = q.id AND l.skipped = 0)"
+        row = self.conn.execute(
+            f"""SELECT COUNT(*),
+                  COALESCE(SUM(m.skipped = 0), 0), COALESCE(SUM(m.skipped = 1), 0),
+                  COALESCE(SUM(m.question_id IS NULL AND {answers} < ?), 0),
+                  COALESCE(SUM({answers} >= ?), 0)
+                FROM questions q
+                LEFT JOIN labels m ON m.question_id = q.id AND m.annotator = ?
+                WHERE {where}""", (target, target, annotator, *params)).fetchone()
+        bank, mine, skipped, left, complete = row
+        return Progress(mine, left, bank, target, skipped=skipped, complete=complete)
 
     # ------------------------------------------------------------ settings
 
@@ -182,3 +198,24 @@ class LabelsRepo:
         with self.tx():
             self.conn.execute("INSERT INTO settings (name, value) VALUES (?, ?) "
                               "ON CONFLICT (name) DO UPDATE SET value = excluded.value", (name, value))
+
+
+def _scope_where(scope: QueueScope | None) -> tuple[str, tuple]:
+    """The SQL condition on `q` (questions) for a queue scope; open questions only."""
+    scope = scope or QueueScope()
+    statuses = (scope.status,) if scope.status else ("draft", "ready", "curated")
+    where = [f"q.status IN ({','.join('?' * len(statuses))})"]
+    params: list = list(statuses)
+    if scope.tag:
+        where.append("EXISTS (SELECT 1 FROM json_each(q.tags) t WHERE t.value = ?)")
+        params.append(scope.tag)
+    if scope.category:
+        where.append("q.category = ?")
+        params.append(scope.category)
+    if scope.source:
+        where.append("q.source_name = ?")
+        params.append(scope.source)
+    if scope.uids:
+        where.append(f"q.uid IN ({','.join('?' * len(scope.uids))})")
+        params += scope.uids
+    return " AND ".join(where), tuple(params)

@@ -12,6 +12,7 @@ from textual.binding import Binding
 from textual.message import Message
 
 from .. import bidi, config, display
+from ..models import QueueScope
 from ..search import BankSearch
 from ..store import DatabaseError, Store, StoreError
 from .commands import BankCommands
@@ -42,7 +43,8 @@ class PersianTUI(App[int]):
 
     def __init__(self, db_path: str | Path, bidi_mode: str = "app", *, sample: bool = False,
                  db_label: str | None = None, warm_up: bool = True,
-                 annotator: str | None = None) -> None:
+                 annotator: str | None = None, queue_mode: str = "overlap",
+                 queue_scope: QueueScope | None = None) -> None:
         if bidi_mode not in RESOLVED_MODES:
             raise ValueError(f"invalid bidi mode {bidi_mode!r}: expected one of {', '.join(RESOLVED_MODES)}")
         super().__init__()
@@ -52,6 +54,8 @@ class PersianTUI(App[int]):
         self.sample = sample
         self.warm_up = warm_up
         self.annotator = annotator  # who labels, authors and adjudicates (asked when None)
+        self.queue_mode = queue_mode  # overlap | spread (see store.claim_next)
+        self.queue_scope = queue_scope  # which questions the labelling queue serves
         self.store: Store | None = None
         self.bank: BankScreen | None = None
 
@@ -150,10 +154,12 @@ class PersianTUI(App[int]):
 
         self.push_screen(NameScreen(), got)
 
-    def action_label(self) -> None:
+    def action_label(self, uid: str | None = None) -> None:
+        """The labelling queue; with ``uid``, that question first, then the queue."""
         from .screens.label import LabelScreen
 
-        self.with_name(lambda name: self.push_screen(LabelScreen(name)))
+        self.with_name(lambda name: self.push_screen(
+            LabelScreen(name, scope=self.queue_scope, queue_mode=self.queue_mode, first=uid)))
 
     def action_author(self, uid: str | None = None) -> None:
         from .screens.author import AuthorScreen
@@ -191,7 +197,8 @@ class PersianTUI(App[int]):
 
 
 def run_app(db: str | None = None, bidi: str | None = None, sample: bool = True,
-            annotator: str | None = None) -> int:
+            annotator: str | None = None, queue_mode: str = "overlap",
+            queue_scope: QueueScope | None = None) -> int:
     """Open the TUI on ``db`` (flag > $PERSIAN_TUI_DB > default). Returns the exit status."""
     try:
         mode = _resolve(bidi)
@@ -210,7 +217,8 @@ def run_app(db: str | None = None, bidi: str | None = None, sample: bool = True,
     except DatabaseError as e:
         print(f"persian-tui: error: {database_error(path, e)}", file=sys.stderr)
         return 1
-    app = PersianTUI(path, mode, sample=sample and created, annotator=annotator)
+    app = PersianTUI(path, mode, sample=sample and created, annotator=annotator,
+                     queue_mode=queue_mode, queue_scope=queue_scope)
     app.run()
     if app.fatal_error:
         print(f"persian-tui: error: {app.fatal_error}", file=sys.stderr)

@@ -37,6 +37,7 @@ class BankScreen(Screen):
         Binding("b", "cycle_bidi", "Bidi", show=False),
         Binding("r", "reload", "Reload", show=False),
         Binding("l", "app.label", "Label"),
+        Binding("L", "label_this", "Label this", show=False),
         Binding("n", "app.author", "New"),
         Binding("e", "edit", "Edit"),
         Binding("a", "app.adjudicate", "Adjudicate"),
@@ -231,6 +232,11 @@ class BankScreen(Screen):
             return
         i = choices.index(self.category) if self.category in choices else 0
         self.set_category(choices[(i + 1) % len(choices)])
+
+    def action_label_this(self) -> None:
+        uid = self.query_one(BankTable).current_uid
+        if uid:
+            self.app.action_label(uid)
 
     def action_edit(self) -> None:
         uid = self.query_one(BankTable).current_uid

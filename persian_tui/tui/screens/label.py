@@ -18,7 +18,7 @@ from textual.widgets import Footer, Static
 
 from .base import AppState
 from ... import bidi
-from ...models import Question
+from ...models import Question, QueueScope
 from ...store import StoreError
 from ..render import fa
 from ..widgets.blind_question import BlindQuestion
@@ -75,9 +75,13 @@ class LabelScreen(AppState, Screen):
         Binding("escape,q", "back", "bank", key_display="esc"),
     ]
 
-    def __init__(self, annotator: str) -> None:
+    def __init__(self, annotator: str, *, scope: QueueScope | None = None,
+                 queue_mode: str = "overlap", first: str | None = None) -> None:
         super().__init__(id="label")
         self.annotator = annotator
+        self.scope = scope  # which questions the queue serves (None: the whole bank)
+        self.queue_mode = queue_mode
+        self.first = first  # "label this question" from the bank: shown before the queue
         self.target = DEFAULT_TARGET
         self.current: Question | None = None
         self.from_queue = False  # the current item is my claim (not an undone item shown again)
@@ -115,6 +119,15 @@ class LabelScreen(AppState, Screen):
     def next_item(self) -> None:
         """The next undone item to answer again, else the next item of the queue."""
         try:
+            if self.first:  # chosen in the bank: shown even if I labelled it (a new label supersedes)
+                uid, self.first = self.first, None
+                q = self.store.get_question(uid)
+                if q is not None:
+                    if not self.store.claim(self.annotator, uid, target=self.target):
+                        self.notify(f"{uid} has {self.target} label(s) already; your label is extra",
+                                    severity="warning")
+                    self.show(q, from_queue=False)
+                    return
             while self.back:
                 uid = self.back.pop()
                 if not self.store.labels(uid, annotator=self.annotator):
@@ -123,7 +136,8 @@ class LabelScreen(AppState, Screen):
                                     "or press Escape", severity="warning")
                     self.show(self.store.get_question(uid), from_queue=False)
                     return
-            self.show(self.store.claim_next(self.annotator, target=self.target), from_queue=True)
+            self.show(self.store.claim_next(self.annotator, target=self.target, scope=self.scope,
+                                            mode=self.queue_mode), from_queue=True)
         except DB_ERRORS as e:
             self.fail("cannot read the next item", e)
 
@@ -154,7 +168,8 @@ class LabelScreen(AppState, Screen):
         if self.note:
             note.update(Content.assemble(("note  ", "bold"), self.shown(self.note), ("  (n edits)", "dim")))
         try:
-            self.query_one(LabelProgress).show(self.store.progress(self.annotator, target=self.target))
+            self.query_one(LabelProgress).show(
+                self.store.progress(self.annotator, target=self.target, scope=self.scope))
         except DB_ERRORS as e:
             self.fail("cannot read the progress", e)
 
@@ -166,6 +181,8 @@ class LabelScreen(AppState, Screen):
                       " │ ⏱ ", (clock(monotonic() - self.shown_at), "bold"),
                       " │ confidence ", (self.confidence or "—", "bold $text-accent"), (" (c)", "dim")]
         parts += [" │ target ", (fa(self.target), "bold"), (" (t)", "dim")]
+        if self.scope is not None:
+            parts += [" │ ", (self.scope.describe(), "italic")]
         self.query_one("#label-head", Static).update(Content.assemble(*parts))
 
     def _tick(self) -> None:
@@ -299,7 +316,7 @@ class LabelScreen(AppState, Screen):
         except DB_ERRORS as e:
             self.fail("target not saved", e)
         self.say(f"target: {self.target} label(s) per question")
-        if self.current is None:
+        if self.current is None or self.from_queue:  # a lowered target may close the current item
             self.next_item()
         else:
             self.refresh_bars()

@@ -11,10 +11,13 @@ from ...models import Progress
 
 def progress_texts(p: Progress) -> dict[str, str]:
     """The text beside each bar (pure)."""
+    labels = f"label{'s' if p.target > 1 else ''}"
+    skipped = f" ({p.skipped} skipped)" if p.skipped else ""
     return {
-        "mine": f"{p.mine} labelled by you, {p.queue_left} to go",
-        "queue": f"{p.queue_left} left for you (fewer than {p.target} label{'s' if p.target > 1 else ''})",
-        "bank": f"{p.mine} of {p.bank} open question{'s' if p.bank != 1 else ''}",
+        "mine": f"{p.mine} labelled by you{skipped}, {p.queue_left} to go",
+        "queue": f"{p.queue_left} left for you (fewer than {p.target} {labels})",
+        "bank": f"{p.complete} of {p.bank} open question{'s' if p.bank != 1 else ''} "
+                f"have {p.target} {labels}",
     }
 
 
@@ -34,6 +37,6 @@ class LabelProgress(Vertical):
             self.query_one(f"#progress-{row}", Label).update(text)
         # a total of 0 (or None) would make the bar pulse forever: at least 1
         self.query_one("#progress-mine-bar", ProgressBar).update(
-            total=max(p.mine + p.queue_left, 1), progress=p.mine)
+            total=max(p.mine + p.skipped + p.queue_left, 1), progress=p.mine + p.skipped)
         self.query_one("#progress-bank-bar", ProgressBar).update(
-            total=max(p.bank, 1), progress=min(p.mine, p.bank))
+            total=max(p.bank, 1), progress=min(p.complete, p.bank))
