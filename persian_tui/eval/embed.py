@@ -156,8 +156,10 @@ class SentenceTransformerEmbedder:
     ):
         try:
             from sentence_transformers import SentenceTransformer
-        except ImportError as e:
-            raise EmbedderError(f"sentence-transformers is not installed ({e}): pip install sentence-transformers") from e
+        except ImportError:
+            raise EmbedderError(
+                "st: models need the embed extra (sentence-transformers and torch): "
+                "pip install 'persian-tui[embed]' (CPU only: pip install torch==2.13.0 first)") from None
 
         self.normalization = _check_normalization(normalization)
         self.batch_size = batch_size
