@@ -78,3 +78,31 @@ def test_cli_import_predictions(bank, tmp_path, capsys):
     assert "imported 1 run(s)" in capsys.readouterr().out
     assert main(["--db", str(bank.path), "runs"]) == 0
     assert "imported" in capsys.readouterr().out
+
+
+def test_answer_cells_are_read_by_the_answer_parser(bank, tmp_path):
+    cells = {"m/digit": "۳", "m/letter": "C", "m/marker": "Answer: 2", "m/word": "گزینه سوم",
+             "m/junk": "lorem ipsum 42", "m/two": "Answer: 2\nAnswer: 3", "m/refuse": "I can't help with that.",
+             "m/empty": "", "m/five": "5"}
+    path = write(tmp_path, [[m, 6, cell] for m, cell in cells.items()],
+                 ["model_name", "question_number", "model_answer"])
+    r = import_predictions(bank, path)
+    assert sorted(r.runs_new) == sorted(cells) and r.invalid == 5
+    got = {}
+    for run in bank.runs():
+        (p,) = bank.predictions(run.id)
+        got[run.model] = (p.predicted, p.parse_status, p.raw_output)
+    assert got["m/digit"] == (3, "ok", "۳") and got["m/letter"] == (3, "ok", "C")
+    assert got["m/marker"] == (2, "ok", "Answer: 2") and got["m/word"] == (3, "ok", "گزینه سوم")
+    assert got["m/junk"] == (None, "invalid", "lorem ipsum 42")  # kept with its raw cell, not dropped
+    assert got["m/two"][:2] == (None, "ambiguous") and got["m/refuse"][:2] == (None, "refusal")
+    assert got["m/empty"] == (None, "empty", None) and got["m/five"][:2] == (None, "invalid")
+    by_model = {s.run.model: s for s in bank.run_summaries()}
+    assert by_model["m/two"].invalid == 1 and by_model["m/marker"].correct == 1
+
+
+def test_cli_reports_unreadable_cells(bank, tmp_path, capsys):
+    path = write(tmp_path, [["m", 6, "Answer: 2"], ["m", 12, "hmm"], ["m", 14, "پاسخ: ۱\nپاسخ: ۴"]],
+                 ["model_name", "question_number", "model_answer"])
+    assert main(["--db", str(bank.path), "import-predictions", str(path)]) == 0
+    assert "3 predictions, 2 without a usable answer" in capsys.readouterr().out

@@ -224,7 +224,7 @@ def cmd_import_predictions(args) -> int:
               "than once per model or shared by several questions (the source repeats the id)")
     head = "dry run: would import" if args.dry_run else "imported"
     print(f"{head} {len(r.runs_new)} run(s) ({sum(r.runs_new.values())} predictions, {r.invalid} "
-          f"invalid/empty); {len(r.runs_unchanged)} already imported")
+          f"without a usable answer); {len(r.runs_unchanged)} already imported")
     return 0
 
 

@@ -1,7 +1,9 @@
 """Import published answers (the seed's exp-1 and exp-6 CSVs) as `imported` runs, one per model.
 
 Rows are matched to questions by the id they had in the file the questions were imported
-from (`source`); unmatched rows are reported; an empty answer is an `invalid` prediction."""
+from (`source`); unmatched rows are reported. Answer cells are read by the one answer parser
+(`۳`, `C`, `Answer: 2`, `گزینه سوم`); a cell it cannot read is kept with its parse status
+(invalid, ambiguous, empty, refusal) and counted, never dropped."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..eval.parse import parse_answer
 from ..models import Prediction
 from ..store import Store
 from .errors import InputError
@@ -79,8 +82,8 @@ def import_predictions(store: Store, path: str | Path, *, source: str | None = N
             continue
         raw = (row.get("model_answer") or "").strip()
         tokens = (row.get("completion_tokens") or "").strip()
-        answer = int(raw) if raw in ("1", "2", "3", "4") else None
-        status = "ok" if answer else ("empty" if not raw else "invalid")
+        parsed = parse_answer(raw)  # the one answer parser: "۳", "C", "Answer: 2", "گزینه سوم"
+        answer, status = parsed.answer, parsed.status
         result.invalid += status != "ok"
         by_model[model].append(Prediction(
             questions[sid][0].uid, answer, status, raw_output=raw or None,
