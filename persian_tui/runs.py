@@ -448,7 +448,7 @@ async def execute_judge_run(db_path: str | Path, run_id: int, *, retry_errors: b
                     reply = await cached_reply(store, client, spec, prompt.messages, prompt.response_format)
                     j = parse_judgment(reply.text, categories)
                     row.update(status=j.status, verdict=j.verdict, error_category=j.error_category,
-                               rationale=j.rationale, raw_reply=reply.text, tokens_in=reply.tokens_in,
+                               rationale=j.rationale, error=j.reason, raw_reply=reply.text, tokens_in=reply.tokens_in,
                                tokens_out=reply.tokens_out, latency=reply.latency, cost=reply.cost)
                 except LLMError as e:
                     row["error"] = str(e)
