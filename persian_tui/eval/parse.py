@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 
 
@@ -227,9 +228,8 @@ class _Text:
     def __init__(self, t: str):
         self.t = t
         self.hard = [0] + [m.end() for m in _HARD.finditer(t) if not self._list_dot(m)]
-        self.hard_at = {m.start(): m.group() for m in _HARD.finditer(t)}
         self.soft = sorted(set(self.hard) | {m.start() for m in _SOFT.finditer(t)}
-                           | {m.end() for m in re.finditer(r"[,،:]", t)})
+                           | {m.end() for m in _COMMA.finditer(t)})
         self.mentions = _mentions(t)
 
     def _list_dot(self, m: re.Match) -> bool:
@@ -237,20 +237,24 @@ class _Text:
         if m.group() != ".":
             return False
         line_start = self.t.rfind("\n", 0, m.start()) + 1
-        return bool(re.fullmatch(r"\s*[(\[]?\s*(?:[0-9]{1,2}|[A-Ea-e]|الف|ب|ج|د)\s*[)\]]?", self.t[line_start:m.start()]))
+        return bool(_LIST_MARK.fullmatch(self.t, line_start, m.start()))
 
     def clause_start(self, pos: int) -> int:
-        return max(b for b in self.soft if b <= pos)
+        return self.soft[bisect_right(self.soft, pos) - 1]
 
     def sentence(self, pos: int) -> tuple[int, int]:
-        start = max(b for b in self.hard if b <= pos)
-        ends = [b for b in self.hard if b > pos]
-        return start, (ends[0] if ends else len(self.t))
+        i = bisect_right(self.hard, pos)
+        return self.hard[i - 1], (self.hard[i] if i < len(self.hard) else len(self.t))
 
     def question(self, pos: int) -> bool:
         s, e = self.sentence(pos)
         end_char = self.t[e - 1:e] if e > s else ""
-        return end_char in ("?", "؟") or bool(re.match(rf"\s*(?:چرا|آیا){_E}|\s*(?i:why)\b", self.t[s:e]))
+        return end_char in ("?", "؟") or bool(_QUESTION_WORD.match(self.t, s, e))
+
+
+_COMMA = re.compile(r"[,،:]")
+_LIST_MARK = re.compile(r"\s*[(\[]?\s*(?:[0-9]{1,2}|[A-Ea-e]|الف|ب|ج|د)\s*[)\]]?")
+_QUESTION_WORD = re.compile(rf"\s*(?:چرا|آیا){_E}|\s*(?i:why)\b")
 
 
 # ---------------------------------------------------------------- cues
@@ -313,8 +317,13 @@ _MARKERS = [
         r"here\s+is|=)\s*:?)" + _FILLER),
     # Option: 3 / Choice - B (a colon after a bare noun)
     re.compile(r"(?i:\b(?:option|choice|selection|pick|couplet)\s*[:=：]\s*)"),
+    # In short: 3 / Conclusion - couplet 2 / نتیجه: ۴
+    re.compile(rf"(?:(?i:\b(?:in\s+short|in\s+summary|in\s+conclusion|to\s+sum\s+up|conclusion|result|verdict|"
+               rf"bottom\s+line|tl;?dr))|{_W}(?:خلاصه|نتیجه|در\s+نتیجه|جمع{_ZW}بندی|نتیجه{_ZW}گیری)){_E}"
+               rf"\s*(?:[:：]|-(?=\s)|–|—|->|→|=>|⇒)\s*(?:{_NOUN_EN}|{_NOUN_FA})?\s*(?=[^\W_]|[(\[\"'«])"),
     # a conclusion that is only the value: "Hence 2." / "Definitely 4." / «پس ۳.»
-    re.compile(rf"(?:(?i:\b(?:hence|so|thus|therefore|definitely|clearly|certainly|obviously|surely|then))|{_W}(?:پس|"
+    re.compile(rf"(?:(?i:\b(?:hence|so|thus|therefore|definitely|clearly|certainly|obviously|surely|then|in\s+short|"
+               rf"in\s+summary|in\s+conclusion|to\s+sum\s+up))|{_W}(?:پس|در\s+نتیجه|خلاصه|"
                rf"بنابراین|لذا)){_E}\s*,?\s*(?=(?:(?:{_NOUN_EN}|{_NOUN_FA})\s*)?{_QO}(?:[0-9]|[A-D]|الف|ب|ج|د)"
                rf"{_QC}\s*(?:[.!]|$))"),
     re.compile(r"(?i:<answer>)\s*"),
@@ -341,7 +350,7 @@ _PREDICATES = [
                r"odd\s+one(?:\s+out)?|odd\s+(?:couplet|option|verse)|exception|different\s+one|"
                r"one\s+that\s+(?:differs|stands\s+out|does\s*n[o']t\s+(?:fit|belong))|"
                r"(?:correct|right)\s+(?:answer|option|choice)|answer|different|distinct|unrelated|"
-               r"out\s+of\s+place|correct|dissimilar|odd|the\s+exception|unlike\s+the\s+(?:others|rest)|"
+               r"out\s+of\s+place|correct(?!\s+(?:in|about|that|to|when|as|for|on)\b)|dissimilar|odd|the\s+exception|unlike\s+the\s+(?:others|rest)|"
                r"not\s+like\s+the\s+(?:others|rest)|(?:not\s+)?(?:similar|related)\s+to\s+the\s+(?:others|rest)))\b)"),
     re.compile(r"(?P<cop>(?i:\b(?:(?:might|may|could|does|did|would|will)(?:\s+not|n't)?\s+|doesn't\s+|"
                r"never\s+|clearly\s+|also\s+|alone\s+|really\s+)?))"
@@ -379,7 +388,9 @@ _CHOOSE_EN = re.compile(
     r"(?i:\b(?:i|we)(?P<cop>(?:\s*'d|\s*'ll|'m\s+going\s+to|\s+(?:would|will|must|shall|do|did|can|could|might|"
     r"am\s+going\s+to|have\s+to))?(?:\s+not|n't)?(?:\s+(?:therefore|thus|then|definitely|probably|confidently|"
     r"still|rather|also))?)\s+(?:choose|chose|pick|picked|select|selected|go\s+with|went\s+with|opt\s+for|"
-    r"opted\s+for|vote\s+for|settle\s+on|mark)\s+|\blet'?s\s+go\s+with\s+|\bgoing\s+with\s+)")
+    r"opted\s+for|vote\s+for|settle\s+on|mark|say)\s+|\blet'?s\s+go\s+with\s+|\bgoing\s+with\s+"
+    r"|\b(?:i'?m|i\s+am|we'?re|we\s+are)(?P<cop2>\s+not)?\s+(?:selecting|choosing|picking|going\s+with|opting\s+for|"
+    r"going\s+to\s+(?:choose|pick|select|go\s+with))\s+)")
 _CHOOSE_FA = re.compile(rf"\s*(?:را|رو)\s*(?P<core>انتخاب|برمی{_ZW}گزینم|بر\s*می{_ZW}گزینم)"
                         rf"\s*(?P<cop>می{_ZW}کنم|کردم|می{_ZW}کنیم|خواهم\s+کرد|نمی{_ZW}کنم|نکردم|نمی{_ZW}کنیم)?")
 
@@ -472,7 +483,7 @@ def _candidates(doc: _Text) -> list[_Cand]:
             c.weak = True
             out.append(c)
     for m in _CHOOSE_EN.finditer(t):
-        cop = m.group("cop") or ""
+        cop = (m.group("cop") or "") + (m.group("cop2") or "")
         if _NEG_EN.search(cop):
             continue
         c = _value_candidate(doc, m.start(), m.end(), "")
@@ -548,7 +559,7 @@ def _decide(cands: list[_Cand], t: str) -> tuple[str, _Cand | None]:
 # ---------------------------------------------------------------- layout forms
 
 _ONLY_RX = re.compile(
-    rf"\s*(?:(?:{_NOUN_EN}|{_NOUN_FA})\s*[:\-]?\s*)?(?:\#\s*)?{_QO}(?P<v>{_VALUE})"
+    rf"\s*(?:(?:=>|->|⇒|→|=)\s*)?(?:(?:{_NOUN_EN}|{_NOUN_FA})\s*[:\-]?\s*)?(?:\#\s*)?{_QO}(?P<v>{_VALUE})"
     rf"(?:{_QC})\s*[.!:؛)]?\s*"
     rf"|\s*(?P<w>(?i:(?:the\s+)?(?:{_alt(_EN_ORD)})(?:\s+(?:option|couplet|verse|one))?)"
     rf"|(?:{_alt(_FA_ADJ)}){_ZW}(?:بیت|گزینه)|(?:{_alt(_FA_Y)}))\s*[.!]?\s*")
@@ -680,5 +691,5 @@ _REFUSAL = re.compile(
     r"(?i:\bi\s*(?:can't|cannot|can\s+not|am\s+unable|'m\s+unable|am\s+not\s+able|'m\s+not\s+able|won't|"
     r"must\s+decline|decline)\b|\bas\s+an\s+ai\b|\bi'm\s+sorry,?\s+but\b|\bunable\s+to\s+(?:help|assist|answer|"
     r"determine)\b|\bnot\s+able\s+to\s+(?:answer|help|determine)\b)"
-    r"|مت(?:ا\u0654?|أ)سفانه|نمی[\u200c ]?توانم|قادر\s+(?:به\s+\S+\s+)?نیستم|از\s+پاسخ\s+(?:دادن\s+)?معذورم"
+    r"|مت(?:ا\u0654?|أ)سفانه|نمی[\u200c ]?توانم|قادر\s+(?:به\s+\S+\s+)?نیستم|معذورم"
 )
