@@ -63,6 +63,23 @@ def test_holm_matches_multipletests_and_hand():
     many = rng.uniform(0, 0.2, 50)
     assert stats.holm(many) == pytest.approx(multipletests(many, method="holm")[1])
     assert stats.holm([]).size == 0
+    rng = np.random.default_rng(3)
+    for m in (1, 2, 7, 50, 435):
+        p = rng.random(m) ** 3
+        p[: m // 5] = p[0]  # ties
+        assert stats.holm(p) == pytest.approx(multipletests(p, method="holm")[1], abs=1e-15)
+
+
+def test_holm_leaves_the_apps_frozen_objects_frozen():
+    import gc
+
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        stats.holm([0.01, 0.2, 0.03])
+        assert gc.get_freeze_count() >= frozen
+    finally:
+        gc.unfreeze()
 
 
 def test_chisquare_gof_matches_scipy_and_hand():
