@@ -6,7 +6,7 @@ in a few. The entries are re-read only when the database has changed (any connec
 from __future__ import annotations
 
 from .store import Store
-from .text import normalize
+from .text import search_compact, search_terms
 
 
 class BankSearch:
@@ -18,15 +18,17 @@ class BankSearch:
     def refresh(self) -> None:
         version = self.store.data_version()
         if version != self._version:
-            self._entries = self.store.search_entries()
+            self._entries = [(uid, search_compact(body), st, cat)
+                             for uid, body, st, cat in self.store.search_entries()]
             self._version = version
 
     def uids(self, text: str = "", *, status: str | None = None,
              category: str | None = None) -> list[str]:
         """Matching uids in bank order: every word of `text` (normalized like the stored
-        search text, so ي/ك find ی/ک) must occur; status and category must equal."""
+        search text, so ي/ك find ی/ک; a ZWNJ, a space or nothing between the parts of a word
+        all match) must occur; status and category must equal."""
         self.refresh()
-        terms = normalize(text).lower().split()
+        terms = search_terms(text)
         return [uid for uid, body, st, cat in self._entries
                 if (status is None or st == status) and (category is None or cat == category)
                 and all(t in body for t in terms)]

@@ -74,6 +74,20 @@ def normalize(text: str, *, strip_diacritics: bool = True) -> str:
 _PUNCT = re.compile(r"[^\w\u200c ]+")
 
 
+_JOINERS = str.maketrans("", "", "\u200c\u200d ")
+
+
+def search_terms(query: str) -> list[str]:
+    """The words of a search, each compacted (see search_compact)."""
+    return [t for t in (search_compact(w) for w in normalize(query).lower().split()) if t]
+
+
+def search_compact(normalized: str) -> str:
+    """A normalized search text with ZWNJ, ZWJ and spaces removed, so می‌خانه, می خانه and
+    میخانه all find one another (a search copy only; stored text keeps its ZWNJ)."""
+    return normalized.translate(_JOINERS)
+
+
 @functools.lru_cache(maxsize=1 << 18)
 def match_key(text: str) -> str:
     """`normalize` without punctuation: the key used for fuzzy duplicate matching."""

@@ -24,3 +24,19 @@ def test_search_sees_writes_of_this_and_other_connections(store, tmp_path):
     with Store(store.path) as other:
         other.add_questions([make_question("q-2")])
     assert search.uids() == ["q-1", "q-2"]
+
+
+def test_zwnj_space_or_nothing_between_the_parts_of_a_word_all_match(store):
+    zwnj = "\u200c"
+    couplets = [(f"ساقی به می{zwnj}خانه رو", "بیفتد آن که در این راه با شتاب رود"),
+                ("در می خانه گشاده است", "بالله از آفتاب فلک خوبتر شوی"),
+                ("برو به میخانه ای دل", "فلک به شعشعه آفتاب، شانه کند"),
+                ("فرزانه درآید به پری خانه مقصود", "هر کس که در این بادیه دیوانه عشق است")]
+    store.add_questions([make_question(f"q-{i}", [couplets[i]] + couplets[:i] + couplets[i + 1:])
+                         for i in range(3)])
+    search = BankSearch(store)
+    for query in (f"می{zwnj}خانه", "میخانه", "می خانه"):
+        assert search.uids(query) == ["q-0", "q-1", "q-2"], query
+        assert store.search_uids(query) == search.uids(query), query
+    stored = store.get_question("q-0").options[0].mesra1
+    assert zwnj in stored  # only the search copy is compacted

@@ -8,7 +8,7 @@ from typing import Iterable, Iterator
 
 from ..bank import fingerprint, now, search_text
 from ..models import BankCounts, Option, Question, QuestionRow
-from ..text import DuplicateIndex, couplet_key, normalize
+from ..text import DuplicateIndex, couplet_key, search_terms
 
 _QUESTION_COLUMNS = (
     "uid, stem, key, status, explanation, category, poet, source_name, source_id, "
@@ -138,8 +138,9 @@ class QuestionsRepo:
         """uids of the matching questions in bank order. `search` is normalized like the
         stored search text, so Arabic ي/ك find Persian ی/ک; every word must occur."""
         clauses, params = [], []
-        for term in normalize(search).lower().split():
-            clauses.append("instr(search_text, ?) > 0")
+        for term in search_terms(search):  # compacted: ZWNJ, ZWJ and spaces removed on both sides
+            clauses.append("instr(replace(replace(replace(search_text, char(8204), ''), "
+                           "char(8205), ''), ' ', ''), ?) > 0")
             params.append(term)
         if status:
             clauses.append("status = ?")
