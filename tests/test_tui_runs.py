@@ -446,3 +446,25 @@ async def test_embedding_run_with_tfidf(db):
         assert run.kind == "embedding" and run.params["scorer"] == "pairwise"
         assert store.get_run(2).params["scorer"] == "isolation"
         assert all(len(p.scores) == 4 for p in store.predictions(1))
+
+
+async def test_a_run_without_one_usable_answer_opens_with_dashes(db):
+    """Every request failed: the runs screen and the detail open and show "—", not a crash."""
+    from persian_tui.models import Prediction
+
+    with Store(db) as store:
+        run = store.create_run("llm", "down-model", {"base_url": "http://127.0.0.1:9/v1"}, total=3)
+        store.save_predictions(run.id, [Prediction(uid=f"q-{i:03d}", predicted=None,
+                                                   parse_status="api_error", error="Connection error")
+                                        for i in range(3)])
+        (summary,) = store.run_summaries()
+        assert summary.correct == 0  # never NULL
+    app = make_app(db)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_runs(pilot)
+        table = screen.query_one(DataTable)
+        row = [str(c) for c in table.get_row(str(run.id))]
+        assert "down-model" in row and "3" in row
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, RunDetailScreen)

@@ -126,7 +126,7 @@ class RunsRepo:
     def run_summaries(self) -> list[RunSummary]:
         stats = {r[0]: r[1:] for r in self.conn.execute(
             """SELECT p.run_id, COUNT(*),
-                      SUM(q.key IS NOT NULL AND p.predicted = q.key),
+                      SUM(q.key IS NOT NULL AND p.predicted IS q.key),  -- IS: never NULL
                       SUM(q.key IS NOT NULL),
                       SUM(p.parse_status IN ('invalid', 'empty', 'refusal', 'ambiguous')),
                       SUM(p.parse_status = 'api_error')

@@ -20,8 +20,11 @@ def duration(seconds: float | None) -> str:
     return f"{s // 3600}h{s % 3600 // 60:02d}m"
 
 
-def accuracy_text(correct: int, scored: int) -> str:
-    return f"{correct / scored:.1%} ({correct}/{scored})" if scored else "—"
+def accuracy_text(correct: int | None, scored: int | None) -> str:
+    """"—" whenever there is nothing to divide (no scored answer, a missing figure)."""
+    if not scored or correct is None:
+        return "—"
+    return f"{correct / scored:.1%} ({correct}/{scored})"
 
 
 def panel_texts(f: RunFigures | None) -> tuple[str, str, str]:
