@@ -10,7 +10,7 @@ from textual.color import Color
 from conftest import make_question
 from persian_tui.store import Store
 from persian_tui.tui.app import PersianTUI
-from persian_tui.tui.safe_output import DROP_CONTROLS
+from persian_tui.tui.safe_output import SHOW_CONTROLS
 
 ZWNJ = "\u200c"
 HOSTILE = "\x1b]0;pwned\x07\x1b[2J\x1b[31mred\x9b1m\x08\r\u202eend"
@@ -70,9 +70,34 @@ async def test_runs_screen_shows_model_name_safely(tmp_path):
         assert not RAW.search(shown) and "model␛[31m␇evil" in shown
 
 
-def test_line_filter_drops_raw_controls_without_changing_width():
-    segs = [Segment("a\x1b[2Jb\x9b"), Segment("\x1b[0m", None, [(1,)]), Segment(f"می{ZWNJ}رود\u202e")]
-    out = DROP_CONTROLS.apply(segs, Color(0, 0, 0))
-    assert out[0].text == "a[2Jb" and out[1] is segs[1] and out[2].text == f"می{ZWNJ}رود"
+def test_line_filter_shows_raw_controls_without_changing_width():
+    from rich.cells import cell_len
+
+    def apply(segs):
+        out = SHOW_CONTROLS.apply(segs, Color(0, 0, 0))
+        width = sum(cell_len(s.text) for s in out if not s.control)
+        assert width == sum(cell_len(s.text) for s in segs if not s.control)
+        return "".join(s.text for s in out if not s.control)
+
+    ctrl = Segment("\x1b[0m", None, [(1,)])  # a real control segment passes untouched
+    assert apply([Segment("a\x1b[2Jb\x9b"), ctrl, Segment(f"می{ZWNJ}رود\u202e     |")]) == \
+        f"a␛[2Jb�می{ZWNJ}رود�  |"
+    # no blanks to pay with: the controls are dropped
+    assert apply([Segment("x\x1b[2Jy"), Segment("z")]) == "x[2Jyz"
     clean = [Segment("plain")]
-    assert DROP_CONTROLS.apply(clean, Color(0, 0, 0)) is clean
+    assert SHOW_CONTROLS.apply(clean, Color(0, 0, 0)) is clean
+
+
+async def test_header_text_from_data_shows_placeholders(tmp_path):
+    """A widget that does not clean its text (run detail's header) still shows placeholders."""
+    app = PersianTUI(hostile_db(tmp_path), "app", warm_up=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("m")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        shown = screen_text(app)
+        # (Rich itself drops BEL, backspace and CR from unclean text; ESC is shown)
+        assert not RAW.search(shown) and "model␛[31mevil" in shown
+        assert all(len(line) == SIZE[0] for line in shown.splitlines())

@@ -17,7 +17,7 @@ from ..search import BankSearch
 from ..store import DatabaseError, Store, StoreError
 from .commands import BankCommands
 from .screens.bank import BankScreen
-from .safe_output import DROP_CONTROLS
+from .safe_output import SHOW_CONTROLS
 from .screens.help import HelpScreen
 
 RESOLVED_MODES = ("app", "terminal", "off")
@@ -70,7 +70,7 @@ class PersianTUI(App[int]):
         super()._handle_exception(error)
 
     def get_line_filters(self):
-        return [*super().get_line_filters(), DROP_CONTROLS]  # no raw control reaches the terminal
+        return [*super().get_line_filters(), SHOW_CONTROLS]  # no raw control reaches the terminal
 
     def notify(self, message: str, *, title: str = "", **kwargs) -> None:
         # messages quote data (file names, model names, endpoint errors): show controls visibly

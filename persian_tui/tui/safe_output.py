@@ -1,13 +1,18 @@
 """The TUI's last line of defence against control characters from data.
 
-Widgets show text through ``display.clean`` (visible placeholders such as ␛); this line
-filter runs on every rendered line of every widget (inputs, tables, notifications, ...)
-and drops any raw control character that still got through, so nothing from data can
-drive the terminal. Dropping, not replacing, keeps the laid-out width (controls are 0 cells).
+Most widgets show text through ``display.clean`` already (visible placeholders such as ␛).
+This line filter runs on every rendered line of every widget (headers, inputs, tables,
+notifications, ...) and replaces any raw control that still got through with a one-cell
+placeholder (␛ ␇ ␍ ..., or � for C1 and bidi controls), so nothing from data can drive the
+terminal. Controls take no cells, so each placeholder is paid for with a space from a run
+of blanks in the same line (widget or cell padding); a line without room drops the control.
 """
 
 from __future__ import annotations
 
+import re
+
+from rich.cells import cell_len
 from rich.segment import Segment
 from textual.color import Color
 from textual.filter import LineFilter
@@ -15,11 +20,61 @@ from textual.filter import LineFilter
 from ..display import RAW_CONTROL_RE, strip_raw
 
 
-class DropControls(LineFilter):
+def _placeholder(ch: str) -> str:
+    c = ord(ch)
+    if c < 0x20:
+        return chr(0x2400 + c)
+    if c == 0x7F:
+        return "\u2421"
+    return "\ufffd"
+
+
+def _visible(text: str) -> str:
+    return RAW_CONTROL_RE.sub(lambda m: _placeholder(m.group()), text)
+
+
+_BLANKS = re.compile(" {2,}")
+
+
+def _pay(segments: list[Segment], extra: int) -> list[Segment] | None:
+    """Remove ``extra`` spaces from the longest run of blanks (keeping one), or None."""
+    text = "".join("" if s.control else s.text for s in segments)
+    runs = [m for m in _BLANKS.finditer(text) if m.end() - m.start() > extra]
+    if not runs:
+        return None
+    run = max(runs, key=lambda m: m.end() - m.start())
+    cut_from, cut_to = run.end() - extra, run.end()
+    out, pos = [], 0
+    for s in segments:
+        if s.control:
+            out.append(s)
+            continue
+        start, end = pos, pos + len(s.text)
+        pos = end
+        a, b = max(start, cut_from), min(end, cut_to)
+        if a < b:
+            s = Segment(s.text[: a - start] + s.text[b - start:], s.style)
+        if s.text:
+            out.append(s)
+    return out
+
+
+class ShowControls(LineFilter):
     def apply(self, segments: list[Segment], background: Color) -> list[Segment]:
         if not any(RAW_CONTROL_RE.search(s.text) for s in segments if not s.control):
             return segments
-        return [s if s.control else Segment(strip_raw(s.text), s.style, s.control) for s in segments]
+        shown, extra = [], 0
+        for s in segments:
+            if s.control or not RAW_CONTROL_RE.search(s.text):
+                shown.append(s)
+                continue
+            text = _visible(s.text)
+            extra += cell_len(text) - cell_len(s.text)
+            shown.append(Segment(text, s.style))
+        paid = _pay(shown, extra) if extra else shown
+        if paid is not None:
+            return paid
+        return [s if s.control else Segment(strip_raw(s.text), s.style) for s in segments]
 
 
-DROP_CONTROLS = DropControls()
+SHOW_CONTROLS = ShowControls()
