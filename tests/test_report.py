@@ -308,7 +308,8 @@ def test_cli_report_formats(two_runs, tmp_path, capsys):
     assert main(["--db", db, "report", "--runs", "42"]) == 1
     assert main(["--db", db, "report", "--questions", "curated"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == ["persian-tui: error: --runs takes run ids separated by commas, e.g. 1,2,5 (got '1,x')",
+    assert err == ["persian-tui: error: --runs takes run ids (1 to 9223372036854775807) separated by commas, "
+                   "e.g. 1,2,5 (got '1,x')",
                    "persian-tui: error: no run 42",
                    f"persian-tui: error: runs {a}, {b} share no question with a key in the question set 'curated'"]
 

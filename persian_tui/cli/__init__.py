@@ -13,6 +13,20 @@ from ..runs import RunError
 from ..store import DatabaseError, Store, StoreError
 
 BIDI_MODES = ("auto", "app", "terminal", "off")
+MAX_ID = 2**63 - 1  # SQLite's largest integer
+
+
+def bounded_int(low: int, high: int = MAX_ID):
+    """An argparse type: an integer in [low, high], else a one-line usage error naming the value."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be between {low} and {high}, got {text}")
+        return value
+    return parse
 
 
 class UserError(Exception):
@@ -328,11 +342,10 @@ def cmd_report(args) -> int:
     run_ids = None
     if args.runs:
         try:
-            run_ids = [int(x) for x in args.runs.replace(" ", "").split(",") if x]
-        except ValueError:
-            raise UserError(f"--runs takes run ids separated by commas, e.g. 1,2,5 (got {args.runs!r})") from None
-    if args.bootstrap < 1:
-        raise UserError("--bootstrap needs at least 1 resample")
+            run_ids = [bounded_int(1)(x) for x in args.runs.replace(" ", "").split(",") if x]
+        except argparse.ArgumentTypeError:
+            raise UserError(f"--runs takes run ids (1 to {MAX_ID}) separated by commas, e.g. 1,2,5 "
+                            f"(got {args.runs!r})") from None
     with _store(args, read=True) as store:
         try:
             report = build_report(store, run_ids=run_ids, questions=args.questions, seed=args.seed,
@@ -349,6 +362,8 @@ def cmd_report(args) -> int:
         return 0
     try:
         paths = write_report(report, args.output, args.format)
+    except WriteError as e:
+        raise UserError(f"cannot write the report: {e}") from None
     except OSError as e:
         raise UserError(f"cannot write the report to {args.output}: {e.strerror or e}") from None
     print(f"report of {len(report.run_ids)} run(s) on {report.questions} shared question(s): "
@@ -503,7 +518,7 @@ def parser() -> argparse.ArgumentParser:
     jd.set_defaults(func=cmd_judge)
 
     er = sub.add_parser("errors", help="error categories per run and judge-vs-human agreement")
-    er.add_argument("--run", type=int, help="the judged run (default: all)")
+    er.add_argument("--run", type=bounded_int(1), help="the judged run (default: all)")
     er.add_argument("--format", choices=("table", "json"), default="table")
     er.set_defaults(func=cmd_errors)
 
@@ -536,8 +551,8 @@ def parser() -> argparse.ArgumentParser:
                      help="table prints; md (with PNG charts), csv and json write files (default: table)")
     rep.add_argument("-o", "--output", default="exports/report", metavar="DIR",
                      help="folder for md/csv/json files (default: exports/report)")
-    rep.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
-    rep.add_argument("--bootstrap", type=int, default=2000, metavar="N",
+    rep.add_argument("--seed", type=bounded_int(0), default=0, help="bootstrap seed (default: 0)")
+    rep.add_argument("--bootstrap", type=bounded_int(1, 1_000_000), default=2000, metavar="N",
                      help="bootstrap resamples (default: 2000)")
     rep.set_defaults(func=cmd_report)
 
@@ -563,6 +578,14 @@ def _main(argv: list[str] | None) -> int:
         return args.func(args)
     except (InputError, StoreError, UserError, RunError, WriteError) as e:
         print(f"persian-tui: error: {e}", file=sys.stderr)
+        return 1
+    except OverflowError as e:  # an id or count beyond SQLite's 64-bit integers
+        print(f"persian-tui: error: a number is too large ({e}); ids and counts are at most "
+              f"{2**63 - 1}", file=sys.stderr)
+        return 1
+    except OSError as e:  # a path given as a file is a folder, unreadable, ...
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"persian-tui: error: {where}{(e.strerror or str(e)).lower()}", file=sys.stderr)
         return 1
     except DatabaseError as e:  # raised by any query on a damaged file
         print(f"persian-tui: error: {config.db_path(args.db)}: database error: {e} "
