@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 
 from rich.segment import Segment
@@ -101,3 +102,24 @@ async def test_header_text_from_data_shows_placeholders(tmp_path):
         # (Rich itself drops BEL, backspace and CR from unclean text; ESC is shown)
         assert not RAW.search(shown) and "model␛[31mevil" in shown
         assert all(len(line) == SIZE[0] for line in shown.splitlines())
+
+
+async def test_damaged_database_inside_the_app_ends_with_one_line(tmp_path, monkeypatch):
+    import sqlite3
+
+    app = PersianTUI(hostile_db(tmp_path), "app", warm_up=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+
+        def damaged(*a, **k):
+            raise sqlite3.DatabaseError("database disk image is malformed")
+
+        monkeypatch.setattr(app.store, "counts", damaged)
+        app.screen.call_later(app.screen.action_reload)  # what r does; the exception ends the app
+        for _ in range(100):
+            if app.fatal_error:
+                break
+            await asyncio.sleep(0.05)
+    assert app.return_code == 1
+    assert app.fatal_error.endswith("(the file may be damaged; restore a backup or run sqlite3's .recover)")
+    assert "database disk image is malformed" in app.fatal_error and "\n" not in app.fatal_error
