@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from persian_tui import config
+from persian_tui import config, display
 from persian_tui.cli import add_tui_options, tui_options
 
 
@@ -14,10 +14,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--db", metavar="PATH",
                    help=f"SQLite file (default: $PERSIAN_TUI_DB or {config.DEFAULT_DB})")
     add_tui_options(p)
-    args = p.parse_args(argv)
-    from persian_tui.tui.app import run_app
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = display.SafeStream(out), display.SafeStream(err)  # as the CLI does
+    try:
+        args = p.parse_args(argv)
+        from persian_tui.tui.app import run_app
 
-    return run_app(**tui_options(args))
+        return run_app(**tui_options(args))
+    finally:
+        sys.stdout, sys.stderr = out, err
 
 
 if __name__ == "__main__":

@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import make_question
 from llm_server import LLMServer, Reply
+
 from persian_tui import bidi, display
 from persian_tui.store import Store
 
@@ -72,7 +72,7 @@ def q_couplets():
 
 def cli(*args, cwd):
     r = subprocess.run([sys.executable, "-m", "persian_tui.cli", *args], capture_output=True, cwd=cwd,
-                       env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300)
+                       env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300, check=False)
     return r.returncode, r.stdout + r.stderr
 
 
@@ -85,7 +85,7 @@ def test_cli_output_has_no_raw_controls(hostile_db, tmp_path):
     for args in (["import", str(bad), "--skip-invalid"], ["stats"], ["runs"], ["agreement"],
                  ["agreement", "--format", "json"], ["export", "-o", str(tmp_path / f"o{OSC_TITLE}")]):
         code, out = cli("--db", db, *args, cwd=tmp_path)
-        assert not RAW.search(out), (args, out)
+        assert code == 0 and not RAW.search(out), (args, out)
         assert b"Traceback" not in out
         seen += out
     assert "␛]0;pwned␇".encode() in seen  # shown, not obeyed
@@ -104,7 +104,7 @@ def test_model_name_and_endpoint_error_are_shown_safely(hostile_db, tmp_path):
     assert not RAW.search(out), out
     assert "m␛[31mevil␇".encode() in out
     code, out = cli("--db", str(hostile_db), "runs", cwd=tmp_path)
-    assert not RAW.search(out) and "m␛[31mevil␇".encode() in out
+    assert code == 0 and not RAW.search(out) and "m␛[31mevil␇".encode() in out
     with Store(hostile_db) as s:  # the endpoint's message is stored as received
         run = s.run_summaries()[0].run
         assert any(error in (p.error or "") for p in s.predictions(run.id))

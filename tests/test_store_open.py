@@ -6,8 +6,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import make_question
+
 from persian_tui.cli import main
 from persian_tui.store import Store, StoreError
 
@@ -126,6 +126,6 @@ def test_damaged_page_is_a_one_line_error(tmp_path, capsys):
         one_line_error(capsys, code, "database disk image is malformed")
     r = subprocess.run([sys.executable, str(ROOT / "app.py"), "--db", str(db)], capture_output=True,
                        text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120,
-                       stdin=subprocess.DEVNULL)
+                       stdin=subprocess.DEVNULL, check=False)
     assert r.returncode == 1 and "Traceback" not in r.stderr + r.stdout
     assert r.stderr.count("\n") == 1 and "malformed" in r.stderr

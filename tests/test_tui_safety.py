@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 import re
 
+from conftest import make_question
 from rich.segment import Segment
 from textual.color import Color
 
-from conftest import make_question
 from persian_tui.store import Store
 from persian_tui.tui.app import PersianTUI
 from persian_tui.tui.safe_output import SHOW_CONTROLS
