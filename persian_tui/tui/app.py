@@ -73,7 +73,9 @@ class PersianTUI(App[int]):
         return [*super().get_line_filters(), SHOW_CONTROLS]  # no raw control reaches the terminal
 
     def notify(self, message: str, *, title: str = "", **kwargs) -> None:
-        # messages quote data (file names, model names, endpoint errors): show controls visibly
+        # messages quote data (file names, model names, endpoint errors): show controls
+        # visibly, and never read them as markup ("[/x]" would crash, "[@click=...]" act)
+        kwargs.setdefault("markup", False)
         super().notify(display.clean(message), title=display.line(title), **kwargs)
 
     def on_load(self) -> None:
