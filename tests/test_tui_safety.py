@@ -123,3 +123,13 @@ async def test_damaged_database_inside_the_app_ends_with_one_line(tmp_path, monk
     assert app.return_code == 1
     assert app.fatal_error.endswith("(the file may be damaged; restore a backup or run sqlite3's .recover)")
     assert "database disk image is malformed" in app.fatal_error and "\n" not in app.fatal_error
+
+
+async def test_notification_text_is_not_markup(tmp_path):
+    app = PersianTUI(hostile_db(tmp_path), "app", warm_up=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.notify("endpoint said [/x] [@click=app.quit]q[/]", title="model [b]m")
+        await settle(pilot)
+        shown = screen_text(app)
+        assert "endpoint said [/x] [@click=app.quit]q[/]" in shown and "model [b]m" in shown
