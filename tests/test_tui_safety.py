@@ -52,10 +52,10 @@ async def test_bank_and_detail_show_placeholders_not_controls(tmp_path):
         assert "pwned␇␛[2J␛[31mred" in shown and "7␛]0;t␇ q-evil" in shown
         assert "⟨RLO⟩" in shown and "␍" in shown and "\\x9b" in shown
         assert ZWNJ in shown and "ِ" in shown  # Persian marks still displayed
-        app.notify("endpoint said \x1b[2J\x9b1m")
+        app.notify("endpoint said \x1b[2J\x9b1m", title="model \x1b]0;t\x07")
         await settle(pilot)
-        shown = screen_text(app)
-        assert not RAW.search(shown) and "␛[2J" in shown
+        note = list(app._notifications)[-1]
+        assert (note.message, note.title) == ("endpoint said ␛[2J\\x9b1m", "model ␛]0;t␇")
     with Store(tmp_path / "h.db") as s:  # the stored text is untouched
         q = s.get_question("q-evil")
         assert q.options[0].mesra1 == f"می{ZWNJ}رود {HOSTILE} دلِ" and q.category == "عشق" + HOSTILE
@@ -131,5 +131,6 @@ async def test_notification_text_is_not_markup(tmp_path):
         await settle(pilot)
         app.notify("endpoint said [/x] [@click=app.quit]q[/]", title="model [b]m")
         await settle(pilot)
-        shown = screen_text(app)
-        assert "endpoint said [/x] [@click=app.quit]q[/]" in shown and "model [b]m" in shown
+        note = list(app._notifications)[-1]
+        assert note.markup is False and note.message == "endpoint said [/x] [@click=app.quit]q[/]"
+        assert app.is_running  # a markup error would have ended the app
