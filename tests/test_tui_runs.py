@@ -468,3 +468,26 @@ async def test_a_run_without_one_usable_answer_opens_with_dashes(db):
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, RunDetailScreen)
+
+
+async def test_detail_updates_live_while_the_run_goes(db, monkeypatch):
+    from persian_tui.tui.screens import run_detail
+
+    monkeypatch.setattr(run_detail, "LIVE_EVERY", 0.1)
+    app = make_app(db)
+    with LLMServer(answer(delay=0.2)) as server:
+        async with app.run_test(size=SIZE) as pilot:
+            await open_runs(pilot)
+            await launch_llm(pilot, server.url, concurrency="1")
+            await pilot.press("enter")
+            detail = app.screen
+            assert isinstance(detail, RunDetailScreen)
+            sizes = set()
+            for _ in range(500):  # never r: the screen reloads by itself
+                await pilot.pause(0.02)
+                sizes.add(len(detail.shown))
+                if len(detail.shown) == N and detail.run.status == "done":
+                    break
+            assert len(detail.shown) == N and detail.run.status == "done"
+            assert len(sizes - {0, N}) >= 1, sizes  # rows came in while it ran
+            await settle(pilot)

@@ -105,6 +105,16 @@ class QuestionsRepo:
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
         return self._questions(where, tuple(params))
 
+    def questions_for_uids(self, uids: Iterable[str]) -> dict[str, Question]:
+        """These questions by uid (missing uids left out), read in chunks of 500."""
+        uids = list(dict.fromkeys(uids))
+        found: dict[str, Question] = {}
+        for i in range(0, len(uids), 500):
+            chunk = uids[i:i + 500]
+            for q in self._questions(f"WHERE uid IN ({','.join('?' * len(chunk))})", tuple(chunk)):
+                found[q.uid] = q
+        return found
+
     def questions_by_source(self, source_name: str) -> dict[str, list[Question]]:
         out: dict[str, list[Question]] = {}
         for q in self._questions("WHERE source_name = ?", (source_name,), order="id"):

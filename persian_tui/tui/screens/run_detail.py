@@ -7,20 +7,23 @@ from __future__ import annotations
 import re
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from ... import bidi
 from ...models import Prediction, Question, Run
+from ...store import Store, StoreError
 from ..render import GUTTER, LABEL, Line, couplet_lines, fa
 from ..widgets.lines_view import LinesView
 from ..widgets.run_panel import accuracy_text
 
 STACK_BELOW = 100
+LIVE_EVERY = 1.0  # seconds between checks for new predictions while the run is going
 MAX_TEXT = 6000  # characters of raw output / reasoning shown
 FILTERS = {"all": "all", "wrong": "wrong", "invalid": "invalid/errors"}
 _RTL_RUN = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc](?:[^A-Za-z\u00c0-\u024f]*"
@@ -192,6 +195,30 @@ def run_head(run: Run, preds: list[Prediction], keys: dict[str, int | None]) -> 
 # ------------------------------------------------------------------ the screen
 
 
+class DetailLoaded(Message):
+    """A worker read the run, its predictions and their questions (or an error)."""
+
+    def __init__(self, run: Run | None, preds: list[Prediction], questions: dict[str, Question],
+                 version: tuple | None, error: str | None = None) -> None:
+        super().__init__()
+        self.run, self.preds, self.questions = run, preds, questions
+        self.version, self.error = version, error
+
+
+def load_detail(db_path, run_id: int, known: dict[str, Question]) -> DetailLoaded:
+    """Read on a worker thread with its own connection: only the questions not known yet."""
+    try:
+        with Store(db_path) as store:
+            version = store.data_version()
+            run = store.get_run(run_id)
+            preds = store.predictions(run_id) if run else []
+            missing = [p.uid for p in preds if p.uid not in known]
+            questions = {**known, **store.questions_for_uids(missing)}
+    except (StoreError, OSError) as e:
+        return DetailLoaded(None, [], known, None, str(e))
+    return DetailLoaded(run, preds, questions, version)
+
+
 class RunDetailScreen(Screen):
     BINDINGS = [
         Binding("escape", "back", "Back"),
@@ -210,6 +237,8 @@ class RunDetailScreen(Screen):
         self.questions: dict[str, Question] = {}
         self.which = "all"
         self.shown: list[str] = []  # uids in the table
+        self.loaded_version: tuple | None = None  # the database state last shown
+        self.loading = False
 
     @property
     def mode(self) -> str:
@@ -226,8 +255,10 @@ class RunDetailScreen(Screen):
 
     def on_mount(self) -> None:
         self._apply_layout()
+        self.query_one("#rd-head", Static).update(f"run {self.run_id} · loading…")
         self.reload()
         self.query_one(DataTable).focus()
+        self.set_interval(LIVE_EVERY, self._live)
 
     def _apply_layout(self) -> None:
         # a bidi terminal reorders whole rows: never an RTL pane beside the table there
@@ -238,14 +269,41 @@ class RunDetailScreen(Screen):
         self._apply_layout()
 
     def reload(self) -> None:
-        store = self.app.store
-        self.run = store.get_run(self.run_id)
+        """Read the run in a worker; the table is refilled when DetailLoaded arrives."""
+        self.loading = True
+        self._load()
+
+    @work(thread=True, exclusive=True, group="run-detail", exit_on_error=False)
+    def _load(self) -> None:
+        self.post_message(load_detail(self.app.db_path, self.run_id, dict(self.questions)))
+
+    def _live(self) -> None:
+        """While the run is going, reload (at most every LIVE_EVERY s) when the database changed."""
+        if self.loading or self.run is None or self.run.status != "running":
+            return
+        try:
+            changed = self.app.store.data_version() != self.loaded_version
+        except StoreError:
+            return
+        if changed:
+            self.reload()
+
+    @on(DetailLoaded)
+    def _loaded(self, event: DetailLoaded) -> None:
+        self.loading = False
+        if event.error:
+            self.query_one("#rd-head", Static).update(f"run {self.run_id}: {event.error}")
+            return
+        self.run, self.questions = event.run, event.questions
+        try:
+            self.loaded_version = self.app.store.data_version()
+        except StoreError:
+            self.loaded_version = None
         if self.run is None:
             self.query_one("#rd-head", Static).update(f"no run {self.run_id}")
             return
-        self.preds = store.predictions(self.run_id)
+        self.preds = event.preds
         self.by_uid = {p.uid: p for p in self.preds}
-        self.questions = {q.uid: q for q in store.questions()}
         keys = {uid: q.key for uid, q in self.questions.items()}
         self.query_one("#rd-head", Static).update(run_head(self.run, self.preds, keys))
         table = self.query_one(DataTable)
