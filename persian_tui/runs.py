@@ -431,7 +431,10 @@ async def execute_judge_run(db_path: str | Path, run_id: int, *, retry_errors: b
         questions = {q.uid: q for q in store.questions()}
         preds = {p.uid: p for p in store.predictions(target)}
         todo = [u for u in uids if u not in done and u in preds]
-        progress = RunProgress(run_id, len(uids), done=len(done & set(uids)))
+        kept = done & set(uids)  # judged before this session: counted as they were
+        progress = RunProgress(run_id, len(uids), done=len(kept))
+        progress.invalid = len(store.judged_uids(run_id, statuses=("unscored",)) & kept)
+        progress.errors = len(store.judged_uids(run_id, statuses=("api_error",)) & kept)
         store.set_run_status(run_id, "running")
         client = LLMClient(spec.base_url, spec.model, api_key_env=spec.api_key_env,
                            timeout=spec.timeout, max_retries=spec.max_retries)

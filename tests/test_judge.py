@@ -69,6 +69,10 @@ def test_judge_run_streams_and_records(judged):
     assert rows["q-0"].verdict == "sound" and rows["q-4"].error_category == "surface_overlap"
     assert rows["q-2"].status == "unscored" and rows["q-2"].verdict is None
     assert rows["q-3"].status == "api_error" and "500" in rows["q-3"].error
+    summary = {s.run.id: s for s in store.run_summaries()}[jrun.id]
+    assert (summary.done, summary.invalid, summary.errors) == (6, 1, 1)  # not "0/6"
+    resumed = asyncio.run(execute_judge_run(store.path, jrun.id))  # nothing left: same figures
+    assert (resumed.done, resumed.invalid, resumed.errors) == (6, 1, 1)
     prompt = store.conn.execute("SELECT prompt, prompt_version FROM judgments LIMIT 1").fetchone()
     assert "Key (the outlier): 1" in prompt[0] and prompt[1] == "judge/v2"
     # --only-wrong judges only the 4 wrong answers

@@ -131,6 +131,11 @@ class RunsRepo:
                       SUM(p.parse_status IN ('invalid', 'empty', 'refusal', 'ambiguous')),
                       SUM(p.parse_status = 'api_error')
                FROM predictions p JOIN questions q ON q.id = p.question_id GROUP BY p.run_id""")}
+        # a judge run's items are its judgments: done, unscored (as invalid), API errors
+        stats |= {r[0]: (r[1], 0, 0, r[2], r[3]) for r in self.conn.execute(
+            """SELECT j.run_id, COUNT(*), SUM(j.status = 'unscored'), SUM(j.status = 'api_error')
+               FROM judgments j JOIN runs r ON r.id = j.run_id AND r.kind = 'judge'
+               GROUP BY j.run_id""")}
         return [RunSummary(run, *(stats.get(run.id) or (0, 0, 0, 0, 0))) for run in self.runs()]
 
     def save_paraphrases(self, run_id: int, uid: str, texts: list[str]) -> None:
