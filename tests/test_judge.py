@@ -235,3 +235,8 @@ def test_conflicting_verdicts_are_unscored_with_the_reason(reply, expected):
     assert (j.status == "ok") == (expected == "ok")
     if expected != "ok":
         assert j.reason.startswith(expected if expected != "conflicting" else "conflicting verdicts"), j
+
+
+@pytest.mark.parametrize("reply", ['{"a":' * 5000 + "1" + "}" * 5000, "{" * 20000, '{"verdict": ' * 3000])
+def test_hostile_judge_replies_are_unscored_not_crashed(reply):
+    assert parse_judgment(reply, CATS).status == "unscored"

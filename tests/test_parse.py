@@ -268,3 +268,17 @@ def test_ambiguous_replies_are_stored_and_counted_as_unusable(store):
     assert (summary.correct, summary.invalid, summary.errors) == (1, 2, 0)
     (row,) = build_report(store).leaderboard
     assert (row.correct, row.invalid) == (1, 2)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ('{"a":' * 5000 + "1" + "}" * 5000 + "\nAnswer: 2", 2),  # nesting deeper than the recursion limit
+    ("{" * 20000 + " Answer: 3", 3),
+    ('{"answer": ' * 3000, "invalid"),
+    ("1 2 3 4 " * 5000, "invalid"),
+    ("\x00\x1b[31m" * 1000 + "\nAnswer: 4", 4),
+    ("\ud800 Answer: 1", 1),  # a lone surrogate
+    ("Couplet 1 speaks of love. " * 2000 + "Answer: 3", 3),
+])
+def test_hostile_replies_are_read_not_crashed(text, expected):
+    p = parse_answer(text)
+    assert (p.answer if p.status == "ok" else p.status) == expected

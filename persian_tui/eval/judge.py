@@ -128,12 +128,15 @@ _LINE = re.compile(r"(?im)^[ \t>*#_\-]*(verdict|error_category|category|rational
 def _json_objects(text: str) -> list[dict]:
     """Top-level JSON objects in the text (objects nested in one already found are its parts)."""
     found, decoder, end = [], json.JSONDecoder(), 0
-    for m in re.finditer(r"\{", text):
-        if m.start() < end:
+    starts = [m.start() for m in re.finditer(r'\{(?=\s*(?:"|\}))', text)]  # an object starts with a key
+    if len(starts) > 64:  # a reply is not a data file: bound the work on hostile ones
+        starts = starts[:32] + starts[-32:]
+    for start in starts:
+        if start < end:
             continue
         try:
-            obj, stop = decoder.raw_decode(text, m.start())
-        except ValueError:
+            obj, stop = decoder.raw_decode(text, start)
+        except (ValueError, RecursionError):
             continue
         if isinstance(obj, dict):
             found.append(obj)
@@ -147,7 +150,7 @@ def _whole_json(text: str) -> dict | None:
     body = re.sub(r"^\s*```(?:json)?\s*|\s*```\s*$", "", text.strip())
     try:
         obj = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return obj if isinstance(obj, dict) else None
 

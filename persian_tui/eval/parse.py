@@ -157,11 +157,20 @@ def _value_of(token: str) -> tuple[int, str]:
     return _WORDS[t.lower()], ":word"
 
 
-_OBJ_BEFORE = re.compile(
-    r"(?:(?i:\b(?:than|like|unlike|from|with|to|versus|vs\.?|except|besides|including|against|"
-    r"over|between|among|as\s+in|and\s+unlike|similar\s+to|compared\s+(?:to|with))\s+(?:the\s+)?(?:other\s+)?)"
-    rf"|{_W}(?:با|از|به|مانند|مثل|همانند|همچون|برخلاف|خلاف|نسبت{_ZW}به|جز|بجز|به{_ZW}جز|غیر{_ZW}از|شبیه|مشابه|"
-    rf"همانند|چون)\s+)$")
+# a word right before an option that makes it the object of a comparison ("unlike 2", «با بیت اول»)
+_OBJ_WORDS = frozenset("than like unlike from with to versus vs vs. except besides including against over between "
+                       "among با از به مانند مثل همانند همچون برخلاف خلاف جز بجز شبیه مشابه چون".split())
+
+
+def _is_object(before: str) -> bool:
+    if before[-1:] not in (" ", "\t", "\n", "\u200c"):
+        return False
+    words = before[-40:].lower().split()
+    while words and words[-1] in ("the", "other"):
+        words.pop()
+    return bool(words) and words[-1] in _OBJ_WORDS
+
+
 _LIST_JOIN = re.compile(r"^\s*(?:,|،|\band\b|\bor\b|و|یا|&)?\s*(?:and\s+)?$")
 
 
@@ -181,9 +190,9 @@ def _mentions(t: str) -> list[_Mention]:
         value, kind = _value_of(token)
         mention = _Mention(m.start(), m.end(), value, kind)
         before = t[max(0, m.start() - 40):m.start()]
-        if m.group("noun") and _COUNT_BEFORE.search(before):
+        if m.group("noun") and _COUNT_BEFORE.search(before[-12:]):
             continue  # «سه بیت نخست», "three couplets": a count, not an option
-        mention.obj = bool(_OBJ_BEFORE.search(before))
+        mention.obj = _is_object(before)
         if not mention.obj and out and out[-1].obj and _LIST_JOIN.match(t[out[-1].end:m.start()]):
             mention.obj = True  # "unlike 1, 2 and 4"
         out.append(mention)
@@ -605,15 +614,19 @@ def _only(text: str) -> tuple[int, str] | None:
 _JSON_KEYS = ("answer", "final_answer", "choice", "option", "outlier", "selected_option", "odd_one_out")
 
 
+_OBJECT_START = re.compile(r'\{(?=\s*(?:"|\}))')  # an object starts with a key (or is empty)
+
+
 def _json_answers(text: str) -> list[object]:
     """The answer-key values of the JSON objects in the text (outermost first)."""
     decoder, values, covered = json.JSONDecoder(), [], -1
-    for i, ch in enumerate(text):
-        if ch != "{":
-            continue
+    starts = [m.start() for m in _OBJECT_START.finditer(text)]
+    if len(starts) > 64:  # a reply is not a data file: the first and last objects are enough
+        starts = starts[:32] + starts[-32:]
+    for i in starts:
         try:
             obj, end = decoder.raw_decode(text, i)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if not isinstance(obj, dict):
             continue
