@@ -120,7 +120,7 @@ def prompt_hash(categories: list[str]) -> str:
                           .encode()).hexdigest()
 
 
-_THINK = re.compile(r"<think(?:ing)?>.*?(?:</think(?:ing)?>|$)", re.S | re.I)
+_THINK = re.compile(r"<think(?:ing)?>.*?(?:</think(?:ing)?>|$)", re.DOTALL | re.IGNORECASE)
 # "VERDICT: sound", "**Category:** none", "- rationale = ..." (a JSON line '"verdict": ...' is read as JSON)
 _LINE = re.compile(r"(?im)^[ \t>*#_\-]*(verdict|error_category|category|rationale)[ \t*_]*[:=][ \t*_]*(.+?)\s*$")
 

@@ -79,7 +79,7 @@ _DIGITS = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩０１２３４
                         "012345678901234567890123456789123451234512345")
 _CLEAN = str.maketrans({"*": "", "`": "", "#": " ", "_": " ", "ي": "ی", "ك": "ک", "ى": "ی",
                         "’": "'", "‘": "'", "“": '"', "”": '"', "\u200f": "", "\u200e": "",
-                        "\u0640": "", "\ufe0f": "", "\u20e3": ")", "\u00a0": " ", "\u202b": "",
+                        "\u0640": "", "\ufe0f": "", "✅": "", "✔": "", "✓": "", "☑": "", "\u20e3": ")", "\u00a0": " ", "\u202b": "",
                         "\u202a": "", "\u202c": "", "\u2067": "", "\u2066": "", "\u2069": ""})
 
 
@@ -114,7 +114,10 @@ _UPPER = r"(?-i:A(?!\s+(?!is\b|or\b|and\b|was\b)[a-z])|[B-E])(?![A-Za-z0-9'])"  
 _FA_LETTER = rf"{_W}(?:الف|ب|ج|د){_E}"
 _WORD_VALUE = rf"(?i:\b(?:{_alt([*_EN_ORD, *_EN_NUM])})\b)|{_W}(?:{_alt([*_FA_ORD, *_FA_NUM])}){_E}"
 # a value right after a noun or an answer marker: anything
-_VALUE = rf"(?:{_DIGIT}|{_UPPER}|(?<=[(\[\"'«])[a-e](?=[)\]\"'»])|{_FA_LETTER}|{_WORD_VALUE})"
+_ROMAN = {"I": 1, "II": 2, "III": 3, "IV": 4, "V": 5}
+_ROMAN_RX = (r"(?-i:IV|III|II|V|I(?!\s*'|\s+(?i:think|believe|would|will|am|guess|choose|pick|select|say|need|have|"
+             r"can|must|should|feel|go|chose|picked|selected|do|don't|did|was|reckon|suspect|see|agree)\b))(?![\w'])")
+_VALUE = rf"(?:{_DIGIT}|{_UPPER}|{_ROMAN_RX}|(?<=[(\[\"'«])[a-e](?=[)\]\"'»])|{_FA_LETTER}|{_WORD_VALUE})"
 _QO, _QC = r"(?:[(\[\"'«]\s*)?", r"(?:\s*[)\]\"'»])?"
 
 _NOUN_EN = (r"(?i:\b(?:(?:options?|choices?|couplets?|verses?|beits?|bayts?|lines?)(?:\s+(?:number|no\.))?|number|no\.|"
@@ -128,6 +131,7 @@ _MENTION = re.compile(
     rf"stands|does|doesn't|seems|appears|would|has|fits|breaks|belongs)\b)))"
     rf"|(?P<faadj>{_W}(?P<j>{_alt(_FA_ADJ)}){_ZW}(?:بیت|گزینه))"
     rf"|(?P<fay>{_W}(?P<y>{_alt(_FA_Y)}){_E})"
+    rf"|(?P<numverb>(?i:\b(?P<nv>{_alt([*_EN_NUM, *_EN_ORD])})(?=\s+(?:is|was|would|seems|stands|differs|does|doesn't)\b)))"
     rf"|(?P<digit>(?<![\w.,/\-])[1-9](?![\w\u200c]|[.,][0-9])(?!\s*(?i:couplets|options|verses|lines|of\b))"
     rf"(?!\s*(?:بیت|گزینه|مصراع)))"
     rf"|(?P<letter>(?<=\()[A-Ea-e](?=\))|(?<![\w'])[B-D](?![\w'\u200c]))"
@@ -150,6 +154,8 @@ def _value_of(token: str) -> tuple[int, str]:
     t = token.strip().strip("()[]\"'«» ")
     if t.isdigit():
         return int(t), ""
+    if t in _ROMAN and t != "V":
+        return _ROMAN[t], ":roman"
     if t.upper() in _LATIN and len(t) == 1:
         return _LATIN[t.upper()], ":letter"
     if t in _FA_LETTERS:
@@ -158,8 +164,7 @@ def _value_of(token: str) -> tuple[int, str]:
 
 
 # a word right before an option that makes it the object of a comparison ("unlike 2", «با بیت اول»)
-_OBJ_WORDS = frozenset("than like unlike from with to versus vs vs. except besides including against over between "
-                       "among با از به مانند مثل همانند همچون برخلاف خلاف جز بجز شبیه مشابه چون".split())
+_OBJ_WORDS = frozenset(["than", "like", "unlike", "from", "with", "to", "versus", "vs", "vs.", "except", "besides", "including", "against", "over", "between", "among", "با", "از", "به", "مانند", "مثل", "همانند", "همچون", "برخلاف", "خلاف", "جز", "بجز", "شبیه", "مشابه", "چون"])
 
 
 def _is_object(before: str) -> bool:
@@ -185,7 +190,7 @@ _OBJ_PHRASE = re.compile(rf"(?:{_W}(?:با|از)\s+(?:بقیه|سایر|دیگر
 def _mentions(t: str) -> list[_Mention]:
     out: list[_Mention] = []
     for m in _MENTION.finditer(t):
-        token = m.group("v") or m.group("o") or m.group("a") or m.group("j") or m.group("y") \
+        token = m.group("v") or m.group("o") or m.group("a") or m.group("j") or m.group("y") or m.group("nv") \
             or m.group("digit") or m.group("letter")
         value, kind = _value_of(token)
         mention = _Mention(m.start(), m.end(), value, kind)
@@ -295,7 +300,8 @@ _WEAK_CLAUSE = re.compile(
 _PARTIAL_AFTER = re.compile(
     r"(?i:[^.!?\n]{0,40}?\b(?:only\s+(?:in|on|by|slightly)|in\s+(?:(?:its|their|the)\s+)?(?:form|tone|style|wording|imagery|meter|"
     r"rhyme|vocabulary|diction|register)|superficially|on\s+the\s+surface|at\s+first|but\s+not\s+in\s+"
-    r"(?:meaning|theme|sense|concept)|a\s+little|slightly|somewhat)\b)"
+    r"(?:meaning|theme|sense|concept)|a\s+little|slightly|somewhat|too|as\s+well|also|but\s+less|less\s+so|"
+    r"to\s+some\s+extent|partly|a\s+bit)\b)"
     r"|[^.!?؟\n]{0,40}?(?:فقط\s+در|در\s+ظاهر|از\s+نظر\s+(?:وزن|قافیه|لفظ|ظاهر|واژه|واژگان)|اما\s+(?:در|از\s+نظر)\s+"
     r"(?:معنا|مفهوم))")
 _FA_NEG_AFTER = re.compile(rf"[^.،,؛\n:]{{0,12}}?(?:{_W}نیست|نمی{_ZW}باشد|نباشد|نبود){_E}")
@@ -364,14 +370,15 @@ _PREDICATES = [
                r"(?:correct|right)\s+(?:answer|option|choice)|answer|different|distinct|unrelated|"
                r"out\s+of\s+place|(?:unlike|not\s+like|(?:not\s+)?(?:similar|related)\s+to)\s+(?:all\s+)?the\s+other\s+"
                r"(?:three|couplets|options|verses|ones)|correct(?!\s+(?:in|about|that|to|when|as|for|on)\b)|dissimilar|odd|the\s+exception|unlike\s+the\s+(?:others|rest)|"
-               r"not\s+like\s+the\s+(?:others|rest)|only\s+(?:one|couplet|option|verse)(?!\s+(?:of|among)\b)|(?:not\s+)?(?:similar|related)\s+to\s+the\s+(?:others|rest)))\b)"),
+               r"not\s+like\s+the\s+(?:others|rest)|(?:least|less)\s+(?:related|similar|connected|like|relevant)|"
+               r"most\s+(?:different|distinct|unrelated|dissimilar)|only\s+(?:one|couplet|option|verse)(?!\s+(?:of|among)\b)|(?:not\s+)?(?:similar|related)\s+to\s+the\s+(?:others|rest)))\b)"),
     re.compile(r"(?P<cop>(?i:\b(?:(?:might|may|could|does|did|would|will)(?:\s+not|n't)?\s+|doesn't\s+|"
                r"never\s+|clearly\s+|also\s+|alone\s+|really\s+)?))"
                r"(?P<core>(?i:differs|differ|stands\s+out|stand\s+out|breaks\s+the\s+pattern|break\s+the\s+pattern|"
                r"deviates|deviate|diverges|diverge|contrasts)\b)"),
-    re.compile(r"(?P<cop>(?i:\b(?:does\s+not|doesn't|does\s*n't)\s+))(?P<core>(?i:fit(?:\s+in)?|belong|"
+    re.compile(r"(?P<form>)(?P<cop>(?i:\b(?:does\s+not|doesn't|does\s*n't)\s+))(?P<core>(?i:fit(?:\s+in)?|belong|"
                r"match|share|align|go\s+with|agree|conform)\b)"),
-    re.compile(r"(?P<cop>)(?P<core>(?i:has\s+nothing\s+(?:in\s+common|to\s+do)|shares\s+nothing|has\s+an?\s+"
+    re.compile(r"(?P<form>)(?P<cop>)(?P<core>(?i:has\s+nothing\s+(?:in\s+common|to\s+do)|shares\s+nothing|has\s+an?\s+"
                r"(?:different|distinct|separate|unrelated)\s+(?:meaning|theme|message|idea|concept|subject|sense))\b)"),
     # Persian, verb-final
     re.compile(rf"(?P<core>{_W}(?:متفاوت|متمایز|ناهمگون|ناهمخوان|نامرتبط|بی{_ZW}ربط|بی{_ZW}ارتباط|جدا|"
@@ -380,16 +387,18 @@ _PREDICATES = [
                rf"[\s\u200c]*(?P<cop>است|هست|می{_ZW}باشد|بود|نیست|نمی{_ZW}باشد|نبود|باشد|نباشد|ه){_E}"),
     re.compile(rf"(?P<core>{_W}(?:فرق|تفاوت|تمایز|اختلاف)(?:ی)?(?:\s+(?:معنایی|مفهومی|اساسی|آشکاری|آشکار|روشنی|"
                rf"محسوسی))?)\s*(?P<cop>دارد|داره|می{_ZW}کند|ندارد|نداره|نمی{_ZW}کند){_E}"),
-    re.compile(rf"(?P<core>{_W}(?:قرابت|هم{_ZW}خوانی|همخوانی|سنخیت|ارتباط|تناسب|مطابقت|هماهنگی|شباهت|"
+    re.compile(rf"(?P<form>)(?P<core>{_W}(?:قرابت|هم{_ZW}خوانی|همخوانی|سنخیت|ارتباط|تناسب|مطابقت|هماهنگی|شباهت|"
                rf"هم{_ZW}معنایی|همسویی|هم{_ZW}سویی|نسبت|پیوند)(?:ی)?(?:\s+(?:معنایی|مفهومی))?)"
                rf"\s*(?P<cop>ندارد|نداره){_E}"),
-    re.compile(rf"(?P<core>{_W}(?:هم{_ZW}خوان|همخوان|هماهنگ|هم{_ZW}معنا|همسو|هم{_ZW}سو|سازگار|مرتبط|متناسب|مشابه|"
+    re.compile(rf"(?P<form>)(?P<core>{_W}(?:هم{_ZW}خوان|همخوان|هماهنگ|هم{_ZW}معنا|همسو|هم{_ZW}سو|سازگار|مرتبط|متناسب|مشابه|"
                rf"هم{_ZW}راستا|هم{_ZW}مضمون|هم{_ZW}مفهوم|یکسان|همانند|هم{_ZW}سنخ))[\s\u200c]*(?P<cop>نیست|"
                rf"نمی{_ZW}باشد){_E}"),
-    re.compile(rf"(?P<core>{_W}(?:جور\s*در\s*نمی{_ZW}آید|نمی{_ZW}خواند|جدا\s+می{_ZW}شود|فاصله\s+دارد|"
+    re.compile(rf"(?P<form>)(?P<core>{_W}(?:کمترین|بیشترین\s+(?:تفاوت|فاصله)|کم{_ZW}ترین)(?:\s+(?:ارتباط|شباهت|قرابت|"
+               rf"هم{_ZW}خوانی|همخوانی|نسبت|پیوند))?)[^.،؛\n]{{0,30}}?(?P<cop>دارد|را\s+دارد){_E}"),
+    re.compile(rf"(?P<form>)(?P<core>{_W}(?:جور\s*در\s*نمی{_ZW}آید|نمی{_ZW}خواند|جدا\s+می{_ZW}شود|فاصله\s+دارد|"
                rf"(?:مفهوم|معنا|معنای|مضمون|پیام)(?:ی)?\s+(?:متفاوت|دیگر|جداگانه|دیگری)\s+دارد))(?P<cop>)"),
 ]
-_NEGATIVE_FORM = {2, 3, 6, 7, 8}  # indexes of the predicates above whose negation asserts the outlier
+_JOINED = re.compile(r"\s*(?:,|،|/|&|(?i:or|and)|و|یا)\s*")
 # "couplet 2 might be the outlier, or maybe 3": a second option offered after the claim
 _OR_AFTER = re.compile(rf"\s*[,،]?\s*(?:(?i:or)|یا)\s+(?:(?i:maybe|perhaps|possibly|even)\s+|شاید\s+)?(?:(?i:the)\s+)?"
                        rf"(?:{_NOUN_EN}|{_NOUN_FA}|(?i:{_alt(_EN_ORD)})|{_DIGIT})")
@@ -402,6 +411,7 @@ _CHOOSE_EN = re.compile(
     r"am\s+going\s+to|have\s+to))?(?:\s+not|n't)?(?:\s+(?:therefore|thus|then|definitely|probably|confidently|"
     r"still|rather|also))?)\s+(?:choose|chose|pick|picked|select|selected|go\s+with|went\s+with|opt\s+for|"
     r"opted\s+for|vote\s+for|settle\s+on|mark|say)\s+|\blet'?s\s+go\s+with\s+|\bgoing\s+with\s+"
+    r"|\bmy\s+(?:vote|pick|choice|bet|money)\s+(?:goes\s+to|is\s+on|is\s+for|would\s+be\s+on|falls\s+on)\s+"
     r"|\b(?:i'?m|i\s+am|we'?re|we\s+are)(?P<cop2>\s+not)?\s+(?:selecting|choosing|picking|going\s+with|opting\s+for|"
     r"going\s+to\s+(?:choose|pick|select|go\s+with))\s+)")
 _CHOOSE_FA = re.compile(rf"\s*(?:را|رو)\s*(?P<core>انتخاب|برمی{_ZW}گزینم|بر\s*می{_ZW}گزینم)"
@@ -513,8 +523,8 @@ def _candidates(doc: _Text) -> list[_Cand]:
             gap = t[max(subj.end, doc.clause_start(m.start())):m.start()]
             if len(gap) > 90:
                 continue
-            if i in _NEGATIVE_FORM:
-                negated = tentative = False  # "does not fit", «قرابت ندارد»: the negation is the claim
+            if "form" in rx.groupindex:  # "does not fit", «قرابت ندارد»: the negation is the claim
+                negated = tentative = False
             elif persian:
                 negated = cop.strip() not in _FA_POS and cop.strip() not in _FA_TENT
                 tentative = cop.strip() in _FA_TENT
@@ -531,7 +541,8 @@ def _candidates(doc: _Text) -> list[_Cand]:
                 continue
             weak = weak or tentative or bool(_TENTATIVE.search(gap) or _PARTIAL_AFTER.match(t, m.end())
                                              or _TENTATIVE.search(cop))
-            more = _MORE.match(t, subj.end) or _OR_AFTER.match(t, m.end())
+            more = _MORE.match(t, subj.end) or _OR_AFTER.match(t, m.end()) or any(
+                x.end <= subj.start and _JOINED.fullmatch(t, x.end, subj.start) for x in doc.mentions)
             out.append(_Cand(subj.start, m.end(), None if more else subj.value, subj.kind, weak or bool(more),
                              bool(_FINAL.search(t[doc.clause_start(subj.start):m.end()]))))
     for m in _CHOOSE_FA.finditer(t):
@@ -689,6 +700,12 @@ def parse_answer(text: str | None, *, reasoning: str | None = None, n_options: i
     # a line that is only an answer is a statement too (several different ones are headings)
     line_answers = [(i, _only(ln)) for i, ln in lines]
     line_answers = [(i, a) for i, a in line_answers if a]
+    for s_start, s_end in zip(doc.hard, doc.hard[1:] + [len(clean)]):  # "Not 1. Not 2. Couplet 3."
+        sentence = clean[s_start:s_end]
+        if "\n" not in sentence.strip() and sentence.strip() != clean[clean.rfind("\n", 0, s_start + 1) + 1:].split("\n")[0].strip():
+            got = _only(sentence)
+            if got:
+                cands.append(_Cand(s_start, s_end, got[0], got[1], True, False))
     strong = [c for c in cands if not c.weak]
     if len({a[0] for _, a in line_answers}) == 1 and (not strong or len(line_answers) == 1):
         i, (value, kind) = line_answers[-1]
