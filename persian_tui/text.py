@@ -7,25 +7,31 @@ matching, search, dedupe and embedding input.
 from __future__ import annotations
 
 import functools
+import json
 import re
 import unicodedata
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from pathlib import Path
 
 ZWNJ = "\u200c"
 
 # ---------------------------------------------------------------- normalizer
 
 
-@functools.lru_cache(maxsize=2)
-def _table(strip_diacritics: bool) -> dict[int, str]:
-    """A str.translate table equal to hazm's per-character normalization.
+TABLE_FILE = Path(__file__).parent / "data" / "normalizer.json"
+
+
+def build_table(strip_diacritics: bool) -> dict[int, str]:
+    """A str.translate table equal to hazm's per-character normalization (needs hazm).
 
     hazm's Normalizer, with its context-dependent steps off (spacing, persian_style,
     repeated chars, mi-separation), maps each character independently. Running it once
     per character of its own tables gives one translate table: same result, ~30x faster.
+    The app ships the result (data/normalizer.json, written by scripts/normalizer_table.py)
+    so that starting does not import hazm (~1 s); a test checks it against hazm.
     """
-    from hazm import Normalizer  # slow import (~1 s): deferred until first use
+    from hazm import Normalizer  # slow import (~1 s)
 
     hz = Normalizer(
         correct_spacing=False,
@@ -50,12 +56,26 @@ def _table(strip_diacritics: bool) -> dict[int, str]:
     return table
 
 
+def table_json() -> str:
+    """The shipped table file's content, built with hazm (the generator and the test use it)."""
+    tables = {key: {f"{k:04X}": v for k, v in sorted(build_table(strip).items())}
+              for key, strip in (("strip_diacritics", True), ("keep_diacritics", False))}
+    return json.dumps(tables, ensure_ascii=False, indent=0, sort_keys=True) + "\n"
+
+
+@functools.lru_cache(maxsize=2)
+def _table(strip_diacritics: bool) -> dict[int, str]:
+    data = json.loads(TABLE_FILE.read_text("utf-8"))
+    chosen = data["strip_diacritics" if strip_diacritics else "keep_diacritics"]
+    return {int(k, 16): v for k, v in chosen.items()}
+
+
 _SPACES = re.compile(r"[^\S\u200c]+")  # whitespace runs, ZWNJ excluded
 _ZWNJ_AT_SPACE = re.compile(r"\u200c+(?= )|(?<= )\u200c+")
 
 
 def warm_up() -> None:
-    """Load hazm and build the tables (call from a background thread at start-up)."""
+    """Read the normalizer tables (cheap: they ship as data, no hazm import)."""
     _table(True)
     _table(False)
 

@@ -42,3 +42,15 @@ def test_the_app_and_cli_do_not_import_torch():
             "print(heavy)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_start_up_paths_do_not_import_hazm():
+    """hazm costs ~1 s to import: the app, search and normalizer start without it (the
+    normalizer's table ships as data; tests/test_text.py checks it against hazm)."""
+    import subprocess
+
+    code = ("import sys, persian_tui.cli, persian_tui.tui.app, persian_tui.search; "
+            "from persian_tui.text import normalize, match_key; normalize('كتاب يك ۱'); match_key('a'); "
+            "print([m for m in sys.modules if m.split('.')[0] == 'hazm'])")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

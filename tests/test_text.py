@@ -100,3 +100,13 @@ def test_duplicate_index_reports_a_shared_couplet_below_threshold():
     (match,) = index.query(_keys(mixed))
     assert match.uid == "q1" and match.shared == 1 and match.score < 90
     assert index.query(_keys(mixed[1:])) == []
+
+
+def test_shipped_normalizer_table_equals_what_hazm_produces():
+    """data/normalizer.json is hazm's normalization compiled (scripts/normalizer_table.py):
+    regenerate it when hazm changes."""
+    from persian_tui.text import TABLE_FILE, _table, build_table, table_json
+
+    assert TABLE_FILE.read_text("utf-8") == table_json()
+    for strip in (True, False):
+        assert _table(strip) == build_table(strip)

@@ -414,3 +414,34 @@ async def test_name_is_asked_once(bank_db):
         assert got == ["maryam"] and app.annotator == "maryam"
         app.with_name(got.append)  # known now: not asked again
         assert got == ["maryam", "maryam"]
+
+
+async def test_new_database_is_filled_at_the_first_load(tmp_path, monkeypatch):
+    """The sample is in the table when the bank first fills: no empty bank while a worker
+    imports it, and no worker is needed for it (nothing to wait for)."""
+    sample = tmp_path / "sample.jsonl"
+    sample.write_text("".join(jsonl.dumps(q) + "\n" for q in QUESTIONS[:2]), encoding="utf-8")
+    monkeypatch.setattr(config, "sample_bank_path", lambda: sample)
+    app = make_app(tmp_path / "new.db", sample=True)
+    seen = {}
+
+    def first_load(message):
+        if type(message).__name__ == "FirstLoad":
+            seen["rows"] = table_uids(app)
+            seen["status"] = str(app.bank.query_one("#status-line").render())
+
+    async with app.run_test(size=SIZE, message_hook=first_load) as pilot:
+        await loaded(pilot)
+        assert seen["rows"] == ["q-love", "q-arabic"]
+        assert "2 questions" in seen["status"]
+        await pilot.pause()
+        assert any("imported 2 sample" in n.message for n in app._notifications)
+
+
+async def test_bank_says_loading_until_the_first_fill(bank_db):
+    app = make_app(bank_db)
+    async with app.run_test(size=SIZE) as pilot:
+        bank = app.bank
+        assert bank.loaded_at is None and "loading bank.db" in str(bank.query_one("#status-line").render())
+        await loaded(pilot)
+        assert "4 questions" in str(bank.query_one("#status-line").render())

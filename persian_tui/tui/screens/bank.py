@@ -14,7 +14,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Label, Static
 
-from ... import bidi
+from ... import bidi, display
 from ...models import STATUSES, BankCounts
 from ..widgets.bank_table import BankTable
 from ..widgets.couplets import QuestionDetail
@@ -71,7 +71,8 @@ class BankScreen(Screen):
         return self.app.bidi_mode
 
     def compose(self) -> ComposeResult:
-        yield Static(id="status-line")
+        # shown until the first query has filled the table (a large bank takes a moment)
+        yield Static(Content(f"loading {display.line(self.app.db_label)} …"), id="status-line")
         with Horizontal(id="search-bar"):
             yield Label("search ", id="search-label")
             yield PersianInput(placeholder="/ to search: words, ids, poets (ي/ك = ی/ک)",
