@@ -118,3 +118,15 @@ def test_in_process_main_sanitizes_and_restores_streams(hostile_db, capsys):
     assert sys.stdout is out_before
     out = capsys.readouterr().out
     assert "\x1b" not in out and "␛" in out
+
+
+def test_even_an_unexpected_traceback_is_sanitized(hostile_db, capsys, monkeypatch):
+    from persian_tui import cli
+
+    def bug(args):
+        raise RuntimeError("bug quoting data \x1b]0;x\x07")
+
+    monkeypatch.setattr(cli, "cmd_stats", bug)  # parser() binds the name when main runs
+    assert cli.main(["--db", str(hostile_db), "stats"]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "bug quoting data ␛]0;x␇" in err and "\x1b" not in err

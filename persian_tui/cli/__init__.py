@@ -568,6 +568,11 @@ def main(argv: list[str] | None = None) -> int:
     sys.stdout, sys.stderr = display.SafeStream(out), display.SafeStream(err)
     try:
         return _main(argv)
+    except Exception:  # a bug: its traceback may quote data, so it goes through the sanitizer too
+        import traceback
+
+        traceback.print_exc()
+        return 1
     finally:
         sys.stdout, sys.stderr = out, err
 

@@ -70,6 +70,19 @@ def _why(e: OSError) -> str:
     return (e.strerror or str(e)).lower()
 
 
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some file systems cannot sync a folder
+    finally:
+        os.close(fd)
+
+
 def write_atomic(path: Path, data: bytes) -> None:
     """Readers see the old file or the new one, never half of it."""
     path = Path(path)
@@ -106,6 +119,7 @@ def write_atomic(path: Path, data: bytes) -> None:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, real)
+        _fsync_dir(real.parent)  # the rename itself survives a crash
     except BaseException as e:
         Path(tmp).unlink(missing_ok=True)
         if isinstance(e, OSError) and not isinstance(e, WriteError):
