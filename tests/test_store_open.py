@@ -41,8 +41,11 @@ def test_default_folder_is_created(tmp_path, monkeypatch, capsys):
     assert (tmp_path / "db" / "persian_tui.db").is_file()
 
 
-def test_db_that_is_a_folder(tmp_path, capsys):
+def test_db_that_is_a_folder_fifo_or_device(tmp_path, capsys):
     one_line_error(capsys, main(["--db", str(tmp_path), "stats"]), "is a folder")
+    os.mkfifo(tmp_path / "pipe")
+    one_line_error(capsys, main(["--db", str(tmp_path / "pipe"), "stats"]), "is not a regular file")
+    one_line_error(capsys, main(["--db", os.devnull, "stats"]), "is not a regular file")
 
 
 @pytest.fixture

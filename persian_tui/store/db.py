@@ -116,6 +116,8 @@ class Store(QuestionsRepo, LabelsRepo, CurationRepo, RunsRepo, JudgingRepo):
             raise StoreError(f"{self.path}: {parent} is not a folder")
         if self.path.is_dir():
             raise StoreError(f"{self.path}: is a folder, not a database file")
+        if self.path.exists() and not self.path.is_file():  # a FIFO, socket or device (/dev/null)
+            raise StoreError(f"{self.path}: is not a regular file, not a database file")
         self.created = not self.path.exists() or self.path.stat().st_size == 0
         why = _not_writable(self.path) if parent.exists() else None
         if why and self.created:
