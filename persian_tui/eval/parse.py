@@ -132,8 +132,8 @@ _MENTION = re.compile(
     rf"|(?P<faadj>{_W}(?P<j>{_alt(_FA_ADJ)}){_ZW}(?:بیت|گزینه))"
     rf"|(?P<fay>{_W}(?P<y>{_alt(_FA_Y)}){_E})"
     rf"|(?P<numverb>(?i:\b(?P<nv>{_alt([*_EN_NUM, *_EN_ORD])})(?=\s+(?:is|was|would|seems|stands|differs|does|doesn't)\b)))"
-    rf"|(?P<digit>(?<![\w.,/\-])[1-9](?![\w\u200c]|[.,][0-9])(?!\s*(?i:couplets|options|verses|lines|of\b))"
-    rf"(?!\s*(?:بیت|گزینه|مصراع)))"
+    rf"|(?P<digit>(?<![\w.,/\-])[1-9](?![\w\u200c]|[.,][0-9])(?![ \t]*(?i:couplets|options|verses|lines|of\b))"
+    rf"(?![ \t]*(?:بیت|گزینه|مصراع)))"
     rf"|(?P<letter>(?<=\()[A-Ea-e](?=\))|(?<![\w'])[B-D](?![\w'\u200c]))"
 )
 # after a mention: "or 4", "and 3", "/ 2" -> more than one option named
@@ -179,7 +179,7 @@ def _is_object(before: str) -> bool:
 _LIST_JOIN = re.compile(r"^\s*(?:,|،|\band\b|\bor\b|و|یا|&)?\s*(?:and\s+)?$")
 
 
-_COUNT_BEFORE = re.compile(rf"(?:{_W}(?:دو|سه|چهار|همه|هر|تمام)|(?<![\w.])[2-4]|(?i:\b(?:two|three|four|all|the\s+other)))\s+$")
+_COUNT_BEFORE = re.compile(rf"(?:{_W}(?:دو|سه|چهار|همه|هر|تمام)|(?<![\w.])[2-4]|(?i:\b(?:two|three|four|all|the\s+other)))[ \t\u200c]+$")
 _PRONOUN = re.compile(r"(?i:(?:and\s+)?(?:so\s+)?(?:it|this|which|that|this\s+(?:one|couplet|option|verse)|the\s+latter))"
                       rf"|(?:و\s+)?(?:این|آن|که|این{_ZW}(?:بیت|گزینه)|این\s+(?:بیت|گزینه))")
 # what may stand between a pronoun and its predicate: «با بقیه», "from the others"
@@ -651,20 +651,17 @@ def _json_answers(text: str) -> list[object]:
     return values
 
 
-def _from_json_value(value: object, n: int) -> tuple[int | None, str]:
+def _from_json_value(value: object, n: int) -> tuple[int | None, str, str]:
+    """(answer, kind, status) of an answer-key value: a number, or text read like a reply."""
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if isinstance(value, int) and not isinstance(value, bool):
-        return value, ""
+        return value, "", "ok"
     if isinstance(value, str):
-        got = _only(_clean(value).strip())
-        if got:
-            return got
-        doc = _Text(_clean(value))
-        status, c = _decide(_candidates(doc), doc.t)
-        if status == "ok" and c:
-            return c.value, c.kind
-    return None, ""
+        p = parse_answer(value, n_options=n)
+        kind = p.method[p.method.index(":"):] if ":" in p.method else ""
+        return p.answer, kind, "ambiguous" if p.status == "ambiguous" else "ok"
+    return None, "", "ok"
 
 
 # ---------------------------------------------------------------- entry point
@@ -686,7 +683,7 @@ def parse_answer(text: str | None, *, reasoning: str | None = None, n_options: i
     values = _json_answers(body)
     if values:
         read = [_from_json_value(v, n_options) for v in values]
-        if len({v for v, _ in read}) > 1:
+        if len({v for v, _, _ in read}) > 1 or any(status == "ambiguous" for _, _, status in read):
             return Parsed(None, "ambiguous", why, "json")
         return result(read[-1][0], "json", read[-1][1])
 
