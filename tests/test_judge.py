@@ -229,6 +229,8 @@ def test_fence_quotes_every_line_and_keeps_the_text():
     ('{"verdict": "flawed", "error_category": "other"} {"verdict": "flawed", "error_category": "wrong_meaning"}',
      "conflicting"),
     ("no verdict here", "no verdict"),
+    ('{"verdict": "flawed", "error_category": "other", "verdict": "sound"}', "conflicting"),
+    ('{"verdict": "sound", "verdict": "sound"}', "ok"),
 ])
 def test_conflicting_verdicts_are_unscored_with_the_reason(reply, expected):
     j = parse_judgment(reply, CATS)

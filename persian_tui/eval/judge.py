@@ -125,9 +125,23 @@ _THINK = re.compile(r"<think(?:ing)?>.*?(?:</think(?:ing)?>|$)", re.DOTALL | re.
 _LINE = re.compile(r"(?im)^[ \t>*#_\-]*(verdict|error_category|category|rationale)[ \t*_]*[:=][ \t*_]*(.+?)\s*$")
 
 
+_DUPLICATE = "\x00duplicate"
+
+
+def _pairs(pairs: list[tuple]) -> dict:
+    """A JSON object; a key given twice with different values ({"verdict": "sound", "verdict":
+    "flawed"}) is remembered instead of letting the last one win."""
+    obj: dict = {}
+    for key, value in pairs:
+        if key in obj and obj[key] != value:
+            obj[_DUPLICATE] = key
+        obj.setdefault(key, value)
+    return obj
+
+
 def _json_objects(text: str) -> list[dict]:
     """Top-level JSON objects in the text (objects nested in one already found are its parts)."""
-    found, decoder, end = [], json.JSONDecoder(), 0
+    found, decoder, end = [], json.JSONDecoder(object_pairs_hook=_pairs), 0
     starts = [m.start() for m in re.finditer(r'\{(?=\s*(?:"|\}))', text)]  # an object starts with a key
     if len(starts) > 64:  # a reply is not a data file: bound the work on hostile ones
         starts = starts[:32] + starts[-32:]
@@ -149,7 +163,7 @@ def _whole_json(text: str) -> dict | None:
     channel. Anything quoted inside its strings stays inside its strings."""
     body = re.sub(r"^\s*```(?:json)?\s*|\s*```\s*$", "", text.strip())
     try:
-        obj = json.loads(body)
+        obj = json.loads(body, object_pairs_hook=_pairs)
     except (ValueError, RecursionError):
         return None
     return obj if isinstance(obj, dict) else None
@@ -187,6 +201,8 @@ def parse_judgment(text: str | None, categories: list[str]) -> Judgment:
         candidates = [o for o in _json_objects(text) if "verdict" in o] + _line_verdicts(text)
     if not candidates:
         return _unscored("no verdict in the reply")
+    if any(_DUPLICATE in obj for obj in candidates):
+        return _unscored("conflicting verdicts: a key given twice with different values")
     readings = {}
     for obj in candidates:
         j = _reading(obj, categories)
