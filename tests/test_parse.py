@@ -282,3 +282,11 @@ def test_ambiguous_replies_are_stored_and_counted_as_unusable(store):
 def test_hostile_replies_are_read_not_crashed(text, expected):
     p = parse_answer(text)
     assert (p.answer if p.status == "ok" else p.status) == expected
+
+
+def test_the_last_option_is_the_nth():
+    assert parse_answer("The last couplet is the odd one out.").answer == 4
+    assert parse_answer("بیت آخر با بقیه فرق دارد.", n_options=5).answer == 5
+    assert parse_answer("آخرین بیت متفاوت است.").answer == 4
+    assert parse_answer("Answer: 4. The last couplet is the odd one out.", n_options=5).status == "ambiguous"
+    assert parse_answer("At last, the answer is 3.").answer == 3

@@ -93,13 +93,14 @@ def _clean(text: str) -> str:
 _W = r"(?<![\w\u200c])"  # word start (Latin or Persian)
 _E = r"(?![\w\u200c])"  # word end
 _ZW = "[\u200c ]?"
+_LAST = -1  # "the last couplet", «بیت آخر»: the n-th option
 _EN_ORD = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5,
-           "1st": 1, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5}
+           "1st": 1, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5, "last": _LAST}
 _EN_NUM = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
-_FA_ORD = {"اول": 1, "یکم": 1, "نخست": 1, "دوم": 2, "سوم": 3, "چهارم": 4, "پنجم": 5}
+_FA_ORD = {"اول": 1, "یکم": 1, "نخست": 1, "دوم": 2, "سوم": 3, "چهارم": 4, "پنجم": 5, "آخر": _LAST}
 _FA_NUM = {"یک": 1, "دو": 2, "سه": 3, "چهار": 4, "پنج": 5}
-_FA_ADJ = {"اولین": 1, "نخستین": 1, "دومین": 2, "سومین": 3, "چهارمین": 4, "پنجمین": 5}
-_FA_Y = {"اولی": 1, "دومی": 2, "سومی": 3, "چهارمی": 4, "پنجمی": 5}
+_FA_ADJ = {"اولین": 1, "نخستین": 1, "دومین": 2, "سومین": 3, "چهارمین": 4, "پنجمین": 5, "آخرین": _LAST}
+_FA_Y = {"اولی": 1, "دومی": 2, "سومی": 3, "چهارمی": 4, "پنجمی": 5, "آخری": _LAST}
 _LATIN = {c: i for i, c in enumerate("ABCDE", 1)}
 _FA_LETTERS = {"الف": 1, "ب": 2, "ج": 3, "د": 4, "ه": 5}
 _WORDS = {**{k: v for k, v in _EN_ORD.items()}, **_EN_NUM, **_FA_ORD, **_FA_NUM, **_FA_ADJ, **_FA_Y}
@@ -150,7 +151,7 @@ class _Mention:
     obj: bool = False  # the object of a comparison ("unlike 2", "با بیت اول")
 
 
-def _value_of(token: str) -> tuple[int, str]:
+def _value_of(token: str, n: int = 4) -> tuple[int, str]:
     t = token.strip().strip("()[]\"'«» ")
     if t.isdigit():
         return int(t), ""
@@ -160,7 +161,8 @@ def _value_of(token: str) -> tuple[int, str]:
         return _LATIN[t.upper()], ":letter"
     if t in _FA_LETTERS:
         return _FA_LETTERS[t], ":persian_letter"
-    return _WORDS[t.lower()], ":word"
+    value = _WORDS[t.lower()]
+    return (n if value == _LAST else value), ":word"
 
 
 # a word right before an option that makes it the object of a comparison ("unlike 2", «با بیت اول»)
@@ -187,12 +189,12 @@ _OBJ_PHRASE = re.compile(rf"(?:{_W}(?:با|از)\s+(?:بقیه|سایر|دیگر
                          r"|(?i:(?:from|with|than|to)\s+(?:all\s+)?the\s+(?:others|rest|other\s+\w+(?:\s+\w+)?)))")
 
 
-def _mentions(t: str) -> list[_Mention]:
+def _mentions(t: str, n: int) -> list[_Mention]:
     out: list[_Mention] = []
     for m in _MENTION.finditer(t):
         token = m.group("v") or m.group("o") or m.group("a") or m.group("j") or m.group("y") or m.group("nv") \
             or m.group("digit") or m.group("letter")
-        value, kind = _value_of(token)
+        value, kind = _value_of(token, n)
         mention = _Mention(m.start(), m.end(), value, kind)
         before = t[max(0, m.start() - 40):m.start()]
         if m.group("noun") and _COUNT_BEFORE.search(before[-12:]):
@@ -217,12 +219,12 @@ def _mention_at(mentions: list[_Mention], pos: int, t: str) -> _Mention | None:
 _AFTER_MARKER = re.compile(rf"\s*{_QO}(?P<v>{_VALUE}|[a-e](?=\s*(?:[)\].!]|$)))(?:{_QC})")
 
 
-def _marker_value(t: str, pos: int) -> tuple[int, str, int] | None:
+def _marker_value(t: str, pos: int, n: int) -> tuple[int, str, int] | None:
     """(value, kind, end) of the answer token right after a marker, any form."""
     m = _AFTER_MARKER.match(t, pos)
     if not m:
         return None
-    value, kind = _value_of(m.group("v"))
+    value, kind = _value_of(m.group("v"), n)
     return value, kind, m.end()
 
 
@@ -241,10 +243,10 @@ _SOFT = re.compile(
 class _Text:
     """The cleaned reply with its sentence and clause boundaries."""
 
-    def __init__(self, t: str):
-        self.t = t
+    def __init__(self, t: str, n: int = 4):
+        self.t, self.n = t, n
         self.hard = [0] + [m.end() for m in _HARD.finditer(t) if not self._list_dot(m)]
-        self.mentions = _mentions(t)
+        self.mentions = _mentions(t, n)
         inside = {i for m in self.mentions for i in range(m.start + 1, m.end)}  # "option (4)" is one piece
         self.soft = sorted(set(self.hard) | ({m.start() for m in _SOFT.finditer(t)}
                                              | {m.end() for m in _COMMA.finditer(t)}) - inside)
@@ -384,7 +386,8 @@ _PREDICATES = [
     re.compile(rf"(?P<core>{_W}(?:متفاوت|متمایز|ناهمگون|ناهمخوان|نامرتبط|بی{_ZW}ربط|بی{_ZW}ارتباط|جدا|"
                rf"استثنا|غریبه|بیگانه|درست|صحیح|پاسخ(?:\s+(?:درست|صحیح|سوال|نهایی))?|جواب(?:\s+(?:درست|صحیح|"
                rf"سوال|نهایی))?|(?:گزینه|بیت)(?:ی|{_ZW}ی)?\s+(?:درست|صحیح|متفاوت|ناهمگون))(?:{_ZW}تر)?)"
-               rf"[\s\u200c]*(?P<cop>است|هست|می{_ZW}باشد|بود|نیست|نمی{_ZW}باشد|نبود|باشد|نباشد|ه){_E}"),
+               rf"[\s\u200c]*(?P<cop>است|هست|می{_ZW}باشد|بود|نیست|نمی{_ZW}باشد|نبود|باشد|نباشد|ه|"
+               rf"به\s+نظر\s+(?:می{_ZW}رسد|نمی{_ZW}رسد|می{_ZW}آید)){_E}"),
     re.compile(rf"(?P<core>{_W}(?:فرق|تفاوت|تمایز|اختلاف)(?:ی)?(?:\s+(?:معنایی|مفهومی|اساسی|آشکاری|آشکار|روشنی|"
                rf"محسوسی))?)\s*(?P<cop>دارد|داره|می{_ZW}کند|ندارد|نداره|نمی{_ZW}کند){_E}"),
     re.compile(rf"(?P<form>)(?P<core>{_W}(?:قرابت|هم{_ZW}خوانی|همخوانی|سنخیت|ارتباط|تناسب|مطابقت|هماهنگی|شباهت|"
@@ -402,9 +405,6 @@ _JOINED = re.compile(r"\s*(?:,|،|/|&|(?i:or|and)|و|یا)\s*")
 # "couplet 2 might be the outlier, or maybe 3": a second option offered after the claim
 _OR_AFTER = re.compile(rf"\s*[,،]?\s*(?:(?i:or)|یا)\s+(?:(?i:maybe|perhaps|possibly|even)\s+|شاید\s+)?(?:(?i:the)\s+)?"
                        rf"(?:{_NOUN_EN}|{_NOUN_FA}|(?i:{_alt(_EN_ORD)})|{_DIGIT})")
-_FA_POS = {"است", "هست", "می\u200cباشد", "میباشد", "می باشد", "بود", "ه", "دارد", "داره", "می\u200cکند",
-           "میکند", "می کند", ""}
-_FA_TENT = {"باشد"}
 # choices: "I'd pick 2" / "I would choose option 3" / "گزینه ۳ را انتخاب می‌کنم"
 _CHOOSE_EN = re.compile(
     r"(?i:\b(?:i|we)(?P<cop>(?:\s*'d|\s*'ll|'m\s+going\s+to|\s+(?:would|will|must|shall|do|did|can|could|might|"
@@ -453,7 +453,7 @@ def _value_candidate(doc: _Text, start: int, vpos: int, final_text: str) -> _Can
     if m is not None and m.start >= vpos - 3 and not t[vpos:m.start].strip(" \t\"'«([:"):
         value, kind, end = m.value, m.kind, m.end
     else:
-        got = _marker_value(t, vpos)
+        got = _marker_value(t, vpos, doc.n)
         if got is None:
             return None
         value, kind, end = got
@@ -469,7 +469,8 @@ def _subject(doc: _Text, pred_start: int, persian: bool) -> _Mention | None:
     mention that is not the object of a comparison; when the clause has none and only a
     pronoun ("it", "which", "this couplet"), the first such mention earlier in the sentence."""
     cs = doc.clause_start(pred_start)
-    inside = [m for m in doc.mentions if cs <= m.start and m.end <= pred_start and not m.obj]
+    # a mention may overlap the predicate: «سومین بیت متفاوت است» (the predicate «بیت متفاوت است»)
+    inside = [m for m in doc.mentions if cs <= m.start < pred_start and not m.obj]
     if inside:
         if persian:
             return inside[0]
@@ -526,8 +527,8 @@ def _candidates(doc: _Text) -> list[_Cand]:
             if "form" in rx.groupindex:  # "does not fit", «قرابت ندارد»: the negation is the claim
                 negated = tentative = False
             elif persian:
-                negated = cop.strip() not in _FA_POS and cop.strip() not in _FA_TENT
-                tentative = cop.strip() in _FA_TENT
+                negated = cop.strip().startswith("ن") or "نمی" in cop  # نیست، ندارد، نمی‌کند، به نظر نمی‌رسد
+                tentative = cop.strip() == "باشد" or cop.startswith("به")  # subjunctive, "seems"
             else:
                 negated = bool(_NEG_EN.search(cop) or _NEG_EN.search(gap))
                 tentative = bool(re.search(r"(?i:might|may|could|seems|appears|looks)", cop))
@@ -609,7 +610,7 @@ def _lead(doc: _Text) -> _Mention | None:
     return heads[0] if heads and len({h.value for h in heads}) == 1 else None
 
 
-def _only(text: str) -> tuple[int, str] | None:
+def _only(text: str, n: int = 4) -> tuple[int, str] | None:
     m = _ONLY_RX.fullmatch(text)
     if not m:
         return None
@@ -617,7 +618,7 @@ def _only(text: str) -> tuple[int, str] | None:
     if m.group("w"):
         token = re.sub(r"(?i:^the\s+|\s+(?:option|couplet|verse|one)$)", "", token.strip())
         token = re.sub(rf"{_ZW}(?:بیت|گزینه)$", "", token)
-    return _value_of(token)
+    return _value_of(token, n)
 
 
 # ---------------------------------------------------------------- JSON
@@ -688,19 +689,19 @@ def parse_answer(text: str | None, *, reasoning: str | None = None, n_options: i
         return result(read[-1][0], "json", read[-1][1])
 
     clean = _clean(body)
-    only = _only(clean)
+    only = _only(clean, n_options)
     if only:
         return result(only[0], "bare", only[1])
-    doc = _Text(clean)
+    doc = _Text(clean, n_options)
     cands = _candidates(doc)
     lines = [(i, ln) for i, ln in enumerate(clean.splitlines()) if ln.strip()]
     # a line that is only an answer is a statement too (several different ones are headings)
-    line_answers = [(i, _only(ln)) for i, ln in lines]
+    line_answers = [(i, _only(ln, n_options)) for i, ln in lines]
     line_answers = [(i, a) for i, a in line_answers if a]
     for s_start, s_end in zip(doc.hard, doc.hard[1:] + [len(clean)]):  # "Not 1. Not 2. Couplet 3."
         sentence = clean[s_start:s_end]
         if "\n" not in sentence.strip() and sentence.strip() != clean[clean.rfind("\n", 0, s_start + 1) + 1:].split("\n")[0].strip():
-            got = _only(sentence)
+            got = _only(sentence, n_options)
             if got:
                 cands.append(_Cand(s_start, s_end, got[0], got[1], True, False))
     strong = [c for c in cands if not c.weak]
