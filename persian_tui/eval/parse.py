@@ -230,7 +230,7 @@ def _marker_value(t: str, pos: int, n: int) -> tuple[int, str, int] | None:
 
 # ---------------------------------------------------------------- clauses
 
-_HARD = re.compile(r"\n|[!?؟;؛]|(?<!\bNo)(?<!\bno)(?<!e\.g)(?<!i\.e)(?<!vs)\.(?=\s|$)")
+_HARD = re.compile(r"\n|[!?؟;؛]|(?<!e\.g)(?<!i\.e)(?<!vs)\.(?=\s|$)(?!(?<=\b[Nn]o\.)\s*[0-9])")  # not "No. 3"
 _SOFT = re.compile(
     r"[,،:(]|—|–| - "
     r"|(?i:\b(?:but|however|yet|although|though|because|since|whereas|while|so|therefore|thus|hence|unlike|"
@@ -401,6 +401,8 @@ _PREDICATES = [
     re.compile(rf"(?P<form>)(?P<core>{_W}(?:جور\s*در\s*نمی{_ZW}آید|نمی{_ZW}خواند|جدا\s+می{_ZW}شود|فاصله\s+دارد|"
                rf"(?:مفهوم|معنا|معنای|مضمون|پیام)(?:ی)?\s+(?:متفاوت|دیگر|جداگانه|دیگری)\s+دارد))(?P<cop>)"),
 ]
+# a claim followed by "but ..." in its sentence is conceded ("couplet 2 is different, but it fits")
+_BUT = re.compile(rf"(?i:\b(?:but|however|yet|though|although)\b)|{_W}(?:اما|ولی|لیکن|ولیکن|هرچند|اگرچه){_E}")
 _JOINED = re.compile(r"\s*(?:,|،|/|&|(?i:or|and)|و|یا)\s*")
 # "couplet 2 might be the outlier, or maybe 3": a second option offered after the claim
 _OR_AFTER = re.compile(rf"\s*[,،]?\s*(?:(?i:or)|یا)\s+(?:(?i:maybe|perhaps|possibly|even)\s+|شاید\s+)?(?:(?i:the)\s+)?"
@@ -540,8 +542,9 @@ def _candidates(doc: _Text) -> list[_Cand]:
             ok, weak = _clause_ok(doc, subj.start, m.end())
             if not ok:
                 continue
+            _, sentence_end = doc.sentence(m.start())
             weak = weak or tentative or bool(_TENTATIVE.search(gap) or _PARTIAL_AFTER.match(t, m.end())
-                                             or _TENTATIVE.search(cop))
+                                             or _TENTATIVE.search(cop) or _BUT.search(t, m.end(), sentence_end))
             more = _MORE.match(t, subj.end) or _OR_AFTER.match(t, m.end()) or any(
                 x.end <= subj.start and _JOINED.fullmatch(t, x.end, subj.start) for x in doc.mentions)
             out.append(_Cand(subj.start, m.end(), None if more else subj.value, subj.kind, weak or bool(more),
