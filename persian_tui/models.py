@@ -158,6 +158,8 @@ class Run:
     prompt_template: str | None = None
     prompt_hash: str | None = None
     note: str | None = None
+    reason: str | None = None  # why it ended failed/cancelled (secrets redacted)
+    archived: bool = False  # hidden from lists and default reports
 
 
 @dataclass

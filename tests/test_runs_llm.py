@@ -113,7 +113,7 @@ def test_timeouts(bank):
 
     r, p, _ = run(bank, script, timeout=0.2, max_retries=0, concurrency=6)
     errors = [x for x in bank.predictions(r.id) if x.parse_status == "api_error"]
-    assert len(errors) == 3 and all("Timeout" in x.error for x in errors)
+    assert len(errors) == 3 and all("timeout" in x.error for x in errors)
 
 
 def test_cache_hits_and_errors_never_cached(bank):

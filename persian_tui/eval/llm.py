@@ -8,16 +8,31 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import math
 import os
 import random
 import time
 from dataclasses import asdict, dataclass
 
+from .. import redact
+
 RETRY_STATUSES = {408, 409, 425, 429, 500, 502, 503, 504}
+MAX_TOKENS = 10**9  # a usage figure above this is not believed
+MAX_COST = 10**6
 
 
 class LLMError(Exception):
-    """A request that failed for good (after retries); the message is safe to store."""
+    """A request that failed for good (after retries); the message is safe to store (secrets
+    redacted). `kind`: connection | timeout | auth | status | invalid. Connection, timeout
+    and auth failures are what the circuit breaker counts."""
+
+    def __init__(self, message: str, kind: str = "status"):
+        super().__init__(message)
+        self.kind = kind
+
+    @property
+    def unreachable(self) -> bool:
+        return self.kind in ("connection", "timeout", "auth")
 
 
 @dataclass
@@ -29,6 +44,7 @@ class Completion:
     cost: float | None
     latency: float  # seconds, of the successful attempt
     cached: bool = False
+    warning: str | None = None  # reply fields that were ignored (wrong type or range)
 
     def to_cache(self) -> dict:
         d = asdict(self)
@@ -62,7 +78,9 @@ class LLMClient:
                  max_backoff: float = 60.0):
         from openai import AsyncOpenAI
 
-        self.base_url, self.model = base_url, model
+        self.base_url, self.model, self.timeout = base_url, model, timeout
+        self.shown_url = redact.url(base_url)  # what messages quote: no password
+        self.keys = redact.env_keys(api_key_env)  # redacted from any echoed error
         self.max_retries, self.backoff, self.max_backoff = max_retries, backoff, max_backoff
         # the client's own retries are off: one retry layer, ours
         self.client = AsyncOpenAI(base_url=base_url, api_key=os.environ.get(api_key_env) or "not-set",
@@ -85,38 +103,86 @@ class LLMClient:
         for attempt in range(self.max_retries + 1):
             start = time.perf_counter()
             try:
-                reply = await self.client.chat.completions.create(
-                    model=self.model, messages=messages, **params, **extra)
-                return self._completion(reply, time.perf_counter() - start)
+                # a deadline for the whole request, body included (a dripping reply cannot outlast it)
+                reply = await asyncio.wait_for(self.client.chat.completions.create(
+                    model=self.model, messages=messages, **params, **extra), self.timeout)
+                return completion_of(reply, time.perf_counter() - start)
             except openai.APIStatusError as e:
                 cause, retry = e, e.status_code in RETRY_STATUSES
-                error = LLMError(f"HTTP {e.status_code} from {self.base_url}: {_message(e)}")
-            except (openai.APITimeoutError, openai.APIConnectionError) as e:
+                kind = "auth" if e.status_code in (401, 403) else "status"
+                error = self._error(f"HTTP {e.status_code} from {self.shown_url}: {_message(e)}", kind)
+            except (asyncio.TimeoutError, openai.APITimeoutError) as e:
                 cause, retry = e, True
-                error = LLMError(f"{type(e).__name__} from {self.base_url}: {e}")
-            except (openai.APIResponseValidationError, ValueError, KeyError, TypeError) as e:
+                error = self._error(f"timeout: no complete reply from {self.shown_url} "
+                                    f"within {self.timeout:g} s", "timeout")
+            except openai.APIConnectionError as e:
+                cause, retry = e, True
+                error = self._error(f"cannot connect to {self.shown_url}: {e}", "connection")
+            except Exception as e:  # noqa: BLE001 - any other shape of reply is data, not a crash
                 cause, retry = e, False
-                error = LLMError(f"malformed reply from {self.base_url}: {e}")
+                error = self._error(f"malformed reply from {self.shown_url}: {_short(e)}", "invalid")
             if not retry or attempt == self.max_retries:
                 raise error from cause
             await asyncio.sleep(self._delay(attempt, cause))
         raise AssertionError("unreachable")
 
-    def _completion(self, reply, latency: float) -> Completion:
-        if not getattr(reply, "choices", None):
-            raise ValueError("no choices in the reply")
-        message = reply.choices[0].message
-        extra = getattr(message, "model_extra", None) or {}
-        reasoning = extra.get("reasoning") or extra.get("reasoning_content")
-        usage = reply.usage
-        cost = None
-        if usage is not None:
-            cost = (getattr(usage, "model_extra", None) or {}).get("cost")
-        return Completion(
-            text=message.content, reasoning=reasoning if isinstance(reasoning, str) else None,
-            tokens_in=usage.prompt_tokens if usage else None,
-            tokens_out=usage.completion_tokens if usage else None,
-            cost=float(cost) if isinstance(cost, (int, float)) else None, latency=latency)
+    def _error(self, message: str, kind: str) -> LLMError:
+        return LLMError(redact.text(message, keys=self.keys)[:500], kind)
+
+
+
+def completion_of(reply, latency: float) -> Completion:
+    """Validate a chat completion of any shape: choices a non-empty list whose first message
+    has text (a string) or none; usage figures non-negative integers, cost finite. A wrong
+    shape of the answer raises ValueError; a wrong usage figure is dropped with a warning."""
+    choices = getattr(reply, "choices", None)
+    if not isinstance(choices, list) or not choices:
+        raise ValueError(f"choices should be a non-empty list, got {_kind(choices)}")
+    message = getattr(choices[0], "message", None)
+    if message is None or isinstance(message, (str, int, float, list)):
+        raise ValueError(f"choices[0].message should be an object, got {_kind(message)}")
+    text = getattr(message, "content", None)
+    if text is not None and not isinstance(text, str):
+        raise ValueError(f"message content should be text, got {_kind(text)}")
+    extra = getattr(message, "model_extra", None) or {}
+    reasoning = extra.get("reasoning") or extra.get("reasoning_content")
+    usage = getattr(reply, "usage", None)
+    warnings: list[str] = []
+    tokens_in = _count(getattr(usage, "prompt_tokens", None), "prompt_tokens", warnings)
+    tokens_out = _count(getattr(usage, "completion_tokens", None), "completion_tokens", warnings)
+    cost = (getattr(usage, "model_extra", None) or {}).get("cost") if usage is not None else None
+    if cost is not None:
+        if isinstance(cost, bool) or not isinstance(cost, (int, float)) or not math.isfinite(cost) \
+                or not 0 <= cost <= MAX_COST:
+            warnings.append(f"cost {_kind(cost)} ignored")
+            cost = None
+    return Completion(text=text, reasoning=reasoning if isinstance(reasoning, str) else None,
+                      tokens_in=tokens_in, tokens_out=tokens_out,
+                      cost=float(cost) if cost is not None else None, latency=latency,
+                      warning="; ".join(warnings) or None)
+
+
+def _count(value, name: str, warnings: list[str]) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_TOKENS:
+        warnings.append(f"{name} {_kind(value)} ignored")
+        return None
+    return value
+
+
+def _kind(value) -> str:
+    """A short, safe description of a value of the wrong shape."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        text = repr(value)
+        return text if len(text) <= 24 else f"a {len(text)}-digit number"
+    if isinstance(value, str):
+        return f"text {value[:24]!r}" if len(value) <= 24 else f"text of {len(value)} characters"
+    return "nothing" if value is None else type(value).__name__
+
+
+def _short(e: Exception) -> str:
+    return (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
 
 
 def _message(e: Exception) -> str:

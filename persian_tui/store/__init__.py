@@ -1,5 +1,6 @@
 """The only package that speaks SQL."""
 
 from .db import DatabaseError, Store, StoreError
+from .runs import LeaseHeld
 
-__all__ = ["DatabaseError", "Store", "StoreError"]
+__all__ = ["DatabaseError", "LeaseHeld", "Store", "StoreError"]

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import socket
 import sqlite3
+import time
 
 import numpy as np
 
@@ -11,15 +14,25 @@ from ..bank import now
 from ..models import Prediction, Run, RunSummary
 
 _RUN_COLUMNS = ("id, kind, model, params, status, total, created_at, finished_at, prompt_template, "
-                "prompt_hash, note")
+                "prompt_hash, note, reason, archived")
 _PRED_COLUMNS = ("q.uid, p.predicted, p.parse_status, p.scores, p.raw_output, p.reasoning, "
                  "p.permutation, p.prompt_hash, p.exemplars, p.tokens_in, p.tokens_out, p.latency, "
                  "p.cost, p.error, p.created_at")
 
 
 def _run(row: tuple) -> Run:
-    rid, kind, model, params, status, total, created, finished, template, phash, note = row
-    return Run(rid, kind, model, json.loads(params), status, total, created, finished, template, phash, note)
+    rid, kind, model, params, status, total, created, finished, template, phash, note, reason, archived = row
+    return Run(rid, kind, model, json.loads(params), status, total, created, finished, template, phash, note,
+               reason, bool(archived))
+
+
+def lease_holder() -> str:
+    """Who holds a run: pid@host (a second process on the run names it)."""
+    return f"{os.getpid()}@{socket.gethostname()}"
+
+
+class LeaseHeld(Exception):
+    """Another process works on this run; the message names it."""
 
 
 def _json(value) -> str | None:
@@ -51,14 +64,89 @@ class RunsRepo:
         row = self.conn.execute(f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", (run_id,)).fetchone()
         return _run(row) if row else None
 
-    def runs(self) -> list[Run]:
-        return [_run(r) for r in self.conn.execute(f"SELECT {_RUN_COLUMNS} FROM runs ORDER BY id")]
+    def runs(self, *, archived: bool = False) -> list[Run]:
+        """Every run, oldest first; archived ones only when asked for."""
+        where = "" if archived else "WHERE archived = 0"
+        return [_run(r) for r in self.conn.execute(f"SELECT {_RUN_COLUMNS} FROM runs {where} ORDER BY id")]
 
-    def set_run_status(self, run_id: int, status: str, *, total: int | None = None) -> None:
+    def set_run_status(self, run_id: int, status: str, *, total: int | None = None,
+                       reason: str | None = None) -> None:
         finished = None if status == "running" else now()
         with self.tx():
-            self.conn.execute("UPDATE runs SET status = ?, finished_at = ?, total = COALESCE(?, total) "
-                              "WHERE id = ?", (status, finished, total, run_id))
+            self.conn.execute("UPDATE runs SET status = ?, finished_at = ?, total = COALESCE(?, total), "
+                              "reason = ? WHERE id = ?", (status, finished, total, reason, run_id))
+
+    def update_run(self, run_id: int, *, model: str | None = None, params: dict | None = None,
+                   total: int | None = None) -> None:
+        with self.tx():
+            self.conn.execute(
+                "UPDATE runs SET model = COALESCE(?, model), params = COALESCE(?, params), "
+                "total = COALESCE(?, total) WHERE id = ?",
+                (model, None if params is None else json.dumps(params, ensure_ascii=False, sort_keys=True),
+                 total, run_id))
+
+    # ------------------------------------------------------------ lifecycle
+
+    def take_lease(self, run_id: int, seconds: float = 60.0, holder: str | None = None) -> None:
+        """Take the run for this process, in one transaction; LeaseHeld names a live holder.
+        A killed holder's lease lapses after `seconds` (live holders renew it)."""
+        holder = holder or lease_holder()
+        stamp = time.time()
+        with self.tx():
+            row = self.conn.execute("SELECT lease_holder, lease_expires FROM runs WHERE id = ?",
+                                    (run_id,)).fetchone()
+            if row and row[0] and row[0] != holder and (row[1] or 0) > stamp:
+                raise LeaseHeld(f"run {run_id} is being worked on by process {row[0]} "
+                                f"(lease for {row[1] - stamp:.0f} s more); wait for it or stop it")
+            self.conn.execute("UPDATE runs SET lease_holder = ?, lease_expires = ? WHERE id = ?",
+                              (holder, stamp + seconds, run_id))
+
+    def renew_lease(self, run_id: int, seconds: float = 60.0, holder: str | None = None) -> bool:
+        with self.tx():
+            cur = self.conn.execute("UPDATE runs SET lease_expires = ? WHERE id = ? AND lease_holder = ?",
+                                    (time.time() + seconds, run_id, holder or lease_holder()))
+        return cur.rowcount > 0
+
+    def release_lease(self, run_id: int, holder: str | None = None) -> None:
+        with self.tx():
+            self.conn.execute("UPDATE runs SET lease_holder = NULL, lease_expires = NULL "
+                              "WHERE id = ? AND lease_holder = ?", (run_id, holder or lease_holder()))
+
+    def log_run(self, run_id: int, event: str, detail: dict | None = None, who: str | None = None) -> None:
+        with self.tx():
+            self._log_run(run_id, event, detail, who)
+
+    def _log_run(self, run_id: int, event: str, detail: dict | None, who: str | None) -> None:
+        self.conn.execute("INSERT INTO run_history (run_id, event, detail, who, created_at) VALUES (?,?,?,?,?)",
+                          (run_id, event, json.dumps(detail or {}, ensure_ascii=False, sort_keys=True),
+                           who or lease_holder(), now()))
+
+    def run_history(self, run_id: int) -> list[dict]:
+        return [{"event": e, "detail": json.loads(d), "who": w, "at": t} for e, d, w, t in self.conn.execute(
+            "SELECT event, detail, who, created_at FROM run_history WHERE run_id = ? ORDER BY id", (run_id,))]
+
+    def archive_run(self, run_id: int, archived: bool = True) -> bool:
+        with self.tx():
+            cur = self.conn.execute("UPDATE runs SET archived = ? WHERE id = ?", (int(archived), run_id))
+            if cur.rowcount:
+                self._log_run(run_id, "archive" if archived else "unarchive", None, None)
+        return cur.rowcount > 0
+
+    def delete_run(self, run_id: int) -> list[int]:
+        """Delete the run with its predictions and judgments, and the judge runs of it, in one
+        transaction; logged in run_history. Returns the ids deleted (the run first)."""
+        with self.tx():
+            if not self.conn.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone():
+                return []
+            judges = [r[0] for r in self.conn.execute(
+                "SELECT id FROM runs WHERE kind = 'judge' AND json_extract(params, '$.target_run') = ?",
+                (run_id,))]
+            ids = [run_id, *judges]
+            for rid in ids:
+                n = self.conn.execute("SELECT COUNT(*) FROM predictions WHERE run_id = ?", (rid,)).fetchone()[0]
+                self._log_run(rid, "delete", {"predictions": n, "with": ids}, None)
+                self.conn.execute("DELETE FROM runs WHERE id = ?", (rid,))  # cascades
+        return ids
 
     def save_predictions(self, run_id: int, predictions: list[Prediction]) -> None:
         """Insert or replace (retry) the rows of these questions, in one transaction."""
@@ -123,7 +211,7 @@ class RunsRepo:
             params += list(statuses)
         return {r[0] for r in self.conn.execute(sql, params)}
 
-    def run_summaries(self) -> list[RunSummary]:
+    def run_summaries(self, *, archived: bool = False) -> list[RunSummary]:
         stats = {r[0]: r[1:] for r in self.conn.execute(
             """SELECT p.run_id, COUNT(*),
                       SUM(q.key IS NOT NULL AND p.predicted IS q.key),  -- IS: never NULL
@@ -136,7 +224,7 @@ class RunsRepo:
             """SELECT j.run_id, COUNT(*), SUM(j.status = 'unscored'), SUM(j.status = 'api_error')
                FROM judgments j JOIN runs r ON r.id = j.run_id AND r.kind = 'judge'
                GROUP BY j.run_id""")}
-        return [RunSummary(run, *(stats.get(run.id) or (0, 0, 0, 0, 0))) for run in self.runs()]
+        return [RunSummary(run, *(stats.get(run.id) or (0, 0, 0, 0, 0))) for run in self.runs(archived=archived)]
 
     def save_paraphrases(self, run_id: int, uid: str, texts: list[str]) -> None:
         with self.tx():

@@ -302,8 +302,24 @@ MIGRATIONS: list[list[str]] = [
         "ALTER TABLE predictions_new RENAME TO predictions",
         "CREATE INDEX predictions_question ON predictions (question_id)",
     ],
-    # 7: runs lifecycle: archive, lease, history (issue 10) -- slot reserved, filled by that issue
-    [],
+    # 7: run lifecycle: the reason of a status, archiving, a lease (one process per run), history
+    [
+        "ALTER TABLE runs ADD COLUMN reason TEXT",
+        "ALTER TABLE runs ADD COLUMN archived INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE runs ADD COLUMN lease_holder TEXT",
+        "ALTER TABLE runs ADD COLUMN lease_expires REAL",
+        """
+            CREATE TABLE run_history (
+                id INTEGER PRIMARY KEY,
+                run_id INTEGER NOT NULL,
+                event TEXT NOT NULL,
+                detail TEXT NOT NULL DEFAULT '{}',
+                who TEXT,
+                created_at TEXT NOT NULL
+            )
+        """,
+        "CREATE INDEX run_history_run ON run_history (run_id, id)",
+    ],
     # 8: question source references (issue 11) -- slot reserved, filled by that issue
     [],
     # 9: Ganjoor corpus and option links (issue 14) -- slot reserved, filled by that issue

@@ -1,0 +1,48 @@
+"""Secrets out of everything stored, logged or printed: passwords in URLs, API keys, tokens.
+
+API keys come from the environment only; these functions make sure nothing an endpoint echoes
+back, and no user-info in a base URL, reaches the database, an export or the terminal."""
+
+from __future__ import annotations
+
+import os
+import re
+from urllib.parse import urlsplit, urlunsplit
+
+# Bearer tokens, OpenAI/OpenRouter/Anthropic-style keys, and long key=... values
+_TOKENS = re.compile(
+    r"(?i)(bearer\s+)[^\s\"',;]+"
+    r"|\b(?:sk|pk|rk)-[A-Za-z0-9_\-]{6,}"
+    r"|((?:api[_-]?key|token|password|secret)[\"']?\s*[:=]\s*[\"']?)[^\s\"',;&]+")
+_URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/\s@]+@")
+MASK = "***"
+
+
+def url(value: str | None) -> str | None:
+    """The URL with any user-info replaced: https://user:pw@host/v1 -> https://***@host/v1."""
+    if not value:
+        return value
+    try:
+        parts = urlsplit(value)
+    except ValueError:
+        return _URL_USERINFO.sub(rf"\1{MASK}@", value)
+    if "@" not in parts.netloc:
+        return value
+    return urlunsplit(parts._replace(netloc=f"{MASK}@{parts.netloc.rsplit('@', 1)[1]}"))
+
+
+def text(value: str | None, *, keys: tuple[str, ...] = ()) -> str | None:
+    """An error text with secrets removed: the given key values, Bearer/sk- tokens,
+    key=value pairs, and user-info in any URL it quotes."""
+    if not value:
+        return value
+    for key in keys:
+        if key and len(key) >= 4:
+            value = value.replace(key, MASK)
+    value = _URL_USERINFO.sub(rf"\1{MASK}@", value)
+    return _TOKENS.sub(lambda m: (m.group(1) or m.group(2) or "") + MASK, value)
+
+
+def env_keys(*names: str) -> tuple[str, ...]:
+    """The values of these environment variables (to redact them wherever they are echoed)."""
+    return tuple(v for v in (os.environ.get(n) for n in names if n) if v)

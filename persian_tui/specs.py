@@ -1,0 +1,160 @@
+"""One validated run spec per run kind: the CLI, the TUI form and Python callers build these
+and get the same checks (bounds, known strategies and scorers, the API-key variable rule).
+
+`field_errors(e)` turns a ValidationError into {field: message} for forms and one-line CLI
+errors. Messages never quote the rejected value (a key pasted by mistake must not be echoed)."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from . import redact
+from .eval.outlier import SCORERS
+from .eval.prompts import STRATEGIES
+
+QUESTION_SETS = ("ready", "curated", "all")
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
+
+Strategy = Literal[STRATEGIES]  # type: ignore[valid-type]
+Scorer = Literal[SCORERS]  # type: ignore[valid-type]
+QuestionSet = Literal[QUESTION_SETS]  # type: ignore[valid-type]
+
+
+def check_env_name(value: str) -> str:
+    """An environment variable's name, never a key itself (the value is not echoed)."""
+    if not isinstance(value, str) or not ENV_NAME.fullmatch(value):
+        raise ValueError("must be the NAME of an environment variable holding the key "
+                         "(letters, digits and _, e.g. OPENROUTER_API_KEY), not the key itself")
+    return value
+
+
+def check_base_url(value: str | None) -> str | None:
+    if value is None:
+        return None
+    value = value.strip()
+    try:
+        parts = urlsplit(value)
+    except ValueError:
+        raise ValueError("is not a URL") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError("must be an http(s) URL, e.g. https://openrouter.ai/api/v1")
+    return value
+
+
+class _Spec(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    def stored(self) -> dict:
+        """The parameters as stored with the run: no secret in them (user-info redacted)."""
+        data = self.model_dump()
+        if data.get("base_url"):
+            data["base_url"] = redact.url(data["base_url"])
+        return data
+
+
+class LLMRunSpec(_Spec):
+    """Ask an LLM every question (also the base of paraphrase and judge runs)."""
+
+    base_url: str = Field(min_length=1)
+    model: str = Field(min_length=1, max_length=300)
+    strategy: Strategy | Literal["paraphrase", "judge"] = "zero-shot"
+    api_key_env: str = "OPENAI_API_KEY"
+    temperature: float | None = Field(0.0, ge=0.0, le=2.0)
+    max_tokens: int | None = Field(None, ge=1, le=1_000_000)
+    seed: int | None = Field(None, ge=-(2**63), lt=2**63)
+    shuffle_seed: int | None = Field(None, ge=0, lt=2**32)  # shuffle option order per item
+    exemplars: int = Field(3, ge=0, le=20)  # explained-few-shot
+    concurrency: int = Field(4, ge=1, le=256)
+    timeout: float = Field(60.0, gt=0, le=3600)  # seconds for a whole request, body included
+    max_retries: int = Field(4, ge=0, le=20)
+    max_failures: int = Field(5, ge=1, le=10_000)  # consecutive connection/auth failures, then stop
+    cache: bool = True
+    questions: QuestionSet = "ready"
+    limit: int | None = Field(None, ge=1)
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _env(cls, value: str) -> str:
+        return check_env_name(value)
+
+    @field_validator("base_url")
+    @classmethod
+    def _url(cls, value: str | None) -> str | None:
+        return check_base_url(value)
+
+    def request_params(self) -> dict:
+        params = {"temperature": self.temperature, "max_tokens": self.max_tokens, "seed": self.seed}
+        return {k: v for k, v in params.items() if v is not None}
+
+
+class ParaphraseRunSpec(LLMRunSpec):
+    """An LLM writes each couplet as plain prose (embed it later with an embedding run)."""
+
+    strategy: Literal["paraphrase"] = "paraphrase"
+    shuffle_seed: None = None
+    exemplars: int = Field(0, ge=0, le=0)
+
+
+class JudgeRunSpec(LLMRunSpec):
+    """An LLM judge classifies the errors of `target_run`'s answers."""
+
+    strategy: Literal["judge"] = "judge"
+    target_run: int = Field(ge=1)
+    only_wrong: bool = False
+    shuffle_seed: None = None
+
+
+class EmbedRunSpec(_Spec):
+    """Embedding outlier detection: tfidf | st:<name or folder> | openai:<model> (with base_url)."""
+
+    model: str = Field("tfidf", min_length=1, max_length=500)
+    scorer: Scorer = "centroid"
+    prefix: str | None = Field(None, max_length=200)
+    base_url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    batch_size: int = Field(64, ge=1, le=4096)
+    questions: QuestionSet = "ready"
+    limit: int | None = Field(None, ge=1)
+    paraphrase_run: int | None = Field(None, ge=1)  # embed this paraphrase run's prose
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _env(cls, value: str) -> str:
+        return check_env_name(value)
+
+    @field_validator("base_url")
+    @classmethod
+    def _url(cls, value: str | None) -> str | None:
+        return check_base_url(value)
+
+
+SPECS = {"llm": LLMRunSpec, "paraphrase": ParaphraseRunSpec, "judge": JudgeRunSpec,
+         "embedding": EmbedRunSpec}
+
+# what a resume may change: how to reach the endpoint and how hard to push, never what is asked
+RESUME_OVERRIDES = ("base_url", "api_key_env", "concurrency", "timeout", "max_retries",
+                    "max_failures", "limit")
+
+
+def field_errors(error: ValidationError) -> dict[str, str]:
+    """{field: message} of a ValidationError, first message per field, never the input."""
+    out: dict[str, str] = {}
+    for e in error.errors(include_input=False, include_url=False):
+        name = str(e["loc"][0]) if e.get("loc") else "spec"
+        msg = e.get("msg", "invalid").removeprefix("Value error, ")
+        if e.get("type") == "literal_error":
+            msg = "must be one of " + (e.get("ctx", {}).get("expected", "") or "the listed values")
+        elif e.get("type") == "extra_forbidden":
+            msg = "is not a setting of this run kind"
+        out.setdefault(name, msg)
+    return out
+
+
+def describe(error: ValidationError, flag: bool = True) -> str:
+    """One line per field, e.g. '--concurrency: Input should be greater than or equal to 1'."""
+    return "; ".join(f"{'--' + k.replace('_', '-') if flag else k}: {v}"
+                     for k, v in field_errors(error).items())
