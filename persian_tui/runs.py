@@ -12,12 +12,17 @@ import hashlib
 import json
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
 from .models import Prediction, Question, Run
-from .store import Store
+from .specs import (RESUME_OVERRIDES, EmbedRunSpec, JudgeRunSpec, LLMRunSpec,  # noqa: F401 (re-exported)
+                    ParaphraseRunSpec)
+from .store import LeaseHeld, Store, StoreError
+
+LEASE_SECONDS = 60.0  # a killed process's run is free again after this
+BUSY_RETRIES = 8  # a busy database is retried (with backoff) before a run gives up
 
 STATUS_SETS = {"ready": ("ready", "curated"), "curated": ("curated",),
                "all": ("draft", "ready", "curated")}
@@ -40,6 +45,7 @@ class RunProgress:
     new: int = 0  # predictions made in this session (for the rate)
     status: str = "running"
     message: str = ""
+    reason: str | None = None  # why it ended failed
 
     @property
     def accuracy(self) -> float | None:
@@ -91,29 +97,6 @@ def _progress_from(store: Store, run: Run, uids: list[str]) -> RunProgress:
 # ---------------------------------------------------------------- LLM runs
 
 
-@dataclass
-class LLMRunSpec:
-    base_url: str
-    model: str
-    strategy: str = "zero-shot"
-    api_key_env: str = "OPENAI_API_KEY"
-    temperature: float | None = 0.0
-    max_tokens: int | None = None
-    seed: int | None = None
-    shuffle_seed: int | None = None  # shuffle option order per item with this seed
-    exemplars: int = 3  # explained-few-shot
-    concurrency: int = 4
-    timeout: float = 60.0
-    max_retries: int = 4
-    cache: bool = True
-    questions: str = "ready"
-    limit: int | None = None
-
-    def request_params(self) -> dict:
-        params = {"temperature": self.temperature, "max_tokens": self.max_tokens, "seed": self.seed}
-        return {k: v for k, v in params.items() if v is not None}
-
-
 def create_llm_run(store: Store, spec: LLMRunSpec, *, kind: str = "llm") -> Run:
     """Record a new run (its questions fixed now, so a resume asks the same ones). `kind`
     "paraphrase" asks for the prose meaning of every couplet instead of an answer."""
@@ -124,18 +107,16 @@ def create_llm_run(store: Store, spec: LLMRunSpec, *, kind: str = "llm") -> Run:
         questions = select_questions(store, spec.questions, spec.limit)
         if not questions:
             raise RunError(f"no questions to paraphrase (set {spec.questions!r})")
-        params = {**asdict(spec), "uids": [q.uid for q in questions]}
+        params = {**spec.stored(), "uids": [q.uid for q in questions]}
         return store.create_run("paraphrase", spec.model, params, total=len(questions),
                                 prompt_template=PARAPHRASE_TEMPLATE, prompt_hash=PARAPHRASE_HASH)
     if spec.strategy not in STRATEGIES:
         raise RunError(f"unknown strategy {spec.strategy!r}; choose {', '.join(STRATEGIES)}")
-    if spec.concurrency < 1:
-        raise RunError("--concurrency must be at least 1")
     questions = select_questions(store, spec.questions, spec.limit)
     if not questions:
         raise RunError(f"no questions to ask (set {spec.questions!r})")
     sample = render(spec.strategy, questions[0])
-    params = {**asdict(spec), "uids": [q.uid for q in questions]}
+    params = {**spec.stored(), "uids": [q.uid for q in questions]}
     if spec.strategy == "few-shot":  # the seed's examples are in the prompt, answers included
         from .eval.prompts import leaks_few_shot
 
@@ -144,14 +125,95 @@ def create_llm_run(store: Store, spec: LLMRunSpec, *, kind: str = "llm") -> Run:
                             prompt_template=sample.template, prompt_hash=sample.template_hash)
 
 
-def _spec(run: Run) -> LLMRunSpec:
-    fields = LLMRunSpec.__dataclass_fields__
-    return LLMRunSpec(**{k: v for k, v in run.params.items() if k in fields})
+def _spec(run: Run, overrides: dict | None = None) -> LLMRunSpec:
+    """The run's stored spec with the allowed resume overrides (see resume_overrides)."""
+    fields = LLMRunSpec.model_fields
+    data = {k: v for k, v in run.params.items() if k in fields}
+    data.update(overrides or {})
+    if "***@" in (data.get("base_url") or ""):
+        raise RunError(f"run {run.id}'s base URL had a password, which is never stored: "
+                       "give --base-url again to resume it")
+    from pydantic import ValidationError
+
+    from .specs import describe
+
+    try:
+        return LLMRunSpec.model_validate(data)
+    except ValidationError as e:
+        raise RunError(f"run {run.id}: {describe(e)}") from None
+
+
+def resume_overrides(store: Store, run: Run, given: dict) -> dict:
+    """Check what a resume changes: reaching the endpoint and pushing it (base URL, key
+    variable, concurrency, timeout, retries, limit) may change, and is recorded in the
+    run's history; anything else would change what is asked, and is refused."""
+    changed = {k: v for k, v in given.items() if v is not None and run.params.get(k) != v}
+    refused = sorted(k for k in changed if k not in RESUME_OVERRIDES)
+    if refused:
+        raise RunError(f"run {run.id} cannot be resumed with a different "
+                       f"{', '.join(k.replace('_', ' ') for k in refused)}: that changes what is asked; "
+                       "start a new run instead")
+    if changed:
+        from . import redact
+
+        shown = {k: redact.url(v) if k == "base_url" else v for k, v in changed.items()}
+        store.log_run(run.id, "resume-overrides", shown)
+    return changed
+
+
+class Breaker:
+    """The circuit breaker: `limit` connection, timeout or auth failures in a row stop the run
+    (an endpoint that is down must not be asked for an hour). Any success resets it."""
+
+    def __init__(self, limit: int, cancel: threading.Event):
+        self.limit, self.cancel = limit, cancel
+        self.streak = 0
+        self.successes = 0
+        self.tripped: str | None = None
+
+    def record(self, error=None) -> None:
+        if error is None:
+            self.streak, self.successes = 0, self.successes + 1
+            return
+        self.streak = self.streak + 1 if getattr(error, "unreachable", False) else 0
+        if self.streak >= self.limit and self.tripped is None:
+            self.tripped = (f"endpoint unreachable: {self.streak} failures in a row "
+                            f"(last: {str(error)[:200]})")
+            self.cancel.set()
+
+
+async def _save(call, *args, **kw) -> None:
+    """A run's write, retried while another process holds the database (an import, say)."""
+    for attempt in range(BUSY_RETRIES + 1):
+        try:
+            return call(*args, **kw)
+        except StoreError as e:
+            if "busy" not in str(e) or attempt == BUSY_RETRIES:
+                raise
+            await asyncio.sleep(min(5.0, 0.2 * 2 ** attempt))
+
+
+def _lease(store: Store, run_id: int) -> None:
+    try:
+        store.take_lease(run_id, LEASE_SECONDS)
+    except LeaseHeld as e:
+        raise RunError(str(e)) from None
+
+
+async def _heartbeat(store: Store, run_id: int) -> None:
+    while True:
+        await asyncio.sleep(LEASE_SECONDS / 3)
+        try:
+            store.renew_lease(run_id, LEASE_SECONDS)
+        except StoreError:
+            pass  # busy: the next beat renews it
 
 
 async def _drive(tasks: list, store: Store, run_id: int, client, cancel: threading.Event) -> None:
-    """Wait for a run's request tasks. Ctrl-C (the task is cancelled) cancels them and the run
-    ends `cancelled`; an unexpected error marks the run `failed` and propagates."""
+    """Wait for a run's request tasks. Ctrl-C, SIGTERM or SIGHUP (the task is cancelled)
+    cancels them and the run ends `cancelled`; an unexpected error marks the run `failed` and
+    propagates. The run's lease is renewed meanwhile."""
+    beat = asyncio.ensure_future(_heartbeat(store, run_id))
     try:
         await asyncio.gather(*tasks)
     except asyncio.CancelledError:
@@ -159,18 +221,32 @@ async def _drive(tasks: list, store: Store, run_id: int, client, cancel: threadi
         for t in tasks:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-    except BaseException:
+    except BaseException as e:
         for t in tasks:
             t.cancel()
-        store.set_run_status(run_id, "failed")
+        store.set_run_status(run_id, "failed", reason=f"{type(e).__name__}: {str(e)[:300]}")
+        store.release_lease(run_id)
         raise
     finally:
+        beat.cancel()
         await client.close()
 
 
-def _finish(store: Store, progress: RunProgress, complete: bool, on_progress: Callback | None) -> RunProgress:
-    progress.status = "done" if complete else "cancelled"
-    store.set_run_status(progress.run_id, progress.status)
+def _finish(store: Store, progress: RunProgress, complete: bool, on_progress: Callback | None,
+            breaker: Breaker | None = None) -> RunProgress:
+    """The run's final status: `failed` when the breaker stopped it or no request succeeded
+    (with the reason), `done` when every item has a row, else `cancelled` (resumable)."""
+    reason = None
+    if breaker is not None and breaker.tripped:
+        progress.status, reason = "failed", breaker.tripped
+    elif complete and progress.done and progress.errors >= progress.done:
+        progress.status = "failed"
+        reason = f"no request succeeded ({progress.errors} API errors; last: {progress.message[:200]})"
+    else:
+        progress.status = "done" if complete else "cancelled"
+    progress.reason = reason
+    store.set_run_status(progress.run_id, progress.status, reason=reason)
+    store.release_lease(progress.run_id)
     if on_progress:
         on_progress(progress)
     return progress
@@ -195,9 +271,12 @@ async def cached_reply(store: Store, client, spec: LLMRunSpec, messages: list[di
 
 async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: bool = False,
                           on_progress: Callback | None = None,
-                          cancel: threading.Event | None = None) -> RunProgress:
+                          cancel: threading.Event | None = None,
+                          overrides: dict | None = None) -> RunProgress:
     """Ask every question of the run that has no prediction yet (and, with retry_errors,
-    those that failed); one committed row per answer."""
+    those that failed); one committed row per answer. `overrides` are checked resume
+    overrides (see resume_overrides) or the real base URL of a new run. One process at a
+    time: the run's lease is taken first (RunError names the holder)."""
     from .eval.llm import LLMClient, LLMError
     from .eval.parse import parse_answer, split_reasoning
     from .eval.prompts import original_answer, pick_exemplars, render, render_paraphrase, shuffled_order
@@ -207,12 +286,15 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
         run = store.get_run(run_id)
         if run is None or run.kind not in ("llm", "paraphrase"):
             raise RunError(f"no LLM or paraphrase run {run_id}")
-        spec, uids = _spec(run), run.params["uids"]
+        spec, uids = _spec(run, overrides), run.params["uids"]
+        _lease(store, run_id)
         done = store.predicted_uids(run_id)
         if retry_errors:
             done -= store.predicted_uids(run_id, statuses=("api_error",))
         by_uid = {q.uid: q for q in store.questions()}
         todo = [by_uid[u] for u in uids if u not in done and u in by_uid]
+        if overrides and overrides.get("limit"):  # a resume may ask only this many more
+            todo = todo[:overrides["limit"]]
         progress = _progress_from(store, run, uids)
         if retry_errors:  # the failed rows are asked again: count them afresh
             progress = _progress_from(store, run, [u for u in uids if u in done])
@@ -223,6 +305,7 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
                            timeout=spec.timeout, max_retries=spec.max_retries)
         gate = asyncio.Semaphore(spec.concurrency)
         cancel = cancel or threading.Event()
+        breaker = Breaker(spec.max_failures, cancel)
 
         async def reply_to(messages: list[dict], response_format: dict | None = None):
             return await cached_reply(store, client, spec, messages, response_format)
@@ -245,9 +328,11 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
                         pred.parse_status = "ok"
                         store.save_paraphrases(run_id, q.uid, texts)
                     pred.raw_output = json.dumps(texts, ensure_ascii=False)
+                    breaker.record()
                 except LLMError as e:
                     pred.error = str(e)
-                store.save_predictions(run_id, [pred])
+                    breaker.record(e)
+                await _save(store.save_predictions, run_id, [pred])
                 progress.count(pred, None)
                 if on_progress:
                     on_progress(progress)
@@ -271,9 +356,12 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
                     pred.predicted = original_answer(parsed.answer, prompt.order)
                     pred.tokens_in, pred.tokens_out = reply.tokens_in, reply.tokens_out
                     pred.latency, pred.cost = reply.latency, reply.cost
+                    pred.error = reply.warning
+                    breaker.record()
                 except LLMError as e:
                     pred.error = str(e)
-                store.save_predictions(run_id, [pred])
+                    breaker.record(e)
+                await _save(store.save_predictions, run_id, [pred])
                 progress.count(pred, q.key)
                 if pred.parse_status != "ok":
                     progress.message = f"{q.uid}: {pred.error or pred.parse_status}"[:200]
@@ -284,7 +372,7 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
         tasks = [asyncio.ensure_future(work(q)) for q in todo]
         await _drive(tasks, store, run_id, client, cancel)
         finished = store.predicted_uids(run_id) >= set(uids)
-        return _finish(store, progress, finished and not cancel.is_set(), on_progress)
+        return _finish(store, progress, finished and not cancel.is_set(), on_progress, breaker)
     finally:
         store.close()
 
@@ -292,35 +380,13 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
 # ---------------------------------------------------------------- embedding runs
 
 
-@dataclass
-class EmbedRunSpec:
-    model: str = "tfidf"  # tfidf | st:<name or folder> | openai:<model> | a local folder
-    scorer: str = "centroid"
-    prefix: str | None = None
-    base_url: str | None = None
-    api_key_env: str = "OPENAI_API_KEY"
-    batch_size: int = 64
-    questions: str = "ready"
-    limit: int | None = None
-    paraphrase_run: int | None = None  # embed this paraphrase run's prose instead of the verses
-
-
 def couplet_text(mesra1: str, mesra2: str) -> str:
     """How a couplet is given to an embedder: the seed's "mesra1 - mesra2"."""
     return f"{mesra1} - {mesra2}"
 
 
-def run_embedding(store: Store, spec: EmbedRunSpec, *, on_progress: Callback | None = None,
-                  cancel: threading.Event | None = None) -> RunProgress:
-    """Embed each distinct text once (through the cache), score the four options of each
-    question, and store one prediction per question with its per-option scores."""
-    import numpy as np
-
-    from .eval.embed import EmbedderError, make_embedder
-    from .eval.outlier import SCORERS, predict
-
-    if spec.scorer not in SCORERS:
-        raise RunError(f"unknown scorer {spec.scorer!r}; choose {', '.join(SCORERS)}")
+def create_embedding_run(store: Store, spec: EmbedRunSpec) -> Run:
+    """Record an embedding run (its questions fixed now); execute_embedding_run does the work."""
     questions = select_questions(store, spec.questions, spec.limit)
     if not questions:
         raise RunError(f"no questions to score (set {spec.questions!r})")
@@ -330,7 +396,42 @@ def run_embedding(store: Store, spec: EmbedRunSpec, *, on_progress: Callback | N
         if missing:
             raise RunError(f"paraphrase run {spec.paraphrase_run} lacks {len(missing)} question(s), "
                            f"e.g. {missing[0]}")
-        texts = {q.uid: prose[q.uid] for q in questions}
+    params = {**spec.stored(), "uids": [q.uid for q in questions]}
+    return store.create_run("embedding", spec.model, params, total=len(questions))
+
+
+def execute_embedding_run(store: Store, run_id: int, *, on_progress: Callback | None = None,
+                          cancel: threading.Event | None = None, base_url: str | None = None) -> RunProgress:
+    """Embed each distinct text once (through the cache), score the four options of each
+    question, and store one prediction per question with its per-option scores. The same
+    lifecycle as LLM runs: a lease, `failed` with the reason, `cancelled` between batches."""
+    import numpy as np
+
+    from .eval.embed import EmbedderError, make_embedder
+    from .eval.outlier import predict
+
+    run = store.get_run(run_id)
+    if run is None or run.kind != "embedding":
+        raise RunError(f"no embedding run {run_id}")
+    spec = EmbedRunSpec.model_validate({k: v for k, v in run.params.items() if k in EmbedRunSpec.model_fields}
+                                       | ({"base_url": base_url} if base_url else {}))
+    _lease(store, run_id)
+    by_uid = store.questions_for_uids(run.params["uids"])
+    questions = [by_uid[u] for u in run.params["uids"] if u in by_uid]
+    progress = RunProgress(run.id, len(questions))
+    cancel = cancel or threading.Event()
+
+    def stop(status: str, reason: str | None = None) -> RunProgress:
+        progress.status, progress.reason = status, reason
+        store.set_run_status(run.id, status, reason=reason)
+        store.release_lease(run.id)
+        if on_progress:
+            on_progress(progress)
+        return progress
+
+    if spec.paraphrase_run is not None:
+        prose = store.paraphrases(spec.paraphrase_run)
+        texts = {q.uid: prose.get(q.uid, []) for q in questions}
     else:
         texts = {q.uid: [couplet_text(o.mesra1, o.mesra2) for o in q.options] for q in questions}
     distinct = sorted({t for ts in texts.values() for t in ts})
@@ -338,12 +439,10 @@ def run_embedding(store: Store, spec: EmbedRunSpec, *, on_progress: Callback | N
         embedder = make_embedder(spec.model, corpus=distinct, prefix=spec.prefix,
                                  base_url=spec.base_url, api_key_env=spec.api_key_env)
     except EmbedderError as e:
+        stop("failed", str(e))
         raise RunError(str(e)) from None
-    params = {**asdict(spec), "uids": [q.uid for q in questions], "model_id": embedder.model_id,
-              "revision": embedder.revision}
-    run = store.create_run("embedding", embedder.model_id, params, total=len(questions))
-    progress = RunProgress(run.id, len(questions))
-    cancel = cancel or threading.Event()
+    store.update_run(run.id, model=embedder.model_id,
+                     params={**run.params, "model_id": embedder.model_id, "revision": embedder.revision})
     cache_key = (embedder.model_id, embedder.revision, embedder.prefix, embedder.normalization)
     sha = {t: hashlib.sha256(t.encode()).hexdigest() for t in distinct}
     cacheable = getattr(embedder, "cacheable", True)
@@ -352,16 +451,12 @@ def run_embedding(store: Store, spec: EmbedRunSpec, *, on_progress: Callback | N
     progress.message = f"{len(distinct) - len(missing)} cached, {len(missing)} to embed"
     for start in range(0, len(missing), spec.batch_size):
         if cancel.is_set():
-            store.set_run_status(run.id, "cancelled")
-            progress.status = "cancelled"
-            if on_progress:
-                on_progress(progress)
-            return progress
+            return stop("cancelled")
         batch = missing[start:start + spec.batch_size]
         try:
             out = embedder.embed(batch)
         except EmbedderError as e:
-            store.set_run_status(run.id, "failed")
+            stop("failed", str(e))
             raise RunError(str(e)) from None
         fresh = {sha[t]: v for t, v in zip(batch, out)}
         if cacheable:
@@ -378,11 +473,15 @@ def run_embedding(store: Store, spec: EmbedRunSpec, *, on_progress: Callback | N
         store.save_predictions(run.id, preds[chunk:chunk + 500])
     for q, p in zip(questions, preds):
         progress.count(p, q.key)
-    progress.status = "done"
-    store.set_run_status(run.id, "done")
-    if on_progress:
-        on_progress(progress)
-    return progress
+    return stop("done")
+
+
+def run_embedding(store: Store, spec: EmbedRunSpec, *, on_progress: Callback | None = None,
+                  cancel: threading.Event | None = None) -> RunProgress:
+    """Create and execute an embedding run."""
+    run = create_embedding_run(store, spec)
+    return execute_embedding_run(store, run.id, on_progress=on_progress, cancel=cancel,
+                                 base_url=spec.base_url)
 
 
 # ---------------------------------------------------------------- judge runs
@@ -403,8 +502,8 @@ def create_judge_run(store: Store, spec: LLMRunSpec, target_run: int, *, only_wr
     if not preds:
         raise RunError(f"run {target_run} has no predictions to judge")
     categories = [c.name for c in store.error_categories()]
-    spec.strategy = "judge"
-    params = {**asdict(spec), "target_run": target_run, "only_wrong": only_wrong,
+    spec = LLMRunSpec.model_validate({**spec.model_dump(), "strategy": "judge"})
+    params = {**spec.stored(), "target_run": target_run, "only_wrong": only_wrong,
               "uids": [p.uid for p in preds], "categories": categories}
     return store.create_run("judge", spec.model, params, total=len(preds),
                             prompt_template=JUDGE_VERSION, prompt_hash=prompt_hash(categories))
@@ -412,7 +511,8 @@ def create_judge_run(store: Store, spec: LLMRunSpec, target_run: int, *, only_wr
 
 async def execute_judge_run(db_path: str | Path, run_id: int, *, retry_errors: bool = False,
                             on_progress: Callback | None = None,
-                            cancel: threading.Event | None = None) -> RunProgress:
+                            cancel: threading.Event | None = None,
+                            overrides: dict | None = None) -> RunProgress:
     """Judge every prediction of the run's target that has no judgment yet; one committed
     row per verdict. A reply without a clear verdict is stored as `unscored`."""
     from .eval.judge import parse_judgment, render_judge
@@ -423,8 +523,9 @@ async def execute_judge_run(db_path: str | Path, run_id: int, *, retry_errors: b
         run = store.get_run(run_id)
         if run is None or run.kind != "judge":
             raise RunError(f"no judge run {run_id}")
-        spec, uids = _spec(run), run.params["uids"]
+        spec, uids = _spec(run, overrides), run.params["uids"]
         target, categories = run.params["target_run"], run.params["categories"]
+        _lease(store, run_id)
         done = store.judged_uids(run_id)
         if retry_errors:
             done -= store.judged_uids(run_id, statuses=("api_error",))
@@ -440,6 +541,9 @@ async def execute_judge_run(db_path: str | Path, run_id: int, *, retry_errors: b
                            timeout=spec.timeout, max_retries=spec.max_retries)
         gate = asyncio.Semaphore(spec.concurrency)
         cancel = cancel or threading.Event()
+        breaker = Breaker(spec.max_failures, cancel)
+        if overrides and overrides.get("limit"):
+            todo = todo[:overrides["limit"]]
 
         async def judge(uid: str) -> None:
             async with gate:
@@ -453,9 +557,11 @@ async def execute_judge_run(db_path: str | Path, run_id: int, *, retry_errors: b
                     row.update(status=j.status, verdict=j.verdict, error_category=j.error_category,
                                rationale=j.rationale, error=j.reason, raw_reply=reply.text, tokens_in=reply.tokens_in,
                                tokens_out=reply.tokens_out, latency=reply.latency, cost=reply.cost)
+                    breaker.record()
                 except LLMError as e:
                     row["error"] = str(e)
-                store.save_judgment(run_id, target, uid, **row)
+                    breaker.record(e)
+                await _save(store.save_judgment, run_id, target, uid, **row)
                 progress.done += 1
                 progress.new += 1
                 progress.invalid += row["status"] == "unscored"
@@ -468,6 +574,6 @@ async def execute_judge_run(db_path: str | Path, run_id: int, *, retry_errors: b
         tasks = [asyncio.ensure_future(judge(u)) for u in todo]
         await _drive(tasks, store, run_id, client, cancel)
         finished = store.judged_uids(run_id) >= set(uids)
-        return _finish(store, progress, finished and not cancel.is_set(), on_progress)
+        return _finish(store, progress, finished and not cancel.is_set(), on_progress, breaker)
     finally:
         store.close()

@@ -72,8 +72,10 @@ def test_endpoint_errors_fail_the_run_cleanly(bank):
 
 
 def test_unknown_scorer_and_paraphrases(bank):
-    with pytest.raises(RunError, match="unknown scorer"):
-        run_embedding(bank, EmbedRunSpec(scorer="magic"))
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="centroid"):  # the spec refuses it before anything runs
+        EmbedRunSpec(scorer="magic")
     with pytest.raises(RunError, match="paraphrase run"):
         run_embedding(bank, EmbedRunSpec(paraphrase_run=99))
     para = bank.create_run("paraphrase", "m", {})

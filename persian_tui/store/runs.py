@@ -31,6 +31,20 @@ def lease_holder() -> str:
     return f"{os.getpid()}@{socket.gethostname()}"
 
 
+def _alive(holder: str) -> bool:
+    """False only when the holder is a process of this host that no longer exists (killed)."""
+    pid, _, host = holder.partition("@")
+    if host != socket.gethostname() or not pid.isdigit():
+        return True  # another host: trust the lease until it lapses
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
+
+
 class LeaseHeld(Exception):
     """Another process works on this run; the message names it."""
 
@@ -95,7 +109,7 @@ class RunsRepo:
         with self.tx():
             row = self.conn.execute("SELECT lease_holder, lease_expires FROM runs WHERE id = ?",
                                     (run_id,)).fetchone()
-            if row and row[0] and row[0] != holder and (row[1] or 0) > stamp:
+            if row and row[0] and row[0] != holder and (row[1] or 0) > stamp and _alive(row[0]):
                 raise LeaseHeld(f"run {run_id} is being worked on by process {row[0]} "
                                 f"(lease for {row[1] - stamp:.0f} s more); wait for it or stop it")
             self.conn.execute("UPDATE runs SET lease_holder = ?, lease_expires = ? WHERE id = ?",
