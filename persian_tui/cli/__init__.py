@@ -29,8 +29,8 @@ def bounded_int(low: int, high: int = MAX_ID):
     return parse
 
 
-class UserError(Exception):
-    """Ends the command with a one-line message and exit status 1."""
+from . import runs as runs_commands  # noqa: E402
+from .runs import UserError  # noqa: E402 (one class for every command module)
 
 
 def _store(args, *, read: bool = False) -> Store:
@@ -128,100 +128,6 @@ def cmd_agreement(args) -> int:
     return 0
 
 
-class ProgressPrinter:
-    """One status line on stderr, redrawn at most every 0.2 s (a new line when not a TTY)."""
-
-    def __init__(self):
-        self.last = 0.0
-        self.tty = sys.stderr.isatty()
-
-    def __call__(self, p) -> None:
-        import time
-
-        now = time.monotonic()
-        if p.status == "running" and now - self.last < (0.2 if self.tty else 5):
-            return
-        self.last = now
-        acc = f"{p.accuracy:.1%}" if p.accuracy is not None else "—"
-        eta = f", ETA {p.eta:.0f}s" if p.eta and p.status == "running" else ""
-        line = display.line(f"run {p.run_id}: {p.done}/{p.total} done, accuracy {acc}, "
-                            f"invalid {p.invalid}, errors {p.errors}, {p.rate:.1f}/s{eta} {p.message}")
-        out = getattr(sys.stderr, "raw", sys.stderr)  # our own controls pass, the message is clean
-        out.write(("\r" + line + "\033[K") if self.tty else line + "\n")
-        out.flush()
-
-
-def _finish(p) -> int:
-    if sys.stderr.isatty():
-        print(file=sys.stderr)
-    acc = f"{p.accuracy:.1%} ({p.correct}/{p.scored})" if p.accuracy is not None else "—"
-    print(f"run {p.run_id} {p.status}: {p.done}/{p.total} predictions, accuracy {acc}, "
-          f"invalid {p.invalid}, api errors {p.errors}")
-    return 0 if p.status == "done" else 1
-
-
-def cmd_run_paraphrase(args) -> int:
-    args.strategy, args.shuffle_seed, args.exemplars = "paraphrase", None, 0
-    return cmd_run_llm(args, kind="paraphrase")
-
-
-def cmd_run_llm(args, kind: str = "llm") -> int:
-    import asyncio
-
-    from ..runs import LLMRunSpec, create_llm_run, execute_llm_run
-
-    with _store(args) as store:
-        if args.resume is not None:
-            run = store.get_run(args.resume)
-            if run is None or run.kind != kind:
-                raise UserError(f"no {kind} run {args.resume} to resume")
-            run_id = run.id
-        else:
-            if not args.base_url or not args.model:
-                raise UserError("--base-url and --model are needed (or --resume RUN)")
-            spec = LLMRunSpec(
-                base_url=args.base_url, model=args.model, strategy=args.strategy,
-                api_key_env=args.api_key_env, temperature=args.temperature, max_tokens=args.max_tokens,
-                seed=args.seed, shuffle_seed=args.shuffle_seed, exemplars=args.exemplars,
-                concurrency=args.concurrency, timeout=args.timeout, max_retries=args.max_retries,
-                cache=not args.no_cache, questions=args.questions, limit=args.limit)
-            new_run = create_llm_run(store, spec, kind=kind)
-            run_id = new_run.id
-            leaks = new_run.params.get("few_shot_leaks")
-            if leaks:
-                print(f"warning: {len(leaks)} question(s) share couplets with the few-shot examples "
-                      f"(their answers are in the prompt): {', '.join(leaks[:10])}", file=sys.stderr)
-            print(f"run {run_id}: {spec.model} at {spec.base_url}, strategy {spec.strategy}", file=sys.stderr)
-        db = store.path
-    progress = asyncio.run(execute_llm_run(db, run_id, retry_errors=args.retry_errors,
-                                           on_progress=ProgressPrinter()))
-    return _finish(progress)
-
-
-def cmd_run_embed(args) -> int:
-    from ..runs import EmbedRunSpec, run_embedding
-
-    spec = EmbedRunSpec(model=args.model, scorer=args.scorer, prefix=args.prefix,
-                        base_url=args.base_url, api_key_env=args.api_key_env,
-                        batch_size=args.batch_size, questions=args.questions, limit=args.limit,
-                        paraphrase_run=args.paraphrases)
-    with _store(args) as store:
-        progress = run_embedding(store, spec, on_progress=ProgressPrinter())
-    return _finish(progress)
-
-
-def cmd_runs(args) -> int:
-    with _store(args, read=True) as store:
-        rows = store.run_summaries()
-    if not rows:
-        print("no runs yet")
-    for s in rows:
-        acc = f"{(s.correct or 0) / s.scored:.1%}" if s.scored else "—"
-        print(f"{s.run.id:>4}  {s.run.kind:<10} {s.run.status:<9} {s.done:>5}/{s.run.total:<5} "
-              f"acc {acc:>6}  invalid {s.invalid:<4} errors {s.errors:<4} {s.run.model}")
-    return 0
-
-
 def cmd_import_predictions(args) -> int:
     from ..io.predictions import import_predictions
 
@@ -240,36 +146,6 @@ def cmd_import_predictions(args) -> int:
     print(f"{head} {len(r.runs_new)} run(s) ({sum(r.runs_new.values())} predictions, {r.invalid} "
           f"without a usable answer); {len(r.runs_unchanged)} already imported")
     return 0
-
-
-def cmd_judge(args) -> int:
-    import asyncio
-
-    from ..runs import LLMRunSpec, create_judge_run, execute_judge_run
-
-    with _store(args) as store:
-        if args.resume is not None:
-            run = store.get_run(args.resume)
-            if run is None or run.kind != "judge":
-                raise UserError(f"no judge run {args.resume} to resume")
-            run_id = run.id
-        else:
-            if args.run is None or not args.base_url or not args.judge_model:
-                raise UserError("--run, --judge-model and --base-url are needed (or --resume RUN)")
-            spec = LLMRunSpec(base_url=args.base_url, model=args.judge_model, api_key_env=args.api_key_env,
-                              temperature=args.temperature, max_tokens=args.max_tokens, seed=args.seed,
-                              concurrency=args.concurrency, timeout=args.timeout,
-                              max_retries=args.max_retries, cache=not args.no_cache)
-            run_id = create_judge_run(store, spec, args.run, only_wrong=args.only_wrong).id
-            print(f"judge run {run_id}: {spec.model} judging run {args.run}", file=sys.stderr)
-        db = store.path
-    progress = asyncio.run(execute_judge_run(db, run_id, retry_errors=args.retry_errors,
-                                             on_progress=ProgressPrinter()))
-    if sys.stderr.isatty():
-        print(file=sys.stderr)
-    print(f"judge run {run_id} {progress.status}: {progress.done}/{progress.total} judged, "
-          f"unscored {progress.invalid}, api errors {progress.errors}")
-    return 0 if progress.status == "done" else 1
 
 
 def cmd_errors(args) -> int:
@@ -406,31 +282,6 @@ def add_tui_options(p: argparse.ArgumentParser) -> None:
                    help="only questions with this status (default: all three)")
 
 
-def add_llm_options(p: argparse.ArgumentParser, *, answers: bool, judge: bool = False) -> None:
-    p.add_argument("--base-url", help="e.g. https://openrouter.ai/api/v1 or http://localhost:8000/v1")
-    if not judge:
-        p.add_argument("--model")
-    if answers:
-        p.add_argument("--strategy", default="zero-shot",
-                       choices=("zero-shot", "few-shot", "json", "justify", "explained-few-shot"))
-        p.add_argument("--shuffle-seed", type=int, help="shuffle option order per item (position bias)")
-        p.add_argument("--exemplars", type=int, default=3, help="explained-few-shot: exemplars per item")
-    p.add_argument("--api-key-env", default="OPENAI_API_KEY",
-                   help="environment variable holding the API key (never stored)")
-    p.add_argument("--temperature", type=float, default=0.0)
-    p.add_argument("--max-tokens", type=int)
-    p.add_argument("--seed", type=int)
-    p.add_argument("--concurrency", type=int, default=4)
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
-    p.add_argument("--max-retries", type=int, default=4)
-    p.add_argument("--no-cache", action="store_true", help="do not reuse cached replies")
-    if not judge:
-        p.add_argument("--questions", default="ready", choices=("ready", "curated", "all"))
-        p.add_argument("--limit", type=int)
-    p.add_argument("--resume", type=int, metavar="RUN", help="finish an interrupted run")
-    p.add_argument("--retry-errors", action="store_true", help="with --resume: ask failed items again")
-
-
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="persian-tui",
                                 description="Build and evaluate Persian poetry outlier benchmarks.")
@@ -488,34 +339,7 @@ def parser() -> argparse.ArgumentParser:
     agr.add_argument("--format", choices=("table", "json"), default="table")
     agr.set_defaults(func=cmd_agreement)
 
-    run = sub.add_parser("run", help="evaluation runs: llm or embed")
-    run_sub = run.add_subparsers(dest="kind", required=True, metavar="KIND")
-    llm = run_sub.add_parser("llm", help="ask an LLM every question (OpenAI-compatible endpoint)")
-    add_llm_options(llm, answers=True)
-    llm.set_defaults(func=cmd_run_llm)
-    par = run_sub.add_parser("paraphrase", help="an LLM writes each couplet as plain prose "
-                             "(embed it later with run embed --paraphrases RUN)")
-    add_llm_options(par, answers=False)
-    par.set_defaults(func=cmd_run_paraphrase)
-    emb = run_sub.add_parser("embed", help="embedding outlier detection")
-    emb.add_argument("--model", default="tfidf",
-                     help="tfidf (offline baseline), st:NAME_OR_FOLDER, openai:MODEL (with --base-url)")
-    emb.add_argument("--scorer", default="centroid", choices=("centroid", "pairwise", "isolation"))
-    emb.add_argument("--prefix", help="text put before every input, e.g. 'query: ' (default: the model's)")
-    emb.add_argument("--base-url")
-    emb.add_argument("--api-key-env", default="OPENAI_API_KEY")
-    emb.add_argument("--batch-size", type=int, default=64)
-    emb.add_argument("--questions", default="ready", choices=("ready", "curated", "all"))
-    emb.add_argument("--limit", type=int)
-    emb.add_argument("--paraphrases", type=int, metavar="RUN", help="embed this paraphrase run's prose")
-    emb.set_defaults(func=cmd_run_embed)
-
-    jd = sub.add_parser("judge", help="an LLM judge classifies the errors of a run")
-    jd.add_argument("--run", type=int, help="the run whose predictions are judged")
-    jd.add_argument("--judge-model")
-    jd.add_argument("--only-wrong", action="store_true", help="judge only wrong or unusable answers")
-    add_llm_options(jd, answers=False, judge=True)
-    jd.set_defaults(func=cmd_judge)
+    runs_commands.add_commands(sub)
 
     er = sub.add_parser("errors", help="error categories per run and judge-vs-human agreement")
     er.add_argument("--run", type=bounded_int(1), help="the judged run (default: all)")
@@ -526,9 +350,6 @@ def parser() -> argparse.ArgumentParser:
     ir.add_argument("paths", nargs="+", help="files or folders of {model_id, question_id, reasoning_text}")
     ir.add_argument("--source", help="the source name the questions were imported under")
     ir.set_defaults(func=cmd_import_reasoning)
-
-    rs = sub.add_parser("runs", help="list runs with their accuracy")
-    rs.set_defaults(func=cmd_runs)
 
     ip = sub.add_parser("import-predictions", help="import published answers (seed CSVs) as runs")
     ip.add_argument("file")

@@ -1,0 +1,315 @@
+"""Run commands: `run llm|paraphrase|embed`, `judge`, and `runs` (list, archive, delete, history).
+
+Every run is built from its validated spec (persian_tui.specs); a resume may only change how the
+endpoint is reached (RESUME_OVERRIDES). SIGTERM and SIGHUP stop a run like Ctrl-C: `cancelled`,
+resumable, exit status 1."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+import time
+
+from pydantic import ValidationError
+
+from .. import display, redact
+
+MISSING = "—"
+
+
+class UserError(Exception):
+    """Ends the command with a one-line message and exit status 1 (caught by cli.main)."""
+
+
+def _store(args, *, read: bool = False):
+    from . import _store as open_store
+
+    return open_store(args, read=read)
+
+
+def spec_of(kind: str, **values):
+    """The validated spec of a run kind; field errors as one UserError line (flags named)."""
+    from ..specs import SPECS, describe
+
+    try:
+        return SPECS[kind](**{k: v for k, v in values.items() if v is not None})
+    except ValidationError as e:
+        raise UserError(describe(e)) from None
+
+
+def run_async(coro):
+    """asyncio.run with SIGTERM and SIGHUP cancelling the run as Ctrl-C does."""
+    async def main():
+        task = asyncio.current_task()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            try:
+                loop.add_signal_handler(sig, task.cancel)
+            except (NotImplementedError, RuntimeError, ValueError):
+                pass
+        return await coro
+    return asyncio.run(main())
+
+
+class ProgressPrinter:
+    """One status line on stderr, redrawn at most every 0.2 s (a new line when not a TTY)."""
+
+    def __init__(self):
+        self.last = 0.0
+        self.tty = sys.stderr.isatty()
+
+    def __call__(self, p) -> None:
+        now = time.monotonic()
+        if p.status == "running" and now - self.last < (0.2 if self.tty else 5):
+            return
+        self.last = now
+        acc = f"{p.accuracy:.1%}" if p.accuracy is not None else MISSING
+        eta = f", ETA {p.eta:.0f}s" if p.eta and p.status == "running" else ""
+        line = display.line(f"run {p.run_id}: {p.done}/{p.total} done, accuracy {acc}, "
+                            f"invalid {p.invalid}, errors {p.errors}, {p.rate:.1f}/s{eta} {p.message}")
+        out = getattr(sys.stderr, "raw", sys.stderr)  # our own controls pass, the message is clean
+        out.write(("\r" + line + "\033[K") if self.tty else line + "\n")
+        out.flush()
+
+
+def finish(p, what: str = "predictions") -> int:
+    """The closing line: status, counts, errors prominently; exit 0 only for `done`."""
+    if sys.stderr.isatty():
+        print(file=sys.stderr)
+    acc = f"{p.accuracy:.1%} ({p.correct}/{p.scored})" if p.accuracy is not None else MISSING
+    print(f"run {p.run_id} {p.status}: {p.done}/{p.total} {what}, accuracy {acc}, "
+          f"invalid {p.invalid}, api errors {p.errors}")
+    if p.status == "failed":
+        print(f"run {p.run_id} failed: {p.reason or 'see persian-tui runs'} "
+              f"(resume with --resume {p.run_id} once it is fixed)", file=sys.stderr)
+    elif p.status == "cancelled":
+        print(f"run {p.run_id} stopped; --resume {p.run_id} goes on", file=sys.stderr)
+    elif p.errors:
+        print(f"warning: {p.errors} of {p.done} requests failed; --resume {p.run_id} --retry-errors "
+              "asks them again", file=sys.stderr)
+    return 0 if p.status == "done" else 1
+
+
+def _resume(store, args, kind: str) -> tuple[int, dict]:
+    """The run to resume and the overrides the command line gives (checked, logged)."""
+    from ..runs import RunError, resume_overrides
+
+    run = store.get_run(args.resume)
+    if run is None or run.kind != kind:
+        raise UserError(f"no {kind} run {args.resume} to resume")
+    given = {k: getattr(args, k, None) for k in ("base_url", "api_key_env", "concurrency", "timeout",
+                                                  "max_retries", "max_failures", "limit", "model",
+                                                  "judge_model", "strategy", "temperature", "max_tokens",
+                                                  "seed", "shuffle_seed", "exemplars", "questions")}
+    given["model"] = given.pop("judge_model") or given["model"]
+    explicit = {k: v for k, v in given.items() if v is not None and v != _default(args, k)}
+    try:  # the values themselves are validated with the run's spec when it starts
+        changes = resume_overrides(store, run, explicit)
+    except RunError as e:
+        raise UserError(str(e)) from None
+    return run.id, changes
+
+
+def _default(args, name: str):
+    return getattr(args, "_defaults", {}).get(name)
+
+
+def cmd_run_llm(args, kind: str = "llm") -> int:
+    from ..runs import create_llm_run, execute_llm_run
+
+    with _store(args) as store:
+        if args.resume is not None:
+            run_id, overrides = _resume(store, args, kind)
+        else:
+            if not args.base_url or not args.model:
+                raise UserError("--base-url and --model are needed (or --resume RUN)")
+            spec = spec_of(kind, base_url=args.base_url, model=args.model,
+                           strategy=getattr(args, "strategy", None), api_key_env=args.api_key_env,
+                           temperature=args.temperature, max_tokens=args.max_tokens, seed=args.seed,
+                           shuffle_seed=getattr(args, "shuffle_seed", None),
+                           exemplars=getattr(args, "exemplars", None), concurrency=args.concurrency,
+                           timeout=args.timeout, max_retries=args.max_retries,
+                           max_failures=args.max_failures, cache=not args.no_cache,
+                           questions=args.questions, limit=args.limit)
+            new_run = create_llm_run(store, spec, kind=kind)
+            run_id, overrides = new_run.id, {"base_url": spec.base_url}  # the real URL, not stored
+            leaks = new_run.params.get("few_shot_leaks")
+            if leaks:
+                print(f"warning: {len(leaks)} question(s) share couplets with the few-shot examples "
+                      f"(their answers are in the prompt): {', '.join(leaks[:10])}", file=sys.stderr)
+            print(f"run {run_id}: {spec.model} at {redact.url(spec.base_url)}, strategy {spec.strategy}",
+                  file=sys.stderr)
+        db = store.path
+    progress = run_async(execute_llm_run(db, run_id, retry_errors=args.retry_errors,
+                                         on_progress=ProgressPrinter(), overrides=overrides))
+    return finish(progress)
+
+
+def cmd_run_paraphrase(args) -> int:
+    return cmd_run_llm(args, kind="paraphrase")
+
+
+def cmd_run_embed(args) -> int:
+    from ..runs import create_embedding_run, execute_embedding_run
+
+    spec = spec_of("embedding", model=args.model, scorer=args.scorer, prefix=args.prefix,
+                   base_url=args.base_url, api_key_env=args.api_key_env, batch_size=args.batch_size,
+                   questions=args.questions, limit=args.limit, paraphrase_run=args.paraphrases)
+    with _store(args) as store:
+        run = create_embedding_run(store, spec)
+        progress = execute_embedding_run(store, run.id, on_progress=ProgressPrinter(),
+                                         base_url=spec.base_url)
+    return finish(progress)
+
+
+def cmd_judge(args) -> int:
+    from ..runs import create_judge_run, execute_judge_run
+
+    with _store(args) as store:
+        if args.resume is not None:
+            run_id, overrides = _resume(store, args, "judge")
+        else:
+            if args.run is None or not args.base_url or not args.judge_model:
+                raise UserError("--run, --judge-model and --base-url are needed (or --resume RUN)")
+            spec = spec_of("judge", base_url=args.base_url, model=args.judge_model,
+                           api_key_env=args.api_key_env, temperature=args.temperature,
+                           max_tokens=args.max_tokens, seed=args.seed, concurrency=args.concurrency,
+                           timeout=args.timeout, max_retries=args.max_retries,
+                           max_failures=args.max_failures, cache=not args.no_cache,
+                           target_run=args.run, only_wrong=args.only_wrong)
+            run_id = create_judge_run(store, spec, spec.target_run, only_wrong=spec.only_wrong).id
+            overrides = {"base_url": spec.base_url}
+            print(f"judge run {run_id}: {spec.model} judging run {args.run}", file=sys.stderr)
+        db = store.path
+    progress = run_async(execute_judge_run(db, run_id, retry_errors=args.retry_errors,
+                                           on_progress=ProgressPrinter(), overrides=overrides))
+    return finish(progress, "judged")
+
+
+def figure(value, fmt: str = "{}") -> str:
+    """A figure, or "—" when it is missing."""
+    return MISSING if value is None else fmt.format(value)
+
+
+def cmd_runs(args) -> int:
+    action = getattr(args, "action", None) or "list"
+    if action == "list":
+        return _list_runs(args)
+    with _store(args) as store:
+        run = store.get_run(args.id)
+        if run is None:
+            raise UserError(f"no run {args.id}")
+        if action in ("archive", "unarchive"):
+            store.archive_run(run.id, action == "archive")
+            print(f"run {run.id} {action}d" + (" (hidden from runs and reports; --all shows it)"
+                                               if action == "archive" else ""))
+        elif action == "delete":
+            if not args.yes:
+                if not sys.stdin.isatty():
+                    raise UserError(f"deleting run {run.id} needs --yes (no terminal to ask)")
+                answer = input(f"delete run {run.id} ({run.kind} {display.line(run.model)}) with its "
+                               "predictions and judgments? [y/N] ")
+                if answer.strip().lower() not in ("y", "yes"):
+                    print("nothing deleted")
+                    return 1
+            ids = store.delete_run(run.id)
+            print(f"deleted run {', '.join(map(str, ids))} (logged in the run history)")
+        elif action == "history":
+            for h in store.run_history(run.id):
+                print(f"{h['at']}  {h['event']:<18} {h['who'] or ''}  {h['detail']}")
+    return 0
+
+
+def _list_runs(args) -> int:
+    with _store(args, read=True) as store:
+        rows = store.run_summaries(archived=args.all)
+    if not rows:
+        print("no runs yet" if args.all else "no runs (archived ones: runs --all)")
+    for s in rows:
+        acc = f"{s.correct / s.scored:.1%}" if s.scored and s.correct is not None else MISSING
+        status = s.run.status + (" (archived)" if s.run.archived else "")
+        print(f"{s.run.id:>4}  {s.run.kind:<10} {status:<9} {s.done:>5}/{s.run.total:<5} "
+              f"acc {acc:>6}  invalid {figure(s.invalid):<4} errors {figure(s.errors):<4} {s.run.model}"
+              + (f"  ({s.run.reason})" if s.run.reason and s.run.status == "failed" else ""))
+    return 0
+
+
+def add_llm_options(p: argparse.ArgumentParser, *, answers: bool, judge: bool = False) -> None:
+    p.add_argument("--base-url", help="e.g. https://openrouter.ai/api/v1 or http://localhost:8000/v1")
+    if not judge:
+        p.add_argument("--model")
+    if answers:
+        p.add_argument("--strategy", default="zero-shot",
+                       help="zero-shot, few-shot, json, justify or explained-few-shot (default: zero-shot)")
+        p.add_argument("--shuffle-seed", type=int, help="shuffle option order per item (position bias)")
+        p.add_argument("--exemplars", type=int, default=3, help="explained-few-shot: exemplars per item")
+    p.add_argument("--api-key-env", default="OPENAI_API_KEY",
+                   help="NAME of the environment variable holding the API key (never stored)")
+    p.add_argument("--temperature", type=float, default=0.0)
+    p.add_argument("--max-tokens", type=int)
+    p.add_argument("--seed", type=int)
+    p.add_argument("--concurrency", type=int, default=4, help="requests at once (1-256)")
+    p.add_argument("--timeout", type=float, default=60.0,
+                   help="seconds for a whole request, reply body included (default 60)")
+    p.add_argument("--max-retries", type=int, default=4, help="retries of a failed request (0-20)")
+    p.add_argument("--max-failures", type=int, default=5,
+                   help="stop the run (failed, resumable) after this many connection or auth "
+                        "failures in a row (default 5)")
+    p.add_argument("--no-cache", action="store_true", help="do not reuse cached replies")
+    if not judge:
+        p.add_argument("--questions", default="ready", help="ready, curated or all (default: ready)")
+    p.add_argument("--limit", type=int, help="at most this many questions (with --resume: this many more)")
+    p.add_argument("--resume", type=int, metavar="RUN",
+                   help="finish an interrupted run; base URL, key variable, concurrency, timeout, "
+                        "retries, failures and limit may be given anew")
+    p.add_argument("--retry-errors", action="store_true", help="with --resume: ask failed items again")
+    p.set_defaults(_defaults={a.dest: a.default for a in p._actions})
+
+
+def add_commands(sub) -> None:
+    run = sub.add_parser("run", help="evaluation runs: llm, paraphrase or embed")
+    run_sub = run.add_subparsers(dest="kind", required=True, metavar="KIND")
+    llm = run_sub.add_parser("llm", help="ask an LLM every question (OpenAI-compatible endpoint)")
+    add_llm_options(llm, answers=True)
+    llm.set_defaults(func=cmd_run_llm)
+    par = run_sub.add_parser("paraphrase", help="an LLM writes each couplet as plain prose "
+                             "(embed it later with run embed --paraphrases RUN)")
+    add_llm_options(par, answers=False)
+    par.set_defaults(func=cmd_run_paraphrase)
+    emb = run_sub.add_parser("embed", help="embedding outlier detection")
+    emb.add_argument("--model", default="tfidf",
+                     help="tfidf (offline baseline), st:NAME_OR_FOLDER, openai:MODEL (with --base-url)")
+    emb.add_argument("--scorer", default="centroid", help="centroid, pairwise or isolation")
+    emb.add_argument("--prefix", help="text put before every input, e.g. 'query: ' (default: the model's)")
+    emb.add_argument("--base-url")
+    emb.add_argument("--api-key-env", default="OPENAI_API_KEY")
+    emb.add_argument("--batch-size", type=int, default=64)
+    emb.add_argument("--questions", default="ready", help="ready, curated or all")
+    emb.add_argument("--limit", type=int)
+    emb.add_argument("--paraphrases", type=int, metavar="RUN", help="embed this paraphrase run's prose")
+    emb.set_defaults(func=cmd_run_embed)
+
+    jd = sub.add_parser("judge", help="an LLM judge classifies the errors of a run")
+    jd.add_argument("--run", type=int, help="the run whose predictions are judged")
+    jd.add_argument("--judge-model")
+    jd.add_argument("--only-wrong", action="store_true", help="judge only wrong or unusable answers")
+    add_llm_options(jd, answers=False, judge=True)
+    jd.set_defaults(func=cmd_judge)
+
+    rs = sub.add_parser("runs", help="list runs; archive, unarchive, delete, history of one run",
+                        description="`runs` lists runs (archived ones with --all); `runs archive N` "
+                        "hides a run from lists and default reports; `runs delete N` removes it with "
+                        "its predictions, judgments and judge runs (asks, or --yes); `runs history N`.")
+    rs.add_argument("--all", action="store_true", help="include archived runs")
+    rs_sub = rs.add_subparsers(dest="action", metavar="ACTION")
+    for name, help_ in (("archive", "hide a run from lists and default reports"),
+                        ("unarchive", "show an archived run again"),
+                        ("delete", "delete a run, its predictions and judgments (logged)"),
+                        ("history", "what happened to a run: resume overrides, archive, delete")):
+        a = rs_sub.add_parser(name, help=help_)
+        a.add_argument("id", type=int, metavar="N")
+        if name == "delete":
+            a.add_argument("--yes", action="store_true", help="do not ask")
+    rs.set_defaults(func=cmd_runs)
