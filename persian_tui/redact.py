@@ -9,11 +9,13 @@ import os
 import re
 from urllib.parse import urlsplit, urlunsplit
 
-# Bearer tokens, OpenAI/OpenRouter/Anthropic-style keys, and long key=... values
-_TOKENS = re.compile(
-    r"(?i)(bearer\s+)[^\s\"',;]+"
-    r"|\b(?:sk|pk|rk)-[A-Za-z0-9_\-]{6,}"
-    r"|((?:api[_-]?key|token|password|secret)[\"']?\s*[:=]\s*[\"']?)[^\s\"',;&]+")
+# Bearer tokens, OpenAI/OpenRouter/Anthropic-style keys, and key=... values, in this order
+_TOKENS = (
+    re.compile(r"(?i)(\bbearer\s+)[^\s\"',;]+"),
+    re.compile(r"\b()(?:sk|pk|rk)-[A-Za-z0-9_\-]{6,}"),
+    re.compile(r"(?i)(\b(?:api[_-]?key|token|password|secret)[\"']?\s*[:=]\s*[\"']?)"
+               r"(?!\*\*\*)(?!bearer\b)[^\s\"',;&]+"),
+)
 _URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/\s@]+@")
 MASK = "***"
 
@@ -40,7 +42,9 @@ def text(value: str | None, *, keys: tuple[str, ...] = ()) -> str | None:
         if key and len(key) >= 4:
             value = value.replace(key, MASK)
     value = _URL_USERINFO.sub(rf"\1{MASK}@", value)
-    return _TOKENS.sub(lambda m: (m.group(1) or m.group(2) or "") + MASK, value)
+    for pattern in _TOKENS:
+        value = pattern.sub(lambda m: m.group(1) + MASK, value)
+    return value
 
 
 def env_keys(*names: str) -> tuple[str, ...]:

@@ -502,8 +502,7 @@ def create_judge_run(store: Store, spec: LLMRunSpec, target_run: int, *, only_wr
     if not preds:
         raise RunError(f"run {target_run} has no predictions to judge")
     categories = [c.name for c in store.error_categories()]
-    spec = LLMRunSpec.model_validate({**spec.model_dump(), "strategy": "judge"})
-    params = {**spec.stored(), "target_run": target_run, "only_wrong": only_wrong,
+    params = {**spec.stored(), "strategy": "judge", "target_run": target_run, "only_wrong": only_wrong,
               "uids": [p.uid for p in preds], "categories": categories}
     return store.create_run("judge", spec.model, params, total=len(preds),
                             prompt_template=JUDGE_VERSION, prompt_hash=prompt_hash(categories))

@@ -19,6 +19,7 @@ class Reply:
     body: dict | str | None = None  # dict -> JSON; str -> sent as is (malformed JSON tests)
     headers: dict = field(default_factory=dict)
     delay: float = 0.0
+    drip: float = 0.0  # seconds between single bytes of the body (a reply that never quite ends)
 
 
 def chat(content: str | None, *, reasoning: str | None = None, tokens=(10, 2), cost=None) -> Reply:
@@ -70,7 +71,13 @@ class LLMServer:
                     for k, v in reply.headers.items():
                         self.send_header(k, v)
                     self.end_headers()
-                    self.wfile.write(data)
+                    if reply.drip:
+                        for i in range(len(data)):
+                            self.wfile.write(data[i:i + 1])
+                            self.wfile.flush()
+                            time.sleep(reply.drip)
+                    else:
+                        self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout test)
 

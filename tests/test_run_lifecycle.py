@@ -1,0 +1,299 @@
+"""Runs under failure and hostility: statuses, the circuit breaker, hostile replies, deadlines,
+secrets, leases, signals, resume overrides, archive and delete. Real openai client, local server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+from pydantic import ValidationError
+
+from conftest import make_question
+from llm_server import LLMServer, Reply, chat
+from persian_tui.cli import main
+from persian_tui.runs import LLMRunSpec, RunError, create_llm_run, execute_llm_run
+from persian_tui.specs import EmbedRunSpec, field_errors
+
+KEY = "sk-live-TOPSECRET-0123456789abcdef"
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def couplets(i):
+    return [(f"مصراع اول {i} {j}", f"مصراع دوم {i} {j}") for j in range(4)]
+
+
+@pytest.fixture
+def bank(store):
+    store.add_questions([make_question(f"q-{i:03d}", couplets=couplets(i), key=(i % 4) + 1)
+                         for i in range(10)])
+    return store
+
+
+def closed_port() -> int:
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()  # nothing listens there now
+    return port
+
+
+def run(store, script, **kw):
+    with LLMServer(script) as server:
+        spec = LLMRunSpec(base_url=server.url, model="m", **{"max_retries": 0, **kw})
+        r = create_llm_run(store, spec)
+        return r, asyncio.run(execute_llm_run(store.path, r.id)), server
+
+
+def cli(db, *args, env_extra=None, **kw):
+    env = {**os.environ, "PYTHONPATH": ROOT, **(env_extra or {})}
+    return subprocess.run([sys.executable, "-m", "persian_tui.cli", "--db", str(db), *args],
+                          capture_output=True, text=True, env=env, **kw)
+
+
+# ------------------------------------------------------------------ failure is a status
+
+
+def test_nothing_listening_ends_failed_not_done(bank, capsys):
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    code = main(["--db", str(bank.path), "run", "llm", "--base-url", url, "--model", "x",
+                 "--max-retries", "0", "--limit", "3"])
+    out, err = capsys.readouterr()
+    assert code == 1
+    (run,) = bank.runs()
+    assert run.status == "failed" and "no request succeeded" in run.reason
+    assert "failed" in out and "accuracy 0.0%" not in err.splitlines()[-1]
+    assert main(["--db", str(bank.path), "runs"]) == 0  # no traceback on a failed run
+    assert "failed" in capsys.readouterr().out
+
+
+def test_circuit_breaker_stops_an_unreachable_endpoint(bank):
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    spec = LLMRunSpec(base_url=url, model="m", max_retries=0, concurrency=1, max_failures=3)
+    r = create_llm_run(bank, spec)
+    p = asyncio.run(execute_llm_run(bank.path, r.id))
+    assert p.status == "failed" and p.done == 3  # stopped after 3, not 10
+    run = bank.get_run(r.id)
+    assert run.status == "failed" and run.reason.startswith("endpoint unreachable: 3 failures in a row")
+
+
+def test_a_success_resets_the_breaker_and_some_errors_still_end_done(bank):
+    def script(body, n):
+        return Reply(500, {"error": {"message": "boom"}}) if n % 2 else chat("Answer: 1")
+
+    r, p, _ = run(bank, script, concurrency=1, max_failures=2)
+    assert p.status == "done" and p.errors == 5 and p.done == 10
+
+
+def test_breaker_counts_auth_failures_and_echoed_keys_are_redacted(bank, monkeypatch):
+    monkeypatch.setenv("MY_KEY", KEY)
+
+    def script(body, n):  # the endpoint echoes the key it was given, as some proxies do
+        return Reply(401, {"error": {"message": f"Invalid token: Bearer {KEY} (sk-other-123456789)"}})
+
+    r, p, _ = run(bank, script, api_key_env="MY_KEY", concurrency=1, max_failures=2)
+    assert p.status == "failed" and p.done == 2
+    dump = json.dumps([(x.error, x.raw_output) for x in bank.predictions(r.id)]) + bank.get_run(r.id).reason
+    assert KEY not in dump and "sk-other-123456789" not in dump and "Bearer ***" in dump
+
+
+# ------------------------------------------------------------------ hostile replies
+
+
+HOSTILE = [
+    ({"choices": "Answer: 1"}, "choices should be a non-empty list"),
+    ({"choices": []}, "choices should be a non-empty list"),
+    ({"choices": [{"message": {"content": ["Answer", 1]}}]}, "content should be text"),
+    ({"choices": [{"message": {"content": 3}}]}, "content should be text"),
+    ({"choices": [{"message": "Answer: 1"}]}, "message should be an object"),
+    ({"choices": [None]}, "message should be an object"),
+    ("[1, 2", "malformed reply"),
+    ("", "malformed reply"),
+]
+
+
+@pytest.mark.parametrize("body, reason", HOSTILE)
+def test_replies_of_the_wrong_shape_are_errors_not_crashes(bank, body, reason):
+    r, p, _ = run(bank, lambda b, n: Reply(body=body), limit=2)
+    rows = bank.predictions(r.id)
+    assert len(rows) == 2 and all(x.parse_status == "api_error" and reason in x.error for x in rows)
+    assert p.status == "failed"
+
+
+@pytest.mark.parametrize("usage, field", [
+    ({"prompt_tokens": 10**20, "completion_tokens": 2}, "prompt_tokens"),
+    ({"prompt_tokens": "many", "completion_tokens": 2}, "prompt_tokens"),
+    ({"prompt_tokens": 5, "completion_tokens": -3}, "completion_tokens"),
+    ({"prompt_tokens": 5, "completion_tokens": True}, "completion_tokens"),
+    ({"prompt_tokens": 5, "completion_tokens": 2, "cost": float("inf")}, "cost"),
+    ({"prompt_tokens": 5, "completion_tokens": 2, "cost": "free"}, "cost"),
+])
+def test_usage_of_the_wrong_type_is_dropped_never_stored(bank, usage, field, capsys):
+    def script(body, n):
+        reply = chat("Answer: 1")
+        reply.body["usage"] = usage
+        return reply
+
+    r, p, _ = run(bank, script, limit=2)
+    rows = bank.predictions(r.id)
+    assert all(x.parse_status == "ok" and x.predicted == 1 for x in rows)
+    assert all(isinstance(x.tokens_in, (int, type(None))) and isinstance(x.tokens_out, (int, type(None)))
+               for x in rows)
+    assert all(x.cost is None or x.cost < 1e6 for x in rows)
+    assert all(field in (x.error or "") for x in rows)
+    # and every later report still works, strictly JSON
+    out = bank.path.parent / "rep"
+    assert main(["--db", str(bank.path), "report", "--format", "json", "-o", str(out)]) == 0
+    json.loads((out / "report.json").read_text(), parse_constant=lambda c: pytest.fail(f"{c} in JSON"))
+
+
+def test_timeout_is_a_deadline_for_the_whole_reply(bank):
+    start = time.monotonic()
+    r, p, _ = run(bank, lambda b, n: Reply(body=chat("Answer: 1").body, drip=0.3), limit=1, timeout=1.5)
+    took = time.monotonic() - start
+    (row,) = bank.predictions(r.id)
+    assert row.parse_status == "api_error" and "timeout" in row.error
+    assert took < 30  # the body alone would take over 60 s at this drip
+
+
+# ------------------------------------------------------------------ secrets and specs
+
+
+def test_passwords_in_urls_are_never_stored_or_printed(bank, capsys):
+    with LLMServer(lambda b, n: chat("Answer: 1")) as server:
+        url = server.url.replace("http://", "http://alice:hunter2pw@")
+        assert main(["--db", str(bank.path), "run", "llm", "--base-url", url, "--model", "m",
+                     "--limit", "2"]) == 0
+    out, err = capsys.readouterr()
+    stored = json.dumps([r.params for r in bank.runs()])
+    assert "hunter2pw" not in out + err + stored and "***@127.0.0.1" in stored
+    # resuming needs the URL again: the password was never stored
+    assert main(["--db", str(bank.path), "run", "llm", "--resume", "1"]) == 1
+    assert "give --base-url again" in capsys.readouterr().err
+
+
+def test_a_key_pasted_as_the_variable_name_is_refused_everywhere_and_not_echoed(bank, capsys):
+    assert main(["--db", str(bank.path), "run", "llm", "--base-url", "http://127.0.0.1:9/v1",
+                 "--model", "m", "--api-key-env", KEY]) == 1
+    err = capsys.readouterr().err
+    assert "--api-key-env" in err and KEY not in err
+    with pytest.raises(ValidationError) as e:
+        LLMRunSpec(base_url="http://x/v1", model="m", api_key_env=KEY)
+    assert KEY not in str(field_errors(e.value))
+    with pytest.raises(ValidationError):
+        EmbedRunSpec(api_key_env="has space")
+    assert bank.runs() == []
+
+
+@pytest.mark.parametrize("flag, value", [("--max-retries", "-1"), ("--concurrency", "0"),
+                                         ("--timeout", "0"), ("--limit", "0"), ("--temperature", "9"),
+                                         ("--strategy", "telepathy"), ("--base-url", "ftp://host")])
+def test_spec_bounds_are_one_line_errors(bank, capsys, flag, value):
+    args = {"--base-url": "http://127.0.0.1:9/v1", flag: value}
+    argv = ["--db", str(bank.path), "run", "llm", "--model", "m"]
+    for k, v in args.items():
+        argv += [k, v]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and flag in err and "Traceback" not in err
+
+
+# ------------------------------------------------------------------ one process per run
+
+
+def test_two_resumers_one_works_the_other_names_the_holder(bank, tmp_path):
+    with LLMServer(lambda b, n: Reply(body=chat("Answer: 1").body, delay=0.3)) as server:
+        spec = LLMRunSpec(base_url=server.url, model="m", concurrency=1, max_retries=0)
+        r = create_llm_run(bank, spec)
+        procs = [subprocess.Popen([sys.executable, "-m", "persian_tui.cli", "--db", str(bank.path), "run",
+                                   "llm", "--resume", str(r.id)], env={**os.environ, "PYTHONPATH": ROOT},
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for _ in range(2)]
+        results = [p.communicate(timeout=120) for p in procs]
+        codes = sorted(p.returncode for p in procs)
+        assert codes == [0, 1]
+        loser = next(err for p, (out, err) in zip(procs, results) if p.returncode == 1)
+        assert "being worked on by process" in loser and "@" in loser
+        assert len(server.requests) == 10  # every question asked once, not twice
+
+
+def test_sigterm_cancels_and_resume_finishes(bank):
+    with LLMServer(lambda b, n: Reply(body=chat("Answer: 1").body, delay=0.2)) as server:
+        r = create_llm_run(bank, LLMRunSpec(base_url=server.url, model="m", concurrency=1, max_retries=0))
+        proc = subprocess.Popen([sys.executable, "-m", "persian_tui.cli", "--db", str(bank.path), "run", "llm",
+                                 "--resume", str(r.id)], env={**os.environ, "PYTHONPATH": ROOT},
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(600):
+            if len(bank.predictions(r.id)) >= 2:
+                break
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 1 and "cancelled" in out
+        assert bank.get_run(r.id).status == "cancelled"
+        assert 2 <= len(bank.predictions(r.id)) < 10
+        done = cli(bank.path, "run", "llm", "--resume", str(r.id), timeout=120)
+        assert done.returncode == 0, done.stderr
+    assert bank.get_run(r.id).status == "done" and len(bank.predictions(r.id)) == 10
+
+
+# ------------------------------------------------------------------ resume overrides, lifecycle
+
+
+def test_resume_overrides_are_checked_recorded_and_honour_limit(bank, capsys):
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    r = create_llm_run(bank, LLMRunSpec(base_url=url, model="m", max_retries=0, concurrency=1,
+                                        max_failures=1))
+    asyncio.run(execute_llm_run(bank.path, r.id))
+    assert bank.get_run(r.id).status == "failed"
+    assert main(["--db", str(bank.path), "run", "llm", "--resume", str(r.id), "--strategy", "json"]) == 1
+    assert "different strategy" in capsys.readouterr().err
+    with LLMServer(lambda b, n: chat("Answer: 1")) as server:
+        assert main(["--db", str(bank.path), "run", "llm", "--resume", str(r.id), "--base-url", server.url,
+                     "--retry-errors", "--limit", "4", "--concurrency", "2"]) == 1  # 4 more, not all
+        assert len(server.requests) == 4
+        assert main(["--db", str(bank.path), "run", "llm", "--resume", str(r.id), "--base-url",
+                     server.url, "--retry-errors"]) == 0
+    history = bank.run_history(r.id)
+    assert [h["event"] for h in history][:2] == ["resume-overrides", "resume-overrides"]
+    assert history[0]["detail"]["limit"] == 4 and history[0]["detail"]["base_url"] == server.url
+    assert bank.get_run(r.id).status == "done"
+
+
+def test_archive_hides_and_delete_removes_in_one_go(bank, capsys):
+    with LLMServer(lambda b, n: chat('{"verdict": "flawed", "error_category": "other", "rationale": "x"}'
+                                     if "judge" in json.dumps(b) or "verdict" in json.dumps(b)
+                                     else "Answer: 2")) as server:
+        r, p, _ = run(bank, lambda b, n: chat("Answer: 2"), limit=4)
+        assert main(["--db", str(bank.path), "judge", "--run", str(r.id), "--judge-model", "j",
+                     "--base-url", server.url]) == 0
+    judge = bank.runs()[-1]
+    assert judge.kind == "judge"
+    assert main(["--db", str(bank.path), "runs", "archive", str(r.id)]) == 0
+    assert r.id not in [x.id for x in bank.runs()] and r.id in [x.id for x in bank.runs(archived=True)]
+    capsys.readouterr()
+    main(["--db", str(bank.path), "runs"])
+    assert "archived" not in capsys.readouterr().out
+    main(["--db", str(bank.path), "runs", "--all"])
+    assert "(archived)" in capsys.readouterr().out
+    assert main(["--db", str(bank.path), "runs", "delete", str(r.id)]) == 1  # no terminal to ask: --yes
+    assert main(["--db", str(bank.path), "runs", "delete", str(r.id), "--yes"]) == 0
+    assert bank.runs(archived=True) == []
+    assert bank.conn.execute("SELECT COUNT(*) FROM predictions").fetchone()[0] == 0
+    assert bank.conn.execute("SELECT COUNT(*) FROM judgments").fetchone()[0] == 0
+    assert [h["event"] for h in bank.run_history(r.id)][-1] == "delete"
+    assert main(["--db", str(bank.path), "runs", "delete", "99", "--yes"]) == 1
+
+
+def test_stored_spec_resumes_in_python_too(bank):
+    r = create_llm_run(bank, LLMRunSpec(base_url="http://127.0.0.1:9/v1", model="m"))
+    with pytest.raises(RunError, match="different model"):
+        from persian_tui.runs import resume_overrides
+
+        resume_overrides(bank, r, {"model": "other"})
