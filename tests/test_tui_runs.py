@@ -278,7 +278,7 @@ async def test_quitting_cancels_runs_in_progress(db):
 
 async def test_two_runs_at_once(db):
     app = make_app(db)
-    with LLMServer(answer(delay=0.3)) as server:
+    with LLMServer(answer(delay=0.6)) as server:  # slow enough to overlap on a busy machine
         async with app.run_test(size=SIZE) as pilot:
             screen = await open_runs(pilot)
             await launch_llm(pilot, server.url, concurrency="2")
