@@ -297,3 +297,18 @@ def test_stored_spec_resumes_in_python_too(bank):
         from persian_tui.runs import resume_overrides
 
         resume_overrides(bank, r, {"model": "other"})
+
+
+def test_default_report_leaves_out_failed_and_archived_runs_and_says_so(bank, capsys):
+    good, _, _ = run(bank, lambda b, n: chat("Answer: 1"))
+    other, _, _ = run(bank, lambda b, n: chat("Answer: 2"))
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    broken = create_llm_run(bank, LLMRunSpec(base_url=url, model="down", max_retries=0, max_failures=2))
+    asyncio.run(execute_llm_run(bank.path, broken.id))
+    bank.archive_run(other.id)
+    assert main(["--db", str(bank.path), "report"]) == 0
+    out = capsys.readouterr().out
+    assert "1 run(s) compared on the 10 question(s)" in out
+    assert f"#{other.id} (archived)" in out and f"#{broken.id} (failed)" in out
+    assert main(["--db", str(bank.path), "report", "--runs", f"{good.id},{other.id}"]) == 0
+    assert "2 run(s) compared" in capsys.readouterr().out  # named: included, archived or not

@@ -141,6 +141,7 @@ class Report:
     question_set: str = "all"
     keyed: int = 0  # questions of the set with a key (before the shared restriction)
     answered: dict[int, int] = field(default_factory=dict)  # run -> keyed questions it answered
+    left_out: dict[int, str] = field(default_factory=dict)  # run -> why the default left it out
 
     @property
     def limiting(self) -> list[int]:
@@ -149,9 +150,10 @@ class Report:
 
 
 def _select_runs(store: Store, run_ids: list[int] | None):
-    runs = {r.id: r for r in store.runs()}
+    runs = {r.id: r for r in store.runs(archived=True)}
     if run_ids is None:
-        return [r for r in runs.values() if r.status == "done" and r.kind not in NO_ANSWERS], False
+        return [r for r in runs.values() if r.status == "done" and r.kind not in NO_ANSWERS
+                and not r.archived], False
     missing = sorted({i for i in run_ids if i not in runs})
     if missing:
         raise ReportError(f"no run {', '.join(map(str, missing))}")
@@ -192,6 +194,9 @@ def build_report(store: Store, *, run_ids: list[int] | None = None, questions: s
     if n_boot < 1:
         raise ReportError("the bootstrap needs at least 1 resample")
     runs, explicit = _select_runs(store, run_ids)
+    left_out = {} if explicit else {
+        r.id: "archived" if r.archived else r.status for r in store.runs(archived=True)
+        if r.kind not in NO_ANSWERS and r not in runs and (r.archived or r.status != "done")}
     preds: dict[int, dict[str, Prediction]] = {r.id: {p.uid: p for p in store.predictions(r.id)}
                                                for r in runs}
     if not explicit:
@@ -204,7 +209,7 @@ def build_report(store: Store, *, run_ids: list[int] | None = None, questions: s
     report = Report(run_ids=[r.id for r in runs], questions=0, leaderboard=[], pairs=[], groups=[],
                    breakdowns=[], position=[], confusion={}, agreement=([], []), hardest=[],
                    human=[], seed=seed, n_boot=n_boot, question_set=questions, keyed=len(keyed),
-                   answered=answered)
+                   answered=answered, left_out=left_out)
     if not shared:
         return report
     Q, R = len(shared), len(runs)

@@ -100,7 +100,11 @@ def statement(report: Report) -> str:
         text += f" ({len(limit)} runs answered fewer: {min(counts)} to {max(counts)})"
     elif limit:
         text += f" (runs answering fewer: {', '.join(f'#{r} ({report.answered[r]})' for r in limit)})"
-    return text + f". Bootstrap: {report.n_boot} resamples, seed {report.seed}."
+    text += f". Bootstrap: {report.n_boot} resamples, seed {report.seed}."
+    if report.left_out:
+        text += (" Left out: " + ", ".join(f"#{r} ({why})" for r, why in sorted(report.left_out.items()))
+                 + "; name runs with --runs to include them.")
+    return text
 
 
 def _models(report: Report) -> dict[int, str]:
