@@ -83,9 +83,14 @@ _CLEAN = str.maketrans({"*": "", "`": "", "#": " ", "_": " ", "ي": "ی", "ك": 
                         "\u202a": "", "\u202c": "", "\u2067": "", "\u2066": "", "\u2069": ""})
 
 
+# diacritics (harakat, superscript alef) and invisible characters other than ZWNJ: dropped from the copy
+_MARKS = dict.fromkeys([*range(0x064B, 0x0654), *range(0x0655, 0x0660), 0x0670, 0x200B, 0x200D, 0x2060, 0xFEFF])
+
+
 def _clean(text: str) -> str:
-    """A copy for matching only: digits, letters, markdown and keycaps (4️⃣ -> 4) normalized."""
-    return text.translate(_DIGITS).translate(_CLEAN)
+    """A copy for matching only: digits, letters, diacritics, markdown and keycaps (4️⃣ -> 4)
+    normalized. The stored reply keeps every character."""
+    return text.translate(_DIGITS).translate(_CLEAN).translate(_MARKS)
 
 
 # ---------------------------------------------------------------- values and option mentions
