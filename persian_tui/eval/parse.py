@@ -631,7 +631,8 @@ def _only(text: str, n: int = 4) -> tuple[int, str] | None:
 
 # ---------------------------------------------------------------- JSON
 
-_JSON_KEYS = ("answer", "final_answer", "choice", "option", "outlier", "selected_option", "odd_one_out")
+_JSON_KEYS = ("answer", "final_answer", "choice", "option", "outlier", "selected_option", "odd_one_out",
+              "پاسخ", "جواب", "گزینه", "پاسخ_نهایی")
 
 
 _OBJECT_START = re.compile(r'\{(?=\s*(?:"|\}))')  # an object starts with a key (or is empty)
@@ -650,7 +651,7 @@ def _json_answers(text: str) -> list[object]:
             continue
         if not isinstance(obj, dict):
             continue
-        keys = {str(k).lower(): v for k, v in obj.items()}
+        keys = {re.sub(r"[\s\-]+", "_", str(k).strip().lower()): v for k, v in obj.items()}
         key = next((k for k in _JSON_KEYS if k in keys), None)
         if key is not None:
             if i < covered:  # nested in an object already read: only if the outer had no answer
@@ -666,6 +667,10 @@ def _from_json_value(value: object, n: int) -> tuple[int | None, str, str]:
         value = int(value)
     if isinstance(value, int) and not isinstance(value, bool):
         return value, "", "ok"
+    if isinstance(value, list) and len(value) == 1:  # {"answer": [3]}
+        value = value[0]
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return _from_json_value(value, n)
     if isinstance(value, str):
         p = parse_answer(value, n_options=n)
         kind = p.method[p.method.index(":"):] if ":" in p.method else ""
@@ -697,6 +702,8 @@ def parse_answer(text: str | None, *, reasoning: str | None = None, n_options: i
         return result(read[-1][0], "json", read[-1][1])
 
     clean = _clean(body)
+    if not re.search(r"[^\W_]", clean):  # only markdown or punctuation: "**", "...", "```"
+        return Parsed(None, "empty", why, "none")
     only = _only(clean, n_options)
     if only:
         return result(only[0], "bare", only[1])
