@@ -317,8 +317,8 @@ _CORRECTION = re.compile(
     r"my\s+mistake|reconsider(?:ing)?|on\s+(?:further\s+)?reflection|upon\s+reflection|on\s+closer\s+"
     r"(?:look|inspection|reading|examination)|looking\s+again|scratch\s+that|let\s+me\s+correct|"
     r"correcting\s+myself|i\s+correct\s+myself|chang(?:e|ing)\s+my\s+answer|revised|updated|in\s+fact|"
-    r"sorry|oops|no\s*,|hmm,?\s+no|i\s+take\s+(?:that|it)\s+back|instead)\b)"
-    rf"|{_W}(?:در{_ZW}واقع|درواقع|در\s+حقیقت|اصلاح|تصحیح|اشتباه\s+(?:کردم|گفتم|کرده{_ZW}ام)|ببخشید|پوزش|صبر\s+کن|"
+    r"sorry|oops|edit|i\s+meant|no\s*,|hmm,?\s+no|i\s+take\s+(?:that|it)\s+back|instead)\b)"
+    rf"|{_W}(?:منظورم|در{_ZW}واقع|درواقع|در\s+حقیقت|اصلاح|تصحیح|اشتباه\s+(?:کردم|گفتم|کرده{_ZW}ام)|ببخشید|پوزش|صبر\s+کن|"
     rf"نه\s*[،,]|با\s+دقت\s+بیشتر|بازنگری|در\s+نگاه\s+دوم|راستش|بهتر\s+است\s+بگویم|نه{_ZW}خیر){_E}")
 _FINAL = re.compile(r"(?i:\bfinal\s+(?:answer|choice|pick|verdict|selection)|\bin\s+conclusion\b|\bto\s+conclude\b"
                     r"|\bmy\s+final\b)|نهایی|در\s+نهایت|سرانجام|در\s+پایان")
@@ -333,7 +333,7 @@ _MARKERS = [
     # Answer: 3 / The final answer is (B) / correct option is 4 / The outlier is the third couplet
     re.compile(
         r"(?i:\b(?:(?:the|my|our|final|correct|right|best|true|most\s+likely|likely|only|real|clear|"
-        r"obvious)\s+)*(?:answers?|outlier|odd\s+one(?:\s+out)?|odd\s+(?:couplet|verse|option)|exception|"
+        r"obvious)\s+)*(?:answers?|outlier|odd\s+(?:one|man)(?:\s+out)?|odd\s+(?:couplet|verse|option)|exception|"
         r"(?:(?:final|correct|right|best|my|our|different|odd|distinct|chosen|selected)\s+)(?:option|choice|couplet|"
         r"verse|one|pick|selection)|(?:couplet|option|verse|one)\s+that\s+(?:differs|stands\s+out|"
         r"does\s*n[o']t\s+(?:fit|belong)|is\s+different|breaks\s+the\s+pattern)|response)\b)[\"']?"
@@ -346,11 +346,12 @@ _MARKERS = [
     re.compile(rf"(?:(?i:\b(?:in\s+short|in\s+summary|in\s+conclusion|to\s+sum\s+up|conclusion|result|verdict|"
                rf"bottom\s+line|tl;?dr))|{_W}(?:خلاصه|نتیجه|در\s+نتیجه|جمع{_ZW}بندی|نتیجه{_ZW}گیری)){_E}"
                rf"\s*(?:[:：]|-(?=\s)|–|—|->|→|=>|⇒)\s*(?:{_NOUN_EN}|{_NOUN_FA})?\s*(?=[^\W_]|[(\[\"'«])"),
+    re.compile(rf"(?:(?i:\bi\s+meant\s+)|{_W}منظورم\s+)"),
     # a conclusion that is only the value: "Hence 2." / "Definitely 4." / «پس ۳.»
     re.compile(rf"(?:(?i:\b(?:hence|so|thus|therefore|definitely|clearly|certainly|obviously|surely|then|in\s+short|"
-               rf"in\s+summary|in\s+conclusion|to\s+sum\s+up))|{_W}(?:پس|در\s+نتیجه|خلاصه|"
+               rf"in\s+summary|in\s+conclusion|to\s+sum\s+up|actually))|{_W}(?:پس|در\s+نتیجه|خلاصه|"
                rf"بنابراین|لذا)){_E}\s*,?\s*(?=(?:(?:{_NOUN_EN}|{_NOUN_FA})\s*)?{_QO}(?:[0-9]|[A-D]|الف|ب|ج|د)"
-               rf"{_QC}\s*(?:[.!]|$))"),
+               rf"{_QC}\s*(?:[.!)]|$))"),
     re.compile(r"(?i:<answer>)\s*"),
     re.compile(r"\\boxed\s*\{\s*(?:\\text\s*\{\s*)?"),
     # پاسخ: ۳ / جواب نهایی: گزینه الف / پاسخ صحیح گزینه «ب» است / گزینهٔ درست: ۳ / بیت متفاوت، بیت سوم است
@@ -372,7 +373,8 @@ _COP_EN = (r"(?P<cop>(?i:\b(?:(?:might|may|could)(?:\s+not)?\s+(?:also\s+)?be|wo
            r"semantically|thematically|conceptually|plainly|then|the\s+only\s+one))*\s+))")
 _PREDICATES = [
     re.compile(_COP_EN + r"(?P<core>(?i:(?:the\s+)?(?:(?:real|true|clear|obvious|only)\s+)?(?:outlier|"
-               r"odd\s+one(?:\s+out)?|odd\s+(?:couplet|option|verse)|exception|different\s+one|"
+               r"odd\s+(?:one|man)(?:\s+out)?|odd\s+(?:couplet|option|verse)|exception|different\s+one|out\s+of\s+step|"
+               r"one\s+that\s+stands\s+apart|"
                r"one\s+that\s+(?:differs|stands\s+out|does\s*n[o']t\s+(?:fit|belong))|"
                r"(?:correct|right)\s+(?:answer|option|choice)|answer|different|distinct|unrelated|"
                r"out\s+of\s+place|(?:unlike|not\s+like|(?:not\s+)?(?:similar|related)\s+to)\s+(?:all\s+)?the\s+other\s+"
@@ -381,7 +383,8 @@ _PREDICATES = [
                r"most\s+(?:different|distinct|unrelated|dissimilar)|only\s+(?:one|couplet|option|verse)(?!\s+(?:of|among)\b)|(?:not\s+)?(?:similar|related)\s+to\s+the\s+(?:others|rest)))\b)"),
     re.compile(r"(?P<cop>(?i:\b(?:(?:might|may|could|does|did|would|will)(?:\s+not|n't)?\s+|doesn't\s+|"
                r"never\s+|clearly\s+|also\s+|alone\s+|really\s+)?))"
-               r"(?P<core>(?i:differs|differ|stands\s+out|stand\s+out|breaks\s+the\s+pattern|break\s+the\s+pattern|"
+               r"(?P<core>(?i:differs|differ|stands\s+(?:out|apart)|stand\s+(?:out|apart)|breaks\s+(?:away\s+)?(?:from|with)\s+the\s+"
+               r"(?:others|rest|other\s+\w+)|breaks\s+the\s+pattern|break\s+the\s+pattern|"
                r"deviates|deviate|diverges|diverge|contrasts)\b)"),
     re.compile(r"(?P<form>)(?P<cop>(?i:\b(?:does\s+not|doesn't|does\s*n't)\s+))(?P<core>(?i:fit(?:\s+in)?|belong|"
                r"match|share|align|go\s+with|agree|conform)\b)"),
@@ -389,7 +392,7 @@ _PREDICATES = [
                r"(?:different|distinct|separate|unrelated)\s+(?:meaning|theme|message|idea|concept|subject|sense))\b)"),
     # Persian, verb-final
     re.compile(rf"(?P<core>{_W}(?:متفاوت|متمایز|ناهمگون|ناهمخوان|نامرتبط|بی{_ZW}ربط|بی{_ZW}ارتباط|جدا|"
-               rf"استثنا|غریبه|بیگانه|درست|صحیح|پاسخ(?:\s+(?:درست|صحیح|سوال|نهایی))?|جواب(?:\s+(?:درست|صحیح|"
+               rf"استثنا|غریبه|بیگانه|از\s+جنس\s+دیگری|از\s+مقوله{_ZW}ای\s+دیگر|درست|صحیح|پاسخ(?:\s+(?:درست|صحیح|سوال|نهایی))?|جواب(?:\s+(?:درست|صحیح|"
                rf"سوال|نهایی))?|(?:گزینه|بیت)(?:ی|{_ZW}ی)?\s+(?:درست|صحیح|متفاوت|ناهمگون))(?:{_ZW}تر)?)"
                rf"[\s\u200c]*(?P<cop>است|هست|می{_ZW}باشد|بود|نیست|نمی{_ZW}باشد|نبود|باشد|نباشد|ه|"
                rf"به\s+نظر\s+(?:می{_ZW}رسد|نمی{_ZW}رسد|می{_ZW}آید)){_E}"),
@@ -433,6 +436,7 @@ class _Cand:
     kind: str
     weak: bool
     final: bool
+    by_form: bool = False  # weak only by its form ("it's 2", a sentence that is only "3."): a correction makes it firm
 
 
 def _clause_ok(doc: _Text, start: int, anchor_end: int) -> tuple[bool, bool]:
@@ -467,7 +471,7 @@ def _value_candidate(doc: _Text, start: int, vpos: int, final_text: str) -> _Can
     ok, weak = _clause_ok(doc, start, end)
     if not ok or _FA_NEG_AFTER.match(t, end):
         return None
-    more = _MORE.match(t, end)
+    more = _MORE.match(t, end) or _OR_AFTER.match(t, end)
     return _Cand(start, end, None if more else value, kind, weak or bool(more), bool(_FINAL.search(final_text)))
 
 
@@ -511,7 +515,7 @@ def _candidates(doc: _Text) -> list[_Cand]:
     for m in _IT_IS.finditer(t):  # "It's couplet 3 ...": an answer only when nothing stronger is said
         c = _value_candidate(doc, m.start(), m.end(), "")
         if c and _mention_at(doc.mentions, m.end(), t):
-            c.weak = True
+            c.weak = c.by_form = True
             out.append(c)
     for m in _CHOOSE_EN.finditer(t):
         cop = (m.group("cop") or "") + (m.group("cop2") or "")
@@ -718,7 +722,10 @@ def parse_answer(text: str | None, *, reasoning: str | None = None, n_options: i
         if "\n" not in sentence.strip() and sentence.strip() != clean[clean.rfind("\n", 0, s_start + 1) + 1:].split("\n")[0].strip():
             got = _only(sentence, n_options)
             if got:
-                cands.append(_Cand(s_start, s_end, got[0], got[1], True, False))
+                cands.append(_Cand(s_start, s_end, got[0], got[1], True, False, True))
+    for c in cands:  # "The answer is 1... no, wait, it's 2."
+        if c.by_form and _CORRECTION.search(clean, max(0, c.pos - 40), c.pos):
+            c.weak = False
     strong = [c for c in cands if not c.weak]
     if len({a[0] for _, a in line_answers}) == 1 and (not strong or len(line_answers) == 1):
         i, (value, kind) = line_answers[-1]
