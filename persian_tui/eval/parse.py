@@ -335,8 +335,9 @@ _MARKERS = [
         r"(?i:\b(?:(?:the|my|our|final|correct|right|best|true|most\s+likely|likely|only|real|clear|"
         r"obvious)\s+)*(?:answers?|outlier|odd\s+(?:one|man)(?:\s+out)?|odd\s+(?:couplet|verse|option)|exception|"
         r"(?:(?:final|correct|right|best|my|our|different|odd|distinct|chosen|selected)\s+)(?:option|choice|couplet|"
-        r"verse|one|pick|selection)|(?:couplet|option|verse|one)\s+that\s+(?:differs|stands\s+out|"
-        r"does\s*n[o']t\s+(?:fit|belong)|is\s+different|breaks\s+the\s+pattern)|response)\b)[\"']?"
+        r"verse|one|pick|selection)|(?:couplet|option|verse|one)\s+(?:that|which)\s+(?:differs|stands\s+(?:out|apart)|"
+        r"does\s*n[o']t\s+(?:fit|belong)|is\s+different|breaks\s+the\s+pattern)(?:\s+(?:from|with)\s+the\s+"
+        r"(?:others|rest|other\s+\w+))?|response)\b)[\"']?"
         r"(?:\s*,[^,\n]{1,40},)?"
         r"(?:\s*(?:[:=：]|-(?=\s)|–|—|->|→|=>|⇒)\s*(?:(?i:is)\s+)?|\s+(?i:is|would\s+be|will\s+be|should\s+be|must\s+be|"
         r"here\s+is|=)\s*:?)" + _FILLER),
@@ -349,16 +350,22 @@ _MARKERS = [
     re.compile(rf"(?:(?i:\bi\s+meant\s+)|{_W}منظورم\s+)"),
     # a conclusion that is only the value: "Hence 2." / "Definitely 4." / «پس ۳.»
     re.compile(rf"(?:(?i:\b(?:hence|so|thus|therefore|definitely|clearly|certainly|obviously|surely|then|in\s+short|"
-               rf"in\s+summary|in\s+conclusion|to\s+sum\s+up|actually))|{_W}(?:پس|در\s+نتیجه|خلاصه|"
+               rf"in\s+summary|in\s+conclusion|to\s+sum\s+up|actually|i\s+think|i\s+believe|i\s+guess|my\s+guess\s+is|"
+               rf"probably|likely))|{_W}(?:پس|در\s+نتیجه|خلاصه|به\s+نظرم|به\s+نظر\s+من|فکر\s+می{_ZW}کنم|گمانم|احتمالا|"
                rf"بنابراین|لذا)){_E}\s*,?\s*(?=(?:(?:{_NOUN_EN}|{_NOUN_FA})\s*)?{_QO}(?:[0-9]|[A-D]|الف|ب|ج|د)"
                rf"{_QC}\s*(?:[.!)]|$))"),
+    # «تنها بیتی که با بقیه فرق دارد، بیت سوم است»: the claim first, the option after
+    re.compile(rf"{_W}(?:تنها\s+)?(?:بیتی|گزینه{_ZW}ای)\s+که\s+[^.؟?!\n]{{0,50}}?(?:(?:فرق|تفاوت)(?:ی)?\s*(?:دارد|"
+               rf"می{_ZW}کند)|(?:متفاوت|ناهمگون|ناهمخوان|جدا|متمایز)\s*(?:است|هست)|(?:قرابت|ارتباط|هم{_ZW}خوانی|"
+               rf"همخوانی|شباهت)(?:ی)?(?:\s+\S+)?\s+ندارد|(?:هم{_ZW}خوان|همخوان|هم{_ZW}معنا|هماهنگ)\s*نیست)"
+               rf"[\s،,:]*(?={_NOUN_FA})"),
     re.compile(r"(?i:<answer>)\s*"),
     re.compile(r"\\boxed\s*\{\s*(?:\\text\s*\{\s*)?"),
     # پاسخ: ۳ / جواب نهایی: گزینه الف / پاسخ صحیح گزینه «ب» است / گزینهٔ درست: ۳ / بیت متفاوت، بیت سوم است
     re.compile(rf"{_W}(?:(?:پاسخ|جواب|انتخاب)(?:\s*(?:ی|نهایی|درست|صحیح|من|ما|سوال|پرسش|این\s+پرسش|"
                rf"این\s+سوال|مناسب))*(?:\s*[:：،,]\s*|\s+(?:(?:برابر\s+(?:با\s+)?|همان\s+)?"
                rf"(?={_NOUN_FA}|[0-9]|[(\[\"'«])))"
-               rf"|(?:گزینه|بیت)(?:ی|{_ZW}ی)?\s+(?:نهایی|درست|صحیح|متفاوت|ناهمگون|ناهمخوان|نامرتبط|منتخب|"
+               rf"|(?:گزین(?:ه|ۀ)\u0654?|بیت)(?:ی|{_ZW}ی)?\s+(?:نهایی|درست|صحیح|متفاوت|ناهمگون|ناهمخوان|نامرتبط|منتخب|"
                rf"انتخابی|برگزیده|مورد\s+نظر|غریبه|بیگانه|استثنا)(?:\s*(?:ی|{_ZW}ی))?"
                rf"(?:\s*[:：،,]\s*|\s+(?:(?:برابر\s+(?:با\s+)?|همان\s+)?)|\s*(?=[0-9(\[\"'«])))"
                rf"(?:{_NOUN_FA}\s*)?"),
@@ -393,7 +400,7 @@ _PREDICATES = [
     # Persian, verb-final
     re.compile(rf"(?P<core>{_W}(?:متفاوت|متمایز|ناهمگون|ناهمخوان|نامرتبط|بی{_ZW}ربط|بی{_ZW}ارتباط|جدا|"
                rf"استثنا|غریبه|بیگانه|از\s+جنس\s+دیگری|از\s+مقوله{_ZW}ای\s+دیگر|درست|صحیح|پاسخ(?:\s+(?:درست|صحیح|سوال|نهایی))?|جواب(?:\s+(?:درست|صحیح|"
-               rf"سوال|نهایی))?|(?:گزینه|بیت)(?:ی|{_ZW}ی)?\s+(?:درست|صحیح|متفاوت|ناهمگون))(?:{_ZW}تر)?)"
+               rf"سوال|نهایی))?|(?:گزین(?:ه|ۀ)\u0654?|بیت)(?:ی|{_ZW}ی)?\s+(?:درست|صحیح|متفاوت|ناهمگون))(?:{_ZW}تر)?)"
                rf"[\s\u200c]*(?P<cop>است|هست|می{_ZW}باشد|بود|نیست|نمی{_ZW}باشد|نبود|باشد|نباشد|ه|"
                rf"به\s+نظر\s+(?:می{_ZW}رسد|نمی{_ZW}رسد|می{_ZW}آید)){_E}"),
     re.compile(rf"(?P<core>{_W}(?:فرق|تفاوت|تمایز|اختلاف)(?:ی)?(?:\s+(?:معنایی|مفهومی|اساسی|آشکاری|آشکار|روشنی|"
@@ -401,13 +408,13 @@ _PREDICATES = [
     re.compile(rf"(?P<form>)(?P<core>{_W}(?:قرابت|هم{_ZW}خوانی|همخوانی|سنخیت|ارتباط|تناسب|مطابقت|هماهنگی|شباهت|"
                rf"هم{_ZW}معنایی|همسویی|هم{_ZW}سویی|نسبت|پیوند)(?:ی)?(?:\s+(?:معنایی|مفهومی))?)"
                rf"\s*(?P<cop>ندارد|نداره){_E}"),
-    re.compile(rf"(?P<form>)(?P<core>{_W}(?:هم{_ZW}خوان|همخوان|هماهنگ|هم{_ZW}معنا|همسو|هم{_ZW}سو|سازگار|مرتبط|متناسب|مشابه|"
+    re.compile(rf"(?P<form>)(?P<core>{_W}(?:هم{_ZW}خوان|همخوان|هماهنگ|هم{_ZW}معنا|هم{_ZW}معنی|همسو|هم{_ZW}سو|سازگار|مرتبط|متناسب|مشابه|"
                rf"هم{_ZW}راستا|هم{_ZW}مضمون|هم{_ZW}مفهوم|یکسان|همانند|هم{_ZW}سنخ))[\s\u200c]*(?P<cop>نیست|"
                rf"نمی{_ZW}باشد){_E}"),
     re.compile(rf"(?P<form>)(?P<core>{_W}(?:کمترین|بیشترین\s+(?:تفاوت|فاصله)|کم{_ZW}ترین)(?:\s+(?:ارتباط|شباهت|قرابت|"
                rf"هم{_ZW}خوانی|همخوانی|نسبت|پیوند))?)[^.،؛\n]{{0,30}}?(?P<cop>دارد|را\s+دارد){_E}"),
     re.compile(rf"(?P<form>)(?P<core>{_W}(?:جور\s*در\s*نمی{_ZW}آید|نمی{_ZW}خواند|جدا\s+می{_ZW}شود|فاصله\s+دارد|"
-               rf"(?:مفهوم|معنا|معنای|مضمون|پیام)(?:ی)?\s+(?:متفاوت|دیگر|جداگانه|دیگری)\s+دارد))(?P<cop>)"),
+               rf"(?:مفهوم|معنا|معنای|مضمون|پیام)(?:ی)?\s+(?:متفاوت|دیگر|جداگانه|دیگری|جدا|متمایز|دیگرگون)\s+دارد))(?P<cop>)"),
 ]
 # a claim followed by "but ..." in its sentence is conceded ("couplet 2 is different, but it fits")
 _BUT = re.compile(rf"(?i:\b(?:but|however|yet|though|although)\b)|{_W}(?:اما|ولی|لیکن|ولیکن|هرچند|اگرچه){_E}")
