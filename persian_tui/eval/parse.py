@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import json
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
 
@@ -211,14 +211,13 @@ def _mentions(t: str, n: int) -> list[_Mention]:
     return out
 
 
-def _mention_at(mentions: list[_Mention], pos: int, t: str) -> _Mention | None:
-    """The mention that starts at pos (after quotes and spaces)."""
-    while pos < len(t) and t[pos] in " \t\"'«(«[":
+def _mention_at(doc: _Text, pos: int) -> _Mention | None:
+    """The mention that covers pos (after quotes and spaces)."""
+    t = doc.t
+    while pos < len(t) and t[pos] in " \t\"'«([":
         pos += 1
-    for m in mentions:
-        if m.start <= pos < m.end:
-            return m
-    return None
+    i = bisect_right(doc.starts, pos) - 1  # mentions do not overlap: only the last one starting at or before pos
+    return doc.mentions[i] if i >= 0 and doc.mentions[i].end > pos else None
 
 
 _AFTER_MARKER = re.compile(rf"\s*{_QO}(?P<v>{_VALUE}|[a-e](?=\s*(?:[)\].!]|$)))(?:{_QC})")
@@ -252,6 +251,7 @@ class _Text:
         self.t, self.n = t, n
         self.hard = [0] + [m.end() for m in _HARD.finditer(t) if not self._list_dot(m)]
         self.mentions = _mentions(t, n)
+        self.starts = [m.start for m in self.mentions]
         inside = {i for m in self.mentions for i in range(m.start + 1, m.end)}  # "option (4)" is one piece
         self.soft = sorted(set(self.hard) | ({m.start() for m in _SOFT.finditer(t)}
                                              | {m.end() for m in _COMMA.finditer(t)}) - inside)
@@ -262,6 +262,10 @@ class _Text:
             return False
         line_start = self.t.rfind("\n", 0, m.start()) + 1
         return bool(_LIST_MARK.fullmatch(self.t, line_start, m.start()))
+
+    def between(self, start: int, end: int) -> list[_Mention]:
+        """The mentions that start in [start, end)."""
+        return self.mentions[bisect_left(self.starts, start):bisect_left(self.starts, end)]
 
     def clause_start(self, pos: int) -> int:
         return self.soft[bisect_right(self.soft, pos) - 1]
@@ -277,6 +281,8 @@ class _Text:
 
 
 _COMMA = re.compile(r"[,،:]")
+_REACH = 200  # how far back a clause is read from a statement
+_LIST_LEAD = re.compile(r"\s*[(\[]?\s*(?:[0-9]|[A-D])\s*[)\].:]")
 _LIST_MARK = re.compile(r"\s*[(\[]?\s*(?:[0-9]{1,2}|[A-Ea-e]|الف|ب|ج|د)\s*[)\]]?")
 _QUESTION_WORD = re.compile(rf"\s*(?:چرا|آیا){_E}|\s*(?i:why)\b")
 
@@ -449,12 +455,12 @@ class _Cand:
 def _clause_ok(doc: _Text, start: int, anchor_end: int) -> tuple[bool, bool]:
     """(usable, weak) from the clause a statement starting at `start` sits in."""
     cs = doc.clause_start(start)
-    prefix = doc.t[cs:start]
-    sentence_start, _ = doc.sentence(start)
-    head = doc.t[sentence_start:start]
+    prefix = doc.t[max(cs, start - _REACH):start]  # what precedes it in its clause (bounded: a clause
+    sentence_start, _ = doc.sentence(start)        # without punctuation can be a whole long reply)
+    head = doc.t[max(sentence_start, start - _REACH):start]
     if doc.question(start) or _CONDITIONAL.search(prefix) or _NEG_PREFIX.search(prefix):
         return False, False
-    if _CONDITIONAL.search(doc.t[doc.clause_start(max(cs - 1, 0)):cs]) and not prefix.strip(" ,،"):
+    if not prefix.strip(" ,،") and _CONDITIONAL.search(doc.t[max(doc.clause_start(max(cs - 1, 0)), cs - _REACH):cs]):
         return False, False  # "if so, ..." keeps the condition
     weak = bool(_TENTATIVE.search(prefix) or _WEAK_CLAUSE.search(prefix)
                 or (cs > sentence_start and _WEAK_CLAUSE.search(head[:1] + doc.t[cs:start])))
@@ -467,7 +473,7 @@ def _value_candidate(doc: _Text, start: int, vpos: int, final_text: str) -> _Can
     skip = _NOT_BUT.match(t, vpos)
     if skip:
         vpos = skip.end()
-    m = _mention_at(doc.mentions, vpos, t)
+    m = _mention_at(doc, vpos)
     if m is not None and m.start >= vpos - 3 and not t[vpos:m.start].strip(" \t\"'«([:"):
         value, kind, end = m.value, m.kind, m.end
     else:
@@ -488,27 +494,29 @@ def _subject(doc: _Text, pred_start: int, persian: bool) -> _Mention | None:
     pronoun ("it", "which", "this couplet"), the first such mention earlier in the sentence."""
     cs = doc.clause_start(pred_start)
     # a mention may overlap the predicate: «سومین بیت متفاوت است» (the predicate «بیت متفاوت است»)
-    inside = [m for m in doc.mentions if cs <= m.start < pred_start and not m.obj]
+    inside = [m for m in doc.between(max(cs, pred_start - _REACH), pred_start) if not m.obj]
     if inside:
         if persian:
             return inside[0]
         if len({m.value for m in inside}) > 1 and not doc.t[inside[-1].end:pred_start].strip(" ,،"):
             return inside[-1]
         return inside[-1] if len({m.value for m in inside}) == 1 else None
+    if pred_start - cs > _REACH:
+        return None
     rest = _OBJ_PHRASE.sub(" ", doc.t[cs:pred_start]).strip(" ,،:\t")
     rest = re.sub(r"^(?:و|(?i:and))(?:\s+|$)", "", re.sub(r"\s+", " ", rest))
     if rest and not _PRONOUN.fullmatch(rest):
         return None
     s, _ = doc.sentence(pred_start)
     if rest and s == cs:  # "This couplet ..." opening a sentence: the one option of the sentence before
-        before = [m for m in doc.mentions if doc.sentence(max(s - 1, 0))[0] <= m.start and m.end <= s and not m.obj]
+        before = [m for m in doc.between(max(doc.sentence(max(s - 1, 0))[0], s - _REACH), s) if m.end <= s and not m.obj]
         if len({m.value for m in before}) == 1:
             return before[0]
     line_start = doc.t.rfind("\n", 0, pred_start) + 1
-    earlier = [m for m in doc.mentions if s <= m.start and m.end <= cs and not m.obj]
-    lead = re.match(r"\s*[(\[]?\s*(?:[0-9]|[A-D])\s*[)\].:]", doc.t[line_start:])
+    earlier = [m for m in doc.between(max(s, cs - _REACH), cs) if m.end <= cs and not m.obj]
+    lead = _LIST_LEAD.match(doc.t, line_start)
     if not earlier and lead:
-        earlier = [m for m in doc.mentions if m.start >= line_start and m.end <= line_start + lead.end()]
+        earlier = [m for m in doc.between(line_start, lead.end()) if m.end <= lead.end()]
     return earlier[0] if earlier else None
 
 
@@ -516,12 +524,13 @@ def _candidates(doc: _Text) -> list[_Cand]:
     t, out = doc.t, []
     for rx in _MARKERS:
         for m in rx.finditer(t):
-            c = _value_candidate(doc, m.start(), m.end(), t[doc.clause_start(m.start()):m.end()])
+            c = _value_candidate(doc, m.start(), m.end(),
+                                 t[max(doc.clause_start(m.start()), m.start() - _REACH):m.end()])
             if c:
                 out.append(c)
     for m in _IT_IS.finditer(t):  # "It's couplet 3 ...": an answer only when nothing stronger is said
         c = _value_candidate(doc, m.start(), m.end(), "")
-        if c and _mention_at(doc.mentions, m.end(), t):
+        if c and _mention_at(doc, m.end()):
             c.weak = c.by_form = True
             out.append(c)
     for m in _CHOOSE_EN.finditer(t):
@@ -560,15 +569,17 @@ def _candidates(doc: _Text) -> list[_Cand]:
                 continue
             _, sentence_end = doc.sentence(m.start())
             weak = weak or tentative or bool(_TENTATIVE.search(gap) or _PARTIAL_AFTER.match(t, m.end())
-                                             or _TENTATIVE.search(cop) or _BUT.search(t, m.end(), sentence_end))
+                                             or _TENTATIVE.search(cop)
+                                             or _BUT.search(t, m.end(), min(sentence_end, m.end() + _REACH)))
             more = _MORE.match(t, subj.end) or _OR_AFTER.match(t, m.end()) or any(
-                x.end <= subj.start and _JOINED.fullmatch(t, x.end, subj.start) for x in doc.mentions)
+                x.end <= subj.start and _JOINED.fullmatch(t, x.end, subj.start)
+                for x in doc.between(subj.start - 40, subj.start))
             out.append(_Cand(subj.start, m.end(), None if more else subj.value, subj.kind, weak or bool(more),
-                             bool(_FINAL.search(t[doc.clause_start(subj.start):m.end()]))))
+                             bool(_FINAL.search(t[max(doc.clause_start(subj.start), subj.start - _REACH):m.end()]))))
     for m in _CHOOSE_FA.finditer(t):
         if (m.group("cop") or "").startswith("ن"):
             continue
-        before = [x for x in doc.mentions if x.end <= m.start() and not t[x.end:m.start()].strip()]
+        before = [x for x in doc.between(m.start() - 60, m.start()) if x.end <= m.start() and not t[x.end:m.start()].strip()]
         if before:
             subj = before[-1]
             ok, weak = _clause_ok(doc, subj.start, m.end())
@@ -585,7 +596,7 @@ def _decide(cands: list[_Cand], t: str) -> tuple[str, _Cand | None]:
         if current is None:
             current = c
         elif c.value != current.value:
-            cue = _CORRECTION.search(t, prev_end, c.end) or _CORRECTION.search(t, current.end, c.pos)
+            cue = _CORRECTION.search(t, prev_end, c.end)
             if cue or (c.final and not current.final):
                 current, conflict = c, False
             else:
@@ -619,7 +630,7 @@ def _lead(doc: _Text) -> _Mention | None:
         end = doc.t.find("\n", m.end())
         if not doc.t[m.end():end if end >= 0 else len(doc.t)].strip():
             continue
-        mention = _mention_at(doc.mentions, m.end(), doc.t)
+        mention = _mention_at(doc, m.end())
         if mention and mention.start <= m.end() + 1 and _LEAD_SEP.match(doc.t, mention.end) \
                 and not _MORE.match(doc.t, mention.end):
             heads.append(mention)
@@ -726,7 +737,9 @@ def parse_answer(text: str | None, *, reasoning: str | None = None, n_options: i
     line_answers = [(i, a) for i, a in line_answers if a]
     for s_start, s_end in zip(doc.hard, doc.hard[1:] + [len(clean)]):  # "Not 1. Not 2. Couplet 3."
         sentence = clean[s_start:s_end]
-        if "\n" not in sentence.strip() and sentence.strip() != clean[clean.rfind("\n", 0, s_start + 1) + 1:].split("\n")[0].strip():
+        line_end = clean.find("\n", s_start + 1)
+        line = clean[clean.rfind("\n", 0, s_start + 1) + 1:line_end if line_end >= 0 else len(clean)]
+        if "\n" not in sentence.strip() and sentence.strip() != line.strip():
             got = _only(sentence, n_options)
             if got:
                 cands.append(_Cand(s_start, s_end, got[0], got[1], True, False, True))
