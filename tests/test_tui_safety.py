@@ -134,3 +134,25 @@ async def test_notification_text_is_not_markup(tmp_path):
         note = list(app._notifications)[-1]
         assert note.markup is False and note.message == "endpoint said [/x] [@click=app.quit]q[/]"
         assert app.is_running  # a markup error would have ended the app
+
+
+async def test_table_cells_from_data_are_plain_text_not_markup(tmp_path):
+    """DataTable reads str cells as markup: '[/x]' crashed the agreement screen."""
+    from textual.widgets import _data_table
+
+    from persian_tui.tui.safe_output import plain_cell_formatter
+
+    assert _data_table.default_cell_formatter is plain_cell_formatter  # the hook is in place
+    assert plain_cell_formatter("[/x] [@click=app.quit]q\x1b").plain == "[/x] [@click=app.quit]q␛"
+    db = hostile_db(tmp_path)
+    with Store(db) as s:
+        for who in ("ann [/x] \x1b[31m", "ann2 [b]"):
+            s.add_label("q-evil", who, 1, seconds=1.0)
+    app = PersianTUI(db, "app", warm_up=False, annotator="t")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("g")
+        await settle(pilot)
+        shown = screen_text(app)
+        assert "Agreement between annotators" in shown and "ann [/x] ␛[31m" in shown
+        assert "ann2 [b]" in shown and not RAW.search(shown)

@@ -14,10 +14,12 @@ import re
 
 from rich.cells import cell_len
 from rich.segment import Segment
+from rich.text import Text
 from textual.color import Color
 from textual.filter import LineFilter
+from textual.widgets import _data_table
 
-from ..display import RAW_CONTROL_RE, strip_raw
+from ..display import RAW_CONTROL_RE, clean, strip_raw
 
 
 def _placeholder(ch: str) -> str:
@@ -78,3 +80,19 @@ class ShowControls(LineFilter):
 
 
 SHOW_CONTROLS = ShowControls()
+
+
+# DataTable reads a str cell as Rich markup: a category or model name "[/x]" from data would
+# crash the screen, "[@click=app.quit]" would act. In this app a str cell is plain text, shown
+# through the sanitizer (pass a rich Text for styling). Textual is pinned (pyproject), and
+# tests/test_tui_safety.py checks this still takes effect.
+_format_cell = _data_table.default_cell_formatter
+
+
+def plain_cell_formatter(obj: object, wrap: bool = True, height: int = 0):
+    if isinstance(obj, str):
+        obj = Text(clean(obj), no_wrap=not wrap, end="")
+    return _format_cell(obj, wrap, height)
+
+
+_data_table.default_cell_formatter = plain_cell_formatter
