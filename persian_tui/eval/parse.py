@@ -311,7 +311,8 @@ _WEAK_CLAUSE = re.compile(
     rf"|^\W*(?:زیرا|چون|چون{_ZW}که|چرا{_ZW}که|به\s+این\s+دلیل|به\s+خاطر|مثلا|مثلاً|برای\s+نمونه|برای\s+مثال|توجه|"
     rf"نکته|همچنین|ضمنا|ضمناً|مانند|مثل|همانند|برخلاف|در\s+مقایسه){_E}")
 _PARTIAL_AFTER = re.compile(
-    r"(?i:[^.!?\n]{0,40}?\b(?:only\s+(?:in|on|by|slightly)|in\s+(?:(?:its|their|the)\s+)?(?:form|tone|style|wording|imagery|meter|"
+    r"(?i:[^.!?\n]{0,40}?\b(?:only\s+(?:in|on|by|slightly)|(?:in|by)\s+(?:terms\s+of\s+|respect\s+to\s+)?"
+    r"(?:(?:its|their|the)\s+)?(?:sound|music|form|tone|style|wording|imagery|meter|"
     r"rhyme|vocabulary|diction|register)|superficially|on\s+the\s+surface|at\s+first|but\s+not\s+in\s+"
     r"(?:meaning|theme|sense|concept)|a\s+little|slightly|somewhat|too|as\s+well|also|but\s+less|less\s+so|"
     r"to\s+some\s+extent|partly|a\s+bit)\b)"
