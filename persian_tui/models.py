@@ -225,3 +225,49 @@ class JudgmentRow:
     @property
     def reviewed(self) -> bool:
         return self.reviewer is not None
+
+
+# ---------------------------------------------------------------- corpus (Ganjoor export)
+
+
+@dataclass
+class CorpusPoem:
+    """One poem read from the export; couplets are (index, mesra1, mesra2, norm1, norm2)."""
+
+    path: str  # e.g. /hafez/ghazal/sh134
+    ganjoor_id: int | None
+    title: str
+    form: str | None
+    metre: str | None
+    rhyme: str | None
+    couplets: list[tuple[int, str, str, str, str]]
+    sha256: str
+
+
+@dataclass(frozen=True)
+class CorpusCouplet:
+    """A couplet of the corpus with its poem's provenance."""
+
+    poem: str  # poem path
+    couplet: int  # couplet index in the poem (0-based, as in the export)
+    mesra1: str
+    mesra2: str
+    poet: str  # nickname
+    poet_slug: str
+    title: str
+    form: str | None
+    metre: str | None
+    rhyme: str | None
+
+
+@dataclass(frozen=True)
+class OptionLink:
+    """Provenance of one option: the corpus couplet it was found to be (never an edit)."""
+
+    uid: str
+    position: int
+    status: str  # linked | ambiguous | unlinked
+    method: str | None  # exact | swapped | fuzzy | hemistich | chosen
+    score: float | None
+    candidates: int
+    couplet: CorpusCouplet | None

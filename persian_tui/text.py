@@ -251,3 +251,21 @@ class DuplicateIndex:
                 found.append(Match(uid, round(score, 1), shared))
         found.sort(key=lambda m: (-m.score, m.uid))
         return found
+
+
+# ---------------------------------------------------------------- corpus search key
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def corpus_key(text: str) -> str:
+    """`match_key` without ZWNJ: the corpus's normalized copy, searched word by word, so
+    "می‌رود" and "میرود" are one word (ZWNJ-insensitive search and linking)."""
+    return match_key(text).replace(ZWNJ, "")
+
+
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """Text from data made safe for a terminal line: control characters (ESC, CR, ...) shown as �."""
+    return _CONTROLS.sub("\ufffd", str(text))

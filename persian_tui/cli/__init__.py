@@ -377,10 +377,15 @@ def parser() -> argparse.ArgumentParser:
                      help="bootstrap resamples (default: 2000)")
     rep.set_defaults(func=cmd_report)
 
+    corpus.add_commands(sub)
+
     tui = sub.add_parser("tui", help="open the terminal app")
     add_tui_options(tui)
     tui.set_defaults(func=cmd_tui)
     return p
+
+
+from . import corpus  # noqa: E402  (command groups, each in its own module)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,6 +10,7 @@ from typing import Iterator
 
 import sqlite_utils
 
+from .corpus import CorpusRepo
 from .curation import CurationRepo
 from .judging import JudgingRepo
 from .labels import LabelsRepo
@@ -101,7 +102,7 @@ def _apply(conn: sqlite3.Connection, number: int) -> None:
         raise
 
 
-class Store(QuestionsRepo, LabelsRepo, CurationRepo, RunsRepo, JudgingRepo):
+class Store(QuestionsRepo, LabelsRepo, CurationRepo, RunsRepo, JudgingRepo, CorpusRepo):
     """One SQLite file. Open one Store per thread (sqlite3 connections are per thread)."""
 
     def __init__(self, path: str | Path, *, create_dir: bool = True, read_only: bool | None = False):

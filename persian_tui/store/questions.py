@@ -51,10 +51,11 @@ class QuestionsRepo:
 
     def add_questions(self, questions: Iterable[Question], *, import_log: dict | None = None) -> int:
         """Insert questions (and the import's log row) in one transaction: all or nothing."""
-        count = 0
+        count, uids = 0, []
         with self.tx():
             for q in questions:
                 self._insert_question(q)
+                uids.append(q.uid)
                 count += 1
             if import_log is not None:
                 self.conn.execute(
@@ -64,6 +65,7 @@ class QuestionsRepo:
                      import_log.get("source_name"), import_log["new"], import_log["unchanged"],
                      import_log["duplicate"], import_log["conflict"], import_log["rejected"], now()),
                 )
+        self.link_questions(uids)  # corpus provenance (nothing when no corpus is loaded)
         return count
 
     # ------------------------------------------------------------ reads

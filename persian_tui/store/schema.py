@@ -322,8 +322,104 @@ MIGRATIONS: list[list[str]] = [
     ],
     # 8: question source references (issue 11) -- slot reserved, filled by that issue
     [],
-    # 9: Ganjoor corpus and option links (issue 14) -- slot reserved, filled by that issue
-    [],
+    # 9: Ganjoor corpus (poets, poems, couplets, FTS5 index over the normalized copies), option ->
+    # couplet links (provenance, never edits), and run kind 'baseline' (runs rebuilt for its CHECK)
+    [
+        """
+            CREATE TABLE corpus_poets (
+                id INTEGER PRIMARY KEY,
+                slug TEXT NOT NULL UNIQUE,
+                ganjoor_id INTEGER,
+                name TEXT NOT NULL DEFAULT '',
+                nickname TEXT NOT NULL DEFAULT ''
+            )
+        """,
+        """
+            CREATE TABLE corpus_poems (
+                id INTEGER PRIMARY KEY,
+                poet_id INTEGER NOT NULL REFERENCES corpus_poets (id) ON DELETE CASCADE,
+                path TEXT NOT NULL UNIQUE,
+                ganjoor_id INTEGER,
+                title TEXT NOT NULL DEFAULT '',
+                form TEXT,
+                metre TEXT,
+                rhyme TEXT,
+                couplets INTEGER NOT NULL DEFAULT 0,
+                sha256 TEXT NOT NULL,
+                imported_at TEXT NOT NULL
+            )
+        """,
+        "CREATE INDEX corpus_poems_poet ON corpus_poems (poet_id)",
+        """
+            CREATE TABLE corpus_couplets (
+                id INTEGER PRIMARY KEY,
+                poem_id INTEGER NOT NULL REFERENCES corpus_poems (id) ON DELETE CASCADE,
+                idx INTEGER NOT NULL,
+                mesra1 TEXT NOT NULL,
+                mesra2 TEXT NOT NULL DEFAULT '',
+                norm1 TEXT NOT NULL,
+                norm2 TEXT NOT NULL DEFAULT '',
+                UNIQUE (poem_id, idx)
+            )
+        """,
+        # exact lookups ignore spaces (ZWNJ is already gone from the normalized copies)
+        "CREATE INDEX corpus_couplets_key1 ON corpus_couplets (replace(norm1, ' ', ''))",
+        "CREATE INDEX corpus_couplets_key2 ON corpus_couplets (replace(norm2, ' ', ''))",
+        """
+            CREATE VIRTUAL TABLE corpus_fts USING fts5(
+                norm1, norm2, content='corpus_couplets', content_rowid='id')
+        """,
+        """
+            CREATE TRIGGER corpus_couplets_ai AFTER INSERT ON corpus_couplets BEGIN
+                INSERT INTO corpus_fts (rowid, norm1, norm2) VALUES (new.id, new.norm1, new.norm2);
+            END
+        """,
+        """
+            CREATE TRIGGER corpus_couplets_ad AFTER DELETE ON corpus_couplets BEGIN
+                INSERT INTO corpus_fts (corpus_fts, rowid, norm1, norm2)
+                VALUES ('delete', old.id, old.norm1, old.norm2);
+            END
+        """,
+        """
+            CREATE VIRTUAL TABLE corpus_vocab USING fts5vocab(corpus_fts, 'row')
+        """,
+        """
+            CREATE TABLE option_links (
+                question_id INTEGER NOT NULL REFERENCES questions (id) ON DELETE CASCADE,
+                position INTEGER NOT NULL CHECK (position BETWEEN 1 AND 4),
+                match_key TEXT NOT NULL,
+                status TEXT NOT NULL CHECK (status IN ('linked', 'ambiguous', 'unlinked')),
+                poem_id INTEGER REFERENCES corpus_poems (id) ON DELETE SET NULL,
+                couplet INTEGER,
+                method TEXT CHECK (method IN ('exact', 'swapped', 'fuzzy', 'hemistich', 'chosen')),
+                score REAL,
+                candidates INTEGER NOT NULL DEFAULT 0,
+                created_at TEXT NOT NULL,
+                PRIMARY KEY (question_id, position)
+            )
+        """,
+        "CREATE INDEX option_links_poem ON option_links (poem_id, couplet)",
+        """
+            CREATE TABLE runs_new (
+                id INTEGER PRIMARY KEY,
+                kind TEXT NOT NULL CHECK (kind IN
+                    ('embedding', 'llm', 'paraphrase', 'judge', 'imported', 'baseline')),
+                model TEXT NOT NULL,
+                params TEXT NOT NULL DEFAULT '{}',
+                prompt_template TEXT,
+                prompt_hash TEXT,
+                status TEXT NOT NULL DEFAULT 'running'
+                    CHECK (status IN ('running', 'done', 'cancelled', 'failed')),
+                total INTEGER NOT NULL DEFAULT 0,
+                note TEXT,
+                created_at TEXT NOT NULL,
+                finished_at TEXT
+            )
+        """,
+        "INSERT INTO runs_new SELECT * FROM runs",
+        "DROP TABLE runs",
+        "ALTER TABLE runs_new RENAME TO runs",
+    ],
     # 10: benchmark quality: samples, releases (issue 13) -- slot reserved, filled by that issue
     [],
     # 11: labelling queue scopes and daily-use additions (issue 12) -- slot reserved, filled by that issue

@@ -1,0 +1,161 @@
+"""`persian-tui corpus ...`: the Ganjoor corpus (import, stats, search, link)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+from ..text import printable as sanitize
+from . import UserError, _store
+
+
+class _Bar:
+    """A progress line on stderr, redrawn at most every 0.2 s (a new line every 5 s when not a TTY)."""
+
+    def __init__(self, what: str):
+        self.what, self.last, self.tty = what, 0.0, sys.stderr.isatty()
+
+    def __call__(self, done: int, total: int, extra: str = "", *, final: bool = False) -> None:
+        now = time.monotonic()
+        if not final and now - self.last < (0.2 if self.tty else 5):
+            return
+        self.last = now
+        width = 24
+        filled = int(width * done / total) if total else width
+        line = f"{self.what} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} {extra}"
+        print(("\r" + line + "\033[K") if self.tty else line, end="" if self.tty else "\n",
+              file=sys.stderr, flush=True)
+        if final and self.tty:
+            print(file=sys.stderr)
+
+
+def cmd_corpus_import(args) -> int:
+    from ..io.ganjoor import import_corpus
+
+    bar = _Bar("import")
+    with _store(args) as store:
+        p = import_corpus(store, args.path, strict=args.strict,
+                          on_progress=lambda p: bar(p.done, p.total, f"{p.rate:.0f} poems/s"))
+        bar(p.done, p.total, f"{p.rate:.0f} poems/s", final=True)
+        for e in p.errors[:args.max_errors]:
+            print(f"skipped: {sanitize(e)}")
+        if len(p.errors) > args.max_errors:
+            print(f"... and {len(p.errors) - args.max_errors} more skipped file(s)")
+        print(f"imported {args.path}: {p.summary()}; {p.rate:.0f} poems/s, "
+              f"longest write transaction {p.longest_lock * 1000:.0f} ms")
+        if not args.no_link and store.questions():
+            counts = store.link_questions()
+            print("linked the bank: " + _link_summary(counts))
+    return 0
+
+
+def cmd_corpus_stats(args) -> int:
+    with _store(args) as store:
+        s = store.corpus_stats()
+        if args.format == "json":
+            print(json.dumps(s, ensure_ascii=False, indent=2))
+            return 0
+        if not s["poems"]:
+            print("no corpus loaded (persian-tui corpus import PATH)")
+            return 0
+        print(f"{s['poets']} poets, {s['poems']} poems, {s['couplets']} couplets, "
+              f"{s['hemistichs']} hemistichs; {s['with_metre']} poems with a metre; "
+              f"last import {s['last_import']}")
+        for p in s["by_poet"][:args.top]:
+            print(f"  {sanitize(p['poet'])} ({p['slug']}): {p['poems']} poems, {p['couplets']} couplets")
+        if len(s["by_poet"]) > args.top:
+            print(f"  ... and {len(s['by_poet']) - args.top} more poets")
+        print("forms: " + ", ".join(f"{k} {v}" for k, v in s["by_form"].items()))
+        if s["links"]:
+            print("option links: " + ", ".join(f"{k} {v}" for k, v in sorted(s["links"].items())))
+    return 0
+
+
+def cmd_corpus_search(args) -> int:
+    with _store(args) as store:
+        found = store.search_couplets(" ".join(args.words), poet=args.poet, form=args.form,
+                                      metre=args.metre, limit=args.limit)
+        if args.format == "json":
+            print(json.dumps([c.__dict__ for c in found], ensure_ascii=False, indent=2))
+            return 0
+        for c in found:
+            print(f"{c.poem}#{c.couplet + 1}  {sanitize(c.poet)}  "
+                  f"{sanitize(c.mesra1)} / {sanitize(c.mesra2)}")
+        print(f"{len(found)} couplet(s)" + (" (limit reached)" if len(found) == args.limit else ""))
+    return 0
+
+
+def _link_summary(counts) -> str:
+    return (f"linked {counts.get('linked', 0)}, ambiguous {counts.get('ambiguous', 0)}, "
+            f"unlinked {counts.get('unlinked', 0)}, up to date {counts.get('up to date', 0)}")
+
+
+def cmd_corpus_link(args) -> int:
+    with _store(args) as store:
+        if not store.has_corpus():
+            raise UserError("no corpus loaded: run `persian-tui corpus import PATH` first")
+        bar = _Bar("link")
+        counts = store.link_questions(force=args.force, threshold=args.threshold, on_progress=bar)
+        total = sum(v for k, v in counts.items() if k != "up to date")
+        bar(total, total, final=True)
+        print(_link_summary(counts))
+        links = store.links()
+        questions = {q.uid: q for q in store.questions()}
+        for status in ("ambiguous", "unlinked"):
+            shown = 0
+            for uid, per in links.items():
+                for pos, link in sorted(per.items()):
+                    if link.status != status or shown >= args.examples or uid not in questions:
+                        continue
+                    o = next(o for o in questions[uid].options if o.position == pos)
+                    where = f" (first candidate {link.couplet.poem}, {link.candidates} tied)" if link.couplet else ""
+                    print(f"{status}: {uid}/{pos}: {sanitize(o.mesra1)} / {sanitize(o.mesra2)}{where}")
+                    shown += 1
+        methods: dict[str, int] = {}
+        for per in links.values():
+            for link in per.values():
+                if link.status == "linked":
+                    methods[link.method] = methods.get(link.method, 0) + 1
+        if methods:
+            print("methods: " + ", ".join(f"{k} {v}" for k, v in sorted(methods.items())))
+    return 0
+
+
+def add_commands(sub) -> None:
+    co = sub.add_parser("corpus", help="the Ganjoor corpus: import, stats, search, link options to it")
+    co_sub = co.add_subparsers(dest="corpus_command", required=True, metavar="COMMAND")
+
+    imp = co_sub.add_parser("import", help="import a clone of the Ganjoor export (or one poet's folder)",
+                            description="Reads poets/*/poet.json and the poem files under PATH "
+                            "(git clone https://github.com/ganjoor/ganjoor-data). Re-import updates "
+                            "changed poems and skips unchanged ones.")
+    imp.add_argument("path")
+    imp.add_argument("--strict", action="store_true",
+                     help="check every file first; write nothing if one is malformed")
+    imp.add_argument("--no-link", action="store_true", help="do not link the bank's options afterwards")
+    imp.add_argument("--max-errors", type=int, default=20, help="skipped files listed (default: 20)")
+    imp.set_defaults(func=cmd_corpus_import)
+
+    st = co_sub.add_parser("stats", help="what corpus is loaded")
+    st.add_argument("--format", choices=("table", "json"), default="table")
+    st.add_argument("--top", type=int, default=20, help="poets listed (default: 20)")
+    st.set_defaults(func=cmd_corpus_stats)
+
+    se = co_sub.add_parser("search", help="couplets containing every word (normalized, ZWNJ-insensitive)")
+    se.add_argument("words", nargs="*")
+    se.add_argument("--poet", help="nickname or slug, e.g. حافظ or hafez")
+    se.add_argument("--form", help="e.g. Ghazal, Robaee, Masnavi")
+    se.add_argument("--metre", help="part of the metre, e.g. هزج")
+    se.add_argument("--limit", type=int, default=20)
+    se.add_argument("--format", choices=("table", "json"), default="table")
+    se.set_defaults(func=cmd_corpus_search)
+
+    ln = co_sub.add_parser("link", help="link every option of the bank to its corpus couplet",
+                           description="Exact match of the normalized hemistichs (either order), then "
+                           "fuzzy (rapidfuzz) over FTS candidates, then a single matching hemistich. "
+                           "Links are provenance: the stored text is never changed.")
+    ln.add_argument("--force", action="store_true", help="relink options that are already linked")
+    ln.add_argument("--threshold", type=float, help="fuzzy score threshold 0..100 (default: 85)")
+    ln.add_argument("--examples", type=int, default=5, help="examples shown per outcome (default: 5)")
+    ln.set_defaults(func=cmd_corpus_link)

@@ -1,0 +1,225 @@
+"""Reading the Ganjoor data export (github.com/ganjoor/ganjoor-data) into the corpus tables.
+
+Layout: poets/{poet}/poet.json, poets/{poet}/{cat...}/_cat.json, poets/{poet}/{cat...}/{poem}.json.
+PATH may be the export's root, its poets/ folder, or one poet's folder. Files are parsed and
+normalized outside any transaction; batches of poems are written in short transactions, so
+other processes keep writing meanwhile.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterator
+
+from ..models import CorpusPoem
+from ..store import Store
+from ..text import corpus_key, nfc
+from .errors import InputError
+
+BATCH = 300  # poems per write transaction
+MAX_FILE = 20 * 1024 * 1024  # a poem file larger than this is not a poem
+
+# Positions of verses: Right/Left are the two hemistichs of a couplet; a band's centred verses
+# pair up the same way. Paragraphs (prose) and comments are not verse.
+_FIRST = {"Right", "CenteredVerse1"}
+_SECOND = {"Left", "CenteredVerse2"}
+
+
+@dataclass
+class ImportProgress:
+    done: int = 0
+    total: int = 0
+    new: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    skipped: int = 0
+    couplets: int = 0
+    errors: list[str] = field(default_factory=list)
+    started: float = field(default_factory=time.monotonic)
+    longest_lock: float = 0.0  # seconds, the longest write transaction
+
+    @property
+    def rate(self) -> float:
+        return self.done / max(time.monotonic() - self.started, 1e-9)
+
+    def summary(self) -> str:
+        return (f"{self.done} poem files: {self.new} new, {self.updated} updated, "
+                f"{self.unchanged} unchanged, {self.skipped} skipped; {self.couplets} couplets written")
+
+
+def _poets_dirs(root: Path) -> list[Path]:
+    """The poet folders under PATH (PATH itself when it is one)."""
+    if (root / "poet.json").is_file():
+        return [root]
+    base = root / "poets" if (root / "poets").is_dir() else root
+    found = sorted(p for p in base.iterdir() if p.is_dir() and (p / "poet.json").is_file())
+    if not found:
+        raise InputError(f"{root}: not a Ganjoor export (no poets/*/poet.json, no poet.json)")
+    return found
+
+
+def poem_files(root: str | Path) -> list[tuple[Path, list[Path]]]:
+    """(poet folder, its poem files in path order) for every poet under root."""
+    root = Path(root)
+    if not root.is_dir():
+        raise InputError(f"{root}: not a folder")
+    out = []
+    for poet_dir in _poets_dirs(root):
+        files = []
+        for dirpath, dirnames, filenames in os.walk(poet_dir, followlinks=False):
+            dirnames.sort()
+            for name in sorted(filenames):
+                if name.endswith(".json") and name not in ("poet.json", "_cat.json"):
+                    files.append(Path(dirpath) / name)
+        out.append((poet_dir, files))
+    return out
+
+
+def _load(path: Path) -> dict:
+    try:
+        if not path.is_file():
+            raise InputError(f"{path}: not a regular file")
+        if path.stat().st_size > MAX_FILE:
+            raise InputError(f"{path}: larger than {MAX_FILE // 2**20} MB")
+        data = json.loads(path.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise InputError(f"{path}: not UTF-8 ({e.reason} at byte {e.start})") from None
+    except json.JSONDecodeError as e:
+        raise InputError(f"{path}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+    except OSError as e:
+        raise InputError(f"{path}: cannot read ({e.strerror})") from None
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: expected a JSON object, found {type(data).__name__}")
+    return data
+
+
+def _str(d: dict, name: str, path: Path, *, required: bool = False) -> str | None:
+    value = d.get(name)
+    if value is None:
+        if required:
+            raise InputError(f"{path}: missing {name!r}")
+        return None
+    if not isinstance(value, str):
+        raise InputError(f"{path}: {name!r} must be a string, not {type(value).__name__}")
+    return nfc(value)
+
+
+def read_poet(poet_dir: Path) -> dict:
+    d = _load(poet_dir / "poet.json")
+    pid = d.get("Id")
+    return {
+        "slug": poet_dir.name,
+        "ganjoor_id": pid if isinstance(pid, int) else None,
+        "name": _str(d, "Name", poet_dir / "poet.json") or "",
+        "nickname": _str(d, "Nickname", poet_dir / "poet.json") or poet_dir.name,
+    }
+
+
+def _form(d: dict) -> str | None:
+    for s in d.get("Sections") or []:
+        if isinstance(s, dict) and s.get("SectionType") == "WholePoem" and isinstance(s.get("PoemFormat"), str):
+            return s["PoemFormat"]
+    return None
+
+
+def read_poem(path: Path, poet_slug: str) -> CorpusPoem:
+    """One poem file parsed, with normalized copies; InputError names the file and reason."""
+    d = _load(path)
+    url = _str(d, "FullUrl", path, required=True)
+    if not url.startswith(f"/{poet_slug}/") and url != f"/{poet_slug}":
+        raise InputError(f"{path}: FullUrl {url!r} is not under /{poet_slug}")
+    verses = d.get("Verses")
+    if not isinstance(verses, list):
+        raise InputError(f"{path}: 'Verses' must be a list")
+    metre = d.get("Metre")
+    if metre is not None and not (isinstance(metre, dict) and isinstance(metre.get("Rhythm"), str)):
+        raise InputError(f"{path}: 'Metre' must be null or {{Id, Rhythm}}")
+    halves: dict[int, list[str]] = {}
+    for n, v in enumerate(verses, 1):
+        if not isinstance(v, dict):
+            raise InputError(f"{path}: verse {n} is not an object")
+        pos, text, index = v.get("Position"), v.get("Text"), v.get("CoupletIndex")
+        if pos not in _FIRST and pos not in _SECOND:
+            continue  # prose paragraph, comment: not verse
+        if not isinstance(text, str) or not isinstance(index, int) or isinstance(index, bool) or index < 0:
+            raise InputError(f"{path}: verse {n} needs a string Text and a CoupletIndex >= 0")
+        pair = halves.setdefault(index, ["", ""])
+        slot = 0 if pos in _FIRST else 1
+        if pair[slot]:
+            raise InputError(f"{path}: couplet {index} has two {'first' if slot == 0 else 'second'} hemistichs")
+        pair[slot] = nfc(text)
+    couplets = [(i, a, b, corpus_key(a), corpus_key(b)) for i, (a, b) in sorted(halves.items())]
+    title = _str(d, "Title", path) or ""
+    rhyme = _str(d, "RhymeLetters", path)
+    form = _form(d)
+    digest = hashlib.sha256(json.dumps(
+        [poet_slug, url, title, form, metre and metre["Rhythm"], rhyme, couplets],
+        ensure_ascii=False).encode()).hexdigest()
+    gid = d.get("Id")
+    return CorpusPoem(path=url, ganjoor_id=gid if isinstance(gid, int) else None, title=title,
+                      form=form, metre=metre["Rhythm"] if metre else None, rhyme=rhyme,
+                      couplets=couplets, sha256=digest)
+
+
+def _parsed(root: str | Path, progress: ImportProgress, on_error: Callable[[str], None]
+            ) -> Iterator[tuple[dict, CorpusPoem]]:
+    plan = poem_files(root)
+    progress.total = sum(len(files) for _, files in plan)
+    for poet_dir, files in plan:
+        try:
+            poet = read_poet(poet_dir)
+        except InputError as e:
+            on_error(str(e))
+            progress.skipped += len(files)
+            progress.done += len(files)
+            continue
+        for f in files:
+            try:
+                poem = read_poem(f, poet["slug"])
+            except InputError as e:
+                on_error(str(e))
+                progress.skipped += 1
+                progress.done += 1
+                continue
+            yield poet, poem
+
+
+def import_corpus(store: Store, root: str | Path, *, strict: bool = False,
+                  on_progress: Callable[[ImportProgress], None] | None = None) -> ImportProgress:
+    """Import (or refresh) the poems under root. Malformed files are skipped and listed;
+    with strict, every file is checked first and nothing is written if one is malformed."""
+    progress = ImportProgress()
+    if strict:
+        check = ImportProgress()
+        for _ in _parsed(root, check, check.errors.append):
+            pass
+        if check.errors:
+            raise InputError(f"{check.errors[0]} ({len(check.errors)} malformed file(s); nothing written)")
+    batch: list[tuple[dict, CorpusPoem]] = []
+
+    def flush() -> None:
+        counts = store.upsert_poems(batch)
+        progress.longest_lock = max(progress.longest_lock, counts["held"])
+        progress.new += counts["new"]
+        progress.updated += counts["updated"]
+        progress.unchanged += counts["unchanged"]
+        progress.couplets += counts["couplets"]
+        progress.done += len(batch)
+        batch.clear()
+        if on_progress:
+            on_progress(progress)
+
+    for item in _parsed(root, progress, progress.errors.append):
+        batch.append(item)
+        if len(batch) >= BATCH:
+            flush()
+    if batch:
+        flush()
+    if on_progress:
+        on_progress(progress)
+    return progress

@@ -1,0 +1,301 @@
+"""The Ganjoor corpus: poets, poems, couplets, the FTS5 index, and option -> couplet links."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections import Counter
+from typing import Iterable
+
+from ..bank import now
+from ..linking import Candidate, Decision, decide, squash
+from ..models import CorpusCouplet, CorpusPoem, OptionLink
+from ..text import corpus_key
+
+_COUPLET_SELECT = (
+    "SELECT p.path, c.idx, c.mesra1, c.mesra2, pt.nickname, pt.slug, p.title, p.form, p.metre, p.rhyme "
+    "FROM corpus_couplets c JOIN corpus_poems p ON p.id = c.poem_id "
+    "JOIN corpus_poets pt ON pt.id = p.poet_id "
+)
+_CANDIDATE_SELECT = (
+    "SELECT c.id, c.poem_id, c.idx, c.norm1, c.norm2, pt.id, pt.nickname "
+    "FROM corpus_couplets c JOIN corpus_poems p ON p.id = c.poem_id "
+    "JOIN corpus_poets pt ON pt.id = p.poet_id "
+)
+FTS_CANDIDATES = 40  # fuzzy candidates per option, best bm25 first
+RARE_TOKENS = 4  # the rarest words of an option make its FTS query
+
+
+def fts_query(words: Iterable[str]) -> str:
+    """An FTS5 query of quoted words (no operator in the data reaches the parser)."""
+    return " ".join('"' + w.replace('"', "") + '"' for w in words if w.replace('"', ""))
+
+
+class CorpusRepo:
+    conn: sqlite3.Connection
+
+    # ------------------------------------------------------------ import
+
+    def upsert_poems(self, batch: list[tuple[dict, CorpusPoem]]) -> dict:
+        """Insert new poems, replace changed ones (same path), skip unchanged: one short
+        transaction. Returns counts and `held`, the seconds the write lock was held."""
+        counts = {"new": 0, "updated": 0, "unchanged": 0, "couplets": 0}
+        stamp = now()
+        with self.tx():
+            t0 = time.monotonic()
+            poet_ids: dict[str, int] = {}
+            for poet, _ in batch:
+                if poet["slug"] in poet_ids:
+                    continue
+                self.conn.execute(
+                    "INSERT INTO corpus_poets (slug, ganjoor_id, name, nickname) VALUES (?,?,?,?) "
+                    "ON CONFLICT (slug) DO UPDATE SET ganjoor_id = excluded.ganjoor_id, "
+                    "name = excluded.name, nickname = excluded.nickname",
+                    (poet["slug"], poet["ganjoor_id"], poet["name"], poet["nickname"]))
+                poet_ids[poet["slug"]] = self.conn.execute(
+                    "SELECT id FROM corpus_poets WHERE slug = ?", (poet["slug"],)).fetchone()[0]
+            for poet, poem in batch:
+                row = self.conn.execute(
+                    "SELECT id, sha256 FROM corpus_poems WHERE path = ?", (poem.path,)).fetchone()
+                values = (poet_ids[poet["slug"]], poem.ganjoor_id, poem.title, poem.form, poem.metre,
+                          poem.rhyme, len(poem.couplets), poem.sha256, stamp)
+                if row and row[1] == poem.sha256:
+                    counts["unchanged"] += 1
+                    continue
+                if row:
+                    poem_id = row[0]
+                    self.conn.execute(
+                        "UPDATE corpus_poems SET poet_id=?, ganjoor_id=?, title=?, form=?, metre=?, "
+                        "rhyme=?, couplets=?, sha256=?, imported_at=? WHERE id = ?", (*values, poem_id))
+                    self.conn.execute("DELETE FROM corpus_couplets WHERE poem_id = ?", (poem_id,))
+                    counts["updated"] += 1
+                else:
+                    poem_id = self.conn.execute(
+                        "INSERT INTO corpus_poems (poet_id, ganjoor_id, title, form, metre, rhyme, "
+                        "couplets, sha256, imported_at, path) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                        (*values, poem.path)).lastrowid
+                    counts["new"] += 1
+                self.conn.executemany(
+                    "INSERT INTO corpus_couplets (poem_id, idx, mesra1, mesra2, norm1, norm2) "
+                    "VALUES (?,?,?,?,?,?)", [(poem_id, *c) for c in poem.couplets])
+                counts["couplets"] += len(poem.couplets)
+            counts["held"] = time.monotonic() - t0
+        return counts
+
+    def has_corpus(self) -> bool:
+        return self.conn.execute("SELECT 1 FROM corpus_poems LIMIT 1").fetchone() is not None
+
+    def corpus_stats(self) -> dict:
+        """What is loaded: totals and, per poet, poems and couplets; forms; links."""
+        poets = self.conn.execute(
+            "SELECT pt.slug, pt.nickname, COUNT(p.id), COALESCE(SUM(p.couplets), 0) "
+            "FROM corpus_poets pt LEFT JOIN corpus_poems p ON p.poet_id = pt.id "
+            "GROUP BY pt.id ORDER BY 4 DESC, pt.slug").fetchall()
+        forms = self.conn.execute(
+            "SELECT COALESCE(form, '—'), COUNT(*) FROM corpus_poems GROUP BY 1 ORDER BY 2 DESC").fetchall()
+        links = dict(self.conn.execute("SELECT status, COUNT(*) FROM option_links GROUP BY status"))
+        return {
+            "poets": len(poets), "poems": sum(p[2] for p in poets),
+            "couplets": sum(p[3] for p in poets),
+            "hemistichs": self.conn.execute(
+                "SELECT COALESCE(SUM((mesra1 != '') + (mesra2 != '')), 0) FROM corpus_couplets").fetchone()[0],
+            "with_metre": self.conn.execute(
+                "SELECT COUNT(*) FROM corpus_poems WHERE metre IS NOT NULL").fetchone()[0],
+            "by_poet": [{"slug": s, "poet": n, "poems": p, "couplets": c} for s, n, p, c in poets],
+            "by_form": dict(forms),
+            "links": links,
+            "last_import": self.conn.execute("SELECT MAX(imported_at) FROM corpus_poems").fetchone()[0],
+        }
+
+    def corpus_facets(self) -> dict[str, list[str]]:
+        """Values to filter the search by: poet nicknames, forms, metres."""
+        return {
+            "poet": [r[0] for r in self.conn.execute("SELECT nickname FROM corpus_poets ORDER BY nickname")],
+            "form": [r[0] for r in self.conn.execute(
+                "SELECT DISTINCT form FROM corpus_poems WHERE form IS NOT NULL ORDER BY form")],
+            "metre": [r[0] for r in self.conn.execute(
+                "SELECT metre FROM corpus_poems WHERE metre IS NOT NULL GROUP BY metre ORDER BY COUNT(*) DESC")],
+        }
+
+    # ------------------------------------------------------------ search
+
+    def search_couplets(self, words: str = "", *, poet: str | None = None, form: str | None = None,
+                        metre: str | None = None, limit: int = 50, scan: bool = False) -> list[CorpusCouplet]:
+        """Couplets containing every word (normalized, ZWNJ-insensitive), best match first,
+        filtered by poet (nickname or slug), form and metre (substring). `scan` uses a LIKE
+        scan instead of the index (the benchmark's baseline)."""
+        terms = corpus_key(words).split()
+        clauses, params = [], []
+        if terms and not scan:
+            clauses.append("c.id IN (SELECT rowid FROM corpus_fts WHERE corpus_fts MATCH ?)")
+            params.append(fts_query(terms))
+        for t in terms if scan else []:
+            clauses.append("(' ' || c.norm1 || ' ' || c.norm2 || ' ') LIKE ?")
+            params.append(f"% {t} %")
+        if poet:
+            clauses.append("(pt.nickname = ? OR pt.slug = ?)")
+            params += [poet, poet]
+        if form:
+            clauses.append("p.form = ?")
+            params.append(form)
+        if metre:
+            clauses.append("instr(p.metre, ?) > 0")
+            params.append(metre)
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        rows = self.conn.execute(f"{_COUPLET_SELECT} {where} ORDER BY c.id LIMIT ?", (*params, limit))
+        return [CorpusCouplet(*r) for r in rows]
+
+    def couplet_at(self, poem: str, index: int) -> CorpusCouplet | None:
+        row = self.conn.execute(f"{_COUPLET_SELECT} WHERE p.path = ? AND c.idx = ?", (poem, index)).fetchone()
+        return CorpusCouplet(*row) if row else None
+
+    def couplet_texts(self, *, poet: str | None = None, form: str | None = None,
+                      limit: int | None = None) -> list[tuple[str, int, str]]:
+        """(poem path, couplet index, normalized text) for similarity search."""
+        clauses, params = [], []
+        if poet:
+            clauses.append("(pt.nickname = ? OR pt.slug = ?)")
+            params += [poet, poet]
+        if form:
+            clauses.append("p.form = ?")
+            params.append(form)
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        sql = ("SELECT p.path, c.idx, c.norm1 || ' ' || c.norm2 FROM corpus_couplets c "
+               "JOIN corpus_poems p ON p.id = c.poem_id JOIN corpus_poets pt ON pt.id = p.poet_id "
+               f"{where} ORDER BY c.id" + (" LIMIT ?" if limit else ""))
+        return self.conn.execute(sql, (*params, limit) if limit else params).fetchall()
+
+    # ------------------------------------------------------------ linking
+
+    def _candidates(self, a: str, b: str) -> list[Candidate]:
+        """Couplets sharing an exact hemistich, plus the FTS best matches of the option's
+        rarest words (candidate blocking: never a scan of the corpus)."""
+        keys = [k for k in {squash(a), squash(b)} if k]
+        found: dict[int, Candidate] = {}
+        if keys:
+            marks = ",".join("?" * len(keys))
+            for r in self.conn.execute(
+                    f"{_CANDIDATE_SELECT} WHERE replace(c.norm1, ' ', '') IN ({marks}) "
+                    f"UNION {_CANDIDATE_SELECT} WHERE replace(c.norm2, ' ', '') IN ({marks})",
+                    (*keys, *keys)):
+                found[r[0]] = Candidate(*r)
+        if any(squash(c.norm1) in keys and squash(c.norm2) in keys for c in found.values()):
+            return list(found.values())  # an exact couplet: fuzzy candidates cannot win
+        words = sorted(set(f"{a} {b}".split()))
+        if words:
+            marks = ",".join("?" * len(words))
+            df = dict(self.conn.execute(f"SELECT term, doc FROM corpus_vocab WHERE term IN ({marks})", words))
+            rare = sorted((w for w in words if df.get(w)), key=lambda w: (df[w], w))[:RARE_TOKENS]
+            if rare:
+                query = " OR ".join(fts_query([w]) for w in rare)
+                for r in self.conn.execute(
+                        f"{_CANDIDATE_SELECT} WHERE c.id IN (SELECT rowid FROM corpus_fts "
+                        "WHERE corpus_fts MATCH ? ORDER BY rank LIMIT ?)", (query, FTS_CANDIDATES)):
+                    found.setdefault(r[0], Candidate(*r))
+        return list(found.values())
+
+    def link_option(self, mesra1: str, mesra2: str, *, own_poet: str | None = None,
+                    threshold: float | None = None, brute: bool = False) -> Decision:
+        a, b = corpus_key(mesra1), corpus_key(mesra2)
+        if brute:  # every couplet is a candidate (the benchmark's baseline)
+            cands = [Candidate(*r) for r in self.conn.execute(_CANDIDATE_SELECT)]
+        else:
+            cands = self._candidates(a, b)
+        kw = {"threshold": threshold} if threshold is not None else {}
+        return decide(a, b, cands, own_poet=own_poet, **kw)
+
+    def link_questions(self, uids: Iterable[str] | None = None, *, force: bool = False,
+                       threshold: float | None = None, batch: int = 500,
+                       on_progress=None) -> Counter:
+        """Link the options of these questions (default: all) whose link is missing, stale
+        (option text changed) or not linked; `force` relinks all. Reads and matching happen
+        outside transactions; each batch of links is written in one short transaction."""
+        if not self.has_corpus():
+            return Counter()
+        sql = ("SELECT o.question_id, o.position, o.mesra1, o.mesra2, COALESCE(o.poet, q.poet), "
+               "o.match_key, l.match_key, l.status, l.method FROM options o "
+               "JOIN questions q ON q.id = o.question_id "
+               "LEFT JOIN option_links l ON l.question_id = o.question_id AND l.position = o.position")
+        if uids is not None:
+            uids = list(uids)
+            rows = []
+            for start in range(0, len(uids), 500):
+                chunk = uids[start:start + 500]
+                rows += self.conn.execute(
+                    f"{sql} WHERE q.uid IN ({','.join('?' * len(chunk))})", chunk).fetchall()
+        else:
+            rows = self.conn.execute(sql).fetchall()
+        todo = [r for r in rows if force and r[8] != "chosen" or r[6] != r[5] or r[7] != "linked"]
+        counts: Counter = Counter()
+        pending: list[tuple] = []
+        for n, (qid, pos, m1, m2, poet, key, *_rest) in enumerate(todo, 1):
+            d = self.link_option(m1, m2, own_poet=poet, threshold=threshold)
+            counts[d.status] += 1
+            c = d.candidate
+            pending.append((qid, pos, key, d.status, c.poem_id if c else None, c.index if c else None,
+                            d.method, d.score, d.candidates, now()))
+            if len(pending) >= batch or n == len(todo):
+                self._save_links(pending)
+                pending = []
+                if on_progress:
+                    on_progress(n, len(todo))
+        counts["up to date"] = len(rows) - len(todo)
+        return counts
+
+    def _save_links(self, rows: list[tuple]) -> None:
+        with self.tx():
+            self.conn.executemany(
+                "INSERT INTO option_links (question_id, position, match_key, status, poem_id, couplet, "
+                "method, score, candidates, created_at) VALUES (?,?,?,?,?,?,?,?,?,?) "
+                "ON CONFLICT (question_id, position) DO UPDATE SET match_key = excluded.match_key, "
+                "status = excluded.status, poem_id = excluded.poem_id, couplet = excluded.couplet, "
+                "method = excluded.method, score = excluded.score, candidates = excluded.candidates, "
+                "created_at = excluded.created_at", rows)
+
+    def choose_link(self, uid: str, position: int, poem: str, index: int) -> None:
+        """Record that this option was inserted from the corpus (method 'chosen')."""
+        with self.tx():
+            row = self.conn.execute(
+                "SELECT o.question_id, o.match_key, p.id FROM options o JOIN questions q ON q.id = o.question_id "
+                "JOIN corpus_poems p ON p.path = ? WHERE q.uid = ? AND o.position = ?",
+                (poem, uid, position)).fetchone()
+            if row is None:
+                raise KeyError(f"no option {uid}/{position} or no poem {poem}")
+            self.conn.execute(
+                "INSERT OR REPLACE INTO option_links (question_id, position, match_key, status, poem_id, "
+                "couplet, method, score, candidates, created_at) VALUES (?,?,?,'linked',?,?,'chosen',100,1,?)",
+                (row[0], position, row[1], row[2], index, now()))
+
+    def links(self, uids: Iterable[str] | None = None) -> dict[str, dict[int, OptionLink]]:
+        """uid -> position -> link (only options that have a link row)."""
+        sql = ("SELECT q.uid, l.position, l.status, l.method, l.score, l.candidates, p.path, l.couplet, "
+               "c.mesra1, c.mesra2, pt.nickname, pt.slug, p.title, p.form, p.metre, p.rhyme "
+               "FROM option_links l JOIN questions q ON q.id = l.question_id "
+               "JOIN options o ON o.question_id = l.question_id AND o.position = l.position "
+               "AND o.match_key = l.match_key "
+               "LEFT JOIN corpus_poems p ON p.id = l.poem_id "
+               "LEFT JOIN corpus_poets pt ON pt.id = p.poet_id "
+               "LEFT JOIN corpus_couplets c ON c.poem_id = l.poem_id AND c.idx = l.couplet")
+        rows: list = []
+        if uids is None:
+            rows = self.conn.execute(sql).fetchall()
+        else:
+            uids = list(uids)
+            for start in range(0, len(uids), 500):
+                chunk = uids[start:start + 500]
+                rows += self.conn.execute(f"{sql} WHERE q.uid IN ({','.join('?' * len(chunk))})", chunk).fetchall()
+        out: dict[str, dict[int, OptionLink]] = {}
+        for (uid, pos, status, method, score, cands, path, idx, m1, m2, poet, slug, title, form,
+             metre, rhyme) in rows:
+            couplet = None
+            if path is not None and idx is not None:
+                couplet = CorpusCouplet(path, idx, m1 or "", m2 or "", poet, slug, title, form, metre, rhyme)
+            out.setdefault(uid, {})[pos] = OptionLink(uid, pos, status, method, score, cands, couplet)
+        return out
+
+    def couplet_uses(self, poem: str, index: int, *, exclude: str | None = None) -> list[str]:
+        """uids of the questions with an option linked to this couplet."""
+        return [r[0] for r in self.conn.execute(
+            "SELECT DISTINCT q.uid FROM option_links l JOIN questions q ON q.id = l.question_id "
+            "JOIN corpus_poems p ON p.id = l.poem_id WHERE p.path = ? AND l.couplet = ? "
+            "AND l.status = 'linked' AND q.uid IS NOT ? ORDER BY q.uid", (poem, index, exclude))]
