@@ -256,11 +256,15 @@ class DuplicateIndex:
 # ---------------------------------------------------------------- corpus search key
 
 
+# hamza carriers written either way in editions: کأس/کاس, مؤمن/مومن, پائیز/پاییز
+_HAMZA = str.maketrans({"أ": "ا", "إ": "ا", "ٱ": "ا", "ؤ": "و", "ئ": "ی", "ء": None, ZWNJ: None})
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def corpus_key(text: str) -> str:
-    """`match_key` without ZWNJ: the corpus's normalized copy, searched word by word, so
-    "می‌رود" and "میرود" are one word (ZWNJ-insensitive search and linking)."""
-    return match_key(text).replace(ZWNJ, "")
+    """`match_key` without ZWNJ and hamza variants: the corpus's normalized copy, searched word
+    by word, so "می‌رود" and "میرود" are one word (ZWNJ-insensitive search and linking)."""
+    return _SPACES.sub(" ", match_key(text).translate(_HAMZA)).strip()
 
 
 _CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")

@@ -1,0 +1,243 @@
+"""The Ganjoor corpus: import, re-import, hostile files, FTS search, option links."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from conftest import SEED, make_question
+from persian_tui.cli import main
+from persian_tui.io.errors import InputError
+from persian_tui.io.ganjoor import import_corpus
+from persian_tui.models import Option, Question
+from persian_tui.store import Store
+
+MINI = Path(__file__).parent / "data" / "ganjoor-mini"
+SAMPLE = SEED.parent / "ganjoor-sample"
+ZWNJ = "\u200c"
+
+HAFEZ_1 = ("اَلا یا اَیُّهَا السّاقی اَدِرْ کَأساً وَ ناوِلْها", "که عشق آسان نمود اول ولی افتاد مشکل‌ها")
+HAFEZ_2 = ("به بوی نافه‌ای کاخر صبا زان طره بگشاید", "ز تاب جعد مشکینش چه خون افتاد در دل‌ها")
+SAADI = ("چو عضوی به درد آورَد روزگار", "دگر عضوها را نمانَد قرار")
+BABA = ("مرا نه سر نه سامان آفریدند", "پریشانم پریشان آفریدند")
+ROBAEE = ("از منزل کفر تا به دین یک نفس است", "وز عالم شک تا به یقین یک نفس است")  # khayyam and attar
+
+
+@pytest.fixture
+def corpus(store):
+    import_corpus(store, MINI)
+    return store
+
+
+def copy_mini(tmp_path) -> Path:
+    dest = tmp_path / "export"
+    shutil.copytree(MINI, dest)
+    return dest
+
+
+def test_fts5_is_available():
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE VIRTUAL TABLE t USING fts5(x)")
+
+
+def test_import_keeps_text_and_reports_counts(store):
+    p = import_corpus(store, MINI)
+    assert (p.new, p.updated, p.unchanged, p.skipped) == (7, 0, 0, 0)
+    s = store.corpus_stats()
+    assert (s["poets"], s["poems"], s["couplets"]) == (5, 7, 18)
+    assert s["with_metre"] == 6 and s["by_form"]["Robaee"] == 3
+    c = store.couplet_at("/hafez/ghazal/sh1", 0)
+    assert (c.mesra1, c.mesra2) == HAFEZ_1  # diacritics kept
+    assert ZWNJ in store.couplet_at("/hafez/ghazal/sh1", 1).mesra1  # ZWNJ kept
+    assert c.poet == "حافظ" and c.form == "Ghazal" and c.rhyme == "لها" and "هزج" in c.metre
+    # the prose paragraph of the Golestan story is not a couplet
+    assert store.corpus_stats()["by_poet"][2]["couplets"] == 3
+
+
+def test_one_poet_folder_and_poets_folder(store):
+    assert import_corpus(store, MINI / "poets" / "khayyam").new == 2
+    assert import_corpus(store, MINI / "poets").new == 5
+
+
+def test_reimport_is_idempotent_and_updates_changed_poems(store, tmp_path):
+    root = copy_mini(tmp_path)
+    import_corpus(store, root)
+    again = import_corpus(store, root)
+    assert (again.new, again.updated, again.unchanged, again.couplets) == (0, 0, 7, 0)
+    f = root / "poets" / "babataher" / "dobeyti" / "sh1.json"
+    d = json.loads(f.read_text())
+    d["Verses"][1]["Text"] = "پریشانم پریشان آفریدند دوباره"
+    d["Verses"] = d["Verses"][:2]
+    f.write_text(json.dumps(d, ensure_ascii=False))
+    p = import_corpus(store, root)
+    assert (p.new, p.updated, p.unchanged) == (0, 1, 6)
+    assert store.corpus_stats()["couplets"] == 17
+    assert [c.mesra2 for c in store.search_couplets("دوباره")] == ["پریشانم پریشان آفریدند دوباره"]
+    assert store.search_couplets("خاطران") == []  # the dropped couplet left the index
+
+
+@pytest.mark.parametrize("content, reason", [
+    (b"{not json", "invalid JSON at line 1"),
+    (b"\xff\xfe{}", "not UTF-8"),
+    (b"[1, 2]", "expected a JSON object"),
+    (json.dumps({"FullUrl": "/hafez/ghazal/x", "Verses": {}}).encode(), "'Verses' must be a list"),
+    (json.dumps({"FullUrl": "/saadi/x", "Verses": []}).encode(), "is not under /hafez"),
+    (json.dumps({"FullUrl": "/hafez/x", "Verses": [{"Position": "Right", "Text": 3,
+                                                     "CoupletIndex": 0}]}).encode(), "verse 1 needs"),
+    (json.dumps({"FullUrl": "/hafez/x", "Metre": "fast", "Verses": []}).encode(), "'Metre' must be"),
+])
+def test_malformed_files_are_skipped_with_one_line_reason(store, tmp_path, content, reason):
+    root = copy_mini(tmp_path)
+    bad = root / "poets" / "hafez" / "ghazal" / "bad.json"
+    bad.write_bytes(content)
+    p = import_corpus(store, root)
+    assert p.new == 7 and p.skipped == 1
+    assert len(p.errors) == 1 and str(bad) in p.errors[0] and reason in p.errors[0]
+    assert "\n" not in p.errors[0]
+
+
+def test_strict_import_writes_nothing_when_a_file_is_malformed(store, tmp_path):
+    root = copy_mini(tmp_path)
+    (root / "poets" / "saadi" / "golestan" / "sh11.json").write_text("{")
+    with pytest.raises(InputError, match=r"sh11\.json: invalid JSON.*nothing written"):
+        import_corpus(store, root, strict=True)
+    assert store.corpus_stats()["poems"] == 0
+
+
+def test_not_an_export(store, tmp_path):
+    with pytest.raises(InputError, match="not a Ganjoor export"):
+        import_corpus(store, tmp_path)
+    with pytest.raises(InputError, match="not a folder"):
+        import_corpus(store, tmp_path / "missing")
+
+
+def test_search_is_normalized_and_zwnj_insensitive(corpus):
+    # ZWNJ or none, Arabic ي/ك, diacritics: all the same word
+    for query in ("میگذرد", "می‌گذرد", "مي‌گذرد"):
+        assert {c.poem for c in corpus.search_couplets(query)} == {"/khayyam/robaee/sh1"}
+    assert len(corpus.search_couplets("یک نفس", poet="attar")) == 2
+    assert len(corpus.search_couplets("یک نفس", poet="خیام")) == 2
+    assert {c.poem for c in corpus.search_couplets("", form="Ghazal")} == {"/hafez/ghazal/sh1", "/hafez/ghazal/sh2"}
+    assert {c.poem for c in corpus.search_couplets("", metre="متقارب")} == {"/saadi/golestan/sh10"}
+    assert corpus.search_couplets("کجا عشق") == []  # every word must occur in one couplet
+    # the index and a scan agree
+    for q in ("کجا", "عشق", "آفریدند پریشان", '"OR'):
+        assert corpus.search_couplets(q) == corpus.search_couplets(q, scan=True)
+
+
+def _link(store, m1, m2, **kw):
+    return store.link_option(m1, m2, **kw)
+
+
+def test_link_exact_swapped_fuzzy_hemistich(corpus):
+    d = _link(corpus, "الا یا ایها الساقی ادر کاسا و ناولها", "که عشق آسان نمود اول ولی افتاد مشکلها")
+    assert (d.status, d.method, d.candidate.poet, d.candidate.index) == ("linked", "exact", "حافظ", 0)
+    d = _link(corpus, SAADI[1], SAADI[0])  # hemistichs swapped, as in the book extraction
+    assert (d.status, d.method, d.candidate.poet) == ("linked", "swapped", "سعدی")
+    d = _link(corpus, "مرا نه سر نه سامان آفريدند", "پريشانم پريشان آفرىدند")  # OCR: ى for ی
+    assert d.status == "linked" and d.method in ("exact", "fuzzy")
+    d = _link(corpus, "به بوی نافه ای که آخر صبا زان طره بگشاید", "ز تاب جعد مشکینش چه خون افتاده در دلها")
+    assert (d.status, d.method, d.candidate.index) == ("linked", "fuzzy", 1) and 85 <= d.score < 100
+    d = _link(corpus, HAFEZ_2[0], "مصراعی دیگر که در هیچ دیوانی نیست")
+    assert (d.status, d.method, d.candidate.index) == ("linked", "hemistich", 1)
+    d = _link(corpus, "این بیت در پیکره نیست", "و این مصراع هم نیست")
+    assert d.status == "unlinked" and d.candidate is None
+
+
+def test_link_ambiguous_across_poets_unless_the_option_names_one(corpus):
+    d = _link(corpus, *ROBAEE)
+    assert d.status == "ambiguous" and d.candidates == 2
+    d = _link(corpus, *ROBAEE, own_poet="عطار")
+    assert d.status == "linked" and d.candidate.poet == "عطار"
+
+
+def test_fuzzy_threshold(corpus):
+    damaged = ("به بوی نافه ای که آخر صبا زان طره بگشاید", "ز تاب جعد مشکینش چه خون افتاده در دلها")
+    assert _link(corpus, *damaged, threshold=99.5).method != "fuzzy"
+
+
+def test_link_questions_is_provenance_and_follows_edits(corpus):
+    q = make_question("q-a", couplets=[HAFEZ_1, SAADI[::-1], BABA, ("بیتی", "که نیست")])
+    corpus.add_questions([q])  # linked as it is saved
+    links = corpus.links(["q-a"])["q-a"]
+    assert [links[p].status for p in (1, 2, 3, 4)] == ["linked", "linked", "linked", "unlinked"]
+    assert links[2].method == "swapped" and links[2].couplet.poem == "/saadi/golestan/sh10"
+    stored = corpus.get_question("q-a")
+    assert stored.options[1].mesra1 == SAADI[1] and stored.options[0].poet is None  # no edits
+    again = corpus.link_questions()  # unlinked options are retried (the corpus may have grown)
+    assert (again["up to date"], again["unlinked"]) == (3, 1)
+    # editing an option relinks it, on save
+    stored.options[3] = Option(4, *ROBAEE, poet="خیام")
+    corpus.update_question(stored, "tester")
+    link = corpus.links(["q-a"])["q-a"][4]
+    assert (link.status, link.couplet.poet) == ("linked", "خیام")
+
+
+def test_create_question_links_on_save(corpus):
+    q = Question(uid="", options=[Option(i, *c) for i, c in enumerate([HAFEZ_1, HAFEZ_2, SAADI, BABA], 1)])
+    q = corpus.create_question(q, "author")
+    assert {l.status for l in corpus.links([q.uid])[q.uid].values()} == {"linked"}
+
+
+def test_saving_without_corpus_writes_no_links(store):
+    store.add_questions([make_question("q-b")])
+    assert store.links() == {}
+
+
+def test_runs_accept_kind_baseline(store):
+    run = store.create_run("baseline", "cue:poet", {})
+    assert store.get_run(run.id).kind == "baseline"
+
+
+def test_cli_import_stats_search_link(tmp_path, capsys):
+    db = str(tmp_path / "cli.db")
+    assert main(["--db", db, "corpus", "import", str(MINI)]) == 0
+    out = capsys.readouterr().out
+    assert "7 new" in out and "longest write transaction" in out
+    assert main(["--db", db, "corpus", "stats"]) == 0
+    assert "5 poets, 7 poems, 18 couplets, 36 hemistichs" in capsys.readouterr().out
+    assert main(["--db", db, "corpus", "search", "میگذرد"]) == 0
+    assert "/khayyam/robaee/sh1#1" in capsys.readouterr().out
+    assert main(["--db", db, "corpus", "link"]) == 0  # an empty bank
+    assert "linked 0" in capsys.readouterr().out
+    with Store(db) as s:
+        s.add_questions([make_question("q-c", couplets=[HAFEZ_1, ROBAEE, ("الف", "ب"), BABA])])
+    assert main(["--db", db, "corpus", "link", "--force"]) == 0
+    out = capsys.readouterr().out
+    assert "linked 2, ambiguous 1, unlinked 1" in out
+    assert "ambiguous: q-c/2" in out and "unlinked: q-c/3" in out
+
+
+def test_cli_link_without_corpus(tmp_path, capsys):
+    assert main(["--db", str(tmp_path / "x.db"), "corpus", "link"]) == 1
+    assert "no corpus loaded" in capsys.readouterr().err
+
+
+def test_cli_errors_never_print_control_characters(tmp_path, capsys):
+    root = copy_mini(tmp_path)
+    (root / "poets" / "hafez" / "ghazal" / "evil\x1b[31m.json").write_text("{")
+    assert main(["--db", str(tmp_path / "e.db"), "corpus", "import", str(root)]) == 0
+    out = capsys.readouterr().out
+    assert "skipped:" in out and "\x1b" not in out
+
+
+@pytest.fixture
+def sample() -> Path:
+    if not SAMPLE.is_dir():
+        pytest.skip("../shared/ganjoor-sample is not available")
+    return SAMPLE
+
+
+def test_sample_excerpt_imports_and_links(store, sample):
+    p = import_corpus(store, sample)
+    assert p.skipped == 0 and p.new > 1700
+    assert {x["slug"] for x in store.corpus_stats()["by_poet"]} == {"hafez", "khayyam", "babataher", "parvin"}
+    c = store.couplet_at("/hafez/ghazal/sh134", 0)
+    assert c.mesra1.startswith("بلبلی خونِ دلی") and c.metre.startswith("فعلاتن")
+    d = store.link_option("آسمان بار امانت نتوانست کشید", "قرعه کار به نام من دیوانه زدند")
+    assert d.status == "linked" and d.method == "exact" and d.candidate.poet == "حافظ"
+    assert import_corpus(store, sample / "poets" / "khayyam").unchanged > 100
