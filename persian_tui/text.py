@@ -266,10 +266,3 @@ def corpus_key(text: str) -> str:
     by word, so "می‌رود" and "میرود" are one word (ZWNJ-insensitive search and linking)."""
     return _SPACES.sub(" ", match_key(text).translate(_HAMZA)).strip()
 
-
-_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-
-
-def printable(text: str) -> str:
-    """Text from data made safe for a terminal line: control characters (ESC, CR, ...) shown as �."""
-    return _CONTROLS.sub("\ufffd", str(text))

@@ -8,8 +8,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
 from conftest import SEED, make_question
+
 from persian_tui.cli import main
 from persian_tui.io.errors import InputError
 from persian_tui.io.ganjoor import import_corpus

@@ -6,7 +6,7 @@ import json
 import sys
 import time
 
-from ..text import printable as sanitize
+from ..display import line as sanitize
 from . import UserError, _store
 
 

@@ -12,9 +12,9 @@ import hashlib
 import json
 import os
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
 
 from ..models import CorpusPoem
 from ..store import Store

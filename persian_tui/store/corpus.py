@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections import Counter
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..bank import now
 from ..linking import Candidate, Decision, decide, squash
