@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from pathlib import Path
 
 from ..display import line as sanitize
 from . import UserError, _store
@@ -122,6 +123,73 @@ def cmd_corpus_link(args) -> int:
     return 0
 
 
+def _pct(x) -> str:
+    return "—" if x is None else f"{x:.1%}"
+
+
+def shortcut_report(store, which: str):
+    from ..eval.shortcuts import analyse, lexical_picks
+    from ..runs import couplet_text, select_questions
+
+    questions = select_questions(store, which)
+    texts = {q.uid: [couplet_text(o.mesra1, o.mesra2) for o in sorted(q.options, key=lambda o: o.position)]
+             for q in questions if len(q.options) == 4}
+    return questions, analyse(questions, store.links([q.uid for q in questions]), lexical_picks(questions, texts))
+
+
+def cmd_shortcuts(args) -> int:
+    from ..io.files import write_atomic
+    from ..models import Prediction
+
+    with _store(args) as store:
+        questions, rep = shortcut_report(store, args.questions)
+        rows = [{"cue": r.cue, "eligible": r.eligible, "fired": r.fired, "hits": r.hits,
+                 "precision": r.precision, "ci95": [r.low, r.high] if r.fired else None,
+                 "recall": r.recall, "p_value_vs_chance": r.p_value} for r in rep.rows]
+        if args.store_runs:
+            for r in rep.rows:
+                preds = [Prediction(q.uid, rep.picks[q.uid].get(r.cue),
+                                    "ok" if r.cue in rep.picks.get(q.uid, {}) else "empty")
+                         for q in questions if q.uid in rep.picks]
+                run = store.create_run("baseline", f"cue:{r.cue}", {"cue": r.cue, "questions": args.questions},
+                                       total=len(preds), status="done", predictions=preds,
+                                       note="shortcut baseline: abstentions are stored as empty answers")
+                print(f"stored run {run.id} (baseline cue:{r.cue}, {len(preds)} predictions)")
+        if args.format == "json":
+            out = {"questions": rep.questions, "linked": rep.linked, "chance": 0.25, "cues": rows,
+                   "flagged": rep.flagged}
+            text = json.dumps(out, ensure_ascii=False, indent=2)
+            if args.output:
+                write_atomic(Path(args.output), (text + "\n").encode())
+                print(f"wrote {args.output}")
+            else:
+                print(text)
+            return 0
+        lines = [f"{rep.questions} questions with a key, {rep.linked} with all four options linked "
+                 "to the corpus; chance is 25 %",
+                 "",
+                 "| cue | eligible | fired | key found | right when fired (95 % CI) | p vs 25 % | "
+                 "finds the key alone |",
+                 "| --- | ---: | ---: | ---: | --- | ---: | ---: |"]
+        for r in rep.rows:
+            ci = f"{_pct(r.precision)} ({_pct(r.low)}–{_pct(r.high)})" if r.fired else "—"
+            p = "—" if r.p_value is None else f"{r.p_value:.3g}"
+            lines.append(f"| {r.cue} | {r.eligible} | {r.fired} | {r.hits} | {ci} | {p} | {_pct(r.recall)} |")
+        lines.append("")
+        lines.append(f"{len(rep.flagged)} question(s) flagged: a surface cue finds the key")
+        for uid, cues in sorted(rep.flagged.items())[:args.examples]:
+            lines.append(f"  {uid}: {', '.join(cues)}")
+        if len(rep.flagged) > args.examples:
+            lines.append(f"  ... and {len(rep.flagged) - args.examples} more (--format json lists all)")
+        text = "\n".join(lines)
+        if args.format == "md" and args.output:
+            write_atomic(Path(args.output), (text + "\n").encode())
+            print(f"wrote {args.output}")
+        else:
+            print(text)
+    return 0
+
+
 def add_commands(sub) -> None:
     co = sub.add_parser("corpus", help="the Ganjoor corpus: import, stats, search, link options to it")
     co_sub = co.add_subparsers(dest="corpus_command", required=True, metavar="COMMAND")
@@ -159,3 +227,17 @@ def add_commands(sub) -> None:
     ln.add_argument("--threshold", type=float, help="fuzzy score threshold 0..100 (default: 85)")
     ln.add_argument("--examples", type=int, default=5, help="examples shown per outcome (default: 5)")
     ln.set_defaults(func=cmd_corpus_link)
+
+    sc = sub.add_parser("shortcuts", help="can surface cues (poet, metre, rhyme, form, length, "
+                        "lexical baseline) find the key without reading?",
+                        description="Per question: is the key the only option with a different poet, "
+                        "metre, rhyme letters or form (from corpus links), a very different length, or "
+                        "the TF-IDF centroid's pick? Over the bank: how often each cue finds the key "
+                        "against chance (25 %), Wilson 95 % interval, one-sided binomial test.")
+    sc.add_argument("--questions", default="all", choices=("all", "ready", "curated"))
+    sc.add_argument("--format", default="table", choices=("table", "md", "json"))
+    sc.add_argument("-o", "--output", metavar="FILE", help="write md/json to FILE instead of printing")
+    sc.add_argument("--examples", type=int, default=10, help="flagged questions listed (default: 10)")
+    sc.add_argument("--store-runs", action="store_true",
+                    help="store each cue as a run of kind baseline (for the leaderboard)")
+    sc.set_defaults(func=cmd_shortcuts)

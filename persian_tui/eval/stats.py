@@ -168,3 +168,12 @@ def percentile_interval(samples, alpha: float = 0.05, axis: int = 0) -> tuple[np
     """Percentile bootstrap interval (numpy's linear interpolation) along `axis`."""
     low, high = np.percentile(samples, [100 * alpha / 2, 100 * (1 - alpha / 2)], axis=axis)
     return low, high
+
+
+def binom_greater(successes: int, trials: int, p: float) -> float | None:
+    """One-sided exact binomial test p-value: are successes more frequent than p? (scipy)"""
+    from scipy.stats import binomtest
+
+    if trials == 0:
+        return None
+    return float(binomtest(successes, trials, p, alternative="greater").pvalue)

@@ -1,0 +1,154 @@
+"""Shortcut diagnostics: can a surface cue find the key without reading the poems?
+
+For each question with a key, each cue either picks an option or abstains:
+  poet, metre, rhyme, form  the only option whose value (from its corpus link) differs from the
+                            other three, which agree; abstains unless all four options are linked
+  length                    an option at least 30 % longer or shorter than the mean of the other
+                            three, which are within 15 % of their own mean
+  lexical                   the TF-IDF centroid baseline (never abstains)
+Over the bank: how often each cue fires, how often it is right when it fires, with a Wilson 95 %
+interval and a one-sided binomial test against chance (25 %). A question whose key a cue finds
+is flagged: its answer can be guessed from the surface.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..models import OptionLink, Question
+from ..text import corpus_key
+from .stats import binom_greater, wilson
+
+CUES = ("poet", "metre", "rhyme", "form", "length", "lexical")
+# cues that abstain unless the surface singles one option out: a hit flags the question
+# (the lexical baseline always answers, so its hits alone say little about one question)
+FLAG_CUES = ("poet", "metre", "rhyme", "form", "length")
+CHANCE = 0.25
+LENGTH_OUTLIER = 0.30
+LENGTH_PEERS = 0.15
+
+
+@dataclass
+class CueRow:
+    cue: str
+    eligible: int  # questions the cue could judge
+    fired: int  # it picked an option
+    hits: int  # ... and that option is the key
+    low: float | None = None
+    high: float | None = None
+    p_value: float | None = None
+
+    @property
+    def precision(self) -> float | None:
+        return self.hits / self.fired if self.fired else None
+
+    @property
+    def recall(self) -> float | None:
+        """The share of eligible questions whose key the cue alone finds."""
+        return self.hits / self.eligible if self.eligible else None
+
+
+@dataclass
+class ShortcutReport:
+    questions: int  # with a key
+    linked: int  # ... with all four options linked
+    rows: list[CueRow]
+    picks: dict[str, dict[str, int]]  # uid -> cue -> picked option
+    flagged: dict[str, list[str]] = field(default_factory=dict)  # uid -> cues that find the key
+
+
+def odd_one(values: list) -> int | None:
+    """Position (1..4) of the only value differing from the other three, which agree."""
+    if len(values) != 4 or any(v is None or v == "" for v in values):
+        return None
+    for i in range(4):
+        rest = values[:i] + values[i + 1:]
+        if rest[0] == rest[1] == rest[2] != values[i]:
+            return i + 1
+    return None
+
+
+def length_outlier(lengths: list[int]) -> int | None:
+    if len(lengths) != 4:
+        return None
+    for i in range(4):
+        rest = np.array(lengths[:i] + lengths[i + 1:], dtype=float)
+        mean = rest.mean()
+        if mean <= 0:
+            continue
+        if abs(lengths[i] - mean) / mean >= LENGTH_OUTLIER and np.all(np.abs(rest - mean) / mean <= LENGTH_PEERS):
+            return i + 1
+    return None
+
+
+def _link_value(link: OptionLink | None, cue: str):
+    if link is None or link.status != "linked" or link.couplet is None:
+        return None
+    c = link.couplet
+    return {"poet": c.poet_slug, "metre": c.metre, "rhyme": c.rhyme, "form": c.form}[cue]
+
+
+def analyse(questions: list[Question], links: dict[str, dict[int, OptionLink]],
+            lexical: dict[str, int] | None = None) -> ShortcutReport:
+    """`lexical`: uid -> the option the TF-IDF centroid baseline picks (see lexical_picks)."""
+    keyed = [q for q in questions if q.key is not None and len(q.options) == 4]
+    eligible = {c: 0 for c in CUES}
+    fired = {c: 0 for c in CUES}
+    hits = {c: 0 for c in CUES}
+    picks: dict[str, dict[str, int]] = {}
+    flagged: dict[str, list[str]] = {}
+    linked = 0
+    for q in keyed:
+        ql = links.get(q.uid, {})
+        opts = sorted(q.options, key=lambda o: o.position)
+        all_linked = all(ql.get(o.position) and ql[o.position].status == "linked" for o in opts)
+        linked += all_linked
+        mine: dict[str, int] = {}
+        for cue in ("poet", "metre", "rhyme", "form"):
+            if not all_linked:
+                continue
+            eligible[cue] += 1
+            pick = odd_one([_link_value(ql.get(o.position), cue) for o in opts])
+            if pick:
+                mine[cue] = pick
+        eligible["length"] += 1
+        pick = length_outlier([len(corpus_key(f"{o.mesra1} {o.mesra2}").replace(" ", "")) for o in opts])
+        if pick:
+            mine["length"] = pick
+        if lexical is not None and q.uid in lexical:
+            eligible["lexical"] += 1
+            mine["lexical"] = lexical[q.uid]
+        for cue, pick in mine.items():
+            fired[cue] += 1
+            if pick == q.key:
+                hits[cue] += 1
+                if cue in FLAG_CUES:
+                    flagged.setdefault(q.uid, []).append(cue)
+        picks[q.uid] = mine
+    rows = []
+    for cue in CUES:
+        if cue == "lexical" and lexical is None:
+            continue
+        row = CueRow(cue, eligible[cue], fired[cue], hits[cue])
+        if row.fired:
+            row.low, row.high = wilson(row.hits, row.fired)
+            row.p_value = binom_greater(row.hits, row.fired, CHANCE)
+        rows.append(row)
+    return ShortcutReport(len(keyed), linked, rows, picks, flagged)
+
+
+def lexical_picks(questions: list[Question], texts: dict[str, list[str]]) -> dict[str, int]:
+    """uid -> the option the TF-IDF centroid baseline picks (fitted on the bank's own texts)."""
+    from .embed import TfidfEmbedder
+    from .outlier import predict
+
+    keyed = [q for q in questions if q.uid in texts and len(texts[q.uid]) == 4]
+    if not keyed:
+        return {}
+    flat = [t for q in keyed for t in texts[q.uid]]
+    emb = TfidfEmbedder(flat)
+    E = emb.embed(flat).reshape(len(keyed), 4, -1)
+    predicted, _ = predict(E, "centroid")
+    return {q.uid: int(p) for q, p in zip(keyed, predicted, strict=True)}
