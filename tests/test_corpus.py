@@ -241,3 +241,28 @@ def test_sample_excerpt_imports_and_links(store, sample):
     d = store.link_option("آسمان بار امانت نتوانست کشید", "قرعه کار به نام من دیوانه زدند")
     assert d.status == "linked" and d.method == "exact" and d.candidate.poet == "حافظ"
     assert import_corpus(store, sample / "poets" / "khayyam").unchanged > 100
+
+
+def test_export_carries_provenance_and_reimports(corpus, tmp_path):
+    from persian_tui.io.export import export_jsonl
+
+    corpus.add_questions([make_question("q-e", couplets=[HAFEZ_1, SAADI[::-1], BABA, ("بیتی", "که نیست")])])
+    out = tmp_path / "bank.jsonl"
+    export_jsonl(corpus, out)
+    rec = json.loads(out.read_text())
+    assert rec["schema_version"] == 2
+    assert rec["options"][0]["corpus"] == {
+        "poem": "/hafez/ghazal/sh1", "couplet": 0, "poet": "حافظ",
+        "metre": "مفاعیلن مفاعیلن مفاعیلن مفاعیلن (هزج مثمن سالم)", "method": "exact", "score": 100.0}
+    assert rec["options"][1]["corpus"]["method"] == "swapped"
+    assert rec["options"][3]["corpus"] is None and rec["options"][0]["poet"] is None  # derived, not stored
+    with Store(tmp_path / "other.db") as other:
+        assert main(["--db", str(tmp_path / "other.db"), "import", str(out)]) == 0
+        assert other.get_question("q-e").options[1].mesra1 == SAADI[1]
+    v1 = tmp_path / "v1.jsonl"
+    rec["schema_version"] = 1
+    for o in rec["options"]:
+        del o["corpus"]
+    rec["uid"] = "q-v1"
+    v1.write_text(json.dumps(rec, ensure_ascii=False) + "\n")
+    assert main(["--db", str(tmp_path / "other.db"), "import", str(v1)]) == 0

@@ -35,7 +35,8 @@ def test_export_schema_and_order(store, tmp_path):
                        "category", "poet", "source", "tags", "author", "created_at", "updated_at"]
     assert b["schema_version"] == SCHEMA_VERSION and b["source"] == {"name": "book", "id": "6"}
     assert b["options"][0] == {"position": 1, "mesra1": "طریق عشق پرآشوب و فتنه است ای دل",
-                               "mesra2": "بیفتد آن که در این راه با شتاب رود", "poet": None}
+                               "mesra2": "بیفتد آن که در این راه با شتاب رود", "poet": None,
+                               "corpus": None}
     assert ZWNJ in b["explanation"] and "\\u" not in out.read_text("utf-8")
 
 
@@ -68,7 +69,7 @@ def test_write_is_atomic(store, tmp_path, monkeypatch):
     out = tmp_path / "x.jsonl"
     out.write_text("previous export\n", "utf-8")
 
-    def boom(q):
+    def boom(q, *links):
         raise RuntimeError("disk full")
 
     monkeypatch.setattr("persian_tui.io.jsonl.dumps", boom)

@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 
 import pytest
-from scipy.stats import binomtest
-
 from conftest import make_question
+from scipy.stats import binomtest
+from test_corpus import MINI
+
 from persian_tui.cli import main
 from persian_tui.eval.shortcuts import analyse, length_outlier, odd_one
 from persian_tui.io.ganjoor import import_corpus
 from persian_tui.store import Store
-from test_corpus import MINI
 
 H1 = [("اَلا یا اَیُّهَا السّاقی اَدِرْ کَأساً وَ ناوِلْها", "که عشق آسان نمود اول ولی افتاد مشکل‌ها"),
       ("به بوی نافه‌ای کاخر صبا زان طره بگشاید", "ز تاب جعد مشکینش چه خون افتاد در دل‌ها"),

@@ -165,11 +165,11 @@ def cmd_shortcuts(args) -> int:
             else:
                 print(text)
             return 0
-        lines = [f"{rep.questions} questions with a key, {rep.linked} with all four options linked "
-                 "to the corpus; chance is 25 %",
+        lines = [(f"{rep.questions} questions with a key, {rep.linked} with all four options linked "
+                  "to the corpus; chance is 25 %"),
                  "",
-                 "| cue | eligible | fired | key found | right when fired (95 % CI) | p vs 25 % | "
-                 "finds the key alone |",
+                 ("| cue | eligible | fired | key found | right when fired (95 % CI) | p vs 25 % | "
+                  "finds the key alone |"),
                  "| --- | ---: | ---: | ---: | --- | ---: | ---: |"]
         for r in rep.rows:
             ci = f"{_pct(r.precision)} ({_pct(r.low)}–{_pct(r.high)})" if r.fired else "—"

@@ -177,3 +177,12 @@ def binom_greater(successes: int, trials: int, p: float) -> float | None:
     if trials == 0:
         return None
     return float(binomtest(successes, trials, p, alternative="greater").pvalue)
+
+
+def binom_greater(successes: int, trials: int, p: float) -> float | None:
+    """One-sided exact binomial test p-value: are successes more frequent than p? (scipy)"""
+    from scipy.stats import binomtest
+
+    if trials == 0:
+        return None
+    return float(binomtest(successes, trials, p, alternative="greater").pvalue)

@@ -28,8 +28,9 @@ def export_jsonl(store: Store, path: str | Path, *, status: str = "all",
     """Write the questions; `with_labels` adds labels, agreement, adjudication and revision
     count per question (annotators renamed A1, A2, ... with `anonymize`)."""
     questions = store.questions(statuses=status_filter(status), category=category)
+    links = store.links([q.uid for q in questions])
     if not with_labels:
-        return jsonl.write_atomic(path, (jsonl.dumps(q) for q in questions))
+        return jsonl.write_atomic(path, (jsonl.dumps(q, links.get(q.uid)) for q in questions))
     from ..eval.votes import item_votes
 
     names = {n: (f"A{i}" if anonymize else n) for i, n in enumerate(store.annotators(), 1)}
@@ -38,7 +39,7 @@ def export_jsonl(store: Store, path: str | Path, *, status: str = "all",
     revisions = store.revision_counts()
 
     def line(q):
-        record = jsonl.to_record(q)
+        record = jsonl.to_record(q, links.get(q.uid))
         v = votes[q.uid]
         record["labels"] = [
             {"annotator": names[l.annotator], "answer": l.answer, "skipped": l.skipped,

@@ -1,8 +1,11 @@
 """The project's JSONL format: one question per line (what `export` writes).
 
-Schema version 1, keys in this order:
-  schema_version, uid, status, stem, options[{position, mesra1, mesra2, poet}], key,
+Schema version 2, keys in this order:
+  schema_version, uid, status, stem, options[{position, mesra1, mesra2, poet, corpus}], key,
   explanation, category, poet, source{name, id}, tags, author, created_at, updated_at
+An option's `corpus` is its provenance link (or null): {poem, couplet, poet, metre, method,
+score}; version 1 files (without it) still import. On import `corpus` is not read: links are
+recomputed against the local corpus.
 """
 
 from __future__ import annotations
@@ -11,21 +14,33 @@ import json
 from pathlib import Path
 from typing import Iterable
 
-from ..models import STATUSES, Option, Question
+from ..models import STATUSES, Option, OptionLink, Question
 from ..text import nfc
 from . import files
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 
 
-def to_record(q: Question) -> dict:
+def corpus_field(link: OptionLink | None) -> dict | None:
+    """The export's provenance of one option (linked options only)."""
+    if link is None or link.status != "linked" or link.couplet is None:
+        return None
+    c = link.couplet
+    return {"poem": c.poem, "couplet": c.couplet, "poet": c.poet, "metre": c.metre,
+            "method": link.method, "score": link.score}
+
+
+def to_record(q: Question, links: dict[int, OptionLink] | None = None) -> dict:
+    links = links or {}
     return {
         "schema_version": SCHEMA_VERSION,
         "uid": q.uid,
         "status": q.status,
         "stem": q.stem,
         "options": [
-            {"position": o.position, "mesra1": o.mesra1, "mesra2": o.mesra2, "poet": o.poet}
+            {"position": o.position, "mesra1": o.mesra1, "mesra2": o.mesra2, "poet": o.poet,
+             "corpus": corpus_field(links.get(o.position))}
             for o in sorted(q.options, key=lambda o: o.position)
         ],
         "key": q.key,
@@ -40,8 +55,8 @@ def to_record(q: Question) -> dict:
     }
 
 
-def dumps(q: Question) -> str:
-    return json.dumps(to_record(q), ensure_ascii=False)
+def dumps(q: Question, links: dict[int, OptionLink] | None = None) -> str:
+    return json.dumps(to_record(q, links), ensure_ascii=False)
 
 
 def _text(d: dict, name: str, *, required: bool = False) -> str | None:
@@ -60,8 +75,9 @@ def from_record(d: object) -> Question:
     if not isinstance(d, dict):
         raise ValueError(f"expected a JSON object, got {type(d).__name__}")
     version = d.get("schema_version")
-    if version != SCHEMA_VERSION:
-        raise ValueError(f"schema_version {version!r} is not supported (expected {SCHEMA_VERSION})")
+    if version not in READABLE_VERSIONS:
+        raise ValueError(f"schema_version {version!r} is not supported "
+                         f"(expected one of {', '.join(map(str, READABLE_VERSIONS))})")
     uid = _text(d, "uid", required=True)
     if not uid:
         raise ValueError("empty 'uid'")
