@@ -145,6 +145,29 @@ class CorpusRepo:
         rows = self.conn.execute(f"{_COUPLET_SELECT} {where} ORDER BY c.id LIMIT ?", (*params, limit))
         return [CorpusCouplet(*r) for r in rows]
 
+    def related_couplets(self, text: str, *, limit: int = 400, poet: str | None = None,
+                         form: str | None = None) -> list[CorpusCouplet]:
+        """Couplets sharing any of the text's words, rarest words weighing most (FTS5 bm25):
+        the candidate pool for similarity ranking."""
+        words = sorted(set(corpus_key(text).split()))
+        if not words:
+            return []
+        marks = ",".join("?" * len(words))
+        df = dict(self.conn.execute(f"SELECT term, doc FROM corpus_vocab WHERE term IN ({marks})", words))
+        rare = sorted((w for w in words if df.get(w)), key=lambda w: (df[w], w))[:8]
+        if not rare:
+            return []
+        clauses, params = ["c.id IN (SELECT rowid FROM corpus_fts WHERE corpus_fts MATCH ? ORDER BY rank LIMIT ?)"], \
+            [" OR ".join(fts_query([w]) for w in rare), limit]
+        if poet:
+            clauses.append("(pt.nickname = ? OR pt.slug = ?)")
+            params += [poet, poet]
+        if form:
+            clauses.append("p.form = ?")
+            params.append(form)
+        rows = self.conn.execute(f"{_COUPLET_SELECT} WHERE {' AND '.join(clauses)}", params)
+        return [CorpusCouplet(*r) for r in rows]
+
     def couplet_at(self, poem: str, index: int) -> CorpusCouplet | None:
         row = self.conn.execute(f"{_COUPLET_SELECT} WHERE p.path = ? AND c.idx = ?", (poem, index)).fetchone()
         return CorpusCouplet(*row) if row else None
@@ -292,6 +315,10 @@ class CorpusRepo:
                 couplet = CorpusCouplet(path, idx, m1 or "", m2 or "", poet, slug, title, form, metre, rhyme)
             out.setdefault(uid, {})[pos] = OptionLink(uid, pos, status, method, score, cands, couplet)
         return out
+
+    def poem_path(self, poem_id: int) -> str | None:
+        row = self.conn.execute("SELECT path FROM corpus_poems WHERE id = ?", (poem_id,)).fetchone()
+        return row[0] if row else None
 
     def couplet_uses(self, poem: str, index: int, *, exclude: str | None = None) -> list[str]:
         """uids of the questions with an option linked to this couplet."""

@@ -77,6 +77,37 @@ def duplicate_warnings(index: DuplicateIndex, options: list[Option], exclude: st
     return out
 
 
+def corpus_warnings(store, options: list[Option], chosen: dict, exclude: str | None) -> list[str]:
+    """Options taken from one poem, and couplets already used by other questions (found
+    through their corpus links); ``chosen``: position -> CorpusCouplet inserted from the corpus."""
+    if not store.has_corpus():
+        return []
+    refs: dict[int, tuple[str, int]] = {}
+    for o in options:
+        if not (o.mesra1.strip() and o.mesra2.strip()):
+            continue
+        c = chosen.get(o.position)
+        if c is not None and (c.mesra1, c.mesra2) == (o.mesra1, o.mesra2):
+            refs[o.position] = (c.poem, c.couplet)
+            continue
+        d = store.link_option(o.mesra1, o.mesra2, own_poet=o.poet)
+        if d.status == "linked":
+            refs[o.position] = (store.poem_path(d.candidate.poem_id), d.candidate.index)
+    out = []
+    by_poem: dict[str, list[int]] = {}
+    for pos, (poem, _) in sorted(refs.items()):
+        by_poem.setdefault(poem, []).append(pos)
+    for poem, positions in by_poem.items():
+        if len(positions) > 1:
+            out.append(f"options {', '.join(map(str, positions))} come from the same poem {poem}")
+    for pos, (poem, idx) in sorted(refs.items()):
+        uses = store.couplet_uses(poem, idx, exclude=exclude)
+        if uses:
+            more = f" and {len(uses) - 3} more" if len(uses) > 3 else ""
+            out.append(f"couplet {pos} ({poem}#{idx + 1}) is already used in {', '.join(uses[:3])}{more}")
+    return out
+
+
 # ------------------------------------------------------------------ screen
 
 
@@ -97,6 +128,7 @@ class AuthorScreen(AppState, Screen["str | None"]):
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", priority=True),
         Binding("ctrl+r", "save('ready')", "Save as ready", priority=True),
+        Binding("ctrl+o", "corpus", "Corpus", priority=True),
         Binding("escape", "leave", "Back"),
     ]
 
@@ -117,6 +149,7 @@ class AuthorScreen(AppState, Screen["str | None"]):
         self._update_pending = False
         self._messages: Content | None = None
         self._note: tuple[tuple, str] | None = None  # (form values, what to tell while they last)
+        self.chosen: dict = {}  # position -> CorpusCouplet inserted from the corpus pane
 
     # ------------------------------------------------------------ layout
 
@@ -252,7 +285,9 @@ class AuthorScreen(AppState, Screen["str | None"]):
     def _check_duplicates(self) -> None:
         self._dup_timer = None
         if self.index is not None and self.is_mounted:
-            self.warnings = duplicate_warnings(self.index, self.question().options, self.uid)
+            options = self.question().options
+            self.warnings = (duplicate_warnings(self.index, options, self.uid)
+                             + corpus_warnings(self.store, options, self.chosen, self.uid))
             self._show_messages()
 
     def _show_messages(self) -> None:
@@ -321,6 +356,7 @@ class AuthorScreen(AppState, Screen["str | None"]):
         except (ValueError, KeyError) as e:
             self.notify(f"not saved: {e}", severity="error", timeout=8)
             return
+        self._record_provenance(q)
         self.original = self.store.get_question(self.uid)
         if status:
             self.query_one("#status", Select).value = status
@@ -330,6 +366,34 @@ class AuthorScreen(AppState, Screen["str | None"]):
         self._update_header()
         self._update()
         self.notify(message, timeout=4)
+
+    def _record_provenance(self, q: Question) -> None:
+        """Options inserted from the corpus (and unchanged since) link to that couplet."""
+        for o in q.options:
+            c = self.chosen.get(o.position)
+            if c is not None and (c.mesra1, c.mesra2) == (o.mesra1, o.mesra2):
+                self.store.choose_link(self.uid, o.position, c.poem, c.couplet)
+
+    # ------------------------------------------------------------ corpus pane
+
+    def _focused_option(self) -> int | None:
+        wid = getattr(self.focused, "id", None) or ""
+        head, _, tail = wid.rpartition("-")
+        return int(tail) if head in ("m1", "m2", "poet") and tail in "1234" and tail else None
+
+    def action_corpus(self) -> None:
+        from .corpus import CorpusScreen
+
+        pos = self._focused_option()
+        seed = (self._get(f"m1-{pos}"), self._get(f"m2-{pos}")) if pos else None
+        self.app.push_screen(CorpusScreen(self._insert_couplet, seed))
+
+    def _insert_couplet(self, position: int, couplet) -> None:
+        """One key in the corpus pane: the couplet's text and poet into option ``position``."""
+        self._set(f"m1-{position}", couplet.mesra1)
+        self._set(f"m2-{position}", couplet.mesra2)
+        self._set(f"poet-{position}", couplet.poet)
+        self.chosen[position] = couplet
 
     def _changed_elsewhere(self) -> str:
         """Non-empty when someone else saved or adjudicated the question since it was opened."""

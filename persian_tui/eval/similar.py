@@ -1,0 +1,37 @@
+"""Similar couplets from the corpus: candidates from the FTS index (any of the couplet's rarer
+words), ranked by cosine similarity, TF-IDF by default or any embedder (e.g. a cached
+sentence-transformers model). Never a scan of the whole corpus."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..models import CorpusCouplet
+from ..store import Store
+from ..text import corpus_key
+
+POOL = 400  # candidates ranked per query
+
+
+def similar_couplets(store: Store, mesra1: str, mesra2: str, *, limit: int = 20, embedder=None,
+                     poet: str | None = None, form: str | None = None) -> list[tuple[float, CorpusCouplet]]:
+    """(cosine, couplet) best first; the couplet itself (same normalized text) is left out."""
+    query = f"{corpus_key(mesra1)} {corpus_key(mesra2)}".strip()
+    if not query:
+        return []
+    pool = [c for c in store.related_couplets(query, limit=POOL, poet=poet, form=form)
+            if f"{corpus_key(c.mesra1)} {corpus_key(c.mesra2)}".strip() != query]
+    if not pool:
+        return []
+    texts = [f"{c.mesra1} {c.mesra2}" for c in pool]
+    if embedder is None:
+        from .embed import TfidfEmbedder
+
+        embedder = TfidfEmbedder([f"{mesra1} {mesra2}", *texts])
+    vectors = np.asarray(embedder.embed([f"{mesra1} {mesra2}", *texts]), dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1)
+    norms[norms == 0] = 1.0
+    vectors = vectors / norms[:, None]
+    sims = vectors[1:] @ vectors[0]
+    order = np.argsort(-sims, kind="stable")[:limit]
+    return [(float(sims[i]), pool[i]) for i in order]

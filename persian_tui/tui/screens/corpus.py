@@ -1,0 +1,188 @@
+"""The corpus pane of the author screen: search the Ganjoor corpus by words, poet, form and
+metre; list couplets similar to one; insert a couplet into an option with its provenance."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets.option_list import Option as ListOption
+
+from ... import display
+from ...models import CorpusCouplet
+from ..render import couplet_cell, couplet_lines, fa
+from ..widgets.lines_view import LinesView
+from ..widgets.persian_input import PersianInput
+from .base import AppState
+
+Insert = Callable[[int, CorpusCouplet], None]
+
+
+class SimilarFound(Message):
+    def __init__(self, found: list[tuple[float, CorpusCouplet]], source: str) -> None:
+        super().__init__()
+        self.found, self.source = found, source
+
+
+class CorpusScreen(AppState, Screen[None]):
+    """``seed``: the (mesra1, mesra2) in focus in the author form, for "similar"."""
+
+    DEFAULT_CSS = """
+    CorpusScreen #corpus-header { height: 1; background: $panel; padding: 0 1; }
+    CorpusScreen #corpus-filters { height: 1; margin: 1 0 0 0; }
+    CorpusScreen #corpus-filters Input { width: 1fr; }
+    CorpusScreen #corpus-filters #corpus-words { width: 3fr; }
+    CorpusScreen #corpus-status { height: 1; color: $text-muted; padding: 0 1; }
+    CorpusScreen #corpus-results { height: 1fr; }
+    CorpusScreen #corpus-detail { height: auto; max-height: 8; border-top: solid $panel; }
+    """
+
+    BINDINGS = [
+        Binding("1", "insert(1)", "Into 1"),
+        Binding("2", "insert(2)", "2"),
+        Binding("3", "insert(3)", "3"),
+        Binding("4", "insert(4)", "4"),
+        Binding("ctrl+t", "similar", "Similar", priority=True),
+        Binding("ctrl+f", "focus_search", "Search", priority=True),
+        Binding("escape", "back", "Back"),
+    ]
+
+    def __init__(self, on_insert: Insert, seed: tuple[str, str] | None = None, limit: int = 200) -> None:
+        super().__init__()
+        self.on_insert = on_insert
+        self.seed = seed
+        self.limit = limit
+        self.results: list[CorpusCouplet] = []
+        self.scores: list[float] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="corpus-header")
+        with Horizontal(id="corpus-filters"):
+            yield PersianInput(id="corpus-words", placeholder="words", compact=True, select_on_focus=False)
+            yield PersianInput(id="corpus-poet", placeholder="poet", compact=True, select_on_focus=False)
+            yield Input(id="corpus-form", placeholder="form", compact=True)
+            yield PersianInput(id="corpus-metre", placeholder="metre", compact=True, select_on_focus=False)
+        yield Static(id="corpus-status")
+        yield OptionList(id="corpus-results")
+        yield LinesView(id="corpus-detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        stats = self.store.corpus_stats()
+        self.loaded = stats["poems"] > 0
+        head = (f"corpus · {stats['poets']} poets, {stats['poems']} poems, {stats['couplets']} couplets"
+                if self.loaded else "corpus · none loaded: persian-tui corpus import PATH")
+        self.query_one("#corpus-header", Static).update(Content(head))
+        self._status("enter: search · ctrl+t: similar to the couplet in focus · 1-4: insert into option")
+        self.query_one("#corpus-words").focus()
+
+    def _status(self, text: str) -> None:
+        self.query_one("#corpus-status", Static).update(Content(display.line(text)))
+
+    # ------------------------------------------------------------ search
+
+    @on(Input.Submitted)
+    def _search(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.search()
+
+    def search(self) -> None:
+        def val(name: str) -> str | None:
+            return self.query_one(f"#corpus-{name}", Input).value.strip() or None
+
+        found = self.store.search_couplets(val("words") or "", poet=val("poet"), form=val("form"),
+                                           metre=val("metre"), limit=self.limit)
+        more = " (first ones)" if len(found) == self.limit else ""
+        self._show(found, None, f"{len(found)} couplet(s){more}")
+
+    def action_focus_search(self) -> None:
+        self.query_one("#corpus-words").focus()
+
+    def action_similar(self) -> None:
+        current = self.current()
+        if current is not None:
+            source, m1, m2 = f"{current.poem}#{current.couplet + 1}", current.mesra1, current.mesra2
+        elif self.seed and any(self.seed):
+            source, (m1, m2) = "the couplet in focus", self.seed
+        else:
+            self.notify("nothing to compare: pick a couplet or focus a couplet in the form", severity="warning")
+            return
+        self._status(f"finding couplets similar to {source} …")
+        self._similar(m1, m2, source)
+
+    @work(thread=True, exclusive=True, group="similar")
+    def _similar(self, m1: str, m2: str, source: str) -> None:
+        from ...eval.similar import similar_couplets
+        from ...store import Store
+
+        with Store(self.store.path) as store:  # one connection per thread
+            found = similar_couplets(store, m1, m2, limit=50)
+        self.post_message(SimilarFound(found, source))
+
+    def on_similar_found(self, message: SimilarFound) -> None:
+        self._show([c for _, c in message.found], [s for s, _ in message.found],
+                   f"{len(message.found)} couplet(s) similar to {message.source} (TF-IDF cosine)")
+
+    def _show(self, found: list[CorpusCouplet], scores: list[float] | None, status: str) -> None:
+        self.results, self.scores = found, scores
+        ol = self.query_one("#corpus-results", OptionList)
+        width = max(ol.size.width or self.app.size.width, 40) - 2
+        poet_w = 12
+        text_w = max(width - poet_w - 1, 10)
+        ol.clear_options()
+        ol.add_options([
+            ListOption(Content(display.line(f"{c.poet[:poet_w]:<{poet_w}} ")
+                               + couplet_cell(f"{c.mesra1} / {c.mesra2}", text_w, self.mode)))
+            for c in found])
+        self._status(status)
+        if found:
+            ol.highlighted = 0
+            ol.focus()
+        self._detail()
+
+    # ------------------------------------------------------------ detail and insert
+
+    def current(self) -> CorpusCouplet | None:
+        i = self.query_one("#corpus-results", OptionList).highlighted
+        return self.results[i] if i is not None and 0 <= i < len(self.results) else None
+
+    @on(OptionList.OptionHighlighted)
+    def _detail(self) -> None:
+        c = self.current()
+        view = self.query_one("#corpus-detail", LinesView)
+        if c is None:
+            view.show(lambda w: [])
+            return
+        uses = self.store.couplet_uses(c.poem, c.couplet)
+        facts = [f"{c.poem} · couplet {c.couplet + 1} · {c.form or 'form ?'}",
+                 f"metre: {c.metre or '?'} · rhyme: {c.rhyme or '?'}"]
+        if uses:
+            facts.append(f"already used in {', '.join(uses[:3])}" + (" …" if len(uses) > 3 else ""))
+        mode = self.mode
+
+        def layout(w: int):
+            from ..render import Line
+
+            return couplet_lines(self.query_one("#corpus-results", OptionList).highlighted + 1,
+                                 c.mesra1, c.mesra2, w, mode, poet=c.poet) + [
+                Line(display.line(f)[:w], "dim") for f in facts]
+
+        view.show(layout)
+
+    def action_insert(self, position: int) -> None:
+        c = self.current()
+        if c is None:
+            self.notify("no couplet highlighted", severity="warning")
+            return
+        self.on_insert(position, c)
+        self.notify(f"option {fa(position)} ← {c.poem}#{c.couplet + 1} ({c.poet})", timeout=3)
+
+    def action_back(self) -> None:
+        self.dismiss(None)

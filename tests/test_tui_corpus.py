@@ -1,0 +1,118 @@
+"""The author screen's corpus pane, driven with Pilot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input, OptionList
+
+from persian_tui.io.ganjoor import import_corpus
+from persian_tui.store import Store
+from persian_tui.tui.screens.author import AuthorScreen
+from persian_tui.tui.screens.corpus import CorpusScreen
+from test_corpus import BABA, HAFEZ_1, MINI, SAADI
+from test_tui_author import make_app, messages, notes, open_author, question, settle
+
+
+@pytest.fixture
+def db(tmp_path) -> Path:
+    path = tmp_path / "corpus.db"
+    with Store(path) as store:
+        import_corpus(store, MINI)
+        store.add_questions([question("q-used", [HAFEZ_1, SAADI, BABA, ("بیتی", "که نیست")])])
+    return path
+
+
+async def search(pilot, words: str) -> CorpusScreen:
+    screen = pilot.app.screen
+    assert isinstance(screen, CorpusScreen)
+    screen.query_one("#corpus-words", Input).value = words
+    screen.query_one("#corpus-words").focus()
+    await pilot.press("enter")
+    await settle(pilot)
+    return screen
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+async def test_search_insert_with_provenance_and_warnings(db, size):
+    app = make_app(db)
+    async with app.run_test(size=size) as pilot:
+        author = await open_author(pilot)
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+        pane = await search(pilot, "میگذرد")  # no ZWNJ typed: finds می‌گذرد
+        assert "7 poems" in str(pane.query_one("#corpus-header").render())
+        assert [c.poem for c in pane.results] == ["/khayyam/robaee/sh1"] * 2
+        assert pane.query_one("#corpus-results", OptionList).has_focus
+        await pilot.press("2")  # one key: into option 2
+        await pilot.press("down", "3")
+        await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert pilot.app.screen is author
+        assert author.query_one("#m1-2", Input).value == "این قافلهٔ عمر عجب می‌گذرد"
+        assert author.query_one("#poet-2", Input).value == "خیام"
+        assert author.query_one("#m2-3", Input).value == "پیش آر پیاله را که شب می‌گذرد"
+        # a couplet used by another question, found through the corpus
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+        pane = await search(pilot, "عضوها")
+        await pilot.press("1")
+        await pilot.press("escape")
+        await settle(pilot)
+        author.query_one("#m1-4", Input).value = BABA[0]
+        author.query_one("#m2-4", Input).value = "مصراعی که در هیچ دیوانی نیست و نخواهد بود"
+        author.query_one("#key", Input).value = "1"
+        await settle(pilot, 0.6)
+        text = messages(app)
+        assert "options 2, 3 come from the same poem /khayyam/robaee/sh1" in text
+        assert "couplet 1 (/saadi/golestan/sh10#2) is already used in q-used" in text
+        await pilot.press("ctrl+s")  # warned once
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        uid = author.uid
+        assert uid and any(n.startswith(f"saved {uid}") for n in notes(app))
+    with Store(db) as store:
+        links = store.links([uid])[uid]
+        assert (links[2].method, links[2].couplet.poem, links[2].couplet.couplet) == ("chosen", "/khayyam/robaee/sh1", 0)
+        assert links[1].method == "chosen" and links[4].method == "hemistich"
+
+
+async def test_similar_couplets(db):
+    app = make_app(db)
+    async with app.run_test(size=(120, 40)) as pilot:
+        author = await open_author(pilot)
+        author.query_one("#m1-1", Input).value = "صلاح کار کجا و من خراب کجا"
+        author.query_one("#m2-1", Input).value = "ببین تفاوت ره"
+        author.query_one("#m1-1").focus()
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+        pane = pilot.app.screen
+        await pilot.press("ctrl+t")  # similar to the couplet in focus in the form
+        await pilot.app.workers.wait_for_complete()
+        await settle(pilot)
+        assert pane.results and pane.results[0].poem == "/hafez/ghazal/sh2"
+        assert "similar to the couplet in focus" in str(pane.query_one("#corpus-status").render())
+        assert pane.scores == sorted(pane.scores, reverse=True)
+
+
+async def test_pane_without_corpus(tmp_path):
+    path = tmp_path / "empty.db"
+    Store(path).close()
+    app = make_app(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_author(pilot)
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+        assert "none loaded" in str(pilot.app.screen.query_one("#corpus-header").render())
+        await search(pilot, "عشق")
+        assert pilot.app.screen.results == []
+        pilot.app.screen.query_one("#corpus-results").focus()
+        await pilot.press("1")  # nothing highlighted: a warning, no crash
+        await settle(pilot)
+        assert any("no couplet" in n for n in notes(app))
+        assert isinstance(pilot.app.screen, CorpusScreen)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, AuthorScreen)
