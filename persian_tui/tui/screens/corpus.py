@@ -17,6 +17,7 @@ from textual.widgets.option_list import Option as ListOption
 
 from ... import display
 from ...models import CorpusCouplet
+from ..render import _field as field_lines
 from ..render import couplet_cell, couplet_lines, fa
 from ..widgets.lines_view import LinesView
 from ..widgets.persian_input import PersianInput
@@ -41,7 +42,7 @@ class CorpusScreen(AppState, Screen[None]):
     CorpusScreen #corpus-filters #corpus-words { width: 3fr; }
     CorpusScreen #corpus-status { height: 1; color: $text-muted; padding: 0 1; }
     CorpusScreen #corpus-results { height: 1fr; }
-    CorpusScreen #corpus-detail { height: auto; max-height: 8; border-top: solid $panel; }
+    CorpusScreen #corpus-detail { height: auto; max-height: 9; border-top: solid $panel; }
     """
 
     BINDINGS = [
@@ -138,7 +139,7 @@ class CorpusScreen(AppState, Screen[None]):
         text_w = max(width - poet_w - 1, 10)
         ol.clear_options()
         ol.add_options([
-            ListOption(Content(display.line(f"{c.poet[:poet_w]:<{poet_w}} ")
+            ListOption(Content(couplet_cell(c.poet, poet_w, self.mode) + " "
                                + couplet_cell(f"{c.mesra1} / {c.mesra2}", text_w, self.mode)))
             for c in found])
         self._status(status)
@@ -161,18 +162,18 @@ class CorpusScreen(AppState, Screen[None]):
             view.show(lambda w: [])
             return
         uses = self.store.couplet_uses(c.poem, c.couplet)
-        facts = [f"{c.poem} · couplet {c.couplet + 1} · {c.form or 'form ?'}",
-                 f"metre: {c.metre or '?'} · rhyme: {c.rhyme or '?'}"]
+        facts = [("poem", f"{c.poem} #{c.couplet + 1}"), ("form", c.form or "—"),
+                 ("metre", c.metre or "—"), ("rhyme", c.rhyme or "—")]
         if uses:
-            facts.append(f"already used in {', '.join(uses[:3])}" + (" …" if len(uses) > 3 else ""))
+            facts.append(("used in", ", ".join(uses[:3]) + (" …" if len(uses) > 3 else "")))
         mode = self.mode
+        number = self.query_one("#corpus-results", OptionList).highlighted + 1
 
         def layout(w: int):
-            from ..render import Line
-
-            return couplet_lines(self.query_one("#corpus-results", OptionList).highlighted + 1,
-                                 c.mesra1, c.mesra2, w, mode, poet=c.poet) + [
-                Line(display.line(f)[:w], "dim") for f in facts]
+            lines = couplet_lines(number, c.mesra1, c.mesra2, w, mode, poet=c.poet)
+            for label, value in facts:
+                lines += field_lines(label, value, w, mode)
+            return lines
 
         view.show(layout)
 
