@@ -28,7 +28,25 @@ class BankSearch:
         search text, so ي/ك find ی/ک; a ZWNJ, a space or nothing between the parts of a word
         all match) must occur; status and category must equal."""
         self.refresh()
-        terms = search_terms(text)
+        words, facets = split_facets(text)
+        allowed = self.store.provenance_uids(**facets) if facets else None
+        terms = search_terms(words)
         return [uid for uid, body, st, cat in self._entries
                 if (status is None or st == status) and (category is None or cat == category)
-                and all(t in body for t in terms)]
+                and (allowed is None or uid in allowed) and all(t in body for t in terms)]
+
+
+FACETS = ("poet", "form")
+
+
+def split_facets(text: str) -> tuple[str, dict[str, str]]:
+    """"poet:حافظ form:Ghazal عشق" -> ("عشق", {"poet": "حافظ", "form": "Ghazal"}): filters by
+    the options' poets and their corpus poems' form (see Store.provenance_uids)."""
+    words, facets = [], {}
+    for w in text.split():
+        name, sep, value = w.partition(":")
+        if sep and name.lower() in FACETS and value:
+            facets[name.lower()] = value
+        else:
+            words.append(w)
+    return " ".join(words), facets

@@ -86,3 +86,49 @@ def test_cli_shortcuts_json_and_baseline_runs(planted, capsys):
     assert main(["--db", str(planted), "shortcuts"]) == 0
     table = capsys.readouterr().out
     assert "| poet | 3 | 2 | 1 |" in table and "2 question(s) flagged" in table and "q-poet-key" in table
+
+
+def test_report_breaks_down_by_provenance(planted, capsys):
+    from persian_tui.eval.report import build_report
+    from persian_tui.io.report_files import render_text
+
+    assert main(["--db", str(planted), "shortcuts", "--store-runs"]) == 0
+    capsys.readouterr()
+    with Store(planted) as s:
+        report = build_report(s, questions="all")
+    got = {(b.dimension, b.value, b.run_id): (b.correct, b.total) for b in report.breakdowns}
+    poet_run = next(r.run_id for r in report.leaderboard if r.model == "cue:poet")
+    # key couplets: خیام (q-poet-key, found by the poet cue), حافظ x2 (missed), unlinked x1
+    assert got[("key poet", "خیام", poet_run)] == (1, 1)
+    assert got[("key poet", "حافظ", poet_run)] == (0, 2)
+    assert got[("key poet", "(unlinked)", poet_run)] == (0, 1)
+    assert got[("question poet", "(mixed)", poet_run)] == (1, 2)
+    assert got[("question poet", "حافظ", poet_run)] == (0, 1)  # all four agree
+    assert got[("key form", "Ghazal", poet_run)] == (0, 2)
+    assert ("key metre", "هزج مثمن سالم", poet_run) in got  # the metre's name, not its feet
+    text = render_text(report)
+    assert "== Accuracy by key poet" in text and "== Accuracy by question metre" in text
+
+
+def test_report_without_links_has_no_provenance_tables(store):
+    from persian_tui.eval.report import build_report
+    from persian_tui.io.report_files import render_text
+    from persian_tui.models import Prediction
+
+    store.add_questions([make_question("q-x")])
+    store.create_run("baseline", "cue:x", {}, status="done", total=1, predictions=[Prediction("q-x", 1, "ok")])
+    text = render_text(build_report(store))
+    assert "== Accuracy by category" in text and "key poet" not in text
+
+
+def test_bank_filters_by_poet_and_form(planted):
+    from persian_tui.search import BankSearch, split_facets
+
+    assert split_facets("poet:حافظ عشق FORM:Robaee") == ("عشق", {"poet": "حافظ", "form": "Robaee"})
+    with Store(planted) as s:
+        bank = BankSearch(s)
+        assert set(bank.uids("poet:خیام")) == {"q-poet-key", "q-poet-miss"}
+        assert set(bank.uids("poet:khayyam form:robaee")) == {"q-poet-key", "q-poet-miss"}
+        assert set(bank.uids("form:Ghazal")) == {"q-poet-key", "q-poet-miss", "q-two-two", "q-unlinked"}
+        assert bank.uids("form:Dobeyti") == []
+        assert bank.uids("poet:سعدی") == []

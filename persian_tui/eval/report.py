@@ -19,7 +19,9 @@ Rules (README "Reports" repeats them):
   not yet grouped leads a new group, which takes every ungrouped run ranked below it whose
   Holm-adjusted p against the leader is >= 0.05.
 - Breakdowns: per category, source (source_name), poet (the question's poet, else its
-  options' distinct poets sorted and joined with " + ") and difficulty tier, with counts.
+  options' distinct poets sorted and joined with " + ") and difficulty tier, with counts;
+  when options are linked to the corpus, also by poet, form and metre of the key couplet and
+  of the question where all four agree (eval/provenance.py).
   Missing values are "(none)". Tiers follow the seed's exp-6 analysis, from the share of the
   report's runs that solve the item: easy >= 70 %, medium 50-70 %, hard 30-50 %,
   very hard < 30 % (descriptive: it depends on which runs are in the report).
@@ -47,12 +49,14 @@ from ..models import Prediction, Question
 from ..store import Store
 from . import stats
 from .agreement import AnnotatorAccuracy
+from .provenance import DIMENSIONS as PROVENANCE
+from .provenance import provenance_values
 
 STATUS_SETS = {"ready": ("ready", "curated"), "curated": ("curated",),
                "all": ("draft", "ready", "curated")}
 ALPHA = 0.05
 NONE = "(none)"
-DIMENSIONS = ("category", "source", "poet", "difficulty")
+DIMENSIONS = ("category", "source", "poet", "difficulty", *PROVENANCE)  # provenance: when linked
 TIERS = ("easy", "medium", "hard", "very hard")
 HARDEST = 20
 NO_ANSWERS = ("paraphrase", "judge")  # run kinds that answer no question themselves
@@ -279,8 +283,11 @@ def build_report(store: Store, *, run_ids: list[int] | None = None, questions: s
         "poet": [_poet(q) for q in shared],
         "difficulty": [_tier(int(s), R) for s in solved],
     }
+    links = store.links([q.uid for q in shared])
+    if any(l.status == "linked" for per in links.values() for l in per.values()):
+        values.update(provenance_values(shared, links))  # corpus provenance of the key couplet
     breakdowns = []
-    for dim in DIMENSIONS:
+    for dim in (d for d in DIMENSIONS if d in values):
         col = np.array(values[dim], dtype=object)
         names = TIERS if dim == "difficulty" else sorted(set(values[dim]), key=lambda v: (v == NONE, v))
         for value in names:

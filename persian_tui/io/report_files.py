@@ -143,6 +143,12 @@ def _pair_cells(p) -> list[str]:
             f"{100 * p.diff:+.1f} pt", f"{100 * p.diff_low:+.1f} … {100 * p.diff_high:+.1f}"]
 
 
+def _dimensions(report: Report) -> list[str]:
+    """The breakdowns this report has (provenance ones only when the bank is linked)."""
+    present = {b.dimension for b in report.breakdowns}
+    return [d for d in DIMENSIONS if d in present or d in DIMENSIONS[:4]]
+
+
 def _breakdown_pivot(report: Report, dim: str, *, summary: bool = False) -> tuple[list[str], list[list[str]]]:
     """value x run accuracy table; `summary`: mean, min and max over the runs instead."""
     runs = [r.run_id for r in report.leaderboard]
@@ -188,7 +194,7 @@ def render_text(report: Report, *, max_pairs: int = 28) -> str:
         out += _table(["annotator", "accuracy", "correct", "Wilson 95 %"],
                       [[a.annotator, _pct(a.accuracy), f"{a.correct}/{a.total}", _interval(a.low, a.high)]
                        for a in report.human], right={1, 2})
-    for dim in DIMENSIONS:
+    for dim in _dimensions(report):
         header, rows = _breakdown_pivot(report, dim, summary=len(report.leaderboard) > 8)
         out += ["", f"== Accuracy by {dim}"] + _table(header, rows, right=set(range(1, len(header))))
     out += ["", "== Position bias (chosen option vs the key, original positions; chi-square)"]
@@ -241,7 +247,7 @@ def render_markdown(report: Report) -> str:
     out += ["", "## Breakdowns", "", "Accuracy per run (columns: run ids, as on the leaderboard). "
             "Difficulty from the share of these runs that solve a question: easy >= 70 %, medium "
             "50–70 %, hard 30–50 %, very hard < 30 %."]
-    for dim in DIMENSIONS:
+    for dim in _dimensions(report):
         header, rows = _breakdown_pivot(report, dim)
         out += ["", f"### By {dim}", ""] + _md_table(header, rows)
     out += ["", "## Position bias", "", "![Chosen positions against the key](position.png)", "",

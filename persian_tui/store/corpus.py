@@ -316,6 +316,25 @@ class CorpusRepo:
             out.setdefault(uid, {})[pos] = OptionLink(uid, pos, status, method, score, cands, couplet)
         return out
 
+    def provenance_uids(self, *, poet: str | None = None, form: str | None = None) -> set[str]:
+        """uids of questions with an option by this poet (stored on the option or question, or
+        derived from its corpus link: nickname or slug) and from a poem of this form."""
+        clauses, params = [], []
+        if poet:
+            clauses.append("(o.poet = ? OR q.poet = ? OR (l.status = 'linked' AND (pt.nickname = ? OR pt.slug = ?)))")
+            params += [poet] * 4
+        if form:
+            clauses.append("l.status = 'linked' AND lower(p.form) = lower(?)")
+            params.append(form)
+        if not clauses:
+            return {r[0] for r in self.conn.execute("SELECT uid FROM questions")}
+        return {r[0] for r in self.conn.execute(
+            "SELECT DISTINCT q.uid FROM options o JOIN questions q ON q.id = o.question_id "
+            "LEFT JOIN option_links l ON l.question_id = o.question_id AND l.position = o.position "
+            "AND l.match_key = o.match_key "
+            "LEFT JOIN corpus_poems p ON p.id = l.poem_id LEFT JOIN corpus_poets pt ON pt.id = p.poet_id "
+            f"WHERE {' AND '.join(clauses)}", params)}
+
     def poem_path(self, poem_id: int) -> str | None:
         row = self.conn.execute("SELECT path FROM corpus_poems WHERE id = ?", (poem_id,)).fetchone()
         return row[0] if row else None

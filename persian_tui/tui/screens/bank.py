@@ -75,7 +75,7 @@ class BankScreen(Screen):
         yield Static(Content(f"loading {display.line(self.app.db_label)} …"), id="status-line")
         with Horizontal(id="search-bar"):
             yield Label("search ", id="search-label")
-            yield PersianInput(placeholder="/ to search: words, ids, poets (ي/ك = ی/ک)",
+            yield PersianInput(placeholder="/ to search: words, ids, poets (ي/ك = ی/ک), poet:حافظ form:Ghazal",
                         id="search", compact=True, select_on_focus=False)
             yield Static(id="search-preview")
             yield Static(id="filters")

@@ -27,7 +27,10 @@ MAIN_WIDGET = {"leaderboard": "#lb-table", "pairs": "#pairs-table", "breakdowns"
                "behaviour": "#bh-run", "hardest": "#hard-table", "human": "#human-table"}
 TITLES = ("Leaderboard", "Pairs", "Breakdowns", "Behaviour", "Hardest", "Human")
 DIMENSIONS = (("category", "category"), ("source", "source"), ("poet", "poet"),
-              ("difficulty", "difficulty"))
+              ("difficulty", "difficulty"), ("key poet (corpus)", "key poet"),
+              ("key form (corpus)", "key form"), ("key metre (corpus)", "key metre"),
+              ("question poet (corpus)", "question poet"), ("question form (corpus)", "question form"),
+              ("question metre (corpus)", "question metre"))
 QUESTION_SETS = ("all", "ready", "curated")
 _CELLS = "Each cell: the run's accuracy and correct/total on those questions; each header: how many questions."
 BREAKDOWN_HELP = {
