@@ -39,6 +39,10 @@ BREAKDOWN_HELP = {
     "poet": f"By the question's poet (else its couplets' poets joined with +). {_CELLS}",
     "difficulty": ("By difficulty tier, from the share of these runs that solve the question: easy ≥ 70 %, "
                    f"medium 50–70 %, hard 30–50 %, very hard < 30 %. {_CELLS}"),
+    **{f"key {w}": (f"By the {w} of the key couplet's corpus poem (persian-tui corpus link); "
+                    f"(unlinked) when it has no link. {_CELLS}") for w in ("poet", "form", "metre")},
+    **{f"question {w}": (f"By the {w} all four couplets share in the corpus; (mixed) when they "
+                         f"differ, (unlinked) when one has no link. {_CELLS}") for w in ("poet", "form", "metre")},
 }
 ALPHA = 0.05
 MODEL_WIDTH = 25
@@ -653,7 +657,8 @@ class ReportScreen(Screen):
 
     def action_cycle_dimension(self) -> None:
         select = self.query_one("#bd-dimension", Select)
-        names = [v for _, v in DIMENSIONS]
+        present = {b.dimension for b in self.report.breakdowns} if self.report else set()
+        names = [v for i, (_, v) in enumerate(DIMENSIONS) if i < 4 or v in present or v == self.dimension]
         select.value = names[(names.index(self.dimension) + 1) % len(names)]
 
     def action_back(self) -> None:
