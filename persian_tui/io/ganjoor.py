@@ -21,7 +21,8 @@ from ..store import Store
 from ..text import corpus_key, nfc
 from .errors import InputError
 
-BATCH = 300  # poems per write transaction
+BATCH = 300  # poems per write transaction at most ...
+BATCH_COUPLETS = 2000  # ... and about this many couplets (a long masnavi fills one alone)
 MAX_FILE = 20 * 1024 * 1024  # a poem file larger than this is not a poem
 
 # Positions of verses: Right/Left are the two hemistichs of a couplet; a band's centred verses
@@ -201,8 +202,11 @@ def import_corpus(store: Store, root: str | Path, *, strict: bool = False,
         if check.errors:
             raise InputError(f"{check.errors[0]} ({len(check.errors)} malformed file(s); nothing written)")
     batch: list[tuple[dict, CorpusPoem]] = []
+    size = 0
 
     def flush() -> None:
+        nonlocal size
+        size = 0
         counts = store.upsert_poems(batch)
         progress.longest_lock = max(progress.longest_lock, counts["held"])
         progress.new += counts["new"]
@@ -216,7 +220,8 @@ def import_corpus(store: Store, root: str | Path, *, strict: bool = False,
 
     for item in _parsed(root, progress, progress.errors.append):
         batch.append(item)
-        if len(batch) >= BATCH:
+        size += len(item[1].couplets)
+        if len(batch) >= BATCH or size >= BATCH_COUPLETS:
             flush()
     if batch:
         flush()

@@ -1,0 +1,161 @@
+"""Corpus speed: import (poems/s, longest write-lock hold), linking 10,000 questions, word search.
+
+Each figure has a baseline measured in the same run:
+  import  batched short transactions vs one transaction for the whole import (lock held throughout)
+  link    FTS-blocked fuzzy candidates vs brute force (every couplet scored), per option
+  search  the FTS5 index vs a LIKE scan of the normalized text
+The export is generated: the poems of ../shared/ganjoor-sample (else the test fixture) copied
+under new poet names with their words shuffled, until there are POEMS poems.
+
+Run: python bench/bench_corpus.py [POEMS] [QUESTIONS]   (prints figures; asserts nothing)"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from persian_tui.io import ganjoor  # noqa: E402
+from persian_tui.models import Option, Question  # noqa: E402
+from persian_tui.store import Store  # noqa: E402
+from persian_tui.text import warm_up  # noqa: E402
+
+SAMPLE = ROOT.parent.parent / "shared" / "ganjoor-sample"
+if not SAMPLE.is_dir():
+    SAMPLE = Path("/work/shared/ganjoor-sample")
+SOURCE = SAMPLE if SAMPLE.is_dir() else ROOT / "tests" / "data" / "ganjoor-mini"
+
+
+def make_export(dest: Path, poems: int, rng: random.Random) -> int:
+    """Copies of SOURCE's poets (the first copy verbatim, later ones with shuffled words)."""
+    files = sorted(p for p in (SOURCE / "poets").rglob("*.json") if p.name not in ("poet.json", "_cat.json"))
+    written, copy = 0, 0
+    while written < poems:
+        for poet_dir in sorted((SOURCE / "poets").iterdir()):
+            slug = poet_dir.name if copy == 0 else f"{poet_dir.name}{copy}"
+            out = dest / "poets" / slug
+            out.mkdir(parents=True, exist_ok=True)
+            meta = json.loads((poet_dir / "poet.json").read_text("utf-8"))
+            meta["Nickname"] = f"{meta['Nickname']} {copy}" if copy else meta["Nickname"]
+            (out / "poet.json").write_text(json.dumps(meta, ensure_ascii=False), "utf-8")
+            for f in (f for f in files if f.is_relative_to(poet_dir)):
+                if written >= poems:
+                    return written
+                d = json.loads(f.read_text("utf-8"))
+                d["FullUrl"] = "/" + slug + d["FullUrl"][len(poet_dir.name) + 1:]
+                if copy:
+                    for v in d["Verses"]:
+                        words = v["Text"].split()
+                        rng.shuffle(words)
+                        v["Text"] = " ".join(words)
+                target = out / f.relative_to(poet_dir)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(json.dumps(d, ensure_ascii=False), "utf-8")
+                written += 1
+        copy += 1
+    return written
+
+
+def damaged(text: str, rng: random.Random) -> str:
+    """An OCR-like error: one letter dropped or doubled."""
+    if len(text) < 6:
+        return text
+    i = rng.randrange(1, len(text) - 1)
+    return text[:i] + text[i + 1:] if rng.random() < 0.5 else text[:i] + text[i] + text[i:]
+
+
+def timed(fn):
+    t = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t, out
+
+
+def main(poems: int = 20_000, questions: int = 10_000) -> None:
+    warm_up()
+    rng = random.Random(7)
+    tmp = Path(tempfile.mkdtemp(prefix="ptui-bench-corpus-"))
+    try:
+        export = tmp / "export"
+        n = make_export(export, poems, rng)
+        print(f"persian-tui corpus benchmark: {n:,} generated poems from {SOURCE}")
+
+        # 1. import: batches of short transactions; baseline: one transaction
+        with Store(tmp / "a.db") as store:
+            t, p = timed(lambda: ganjoor.import_corpus(store, export))
+            stats = store.corpus_stats()
+            t_again, again = timed(lambda: ganjoor.import_corpus(store, export))
+        batch = ganjoor.BATCH, ganjoor.BATCH_COUPLETS
+        ganjoor.BATCH = ganjoor.BATCH_COUPLETS = 10 ** 9
+        with Store(tmp / "b.db") as store:
+            t_one, one = timed(lambda: ganjoor.import_corpus(store, export))
+        ganjoor.BATCH, ganjoor.BATCH_COUPLETS = batch
+        print(f"import: {p.done / t:,.0f} poems/s ({stats['couplets']:,} couplets in {t:.1f} s), "
+              f"longest write-lock hold {p.longest_lock * 1000:.0f} ms (batches of <= {batch[0]} poems, "
+              f"~{batch[1]} couplets)")
+        print(f"  baseline one transaction: {one.done / t_one:,.0f} poems/s, lock held "
+              f"{one.longest_lock * 1000:.0f} ms -> batching holds the lock "
+              f"{one.longest_lock / max(p.longest_lock, 1e-9):.0f}x shorter at "
+              f"{(p.done / t) / (one.done / t_one):.2f}x the speed")
+        print(f"  re-import (nothing changed): {again.done / t_again:,.0f} poems/s, "
+              f"{again.unchanged:,} unchanged")
+
+        # 2. link 10k questions: exact, swapped, damaged (fuzzy), half-known, unknown options
+        with Store(tmp / "a.db") as store:
+            pool = store.conn.execute(
+                "SELECT mesra1, mesra2 FROM corpus_couplets WHERE mesra2 != '' ORDER BY random() LIMIT ?",
+                (questions * 4,)).fetchall()
+            qs = []
+            for i in range(questions):
+                opts = []
+                for pos in range(1, 5):
+                    m1, m2 = pool[(i * 4 + pos - 1) % len(pool)]
+                    kind = rng.random()
+                    if kind < 0.15:
+                        m1, m2 = m2, m1
+                    elif kind < 0.35:
+                        m1 = damaged(m1, rng)
+                    elif kind < 0.40:
+                        m2 = "مصراعی که در هیچ دیوانی نیامده است"
+                    elif kind < 0.45:
+                        m1, m2 = "بیتی ساختگی برای سنجش", "که در پیکره نیست و نخواهد بود"
+                    opts.append(Option(pos, m1, m2))
+                qs.append(Question(uid=f"q-{i:05d}", options=opts, key=1, status="ready"))
+            store.add_questions(qs)  # linked as they are saved
+            t_link, counts = timed(lambda: store.link_questions(force=True))
+            options = sum(v for k, v in counts.items() if k != "up to date")
+            print(f"link: {options:,} options of {questions:,} questions in {t_link:.1f} s "
+                  f"({options / t_link:,.0f} options/s): linked {counts['linked']:,}, "
+                  f"ambiguous {counts['ambiguous']:,}, unlinked {counts['unlinked']:,}")
+            sample = [o for q in qs[:3] for o in q.options]
+            t_blocked, _ = timed(lambda: [store.link_option(o.mesra1, o.mesra2) for o in sample])
+            t_brute, _ = timed(lambda: [store.link_option(o.mesra1, o.mesra2, brute=True) for o in sample])
+            print(f"  baseline brute-force fuzzy: {t_brute / len(sample) * 1000:.0f} ms/option vs "
+                  f"{t_blocked / len(sample) * 1000:.1f} ms blocked -> {t_brute / t_blocked:.0f}x faster")
+
+            # 3. search latency: FTS vs LIKE scan, median over words of the corpus
+            words = [w for m1, _ in pool[:200] for w in m1.split() if len(w) > 3][:60]
+            fts, scan = [], []
+            for w in words:
+                fts.append(timed(lambda: store.search_couplets(w, limit=50))[0])
+                scan.append(timed(lambda: store.search_couplets(w, limit=50, scan=True))[0])
+            two = [" ".join(words[i:i + 2]) for i in range(0, 40, 2)]
+            fts2 = [timed(lambda: store.search_couplets(q, limit=50))[0] for q in two]
+            scan2 = [timed(lambda: store.search_couplets(q, limit=50, scan=True))[0] for q in two]
+            mf, ms = statistics.median(fts), statistics.median(scan)
+            print(f"search: one word median {mf * 1000:.2f} ms (FTS5) vs {ms * 1000:.1f} ms (LIKE scan) -> "
+                  f"{ms / mf:.0f}x; two words {statistics.median(fts2) * 1000:.2f} ms vs "
+                  f"{statistics.median(scan2) * 1000:.1f} ms -> {statistics.median(scan2) / statistics.median(fts2):.0f}x")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main(*(int(a) for a in sys.argv[1:3]))
