@@ -23,10 +23,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from persian_tui.io import ganjoor  # noqa: E402
-from persian_tui.models import Option, Question  # noqa: E402
-from persian_tui.store import Store  # noqa: E402
-from persian_tui.text import warm_up  # noqa: E402
+from persian_tui.io import ganjoor
+from persian_tui.models import Option, Question
+from persian_tui.store import Store
+from persian_tui.text import warm_up
 
 SAMPLE = ROOT.parent.parent / "shared" / "ganjoor-sample"
 if not SAMPLE.is_dir():
@@ -144,11 +144,11 @@ def main(poems: int = 20_000, questions: int = 10_000) -> None:
             words = [w for m1, _ in pool[:200] for w in m1.split() if len(w) > 3][:60]
             fts, scan = [], []
             for w in words:
-                fts.append(timed(lambda: store.search_couplets(w, limit=50))[0])
-                scan.append(timed(lambda: store.search_couplets(w, limit=50, scan=True))[0])
+                fts.append(timed(lambda w=w: store.search_couplets(w, limit=50))[0])
+                scan.append(timed(lambda w=w: store.search_couplets(w, limit=50, scan=True))[0])
             two = [" ".join(words[i:i + 2]) for i in range(0, 40, 2)]
-            fts2 = [timed(lambda: store.search_couplets(q, limit=50))[0] for q in two]
-            scan2 = [timed(lambda: store.search_couplets(q, limit=50, scan=True))[0] for q in two]
+            fts2 = [timed(lambda q=q: store.search_couplets(q, limit=50))[0] for q in two]
+            scan2 = [timed(lambda q=q: store.search_couplets(q, limit=50, scan=True))[0] for q in two]
             mf, ms = statistics.median(fts), statistics.median(scan)
             print(f"search: one word median {mf * 1000:.2f} ms (FTS5) vs {ms * 1000:.1f} ms (LIKE scan) -> "
                   f"{ms / mf:.0f}x; two words {statistics.median(fts2) * 1000:.2f} ms vs "

@@ -116,3 +116,21 @@ async def test_pane_without_corpus(tmp_path):
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(pilot.app.screen, AuthorScreen)
+
+
+async def test_bank_detail_shows_derived_poets_marked(db):
+    from persian_tui.tui.render import DERIVED
+    from persian_tui.tui.widgets.couplets import QuestionDetail
+
+    app = make_app(db)
+    async with app.run_test(size=(120, 40)) as pilot:
+        for _ in range(200):
+            if pilot.app.bank is not None and pilot.app.bank.loaded_at is not None:
+                break
+            await pilot.pause(0.01)
+        await settle(pilot)
+        q = pilot.app.screen.query_one(QuestionDetail).view.question
+        assert q.uid == "q-used"
+        assert [o.poet for o in q.options] == ["حافظ" + DERIVED, "سعدی" + DERIVED, "باباطاهر" + DERIVED, None]
+    with Store(db) as store:
+        assert all(o.poet is None for o in store.get_question("q-used").options)  # not stored

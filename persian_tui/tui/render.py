@@ -7,6 +7,7 @@ No Textual here, so it is cheap to test: every function takes a resolved bidi mo
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from .. import bidi
@@ -79,6 +80,21 @@ def _field(label: str, value: str, width: int, mode: str) -> list[Line]:
     """``label  value``: the value wrapped to the space after the label (unpadded)."""
     lines = bidi.display_lines(value, max(width - LABEL, 1), mode, align="none")
     return [Line(t, "", label if i == 0 else " ") for i, t in enumerate(lines)]
+
+
+DERIVED = " (گنجور)"  # marks a poet derived from the option's corpus link, not stored
+
+
+def with_derived_poets(q: Question, links: dict) -> Question:
+    """A copy of ``q`` for display: options without a poet show their corpus link's poet,
+    marked as derived (the stored question is not changed)."""
+    options = []
+    for o in q.options:
+        link = links.get(o.position)
+        if not o.poet and link is not None and link.status == "linked" and link.couplet is not None:
+            o = dataclasses.replace(o, poet=link.couplet.poet + DERIVED)
+        options.append(o)
+    return dataclasses.replace(q, options=options)
 
 
 def detail_lines(q: Question | None, width: int, mode: str) -> list[Line]:

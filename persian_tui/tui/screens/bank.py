@@ -16,6 +16,7 @@ from textual.widgets import DataTable, Footer, Input, Label, Static
 
 from ... import bidi, display
 from ...models import STATUSES, BankCounts
+from ..render import with_derived_poets
 from ..widgets.bank_table import BankTable
 from ..widgets.couplets import QuestionDetail
 from ..widgets.persian_input import PersianInput
@@ -75,7 +76,7 @@ class BankScreen(Screen):
         yield Static(Content(f"loading {display.line(self.app.db_label)} …"), id="status-line")
         with Horizontal(id="search-bar"):
             yield Label("search ", id="search-label")
-            yield PersianInput(placeholder="/ to search: words, ids, poets (ي/ك = ی/ک), poet:حافظ form:Ghazal",
+            yield PersianInput(placeholder="/ to search: words, ids, poets (ي/ك = ی/ک)",
                         id="search", compact=True, select_on_focus=False)
             yield Static(id="search-preview")
             yield Static(id="filters")
@@ -149,6 +150,8 @@ class BankScreen(Screen):
         if not force and uid is not None and detail.shows(uid, self.mode):
             return  # e.g. typing in the search kept the same question on top
         q = self.store.get_question(uid) if uid else None
+        if q is not None:  # poets derived from corpus links, marked as such
+            q = with_derived_poets(q, self.store.links([uid]).get(uid, {}))
         detail.show(q, self.mode)
 
     @on(BankTable.Loaded)

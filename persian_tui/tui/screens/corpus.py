@@ -3,7 +3,7 @@ metre; list couplets similar to one; insert a couplet into an option with its pr
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from textual import on, work
 from textual.app import ComposeResult
