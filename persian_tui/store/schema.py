@@ -413,10 +413,21 @@ MIGRATIONS: list[list[str]] = [
                 total INTEGER NOT NULL DEFAULT 0,
                 note TEXT,
                 created_at TEXT NOT NULL,
-                finished_at TEXT
+                finished_at TEXT,
+                reason TEXT,
+                archived INTEGER NOT NULL DEFAULT 0,
+                lease_holder TEXT,
+                lease_expires REAL
             )
         """,
-        "INSERT INTO runs_new SELECT * FROM runs",
+        # explicit columns: a later change to runs must be carried here too (fails loudly if not)
+        """
+            INSERT INTO runs_new (id, kind, model, params, prompt_template, prompt_hash, status, total,
+                                  note, created_at, finished_at, reason, archived, lease_holder,
+                                  lease_expires)
+            SELECT id, kind, model, params, prompt_template, prompt_hash, status, total, note,
+                   created_at, finished_at, reason, archived, lease_holder, lease_expires FROM runs
+        """,
         "DROP TABLE runs",
         "ALTER TABLE runs_new RENAME TO runs",
     ],
