@@ -15,3 +15,9 @@ def db_path(flag: str | None = None) -> Path:
 
 def sample_bank_path() -> Path:
     return Path(str(resources.files("persian_tui") / "data" / "sample_bank.jsonl"))
+
+
+def similar_model(flag: str | None = None) -> str | None:
+    """The embedding model for "similar couplets" (e.g. st:/models/tooka or a hub name already in
+    the local cache); None = the built-in TF-IDF baseline."""
+    return (flag or os.environ.get("PERSIAN_TUI_SIMILAR_MODEL") or "").strip() or None

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import SEED, make_question
+from test_embed import offline, tiny_st  # noqa: F401  (session fixtures: a tiny local model)
 
 from persian_tui.cli import main
 from persian_tui.io.errors import InputError
@@ -283,3 +284,23 @@ def test_migration_9_keeps_runs_and_their_lifecycle(tmp_path):
         assert s.create_run("baseline", "cue:poet", {}).kind == "baseline"
         with pytest.raises(sqlite3.IntegrityError):
             s.conn.execute("INSERT INTO runs (kind, model, created_at) VALUES ('bogus', 'm', 't')")
+
+
+def test_cli_similar_tfidf_and_model(tmp_path, capsys, tiny_st, monkeypatch):  # noqa: F811
+    db = str(tmp_path / "sim.db")
+    assert main(["--db", db, "corpus", "import", str(MINI)]) == 0
+    capsys.readouterr()
+    couplet = "صلاح کار کجا و من خراب کجا / ببین تفاوت ره"
+    assert main(["--db", db, "corpus", "similar", couplet]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "/hafez/ghazal/sh2#1" in out[0]  # the whole couplet of the half typed comes first
+    scores = [float(line.split()[0]) for line in out[:-1]]
+    assert scores == sorted(scores, reverse=True)
+    assert out[-1].endswith("by tfidf cosine")
+    monkeypatch.setenv("PERSIAN_TUI_SIMILAR_MODEL", f"st:{tiny_st['plain']}")
+    assert main(["--db", db, "corpus", "similar", couplet, "--limit", "3"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 4 and out[-1].endswith(f"by st:{tiny_st['plain']} cosine")
+    assert main(["--db", db, "corpus", "similar", couplet, "--model", f"st:{tmp_path}/missing"]) == 1
+    err = capsys.readouterr().err
+    assert "cannot load model" in err and err.count("\n") == 1

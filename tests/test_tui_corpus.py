@@ -5,14 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from test_corpus import BABA, HAFEZ_1, MINI, SAADI
+from test_embed import offline, tiny_st  # noqa: F401  (session fixtures: a tiny local model)
+from test_tui_author import make_app, messages, notes, open_author, question, settle
 from textual.widgets import Input, OptionList
 
 from persian_tui.io.ganjoor import import_corpus
 from persian_tui.store import Store
 from persian_tui.tui.screens.author import AuthorScreen
 from persian_tui.tui.screens.corpus import CorpusScreen
-from test_corpus import BABA, HAFEZ_1, MINI, SAADI
-from test_tui_author import make_app, messages, notes, open_author, question, settle
 
 
 @pytest.fixture
@@ -134,3 +135,19 @@ async def test_bank_detail_shows_derived_poets_marked(db):
         assert [o.poet for o in q.options] == ["حافظ" + DERIVED, "سعدی" + DERIVED, "باباطاهر" + DERIVED, None]
     with Store(db) as store:
         assert all(o.poet is None for o in store.get_question("q-used").options)  # not stored
+
+
+async def test_similar_with_a_model_and_a_missing_one(db, tiny_st, monkeypatch):  # noqa: F811
+    for spec, expect in [(f"st:{tiny_st['plain']}", f"(st:{tiny_st['plain']} cosine)"),
+                         ("st:/nonexistent/model", "TF-IDF (st:/nonexistent/model unavailable")]:
+        monkeypatch.setenv("PERSIAN_TUI_SIMILAR_MODEL", spec)
+        app = make_app(db)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await open_author(pilot)
+            await pilot.press("ctrl+o")
+            await settle(pilot)
+            pane = await search(pilot, "کجا")
+            await pilot.press("ctrl+t")
+            await pilot.app.workers.wait_for_complete()
+            await settle(pilot)
+            assert pane.results and expect in str(pane.query_one("#corpus-status").render())

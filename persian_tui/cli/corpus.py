@@ -87,6 +87,31 @@ def cmd_corpus_search(args) -> int:
     return 0
 
 
+def cmd_corpus_similar(args) -> int:
+    from .. import config
+    from ..eval.embed import EmbedderError
+    from ..eval.similar import similar_couplets, similar_embedder
+    from ..text import CoupletError, split_couplet
+
+    try:
+        m1, m2 = split_couplet(args.couplet)
+    except CoupletError:
+        m1, m2 = args.couplet, ""
+    spec = config.similar_model(args.model)
+    try:
+        embedder = similar_embedder(spec)
+    except EmbedderError as e:
+        raise UserError(str(e)) from None
+    with _store(args) as store:
+        found = similar_couplets(store, m1, m2, limit=args.limit, embedder=embedder,
+                                 poet=args.poet, form=args.form)
+        for score, c in found:
+            print(f"{score:.3f}  {c.poem}#{c.couplet + 1}  {sanitize(c.poet)}  "
+                  f"{sanitize(c.mesra1)} / {sanitize(c.mesra2)}")
+        print(f"{len(found)} similar couplet(s) by {spec or 'tfidf'} cosine")
+    return 0
+
+
 def _link_summary(counts) -> str:
     return (f"linked {counts.get('linked', 0)}, ambiguous {counts.get('ambiguous', 0)}, "
             f"unlinked {counts.get('unlinked', 0)}, up to date {counts.get('up to date', 0)}")
@@ -218,6 +243,17 @@ def add_commands(sub) -> None:
     se.add_argument("--limit", type=int, default=20)
     se.add_argument("--format", choices=("table", "json"), default="table")
     se.set_defaults(func=cmd_corpus_search)
+
+    sm = co_sub.add_parser("similar", help="couplets similar to one (TF-IDF, or an embedding model)",
+                           description="Candidates share a rarer word with the couplet (FTS5); they are "
+                           "ranked by cosine: TF-IDF by default, or --model / PERSIAN_TUI_SIMILAR_MODEL "
+                           "(st:FOLDER or a sentence-transformers name already in the local cache).")
+    sm.add_argument("couplet", help='"hemistich 1 / hemistich 2" (or " - ", " ** ")')
+    sm.add_argument("--model", help="st:FOLDER_OR_NAME, openai:MODEL (default: tfidf)")
+    sm.add_argument("--poet")
+    sm.add_argument("--form")
+    sm.add_argument("--limit", type=int, default=10)
+    sm.set_defaults(func=cmd_corpus_similar)
 
     ln = co_sub.add_parser("link", help="link every option of the bank to its corpus couplet",
                            description="Exact match of the normalized hemistichs (either order), then "

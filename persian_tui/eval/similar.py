@@ -35,3 +35,15 @@ def similar_couplets(store: Store, mesra1: str, mesra2: str, *, limit: int = 20,
     sims = vectors[1:] @ vectors[0]
     order = np.argsort(-sims, kind="stable")[:limit]
     return [(float(sims[i]), pool[i]) for i in order]
+
+
+def similar_embedder(spec: str | None):
+    """None for TF-IDF (fitted per query), else the model (sentence-transformers folder or cached
+    hub name, or openai:MODEL with PERSIAN_TUI_SIMILAR_BASE_URL); EmbedderError says why not."""
+    if not spec or spec == "tfidf":
+        return None
+    import os
+
+    from .embed import make_embedder
+
+    return make_embedder(spec, base_url=os.environ.get("PERSIAN_TUI_SIMILAR_BASE_URL"))

@@ -154,7 +154,9 @@ class CorpusRepo:
             return []
         marks = ",".join("?" * len(words))
         df = dict(self.conn.execute(f"SELECT term, doc FROM corpus_vocab WHERE term IN ({marks})", words))
-        rare = sorted((w for w in words if df.get(w)), key=lambda w: (df[w], w))[:8]
+        known = sorted((w for w in words if df.get(w)), key=lambda w: (df[w], w))
+        # words found in one couplet only are often the couplet itself: they cannot fill the pool
+        rare = [w for w in known if df[w] > 1][:8] + [w for w in known if df[w] == 1][:4]
         if not rare:
             return []
         clauses, params = ["c.id IN (SELECT rowid FROM corpus_fts WHERE corpus_fts MATCH ? ORDER BY rank LIMIT ?)"], \

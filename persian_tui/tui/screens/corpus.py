@@ -27,9 +27,9 @@ Insert = Callable[[int, CorpusCouplet], None]
 
 
 class SimilarFound(Message):
-    def __init__(self, found: list[tuple[float, CorpusCouplet]], source: str) -> None:
+    def __init__(self, found: list[tuple[float, CorpusCouplet]], source: str, how: str = "TF-IDF") -> None:
         super().__init__()
-        self.found, self.source = found, source
+        self.found, self.source, self.how = found, source, how
 
 
 class CorpusScreen(AppState, Screen[None]):
@@ -120,16 +120,27 @@ class CorpusScreen(AppState, Screen[None]):
 
     @work(thread=True, exclusive=True, group="similar")
     def _similar(self, m1: str, m2: str, source: str) -> None:
-        from ...eval.similar import similar_couplets
+        from ... import config
+        from ...eval.embed import EmbedderError
+        from ...eval.similar import similar_couplets, similar_embedder
         from ...store import Store
 
+        spec, how = config.similar_model(), "TF-IDF"
+        embedder = None
+        if spec:
+            try:  # loaded once per app: a model takes seconds
+                cache = self.app.__dict__.setdefault("_similar_models", {})
+                embedder = cache.get(spec) or cache.setdefault(spec, similar_embedder(spec))
+                how = spec
+            except EmbedderError as e:
+                how = f"TF-IDF ({spec} unavailable: {e})"
         with Store(self.store.path) as store:  # one connection per thread
-            found = similar_couplets(store, m1, m2, limit=50)
-        self.post_message(SimilarFound(found, source))
+            found = similar_couplets(store, m1, m2, limit=50, embedder=embedder)
+        self.post_message(SimilarFound(found, source, how))
 
     def on_similar_found(self, message: SimilarFound) -> None:
         self._show([c for _, c in message.found], [s for s, _ in message.found],
-                   f"{len(message.found)} couplet(s) similar to {message.source} (TF-IDF cosine)")
+                   f"{len(message.found)} couplet(s) similar to {message.source} ({message.how} cosine)")
 
     def _show(self, found: list[CorpusCouplet], scores: list[float] | None, status: str) -> None:
         self.results, self.scores = found, scores
