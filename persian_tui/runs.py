@@ -102,6 +102,8 @@ def create_llm_run(store: Store, spec: LLMRunSpec, *, kind: str = "llm") -> Run:
     "paraphrase" asks for the prose meaning of every couplet instead of an answer."""
     from .eval.prompts import PARAPHRASE_HASH, PARAPHRASE_TEMPLATE, STRATEGIES, render
 
+    if isinstance(spec, ParaphraseRunSpec):
+        kind = "paraphrase"
     if kind == "paraphrase":
         spec.strategy = "paraphrase"
         questions = select_questions(store, spec.questions, spec.limit)
@@ -245,6 +247,8 @@ def _finish(store: Store, progress: RunProgress, complete: bool, on_progress: Ca
     else:
         progress.status = "done" if complete else "cancelled"
     progress.reason = reason
+    if reason:
+        progress.message = reason
     store.set_run_status(progress.run_id, progress.status, reason=reason)
     store.release_lease(progress.run_id)
     if on_progress:

@@ -10,7 +10,9 @@ import re
 from typing import Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from . import redact
 from .eval.outlier import SCORERS
@@ -114,22 +116,43 @@ class EmbedRunSpec(_Spec):
     model: str = Field("tfidf", min_length=1, max_length=500)
     scorer: Scorer = "centroid"
     prefix: str | None = Field(None, max_length=200)
-    base_url: str | None = None
+    base_url: str | None = Field(None, validate_default=True)
     api_key_env: str = "OPENAI_API_KEY"
     batch_size: int = Field(64, ge=1, le=4096)
     questions: QuestionSet = "ready"
     limit: int | None = Field(None, ge=1)
     paraphrase_run: int | None = Field(None, ge=1)  # embed this paraphrase run's prose
 
+    @field_validator("model")
+    @classmethod
+    def _model(cls, value: str) -> str:
+        value = value.strip()
+        name = value.split(":", 1)[1].strip() if value.startswith(("st:", "openai:")) else value
+        if not name:
+            raise ValueError(f"must name the model: {value}<name>")
+        if value != "tfidf" and not value.startswith("openai:") and name.startswith(("/", ".", "~")) \
+                and not Path(name).expanduser().is_dir():
+            raise ValueError(f"names no folder: {name}")
+        return value
+
+    @field_validator("prefix")
+    @classmethod
+    def _prefix(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value and info.data.get("model") == "tfidf":
+            raise ValueError("does not apply to tfidf: leave it empty")
+        return value or None
+
+    @field_validator("base_url")
+    @classmethod
+    def _url(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if not value and str(info.data.get("model", "")).startswith("openai:"):
+            raise ValueError("is needed for openai:<model>, e.g. http://127.0.0.1:11434/v1")
+        return check_base_url(value) if value else None
+
     @field_validator("api_key_env")
     @classmethod
     def _env(cls, value: str) -> str:
         return check_env_name(value)
-
-    @field_validator("base_url")
-    @classmethod
-    def _url(cls, value: str | None) -> str | None:
-        return check_base_url(value)
 
 
 SPECS = {"llm": LLMRunSpec, "paraphrase": ParaphraseRunSpec, "judge": JudgeRunSpec,
@@ -146,6 +169,8 @@ def field_errors(error: ValidationError) -> dict[str, str]:
     for e in error.errors(include_input=False, include_url=False):
         name = str(e["loc"][0]) if e.get("loc") else "spec"
         msg = e.get("msg", "invalid").removeprefix("Value error, ")
+        msg = msg.replace("Input should be", "must be").replace("String should have at least 1 character",
+                                                                "must not be empty")
         if e.get("type") == "literal_error":
             msg = "must be one of " + (e.get("ctx", {}).get("expected", "") or "the listed values")
         elif e.get("type") == "extra_forbidden":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -165,16 +166,18 @@ async def test_form_validation_messages(db):
         await fill(pilot, form, base_url="", model="", concurrency="0")
         await pilot.press("ctrl+s")
         await pilot.pause()
-        errors = str(form.query_one("#run-form-errors").render())
-        assert "base URL is required" in errors and "model is required" in errors
-        assert "concurrency must be a whole number from 1 to 64" in errors
+        errors = field_errors_shown(form)
+        assert errors["base_url"] == "✗ base URL is required" and "model is required" in errors["model"]
+        assert "concurrency must be greater than or equal to 1" in errors["concurrency"]
+        await fill(pilot, form, base_url="http://127.0.0.1:9/v1")  # fixed: its error goes at once
+        assert "base_url" not in field_errors_shown(form) and "model" in field_errors_shown(form)
         secret = "sk-proj-abcdef1234567890"
         await fill(pilot, form, base_url="ftp://x", model="m", concurrency="2", api_key_env=secret)
         await pilot.press("ctrl+s")
         await pilot.pause()
-        errors = str(form.query_one("#run-form-errors").render())
-        assert "http:// or https://" in errors and "looks like a key" in errors
-        assert secret not in errors
+        errors = field_errors_shown(form)
+        assert "http(s) URL" in errors["base_url"] and "NAME of an environment variable" in errors["api_key_env"]
+        assert secret not in str(errors)
         assert form.query_one("#api_key_env", Input).password  # not shown on screen either
         # a spec the core rejects: the error shows in the form, nothing is created
         await fill(pilot, form, base_url="http://127.0.0.1:9/v1", api_key_env="OPENAI_API_KEY",
@@ -188,6 +191,12 @@ async def test_form_validation_messages(db):
         assert isinstance(app.screen, RunsScreen)
     with Store(db) as store:
         assert store.runs() == []
+
+
+def field_errors_shown(form) -> dict[str, str]:
+    """The error lines shown under the form's fields, by field."""
+    return {w.id.removeprefix("err-"): str(w.render()) for w in form.query(".run-form-field-error")
+            if w.display}
 
 
 def test_parse_form():
@@ -204,7 +213,14 @@ def test_parse_form():
     _, errors = parse_form({"kind": "embedding", "embed_model": "openai:text-embedding-3-small"})
     assert [f for f, _ in errors] == ["embed_base_url"]
     _, errors = parse_form({"kind": "embedding", "embed_model": "st:/no/such/folder"})
-    assert "no folder /no/such/folder" in errors[0][1]
+    assert "no folder: /no/such/folder" in errors[0][1]
+    spec, errors = parse_form({"kind": "judge", "base_url": "http://h/v1", "model": "j", "target_run": "3",
+                               "only_wrong": "yes"})
+    assert errors == [] and (spec.target_run, spec.only_wrong) == (3, True)
+    _, errors = parse_form({"kind": "judge", "base_url": "http://h/v1", "model": "j"})
+    assert [f for f, _ in errors] == ["target_run"]
+    spec, errors = parse_form({"kind": "paraphrase", "base_url": "http://h/v1", "model": "p"})
+    assert errors == [] and spec.strategy == "paraphrase"
 
 
 async def test_cancel_a_slow_run_then_resume_it(db):
@@ -415,7 +431,7 @@ async def test_embedding_run_with_tfidf(db):
         screen = await open_runs(pilot)
         form = await open_form(pilot)
         await fill(pilot, form, kind="embedding")
-        assert form.query_one("#embed-fields").display and not form.query_one("#llm-fields").display
+        assert form.query_one("#row-embed_model").display and not form.query_one("#row-base_url").display
         await fill(pilot, form, scorer="pairwise")
         await pilot.press("ctrl+s")
         await pilot.pause()
@@ -425,7 +441,7 @@ async def test_embedding_run_with_tfidf(db):
         assert sum("run 1 done" in str(n.message) for n in app._notifications) == 1
         await pilot.press("u")  # embedding runs do not resume
         await pilot.pause()
-        assert "only LLM runs resume" in str(list(app._notifications)[-1].message)
+        assert "only LLM, paraphrase and judge runs resume" in str(list(app._notifications)[-1].message)
         await pilot.press("enter")
         await pilot.pause()
         detail = app.screen
@@ -491,3 +507,70 @@ async def test_detail_updates_live_while_the_run_goes(db, monkeypatch):
             assert len(detail.shown) == N and detail.run.status == "done"
             assert len(sizes - {0, N}) >= 1, sizes  # rows came in while it ran
             await settle(pilot)
+
+
+async def test_judge_and_paraphrase_runs_launch_from_the_form(db):
+    def script(body, n):
+        text = json.dumps(body, ensure_ascii=False)
+        if "verdict" in text:
+            return chat('{"verdict": "flawed", "error_category": "other", "rationale": "x"}')
+        if "نثر" in text or "prose" in text.lower() or "paraphrase" in text.lower():
+            return chat("معنای بیت به نثر")
+        return chat(f"Answer: {key_of(body) % 4 + 1}")  # always wrong
+
+    app = make_app(db)
+    with LLMServer(script) as server:
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await open_runs(pilot)
+            await launch_llm(pilot, server.url)
+            await settle(pilot)
+            form = await open_form(pilot)
+            await fill(pilot, form, kind="judge")
+            assert form.query_one("#row-target_run").display and not form.query_one("#row-strategy").display
+            await fill(pilot, form, target_run="1", model="judge-model", base_url=server.url)
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            await settle(pilot)
+            assert cell(screen, 2, "kind") == "judge" and cell(screen, 2, "status") == "done"
+            assert cell(screen, 2, "done") == f"{N}/{N}"  # its judgments, not "0/8"
+            form = await open_form(pilot)
+            await fill(pilot, form, kind="paraphrase", model="para-model", base_url=server.url)
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            await settle(pilot)
+            assert cell(screen, 3, "kind") == "paraphrase" and cell(screen, 3, "status") == "done"
+    with Store(db) as store:
+        assert len(store.judgments(run_id=2)) == N and store.get_run(3).params["strategy"] == "paraphrase"
+
+
+async def test_failed_run_archive_and_delete_in_the_screen(db):
+    import socket
+
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    app = make_app(db)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_runs(pilot)
+        form = await open_form(pilot)
+        await fill(pilot, form, model="m", base_url=f"http://127.0.0.1:{port}/v1", concurrency="1")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await settle(pilot)
+        assert cell(screen, 1, "status") == "failed"
+        assert "endpoint unreachable" in screen.query_one("#run-panel").text
+        await pilot.press("a")  # archive: hidden
+        await pilot.pause()
+        assert screen.query_one(DataTable).row_count == 0
+        await pilot.press("h")  # show archived
+        await pilot.pause()
+        assert cell(screen, 1, "status") == "archived"
+        await pilot.press("d")
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+        await pilot.pause()
+        assert screen.query_one(DataTable).row_count == 0
+    with Store(db) as store:
+        assert store.runs(archived=True) == []

@@ -13,7 +13,8 @@ from textual.widgets import Button, DataTable, Footer, Static
 
 from ... import display
 from ...models import RunSummary
-from ...runs import LLMRunSpec, RunError, create_llm_run, select_questions
+from ...runs import (EmbedRunSpec, JudgeRunSpec, RunError, create_embedding_run, create_judge_run,
+                     create_llm_run)
 from ...store import StoreError
 from ..widgets.run_form import RunForm, Spec
 from ..widgets.run_jobs import (FINAL, Job, RunFailed, RunFigures, RunProgressed, jobs_for,
@@ -30,16 +31,18 @@ def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def status_cell(status: str, job: Job | None) -> str:
+def status_cell(status: str, job: Job | None, archived: bool = False) -> str:
     """The store's status; ▶ for a run in progress in this window."""
     if job is not None and job.running and status not in FINAL:
         return "▶ cancelling" if job.cancel.is_set() else f"▶ {status}"
-    return "running?" if status == "running" else status  # running elsewhere, or interrupted
+    status = "running?" if status == "running" else status  # running elsewhere, or interrupted
+    return "archived" if archived else status
 
 
 def summary_cells(s: RunSummary, job: Job | None) -> dict[str, str]:
     r = s.run
-    return {"id": str(r.id), "kind": r.kind, "model": _cut(r.model, 24), "status": status_cell(r.status, job),
+    return {"id": str(r.id), "kind": r.kind, "model": _cut(r.model, 24),
+            "status": status_cell(r.status, job, r.archived),
             "done": f"{s.done}/{r.total}", "accuracy": accuracy_text(s.correct, s.scored),
             "invalid": str(s.invalid), "errors": str(s.errors),
             "created": (r.created_at or "")[5:16].replace("T", " ")}
@@ -65,12 +68,16 @@ class RunsScreen(Screen):
         Binding("u", "resume", "Resume"),
         Binding("e", "retry_errors", "Retry errors"),
         Binding("r", "reload", "Reload"),
+        Binding("a", "archive", "Archive"),
+        Binding("d", "delete", "Delete"),
+        Binding("h", "toggle_archived", "Archived", show=False),
     ]
 
     def __init__(self) -> None:
         super().__init__(id="runs")
         self.summaries: dict[int, RunSummary] = {}
         self.panel_job: int | None = None  # the job whose progress the panel shows
+        self.show_archived = False
         self._highlighted_run: int | None = None
 
     @property
@@ -112,7 +119,7 @@ class RunsScreen(Screen):
         """Re-read every run's figures from the store; keep (or move) the cursor."""
         table = self.query_one(DataTable)
         current = select if select is not None else self.selected_id
-        self.summaries = {s.run.id: s for s in self.store.run_summaries()}
+        self.summaries = {s.run.id: s for s in self.store.run_summaries(archived=self.show_archived)}
         table.clear()
         for run_id in sorted(self.summaries, reverse=True):  # newest first
             cells = summary_cells(self.summaries[run_id], self.jobs.for_run(run_id))
@@ -156,7 +163,7 @@ class RunsScreen(Screen):
         if s is None:
             return RunFigures(job.key, job.run_id, job.kind, job.model)
         return RunFigures(job.key, job.run_id, job.kind, job.model, s.run.total, s.done, s.correct,
-                          s.scored, s.invalid, s.errors, status=s.run.status)
+                          s.scored, s.invalid, s.errors, status=s.run.status, message=s.run.reason or "")
 
     def _update_panel(self) -> None:
         self.query_one(RunPanel).show(self._panel_figures())
@@ -190,7 +197,12 @@ class RunsScreen(Screen):
                 self.reload(select=select)
                 if f.status in FINAL and not was_final:
                     acc = f", accuracy {f.accuracy:.1%}" if f.accuracy is not None else ""
-                    self.notify(f"run {f.run_id} {f.status}: {f.done}/{f.total}{acc}", timeout=4)
+                    run = self.summaries.get(f.run_id)
+                    why = f" — {run.run.reason}" if run and run.run.reason and f.status == "failed" else ""
+                    errors = f", {f.errors} API errors" if f.errors and f.status == "done" else ""
+                    self.notify(f"run {f.run_id} {f.status}: {f.done}/{f.total}{acc}{errors}{why}",
+                                severity="error" if f.status == "failed" else
+                                "warning" if errors else "information", timeout=6)
             else:
                 self._update_row(f, job)
         if f.job == self.panel_job:
@@ -212,15 +224,21 @@ class RunsScreen(Screen):
     # ------------------------------------------------------------ launching
 
     def launch(self, spec: Spec, values: dict[str, str]) -> str | None:
-        """Start a run from the form; an error message (shown in the form) or None."""
+        """Start a run of any kind from the form; an error message (shown in the form) or None.
+        The run is created here (a bad spec fails at once), then executed in a worker."""
         try:
-            if isinstance(spec, LLMRunSpec):
-                run = create_llm_run(self.store, spec)  # here: a bad spec fails at once
-                job, select = start_llm(self.app, run.id, spec.model), run.id
+            if isinstance(spec, EmbedRunSpec):
+                run = create_embedding_run(self.store, spec)
+                job = start_embedding(self.app, run.id, spec)
+            elif isinstance(spec, JudgeRunSpec):
+                run = create_judge_run(self.store, spec, spec.target_run, only_wrong=spec.only_wrong)
+                job = start_llm(self.app, run.id, spec.model, kind="judge",
+                                overrides={"base_url": spec.base_url})
             else:
-                if not select_questions(self.store, spec.questions, spec.limit):
-                    return f"no questions to score (set {spec.questions!r})"
-                job, select = start_embedding(self.app, spec), None
+                run = create_llm_run(self.store, spec, kind=values.get("kind", "llm"))
+                job = start_llm(self.app, run.id, spec.model, kind=run.kind,
+                                overrides={"base_url": spec.base_url})
+            select = run.id
         except (RunError, StoreError, ValueError) as e:
             return str(e)
         self.jobs.last_form = values
@@ -229,7 +247,10 @@ class RunsScreen(Screen):
         return None
 
     def action_new(self) -> None:
-        self.app.push_screen(RunForm(self.launch, self.jobs.last_form))
+        judgeable = [(f"#{s.run.id} {s.run.kind} {display.line(s.run.model)[:30]} ({s.done} answers)",
+                      str(s.run.id)) for s in sorted(self.summaries.values(), key=lambda s: -s.run.id)
+                     if s.run.kind in ("llm", "imported") and s.done]
+        self.app.push_screen(RunForm(self.launch, self.jobs.last_form, judgeable))
 
     @on(Button.Pressed, "#runs-new")
     def _new_pressed(self) -> None:
@@ -259,8 +280,8 @@ class RunsScreen(Screen):
             self.notify("no run selected", timeout=2)
             return
         r = s.run
-        if r.kind != "llm":
-            self.notify(f"run {r.id} is an {r.kind} run: only LLM runs resume "
+        if r.kind not in ("llm", "paraphrase", "judge"):
+            self.notify(f"run {r.id} is an {r.kind} run: only LLM, paraphrase and judge runs resume "
                         "(an embedding run is quick to launch again with n)", timeout=4)
             return
         if self.jobs.for_run(r.id):
@@ -272,7 +293,7 @@ class RunsScreen(Screen):
         if not retry_errors and r.status == "done" and s.done >= r.total:
             self.notify(f"run {r.id} is complete (e asks its API errors again)", timeout=3)
             return
-        job = start_llm(self.app, r.id, r.model, retry_errors=retry_errors)
+        job = start_llm(self.app, r.id, r.model, retry_errors=retry_errors, kind=r.kind)
         self.panel_job = job.key
         self.notify(f"run {r.id}: {'retrying its API errors' if retry_errors else 'resuming'}", timeout=3)
         self.reload()
@@ -300,6 +321,42 @@ class RunsScreen(Screen):
     def action_reload(self) -> None:
         self.reload()
         self.notify(f"reloaded: {len(self.summaries)} run(s)", timeout=2)
+
+    def action_archive(self) -> None:
+        s = self.summaries.get(self.selected_id)
+        if s is None:
+            self.notify("no run selected", timeout=2)
+            return
+        self.store.archive_run(s.run.id, not s.run.archived)
+        self.notify(f"run {s.run.id} " + ("unarchived" if s.run.archived else
+                                          "archived: hidden here and in default reports (h shows archived runs)"),
+                    timeout=4)
+        self.reload()
+
+    def action_delete(self) -> None:
+        s = self.summaries.get(self.selected_id)
+        if s is None:
+            self.notify("no run selected", timeout=2)
+            return
+        if self.jobs.for_run(s.run.id):
+            self.notify(f"run {s.run.id} is in progress: cancel it first (c)", severity="warning", timeout=4)
+            return
+        from ..widgets.dialogs import ConfirmDialog
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                ids = self.store.delete_run(s.run.id)
+                self.notify(f"deleted run {', '.join(map(str, ids))} (logged in its history)", timeout=4)
+                self.reload()
+
+        self.app.push_screen(ConfirmDialog(
+            f"Delete run {s.run.id} ({s.run.kind}, {display.line(s.run.model)[:40]}) with its "
+            f"{s.done} predictions, its judgments and the judge runs of it?"), answered)
+
+    def action_toggle_archived(self) -> None:
+        self.show_archived = not self.show_archived
+        self.notify("showing archived runs too" if self.show_archived else "archived runs hidden", timeout=2)
+        self.reload()
 
     def action_back(self) -> None:
         self.dismiss()

@@ -16,19 +16,22 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
-from ...eval.outlier import SCORERS
-from ...eval.prompts import STRATEGIES
-from ...runs import STATUS_SETS, EmbedRunSpec, LLMRunSpec
+from pydantic import ValidationError
 
-Spec = LLMRunSpec | EmbedRunSpec
-KINDS = ("llm", "embedding")
-MAX_CONCURRENCY = 64
+from ...runs import STATUS_SETS
+from ...specs import (SCORERS, SPECS, STRATEGIES, EmbedRunSpec, JudgeRunSpec, LLMRunSpec,
+                      ParaphraseRunSpec, check_env_name, field_errors)
+
+Spec = LLMRunSpec | ParaphraseRunSpec | JudgeRunSpec | EmbedRunSpec
+KINDS = ("llm", "paraphrase", "judge", "embedding")
+KIND_LABELS = {"llm": "LLM (chat completions)", "paraphrase": "paraphrase (couplets as prose)",
+               "judge": "judge (classify a run's errors)", "embedding": "embedding (outlier scorer)"}
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 DEFAULTS: dict[str, str] = {
     "kind": "llm", "questions": "ready", "limit": "",
     "base_url": "", "model": "", "api_key_env": "OPENAI_API_KEY", "strategy": STRATEGIES[0],
-    "concurrency": "4", "temperature": "0", "shuffle_seed": "",
+    "concurrency": "4", "temperature": "0", "shuffle_seed": "", "target_run": "", "only_wrong": "no",
     "embed_model": "tfidf", "embed_base_url": "", "scorer": SCORERS[0], "prefix": "",
 }
 
@@ -37,7 +40,7 @@ COMMON = [("limit", "limit", "optional: ask only the first N questions")]
 LLM_FIELDS = [
     ("base_url", "base URL", "e.g. http://127.0.0.1:8000/v1 or https://openrouter.ai/api/v1"),
     ("model", "model", "e.g. gpt-4o-mini, qwen2.5:7b"),
-    ("concurrency", "concurrency", f"parallel requests, 1..{MAX_CONCURRENCY}"),
+    ("concurrency", "concurrency", "parallel requests, 1..256"),
     ("temperature", "temperature", "0..2, empty: the server's default"),
     ("shuffle_seed", "shuffle seed", "optional: shuffle the option order with this seed"),
 ]
@@ -47,114 +50,89 @@ EMBED_FIELDS = [
     ("embed_base_url", "base URL", "for openai:<model>, e.g. http://127.0.0.1:11434/v1"),
     ("prefix", "prefix", "optional, e.g. 'query: ' (not for tfidf)"),
 ]
-INTEGER_FIELDS = {"limit", "concurrency", "shuffle_seed"}
+INTEGER_FIELDS = {"limit", "concurrency", "shuffle_seed", "target_run"}
+# form field -> spec field, where they differ (embedding runs have their own model and URL inputs)
+EMBED_NAMES = {"embed_model": "model", "embed_base_url": "base_url"}
+# the form fields each kind uses
+KIND_FIELDS = {
+    "llm": ["questions", "limit", "base_url", "model", "strategy", "concurrency", "temperature",
+            "shuffle_seed", "api_key_env"],
+    "paraphrase": ["questions", "limit", "base_url", "model", "concurrency", "temperature", "api_key_env"],
+    "judge": ["target_run", "only_wrong", "base_url", "model", "concurrency", "temperature", "api_key_env"],
+    "embedding": ["questions", "limit", "embed_model", "scorer", "embed_base_url", "prefix", "api_key_env"],
+}
 
 
 # ------------------------------------------------------------------ validation (pure)
 
 
-def _int(value: str, field: str, errors: list, message: str, low: int | None = None,
-         high: int | None = None) -> int | None:
-    value = value.strip()
-    if not value:
-        return None
-    try:
-        n = int(value)
-    except ValueError:
-        errors.append((field, message))
-        return None
-    if (low is not None and n < low) or (high is not None and n > high):
-        errors.append((field, message))
-        return None
-    return n
-
-
-def _url(value: str, field: str, errors: list) -> None:
-    if not re.match(r"https?://[^\s/]+", value):
-        errors.append((field, "base URL must start with http:// or https:// and name a host"))
-
-
-def looks_like_key(text: str) -> bool:
-    return text.startswith(("sk-", "sk_", "Bearer ")) or len(text) > 64
-
-
-def _check_key_env(name: str, errors: list) -> None:
-    # never echo the value: it may be a key pasted by mistake
-    if not name:
-        errors.append(("api_key_env", "API key variable: give the NAME of an environment variable, "
-                                      "e.g. OPENAI_API_KEY"))
-    elif looks_like_key(name) or not ENV_NAME.fullmatch(name):
-        errors.append(("api_key_env", "API key variable: this looks like a key, not a variable name: "
-                                      "give the NAME of the environment variable (letters, digits, _)"))
+def _value(field: str, text: str):
+    """A form text as the spec's value; raises ValueError with the field's message."""
+    text = text.strip()
+    if field in INTEGER_FIELDS:
+        if not text:
+            return None
+        try:
+            return int(text)
+        except ValueError:
+            raise ValueError("must be a whole number") from None
+    if field == "temperature":
+        if not text:
+            return None
+        try:
+            return float(text)
+        except ValueError:
+            raise ValueError("must be a number from 0 to 2 (or empty)") from None
+    if field == "only_wrong":
+        return text == "yes"
+    return text or None
 
 
 def parse_form(values: dict[str, str]) -> tuple[Spec | None, list[tuple[str, str]]]:
-    """The run spec of the form's values, or None and (field, message) errors."""
+    """The validated spec of the form's values (persian_tui.specs, the one definition the CLI
+    uses too), or None and (form field, message) errors, never quoting what was typed."""
     v = {**DEFAULTS, **{k: (val or "") for k, val in values.items()}}
-    errors: list[tuple[str, str]] = []
     kind = v["kind"]
     if kind not in KINDS:
         return None, [("kind", f"kind must be one of {', '.join(KINDS)}")]
-    questions = v["questions"]
-    if questions not in STATUS_SETS:
-        errors.append(("questions", f"question set must be one of {', '.join(STATUS_SETS)}"))
-    limit = _int(v["limit"], "limit", errors, "limit must be a whole number of at least 1 (or empty)", 1)
-    if kind == "llm":
-        base_url, model = v["base_url"].strip(), v["model"].strip()
-        if not base_url:
-            errors.append(("base_url", "base URL is required, e.g. http://127.0.0.1:8000/v1"))
-        else:
-            _url(base_url, "base_url", errors)
-        if not model:
-            errors.append(("model", "model is required"))
-        key_env = v["api_key_env"].strip()
-        _check_key_env(key_env, errors)
-        if v["strategy"] not in STRATEGIES:
-            errors.append(("strategy", f"strategy must be one of {', '.join(STRATEGIES)}"))
-        concurrency = _int(v["concurrency"] or "x", "concurrency", errors,
-                           f"concurrency must be a whole number from 1 to {MAX_CONCURRENCY}",
-                           1, MAX_CONCURRENCY)
-        temperature = None
-        if v["temperature"].strip():
-            try:
-                temperature = float(v["temperature"])
-                if not 0 <= temperature <= 2:
-                    raise ValueError
-            except ValueError:
-                errors.append(("temperature", "temperature must be a number from 0 to 2 (or empty)"))
-        shuffle = _int(v["shuffle_seed"], "shuffle_seed", errors,
-                       "shuffle seed must be a whole number (or empty)")
-        if errors:
-            return None, errors
-        return LLMRunSpec(base_url=base_url, model=model, strategy=v["strategy"], api_key_env=key_env,
-                          temperature=temperature, shuffle_seed=shuffle, concurrency=concurrency,
-                          questions=questions, limit=limit), []
-    model = v["embed_model"].strip() or "tfidf"
-    base_url = v["embed_base_url"].strip() or None
-    prefix = v["prefix"] or None
-    if v["scorer"] not in SCORERS:
-        errors.append(("scorer", f"scorer must be one of {', '.join(SCORERS)}"))
-    if model == "tfidf" and prefix:
-        errors.append(("prefix", "a prefix does not apply to tfidf: leave it empty"))
-    if model.startswith("openai:"):
-        if not model.removeprefix("openai:").strip():
-            errors.append(("embed_model", "name the model: openai:<model>"))
-        if not base_url:
-            errors.append(("embed_base_url", f"{model} needs a base URL, e.g. http://127.0.0.1:11434/v1"))
-        _check_key_env(v["api_key_env"].strip(), errors)
-    elif model.startswith("st:") or model != "tfidf":
-        name = model.removeprefix("st:").strip()
-        if not name:
-            errors.append(("embed_model", "name the model: st:<folder or name>"))
-        elif name.startswith(("/", ".", "~")) and not Path(name).expanduser().is_dir():
-            errors.append(("embed_model", f"no folder {name}"))
-    if base_url:
-        _url(base_url, "embed_base_url", errors)
-    if errors:
-        return None, errors
-    return EmbedRunSpec(model=model, scorer=v["scorer"], prefix=prefix, base_url=base_url,
-                        api_key_env=v["api_key_env"].strip() or "OPENAI_API_KEY",
-                        questions=questions, limit=limit), []
+    data, errors = {}, []
+    for field in KIND_FIELDS[kind]:
+        try:
+            value = _value(field, v[field])
+        except ValueError as e:
+            errors.append((field, f"{_label(field)} {e}"))
+            continue
+        if value is not None or field == "temperature":  # an empty temperature: the server's default
+            data[EMBED_NAMES.get(field, field)] = value
+    if kind == "judge" and "target_run" not in data and not any(f == "target_run" for f, _ in errors):
+        errors.append(("target_run", "judged run: choose the run whose answers are judged"))
+    for name in ("base_url", "model") if kind != "embedding" else ():
+        if name not in data and not any(f == name for f, _ in errors):
+            errors.append((name, f"{_label(name)} is required"))
+    try:
+        spec = SPECS[kind](**data)
+    except ValidationError as e:
+        back = {b: a for a, b in EMBED_NAMES.items()} if kind == "embedding" else {}
+        known = {f for f, _ in errors}
+        errors += [(back.get(name, name), f"{_label(back.get(name, name))} {msg}")
+                   for name, msg in field_errors(e).items() if back.get(name, name) not in known]
+        spec = None
+    return (None if errors else spec), errors
+
+
+def _label(field: str) -> str:
+    labels = {f: label for f, label, _ in COMMON + LLM_FIELDS + EMBED_FIELDS + [KEY_FIELD]}
+    labels.update(target_run="judged run", only_wrong="only wrong", strategy="strategy", scorer="scorer",
+                  questions="question set")
+    return labels.get(field, field.replace("_", " "))
+
+
+def looks_like_key(text: str) -> bool:
+    try:
+        check_env_name(text)
+    except ValueError:
+        return bool(text)
+    return False
 
 
 def key_note(name: str, environ=os.environ) -> str:
@@ -177,14 +155,20 @@ class RunForm(ModalScreen[None]):
     ]
 
     def __init__(self, launch: Callable[[Spec, dict[str, str]], str | None],
-                 values: dict[str, str] | None = None) -> None:
+                 values: dict[str, str] | None = None,
+                 judgeable: list[tuple[str, str]] | None = None) -> None:
         super().__init__()
         self.launch = launch
         self.initial = {**DEFAULTS, **(values or {})}
+        self.judgeable = judgeable or []  # (label, run id) of runs with answers to judge
+        self.shown_errors: dict[str, str] = {}
 
-    def _row(self, field: str, label: str, widget) -> Horizontal:
-        return Horizontal(Label(label, classes="run-form-label"), widget, classes="run-form-row",
-                          id=f"row-{field}")
+    def _row(self, field: str, label: str, widget) -> Vertical:
+        """The field's row with its error line under it (hidden while there is none)."""
+        row = Horizontal(Label(label, classes="run-form-label"), widget, classes="run-form-row")
+        error = Static("", id=f"err-{field}", classes="run-form-field-error", markup=False)
+        error.display = False
+        return Vertical(row, error, classes="run-form-field", id=f"row-{field}")
 
     def _input(self, field: str, placeholder: str) -> Input:
         kind = "integer" if field in INTEGER_FIELDS else "number" if field == "temperature" else "text"
@@ -196,30 +180,34 @@ class RunForm(ModalScreen[None]):
         with Vertical(id="run-form-box"):
             yield Static("New run", id="run-form-title")
             with VerticalScroll(id="run-form-fields"):
-                yield self._row("kind", "kind", Select([("LLM (chat completions)", "llm"),
-                                                        ("embedding (outlier scorer)", "embedding")],
+                yield self._row("kind", "kind", Select([(KIND_LABELS[k], k) for k in KINDS],
                                                        value=i["kind"], allow_blank=False, id="kind",
                                                        compact=True))
+                target = i["target_run"] if i["target_run"] in {r for _, r in self.judgeable} else Select.NULL
+                yield self._row("target_run", "judged run", Select(
+                    self.judgeable, value=target, allow_blank=True, id="target_run", compact=True,
+                    prompt="choose a run with answers"))
+                yield self._row("only_wrong", "only wrong", Select(
+                    [("judge every answer", "no"), ("judge only wrong or unusable answers", "yes")],
+                    value=i["only_wrong"], allow_blank=False, id="only_wrong", compact=True))
                 yield self._row("questions", "questions", Select(
                     [(f"{k}: {', '.join(STATUS_SETS[k])}", k) for k in STATUS_SETS],
                     value=i["questions"], allow_blank=False, id="questions", compact=True))
                 for field, label, hint in COMMON:
                     yield self._row(field, label, self._input(field, hint))
-                with Vertical(id="llm-fields"):
-                    for field, label, hint in LLM_FIELDS[:2]:
-                        yield self._row(field, label, self._input(field, hint))
-                    yield self._row("strategy", "strategy", Select(
-                        [(s, s) for s in STRATEGIES], value=i["strategy"], allow_blank=False,
-                        id="strategy", compact=True))
-                    for field, label, hint in LLM_FIELDS[2:]:
-                        yield self._row(field, label, self._input(field, hint))
-                with Vertical(id="embed-fields"):
-                    yield self._row("embed_model", "model", self._input("embed_model", EMBED_FIELDS[0][2]))
-                    yield self._row("scorer", "scorer", Select(
-                        [(s, s) for s in SCORERS], value=i["scorer"], allow_blank=False,
-                        id="scorer", compact=True))
-                    for field, label, hint in EMBED_FIELDS[1:]:
-                        yield self._row(field, label, self._input(field, hint))
+                for field, label, hint in LLM_FIELDS[:2]:
+                    yield self._row(field, label, self._input(field, hint))
+                yield self._row("strategy", "strategy", Select(
+                    [(s, s) for s in STRATEGIES], value=i["strategy"], allow_blank=False,
+                    id="strategy", compact=True))
+                for field, label, hint in LLM_FIELDS[2:]:
+                    yield self._row(field, label, self._input(field, hint))
+                yield self._row("embed_model", "model", self._input("embed_model", EMBED_FIELDS[0][2]))
+                yield self._row("scorer", "scorer", Select(
+                    [(s, s) for s in SCORERS], value=i["scorer"], allow_blank=False,
+                    id="scorer", compact=True))
+                for field, label, hint in EMBED_FIELDS[1:]:
+                    yield self._row(field, label, self._input(field, hint))
                 # LLMs and openai:<model> embeddings: the variable's NAME, never the key
                 yield self._row("api_key_env", "API key var", self._input("api_key_env", KEY_FIELD[2]))
                 yield Static(key_note(i["api_key_env"]), id="key-note", classes="run-form-note")
@@ -232,23 +220,37 @@ class RunForm(ModalScreen[None]):
 
     def on_mount(self) -> None:
         self._show_kind(self.initial["kind"])
-        self.query_one("#base_url" if self.initial["kind"] == "llm" else "#embed_model").focus()
+        first = {"embedding": "#embed_model", "judge": "#target_run"}.get(self.initial["kind"], "#base_url")
+        self.query_one(first).focus()
 
     def values(self) -> dict[str, str]:
         out = {f: self.query_one(f"#{f}", Input).value
                for f, _, _ in COMMON + LLM_FIELDS + EMBED_FIELDS + [KEY_FIELD]}
-        for f in ("kind", "questions", "strategy", "scorer"):
-            out[f] = str(self.query_one(f"#{f}", Select).value)
+        for f in ("kind", "questions", "strategy", "scorer", "target_run", "only_wrong"):
+            value = self.query_one(f"#{f}", Select).value
+            out[f] = "" if value is Select.NULL else str(value)
         return out
 
     def _show_kind(self, kind: str) -> None:
-        self.query_one("#llm-fields").display = kind == "llm"
-        self.query_one("#embed-fields").display = kind == "embedding"
+        wanted = set(KIND_FIELDS.get(kind, ())) | {"kind"}
+        for row in self.query(".run-form-field"):
+            row.display = (row.id or "").removeprefix("row-") in wanted
 
     @on(Select.Changed, "#kind")
     def _kind_changed(self, event: Select.Changed) -> None:
         self._show_kind(str(event.value))
-        self.query_one("#run-form-errors", Static).update("")
+        self.show_errors([])
+
+    @on(Input.Changed)
+    @on(Select.Changed)
+    def _revalidate(self, event) -> None:
+        """Errors shown next to fields go away as soon as the field is fixed."""
+        if not self.shown_errors:
+            return
+        _, errors = parse_form(self.values())
+        now = {f: m for f, m in errors if f in self.shown_errors}
+        if now != self.shown_errors:
+            self.show_errors(list(now.items()), focus=False)
 
     @on(Input.Changed, "#api_key_env")
     def _key_changed(self, event: Input.Changed) -> None:
@@ -268,10 +270,18 @@ class RunForm(ModalScreen[None]):
     def _cancel_pressed(self) -> None:
         self.action_cancel()
 
-    def show_errors(self, errors: list[tuple[str, str]]) -> None:
-        self.query_one("#run-form-errors", Static).update("\n".join(f"✗ {m}" for _, m in errors))
-        fields = [f for f, _ in errors]
-        if fields and fields[0] in DEFAULTS and fields[0] != "kind":
+    def show_errors(self, errors: list[tuple[str, str]], focus: bool = True) -> None:
+        """Each field's error under it; errors of no field (the run itself) at the bottom."""
+        self.shown_errors = {f: m for f, m in errors if f in DEFAULTS}
+        for line in self.query(".run-form-field-error"):
+            field = (line.id or "").removeprefix("err-")
+            message = self.shown_errors.get(field)
+            line.update(f"✗ {message}" if message else "")
+            line.display = bool(message)
+        other = [m for f, m in errors if f not in DEFAULTS]
+        self.query_one("#run-form-errors", Static).update("\n".join(f"✗ {m}" for m in other))
+        fields = [f for f, _ in errors if f in DEFAULTS and f != "kind"]
+        if focus and fields:
             self.query_one(f"#{fields[0]}").focus()
 
     def action_launch(self) -> None:

@@ -170,15 +170,17 @@ class _Reporter:
             self.app.notify(f"run {run_id or ''} failed: {error}", severity="error", timeout=10)
 
 
-def _llm_work(app: App, jobs: Jobs, job: Job, db_path: Path) -> None:
-    from ...runs import execute_llm_run
+def _llm_work(app: App, jobs: Jobs, job: Job, db_path: Path, overrides: dict | None = None) -> None:
+    from ...runs import execute_judge_run, execute_llm_run
 
     report = _Reporter(app, jobs, job)
     report.starting("retrying API errors…" if job.retry_errors else "starting…")
+    execute = execute_judge_run if job.kind == "judge" else execute_llm_run
 
     async def main() -> RunProgress:
-        task = asyncio.ensure_future(execute_llm_run(
-            db_path, job.run_id, retry_errors=job.retry_errors, on_progress=report, cancel=job.cancel))
+        task = asyncio.ensure_future(execute(
+            db_path, job.run_id, retry_errors=job.retry_errors, on_progress=report, cancel=job.cancel,
+            overrides=overrides))
         stopped = False
         while not task.done():
             if report.worker.is_cancelled and not stopped:
@@ -196,20 +198,19 @@ def _llm_work(app: App, jobs: Jobs, job: Job, db_path: Path) -> None:
 
 
 def _embed_work(app: App, jobs: Jobs, job: Job, db_path: Path, spec: EmbedRunSpec) -> None:
-    from ...runs import run_embedding
+    from ...runs import execute_embedding_run
     from ...store import Store
 
     report = _Reporter(app, jobs, job)
     report.starting(f"loading {spec.model} and embedding…")
-    run_id = None
     try:
         with Store(db_path) as store:  # sqlite connections belong to one thread
-            progress = run_embedding(store, spec, on_progress=report, cancel=job.cancel)
-            run_id = progress.run_id
+            progress = execute_embedding_run(store, job.run_id, on_progress=report, cancel=job.cancel,
+                                             base_url=spec.base_url)
     except Exception as e:  # noqa: BLE001
-        report.failed(run_id, str(e) or type(e).__name__)
+        report.failed(job.run_id, str(e) or type(e).__name__)
         return
-    report(progress)  # a cancelled embedding run returns without a last callback
+    report(progress)
 
 
 def _start(app: App, job: Job, work) -> Job:
@@ -219,15 +220,17 @@ def _start(app: App, job: Job, work) -> Job:
     return job
 
 
-def start_llm(app: App, run_id: int, model: str, *, retry_errors: bool = False) -> Job:
-    """Execute (or resume) LLM run ``run_id`` in a thread worker on the app."""
+def start_llm(app: App, run_id: int, model: str, *, retry_errors: bool = False, kind: str = "llm",
+              overrides: dict | None = None) -> Job:
+    """Execute (or resume) an LLM, paraphrase or judge run in a thread worker on the app;
+    ``overrides``: the real base URL of a new run (never stored) or resume overrides."""
     jobs = jobs_for(app)
-    job = jobs.new("llm", model, run_id, retry_errors)
-    return _start(app, job, partial(_llm_work, app, jobs, job, Path(app.db_path)))
+    job = jobs.new(kind, model, run_id, retry_errors)
+    return _start(app, job, partial(_llm_work, app, jobs, job, Path(app.db_path), overrides))
 
 
-def start_embedding(app: App, spec: EmbedRunSpec) -> Job:
-    """A new embedding run in a thread worker (the run row is created there)."""
+def start_embedding(app: App, run_id: int, spec: EmbedRunSpec) -> Job:
+    """Execute embedding run ``run_id`` (created from ``spec``) in a thread worker."""
     jobs = jobs_for(app)
-    job = jobs.new("embedding", spec.model, None)
+    job = jobs.new("embedding", spec.model, run_id)
     return _start(app, job, partial(_embed_work, app, jobs, job, Path(app.db_path), spec))
