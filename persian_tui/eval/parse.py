@@ -453,7 +453,7 @@ class _Cand:
     by_form: bool = False  # weak only by its form ("it's 2", a sentence that is only "3."): a correction makes it firm
 
 
-def _clause_ok(doc: _Text, start: int, anchor_end: int) -> tuple[bool, bool]:
+def _clause_ok(doc: _Text, start: int) -> tuple[bool, bool]:
     """(usable, weak) from the clause a statement starting at `start` sits in."""
     cs = doc.clause_start(start)
     prefix = doc.t[max(cs, start - _REACH):start]  # what precedes it in its clause (bounded: a clause
@@ -482,7 +482,7 @@ def _value_candidate(doc: _Text, start: int, vpos: int, final_text: str) -> _Can
         if got is None:
             return None
         value, kind, end = got
-    ok, weak = _clause_ok(doc, start, end)
+    ok, weak = _clause_ok(doc, start)
     if not ok or _FA_NEG_AFTER.match(t, end):
         return None
     more = _MORE.match(t, end) or _OR_AFTER.match(t, end)
@@ -565,7 +565,7 @@ def _candidates(doc: _Text) -> list[_Cand]:
                     continue  # plural subject: "options 1 and 3 differ"
             if negated or (persian and _NEG_PREFIX.search(gap)):
                 continue
-            ok, weak = _clause_ok(doc, subj.start, m.end())
+            ok, weak = _clause_ok(doc, subj.start)
             if not ok:
                 continue
             _, sentence_end = doc.sentence(m.start())
@@ -583,7 +583,7 @@ def _candidates(doc: _Text) -> list[_Cand]:
         before = [x for x in doc.between(m.start() - 60, m.start()) if x.end <= m.start() and not t[x.end:m.start()].strip()]
         if before:
             subj = before[-1]
-            ok, weak = _clause_ok(doc, subj.start, m.end())
+            ok, weak = _clause_ok(doc, subj.start)
             if ok:
                 out.append(_Cand(subj.start, m.end(), subj.value, subj.kind, weak, False))
     out.sort(key=lambda c: (c.pos, c.end))
