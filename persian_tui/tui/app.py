@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import sys
 from pathlib import Path
 
-from textual import work
+from textual import events, work
 from textual.app import App
 from textual.binding import Binding
 
@@ -76,6 +76,52 @@ class PersianTUI(App[int]):
         # visibly, and never read them as markup ("[/x]" would crash, "[@click=...]" act)
         kwargs.setdefault("markup", False)
         super().notify(display.clean(message), title=display.line(title), **kwargs)
+
+    # ------------------------------------------------------------ keys typed ahead
+
+    UNHELD = ("ctrl+q", "ctrl+c")
+    _held_keys: list[events.Key] | None = None  # None: no key in flight
+    _hold_turn = 0
+
+    async def on_event(self, event: events.Event) -> None:
+        """Keys are handled one at a time: a key waits until the one before it has gone
+        through its widget, the screen and the app (its binding's action included), until
+        focus has moved and a pushed screen is mounted. Textual forwards every queued key
+        at once and moves focus a message later, so `/q` typed fast ran `q` (quit) on the
+        bank, and Tab then a letter typed into the old field."""
+        if not (isinstance(event, events.Key) and not event.is_forwarded and event.key not in self.UNHELD):
+            await super().on_event(event)
+            return
+        if self._held_keys is not None:
+            self._held_keys.append(event)
+            return
+        self._held_keys = []
+        self._hold_turn += 1
+        turn = self._hold_turn
+        target = self.focused or self.screen
+        await super().on_event(event)
+        self._follow(target, turn)
+        self.set_timer(1.0, lambda: self._replay(turn))  # never hold keys longer than this
+
+    def _follow(self, node, turn: int) -> None:
+        """Hop behind the key through each queue it bubbles through, then settle."""
+        if node is None or node is self or not node.call_later(self._follow, node.parent, turn):
+            self.call_later(self._settle, turn)
+
+    def _settle(self, turn: int) -> None:
+        if turn != self._hold_turn:
+            return
+        if not self.screen.is_mounted:  # a pushed screen still composing
+            self.call_after_refresh(self._settle, turn)
+            return
+        self.call_later(self._replay, turn)  # after the focus calls the action queued
+
+    def _replay(self, turn: int) -> None:
+        if turn != self._hold_turn or self._held_keys is None:
+            return
+        keys, self._held_keys = self._held_keys, None
+        for key in keys:
+            self.post_message(events.Key(key.key, key.character))
 
     def on_load(self) -> None:
         self.store = Store(self.db_path)
