@@ -391,3 +391,35 @@ async def test_scoped_queue_and_honest_bars(tmp_path):
         await press(pilot, "1", "1")
         assert screen.current is None  # only the three tagged questions were served
         assert "2 labelled by you (1 skipped), 0 to go" in text_of(app, "#progress-mine")
+
+
+async def test_busy_database_does_not_freeze_the_label_screen(db):
+    """Another connection holds the write lock while I answer: the screen stays responsive,
+    says the database is busy, and the label is saved once (and the queue goes on) when
+    the lock is released."""
+    from time import monotonic
+
+    app = make_app(db)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_label(pilot)
+        assert shown_uid(screen) == "q-1"
+        other = Store(db)
+        other.conn.execute("BEGIN IMMEDIATE")  # another program writing
+        try:
+            start = monotonic()
+            await press(pilot, "2")
+            assert "busy" in text_of(app, "#label-last") and screen.saving == "q-1"
+            await press(pilot, "3")  # handled at once (no 10 s wait), and no second label
+            assert monotonic() - start < 5
+            assert "still saving q-1" in text_of(app, "#label-last")
+            assert any("database busy" in n.message for n in app._notifications)
+        finally:
+            other.conn.execute("COMMIT")
+            other.close()
+        for _ in range(100):
+            if shown_uid(screen) == "q-2":
+                break
+            await pilot.pause(0.05)
+        assert shown_uid(screen) == "q-2" and screen.saving is None
+        assert [(lab.uid, lab.answer) for lab in my_labels(app)] == [("q-1", 2)]
+        assert "labelled q-1 as ۲" in text_of(app, "#label-last")

@@ -1,6 +1,6 @@
 """The only package that speaks SQL."""
 
-from .db import DatabaseError, Store, StoreError
+from .db import DatabaseError, Store, StoreBusy, StoreError
 from .runs import LeaseHeld
 
-__all__ = ["DatabaseError", "LeaseHeld", "Store", "StoreError"]
+__all__ = ["DatabaseError", "LeaseHeld", "Store", "StoreBusy", "StoreError"]

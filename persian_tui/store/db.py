@@ -18,23 +18,28 @@ from .questions import QuestionsRepo
 from .runs import RunsRepo
 from .schema import MIGRATIONS, SCHEMA_VERSION
 
-BUSY_TIMEOUT_MS = 10_000
+BUSY_TIMEOUT_MS = 10_000  # the CLI waits; the TUI passes a short one (a missed row beats a frozen window)
 
 
 class StoreError(Exception):
     """A database problem worth a one-line message to the user."""
 
 
+class StoreBusy(StoreError):
+    """Another connection held the write lock past the busy timeout; nothing was written
+    (try again later)."""
+
+
 # what a damaged or unreadable database file raises on any query (for one-line errors)
 DatabaseError = sqlite3.DatabaseError
 
 
-def _connect(path: Path, read_only: bool = False) -> sqlite3.Connection:
+def _connect(path: Path, read_only: bool = False, busy_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Connection:
     # autocommit mode: transactions are explicit (BEGIN IMMEDIATE ... COMMIT) and short
     if read_only:
         return _connect_read_only(path)
-    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
-    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    conn = sqlite3.connect(path, timeout=busy_ms / 1000, isolation_level=None)
+    conn.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = NORMAL")
     conn.execute("PRAGMA foreign_keys = ON")
@@ -105,10 +110,13 @@ def _apply(conn: sqlite3.Connection, number: int) -> None:
 class Store(QuestionsRepo, LabelsRepo, CurationRepo, RunsRepo, JudgingRepo, CorpusRepo):
     """One SQLite file. Open one Store per thread (sqlite3 connections are per thread)."""
 
-    def __init__(self, path: str | Path, *, create_dir: bool = True, read_only: bool | None = False):
+    def __init__(self, path: str | Path, *, create_dir: bool = True, read_only: bool | None = False,
+                 busy_timeout_ms: int = BUSY_TIMEOUT_MS):
         """``create_dir``: make a missing parent folder (else that is an error).
         ``read_only``: True opens with a read-only connection; None does so only when the
-        file or its folder cannot be written (for reading commands); False needs write access."""
+        file or its folder cannot be written (for reading commands); False needs write access.
+        ``busy_timeout_ms``: how long a write waits for another connection's lock before
+        StoreBusy (the TUI uses a short one and retries off the UI thread)."""
         self.path = Path(path)
         parent = self.path.parent
         if not parent.exists() and not create_dir:
@@ -130,7 +138,7 @@ class Store(QuestionsRepo, LabelsRepo, CurationRepo, RunsRepo, JudgingRepo, Corp
         try:
             if not self.read_only:
                 parent.mkdir(parents=True, exist_ok=True)
-            self.conn = _connect(self.path, self.read_only)
+            self.conn = _connect(self.path, self.read_only, busy_timeout_ms)
             self.version = self._check_read_only() if self.read_only else migrate(self.conn)
         except OSError as e:
             raise StoreError(f"{self.path}: cannot open: {e.strerror or e}") from None
@@ -168,12 +176,13 @@ class Store(QuestionsRepo, LabelsRepo, CurationRepo, RunsRepo, JudgingRepo, Corp
         try:
             self.conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as e:  # locked past the busy timeout
-            raise StoreError(f"{self.path}: database busy ({e}); nothing was written") from None
+            raise StoreBusy(f"{self.path}: database busy ({e}); nothing was written") from None
         try:
             yield self.conn
         except sqlite3.OperationalError as e:
             self.conn.execute("ROLLBACK")
-            raise StoreError(f"{self.path}: {e}; nothing was written") from None
+            kind = StoreBusy if "locked" in str(e) or "busy" in str(e) else StoreError
+            raise kind(f"{self.path}: {e}; nothing was written") from None
         except BaseException:
             self.conn.execute("ROLLBACK")
             raise

@@ -21,6 +21,7 @@ from .safe_output import SHOW_CONTROLS
 from .screens.help import HelpScreen
 
 RESOLVED_MODES = ("app", "terminal", "off")
+BUSY_MS = 250  # the UI thread waits this long for a write lock, then retries in a worker (Harlequin)
 
 
 @dataclass
@@ -124,7 +125,7 @@ class PersianTUI(App[int]):
             self.post_message(events.Key(key.key, key.character))
 
     def on_load(self) -> None:
-        self.store = Store(self.db_path)
+        self.store = Store(self.db_path, busy_timeout_ms=BUSY_MS)
         self.bank_search = BankSearch(self.store)
         # A new database gets the sample before the first paint: 16 questions import in
         # ~30 ms (the normalizer ships its table, hazm is not imported), so the bank is

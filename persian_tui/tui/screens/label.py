@@ -9,17 +9,19 @@ from __future__ import annotations
 
 from time import monotonic
 
-from textual import events
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
+from textual.message import Message
 from textual.widgets import Footer, Static
+from textual.worker import get_current_worker
 
 from .base import AppState
 from ... import bidi
 from ...models import Question, QueueScope
-from ...store import StoreError
+from ...store import Store, StoreBusy, StoreError
 from ..render import fa
 from ..widgets.blind_question import BlindQuestion
 from ..widgets.label_progress import LabelProgress
@@ -30,6 +32,7 @@ TARGET_SETTING = "label_target"
 TARGETS = (1, 2, 3, 4, 5)
 DEFAULT_TARGET = 3
 LEVELS = (None, "low", "medium", "high")
+BUSY_RETRY_MS = 250  # the save worker's wait per try (it tries until the lock is free)
 RENEW_AFTER = 300  # seconds on one item before the lease is renewed (it lasts 900)
 DB_ERRORS = (StoreError, KeyError, ValueError)  # see the store: sqlite3 stays in there
 
@@ -40,6 +43,16 @@ DIGITS = {c: i for s in ("۱۲۳۴", "١٢٣٤") for i, c in enumerate(s, 1)}
 HIGH = {"٬": 2, "٫": 3, "﷼": 4}  # Shift+2..4 on the Persian layout (Shift+1 is "!")
 LAYOUT = {"س": "skip", "ب": "flag", "د": "note", "ز": "confidence", "ع": "undo",
           "ف": "target", "؟": "guidelines", "ض": "back"}
+
+
+class LabelSaved(Message):
+    """A label saved by the background worker (database was busy), or why it was not."""
+
+    def __init__(self, uid: str, done: str, error: str | None = None) -> None:
+        super().__init__()
+        self.uid = uid
+        self.done = done
+        self.error = error
 
 
 def read_target(store) -> int:
@@ -90,6 +103,7 @@ class LabelScreen(AppState, Screen):
         self.confidence: str | None = None
         self.shown_at = monotonic()
         self.renewed_at = monotonic()
+        self.saving: str | None = None  # uid whose label a worker is saving (database busy)
 
     def compose(self) -> ComposeResult:
         yield Static(id="label-head")
@@ -138,8 +152,16 @@ class LabelScreen(AppState, Screen):
                     return
             self.show(self.store.claim_next(self.annotator, target=self.target, scope=self.scope,
                                             mode=self.queue_mode), from_queue=True)
+        except StoreBusy:  # the lease is a write: wait for the lock without freezing the screen
+            self.saving = "your place in the queue"
+            self.say("database busy (another program is writing): the next item comes when it is free …")
+            self.set_timer(0.5, self._retry_next)
         except DB_ERRORS as e:
             self.fail("cannot read the next item", e)
+
+    def _retry_next(self) -> None:
+        self.saving = None
+        self.next_item()
 
     def show(self, q: Question | None, *, from_queue: bool) -> None:
         self.current = q
@@ -217,30 +239,71 @@ class LabelScreen(AppState, Screen):
     # ------------------------------------------------------------ acts that move on
 
     def _record(self, done: str, **label) -> None:
-        """Append one label for the current item, then show the next item."""
+        """Append one label for the current item, then show the next item. When another
+        program holds the database, the save goes on in a worker and the screen says so."""
         q = self.current
         seconds = round(monotonic() - self.shown_at, 1)
+        label = dict(note=self.note, seconds=seconds, **label)
         try:
-            self.store.add_label(q.uid, self.annotator, note=self.note, seconds=seconds, **label)
+            self.store.add_label(q.uid, self.annotator, **label)
+        except StoreBusy:
+            self.saving = q.uid
+            self.say(f"database busy (another program is writing): saving {q.uid} in the background …")
+            self.notify("database busy: your label is saved as soon as it is free", severity="warning",
+                        timeout=4)
+            self._save_later(q.uid, label, f"{done} ({seconds:.0f} s)")
+            return
         except DB_ERRORS as e:
             self.fail(f"not saved ({q.uid})", e)
             return
         self.say(f"{done} ({seconds:.0f} s)")
         self.next_item()
 
+    @work(thread=True, group="label-save", exit_on_error=False)
+    def _save_later(self, uid: str, label: dict, done: str) -> None:
+        """Retry the save on a connection of this thread until the lock is free (the UI
+        thread never waits); the outcome comes back as a message."""
+        worker = get_current_worker()
+        error = None
+        try:
+            with Store(self.app.db_path, busy_timeout_ms=BUSY_RETRY_MS) as store:
+                while not worker.is_cancelled:
+                    try:
+                        store.add_label(uid, self.annotator, **label)
+                        break
+                    except StoreBusy:
+                        continue
+        except DB_ERRORS as e:
+            error = str(e)
+        if not worker.is_cancelled:
+            self.post_message(LabelSaved(uid, done, error))
+
+    def on_label_saved(self, message: LabelSaved) -> None:
+        self.saving = None
+        if message.error:
+            self.fail(f"not saved ({message.uid})", StoreError(message.error))
+            return
+        self.say(message.done)
+        self.next_item()
+
+    def _still_saving(self) -> bool:
+        if self.saving:
+            self.say(f"still saving {self.saving}: the database is busy (another program is writing) …")
+        return bool(self.saving)
+
     def action_answer(self, n: int, sure: bool = False) -> None:
-        if self._nothing():
+        if self._still_saving() or self._nothing():
             return
         confidence = "high" if sure else self.confidence
         shown = fa(n) + (f" ({confidence})" if confidence else "")
         self._record(f"labelled {self.current.uid} as {shown}", answer=n, confidence=confidence)
 
     def action_skip(self) -> None:
-        if not self._nothing():
+        if not self._still_saving() and not self._nothing():
             self._record(f"skipped {self.current.uid}", skipped=True)
 
     def action_flag(self) -> None:
-        if self._nothing():
+        if self._still_saving() or self._nothing():
             return
         uid = self.current.uid
 
@@ -259,7 +322,7 @@ class LabelScreen(AppState, Screen):
     # ------------------------------------------------------------ acts on the current item
 
     def action_note(self) -> None:
-        if self._nothing():
+        if self._still_saving() or self._nothing():
             return
         uid = self.current.uid
 
@@ -275,13 +338,15 @@ class LabelScreen(AppState, Screen):
             placeholder="a short remark", hint="an empty note clears it", mode=self.mode), got)
 
     def action_confidence(self) -> None:
-        if self._nothing():
+        if self._still_saving() or self._nothing():
             return
         self.confidence = LEVELS[(LEVELS.index(self.confidence) + 1) % len(LEVELS)]
         self.say(f"confidence: {self.confidence or 'none'}")
         self._head()
 
     def action_undo(self) -> None:
+        if self._still_saving():
+            return
         try:
             uid = self.store.undo_label(self.annotator)
             q = self.store.get_question(uid) if uid else None
