@@ -90,6 +90,8 @@ def test_reimport_is_idempotent_and_updates_changed_poems(store, tmp_path):
     (json.dumps({"FullUrl": "/hafez/x", "Verses": [{"Position": "Right", "Text": 3,
                                                      "CoupletIndex": 0}]}).encode(), "verse 1 needs"),
     (json.dumps({"FullUrl": "/hafez/x", "Metre": "fast", "Verses": []}).encode(), "'Metre' must be"),
+    (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+    (b'{"Id": ' + b"9" * 5000 + b"}", "invalid JSON (Exceeds the limit"),
 ])
 def test_malformed_files_are_skipped_with_one_line_reason(store, tmp_path, content, reason):
     root = copy_mini(tmp_path)
@@ -304,3 +306,11 @@ def test_cli_similar_tfidf_and_model(tmp_path, capsys, tiny_st, monkeypatch):  #
     assert main(["--db", db, "corpus", "similar", couplet, "--model", f"st:{tmp_path}/missing"]) == 1
     err = capsys.readouterr().err
     assert "cannot load model" in err and err.count("\n") == 1
+
+
+def test_malformed_poet_file_skips_that_poet_only(store, tmp_path):
+    root = copy_mini(tmp_path)
+    (root / "poets" / "khayyam" / "poet.json").write_text("[]")
+    p = import_corpus(store, root)
+    assert (p.new, p.skipped) == (5, 2)
+    assert p.errors == [f"{root / 'poets' / 'khayyam' / 'poet.json'}: expected a JSON object, found list"]

@@ -92,6 +92,10 @@ def _load(path: Path) -> dict:
         raise InputError(f"{path}: not UTF-8 ({e.reason} at byte {e.start})") from None
     except json.JSONDecodeError as e:
         raise InputError(f"{path}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+    except RecursionError:
+        raise InputError(f"{path}: JSON nested too deeply") from None
+    except ValueError as e:  # e.g. an integer beyond Python's digit limit
+        raise InputError(f"{path}: invalid JSON ({str(e).splitlines()[0][:120]})") from None
     except OSError as e:
         raise InputError(f"{path}: cannot read ({e.strerror})") from None
     if not isinstance(data, dict):
