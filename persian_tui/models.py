@@ -190,6 +190,19 @@ class RunSummary:
     invalid: int  # invalid / empty / refusal / ambiguous
     errors: int  # api_error
 
+    @property
+    def accuracy(self) -> float | None:
+        """correct / scored; None (shown "—") when nothing is scored or no answer came back."""
+        return accuracy(self.correct, self.scored, self.done, self.errors)
+
+
+def accuracy(correct: int | None, scored: int | None, done: int | None, errors: int | None) -> float | None:
+    """A run's accuracy (an invalid answer or API error counts as wrong), or None when there is
+    nothing to divide or every request failed: a run that got no answer has no accuracy."""
+    if not scored or correct is None or (done and errors is not None and errors >= done):
+        return None
+    return correct / scored
+
 
 @dataclass(frozen=True)
 class ErrorCategory:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from .models import Prediction, Question, Run
+from .models import Prediction, Question, Run, accuracy
 from .specs import (RESUME_OVERRIDES, EmbedRunSpec, JudgeRunSpec, LLMRunSpec,  # noqa: F401 (re-exported)
                     ParaphraseRunSpec)
 from .store import LeaseHeld, Store, StoreError
@@ -49,7 +49,7 @@ class RunProgress:
 
     @property
     def accuracy(self) -> float | None:
-        return self.correct / self.scored if self.scored else None
+        return accuracy(self.correct, self.scored, self.done, self.errors)
 
     @property
     def rate(self) -> float:

@@ -68,9 +68,31 @@ def test_nothing_listening_ends_failed_not_done(bank, capsys):
     assert code == 1
     (run,) = bank.runs()
     assert run.status == "failed" and "no request succeeded" in run.reason
-    assert "failed" in out and "accuracy 0.0%" not in err.splitlines()[-1]
+    assert "failed" in out and "accuracy —" in out and "0.0%" not in out + err
     assert main(["--db", str(bank.path), "runs"]) == 0  # no traceback on a failed run
-    assert "failed" in capsys.readouterr().out
+    listed = capsys.readouterr().out
+    assert "failed" in listed and "acc      —" in listed and "0.0%" not in listed
+    assert bank.run_summaries(archived=True)[0].accuracy is None
+
+
+def test_retry_waits_are_bounded_in_total(bank):
+    """A Retry-After past the retry budget gives up at once (the row says why); a short one
+    is honoured; exponential backoff stops once the budget is spent."""
+    from persian_tui.eval.llm import LLMClient, LLMError
+
+    def script(body, n):
+        return Reply(429, {"error": {"message": "slow down"}}, headers={"Retry-After": "3600"})
+
+    r, p, server = run(bank, script, max_retries=5, limit=2, concurrency=1, cache=False)
+    assert len(server.requests) == 2 and p.errors == 2  # one request each: no hour-long wait
+    (err,) = {x.error for x in bank.predictions(r.id)}
+    assert "HTTP 429" in err and "retry budget" in err
+
+    with LLMServer(lambda body, n: Reply(503, {"error": {"message": "down"}})) as server:
+        client = LLMClient(server.url, "m", timeout=5, max_retries=20, backoff=0.05, max_wait=0.5)
+        with pytest.raises(LLMError, match="retry budget"):
+            asyncio.run(client.complete([{"role": "user", "content": "x"}], params={}))
+        assert 3 <= len(server.requests) < 10  # 0.05 doubling: the budget, not 20 retries, ends it
 
 
 def test_circuit_breaker_stops_an_unreachable_endpoint(bank):

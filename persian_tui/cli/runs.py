@@ -228,7 +228,7 @@ def _list_runs(args) -> int:
     if not rows:
         print("no runs yet" if args.all else "no runs (archived ones: runs --all)")
     for s in rows:
-        acc = f"{s.correct / s.scored:.1%}" if s.scored and s.correct is not None else MISSING
+        acc = figure(s.accuracy, "{:.1%}")
         status = s.run.status + (" (archived)" if s.run.archived else "")
         print(f"{s.run.id:>4}  {s.run.kind:<10} {status:<9} {s.done:>5}/{s.run.total:<5} "
               f"acc {acc:>6}  invalid {figure(s.invalid):<4} errors {figure(s.errors):<4} {s.run.model}"

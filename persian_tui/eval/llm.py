@@ -19,6 +19,7 @@ from .. import redact
 RETRY_STATUSES = {408, 409, 425, 429, 500, 502, 503, 504}
 MAX_TOKENS = 10**9  # a usage figure above this is not believed
 MAX_COST = 10**6
+MAX_WAIT = 120.0  # seconds of retry waits per request, in total (Retry-After included)
 
 
 class LLMError(Exception):
@@ -75,13 +76,14 @@ def _retry_after(error: Exception) -> float | None:
 class LLMClient:
     def __init__(self, base_url: str, model: str, *, api_key_env: str = "OPENAI_API_KEY",
                  timeout: float = 60.0, max_retries: int = 4, backoff: float = 1.0,
-                 max_backoff: float = 60.0):
+                 max_backoff: float = 60.0, max_wait: float = MAX_WAIT):
         from openai import AsyncOpenAI
 
         self.base_url, self.model, self.timeout = base_url, model, timeout
         self.shown_url = redact.url(base_url)  # what messages quote: no password
         self.keys = redact.env_keys(api_key_env)  # redacted from any echoed error
         self.max_retries, self.backoff, self.max_backoff = max_retries, backoff, max_backoff
+        self.max_wait = max_wait  # the retry waits of one request add up to at most this
         # the client's own retries are off: one retry layer, ours
         self.client = AsyncOpenAI(base_url=base_url, api_key=os.environ.get(api_key_env) or "not-set",
                                   timeout=timeout, max_retries=0)
@@ -92,7 +94,7 @@ class LLMClient:
     def _delay(self, attempt: int, error: Exception) -> float:
         hinted = _retry_after(error)
         if hinted is not None:
-            return min(hinted, self.max_backoff)
+            return hinted  # honoured as given: a wait past the budget gives up instead
         return min(self.max_backoff, self.backoff * 2 ** attempt) * random.uniform(0.5, 1.0)
 
     async def complete(self, messages: list[dict], *, params: dict,
@@ -100,6 +102,7 @@ class LLMClient:
         import openai
 
         extra = {"response_format": response_format} if response_format else {}
+        waited = 0.0
         for attempt in range(self.max_retries + 1):
             start = time.perf_counter()
             try:
@@ -123,7 +126,12 @@ class LLMClient:
                 error = self._error(f"malformed reply from {self.shown_url}: {_short(e)}", "invalid")
             if not retry or attempt == self.max_retries:
                 raise error from cause
-            await asyncio.sleep(self._delay(attempt, cause))
+            delay = self._delay(attempt, cause)
+            if waited + delay > self.max_wait:  # bounded in total, whatever the endpoint asks
+                raise LLMError(f"{error} (gave up: retrying would wait {delay:.3g} s more, "
+                               f"past the {self.max_wait:g} s retry budget)"[:600], error.kind) from cause
+            waited += delay
+            await asyncio.sleep(delay)
         raise AssertionError("unreachable")
 
     def _error(self, message: str, kind: str) -> LLMError:
