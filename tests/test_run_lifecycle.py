@@ -334,3 +334,31 @@ def test_default_report_leaves_out_failed_and_archived_runs_and_says_so(bank, ca
     assert f"#{other.id} (archived)" in out and f"#{broken.id} (failed)" in out
     assert main(["--db", str(bank.path), "report", "--runs", f"{good.id},{other.id}"]) == 0
     assert "2 run(s) compared" in capsys.readouterr().out  # named: included, archived or not
+
+
+def test_reports_are_strict_json_and_never_show_non_finite_figures(bank, tmp_path, capsys):
+    """Figures stored before replies were validated (or by other writers) may be infinite:
+    every report format shows them as missing, report.json is strict JSON."""
+    from persian_tui.models import Prediction
+
+    r = bank.create_run("llm", "old", {}, total=10, status="done", predictions=[
+        Prediction(f"q-{i:03d}", (i % 4) + 1, "ok", tokens_in=5, tokens_out=1,
+                   latency=float("inf") if i == 0 else 0.5, cost=float("inf") if i == 1 else 0.01)
+        for i in range(10)])
+    with bank.tx():  # as an older version or another writer may have left them
+        bank.conn.execute("UPDATE predictions SET cost = 1e309, tokens_in = 'many', latency = 1e309 "
+                          "WHERE run_id = ? AND question_id = (SELECT id FROM questions WHERE uid = 'q-002')",
+                          (r.id,))
+    assert [p.cost for p in bank.predictions(r.id)][:3] == [0.01, None, None]
+    for fmt in ("json", "md", "csv", "table"):
+        out_dir = tmp_path / fmt
+        assert main(["--db", str(bank.path), "report", "--runs", str(r.id), "--format", fmt,
+                     "--output", str(out_dir)]) == 0, fmt
+        text = capsys.readouterr().out + "".join(
+            p.read_text() for p in out_dir.glob("*") if p.suffix in (".json", ".md", ".csv"))
+        assert "inf" not in text.lower().replace("information", "") and "nan" not in text.lower(), fmt
+    data = json.loads((tmp_path / "json" / "report.json").read_text(),
+                      parse_constant=lambda c: pytest.fail(f"non-JSON constant {c}"))
+    (row,) = data["leaderboard"]
+    assert row["accuracy"] == 1.0 and row["cost"] == 0.08 and row["latency_mean"] == 0.5  # the known ones
+    assert row["tokens_in"] == 45

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from dataclasses import asdict
 from pathlib import Path
 
@@ -39,11 +40,13 @@ HOW_TO_READ = [
 
 
 def _g(x: float | None) -> float | None:
-    """A float rounded to 6 significant digits (stable text in every output)."""
-    return None if x is None else float(f"{x:.6g}")
+    """A float rounded to 6 significant digits (stable text in every output); a non-finite
+    one is missing (None, shown "—"), never NaN or Infinity in a report."""
+    return None if x is None or not math.isfinite(x) else float(f"{x:.6g}")
 
 
 def _pct(x: float | None, digits: int = 1) -> str:
+    x = _g(x)
     return "—" if x is None else f"{100 * x:.{digits}f} %"
 
 
@@ -398,7 +401,7 @@ def render_files(report: Report, fmt: str) -> dict[str, bytes]:
     """file name -> bytes for one format: md (report.md + the PNG charts it embeds), csv (one
     CSV per table), json (report.json)."""
     if fmt == "json":
-        text = json.dumps(report_dict(report), ensure_ascii=False, indent=2) + "\n"
+        text = json.dumps(report_dict(report), ensure_ascii=False, indent=2, allow_nan=False) + "\n"
         return {"report.json": text.encode("utf-8")}
     if fmt == "csv":
         return {name: text.encode("utf-8") for name, text in render_csvs(report).items()}

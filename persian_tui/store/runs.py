@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import socket
 import sqlite3
@@ -51,6 +52,18 @@ class LeaseHeld(Exception):
 
 def _json(value) -> str | None:
     return None if value is None else json.dumps(value, ensure_ascii=False)
+
+
+def _finite(value):
+    """A stored figure (latency, cost) that is a finite number, else None: an infinite one
+    from older data or another writer is missing, never Infinity in a report."""
+    return value if isinstance(value, (int, float)) and math.isfinite(value) else None
+
+
+def _tokens(value):
+    """A stored token count that is a sane non-negative integer, else None ("many" or 1e20
+    from older data must not break a report)."""
+    return value if isinstance(value, int) and 0 <= value <= 10**9 else None
 
 
 def _loads(value: str | None):
@@ -186,7 +199,7 @@ class RunsRepo:
                 "created_at = excluded.created_at",
                 [(run_id, ids[p.uid], p.predicted, _json(p.scores), p.raw_output, p.reasoning,
                   p.parse_status, _json(p.permutation), p.prompt_hash, _json(p.exemplars), p.tokens_in,
-                  p.tokens_out, p.latency, p.cost, p.error, p.created_at or now()) for p in predictions])
+                  p.tokens_out, _finite(p.latency), _finite(p.cost), p.error, p.created_at or now()) for p in predictions])
 
     def predictions(self, run_id: int, *, uid: str | None = None) -> list[Prediction]:
         where, params = "WHERE p.run_id = ?", [run_id]
@@ -200,7 +213,8 @@ class RunsRepo:
             (uid_, predicted, status, scores, raw, reasoning, perm, phash, exemplars, tin, tout, lat,
              cost, error, created) = r
             out.append(Prediction(uid_, predicted, status, _loads(scores), raw, reasoning, _loads(perm),
-                                  phash, _loads(exemplars), tin, tout, lat, cost, error, created))
+                                  phash, _loads(exemplars), _tokens(tin), _tokens(tout), _finite(lat), _finite(cost),
+                                  error, created))
         return out
 
     def set_reasoning(self, updates: list[tuple[int, str, str]]) -> list[tuple[int, str]]:
