@@ -137,6 +137,12 @@ HOSTILE = [
     ({"choices": [None]}, "message should be an object"),
     ("[1, 2", "malformed reply"),
     ("", "malformed reply"),
+    ("[]", "choices should be a non-empty list"),
+    ("null", "choices should be a non-empty list"),
+    ('"Answer: 1"', "choices should be a non-empty list"),
+    ({"choices": {"0": {"message": {"content": "Answer: 1"}}}}, "choices should be a non-empty list"),
+    ({"choices": [{"message": {"content": {"text": "Answer: 1"}}}]}, "content should be text"),
+    ({"choices": [{"message": {"content": True}}]}, "content should be text"),
 ]
 
 
@@ -146,6 +152,21 @@ def test_replies_of_the_wrong_shape_are_errors_not_crashes(bank, body, reason):
     rows = bank.predictions(r.id)
     assert len(rows) == 2 and all(x.parse_status == "api_error" and reason in x.error for x in rows)
     assert p.status == "failed"
+
+
+@pytest.mark.parametrize("extra, warning", [
+    ({"finish_reason": 5}, "finish_reason 5 ignored"),
+    ({"finish_reason": "length"}, "cut short"),
+    ({"message": {"content": "Answer: 1", "reasoning": {"steps": [1]}}}, None),
+    ({"message": {"content": "Answer: 1", "reasoning_content": 7}}, None),
+])
+def test_odd_fields_around_a_good_answer_keep_the_answer(bank, extra, warning):
+    choice = {"index": 0, "message": {"content": "Answer: 1"}, "finish_reason": "stop", **extra}
+    r, p, _ = run(bank, lambda b, n: Reply(body={"choices": [choice]}), limit=2)
+    rows = bank.predictions(r.id)
+    assert p.status == "done" and all(x.parse_status == "ok" and x.predicted == 1 for x in rows)
+    assert all(x.reasoning is None for x in rows)
+    assert all((warning in (x.error or "")) if warning else x.error is None for x in rows)
 
 
 @pytest.mark.parametrize("usage, field", [
@@ -245,7 +266,8 @@ def test_two_resumers_one_works_the_other_names_the_holder(bank, tmp_path):
         assert len(server.requests) == 10  # every question asked once, not twice
 
 
-def test_sigterm_cancels_and_resume_finishes(bank):
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_and_sighup_cancel_and_resume_finishes(bank, sig):
     with LLMServer(lambda b, n: Reply(body=chat("Answer: 1").body, delay=0.2)) as server:
         r = create_llm_run(bank, LLMRunSpec(base_url=server.url, model="m", concurrency=1, max_retries=0))
         proc = subprocess.Popen([sys.executable, "-m", "persian_tui.cli", "--db", str(bank.path), "run", "llm",
@@ -255,7 +277,7 @@ def test_sigterm_cancels_and_resume_finishes(bank):
             if len(bank.predictions(r.id)) >= 2:
                 break
             time.sleep(0.05)
-        proc.send_signal(signal.SIGTERM)
+        proc.send_signal(sig)
         out, err = proc.communicate(timeout=60)
         assert proc.returncode == 1 and "cancelled" in out
         assert bank.get_run(r.id).status == "cancelled"

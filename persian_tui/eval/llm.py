@@ -152,10 +152,15 @@ def completion_of(reply, latency: float) -> Completion:
     text = getattr(message, "content", None)
     if text is not None and not isinstance(text, str):
         raise ValueError(f"message content should be text, got {_kind(text)}")
+    warnings: list[str] = []
+    finish = getattr(choices[0], "finish_reason", None)
+    if finish is not None and not isinstance(finish, str):
+        warnings.append(f"finish_reason {_kind(finish)} ignored")
+    elif finish == "length":
+        warnings.append("reply cut short at the token limit (finish_reason length)")
     extra = getattr(message, "model_extra", None) or {}
     reasoning = extra.get("reasoning") or extra.get("reasoning_content")
     usage = getattr(reply, "usage", None)
-    warnings: list[str] = []
     tokens_in = _count(getattr(usage, "prompt_tokens", None), "prompt_tokens", warnings)
     tokens_out = _count(getattr(usage, "completion_tokens", None), "completion_tokens", warnings)
     cost = (getattr(usage, "model_extra", None) or {}).get("cost") if usage is not None else None
