@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ..models import STATUSES
@@ -52,6 +51,6 @@ def export_jsonl(store: Store, path: str | Path, *, status: str = "all",
             "adjudicator": names.get(a.adjudicator, a.adjudicator) if anonymize else a.adjudicator,
             "decision": a.decision, "key": a.key, "reason": a.reason, "created_at": a.created_at}
         record["revision"] = revisions.get(q.uid, 0)
-        return json.dumps(record, ensure_ascii=False)
+        return jsonl.line(record)
 
     return jsonl.write_atomic(path, (line(q) for q in questions))

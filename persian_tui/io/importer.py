@@ -42,6 +42,7 @@ class ImportPlan:
     sha256: str
     decisions: list[Decision] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    allow_duplicates: bool = False
 
     @property
     def counts(self) -> dict[str, int]:
@@ -70,7 +71,7 @@ def detect_format(path: Path, data: object) -> str:
 def read_jsonl(path: Path) -> list[Record]:
     import json
 
-    lines = read_text(path).splitlines()
+    lines = read_text(path).split("\n")  # only \n ends a record: U+2028 and friends are text
 
     records = []
     for n, line in enumerate(lines, 1):
@@ -152,7 +153,7 @@ def plan_import(store: Store, path: str | Path, *, fmt: str | None = None,
     answers = Path(answers) if answers else None
     fmt, source, records = read_file(path, fmt, answers, source, swapped)
     sha = hashlib.sha256(path.read_bytes()).hexdigest()
-    plan = ImportPlan(path, fmt, source, sha)
+    plan = ImportPlan(path, fmt, source, sha, allow_duplicates=allow_duplicates)
     _ambiguous_keys(records, plan)
 
     stored_uids = store.uids()
@@ -246,4 +247,10 @@ def apply_import(store: Store, plan: ImportPlan, *, skip_invalid: bool = False) 
     new = [d.record.question for d in plan.of("new")]
     log = {"path": str(plan.path), "sha256": plan.sha256, "format": plan.format,
            "source_name": plan.source_name, **plan.counts}
-    return store.add_questions(new, import_log=log)
+    # re-checked under the write lock: another import may have stored them since the plan
+    raced = dict(store.add_new_questions(new, import_log=log, same_question=not plan.allow_duplicates))
+    for d in plan.decisions:
+        if d.outcome == "new" and d.record.question.uid in raced:
+            d.outcome = raced[d.record.question.uid]
+            d.reason = "stored meanwhile by another import"
+    return len(new) - len(raced)

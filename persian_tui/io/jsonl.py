@@ -55,8 +55,17 @@ def to_record(q: Question, links: dict[int, OptionLink] | None = None) -> dict:
     }
 
 
+# characters other tools take for line ends: escaped in every JSONL line we write (valid JSON either way)
+_LINE_ENDS = {ord(c): f"\\u{ord(c):04x}" for c in "\u2028\u2029\x85\x0b\x0c\x1c\x1d\x1e"}
+
+
+def line(record: dict) -> str:
+    """One JSONL line: UTF-8 text, but no character that some reader would split the line at."""
+    return json.dumps(record, ensure_ascii=False).translate(_LINE_ENDS)
+
+
 def dumps(q: Question, links: dict[int, OptionLink] | None = None) -> str:
-    return json.dumps(to_record(q, links), ensure_ascii=False)
+    return line(to_record(q, links))
 
 
 def _text(d: dict, name: str, *, required: bool = False) -> str | None:

@@ -33,7 +33,7 @@ def _rows(path: Path) -> list[tuple[int, dict]]:
     text = read_text(path)
     if path.suffix.lower() in (".jsonl", ".json"):
         rows = []
-        for n, line in enumerate(text.splitlines(), 1):
+        for n, line in enumerate(text.split("\n"), 1):  # U+2028 and friends are text, not line ends
             if not line.strip():
                 continue
             try:

@@ -50,15 +50,27 @@ class LabelsRepo:
         return cur.lastrowid
 
     def add_labels(self, labels: list[Label]) -> int:
-        """Append many labels in one transaction (import-labels): all or nothing."""
+        """Append many labels in one transaction (import-labels). A label already recorded for
+        that annotator and question (same answer, skip, confidence and note, at any time) is not
+        added again: two imports of one file race to the same rows, and re-importing an older
+        file never supersedes labels made since. Returns how many were added."""
+        stamp = now()
         with self.tx():
             uids = dict(self.conn.execute("SELECT uid, id FROM questions"))
+            known = set(self.conn.execute(
+                "SELECT question_id, annotator, answer, skipped, confidence, note FROM annotations "
+                "WHERE retracts IS NULL"))
+            rows = []
+            for l in labels:
+                sig = (uids[l.uid], l.annotator, l.answer, int(l.skipped), l.confidence, l.note)
+                if sig in known:
+                    continue
+                known.add(sig)
+                rows.append((*sig[:5], l.flag, l.note, l.seconds, l.created_at or stamp))
             self.conn.executemany(
                 "INSERT INTO annotations (question_id, annotator, answer, skipped, confidence, flag, "
-                "note, seconds, created_at) VALUES (?,?,?,?,?,?,?,?,?)",
-                [(uids[l.uid], l.annotator, l.answer, int(l.skipped), l.confidence, l.flag, l.note,
-                  l.seconds, l.created_at or now()) for l in labels])
-        return len(labels)
+                "note, seconds, created_at) VALUES (?,?,?,?,?,?,?,?,?)", rows)
+        return len(rows)
 
     def undo_label(self, annotator: str) -> str | None:
         """Retract the annotator's latest act that is still in force; returns its question's

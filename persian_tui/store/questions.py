@@ -26,47 +26,94 @@ def _question(row: tuple, options: list[Option]) -> Question:
     )
 
 
+def _rows_of(q: Question) -> tuple[tuple, list[tuple]]:
+    """The question's row and option rows, normalized copies included (done outside the lock)."""
+    stamp = now()
+    q.created_at = q.created_at or stamp
+    q.updated_at = q.updated_at or q.created_at
+    question = (q.uid, q.stem, q.key, q.status, q.explanation, q.category, q.poet, q.source_name,
+                q.source_id, json.dumps(q.tags, ensure_ascii=False), q.author, q.created_at,
+                q.updated_at, fingerprint(q), search_text(q))
+    options = [(o.position, o.mesra1, o.mesra2, o.poet, couplet_key(o.mesra1, o.mesra2)) for o in q.options]
+    return question, options
+
+
 class QuestionsRepo:
     conn: sqlite3.Connection
 
     # ------------------------------------------------------------ writes
 
     def _insert_question(self, q: Question) -> None:
-        stamp = now()
-        q.created_at = q.created_at or stamp
-        q.updated_at = q.updated_at or q.created_at
-        cur = self.conn.execute(
-            f"INSERT INTO questions ({_QUESTION_COLUMNS}, fingerprint, search_text) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (q.uid, q.stem, q.key, q.status, q.explanation, q.category, q.poet, q.source_name,
-             q.source_id, json.dumps(q.tags, ensure_ascii=False), q.author, q.created_at,
-             q.updated_at, fingerprint(q), search_text(q)),
-        )
-        self.conn.executemany(
-            "INSERT INTO options (question_id, position, mesra1, mesra2, poet, match_key) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            [(cur.lastrowid, o.position, o.mesra1, o.mesra2, o.poet,
-              couplet_key(o.mesra1, o.mesra2)) for o in q.options],
-        )
+        self._insert_rows([_rows_of(q)])
+
+    def _insert_rows(self, rows: list[tuple]) -> None:
+        """Insert prepared rows (see _rows_of): no normalization inside the transaction."""
+        for question, options in rows:
+            cur = self.conn.execute(
+                f"INSERT INTO questions ({_QUESTION_COLUMNS}, fingerprint, search_text) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", question)
+            self.conn.executemany(
+                "INSERT INTO options (question_id, position, mesra1, mesra2, poet, match_key) "
+                "VALUES (?, ?, ?, ?, ?, ?)", [(cur.lastrowid, *o) for o in options])
 
     def add_questions(self, questions: Iterable[Question], *, import_log: dict | None = None) -> int:
         """Insert questions (and the import's log row) in one transaction: all or nothing."""
-        count, uids = 0, []
+        questions = list(questions)
+        rows = [_rows_of(q) for q in questions]  # normalized before the lock is taken
         with self.tx():
-            for q in questions:
-                self._insert_question(q)
-                uids.append(q.uid)
-                count += 1
+            self._insert_rows(rows)
             if import_log is not None:
-                self.conn.execute(
-                    "INSERT INTO imports (path, sha256, format, source_name, new, unchanged, "
-                    "duplicate, conflict, rejected, created_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                    (import_log["path"], import_log["sha256"], import_log["format"],
-                     import_log.get("source_name"), import_log["new"], import_log["unchanged"],
-                     import_log["duplicate"], import_log["conflict"], import_log["rejected"], now()),
-                )
-        self.link_questions(uids)  # corpus provenance (nothing when no corpus is loaded)
-        return count
+                self._log_import(import_log)
+        self.link_questions([q.uid for q in questions])  # corpus provenance (nothing without a corpus)
+        return len(questions)
+
+    def add_new_questions(self, questions: Iterable[Question], *, import_log: dict | None = None,
+                          same_question: bool = True) -> list[tuple[str, str]]:
+        """Insert the questions that are still new when the write lock is held: another process
+        may have stored the same uid or the same question (fingerprint) since the import was
+        planned (with ``same_question``: a stored question of the same fingerprint counts as
+        stored). Returns the ones skipped, as (uid, "unchanged" | "duplicate"); the import log
+        counts what was really written. One short transaction."""
+        questions = list(questions)
+        rows = [_rows_of(q) for q in questions]
+        prints = [r[0][-2] for r in rows]
+        skipped: list[tuple[str, str]] = []
+        with self.tx():
+            uids = self._existing("uid", [q.uid for q in questions])
+            stored_prints = self._existing("fingerprint", prints) if same_question else set()
+            keep = []
+            for q, row, fp in zip(questions, rows, prints):
+                if q.uid in uids:
+                    skipped.append((q.uid, "unchanged"))
+                elif fp in stored_prints:
+                    skipped.append((q.uid, "duplicate"))
+                else:
+                    keep.append(row)  # copies inside one batch were the planner's call
+            self._insert_rows(keep)
+            if import_log is not None:
+                counts = dict(import_log)
+                counts["new"] = len(keep)
+                counts["unchanged"] += sum(r == "unchanged" for _, r in skipped)
+                counts["duplicate"] += sum(r == "duplicate" for _, r in skipped)
+                self._log_import(counts)
+        gone = {u for u, _ in skipped}
+        self.link_questions([q.uid for q in questions if q.uid not in gone])
+        return skipped
+
+    def _existing(self, column: str, values: list[str]) -> set[str]:
+        found: set[str] = set()
+        for i in range(0, len(values), 500):
+            chunk = values[i:i + 500]
+            found |= {r[0] for r in self.conn.execute(
+                f"SELECT {column} FROM questions WHERE {column} IN ({','.join('?' * len(chunk))})", chunk)}
+        return found
+
+    def _log_import(self, log: dict) -> None:
+        self.conn.execute(
+            "INSERT INTO imports (path, sha256, format, source_name, new, unchanged, "
+            "duplicate, conflict, rejected, created_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            (log["path"], log["sha256"], log["format"], log.get("source_name"), log["new"],
+             log["unchanged"], log["duplicate"], log["conflict"], log["rejected"], now()))
 
     # ------------------------------------------------------------ reads
 

@@ -1,0 +1,134 @@
+"""Imports under concurrency and with every Unicode line separator: several processes importing
+the same file end with exactly the rows one import makes, and all of them exit 0."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import make_question
+from persian_tui.cli import main
+from persian_tui.io.export import export_jsonl
+from persian_tui.store import Store
+
+ROOT = str(Path(__file__).resolve().parents[1])
+
+
+WORDS = ("دل", "عشق", "می", "ساقی", "باده", "یار", "گل", "بلبل", "شب", "ماه", "جان", "راه", "دریا",
+         "کوه", "باد", "خاک", "آتش", "آب", "چشم", "زلف", "غم", "شادی", "مهر", "صبر", "خرد", "جام")
+
+
+def couplets(i):
+    """Four couplets of question i, unlike those of any other question (no near-duplicates)."""
+    import random
+
+    rng = random.Random(i)
+    return [(" ".join(rng.sample(WORDS, 6)), " ".join(rng.sample(WORDS, 6))) for _ in range(4)]
+
+
+def benchmark_file(path: Path, n: int = 60) -> Path:
+    """The seed benchmark's format: a list of {id, question, options, answer}."""
+    items = [{"id": i,
+              "options": [f"{a} - {b}" for a, b in couplets(i)], "correct_answer_index": i % 4}
+             for i in range(n)]
+    path.write_text(json.dumps(items, ensure_ascii=False), "utf-8")
+    return path
+
+
+def together(db: Path, argvs: list[list[str]]) -> list[subprocess.CompletedProcess]:
+    env = {**os.environ, "PYTHONPATH": ROOT}
+    procs = [subprocess.Popen([sys.executable, "-m", "persian_tui.cli", "--db", str(db), *argv], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for argv in argvs]
+    out = []
+    for p in procs:
+        stdout, stderr = p.communicate(timeout=300)
+        out.append(subprocess.CompletedProcess(p.args, p.returncode, stdout, stderr))
+    return out
+
+
+def test_four_processes_import_one_file_under_different_sources(tmp_path):
+    src = benchmark_file(tmp_path / "bench.json")
+    db = tmp_path / "race.db"
+    Store(db).close()
+    done = together(db, [["import", str(src), "--format", "benchmark", "--source", f"s{i}"] for i in range(4)])
+    assert [d.returncode for d in done] == [0, 0, 0, 0], [d.stderr for d in done]
+    assert all("Traceback" not in d.stderr for d in done)
+    with Store(db) as store:
+        assert store.counts().total == 60  # not 240: the same questions under four names
+        imports = list(store.iter_imports())
+        assert sum(i["new"] for i in imports) == 60  # the log tells the truth
+
+
+def test_three_processes_import_one_jsonl_without_crashing(tmp_path):
+    with Store(tmp_path / "a.db") as store:
+        store.add_questions([make_question(f"q-{i}", couplets(i)) for i in range(40)])
+        export_jsonl(store, tmp_path / "bank.jsonl")
+    db = tmp_path / "b.db"
+    Store(db).close()
+    done = together(db, [["import", str(tmp_path / "bank.jsonl")] for _ in range(3)])
+    assert [d.returncode for d in done] == [0, 0, 0], [d.stderr for d in done]
+    with Store(db) as store:
+        assert store.counts().total == 40
+
+
+def test_two_processes_import_one_label_file(tmp_path):
+    db = tmp_path / "l.db"
+    with Store(db) as store:
+        store.add_questions([make_question(f"q-{i}", couplets(i)) for i in range(30)])
+    labels = tmp_path / "labels.csv"
+    labels.write_text("annotator,uid,answer\n" + "".join(f"{a},q-{i},{(i % 4) + 1}\n"
+                                                         for a in ("ali", "sara") for i in range(30)), "utf-8")
+    done = together(db, [["import-labels", str(labels)] for _ in range(2)])
+    assert [d.returncode for d in done] == [0, 0]
+    with Store(db) as store:
+        assert store.conn.execute("SELECT COUNT(*) FROM annotations").fetchone()[0] == 60
+
+
+def test_reimporting_an_older_label_file_never_reverts_later_labels(tmp_path, capsys):
+    db = tmp_path / "l.db"
+    with Store(db) as store:
+        store.add_questions([make_question("q-1", couplets(1))])
+    old = tmp_path / "old.csv"
+    old.write_text("annotator,uid,answer\nali,q-1,2\n", "utf-8")
+    assert main(["--db", str(db), "import-labels", str(old)]) == 0
+    with Store(db) as store:
+        store.add_label("q-1", "ali", 3)  # ali changed their mind in the TUI
+    assert main(["--db", str(db), "import-labels", str(old)]) == 0
+    with Store(db) as store:
+        (label,) = store.labels("q-1")
+        assert label.answer == 3
+
+
+SEPARATORS = "\u2028\u2029\u0085\x0b\x0c\x1c\x1d\x1e\r"
+
+
+def test_every_unicode_line_separator_round_trips(tmp_path, capsys):
+    tricky = [(f"مصراع{c}اول {i}", f"دوم {i}") for i, c in enumerate(SEPARATORS[:4])]
+    q = make_question("q-sep", tricky, stem="".join(f"پرسش{c}" for c in SEPARATORS) + "پایان")
+    with Store(tmp_path / "a.db") as store:
+        store.add_questions([q])
+        export_jsonl(store, tmp_path / "out.jsonl")
+        original = store.get_question("q-sep")
+    raw = (tmp_path / "out.jsonl").read_bytes()
+    assert raw.count(b"\n") == 1  # one record, one line
+    for c in "\u2028\u2029\u0085":
+        assert c.encode() not in raw  # escaped: no reader splits the line there
+    assert main(["--db", str(tmp_path / "b.db"), "import", str(tmp_path / "out.jsonl")]) == 0
+    with Store(tmp_path / "b.db") as store:
+        back = store.get_question("q-sep")
+    assert back.stem == original.stem and back.options == original.options
+
+
+def test_jsonl_labels_split_on_newline_only(tmp_path):
+    db = tmp_path / "l.db"
+    with Store(db) as store:
+        store.add_questions([make_question("q-1", couplets(1))])
+    path = tmp_path / "labels.jsonl"
+    path.write_text(json.dumps({"annotator": "ali", "uid": "q-1", "answer": 2, "note": "یک\u2028دو"},
+                               ensure_ascii=False) + "\n", "utf-8")
+    assert main(["--db", str(db), "import-labels", str(path)]) == 0
+    with Store(db) as store:
+        assert store.labels("q-1")[0].note == "یک\u2028دو"
