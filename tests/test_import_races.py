@@ -132,3 +132,23 @@ def test_jsonl_labels_split_on_newline_only(tmp_path):
     assert main(["--db", str(db), "import-labels", str(path)]) == 0
     with Store(db) as store:
         assert store.labels("q-1")[0].note == "یک\u2028دو"
+
+
+def test_three_processes_import_one_predictions_file(tmp_path):
+    import csv
+
+    db = tmp_path / "p.db"
+    with Store(db) as store:
+        store.add_questions([make_question(f"q-{i}", couplets(i), key=2, source_name="book", source_id=str(i))
+                             for i in range(20)])
+    path = tmp_path / "answers.csv"
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["model_name", "question_id", "model_answer", "correct_answer", "is_correct",
+                    "completion_tokens"])
+        w.writerows([[f"m/{m}", i, 2, 2, "True", 1] for m in range(5) for i in range(20)])
+    done = together(db, [["import-predictions", str(path), "--source", "book"] for _ in range(3)])
+    assert [d.returncode for d in done] == [0, 0, 0], [d.stderr for d in done]
+    with Store(db) as store:
+        assert len(store.runs()) == 5  # one run per model, not 15
+        assert store.conn.execute("SELECT COUNT(*) FROM predictions").fetchone()[0] == 100

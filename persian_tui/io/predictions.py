@@ -94,9 +94,13 @@ def import_predictions(store: Store, path: str | Path, *, source: str | None = N
         if (model, sha) in existing:
             result.runs_unchanged.append(model)
             continue
-        result.runs_new[model] = len(preds)
         if dry_run:
+            result.runs_new[model] = len(preds)
             continue
-        store.create_run("imported", model, {"file": path.name, "sha256": sha, "source": source},
-                         total=len(preds), status="done", predictions=preds)
+        run = store.create_run("imported", model, {"file": path.name, "sha256": sha, "source": source},
+                               total=len(preds), status="done", predictions=preds, once_per_file=True)
+        if run is None:  # another import of the same file got there first
+            result.runs_unchanged.append(model)
+        else:
+            result.runs_new[model] = len(preds)
     return result

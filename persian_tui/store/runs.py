@@ -76,9 +76,15 @@ class RunsRepo:
     def create_run(self, kind: str, model: str, params: dict, *, total: int = 0,
                    prompt_template: str | None = None, prompt_hash: str | None = None,
                    status: str = "running", note: str | None = None,
-                   predictions: list[Prediction] = ()) -> Run:
-        """A new run, with its predictions when they are known already (imports): one transaction."""
+                   predictions: list[Prediction] = (), once_per_file: bool = False) -> Run | None:
+        """A new run, with its predictions when they are known already (imports): one transaction.
+        ``once_per_file``: None when a run of this kind and model from the same file (params
+        sha256) exists, checked under the write lock (two imports of one file race to one run)."""
         with self.tx():
+            if once_per_file and self.conn.execute(
+                    "SELECT 1 FROM runs WHERE kind = ? AND model = ? AND json_extract(params, '$.sha256') = ?",
+                    (kind, model, params.get("sha256"))).fetchone():
+                return None
             cur = self.conn.execute(
                 "INSERT INTO runs (kind, model, params, status, total, prompt_template, prompt_hash, "
                 "note, created_at) VALUES (?,?,?,?,?,?,?,?,?)",
