@@ -152,3 +152,25 @@ def test_three_processes_import_one_predictions_file(tmp_path):
     with Store(db) as store:
         assert len(store.runs()) == 5  # one run per model, not 15
         assert store.conn.execute("SELECT COUNT(*) FROM predictions").fetchone()[0] == 100
+
+
+def test_batched_writes_are_all_or_nothing(store, monkeypatch):
+    qs = [make_question(f"q-{i}", couplets(i)) for i in range(7)]
+    calls = {"n": 0}
+    real = type(store)._insert_rows
+
+    def failing(self, rows):
+        calls["n"] += 1
+        if calls["n"] == 3:  # the third batch fails after two were committed
+            raise RuntimeError("disk full")
+        return real(self, rows)
+
+    monkeypatch.setattr(type(store), "_insert_rows", failing)
+    try:
+        store.add_new_questions(qs, batch=2)
+    except RuntimeError:
+        pass
+    assert store.counts().total == 0  # the committed batches were taken back
+    monkeypatch.setattr(type(store), "_insert_rows", real)
+    assert store.add_new_questions(qs, batch=2) == [] and store.counts().total == 7
+    assert [u for u, why in store.add_new_questions(qs, batch=3)] == [q.uid for q in qs]  # unchanged

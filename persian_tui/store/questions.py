@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 import sqlite3
 from typing import Iterable, Iterator
 
@@ -26,6 +27,9 @@ def _question(row: tuple, options: list[Option]) -> Question:
     )
 
 
+BATCH_PAUSE = 0.1  # seconds between two write batches of a large import (SQLite's busy wait polls)
+
+
 def _rows_of(q: Question) -> tuple[tuple, list[tuple]]:
     """The question's row and option rows, normalized copies included (done outside the lock)."""
     stamp = now()
@@ -47,14 +51,22 @@ class QuestionsRepo:
         self._insert_rows([_rows_of(q)])
 
     def _insert_rows(self, rows: list[tuple]) -> None:
-        """Insert prepared rows (see _rows_of): no normalization inside the transaction."""
-        for question, options in rows:
-            cur = self.conn.execute(
-                f"INSERT INTO questions ({_QUESTION_COLUMNS}, fingerprint, search_text) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", question)
-            self.conn.executemany(
-                "INSERT INTO options (question_id, position, mesra1, mesra2, poet, match_key) "
-                "VALUES (?, ?, ?, ?, ?, ?)", [(cur.lastrowid, *o) for o in options])
+        """Insert prepared rows (see _rows_of): no normalization inside the transaction, and
+        bulk statements (executemany) so a large import holds the write lock briefly."""
+        if not rows:
+            return
+        self.conn.executemany(
+            f"INSERT INTO questions ({_QUESTION_COLUMNS}, fingerprint, search_text) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [question for question, _ in rows])
+        ids: dict[str, int] = {}
+        uids = [question[0] for question, _ in rows]
+        for i in range(0, len(uids), 500):
+            chunk = uids[i:i + 500]
+            ids.update(self.conn.execute(
+                f"SELECT uid, id FROM questions WHERE uid IN ({','.join('?' * len(chunk))})", chunk))
+        self.conn.executemany(
+            "INSERT INTO options (question_id, position, mesra1, mesra2, poet, match_key) "
+            "VALUES (?, ?, ?, ?, ?, ?)", [(ids[question[0]], *o) for question, options in rows for o in options])
 
     def add_questions(self, questions: Iterable[Question], *, import_log: dict | None = None) -> int:
         """Insert questions (and the import's log row) in one transaction: all or nothing."""
@@ -68,36 +80,58 @@ class QuestionsRepo:
         return len(questions)
 
     def add_new_questions(self, questions: Iterable[Question], *, import_log: dict | None = None,
-                          same_question: bool = True) -> list[tuple[str, str]]:
+                          same_question: bool = True, batch: int = 5000) -> list[tuple[str, str]]:
         """Insert the questions that are still new when the write lock is held: another process
         may have stored the same uid or the same question (fingerprint) since the import was
         planned (with ``same_question``: a stored question of the same fingerprint counts as
         stored). Returns the ones skipped, as (uid, "unchanged" | "duplicate"); the import log
-        counts what was really written. One short transaction."""
+        counts what was really written.
+
+        Rows are normalized before any lock, and written `batch` questions per transaction
+        (about half a second each), so other writers never wait long. A failure in a later
+        batch deletes what the earlier ones wrote: the import is all or nothing, except for a
+        process killed mid-way, which leaves whole questions that re-running the import
+        completes (uids are deterministic: those count as unchanged)."""
         questions = list(questions)
         rows = [_rows_of(q) for q in questions]
-        prints = [r[0][-2] for r in rows]
         skipped: list[tuple[str, str]] = []
-        with self.tx():
-            uids = self._existing("uid", [q.uid for q in questions])
-            stored_prints = self._existing("fingerprint", prints) if same_question else set()
-            keep = []
-            for q, row, fp in zip(questions, rows, prints):
-                if q.uid in uids:
-                    skipped.append((q.uid, "unchanged"))
-                elif fp in stored_prints:
-                    skipped.append((q.uid, "duplicate"))
-                else:
-                    keep.append(row)  # copies inside one batch were the planner's call
-            self._insert_rows(keep)
-            if import_log is not None:
-                counts = dict(import_log)
-                counts["new"] = len(keep)
-                counts["unchanged"] += sum(r == "unchanged" for _, r in skipped)
-                counts["duplicate"] += sum(r == "duplicate" for _, r in skipped)
-                self._log_import(counts)
-        gone = {u for u, _ in skipped}
-        self.link_questions([q.uid for q in questions if q.uid not in gone])
+        written: list[str] = []
+        try:
+            for start in range(0, max(len(rows), 1), batch):
+                if start:
+                    time.sleep(BATCH_PAUSE)  # a writer waiting for the lock gets it between batches
+                part = rows[start:start + batch]
+                last = start + batch >= len(rows)
+                with self.tx():
+                    uids = self._existing("uid", [r[0][0] for r in part])
+                    prints = self._existing("fingerprint", [r[0][-2] for r in part]) if same_question else set()
+                    keep = []
+                    for row in part:
+                        uid, fp = row[0][0], row[0][-2]
+                        if uid in uids:
+                            skipped.append((uid, "unchanged"))
+                        elif fp in prints:
+                            skipped.append((uid, "duplicate"))
+                        else:
+                            keep.append(row)  # copies inside one import were the planner's call
+                    self._insert_rows(keep)
+                    written += [r[0][0] for r in keep]
+                    if last and import_log is not None:
+                        counts = dict(import_log)
+                        counts["new"] = len(written)
+                        counts["unchanged"] += sum(r == "unchanged" for _, r in skipped)
+                        counts["duplicate"] += sum(r == "duplicate" for _, r in skipped)
+                        self._log_import(counts)
+        except BaseException:
+            for start in range(0, len(written), batch):  # undo the batches already committed
+                chunk = written[start:start + batch]
+                with self.tx():
+                    for i in range(0, len(chunk), 500):
+                        part = chunk[i:i + 500]
+                        self.conn.execute(f"DELETE FROM questions WHERE uid IN ({','.join('?' * len(part))})",
+                                          part)
+            raise
+        self.link_questions(written)
         return skipped
 
     def _existing(self, column: str, values: list[str]) -> set[str]:
