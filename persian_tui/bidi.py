@@ -110,21 +110,23 @@ def wrap(text: str, width: int) -> list[str]:
     return lines
 
 
-def visual(line: str, *, shape: bool = False) -> str:
+def visual(line: str, *, shape: bool = False, rtl: bool = False) -> str:
     """Put one logical line into display (left-to-right) order.
 
     RTL base direction; Latin words and digit runs stay left-to-right,
     brackets in RTL runs are mirrored, combining marks follow their base
     letter and ZWNJ is kept.  ``shape`` turns letters into Arabic
     presentation forms for terminals that do not shape.  Lines without RTL
-    characters are returned unchanged.
+    characters are returned unchanged, unless ``rtl``: the line belongs to a
+    right-to-left paragraph (a wrapped line such as "GPT-4o, 2024)." is laid out
+    right-to-left with the rest of its paragraph).
     """
-    return _visual(clean(line), shape)
+    return _visual(clean(line), shape, rtl)
 
 
 @lru_cache(maxsize=8192)
-def _visual(line: str, shape: bool) -> str:
-    if not has_rtl(line):
+def _visual(line: str, shape: bool, rtl: bool = False) -> str:
+    if not rtl and not has_rtl(line):
         return line
     if shape:
         line = _get_reshaper().reshape(line)
@@ -153,7 +155,8 @@ def display_lines(text: str, width: int, mode: str, *, shape: bool = False, alig
     lines = wrap(text, width) or [""]
     if mode != "app":
         return lines
-    lines = [visual(line, shape=shape) for line in lines]
+    rtl = has_rtl(text)  # the paragraph's direction holds for its lines without RTL letters
+    lines = [visual(line, shape=shape, rtl=rtl) for line in lines]
     if align == "right":
         return [" " * (width - cell_len(line)) + line for line in lines]
     if align == "left":

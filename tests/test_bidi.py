@@ -348,3 +348,14 @@ def test_display_line_truncation_keeps_marks_and_brackets():
     assert cell_len(out) <= 12
     assert out.startswith("…")
     assert "ادخ\u064f" in out
+
+
+def test_wrapped_line_without_persian_letters_keeps_the_paragraphs_direction():
+    """The last line of an RTL paragraph may hold only Latin text: it is laid out
+    right-to-left with its paragraph (the full stop ends it on the left)."""
+    from persian_tui import bidi
+
+    text = "این مدل را با مدل‌های دیگر سنجیدیم (OpenAI GPT-4o, 2024)."
+    lines = bidi.display_lines(text, 36, "app")
+    assert lines[-1].strip() == ".(OpenAI GPT-4o, 2024)"
+    assert bidi.display_lines("GPT-4o, 2024).", 36, "app")[0].strip() == "GPT-4o, 2024)."  # an LTR paragraph
