@@ -49,6 +49,27 @@ _MIRROR_RE = re.compile(f"[{re.escape(''.join(MIRRORED))}]")
 _LEVEL_RE = re.compile(r"Level\(\s*(\d+)")
 
 _reshaper = None
+SHAPE_ENV = "PERSIAN_TUI_SHAPE"
+SHAPE_SETTINGS = ("auto", "on", "off")
+_shaping = False  # the app's setting (set_shaping); visual() uses it when not told
+
+
+def set_shaping(on: bool) -> None:
+    """Join letters (Arabic presentation forms) in every line the app lays out."""
+    global _shaping
+    _shaping = bool(on)
+
+
+def resolve_shape(setting: str | None = None, mode: str = "app", env: Mapping[str, str] | None = None) -> bool:
+    """Whether to shape: `on`/`off`, or `auto` (flag > $PERSIAN_TUI_SHAPE > auto): on in `app`
+    mode, where the terminal does not reorder right-to-left text and so is taken not to join
+    Arabic letters either (xterm, kitty, alacritty, Windows Terminal); off where the terminal
+    does bidi itself (VTE/GNOME Terminal, Konsole, mlterm, Apple Terminal), which also joins."""
+    env = os.environ if env is None else env
+    value = (setting or env.get(SHAPE_ENV) or "auto").strip().lower()
+    if value not in SHAPE_SETTINGS:
+        raise ValueError(f"invalid shape setting {value!r}: expected one of {', '.join(SHAPE_SETTINGS)}")
+    return value == "on" or (value == "auto" and mode == "app")
 
 
 def resolve_mode(setting: str | None = None, env: Mapping[str, str] | None = None) -> str:
@@ -110,7 +131,7 @@ def wrap(text: str, width: int) -> list[str]:
     return lines
 
 
-def visual(line: str, *, shape: bool = False, rtl: bool = False) -> str:
+def visual(line: str, *, shape: bool | None = None, rtl: bool = False) -> str:
     """Put one logical line into display (left-to-right) order.
 
     RTL base direction; Latin words and digit runs stay left-to-right,
@@ -121,7 +142,7 @@ def visual(line: str, *, shape: bool = False, rtl: bool = False) -> str:
     right-to-left paragraph (a wrapped line such as "GPT-4o, 2024)." is laid out
     right-to-left with the rest of its paragraph).
     """
-    return _visual(clean(line), shape, rtl)
+    return _visual(clean(line), _shaping if shape is None else shape, rtl)
 
 
 @lru_cache(maxsize=8192)
@@ -140,7 +161,8 @@ def _visual(line: str, shape: bool, rtl: bool = False) -> str:
     return _fix_marks(get_display(line, base_dir="R"))
 
 
-def display_lines(text: str, width: int, mode: str, *, shape: bool = False, align: str = "right") -> list[str]:
+def display_lines(text: str, width: int, mode: str, *, shape: bool | None = None,
+                  align: str = "right") -> list[str]:
     """Wrap ``text`` to ``width`` cells and return the lines to print.
 
     ``mode`` is a resolved mode.  In "app" every line is reordered with
@@ -164,7 +186,7 @@ def display_lines(text: str, width: int, mode: str, *, shape: bool = False, alig
     return lines
 
 
-def display_line(text: str, width: int, mode: str, *, shape: bool = False) -> str:
+def display_line(text: str, width: int, mode: str, *, shape: bool | None = None) -> str:
     """One unpadded display line for a table cell, at most ``width`` cells.
 
     Whitespace (including newlines) is collapsed.  Text that does not fit is

@@ -359,3 +359,31 @@ def test_wrapped_line_without_persian_letters_keeps_the_paragraphs_direction():
     lines = bidi.display_lines(text, 36, "app")
     assert lines[-1].strip() == ".(OpenAI GPT-4o, 2024)"
     assert bidi.display_lines("GPT-4o, 2024).", 36, "app")[0].strip() == "GPT-4o, 2024)."  # an LTR paragraph
+
+
+def test_shaping_setting_and_switch():
+    from persian_tui.bidi import resolve_shape, set_shaping
+
+    assert resolve_shape(None, "app", env={}) is True  # auto: a terminal that does no bidi joins nothing
+    assert resolve_shape(None, "terminal", env={}) is False
+    assert resolve_shape(None, "app", env={"PERSIAN_TUI_SHAPE": "off"}) is False
+    assert resolve_shape("on", "terminal", env={"PERSIAN_TUI_SHAPE": "off"}) is True  # flag first
+    with pytest.raises(ValueError, match="shape"):
+        resolve_shape("sometimes", "app", env={})
+    word = "سلام"
+    plain = bidi.visual(word)
+    try:
+        set_shaping(True)
+        joined = bidi.visual(word)
+        assert joined != plain and all("\ufb50" <= c <= "\ufeff" for c in joined)  # presentation forms
+        assert bidi.visual(word, shape=False) == plain  # an explicit choice wins
+    finally:
+        set_shaping(False)
+    assert bidi.visual(word) == plain
+
+
+def test_app_shape_flag_reaches_the_layout(tmp_path):
+    from persian_tui.cli import parser, tui_options
+
+    args = parser().parse_args(["tui", "--shape", "on"])
+    assert tui_options(args)["shape"] == "on"

@@ -260,13 +260,17 @@ def tui_options(args) -> dict:
     scope = QueueScope(tag=args.queue_tag, category=args.queue_category, source=args.queue_source,
                        status=args.queue_status)
     return dict(db=args.db, bidi=args.bidi, sample=not args.no_sample, annotator=args.annotator,
-                queue_mode=args.queue, queue_scope=scope if scope != QueueScope() else None)
+                queue_mode=args.queue, queue_scope=scope if scope != QueueScope() else None,
+                shape=args.shape)
 
 
 def add_tui_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bidi", choices=BIDI_MODES, default=None,
                    help="right-to-left display: app reorders, terminal leaves it to a bidi "
                         "terminal, auto picks (default: $PERSIAN_TUI_BIDI or auto)")
+    p.add_argument("--shape", choices=("auto", "on", "off"), default=None,
+                   help="join Arabic letters for terminals that do not (auto: on in app bidi mode; "
+                        "default: $PERSIAN_TUI_SHAPE or auto)")
     p.add_argument("--no-sample", action="store_true",
                    help="do not seed a new database with the bundled sample bank")
     p.add_argument("--annotator", metavar="NAME",

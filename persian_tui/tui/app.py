@@ -12,6 +12,7 @@ from textual.app import App
 from textual.binding import Binding
 
 from .. import bidi, config, display
+from ..bidi import resolve_shape
 from ..models import QueueScope
 from ..search import BankSearch
 from ..store import DatabaseError, Store, StoreError
@@ -44,7 +45,7 @@ class PersianTUI(App[int]):
     def __init__(self, db_path: str | Path, bidi_mode: str = "app", *, sample: bool = False,
                  db_label: str | None = None, warm_up: bool = True,
                  annotator: str | None = None, queue_mode: str = "overlap",
-                 queue_scope: QueueScope | None = None) -> None:
+                 queue_scope: QueueScope | None = None, shape: bool = False) -> None:
         if bidi_mode not in RESOLVED_MODES:
             raise ValueError(f"invalid bidi mode {bidi_mode!r}: expected one of {', '.join(RESOLVED_MODES)}")
         super().__init__()
@@ -56,6 +57,8 @@ class PersianTUI(App[int]):
         self.annotator = annotator  # who labels, authors and adjudicates (asked when None)
         self.queue_mode = queue_mode  # overlap | spread (see store.claim_next)
         self.queue_scope = queue_scope  # which questions the labelling queue serves
+        self.shape = shape  # join Arabic letters (terminals that do not shape)
+        bidi.set_shaping(shape)
         self.store: Store | None = None
         self.bank: BankScreen | None = None
 
@@ -240,10 +243,11 @@ class PersianTUI(App[int]):
 
 def run_app(db: str | None = None, bidi: str | None = None, sample: bool = True,
             annotator: str | None = None, queue_mode: str = "overlap",
-            queue_scope: QueueScope | None = None) -> int:
+            queue_scope: QueueScope | None = None, shape: str | None = None) -> int:
     """Open the TUI on ``db`` (flag > $PERSIAN_TUI_DB > default). Returns the exit status."""
     try:
         mode = _resolve(bidi)
+        shaped = resolve_shape(shape, mode)
     except ValueError as e:
         print(f"persian-tui: error: {e}", file=sys.stderr)
         return 2
@@ -260,7 +264,7 @@ def run_app(db: str | None = None, bidi: str | None = None, sample: bool = True,
         print(f"persian-tui: error: {database_error(path, e)}", file=sys.stderr)
         return 1
     app = PersianTUI(path, mode, sample=sample and created, annotator=annotator,
-                     queue_mode=queue_mode, queue_scope=queue_scope)
+                     queue_mode=queue_mode, queue_scope=queue_scope, shape=shaped)
     app.run()
     if app.fatal_error:
         print(f"persian-tui: error: {app.fatal_error}", file=sys.stderr)
