@@ -1,12 +1,15 @@
 """Outlier scorers over embeddings of four-option questions.
 
 `E` is a batch of shape (n, 4, d): n questions, four option vectors each. Every scorer returns
-(n, 4) scores where LOWER means more likely the outlier; the prediction is the argmin, the first
-index on ties, as `np.argmin` - where scores that differ only by rounding (a few ulps) count as
-tied. Options that are mathematically tied can differ in the last bit: with options a, b, a, b
-the seed's centroids of options 2 and 4 are (a+a)+b and (a+b)+a, and which one "wins" is
-rounding noise (in the seed it even depends on the memory alignment seen by BLAS). Here the
-first one always wins.
+(n, 4) scores where LOWER means more likely the outlier; the prediction is the first option
+whose score is within a RELATIVE tolerance of the row's minimum: TIE_ULPS·eps·max|score| of
+that row (eps of the scores' dtype). Options that are mathematically tied can differ in the last
+bits: with options a, b, a, b the seed's centroids of options 2 and 4 are (a+a)+b and (a+b)+a,
+and which one "wins" is rounding noise (in the seed it even depends on the memory alignment
+seen by BLAS). Here the first one always wins. This is NOT the seed's rule (plain argmin, so
+near-ties went whichever way rounding fell); it agrees with float64 argmin except where the
+float64 scores themselves are within that tolerance. The tolerance is relative so that small
+scores (sparse vectors, cosines near 0) are not lumped together as ties.
 
 - ``centroid``: the seed's `find_outlier_index`: cosine of each option to the mean of the RAW
   vectors of the other three. Computed with the seed's operations (np.mean of the three in
@@ -27,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 SCORERS = ("centroid", "pairwise", "isolation")
-TIE_ULPS = 4  # scores within TIE_ULPS * eps of the minimum tie with it (cosines are O(1))
+TIE_ULPS = 4  # scores within TIE_ULPS * eps * max|score| (per row) of the minimum tie with it
 
 # OTHERS[i]: the options other than i, in ascending order (as np.delete(E, i) gives them)
 OTHERS = np.array([[j for j in range(4) if j != i] for i in range(4)])
@@ -102,8 +105,14 @@ def scores(E: np.ndarray, scorer: str) -> np.ndarray:
 def predict(E: np.ndarray, scorer: str) -> tuple[np.ndarray, np.ndarray]:
     """(predicted option 1..4 per question, (n, 4) scores).
 
-    The prediction is the first option scoring within TIE_ULPS·eps of the minimum: np.argmin,
-    except that scores equal up to rounding count as a tie, so the first option wins."""
+    The prediction is the first option scoring within tie_tolerance(s) of the row's minimum:
+    np.argmin, except that scores equal up to rounding count as a tie, so the first option wins."""
     s = scores(E, scorer)
-    near = s <= s.min(axis=1, keepdims=True) + TIE_ULPS * np.finfo(s.dtype).eps
+    near = s <= s.min(axis=1, keepdims=True) + tie_tolerance(s)
     return near.argmax(axis=1) + 1, s
+
+
+def tie_tolerance(s: np.ndarray) -> np.ndarray:
+    """(n, 1) tie tolerance per row: TIE_ULPS·eps·max|score| of the row (0 for an all-zero row,
+    where only exact ties tie)."""
+    return TIE_ULPS * np.finfo(s.dtype).eps * np.abs(s).max(axis=1, keepdims=True)
