@@ -39,24 +39,31 @@ class Agreement:
     annotators: list[AnnotatorAccuracy] = field(default_factory=list)
 
 
+def annotator_accuracy(votes: list[ItemVotes]) -> list[AnnotatorAccuracy]:
+    """Each annotator's accuracy against the current key over the keyed items they answered,
+    Wilson 95 %, sorted by name (the human baseline of the agreement view and the report)."""
+    tally: dict[str, list[int]] = {}
+    for v in votes:
+        if v.key is None:
+            continue
+        for name, answer in v.votes.items():
+            t = tally.setdefault(name, [0, 0])
+            t[0] += answer == v.key
+            t[1] += 1
+    out = []
+    for name, (correct, total) in sorted(tally.items()):
+        low, high = stats.wilson(correct, total) or (None, None)
+        out.append(AnnotatorAccuracy(name, correct, total, low, high))
+    return out
+
+
 def agreement(votes: list[ItemVotes], scope: str = "all") -> Agreement:
     ballots = [v.votes for v in votes]
     pairs = stats.pairwise_cohen(ballots)
     kappas = [k for k, n in pairs.values() if k is not None]
     fleiss, fleiss_n = stats.fleiss_kappa(ballots)
     alpha, alpha_n = stats.krippendorff_alpha(ballots)
-    accuracy: dict[str, list[int]] = {}
-    for v in votes:
-        if v.key is None:
-            continue
-        for name, answer in v.votes.items():
-            acc = accuracy.setdefault(name, [0, 0])
-            acc[0] += answer == v.key
-            acc[1] += 1
-    annotators = []
-    for name, (correct, total) in sorted(accuracy.items()):
-        low, high = stats.wilson(correct, total) or (None, None)
-        annotators.append(AnnotatorAccuracy(name, correct, total, low, high))
+    annotators = annotator_accuracy(votes)
     return Agreement(
         scope=scope, items=len(votes), labelled=sum(bool(v.votes) for v in votes),
         multi=sum(len(v.votes) >= 2 for v in votes),

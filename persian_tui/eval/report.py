@@ -60,6 +60,9 @@ DIMENSIONS = ("category", "source", "poet", "difficulty", *PROVENANCE)  # proven
 TIERS = ("easy", "medium", "hard", "very hard")
 HARDEST = 20
 NO_ANSWERS = ("paraphrase", "judge")  # run kinds that answer no question themselves
+BROKEN = 0.5  # a run whose share of unusable answers exceeds this is left out by default
+POWER = 0.8
+EFFECT = 0.05  # default effect (accuracy difference) for "questions needed"
 
 
 class ReportError(ValueError):
@@ -83,6 +86,12 @@ class LeaderRow:
     tokens_out: int | None
     latency_mean: float | None  # seconds per answer
     cost: float | None  # sum
+    # on ALL the keyed questions this run answered (not only the shared ones)
+    answered: int = 0
+    answered_correct: int = 0
+    answered_accuracy: float | None = None
+    answered_low: float | None = None  # Wilson 95 %
+    answered_high: float | None = None
 
 
 @dataclass
@@ -95,8 +104,10 @@ class PairRow:
     p_exact: float  # exact McNemar
     p_holm: float  # Holm-adjusted over all pairs
     diff: float  # accuracy(a) - accuracy(b)
-    diff_low: float  # paired bootstrap 95 %
+    diff_low: float  # paired bootstrap 95 %, UNADJUSTED for the number of pairs
     diff_high: float
+    mde: float | None = None  # minimum detectable difference (proportion), 80 % power, n questions
+    n_needed: int | None = None  # questions needed to detect Report.effect at 80 % power
 
 
 @dataclass
@@ -114,8 +125,10 @@ class PositionRow:
     run_id: int
     chosen: list[int]  # valid answers per original position 1..4
     keys: list[int]  # keys of the same questions per position 1..4
-    chi2: float | None
+    chi2: float | None  # against the keys' distribution
     p: float | None
+    chi2_uniform: float | None = None  # against 1/4 each
+    p_uniform: float | None = None
 
 
 @dataclass
@@ -146,6 +159,8 @@ class Report:
     keyed: int = 0  # questions of the set with a key (before the shared restriction)
     answered: dict[int, int] = field(default_factory=dict)  # run -> keyed questions it answered
     left_out: dict[int, str] = field(default_factory=dict)  # run -> why the default left it out
+    effect: float = EFFECT  # the difference n_needed is computed for
+    power: float = POWER
 
     @property
     def limiting(self) -> list[int]:
@@ -187,16 +202,34 @@ def _sum(values: list) -> float | int | None:
     return sum(present) if present else None
 
 
-def build_report(store: Store, *, run_ids: list[int] | None = None, questions: str = "all",
-                 seed: int = 0, n_boot: int = 2000, hardest: int = HARDEST) -> Report:
-    """The report of `run_ids` (default: every finished run with predictions, paraphrase and
-    judge runs left out) on the `questions` set (all | ready | curated). Raises ReportError for
-    an unknown run, a chosen run without predictions, or a bad option; a database without runs,
-    or runs sharing no keyed question, gives a report with `questions == 0` and empty tables."""
-    if questions not in STATUS_SETS:
-        raise ReportError(f"unknown question set {questions!r}; choose {', '.join(STATUS_SETS)}")
-    if n_boot < 1:
-        raise ReportError("the bootstrap needs at least 1 resample")
+def _usable(p: Prediction) -> int:
+    """The chosen option 1..4 of a prediction, 0 when it is unusable (not ok, no answer)."""
+    return (p.predicted or 0) if p.parse_status == "ok" and p.predicted in (1, 2, 3, 4) else 0
+
+
+def _broken(preds: dict[str, Prediction]) -> str | None:
+    bad = sum(not _usable(p) for p in preds.values())
+    if preds and bad > BROKEN * len(preds):
+        return f"broken: {bad} of {len(preds)} answers unusable"
+    return None
+
+
+@dataclass
+class Inputs:
+    """What every section is computed from: runs, the shared questions and the answer matrix."""
+    runs: list  # Run rows in input order
+    preds: dict[int, dict[str, Prediction]]
+    keyed: list[Question]  # the set's questions with a key
+    shared: list[Question]  # keyed questions every run answered
+    key: np.ndarray  # (Q,) keys of the shared questions
+    chosen: np.ndarray  # (R, Q) chosen option, 0 = invalid / no answer
+    right: np.ndarray  # (R, Q) bool
+    order: list[int]  # run indices in leaderboard order
+    overall: list[tuple[int, int]]  # per run: (correct, answered) on all keyed questions it answered
+
+
+def report_inputs(store: Store, run_ids: list[int] | None, questions: str) -> tuple[Inputs, dict]:
+    """The inputs of a report and the runs the default selection left out (run -> why)."""
     runs, explicit = _select_runs(store, run_ids)
     left_out = {} if explicit else {
         r.id: "archived" if r.archived else r.status for r in store.runs(archived=True)
@@ -205,50 +238,69 @@ def build_report(store: Store, *, run_ids: list[int] | None = None, questions: s
                                                for r in runs}
     if not explicit:
         runs = [r for r in runs if preds[r.id]]
+        for r in runs:
+            if why := _broken(preds[r.id]):
+                left_out[r.id] = why
+        runs = [r for r in runs if r.id not in left_out]
     elif empty := [r.id for r in runs if not preds[r.id]]:
         raise ReportError(f"run {', '.join(map(str, empty))} has no predictions")
     keyed = [q for q in store.questions(statuses=STATUS_SETS[questions]) if q.key is not None]
-    answered = {r.id: sum(q.uid in preds[r.id] for q in keyed) for r in runs}
     shared = [q for q in keyed if all(q.uid in preds[r.id] for r in runs)] if runs else []
-    report = Report(run_ids=[r.id for r in runs], questions=0, leaderboard=[], pairs=[], groups=[],
-                   breakdowns=[], position=[], confusion={}, agreement=([], []), hardest=[],
-                   human=[], seed=seed, n_boot=n_boot, question_set=questions, keyed=len(keyed),
-                   answered=answered, left_out=left_out)
-    if not shared:
-        return report
-    Q, R = len(shared), len(runs)
+    overall = []
+    for r in runs:
+        mine = [(q.key, preds[r.id][q.uid]) for q in keyed if q.uid in preds[r.id]]
+        overall.append((sum(_usable(p) == k for k, p in mine), len(mine)))
     key = np.array([q.key for q in shared], dtype=np.int8)
-    chosen = np.zeros((R, Q), dtype=np.int8)  # 0 = invalid / no answer
+    chosen = np.zeros((len(runs), len(shared)), dtype=np.int8)
     for i, r in enumerate(runs):
         mine = preds[r.id]
-        chosen[i] = [(p.predicted or 0) if p.parse_status == "ok" and p.predicted in (1, 2, 3, 4)
-                     else 0 for p in (mine[q.uid] for q in shared)]
+        chosen[i] = [_usable(mine[q.uid]) for q in shared]
     right = chosen == key[None, :]
     correct = right.sum(axis=1)
-    invalid = (chosen == 0).sum(axis=1)
+    # the honest order: accuracy on everything each run answered, then on the shared questions
+    acc = [c / n if n else 0.0 for c, n in overall]
+    order = sorted(range(len(runs)), key=lambda i: (-acc[i], -int(correct[i]), runs[i].id))
+    return Inputs(runs, preds, keyed, shared, key, chosen, right, order, overall), left_out
 
-    # ---- leaderboard
+
+def _leaderboard(inp: Inputs, seed: int, n_boot: int) -> tuple[list[LeaderRow], np.ndarray]:
+    """Rows in leaderboard order, and the (n_boot, R) paired bootstrap accuracies."""
+    runs, right, Q, R = inp.runs, inp.right, len(inp.shared), len(inp.runs)
+    correct = right.sum(axis=1)
+    invalid = (inp.chosen == 0).sum(axis=1)
     wl, wh = stats.wilson_many(correct, np.full(R, Q))
+    ac = np.array([c for c, _ in inp.overall], dtype=float)
+    an = np.array([n for _, n in inp.overall], dtype=float)
+    al, ah = stats.wilson_many(ac, an)
     weights = stats.bootstrap_weights(Q, n_boot, seed).astype(np.float64)
     boot = weights @ right.T.astype(np.float64) / Q  # (n_boot, R) accuracies, paired resamples
     bl, bh = stats.percentile_interval(boot)
-    order = sorted(range(R), key=lambda i: (-int(correct[i]), runs[i].id))
     board = []
-    for i in order:
-        r, mine = runs[i], preds[runs[i].id]
-        ps = [mine[q.uid] for q in shared]
+    for i in inp.order:
+        r, mine = runs[i], inp.preds[runs[i].id]
+        ps = [mine[q.uid] for q in inp.shared]
         lat = [p.latency for p in ps if p.latency is not None]
+        n_all = int(an[i])
         board.append(LeaderRow(
             run_id=r.id, model=r.model, kind=r.kind, correct=int(correct[i]), total=Q,
             invalid=int(invalid[i]), accuracy=float(correct[i] / Q), wilson_low=float(wl[i]),
             wilson_high=float(wh[i]), boot_low=float(bl[i]), boot_high=float(bh[i]),
             tokens_in=_sum([p.tokens_in for p in ps]), tokens_out=_sum([p.tokens_out for p in ps]),
-            latency_mean=float(np.mean(lat)) if lat else None, cost=_sum([p.cost for p in ps])))
+            latency_mean=float(np.mean(lat)) if lat else None, cost=_sum([p.cost for p in ps]),
+            answered=n_all, answered_correct=int(ac[i]),
+            answered_accuracy=float(ac[i] / n_all) if n_all else None,
+            answered_low=float(al[i]) if n_all else None, answered_high=float(ah[i]) if n_all else None))
+    return board, boot
 
-    # ---- pairs (a above b), McNemar exact + Holm, paired bootstrap of the difference
+
+def _pairs(inp: Inputs, boot: np.ndarray, effect: float, power: float) -> list[PairRow]:
+    """Every pair (a above b): exact McNemar + Holm, unadjusted paired bootstrap interval of the
+    difference, and the power figures of stats.paired_mde / stats.paired_n_needed."""
+    runs, Q, R = inp.runs, len(inp.shared), len(inp.runs)
+    correct = inp.right.sum(axis=1)
     ia, ib = np.triu_indices(R, k=1)
-    ia, ib = np.array(order)[ia], np.array(order)[ib]
-    r32 = right.astype(np.int32)
+    ia, ib = np.array(inp.order, dtype=np.int64)[ia], np.array(inp.order, dtype=np.int64)[ib]
+    r32 = inp.right.astype(np.int32)
     both = r32 @ r32.T
     a_only = correct[ia] - both[ia, ib]
     b_only = correct[ib] - both[ia, ib]
@@ -258,12 +310,19 @@ def build_report(store: Store, *, run_ids: list[int] | None = None, questions: s
         dl, dh = stats.percentile_interval(boot[:, ia] - boot[:, ib])
     else:
         dl = dh = np.zeros(0)
-    pairs = [PairRow(a=runs[a].id, b=runs[b].id, n=Q, a_only=int(x), b_only=int(y), p_exact=float(p),
-                     p_holm=float(h), diff=float((correct[a] - correct[b]) / Q), diff_low=float(lo),
-                     diff_high=float(hi))
-             for a, b, x, y, p, h, lo, hi in zip(ia, ib, a_only, b_only, p_exact, p_holm, dl, dh)]
+    sd = stats.paired_sd(a_only, b_only, Q)
+    mde = stats.paired_mde(sd, Q, power=power)
+    need = stats.paired_n_needed(sd, effect, power=power)
+    return [PairRow(a=runs[a].id, b=runs[b].id, n=Q, a_only=int(x), b_only=int(y), p_exact=float(p),
+                    p_holm=float(h), diff=float((correct[a] - correct[b]) / Q), diff_low=float(lo),
+                    diff_high=float(hi), mde=None if np.isnan(m) else float(m),
+                    n_needed=None if np.isnan(k) else int(k))
+            for a, b, x, y, p, h, lo, hi, m, k
+            in zip(ia, ib, a_only, b_only, p_exact, p_holm, dl, dh, mde, need)]
 
-    # ---- groups: from the top down, a leader and the ungrouped runs below it it cannot beat
+
+def _groups(board: list[LeaderRow], pairs: list[PairRow]) -> list[list[int]]:
+    """From the top down, a leader and the ungrouped runs below it it cannot beat (Holm)."""
     adjusted = {(p.a, p.b): p.p_holm for p in pairs}
     groups, grouped = [], set()
     ranked = [row.run_id for row in board]
@@ -274,8 +333,11 @@ def build_report(store: Store, *, run_ids: list[int] | None = None, questions: s
                             if o not in grouped and adjusted[(leader, o)] >= ALPHA]
         grouped.update(group)
         groups.append(group)
+    return groups
 
-    # ---- breakdowns
+
+def _breakdowns(store: Store, inp: Inputs) -> list[BreakdownRow]:
+    runs, right, shared, R = inp.runs, inp.right, inp.shared, len(inp.runs)
     solved = right.sum(axis=0)
     values = {
         "category": [q.category or NONE for q in shared],
@@ -286,7 +348,7 @@ def build_report(store: Store, *, run_ids: list[int] | None = None, questions: s
     links = store.links([q.uid for q in shared])
     if any(l.status == "linked" for per in links.values() for l in per.values()):
         values.update(provenance_values(shared, links))  # corpus provenance of the key couplet
-    breakdowns = []
+    rows = []
     for dim in (d for d in DIMENSIONS if d in values):
         col = np.array(values[dim], dtype=object)
         names = TIERS if dim == "difficulty" else sorted(set(values[dim]), key=lambda v: (v == NONE, v))
@@ -296,51 +358,93 @@ def build_report(store: Store, *, run_ids: list[int] | None = None, questions: s
             if not n:
                 continue
             hits = right[:, mask].sum(axis=1)
-            breakdowns += [BreakdownRow(dim, value, runs[i].id, int(hits[i]), n, float(hits[i] / n))
-                           for i in order]
+            rows += [BreakdownRow(dim, value, runs[i].id, int(hits[i]), n, float(hits[i] / n))
+                     for i in inp.order]
+    return rows
 
-    # ---- behaviour
-    onehot = np.stack([chosen == k for k in (1, 2, 3, 4)], axis=2)  # (R, Q, 4)
-    key_hot = np.stack([key == k for k in (1, 2, 3, 4)], axis=1)  # (Q, 4)
-    position = []
-    for i in order:
-        valid = chosen[i] > 0
+
+def _onehot(inp: Inputs) -> np.ndarray:
+    return np.stack([inp.chosen == k for k in (1, 2, 3, 4)], axis=2)  # (R, Q, 4)
+
+
+def _position(inp: Inputs) -> list[PositionRow]:
+    onehot = _onehot(inp)
+    key_hot = np.stack([inp.key == k for k in (1, 2, 3, 4)], axis=1)  # (Q, 4)
+    rows = []
+    for i in inp.order:
+        valid = inp.chosen[i] > 0
         picked = onehot[i].sum(axis=0).astype(int).tolist()
         keys_here = key_hot[valid].sum(axis=0).astype(int).tolist()
         chi2, p = stats.chisquare_gof(picked, keys_here)
-        position.append(PositionRow(runs[i].id, picked, keys_here, chi2, p))
-    confusion = {}
-    for i in order:
-        cells = (key.astype(np.int64) - 1) * 5 + np.where(chosen[i] > 0, chosen[i] - 1, 4)
-        confusion[runs[i].id] = np.bincount(cells, minlength=20).reshape(4, 5).tolist()
-    flat = onehot[order].reshape(R, Q * 4).astype(np.float64)
-    agree = flat @ flat.T / Q
-    agreement = ([runs[i].id for i in order], [[float(x) for x in row] for row in agree])
+        chi2_u, p_u = stats.chisquare_gof(picked, [1, 1, 1, 1])
+        rows.append(PositionRow(inp.runs[i].id, picked, keys_here, chi2, p, chi2_u, p_u))
+    return rows
 
-    # ---- hardest questions
-    wrong_counts = ((onehot & ~right[:, :, None]).sum(axis=0))  # (Q, 4)
-    hard = []
-    for j in sorted(range(Q), key=lambda j: (int(solved[j]), shared[j].uid))[:hardest]:
+
+def _confusion(inp: Inputs) -> dict[int, list[list[int]]]:
+    out = {}
+    for i in inp.order:
+        cells = (inp.key.astype(np.int64) - 1) * 5 + np.where(inp.chosen[i] > 0, inp.chosen[i] - 1, 4)
+        out[inp.runs[i].id] = np.bincount(cells, minlength=20).reshape(4, 5).tolist()
+    return out
+
+
+def _agreement(inp: Inputs) -> tuple[list[int], list[list[float]]]:
+    R, Q = len(inp.runs), len(inp.shared)
+    flat = _onehot(inp)[inp.order].reshape(R, Q * 4).astype(np.float64)
+    agree = flat @ flat.T / Q
+    return [inp.runs[i].id for i in inp.order], [[float(x) for x in row] for row in agree]
+
+
+def _hardest(inp: Inputs, limit: int) -> list[HardRow]:
+    right, R = inp.right, len(inp.runs)
+    solved = right.sum(axis=0)
+    wrong_counts = ((_onehot(inp) & ~right[:, :, None]).sum(axis=0))  # (Q, 4)
+    rows = []
+    for j in sorted(range(len(inp.shared)), key=lambda j: (int(solved[j]), inp.shared[j].uid))[:limit]:
         top = int(np.argmax(wrong_counts[j]))  # argmax takes the lowest option on a tie
         n = int(wrong_counts[j, top])
-        hard.append(HardRow(shared[j].uid, int(solved[j]), R, top + 1 if n else None, n))
+        rows.append(HardRow(inp.shared[j].uid, int(solved[j]), R, top + 1 if n else None, n))
+    return rows
 
-    # ---- human baseline on the same questions
+
+def _human(store: Store, shared: list[Question]) -> list[AnnotatorAccuracy]:
+    from .agreement import annotator_accuracy
     from .votes import item_votes
 
-    tally: dict[str, list[int]] = {}
-    for v in item_votes(store, shared):
-        for name, answer in v.votes.items():
-            t = tally.setdefault(name, [0, 0])
-            t[0] += answer == v.key
-            t[1] += 1
-    human = []
-    for name, (c, n) in sorted(tally.items()):
-        low, high = stats.wilson(c, n) or (None, None)
-        human.append(AnnotatorAccuracy(name, c, n, low, high))
+    return annotator_accuracy(item_votes(store, shared))
 
-    report.questions = Q
-    report.leaderboard, report.pairs, report.groups, report.breakdowns = board, pairs, groups, breakdowns
-    report.position, report.confusion, report.agreement = position, confusion, agreement
-    report.hardest, report.human = hard, human
+
+def build_report(store: Store, *, run_ids: list[int] | None = None, questions: str = "all",
+                 seed: int = 0, n_boot: int = 2000, hardest: int = HARDEST,
+                 effect: float = EFFECT, power: float = POWER) -> Report:
+    """The report of `run_ids` (default: every finished run with predictions, paraphrase and
+    judge runs, archived, unfinished and broken runs left out) on the `questions` set
+    (all | ready | curated). Raises ReportError for an unknown run, a chosen run without
+    predictions, or a bad option; a database without runs, or runs sharing no keyed question,
+    gives a report with `questions == 0` and empty tables."""
+    if questions not in STATUS_SETS:
+        raise ReportError(f"unknown question set {questions!r}; choose {', '.join(STATUS_SETS)}")
+    if n_boot < 1:
+        raise ReportError("the bootstrap needs at least 1 resample")
+    if not 0 < effect < 1 or not 0 < power < 1:
+        raise ReportError("the effect and the power must be proportions between 0 and 1")
+    inp, left_out = report_inputs(store, run_ids, questions)
+    answered = {r.id: n for r, (_, n) in zip(inp.runs, inp.overall)}
+    report = Report(run_ids=[r.id for r in inp.runs], questions=len(inp.shared), leaderboard=[],
+                    pairs=[], groups=[], breakdowns=[], position=[], confusion={},
+                    agreement=([], []), hardest=[], human=[], seed=seed, n_boot=n_boot,
+                    question_set=questions, keyed=len(inp.keyed), answered=answered,
+                    left_out=left_out, effect=effect, power=power)
+    if not inp.shared:
+        return report
+    report.leaderboard, boot = _leaderboard(inp, seed, n_boot)
+    report.pairs = _pairs(inp, boot, effect, power)
+    report.groups = _groups(report.leaderboard, report.pairs)
+    report.breakdowns = _breakdowns(store, inp)
+    report.position = _position(inp)
+    report.confusion = _confusion(inp)
+    report.agreement = _agreement(inp)
+    report.hardest = _hardest(inp, hardest)
+    report.human = _human(store, inp.shared)
     return report

@@ -186,3 +186,62 @@ def binom_greater(successes: int, trials: int, p: float) -> float | None:
     if trials == 0:
         return None
     return float(binomtest(successes, trials, p, alternative="greater").pvalue)
+
+
+# ---------------------------------------------------------------- power of paired comparisons
+#
+# Two runs on the same n questions: d_i = right_a(i) - right_b(i) in {-1, 0, 1}. The test of
+# mean(d) = 0 is a one-sample z-test on d (statsmodels NormalIndPower with ratio=0 is the same
+# test; tests/test_report.py checks the closed forms below against it). sd(d) comes from the
+# observed discordance: var(d) = (a_only + b_only)/n - diff^2 (sample variance, ddof=1).
+
+
+def paired_sd(a_only, b_only, n: int) -> np.ndarray:
+    """Sample standard deviation of the per-question differences of many pairs (NaN for n < 2)."""
+    a = np.asarray(a_only, dtype=float)
+    b = np.asarray(b_only, dtype=float)
+    if n < 2:
+        return np.full(a.shape, np.nan)
+    var = ((a + b) / n - ((a - b) / n) ** 2) * n / (n - 1)
+    return np.sqrt(np.maximum(var, 0.0))
+
+
+def _z_sum(alpha: float, power: float) -> float:
+    from scipy.stats import norm
+
+    return float(norm.ppf(1 - alpha / 2) + norm.ppf(power))
+
+
+def paired_mde(sd, n: int, alpha: float = 0.05, power: float = 0.8) -> np.ndarray:
+    """Minimum detectable difference (a proportion) at `power`, two-sided `alpha`, with n
+    questions: (z_{1-alpha/2} + z_power) * sd / sqrt(n). NaN where sd is 0 or undefined (two runs
+    that never disagree give no estimate of the spread)."""
+    sd = np.asarray(sd, dtype=float)
+    with np.errstate(invalid="ignore"):
+        out = _z_sum(alpha, power) * sd / math.sqrt(n) if n > 0 else np.full(sd.shape, np.nan)
+    return np.where(sd > 0, out, np.nan)
+
+
+def paired_n_needed(sd, effect: float, alpha: float = 0.05, power: float = 0.8) -> np.ndarray:
+    """Questions needed to detect a difference of `effect` (a proportion) at `power`:
+    ceil(((z_{1-alpha/2} + z_power) * sd / effect)^2). NaN where sd is 0 or undefined."""
+    sd = np.asarray(sd, dtype=float)
+    with np.errstate(invalid="ignore"):
+        n = np.ceil((_z_sum(alpha, power) * sd / effect) ** 2)
+    return np.where(sd > 0, n, np.nan)
+
+
+def clustered_se(y, groups) -> float | None:
+    """Standard error of the mean of y with errors clustered by `groups` (cluster-robust
+    sandwich with statsmodels' small-sample correction G/(G-1) * (N-1)/(N-K), K = 1); the
+    same figure as OLS(y, ones).fit(cov_type="cluster") (checked in tests). None with fewer
+    than 2 clusters."""
+    y = np.asarray(y, dtype=float)
+    codes, inverse = np.unique(np.asarray(groups, dtype=object).astype(str), return_inverse=True)
+    G, N = len(codes), len(y)
+    if G < 2 or N < 2:
+        return None
+    e = y - y.mean()
+    sums = np.bincount(inverse, weights=e, minlength=G)
+    var = (sums ** 2).sum() / N ** 2 * G / (G - 1)  # (N-1)/(N-K) = 1 for K = 1
+    return float(math.sqrt(var))
