@@ -319,6 +319,97 @@ def test_cli_report_without_runs(tmp_path, capsys):
     assert "no runs to report" in capsys.readouterr().err
 
 
+# ---------------------------------------------------------------- honest leaderboard, power
+
+
+def test_paired_power_matches_statsmodels():
+    from statsmodels.stats.power import NormalIndPower
+
+    a_only, b_only, n = np.array([7, 30, 12, 0]), np.array([3, 10, 12, 0]), 120
+    sd = stats.paired_sd(a_only, b_only, n)
+    d = np.r_[np.ones(7), -np.ones(3), np.zeros(n - 10)]  # pair 0 by hand
+    assert sd[0] == pytest.approx(d.std(ddof=1), rel=1e-12)
+    mde = stats.paired_mde(sd, n)
+    need = stats.paired_n_needed(sd, 0.05)
+    for s_, m, k in zip(sd[:3], mde[:3], need[:3]):
+        # one-sample z-test on the differences = NormalIndPower with ratio=0
+        es = NormalIndPower().solve_power(effect_size=None, nobs1=n, alpha=0.05, power=0.8, ratio=0)
+        assert m == pytest.approx(es * s_, rel=1e-4)
+        n_sm = NormalIndPower().solve_power(effect_size=0.05 / s_, nobs1=None, alpha=0.05, power=0.8, ratio=0)
+        assert k == np.ceil(n_sm) or abs(k - n_sm) < 1
+    assert np.isnan(mde[3]) and np.isnan(need[3])  # runs that never disagree: no spread to go on
+
+
+def test_clustered_se_matches_statsmodels_ols():
+    import statsmodels.api as sm
+
+    rng = np.random.default_rng(3)
+    groups = rng.integers(0, 9, 200)
+    y = (rng.random(200) < 0.3 + 0.05 * groups).astype(float)
+    fit = sm.OLS(y, np.ones(200)).fit(cov_type="cluster", cov_kwds={"groups": groups})
+    assert stats.clustered_se(y, groups) == pytest.approx(float(fit.bse[0]), rel=1e-10)
+    assert stats.clustered_se(y, np.zeros(200)) is None  # one cluster: undefined
+
+
+def test_leaderboard_ranks_by_all_answered_and_names_the_limit(store):
+    add_questions(store, [1] * 10)
+    full = add_run(store, "full", [1] * 6 + [2] * 4)  # 6/10 overall, 2/2 on the shared q1, q2
+    short = add_run(store, "short", [1, 2], uids=["q1", "q2"])  # 1/2 overall and shared
+    r = build_report(store, n_boot=50)
+    assert r.questions == 2 and r.limiting == [short]
+    top, second = r.leaderboard
+    assert (top.run_id, top.answered_correct, top.answered) == (full, 6, 10)
+    assert (second.answered_correct, second.answered) == (1, 2)
+    from statsmodels.stats.proportion import proportion_confint
+
+    assert (top.answered_low, top.answered_high) == pytest.approx(
+        proportion_confint(6, 10, method="wilson"), abs=1e-12)
+    assert (top.correct, top.total) == (2, 2)  # the paired figures stay on the shared questions
+    text = render_text(r)
+    assert "all answered" in text and "unadjusted" in text and f"#{short} (2)" in text
+
+
+def test_broken_runs_are_left_out_by_default_and_listed(store):
+    add_questions(store, [1, 2, 3, 4])
+    good = add_run(store, "good", [1, 2, 3, 1])
+    bad = add_run(store, "bad", ["x", "x", None, 1])  # 3 of 4 unusable
+    r = build_report(store, n_boot=50)
+    assert r.run_ids == [good] and r.left_out[bad] == "broken: 3 of 4 answers unusable"
+    assert "broken" in render_text(r)
+    assert build_report(store, run_ids=[good, bad], n_boot=50).run_ids == [good, bad]
+
+
+def test_position_bias_against_uniform_and_keys(store):
+    from scipy.stats import chisquare
+
+    add_questions(store, [1, 1, 1, 1, 2, 2, 3, 4])
+    add_run(store, "first", [1, 1, 1, 1, 1, 1, 1, 2])
+    (pos,) = build_report(store, n_boot=50).position
+    assert pos.chosen == [7, 1, 0, 0] and pos.keys == [4, 2, 1, 1]
+    ref_u = chisquare([7, 1, 0, 0], [2, 2, 2, 2])
+    ref_k = chisquare([7, 1, 0, 0], [4, 2, 1, 1])
+    assert (pos.chi2_uniform, pos.p_uniform) == pytest.approx((ref_u.statistic, ref_u.pvalue))
+    assert (pos.chi2, pos.p) == pytest.approx((ref_k.statistic, ref_k.pvalue))
+
+
+def test_json_pairs_carry_mde(two_runs):
+    store, a, b = two_runs
+    data = json.loads(render_files(build_report(store, n_boot=50), "json")["report.json"])
+    (pair,) = data["pairs"]
+    sd = stats.paired_sd([pair["a_only"]], [pair["b_only"]], pair["n"])
+    assert pair["mde"] == pytest.approx(float(stats.paired_mde(sd, pair["n"])[0]), rel=1e-5)
+    assert pair["mde"] > 0.5 and pair["n_needed"] > pair["n"]  # 5 questions detect nothing small
+
+
+def test_one_p_value_format_for_screen_and_files():
+    from persian_tui.io.report_files import format_p
+    from persian_tui.tui.screens.report import p_value
+
+    for p in (None, 0.0, 5e-5, 0.00049, 0.04, 1.0):
+        assert p_value(p) == format_p(p)
+    assert format_p(5e-5) == "< 0.0001" and format_p(0.04) == "0.0400"
+
+
 # ---------------------------------------------------------------- the seed's published answers
 
 
@@ -338,8 +429,15 @@ def test_seed_exp6_runs_match_the_csv_is_correct_column(store, seed):
         assert (row.correct, row.total) == (sum(x["is_correct"] == "True" for x in mine[model]), len(mine[model]))
         assert row.invalid == sum(not x["model_answer"].strip() for x in mine[model])
     full = build_report(store, n_boot=200)
+    # one run's answers are almost all unusable: the default leaves it out and says so
+    broken = {rid: why for rid, why in full.left_out.items() if why.startswith("broken")}
+    assert len(broken) == 1 and len(full.leaderboard) == 30
+    full = build_report(store, run_ids=list(runs.values()), n_boot=200)
     shared = set.intersection(*({x["question_id"] for x in m} for m in mine.values()))
     assert full.questions == len(shared) and len(full.leaderboard) == 31
+    for row in full.leaderboard:  # accuracy on everything the run answered, from the CSV
+        assert (row.answered_correct, row.answered) == (
+            sum(x["is_correct"] == "True" for x in mine[row.model]), len(mine[row.model]))
     for row in full.leaderboard:
         csv_rows = [x for x in mine[row.model] if x["question_id"] in shared]
         assert row.correct == sum(x["is_correct"] == "True" for x in csv_rows)

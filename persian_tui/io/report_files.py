@@ -24,13 +24,15 @@ COLORS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52")  # positions 1..4
 HOW_TO_READ = [
     "accuracy = correct / questions; an invalid answer (unparseable, ambiguous, empty, refusal, API error) "
     "counts as wrong and is also counted under `invalid`. Chance is 25 %.",
-    "Wilson 95 %: the accuracies this run's results are compatible with, had it answered many more "
-    "questions like these; bootstrap 95 %: the same from resampling the questions. Overlapping "
-    "intervals do NOT mean two runs are equal: compare them with the paired tests.",
+    "Runs are ranked by `all answered`: accuracy on EVERY keyed question the run answered, with its "
+    "Wilson 95 % interval. The other columns are on the questions all the runs share (the paired "
+    "comparison): accuracy, Wilson 95 % and bootstrap 95 % from resampling those questions. "
+    "Overlapping intervals do NOT mean two runs are equal: compare them with the paired tests.",
     "Pairs: exact McNemar on the questions exactly one of the two runs got right; `Holm p` corrects "
-    "for testing every pair (a difference is significant when Holm p < 0.05); `diff` is the "
-    "accuracy difference with a paired bootstrap 95 % interval (it excludes 0 when the "
-    "difference is clear).",
+    "for testing every pair (a difference is significant when Holm p < 0.05). `diff 95 %` is a paired "
+    "bootstrap interval NOT adjusted for the number of pairs: it can exclude 0 while Holm p >= 0.05; "
+    "trust Holm p. `MDE` is the smallest difference these shared questions detect with 80 % power; "
+    "`n for E` the questions needed to detect a difference of E.",
     "Groups: the best ungrouped run and every ungrouped run below it whose Holm p against it is "
     ">= 0.05, from the top down: runs in one group cannot be told apart on these questions.",
 ]
@@ -50,10 +52,14 @@ def _pct(x: float | None, digits: int = 1) -> str:
     return "—" if x is None else f"{100 * x:.{digits}f} %"
 
 
-def _p(x: float | None) -> str:
+def format_p(x: float | None) -> str:
+    """THE p-value format of every report view (TUI and files): '< 0.0001' or 4 decimals."""
     if x is None:
         return "—"
     return "< 0.0001" if x < 1e-4 else f"{x:.4f}"
+
+
+_p = format_p
 
 
 def _num(x) -> str:
@@ -128,22 +134,38 @@ def _table(header: list[str], rows: list[list[str]], right: set[int] = frozenset
 
 
 def _leader_rows(report: Report) -> list[list[str]]:
-    return [[str(rank), f"#{r.run_id}", r.model, r.kind, _pct(r.accuracy), f"{r.correct}/{r.total}",
+    return [[str(rank), f"#{r.run_id}", r.model, r.kind, _pct(r.answered_accuracy),
+             f"{r.answered_correct}/{r.answered}", _interval(r.answered_low, r.answered_high),
+             _pct(r.accuracy), f"{r.correct}/{r.total}",
              str(r.invalid), _interval(r.wilson_low, r.wilson_high), _interval(r.boot_low, r.boot_high),
              _num(r.tokens_in), _num(r.tokens_out),
              "—" if r.latency_mean is None else f"{r.latency_mean:.2f} s", _num(r.cost)]
             for rank, r in enumerate(report.leaderboard, 1)]
 
 
-LEADER_HEADER = ["#", "run", "model", "kind", "accuracy", "correct", "invalid", "Wilson 95 %",
-                 "bootstrap 95 %", "tokens in", "tokens out", "latency", "cost"]
-PAIR_HEADER = ["a", "b", "only a right", "only b right", "McNemar p", "Holm p", "diff", "diff 95 %"]
+LEADER_HEADER = ["#", "run", "model", "kind", "all answered", "correct", "Wilson 95 %",
+                 "shared accuracy", "correct", "invalid", "Wilson 95 %", "bootstrap 95 %", "tokens in", "tokens out", "latency", "cost"]
+PAIR_HEADER = ["a", "b", "only a right", "only b right", "McNemar p", "Holm p", "diff",
+               "diff 95 % (unadjusted)", "MDE", "n for E"]
 
 
 def _pair_cells(p) -> list[str]:
     mark = " *" if p.p_holm < 0.05 else ""
     return [f"#{p.a}", f"#{p.b}", str(p.a_only), str(p.b_only), _p(p.p_exact), _p(p.p_holm) + mark,
-            f"{100 * p.diff:+.1f} pt", f"{100 * p.diff_low:+.1f} … {100 * p.diff_high:+.1f}"]
+            f"{100 * p.diff:+.1f} pt", f"{100 * p.diff_low:+.1f} … {100 * p.diff_high:+.1f}",
+            "—" if p.mde is None else f"{100 * p.mde:.1f} pt", _num(p.n_needed)]
+
+
+POSITION_HEADER = ["run", "chosen 1/2/3/4", "keys 1/2/3/4", "chi2 vs uniform", "p vs uniform",
+                   "chi2 vs keys", "p vs keys"]
+
+
+def _position_rows(report: Report) -> list[list[str]]:
+    def chi(x):
+        return "—" if x is None else f"{x:.2f}"
+
+    return [[f"#{p.run_id}", "/".join(map(str, p.chosen)), "/".join(map(str, p.keys)),
+             chi(p.chi2_uniform), _p(p.p_uniform), chi(p.chi2), _p(p.p)] for p in report.position]
 
 
 def _dimensions(report: Report) -> list[str]:
@@ -179,7 +201,7 @@ def render_text(report: Report, *, max_pairs: int = 28) -> str:
                                                "the runs share no question with a key"))
         return "\n".join(out) + "\n"
     out += ["How to read it:"] + [f"  - {line}" for line in HOW_TO_READ] + [""]
-    out += ["== Leaderboard"] + _table(LEADER_HEADER, _leader_rows(report), right={0, 4, 5, 6, 9, 10, 11, 12})
+    out += ["== Leaderboard"] + _table(LEADER_HEADER, _leader_rows(report), right={0, 4, 5, 7, 8, 9, 12, 13, 14, 15})
     out.append("groups that cannot be told apart (Holm p >= 0.05 against the group's leader): "
                + "  ".join("{" + ", ".join(f"#{r}" for r in g) + "}" for g in report.groups))
     if report.pairs:
@@ -191,7 +213,7 @@ def render_text(report: Report, *, max_pairs: int = 28) -> str:
             pairs = [p for p in pairs if (p.a, p.b) in neighbours]
             out.append(f"neighbours on the leaderboard only; all {len(report.pairs)} pairs are in "
                        "--format md/csv/json")
-        out += _table(PAIR_HEADER, [_pair_cells(p) for p in pairs], right={2, 3, 4, 5, 6})
+        out += _table(PAIR_HEADER, [_pair_cells(p) for p in pairs], right={2, 3, 4, 5, 6, 8, 9})
     if report.human:
         out += ["", "== Human baseline (annotators against the key, same questions)"]
         out += _table(["annotator", "accuracy", "correct", "Wilson 95 %"],
@@ -200,11 +222,9 @@ def render_text(report: Report, *, max_pairs: int = 28) -> str:
     for dim in _dimensions(report):
         header, rows = _breakdown_pivot(report, dim, summary=len(report.leaderboard) > 8)
         out += ["", f"== Accuracy by {dim}"] + _table(header, rows, right=set(range(1, len(header))))
-    out += ["", "== Position bias (chosen option vs the key, original positions; chi-square)"]
-    out += _table(["run", "chosen 1/2/3/4", "keys 1/2/3/4", "chi2", "p"],
-                  [[f"#{p.run_id}", "/".join(map(str, p.chosen)), "/".join(map(str, p.keys)),
-                    "—" if p.chi2 is None else f"{p.chi2:.2f}", _p(p.p)] for p in report.position],
-                  right={3, 4})
+    out += ["", "== Position bias (chosen positions, original order; chi-square against a uniform "
+            "choice and against the keys' distribution)"]
+    out += _table(POSITION_HEADER, _position_rows(report), right={3, 4, 5, 6})
     out += ["", f"== Hardest questions (of {report.questions}; solved by fewest runs)"]
     out += _table(["question", "solved", "most common wrong answer"],
                   [[h.uid, f"{h.solved}/{h.runs}",
@@ -254,12 +274,11 @@ def render_markdown(report: Report) -> str:
         header, rows = _breakdown_pivot(report, dim)
         out += ["", f"### By {dim}", ""] + _md_table(header, rows)
     out += ["", "## Position bias", "", "![Chosen positions against the key](position.png)", "",
-            "Valid answers per original option position against the keys of the same questions; "
-            "chi-square goodness of fit (a small p means the run picks some positions more often "
-            "than the keys warrant).", ""]
-    out += _md_table(["run", "chosen 1/2/3/4", "keys 1/2/3/4", "chi2", "p"],
-                     [[f"#{p.run_id}", "/".join(map(str, p.chosen)), "/".join(map(str, p.keys)),
-                       "—" if p.chi2 is None else f"{p.chi2:.2f}", _p(p.p)] for p in report.position])
+            "Valid answers per original option position, chi-square goodness of fit twice: against "
+            "a uniform choice (a small p: the run prefers some positions, whatever the keys) and "
+            "against the keys of the same questions (a small p: it picks some positions more often "
+            "than the keys warrant, which also reflects its errors).", ""]
+    out += _md_table(POSITION_HEADER, _position_rows(report))
     out += ["", "## Confusion (key × chosen)", ""]
     rows = []
     for run_id, matrix in report.confusion.items():
@@ -291,8 +310,11 @@ def _csv(header: list[str], rows: list[list]) -> str:
 
 def render_csvs(report: Report) -> dict[str, str]:
     """file name -> CSV text."""
-    lb = ["run_id", "model", "kind", "correct", "total", "invalid", "accuracy", "wilson_low",
+    lb = ["run_id", "model", "kind", "answered", "answered_correct", "answered_accuracy",
+          "answered_low", "answered_high", "correct", "total", "invalid", "accuracy", "wilson_low",
           "wilson_high", "boot_low", "boot_high", "tokens_in", "tokens_out", "latency_mean", "cost"]
+    pair_cols = ["a", "b", "n", "a_only", "b_only", "p_exact", "p_holm", "diff", "diff_low",
+                 "diff_high", "mde", "n_needed"]
     runs, matrix = report.agreement
     rank = {r.run_id: i for i, r in enumerate(report.leaderboard, 1)}
     group_of = {r: i for i, g in enumerate(report.groups, 1) for r in g}
@@ -300,13 +322,13 @@ def render_csvs(report: Report) -> dict[str, str]:
         "leaderboard.csv": _csv(["rank"] + lb + ["group"],
                                 [[rank[r.run_id]] + [getattr(r, c) for c in lb] + [group_of[r.run_id]]
                                  for r in report.leaderboard]),
-        "pairs.csv": _csv(["a", "b", "n", "a_only", "b_only", "p_exact", "p_holm", "diff", "diff_low",
-                           "diff_high"], [list(asdict(p).values()) for p in report.pairs]),
+        "pairs.csv": _csv(pair_cols, [[getattr(p, c) for c in pair_cols] for p in report.pairs]),
         "breakdowns.csv": _csv(["dimension", "value", "run_id", "correct", "total", "accuracy"],
                                [list(asdict(b).values()) for b in report.breakdowns]),
         "position.csv": _csv(["run_id", "chosen_1", "chosen_2", "chosen_3", "chosen_4", "key_1", "key_2",
-                              "key_3", "key_4", "chi2", "p"],
-                             [[p.run_id, *p.chosen, *p.keys, p.chi2, p.p] for p in report.position]),
+                              "key_3", "key_4", "chi2", "p", "chi2_uniform", "p_uniform"],
+                             [[p.run_id, *p.chosen, *p.keys, p.chi2, p.p, p.chi2_uniform, p.p_uniform]
+                              for p in report.position]),
         "confusion.csv": _csv(["run_id", "key", "chose_1", "chose_2", "chose_3", "chose_4", "invalid"],
                               [[r, k, *row] for r, m in report.confusion.items()
                                for k, row in enumerate(m, 1)]),

@@ -72,9 +72,9 @@ def signed_interval(low: float | None, high: float | None) -> str:
 
 
 def p_value(p: float | None) -> str:
-    if p is None:
-        return "—"
-    return "<0.001" if p < 0.001 else f"{p:.3f}"
+    from ...io.report_files import format_p  # one p-value format for the screen and the files
+
+    return format_p(p)
 
 
 def tokens(n_in: int | None, n_out: int | None) -> str:
@@ -393,7 +393,7 @@ class ReportScreen(Screen):
         table.add_column("model", key="model")
         for label, key in (("accuracy", "accuracy"), ("correct", "correct"), ("Wilson", "wilson"),
                            ("bootstrap", "boot"), ("invalid", "invalid"), ("tokens i/o", "tokens"),
-                           ("latency", "latency"), ("cost", "cost")):
+                           ("latency", "latency"), ("cost", "cost"), ("all answered", "all")):
             table.add_column(right(label), key=key)
         for rank, r in enumerate(rows, 1):
             invalid = str(r.invalid) if not r.invalid or not r.total else f"{r.invalid} ({r.invalid / r.total:.0%})"
@@ -401,7 +401,9 @@ class ReportScreen(Screen):
                           right(f"{r.correct}/{r.total}"), right(interval(r.wilson_low, r.wilson_high)),
                           right(interval(r.boot_low, r.boot_high)), right(invalid),
                           right(tokens(r.tokens_in, r.tokens_out)), right(seconds(r.latency_mean)),
-                          right(dollars(r.cost)), key=str(r.run_id))
+                          right(dollars(r.cost)),
+                          right(f"{pct(r.answered_accuracy)} {r.answered_correct}/{r.answered}"),
+                          key=str(r.run_id))
         self._restore_cursor(table, current)
         self.query_one("#lb-note", Static).update(leader_note(report))
         bars = [Bar(rank, short_model(r.model), 100 * (r.accuracy or 0.0),
@@ -419,7 +421,8 @@ class ReportScreen(Screen):
         table.add_column("run A", key="a")
         table.add_column("run B", key="b")
         for label, key in (("only A", "a_only"), ("only B", "b_only"), ("McNemar p", "p"),
-                           ("Holm p", "holm"), ("A − B", "diff"), ("95 % interval", "ci")):
+                           ("Holm p", "holm"), ("A − B", "diff"), ("95 % (unadjusted)", "ci"),
+                           ("MDE", "mde")):
             table.add_column(right(label), key=key)
         table.add_column("", key="verdict")
         pairs = sorted(report.pairs, key=lambda p: (self._ranks.get(p.a, 0), self._ranks.get(p.b, 0)))
@@ -429,13 +432,14 @@ class ReportScreen(Screen):
             table.add_row(self.run_name(p.a, 20), self.run_name(p.b, 20), right(p.a_only),
                           right(p.b_only), right(p_value(p.p_exact)), right(p_value(p.p_holm)),
                           right(_points(p.diff)), right(signed_interval(p.diff_low, p.diff_high)),
-                          verdict, key=f"{p.a}-{p.b}")
+                          right("—" if p.mde is None else f"{100 * p.mde:.1f}"), verdict, key=f"{p.a}-{p.b}")
         differ = sum(p.p_holm is not None and p.p_holm < ALPHA for p in pairs)
         self.query_one("#pairs-note", Static).update(
             f"Each pair on the same {report.questions} questions, A ranked above B. Only A / only B: "
             f"questions just one of them got right; exact McNemar p on those, Holm-corrected for the "
             f"{len(pairs)} comparison(s). A − B: accuracy difference in points, with its paired bootstrap "
-            f"95 % interval. {differ} pair(s) differ (Holm p < {ALPHA}).")
+            f"95 % interval NOT adjusted for the comparisons (trust Holm p); MDE: the smallest "
+            f"difference these questions detect with 80 % power. {differ} pair(s) differ (Holm p < {ALPHA}).")
         groups = [[self.run_name(r, 40) for r in g] for g in (report.groups or [])]
         title = (f"Groups that cannot be told apart: from the top, each group's first run and every run "
                  f"below it that it does not beat (Holm p ≥ {ALPHA})")
@@ -532,7 +536,9 @@ class ReportScreen(Screen):
             else:
                 verdict = ("prefers some positions more than the keys do" if pos.p < ALPHA
                            else "no evidence of a position preference")
-                note = f"  χ² = {pos.chi2:.2f}, p = {p_value(pos.p)}: {verdict}"
+                note = f"  against the keys: χ² = {pos.chi2:.2f}, p = {p_value(pos.p)}: {verdict}"
+            if pos.p_uniform is not None:
+                note += f"; against a uniform choice: p = {p_value(pos.p_uniform)}"
         self.query_one("#bh-note", Static).update(note)
         self._fill_confusion(run_id)
         self._fill_agreement()
@@ -759,13 +765,15 @@ def leader_note(report) -> str:
     """How many questions the runs are compared on, and how to read the intervals."""
     runs = len(report.run_ids)
     every = "the run" if runs == 1 else f"all {runs} runs"
-    text = (f"Compared on the {report.questions} question(s) with a key that {every} answered, of "
+    text = (f"Ranked by 'all answered': accuracy on every keyed question the run answered. The other "
+            f"columns compare on the {report.questions} question(s) with a key that {every} answered, of "
             f"{report.keyed} keyed in set {report_scope(report.question_set)}.")
     most = max(report.answered.values(), default=0)
     short = [r for r in report.run_ids if report.answered.get(r, 0) < most]
     if short and runs > 1:
-        text += (f" {len(short)} run(s) answered fewer than {most}: x on a run leaves it out, and the "
-                 "others are compared on the questions they share.")
+        names = ", ".join(f"#{r} ({report.answered.get(r, 0)})" for r in short[:6])
+        text += (f" {len(short)} run(s) answered fewer than {most} and limit the shared set: {names}"
+                 f"{' …' if len(short) > 6 else ''}; x on a run leaves it out.")
     text += (f" Wilson and bootstrap ({report.n_boot} resamples of these questions, seed {report.seed}) "
              "are 95 % intervals: the run's true accuracy is likely inside. Overlapping intervals do not "
              "mean equal runs: tab 2 tests each pair on the same questions. Chance is 25 %.")
