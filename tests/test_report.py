@@ -292,7 +292,7 @@ def test_cli_report_formats(two_runs, tmp_path, capsys):
     assert "model-a" in out and "How to read it" in out
     expected = {"md": {"report.md", "leaderboard.png", "position.png"}, "json": {"report.json"},
                 "csv": {"leaderboard.csv", "pairs.csv", "breakdowns.csv", "position.csv", "confusion.csv",
-                        "agreement.csv", "hardest.csv", "human.csv"}}
+                        "agreement.csv", "hardest.csv", "human.csv", "items.csv"}}
     for fmt, names in expected.items():
         folder = tmp_path / fmt
         assert main(["--db", db, "report", "--format", fmt, "-o", str(folder), "--bootstrap", "200"]) == 0

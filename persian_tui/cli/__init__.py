@@ -382,6 +382,7 @@ def parser() -> argparse.ArgumentParser:
     rep.set_defaults(func=cmd_report)
 
     corpus.add_commands(sub)
+    items.add_commands(sub)
 
     tui = sub.add_parser("tui", help="open the terminal app")
     add_tui_options(tui)
@@ -389,7 +390,7 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-from . import corpus  # noqa: E402  (command groups, each in its own module)
+from . import corpus, items  # noqa: E402  (command groups, each in its own module)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -159,6 +159,7 @@ class Report:
     keyed: int = 0  # questions of the set with a key (before the shared restriction)
     answered: dict[int, int] = field(default_factory=dict)  # run -> keyed questions it answered
     left_out: dict[int, str] = field(default_factory=dict)  # run -> why the default left it out
+    items: list = field(default_factory=list)  # eval/items.ItemRow for every keyed question
     effect: float = EFFECT  # the difference n_needed is computed for
     power: float = POWER
 
@@ -436,6 +437,10 @@ def build_report(store: Store, *, run_ids: list[int] | None = None, questions: s
                     agreement=([], []), hardest=[], human=[], seed=seed, n_boot=n_boot,
                     question_set=questions, keyed=len(inp.keyed), answered=answered,
                     left_out=left_out, effect=effect, power=power)
+    if inp.runs or inp.keyed:
+        from .items import item_analysis
+
+        report.items = item_analysis(store, inp.keyed, [r.id for r in inp.runs], inp.preds)
     if not inp.shared:
         return report
     report.leaderboard, boot = _leaderboard(inp, seed, n_boot)

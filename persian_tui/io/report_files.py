@@ -93,6 +93,9 @@ def report_dict(report: Report) -> dict:
     runs, matrix = report.agreement
     d["agreement"] = {"runs": runs, "matrix": matrix}
     d["confusion_columns"] = ["1", "2", "3", "4", "invalid"]
+    from .item_files import item_dict
+
+    d["items"] = [item_dict(r) for r in report.items]
     return _round(d)
 
 
@@ -168,6 +171,31 @@ def _position_rows(report: Report) -> list[list[str]]:
              chi(p.chi2_uniform), _p(p.p_uniform), chi(p.chi2), _p(p.p)] for p in report.position]
 
 
+ITEMS_SHOWN = 20
+
+
+def _items_text(report: Report, *, md: bool = False) -> list[str]:
+    """The item-analysis section: the flag counts and the flagged questions, most serious first."""
+    from .item_files import TABLE_HEADER, flag_summary, item_table_rows
+
+    if not report.items:
+        return []
+    flagged = [r for r in report.items if r.flags]
+    title = "## Item analysis" if md else "== Item analysis (persian-tui items lists every question)"
+    out = ["", title, ""] if md else ["", title]
+    out.append(flag_summary(report.items) + ". p = share right, disc = rest-score point-biserial; "
+               "all keyed questions, not only the shared ones.")
+    if flagged:
+        rows = item_table_rows(flagged[:ITEMS_SHOWN])
+        out += [""] + (_md_table(TABLE_HEADER, rows) if md else
+                       _table(TABLE_HEADER, rows, right={2, 3, 4, 6, 7}))
+        out += [""] + [f"{'- ' if md else ''}{r.uid} {f}: {r.evidence[f]}"
+                       for r in flagged[:ITEMS_SHOWN] for f in r.flags]
+        if len(flagged) > ITEMS_SHOWN:
+            out.append(f"... and {len(flagged) - ITEMS_SHOWN} more flagged: persian-tui items")
+    return out
+
+
 def _dimensions(report: Report) -> list[str]:
     """The breakdowns this report has (provenance ones only when the bank is linked)."""
     present = {b.dimension for b in report.breakdowns}
@@ -230,6 +258,7 @@ def render_text(report: Report, *, max_pairs: int = 28) -> str:
                   [[h.uid, f"{h.solved}/{h.runs}",
                     "—" if h.common_wrong is None else f"{h.common_wrong} ({h.common_wrong_count} runs)"]
                    for h in report.hardest[:10]], right={1})
+    out += _items_text(report)
     out += ["", "Confusion matrices and the agreement matrix: --format md/csv/json."]
     return "\n".join(out) + "\n"
 
@@ -289,6 +318,7 @@ def render_markdown(report: Report) -> str:
             "chose the same option (diagonal: the run's share of valid answers).", ""]
     out += _md_table(["run"] + [f"#{r}" for r in runs],
                      [[f"#{r}"] + [f"{x:.2f}" for x in row] for r, row in zip(runs, matrix)])
+    out += _items_text(report, md=True)
     out += ["", "## Hardest questions", ""]
     out += _md_table(["question", "solved", "most common wrong answer", "runs choosing it"],
                      [[h.uid, f"{h.solved}/{h.runs}", "—" if h.common_wrong is None else str(h.common_wrong),
@@ -306,6 +336,12 @@ def _csv(header: list[str], rows: list[list]) -> str:
     for row in rows:
         w.writerow(["" if c is None else (f"{_g(c)!r}" if isinstance(c, float) else c) for c in row])
     return buf.getvalue()
+
+
+def _items_csv(report: Report) -> str:
+    from .item_files import item_csv
+
+    return item_csv(report.items)
 
 
 def render_csvs(report: Report) -> dict[str, str]:
@@ -334,6 +370,7 @@ def render_csvs(report: Report) -> dict[str, str]:
                                for k, row in enumerate(m, 1)]),
         "agreement.csv": _csv(["run_id"] + [str(r) for r in runs],
                               [[r, *row] for r, row in zip(runs, matrix)]),
+        "items.csv": _items_csv(report),
         "hardest.csv": _csv(["uid", "solved", "runs", "common_wrong", "common_wrong_count"],
                             [list(asdict(h).values()) for h in report.hardest]),
         "human.csv": _csv(["annotator", "correct", "total", "accuracy", "wilson_low", "wilson_high"],

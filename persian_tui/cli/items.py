@@ -1,0 +1,55 @@
+"""`persian-tui items`: item analysis of every keyed question (difficulty, discrimination,
+distractors, flags) from model runs and human labels."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from . import MAX_ID, UserError, _store, bounded_int
+
+
+def _run_ids(text: str | None) -> list[int] | None:
+    if not text:
+        return None
+    try:
+        return [bounded_int(1)(x) for x in text.replace(" ", "").split(",") if x]
+    except argparse.ArgumentTypeError:
+        raise UserError(f"--runs takes run ids (1 to {MAX_ID}) separated by commas, e.g. 1,2,5 "
+                        f"(got {text!r})") from None
+
+
+def cmd_items(args) -> int:
+    from ..eval.items import item_analysis
+    from ..eval.report import ReportError, report_inputs
+    from ..io.item_files import TABLE_HEADER, flag_summary, item_csv, item_dict, item_table_rows
+    from ..io.report_files import _table
+
+    with _store(args, read=True) as store:
+        try:
+            inp, _ = report_inputs(store, _run_ids(args.runs), args.questions)
+        except ReportError as e:
+            raise UserError(str(e)) from None
+        rows = item_analysis(store, inp.keyed, [r.id for r in inp.runs])
+    if args.format == "json":
+        print(json.dumps([item_dict(r) for r in rows], ensure_ascii=False, indent=2))
+    elif args.format == "csv":
+        print(item_csv(rows), end="")
+    else:
+        print(f"{len(inp.runs)} run(s); " + flag_summary(rows))
+        print("\n".join(_table(TABLE_HEADER, item_table_rows(rows), right={2, 3, 4, 6, 7})))
+        for r in rows:
+            for f in r.flags:
+                print(f"{r.uid} {f}: {r.evidence[f]}")
+    return 0
+
+
+def add_commands(sub) -> None:
+    it = sub.add_parser("items", help="item analysis: difficulty, discrimination, distractors, flags",
+                        description="Every keyed question's statistics from model runs and human "
+                        "labels, sorted by flag severity (suspect_key, low_agreement, too_hard, "
+                        "too_easy).")
+    it.add_argument("--runs", metavar="IDS", help="run ids, e.g. 1,2,5 (default: the report's runs)")
+    it.add_argument("--questions", default="all", choices=("all", "ready", "curated"))
+    it.add_argument("--format", default="table", choices=("table", "csv", "json"))
+    it.set_defaults(func=cmd_items)
