@@ -137,7 +137,17 @@ def main() -> None:
     print(f"build_report: median {core * 1000:.0f} ms of 5 (min {min(times) * 1000:.0f}, first call "
           f"{first[0] * 1000:.0f} ms)   [target < 1 s]")
     print(f"  of which reading the runs and questions from SQLite: {statistics.median(load) * 1000:.0f} ms; "
-          f"{report.questions} shared questions, {len(report.pairs)} pairs, {args.bootstrap} resamples")
+          f"{report.questions} shared questions, {len(report.pairs)} pairs, {args.bootstrap} resamples, "
+          f"item analysis of {len(report.items)} questions included")
+    from persian_tui.eval.items import item_analysis
+    from persian_tui.eval.report import report_inputs
+
+    with Store(db) as store:
+        inp, _ = report_inputs(store, None, "all")
+        ids = [r.id for r in inp.runs]
+        _, it = timed(lambda: item_analysis(store, inp.keyed, ids, inp.preds), repeat=5)
+    print(f"  of which item analysis (difficulty, discrimination, distractors, flags; runs + humans): "
+          f"{statistics.median(it) * 1000:.0f} ms")
     for fmt in ("json", "csv", "md"):
         _, ts = timed(lambda: write_report(report, tmp / "out", fmt), repeat=3)
         what = {"json": "report.json", "csv": "8 CSV files", "md": "report.md + 2 PNG charts"}[fmt]

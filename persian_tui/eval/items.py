@@ -67,28 +67,25 @@ class ItemRow:
 
 def rest_discrimination(right: np.ndarray, answered: np.ndarray) -> np.ndarray:
     """(Q,) point-biserial correlation of each item's correctness with the respondents' rest
-    score (accuracy on their OTHER answered items), over the respondents who answered it.
-    right, answered: (P, Q) bool. NaN where undefined."""
+    score (accuracy on their OTHER answered items), over the respondents who answered it (and
+    answered something else). right, answered: (P, Q) bool. NaN where undefined (fewer than 3
+    respondents, or no variance). Vectorized over items; equals scipy.stats.pointbiserialr."""
     r = (right & answered).astype(float)
-    a = answered.astype(float)
-    tot_r, tot_a = r.sum(axis=1), a.sum(axis=1)
-    out = np.full(right.shape[1], np.nan)
-    for j in range(right.shape[1]):
-        who = answered[:, j]
-        if who.sum() < 3:
-            continue
-        n_rest = tot_a[who] - 1
-        if np.any(n_rest <= 0):
-            who = who & (tot_a - 1 > 0)
-            if who.sum() < 3:
-                continue
-            n_rest = tot_a[who] - 1
-        rest = (tot_r[who] - r[who, j]) / n_rest
-        x = r[who, j]
-        if x.std() == 0 or rest.std() == 0:
-            continue
-        out[j] = float(np.corrcoef(x, rest)[0, 1])
-    return out
+    tot_r = r.sum(axis=1, keepdims=True)
+    others = answered.sum(axis=1, keepdims=True) - 1.0
+    m = answered & (others > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rest = np.where(m, (tot_r - r) / np.where(others > 0, others, 1.0), 0.0)
+        n = m.sum(axis=0).astype(float)
+        x = np.where(m, r, 0.0)
+        mx = x.sum(axis=0) / n
+        mr = rest.sum(axis=0) / n
+        dx = np.where(m, r - mx, 0.0)
+        dr = np.where(m, rest - mr, 0.0)
+        vx, vr = (dx * dx).sum(axis=0), (dr * dr).sum(axis=0)
+        corr = (dx * dr).sum(axis=0) / np.sqrt(vx * vr)
+    ok = (n >= 3) & (vx > 0) & (vr > 1e-20 * np.maximum(1.0, n))
+    return np.where(ok, np.clip(corr, -1.0, 1.0), np.nan)
 
 
 def _group(chosen: np.ndarray, names: list[str], keys: np.ndarray) -> list[GroupStats]:
@@ -96,11 +93,15 @@ def _group(chosen: np.ndarray, names: list[str], keys: np.ndarray) -> list[Group
     answered = chosen >= 0
     right = chosen == keys[None, :]
     disc = rest_discrimination(right, answered) if len(names) else np.full(len(keys), np.nan)
+    ns = answered.sum(axis=0).tolist()
+    cs = right.sum(axis=0).tolist()
     out = []
-    for j, k in enumerate(keys):
-        who = answered[:, j]
-        n, c = int(who.sum()), int(right[who, j].sum())
-        dis = {o: [names[i] for i in np.flatnonzero(chosen[:, j] == o)] for o in (1, 2, 3, 4) if o != k}
+    for j, (k, column) in enumerate(zip(keys.tolist(), chosen.T.tolist())):
+        dis: dict[int, list[str]] = {o: [] for o in (1, 2, 3, 4) if o != k}
+        for name, o in zip(names, column):
+            if o in dis:
+                dis[o].append(name)
+        n, c = ns[j], cs[j]
         out.append(GroupStats(n, c, c / n if n else None,
                               None if np.isnan(disc[j]) else float(disc[j]), dis))
     return out
@@ -134,25 +135,25 @@ def item_analysis(store: Store, questions: list[Question], run_ids: list[int],
     run_stats = _group(chosen, run_names, keys)
     hum_stats = _group(hum, annotators, keys)
     # strong runs: the better half by accuracy over what they answered
-    acc = np.array([((chosen[i] == keys) & (chosen[i] >= 0)).sum() / max(1, (chosen[i] >= 0).sum())
-                    for i in range(len(run_ids))])
+    acc = (chosen == keys[None, :]).sum(axis=1) / np.maximum(1, (chosen >= 0).sum(axis=1))
     strong = np.argsort(-acc, kind="stable")[:max(3, (len(run_ids) + 1) // 2)] if len(run_ids) >= 3 else []
     votes_by_uid = {v.uid: v for v in votes}
+    S = chosen[list(strong)]  # (strong, Q)
+    n_strong = (S >= 0).sum(axis=0)
+    picks = np.stack([(S == o) & (keys != o)[None, :] for o in (1, 2, 3, 4)], axis=1).sum(axis=0)  # (4, Q)
+    top_wrong = picks.argmax(axis=0)  # lowest option on a tie
     rows = []
     for j, q in enumerate(qs):
         row = ItemRow(q.uid, q.source_name, q.source_id, int(q.key), run_stats[j], hum_stats[j])
-        s = [i for i in strong if chosen[i, j] >= 0]
-        if len(s) >= 3:
-            wrong = Counter(int(chosen[i, j]) for i in s if chosen[i, j] not in (0, q.key))
-            if wrong:
-                option, count = wrong.most_common(1)[0]
-                d = run_stats[j].discrimination
-                if count * 2 > len(s) and (d is None or d < 0):
-                    row.flags.append("suspect_key")
-                    row.evidence["suspect_key"] = (
-                        f"{count} of {len(s)} strong runs chose {option}, not the key {q.key}; "
-                        f"{len(run_stats[j].distractors[option])} of {run_stats[j].n} runs in all"
-                        + ("" if d is None else f"; discrimination {d:+.2f}"))
+        if n_strong[j] >= 3:
+            option, count, total = int(top_wrong[j]) + 1, int(picks[top_wrong[j], j]), int(n_strong[j])
+            d = run_stats[j].discrimination
+            if count * 2 > total and (d is None or d < 0):
+                row.flags.append("suspect_key")
+                row.evidence["suspect_key"] = (
+                    f"{count} of {total} strong runs chose {option}, not the key {q.key}; "
+                    f"{len(run_stats[j].distractors[option])} of {run_stats[j].n} runs in all"
+                    + ("" if d is None else f"; discrimination {d:+.2f}"))
         votes_here = list(votes_by_uid[q.uid].votes.values())
         if len(votes_here) >= 2:
             top = Counter(votes_here).most_common(1)[0][1]
