@@ -5,10 +5,10 @@ import json
 
 import numpy as np
 import pytest
+from test_report import add_questions, add_run
 
 from persian_tui.cli import main
 from persian_tui.eval.items import item_analysis, rest_discrimination
-from test_report import add_questions, add_run
 
 
 def test_rest_discrimination_matches_scipy_pointbiserialr():

@@ -147,7 +147,8 @@ def _leader_rows(report: Report) -> list[list[str]]:
 
 
 LEADER_HEADER = ["#", "run", "model", "kind", "all answered", "correct", "Wilson 95 %",
-                 "shared accuracy", "correct", "invalid", "Wilson 95 %", "bootstrap 95 %", "tokens in", "tokens out", "latency", "cost"]
+                 "shared accuracy", "correct", "invalid", "Wilson 95 %",
+                 "bootstrap 95 %", "tokens in", "tokens out", "latency", "cost"]
 PAIR_HEADER = ["a", "b", "only a right", "only b right", "McNemar p", "Holm p", "diff",
                "diff 95 % (unadjusted)", "MDE", "n for E"]
 
