@@ -314,3 +314,16 @@ def test_malformed_poet_file_skips_that_poet_only(store, tmp_path):
     p = import_corpus(store, root)
     assert (p.new, p.skipped) == (5, 2)
     assert p.errors == [f"{root / 'poets' / 'khayyam' / 'poet.json'}: expected a JSON object, found list"]
+
+
+def test_a_busy_database_does_not_undo_a_save(corpus, monkeypatch):
+    from persian_tui.store.db import StoreBusy
+
+    def busy(*a, **k):
+        raise StoreBusy("busy")
+
+    monkeypatch.setattr(corpus, "_save_links", busy)
+    corpus.add_questions([make_question("q-busy", couplets=[HAFEZ_1, SAADI, BABA, ROBAEE])])
+    assert corpus.get_question("q-busy") is not None and corpus.links(["q-busy"]) == {}
+    monkeypatch.undo()
+    assert corpus.link_questions()["linked"] == 3  # linked later

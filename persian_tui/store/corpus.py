@@ -267,6 +267,16 @@ class CorpusRepo:
         counts["up to date"] = len(rows) - len(todo)
         return counts
 
+    def link_saved(self, uids: list[str]) -> None:
+        """The save hook: link these just-saved questions. Best effort: when the database is
+        busy the save stands and the options stay unlinked until the next `corpus link`."""
+        from .db import StoreBusy
+
+        try:
+            self.link_questions(uids)
+        except StoreBusy:
+            pass
+
     def _save_links(self, rows: list[tuple]) -> None:
         with self.tx():
             self.conn.executemany(

@@ -35,7 +35,7 @@ class CurationRepo:
             self.conn.execute(
                 "INSERT INTO revisions (question_id, author, created_at, changes) VALUES (?,?,?,?)",
                 (qid, author, q.created_at, json.dumps({"created": [None, q.uid]}, ensure_ascii=False)))
-        self.link_questions([q.uid])  # corpus provenance, its own short transaction
+        self.link_saved([q.uid])  # corpus provenance, its own short transaction
         return q
 
     def update_question(self, q: Question, author: str | None) -> dict:
@@ -73,7 +73,7 @@ class CurationRepo:
                 "INSERT INTO revisions (question_id, author, created_at, changes) VALUES (?,?,?,?)",
                 (qid, author, q.updated_at, json.dumps(changes, ensure_ascii=False)))
         if "options" in changes:
-            self.link_questions([q.uid])  # corpus provenance, its own short transaction
+            self.link_saved([q.uid])  # corpus provenance, its own short transaction
         return changes
 
     def revisions(self, uid: str) -> list[Revision]:

@@ -76,7 +76,7 @@ class QuestionsRepo:
             self._insert_rows(rows)
             if import_log is not None:
                 self._log_import(import_log)
-        self.link_questions([q.uid for q in questions])  # corpus provenance (nothing without a corpus)
+        self.link_saved([q.uid for q in questions])  # corpus provenance (nothing without a corpus)
         return len(questions)
 
     def add_new_questions(self, questions: Iterable[Question], *, import_log: dict | None = None,
@@ -131,7 +131,7 @@ class QuestionsRepo:
                         self.conn.execute(f"DELETE FROM questions WHERE uid IN ({','.join('?' * len(part))})",
                                           part)
             raise
-        self.link_questions(written)
+        self.link_saved(written)  # corpus provenance
         return skipped
 
     def _existing(self, column: str, values: list[str]) -> set[str]:
