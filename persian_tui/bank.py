@@ -18,6 +18,21 @@ def couplet_keys(q: Question) -> list[str]:
     return [couplet_key(o.mesra1, o.mesra2) for o in sorted(q.options, key=lambda o: o.position)]
 
 
+def repeated_couplets(q: Question) -> list[str]:
+    """The same couplet twice in one question (normalized, either hemistich order): a dirty
+    question, whose outlier cannot be meant."""
+    out, seen = [], {}
+    for o in sorted(q.options, key=lambda o: o.position):
+        if not ((o.mesra1 or "").strip() and (o.mesra2 or "").strip()):
+            continue
+        k = couplet_key(o.mesra1, o.mesra2)
+        if k in seen:
+            out.append(f"couplets {seen[k]} and {o.position} are the same")
+        else:
+            seen[k] = o.position
+    return out
+
+
 def fingerprint(q: Question) -> str:
     """Same normalized stem and couplets in the same order -> same fingerprint."""
     text = "\n".join([match_key(q.stem), *couplet_keys(q)])

@@ -174,3 +174,25 @@ def test_batched_writes_are_all_or_nothing(store, monkeypatch):
     monkeypatch.setattr(type(store), "_insert_rows", real)
     assert store.add_new_questions(qs, batch=2) == [] and store.counts().total == 7
     assert [u for u, why in store.add_new_questions(qs, batch=3)] == [q.uid for q in qs]  # unchanged
+
+
+def test_a_question_with_a_couplet_twice_is_rejected_or_a_dirty_draft(tmp_path, capsys):
+    c = couplets(2)
+    items = [{"id": 1, "options": [f"{a} - {b}" for a, b in couplets(1)], "correct_answer_index": 0},
+             {"id": 2, "options": [f"{c[0][0]} - {c[0][1]}", f"{c[1][0]} - {c[1][1]}",
+                                   f"{c[2][0]} - {c[2][1]}", f"{c[0][1]} - {c[0][0]}"],  # 1 again, swapped
+              "correct_answer_index": 1},
+             {"id": 3, "options": ["123 - 456", *[f"{a} - {b}" for a, b in couplets(3)[1:]]],
+              "correct_answer_index": 2}]
+    path = tmp_path / "dirty.json"
+    path.write_text(json.dumps(items, ensure_ascii=False), "utf-8")
+    db = tmp_path / "d.db"
+    assert main(["--db", str(db), "import", str(path), "--format", "benchmark"]) == 1
+    err = capsys.readouterr().err
+    assert "couplets 1 and 4 are the same" in err and "--allow-dirty" in err
+    assert "option 1 has no words" in err and "single phrases" not in err
+    assert main(["--db", str(db), "import", str(path), "--format", "benchmark", "--allow-dirty",
+                 "--skip-invalid"]) == 0
+    with Store(db) as store:
+        dirty = [q for q in store.questions() if "dirty" in q.tags]
+        assert len(dirty) == 1 and dirty[0].status == "draft" and store.counts().total == 2

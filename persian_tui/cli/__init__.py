@@ -46,6 +46,7 @@ def cmd_import(args) -> int:
     with _store(args) as store:
         plan = plan_import(store, args.file, fmt=args.format, answers=args.answers,
                            source=args.source, allow_duplicates=args.allow_duplicates,
+                           allow_dirty=getattr(args, "allow_dirty", False),
                            swapped=not args.no_swap)
         for w in plan.warnings:
             print(f"warning: {w}")
@@ -308,6 +309,9 @@ def parser() -> argparse.ArgumentParser:
                      help="import the valid records and list the rejected ones")
     imp.add_argument("--allow-duplicates", action="store_true",
                      help="add near-duplicates of existing questions instead of skipping them")
+    imp.add_argument("--allow-dirty", action="store_true",
+                     help="import questions with the same couplet twice as drafts tagged dirty "
+                          "(default: rejected)")
     imp.add_argument("--no-swap", action="store_true",
                      help="book format: the file's mesra1 is already the first hemistich")
     imp.add_argument("-v", "--verbose", action="store_true", help="also list per-record notes")

@@ -15,7 +15,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..bank import couplet_keys, fingerprint, import_uid
+from ..bank import couplet_keys, fingerprint, import_uid, repeated_couplets
 from ..models import Question
 from ..store import Store
 from . import jsonl
@@ -93,6 +93,7 @@ def read_jsonl(path: Path) -> list[Record]:
             rec.error = "; ".join(problems)
         else:
             rec.question = q
+            rec.dirty = repeated_couplets(q)
     return records
 
 
@@ -147,7 +148,8 @@ def _ambiguous_keys(records: list[Record], plan: ImportPlan) -> None:
 
 def plan_import(store: Store, path: str | Path, *, fmt: str | None = None,
                 answers: str | Path | None = None, source: str | None = None,
-                allow_duplicates: bool = False, swapped: bool = True) -> ImportPlan:
+                allow_duplicates: bool = False, swapped: bool = True,
+                allow_dirty: bool = False) -> ImportPlan:
     """Read `path` and decide what importing it would do, without writing anything."""
     path = Path(path)
     answers = Path(answers) if answers else None
@@ -168,6 +170,14 @@ def plan_import(store: Store, path: str | Path, *, fmt: str | None = None,
         if q is None:
             plan.decisions.append(Decision(rec, "rejected", rec.error or "invalid"))
             continue
+        if rec.dirty:
+            if not allow_dirty:
+                plan.decisions.append(Decision(rec, "rejected", "; ".join(rec.dirty)
+                                               + " (--allow-dirty imports it as a draft tagged dirty)"))
+                continue
+            q.status = "draft"
+            q.tags = [*q.tags, "dirty"]
+            rec.notes.append("imported as a draft tagged dirty: " + "; ".join(rec.dirty))
         fp = fingerprint(q)
         if fmt != "jsonl":
             q.uid = import_uid(source, rec.source_id, fp)

@@ -18,6 +18,7 @@ class Record:
     error: str | None = None
     notes: list[str] = field(default_factory=list)
     key_from_file: bool = False  # the key came from a separate answer-key file
+    dirty: list[str] = field(default_factory=list)  # e.g. a repeated couplet: rejected, or a draft on request
 
 
 def read_text(path: Path) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..models import Option, Question
+from ..bank import repeated_couplets
 from ..text import CoupletError, nfc, split_couplet, strip_option_label
 from .errors import InputError
 from .records import Record
@@ -30,13 +31,21 @@ def _clean(text: str, label: int, where: str, notes: list[str]) -> tuple[str, bo
 
 def _finish(q: Question, rec: Record) -> Record:
     halves = [bool(o.mesra1) + bool(o.mesra2) for o in q.options]
-    if q.options and all(h == 1 for h in halves):
+    wordless = [o.position for o in q.options if (o.mesra1 or o.mesra2) and not _has_letters(o.mesra1 + o.mesra2)]
+    if wordless:
+        rec.error = f"option {wordless[0]} has no words (only digits or punctuation)"
+    elif q.options and all(h == 1 for h in halves):
         rec.error = "options are single phrases, not couplets (another question type)"
     elif problems := q.problems():
         rec.error = "; ".join(problems)
     else:
         rec.question = q
+        rec.dirty = repeated_couplets(q)
     return rec
+
+
+def _has_letters(text: str) -> bool:
+    return any(c.isalpha() for c in text)
 
 
 def _key(rec: Record, keys: dict[str, int] | None, keys_path: Path | None) -> int | None:

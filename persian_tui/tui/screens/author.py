@@ -17,6 +17,7 @@ from textual.widgets import Footer, Input, Label, Select, Static, TextArea
 
 from .base import AppState
 from ...models import Option, Question
+from ...bank import repeated_couplets
 from ...text import DuplicateIndex, couplet_key, nfc
 from ..render import detail_lines
 from ..widgets.dialogs import ConfirmDialog
@@ -48,16 +49,7 @@ def form_problems(q: Question) -> list[str]:
     out = q.problems()
     if q.status == "ready" and q.key is None:
         out = [p + " (type 1-4 in key)" if p.endswith("needs a key") else p for p in out]
-    seen: dict[str, int] = {}
-    for o in sorted(q.options, key=lambda o: o.position):
-        if not (o.mesra1.strip() and o.mesra2.strip()):
-            continue
-        k = couplet_key(o.mesra1, o.mesra2)
-        if k in seen:
-            out.append(f"couplets {seen[k]} and {o.position} are the same")
-        else:
-            seen[k] = o.position
-    return out
+    return out + repeated_couplets(q)
 
 
 def duplicate_warnings(index: DuplicateIndex, options: list[Option], exclude: str | None) -> list[str]:
