@@ -179,7 +179,8 @@ def field_errors(error: ValidationError) -> dict[str, str]:
     return out
 
 
-def describe(error: ValidationError, flag: bool = True) -> str:
-    """One line per field, e.g. '--concurrency: Input should be greater than or equal to 1'."""
-    return "; ".join(f"{'--' + k.replace('_', '-') if flag else k}: {v}"
+def describe(error: ValidationError, flag: bool = True, sep: str = "; ") -> str:
+    """The field errors, e.g. '--concurrency: must be greater than or equal to 1', joined by
+    `sep` (the CLI gives "\n": one line per field)."""
+    return sep.join(f"{'--' + k.replace('_', '-') if flag else k}: {v}"
                      for k, v in field_errors(error).items())

@@ -247,6 +247,16 @@ def test_spec_bounds_are_one_line_errors(bank, capsys, flag, value):
     assert err.count("\n") == 1 and flag in err and "Traceback" not in err
 
 
+def test_several_bad_fields_are_one_line_each_and_the_key_is_not_echoed(bank, capsys):
+    argv = ["--db", str(bank.path), "run", "llm", "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
+            "--concurrency", "0", "--max-retries", "-1", "--api-key-env", KEY]
+    assert main(argv) == 1
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 3 and all(line.startswith("persian-tui: error: --") for line in lines)
+    assert {line.split()[2] for line in lines} == {"--concurrency:", "--max-retries:", "--api-key-env:"}
+    assert KEY not in "\n".join(lines) and "sk-" not in "\n".join(lines)
+
+
 # ------------------------------------------------------------------ one process per run
 
 

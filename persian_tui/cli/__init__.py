@@ -417,7 +417,8 @@ def _main(argv: list[str] | None) -> int:
     try:
         return args.func(args)
     except (InputError, StoreError, UserError, RunError, WriteError) as e:
-        print(f"persian-tui: error: {e}", file=sys.stderr)
+        for line in str(e).splitlines() or [""]:  # several (one per field of a spec): one line each
+            print(f"persian-tui: error: {line}", file=sys.stderr)
         return 1
     except OverflowError as e:  # an id or count beyond SQLite's 64-bit integers
         print(f"persian-tui: error: a number is too large ({e}); ids and counts are at most "

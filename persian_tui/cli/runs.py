@@ -30,13 +30,14 @@ def _store(args, *, read: bool = False):
 
 
 def spec_of(kind: str, **values):
-    """The validated spec of a run kind; field errors as one UserError line (flags named)."""
+    """The validated spec of a run kind; field errors as a UserError of one line per field
+    (flags named)."""
     from ..specs import SPECS, describe
 
     try:
         return SPECS[kind](**{k: v for k, v in values.items() if v is not None})
     except ValidationError as e:
-        raise UserError(describe(e)) from None
+        raise UserError(describe(e, sep="\n")) from None
 
 
 def run_async(coro):
