@@ -77,7 +77,9 @@ def test_holm_leaves_the_apps_frozen_objects_frozen():
     try:
         frozen = gc.get_freeze_count()
         stats.holm([0.01, 0.2, 0.03])
-        assert gc.get_freeze_count() >= frozen
+        # unfreezing empties the permanent generation; a few frozen objects may die meanwhile
+        # (threads left by earlier tests), which is not an unfreeze
+        assert gc.get_freeze_count() >= frozen - 1000 > 0
     finally:
         gc.unfreeze()
 

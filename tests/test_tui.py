@@ -17,6 +17,8 @@ from persian_tui.tui.screens.bank import BankScreen
 from persian_tui.tui.screens.help import KEYS, HelpScreen
 from persian_tui.tui.widgets.bank_table import BankTable
 from persian_tui.tui.widgets.couplets import QuestionView
+import tui_helpers
+from tui_helpers import notices
 
 SIZE = (120, 40)
 STAMP = "2024-03-01T12:00:00Z"
@@ -69,9 +71,8 @@ def bank_db(tmp_path) -> Path:
 
 
 def make_app(path: Path, mode: str = "app", **kw) -> PersianTUI:
-    kw.setdefault("warm_up", False)
     kw.setdefault("db_label", "bank.db")
-    return PersianTUI(path, mode, **kw)
+    return tui_helpers.make_app(path, mode, **kw)
 
 
 async def loaded(pilot) -> BankScreen:
@@ -336,7 +337,7 @@ async def test_missing_sample_bank_notifies(tmp_path, monkeypatch):
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert table_uids(app) == []
-        assert any("no sample bank" in n.message for n in app._notifications)
+        assert any("no sample bank" in n for n in notices(app))
         assert "no question" in "\n".join(detail_text(app))
 
 
@@ -435,7 +436,7 @@ async def test_new_database_is_filled_at_the_first_load(tmp_path, monkeypatch):
         assert seen["rows"] == ["q-love", "q-arabic"]
         assert "2 questions" in seen["status"]
         await pilot.pause()
-        assert any("imported 2 sample" in n.message for n in app._notifications)
+        assert any("imported 2 sample" in n for n in notices(app))
 
 
 async def test_bank_says_loading_until_the_first_fill(bank_db):

@@ -16,6 +16,8 @@ from persian_tui.tui.screens.author import AuthorScreen
 from persian_tui.tui.screens.bank import BankScreen
 from persian_tui.tui.widgets.dialogs import ConfirmDialog, ReasonDialog
 from persian_tui.tui.widgets.lines_view import LinesView
+import tui_helpers
+from tui_helpers import notices
 
 SIZE = (120, 40)
 FLAG = "دو گزینه یکسان‌اند"
@@ -56,7 +58,7 @@ def db(tmp_path) -> Path:
 
 
 def make_app(path: Path, mode: str = "app") -> PersianTUI:
-    return PersianTUI(path, mode, warm_up=False, db_label="adj.db", annotator="reza")
+    return tui_helpers.make_app(path, mode, db_label="adj.db", annotator="reza")
 
 
 async def open_queue(pilot) -> AdjudicationScreen:
@@ -76,7 +78,7 @@ def detail(app) -> str:
 
 
 def notes(app) -> list[str]:
-    return [n.message for n in app._notifications]
+    return [n for n in notices(app)]
 
 
 async def answer(pilot, reason: str) -> None:

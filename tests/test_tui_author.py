@@ -15,6 +15,8 @@ from persian_tui.tui.screens.author import AuthorScreen, parse_key, parse_tags
 from persian_tui.tui.screens.bank import BankScreen
 from persian_tui.tui.widgets.dialogs import ConfirmDialog
 from persian_tui.tui.widgets.lines_view import LinesView
+import tui_helpers
+from tui_helpers import notices
 
 SIZE = (120, 40)
 ZWNJ = "\u200c"
@@ -51,7 +53,7 @@ def db(tmp_path) -> Path:
 
 
 def make_app(path: Path, mode: str = "app") -> PersianTUI:
-    return PersianTUI(path, mode, warm_up=False, db_label="author.db", annotator="reza")
+    return tui_helpers.make_app(path, mode, db_label="author.db", annotator="reza")
 
 
 async def open_author(pilot, key: str = "n") -> AuthorScreen:
@@ -86,7 +88,7 @@ def messages(app) -> str:
 
 
 def notes(app) -> list[str]:
-    return [n.message for n in app._notifications]
+    return [n for n in notices(app)]
 
 
 async def settle(pilot, seconds: float = 0.0) -> None:

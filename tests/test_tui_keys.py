@@ -13,6 +13,7 @@ from persian_tui.store import Store
 from persian_tui.tui.app import PersianTUI
 from persian_tui.tui.screens.author import AuthorScreen
 from persian_tui.tui.screens.label import LabelScreen
+import tui_helpers
 
 SIZE = (120, 40)
 NAMES = {"/": "slash", "\t": "tab", "?": "question_mark", " ": "space"}
@@ -27,7 +28,7 @@ def db(tmp_path) -> Path:
 
 
 def make_app(path: Path) -> PersianTUI:
-    return PersianTUI(path, "app", warm_up=False, db_label="keys.db", annotator="reza")
+    return tui_helpers.make_app(path, "app", db_label="keys.db", annotator="reza")
 
 
 def burst(app, keys: str) -> None:

@@ -18,6 +18,8 @@ from persian_tui.tui.screens.label import LabelScreen
 from persian_tui.tui.widgets.blind_question import BlindQuestionView
 from persian_tui.tui.widgets.rtl_text import RtlText
 from persian_tui.tui.widgets.text_prompt import TextPrompt
+import tui_helpers
+from tui_helpers import notices
 
 SIZE = (120, 40)
 ME = "maryam"
@@ -45,7 +47,7 @@ def db(tmp_path) -> Path:
 
 
 def make_app(path: Path, mode: str = "app") -> PersianTUI:
-    return PersianTUI(path, mode, warm_up=False, db_label="label.db", annotator=ME)
+    return tui_helpers.make_app(path, mode, db_label="label.db", annotator=ME)
 
 
 async def open_label(pilot) -> LabelScreen:
@@ -380,7 +382,7 @@ async def test_scoped_queue_and_honest_bars(tmp_path):
         store.add_questions([make_question(f"q-{i}", couplets(i), tags=["قدیم"] if i > 3 else [])
                              for i in range(1, 7)])
         store.add_label("q-5", "ali", 1)
-    app = PersianTUI(path, "app", warm_up=False, annotator=ME, queue_scope=QueueScope(tag="قدیم"))
+    app = tui_helpers.make_app(path, "app", annotator=ME, queue_scope=QueueScope(tag="قدیم"))
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_label(pilot)
         assert shown_uid(screen) == "q-5"  # in scope, and another annotator started it
@@ -412,7 +414,7 @@ async def test_busy_database_does_not_freeze_the_label_screen(db):
             await press(pilot, "3")  # handled at once (no 10 s wait), and no second label
             assert monotonic() - start < 5
             assert "still saving q-1" in text_of(app, "#label-last")
-            assert any("database busy" in n.message for n in app._notifications)
+            assert any("database busy" in n for n in notices(app))
         finally:
             other.conn.execute("COMMIT")
             other.close()

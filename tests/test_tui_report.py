@@ -17,6 +17,8 @@ from persian_tui.tui.screens.bank import BankScreen
 from persian_tui.tui.screens.report import HardQuestionScreen, ReportScreen, signed_interval
 from persian_tui.tui.widgets.report_charts import Bar, LeaderChart, PositionChart, tick_labels
 from persian_tui.tui.widgets.report_groups import RunGroups, group_lines
+import tui_helpers
+from tui_helpers import notices
 
 SIZE = (120, 40)
 N = 20
@@ -70,7 +72,7 @@ def db(tmp_path) -> Path:
 
 
 def make_app(path: Path, mode: str = "app") -> PersianTUI:
-    return PersianTUI(path, mode, warm_up=False, db_label="report.db")
+    return tui_helpers.make_app(path, mode, db_label="report.db")
 
 
 async def open_report(pilot, **kw) -> ReportScreen:
@@ -279,7 +281,7 @@ async def test_export_writes_the_files(db, tmp_path):
         await settle(pilot)
         assert (out / "report.md").is_file() and (out / "leaderboard.png").is_file()
         assert (out / "report.json").is_file()
-        assert any("report written to" in n.message for n in app._notifications)
+        assert any("report written to" in n for n in notices(app))
 
 
 async def test_question_set_switch(db):

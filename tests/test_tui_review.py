@@ -20,6 +20,8 @@ from persian_tui.tui.widgets.dialogs import ConfirmDialog, ReasonDialog
 from persian_tui.tui.widgets.lines_view import LinesView
 from persian_tui.tui.widgets.review_category_form import CategoryForm
 from persian_tui.tui.widgets.review_dialogs import CategoryPicker
+import tui_helpers
+from tui_helpers import notices
 
 SIZE = (120, 40)
 RATIONALE = "مدل معنای بیت دوم را نادرست فهمیده است; it read «ریگ صحرا» literally."
@@ -68,7 +70,7 @@ def db(tmp_path) -> Path:
 
 
 def make_app(path: Path, mode: str = "app") -> PersianTUI:
-    return PersianTUI(path, mode, warm_up=False, db_label="review.db", annotator="reza")
+    return tui_helpers.make_app(path, mode, db_label="review.db", annotator="reza")
 
 
 async def open_review(pilot) -> ReviewScreen:
@@ -107,7 +109,7 @@ async def header(pilot, screen) -> str:
 
 
 def notes(app) -> list[str]:
-    return [n.message for n in app._notifications]
+    return [n for n in notices(app)]
 
 
 def rows(path: Path) -> dict[tuple[str, str], object]:

@@ -20,6 +20,8 @@ from persian_tui.tui.screens.run_detail import RunDetailScreen, mixed_lines
 from persian_tui.tui.screens.runs import RunsScreen
 from persian_tui.tui.widgets.run_form import RunForm, parse_form
 from persian_tui.tui.widgets.run_jobs import RunFigures, RunProgressed, jobs_for
+import tui_helpers
+from tui_helpers import notices
 
 SIZE = (120, 40)
 N = 8
@@ -47,7 +49,7 @@ def db(tmp_path) -> Path:
 
 
 def make_app(path: Path, mode: str = "app") -> PersianTUI:
-    return PersianTUI(path, mode, warm_up=False, db_label="runs.db")
+    return tui_helpers.make_app(path, mode, db_label="runs.db")
 
 
 async def open_runs(pilot) -> RunsScreen:
@@ -251,7 +253,7 @@ async def test_cancel_a_slow_run_then_resume_it(db):
             assert cell(screen, 1, "status") == "done" and cell(screen, 1, "done") == f"{N}/{N}"
             await pilot.press("u")
             await pilot.pause()
-            assert "complete" in str(list(app._notifications)[-1].message)
+            assert "complete" in notices(app)[-1]
     assert len(server.requests) == N  # nothing asked twice
     with Store(db) as store:
         assert store.get_run(1).status == "done" and len(store.predictions(1)) == N
@@ -268,7 +270,7 @@ async def test_runs_go_on_when_the_screen_is_closed(db):
             assert app.screen is app.bank
             assert jobs_for(app).listener is None
             await settle(pilot)
-            assert any("run 1 done" in str(n.message) for n in app._notifications)
+            assert any("run 1 done" in n for n in notices(app))
             await pilot.press("m")
             await pilot.pause()
             assert cell(app.screen, 1, "status") == "done"
@@ -438,10 +440,10 @@ async def test_embedding_run_with_tfidf(db):
         await settle(pilot)
         assert cell(screen, 1, "kind") == "embedding" and cell(screen, 1, "status") == "done"
         assert cell(screen, 1, "done") == f"{N}/{N}"
-        assert sum("run 1 done" in str(n.message) for n in app._notifications) == 1
+        assert sum("run 1 done" in n for n in notices(app)) == 1
         await pilot.press("u")  # embedding runs do not resume
         await pilot.pause()
-        assert "only LLM, paraphrase and judge runs resume" in str(list(app._notifications)[-1].message)
+        assert "only LLM, paraphrase and judge runs resume" in notices(app)[-1]
         await pilot.press("enter")
         await pilot.pause()
         detail = app.screen

@@ -10,7 +10,7 @@ from rich.segment import Segment
 from textual.color import Color
 
 from persian_tui.store import Store
-from persian_tui.tui.app import PersianTUI
+import tui_helpers
 from persian_tui.tui.safe_output import SHOW_CONTROLS
 
 ZWNJ = "\u200c"
@@ -43,7 +43,7 @@ async def settle(pilot):
 
 
 async def test_bank_and_detail_show_placeholders_not_controls(tmp_path):
-    app = PersianTUI(hostile_db(tmp_path), "app", warm_up=False)
+    app = tui_helpers.make_app(hostile_db(tmp_path), "app")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         shown = screen_text(app)
@@ -62,7 +62,7 @@ async def test_bank_and_detail_show_placeholders_not_controls(tmp_path):
 
 
 async def test_runs_screen_shows_model_name_safely(tmp_path):
-    app = PersianTUI(hostile_db(tmp_path), "app", warm_up=False)
+    app = tui_helpers.make_app(hostile_db(tmp_path), "app")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("m")
@@ -91,7 +91,7 @@ def test_line_filter_shows_raw_controls_without_changing_width():
 
 async def test_header_text_from_data_shows_placeholders(tmp_path):
     """A widget that does not clean its text (run detail's header) still shows placeholders."""
-    app = PersianTUI(hostile_db(tmp_path), "app", warm_up=False)
+    app = tui_helpers.make_app(hostile_db(tmp_path), "app")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("m")
@@ -107,7 +107,7 @@ async def test_header_text_from_data_shows_placeholders(tmp_path):
 async def test_damaged_database_inside_the_app_ends_with_one_line(tmp_path, monkeypatch):
     import sqlite3
 
-    app = PersianTUI(hostile_db(tmp_path), "app", warm_up=False)
+    app = tui_helpers.make_app(hostile_db(tmp_path), "app")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
 
@@ -126,7 +126,7 @@ async def test_damaged_database_inside_the_app_ends_with_one_line(tmp_path, monk
 
 
 async def test_notification_text_is_not_markup(tmp_path):
-    app = PersianTUI(hostile_db(tmp_path), "app", warm_up=False)
+    app = tui_helpers.make_app(hostile_db(tmp_path), "app")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         app.notify("endpoint said [/x] [@click=app.quit]q[/]", title="model [b]m")
@@ -148,7 +148,7 @@ async def test_table_cells_from_data_are_plain_text_not_markup(tmp_path):
     with Store(db) as s:
         for who in ("ann [/x] \x1b[31m", "ann2 [b]"):
             s.add_label("q-evil", who, 1, seconds=1.0)
-    app = PersianTUI(db, "app", warm_up=False, annotator="t")
+    app = tui_helpers.make_app(db, "app", annotator="t")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("g")

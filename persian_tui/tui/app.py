@@ -33,6 +33,9 @@ class SampleImported:
     error: str | None = None
 
 
+NOTICE_LOG = 200
+
+
 class PersianTUI(App[int]):
     """persian-tui. ``bidi_mode`` is a resolved mode (see ``bidi.resolve_mode``);
     ``db_label`` is how the status line names the database (default: the path)."""
@@ -79,7 +82,11 @@ class PersianTUI(App[int]):
         # messages quote data (file names, model names, endpoint errors): show controls
         # visibly, and never read them as markup ("[/x]" would crash, "[@click=...]" act)
         kwargs.setdefault("markup", False)
-        super().notify(display.clean(message), title=display.line(title), **kwargs)
+        text = display.clean(message)
+        self.notices = [*self.notices[-(NOTICE_LOG - 1):], text]  # what was said, newest last
+        super().notify(text, title=display.line(title), **kwargs)
+
+    notices: list[str] = []  # the last NOTICE_LOG notices raised (tests read them here)
 
     # ------------------------------------------------------------ keys typed ahead
 
@@ -241,6 +248,18 @@ class PersianTUI(App[int]):
             self.push_screen(HelpScreen())
 
 
+def make_app(db: str | Path | None = None, bidi: str | None = "app", *, sample: bool = False,
+             annotator: str | None = None, queue_mode: str = "overlap",
+             queue_scope: QueueScope | None = None, db_label: str | None = None,
+             warm_up: bool = True, shape: bool = False) -> PersianTUI:
+    """The one way to build the app (run_app, app.py, the CLI's `tui` and every test use it):
+    ``db`` as the CLI resolves it (flag > $PERSIAN_TUI_DB > default), ``bidi`` a mode or "auto".
+    Raises ValueError for an unknown bidi mode."""
+    return PersianTUI(config.db_path(None if db is None else str(db)), _resolve(bidi),
+                      sample=sample, db_label=db_label, warm_up=warm_up, annotator=annotator,
+                      queue_mode=queue_mode, queue_scope=queue_scope, shape=shape)
+
+
 def run_app(db: str | None = None, bidi: str | None = None, sample: bool = True,
             annotator: str | None = None, queue_mode: str = "overlap",
             queue_scope: QueueScope | None = None, shape: str | None = None) -> int:
@@ -263,8 +282,8 @@ def run_app(db: str | None = None, bidi: str | None = None, sample: bool = True,
     except DatabaseError as e:
         print(f"persian-tui: error: {database_error(path, e)}", file=sys.stderr)
         return 1
-    app = PersianTUI(path, mode, sample=sample and created, annotator=annotator,
-                     queue_mode=queue_mode, queue_scope=queue_scope, shape=shaped)
+    app = make_app(path, mode, sample=sample and created, annotator=annotator,
+                   queue_mode=queue_mode, queue_scope=queue_scope, shape=shaped)
     app.run()
     if app.fatal_error:
         print(f"persian-tui: error: {app.fatal_error}", file=sys.stderr)

@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
-from textual.message import Message
+from ..messages import SimilarFound  # noqa: F401 (re-exported)
 from textual.screen import Screen
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option as ListOption
@@ -24,12 +24,6 @@ from ..widgets.persian_input import PersianInput
 from .base import AppState
 
 Insert = Callable[[int, CorpusCouplet], None]
-
-
-class SimilarFound(Message):
-    def __init__(self, found: list[tuple[float, CorpusCouplet]], source: str, how: str = "TF-IDF") -> None:
-        super().__init__()
-        self.found, self.source, self.how = found, source, how
 
 
 class CorpusScreen(AppState, Screen[None]):

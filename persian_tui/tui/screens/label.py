@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
-from textual.message import Message
+from ..messages import LabelSaved  # noqa: F401 (re-exported)
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
@@ -43,16 +43,6 @@ DIGITS = {c: i for s in ("۱۲۳۴", "١٢٣٤") for i, c in enumerate(s, 1)}
 HIGH = {"٬": 2, "٫": 3, "﷼": 4}  # Shift+2..4 on the Persian layout (Shift+1 is "!")
 LAYOUT = {"س": "skip", "ب": "flag", "د": "note", "ز": "confidence", "ع": "undo",
           "ف": "target", "؟": "guidelines", "ض": "back"}
-
-
-class LabelSaved(Message):
-    """A label saved by the background worker (database was busy), or why it was not."""
-
-    def __init__(self, uid: str, done: str, error: str | None = None) -> None:
-        super().__init__()
-        self.uid = uid
-        self.done = done
-        self.error = error
 
 
 def read_target(store) -> int:

@@ -13,7 +13,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.message import Message
+from ..messages import ReportReady, ReportFailed, ReportExported  # noqa: F401 (re-exported)
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Label, Select, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
@@ -117,29 +117,6 @@ def right(value) -> Text:
 
 
 # ------------------------------------------------------------------ messages from the worker
-
-
-class ReportReady(Message):
-    def __init__(self, report, generation: int) -> None:
-        super().__init__()
-        self.report = report
-        self.generation = generation
-
-
-class ReportFailed(Message):
-    def __init__(self, error: str, generation: int) -> None:
-        super().__init__()
-        self.error = error
-        self.generation = generation
-
-
-class ReportExported(Message):
-    def __init__(self, path: str | None = None, files: list[str] | None = None,
-                 error: str | None = None) -> None:
-        super().__init__()
-        self.path = path
-        self.files = files or []
-        self.error = error
 
 
 # ------------------------------------------------------------------ the question pop-up

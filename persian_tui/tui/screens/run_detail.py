@@ -11,7 +11,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, VerticalScroll
-from textual.message import Message
+from ..messages import DetailLoaded  # noqa: F401 (re-exported)
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
@@ -193,16 +193,6 @@ def run_head(run: Run, preds: list[Prediction], keys: dict[str, int | None]) -> 
 
 
 # ------------------------------------------------------------------ the screen
-
-
-class DetailLoaded(Message):
-    """A worker read the run, its predictions and their questions (or an error)."""
-
-    def __init__(self, run: Run | None, preds: list[Prediction], questions: dict[str, Question],
-                 version: tuple | None, error: str | None = None) -> None:
-        super().__init__()
-        self.run, self.preds, self.questions = run, preds, questions
-        self.version, self.error = version, error
 
 
 def load_detail(db_path, run_id: int, known: dict[str, Question]) -> DetailLoaded:

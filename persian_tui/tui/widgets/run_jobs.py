@@ -18,6 +18,7 @@ from weakref import WeakKeyDictionary
 
 from textual.app import App
 from textual.message import Message
+from ..messages import RunProgressed, RunFailed  # noqa: F401 (re-exported)
 from textual.message_pump import MessagePump
 from textual.worker import Worker, get_current_worker
 
@@ -54,27 +55,6 @@ class RunFigures:
     def of(cls, job: "Job", p: RunProgress) -> "RunFigures":
         return cls(job.key, p.run_id, job.kind, job.model, p.total, p.done, p.correct, p.scored,
                    p.invalid, p.errors, p.rate, p.eta, p.status, p.message)
-
-
-class RunProgressed(Message):
-    """New figures of a job; a newer one of the same job supersedes it in the queue."""
-
-    def __init__(self, figures: RunFigures) -> None:
-        super().__init__()
-        self.figures = figures
-
-    def can_replace(self, message: Message) -> bool:
-        return isinstance(message, RunProgressed) and message.figures.job == self.figures.job
-
-
-class RunFailed(Message):
-    """A job stopped on an error (the run could not start or go on)."""
-
-    def __init__(self, job: int, run_id: int | None, error: str) -> None:
-        super().__init__()
-        self.job = job
-        self.run_id = run_id
-        self.error = error
 
 
 @dataclass

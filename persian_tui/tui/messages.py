@@ -1,0 +1,92 @@
+"""Every message the TUI's screens, widgets and workers post (one place, so a handler's
+name and a message's fields are found together). Workers post these; handlers on the
+screens touch widgets (never a thread)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.message import Message
+
+if TYPE_CHECKING:
+    from ..models import CorpusCouplet, Prediction, Question, Run
+    from .widgets.run_jobs import RunFigures
+
+
+# report
+class ReportReady(Message):
+    def __init__(self, report, generation: int) -> None:
+        super().__init__()
+        self.report = report
+        self.generation = generation
+
+
+# report
+class ReportFailed(Message):
+    def __init__(self, error: str, generation: int) -> None:
+        super().__init__()
+        self.error = error
+        self.generation = generation
+
+
+# report
+class ReportExported(Message):
+    def __init__(self, path: str | None = None, files: list[str] | None = None,
+                 error: str | None = None) -> None:
+        super().__init__()
+        self.path = path
+        self.files = files or []
+        self.error = error
+
+
+# run_detail
+class DetailLoaded(Message):
+    """A worker read the run, its predictions and their questions (or an error)."""
+
+    def __init__(self, run: Run | None, preds: list[Prediction], questions: dict[str, Question],
+                 version: tuple | None, error: str | None = None) -> None:
+        super().__init__()
+        self.run, self.preds, self.questions = run, preds, questions
+        self.version, self.error = version, error
+
+
+# label
+class LabelSaved(Message):
+    """A label saved by the background worker (database was busy), or why it was not."""
+
+    def __init__(self, uid: str, done: str, error: str | None = None) -> None:
+        super().__init__()
+        self.uid = uid
+        self.done = done
+        self.error = error
+
+
+# corpus
+class SimilarFound(Message):
+    def __init__(self, found: list[tuple[float, CorpusCouplet]], source: str, how: str = "TF-IDF") -> None:
+        super().__init__()
+        self.found, self.source, self.how = found, source, how
+
+
+# run_jobs
+class RunProgressed(Message):
+    """New figures of a job; a newer one of the same job supersedes it in the queue."""
+
+    def __init__(self, figures: RunFigures) -> None:
+        super().__init__()
+        self.figures = figures
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, RunProgressed) and message.figures.job == self.figures.job
+
+
+# run_jobs
+class RunFailed(Message):
+    """A job stopped on an error (the run could not start or go on)."""
+
+    def __init__(self, job: int, run_id: int | None, error: str) -> None:
+        super().__init__()
+        self.job = job
+        self.run_id = run_id
+        self.error = error
+
