@@ -90,6 +90,8 @@ def _progress_from(store: Store, run: Run, uids: list[str]) -> RunProgress:
     for p in store.predictions(run.id):
         if p.uid in wanted:
             progress.count(p, keys.get(p.uid))
+            if p.parse_status != "ok":  # the last failure stays quotable in the run's reason
+                progress.message = f"{p.uid}: {p.error or p.parse_status}"[:200]
     progress.new = 0
     return progress
 
@@ -299,10 +301,9 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
         todo = [by_uid[u] for u in uids if u not in done and u in by_uid]
         if overrides and overrides.get("limit"):  # a resume may ask only this many more
             todo = todo[:overrides["limit"]]
-        progress = _progress_from(store, run, uids)
-        if retry_errors:  # the failed rows are asked again: count them afresh
-            progress = _progress_from(store, run, [u for u in uids if u in done])
-            progress.total = len(uids)
+        asked = {q.uid for q in todo}  # failed rows asked again are counted afresh, the others as stored
+        progress = _progress_from(store, run, [u for u in uids if u not in asked])
+        progress.total = len(uids)
         store.set_run_status(run_id, "running")
         bank = [q for q in by_uid.values() if q.key is not None and q.explanation]
         client = LLMClient(spec.base_url, spec.model, api_key_env=spec.api_key_env,
@@ -470,7 +471,11 @@ def execute_embedding_run(store: Store, run_id: int, *, on_progress: Callback | 
         if on_progress:
             on_progress(progress)
     E = np.stack([np.stack([vectors[sha[t]] for t in texts[q.uid]]) for q in questions])
-    predicted, scores = predict(E, spec.scorer)
+    try:
+        predicted, scores = predict(E, spec.scorer)
+    except ValueError as e:  # vectors no scorer can use (NaN from a local model, say)
+        stop("failed", f"cannot score the vectors of {embedder.model_id}: {e}")
+        raise RunError(f"cannot score the vectors of {embedder.model_id}: {e}") from None
     preds = [Prediction(q.uid, int(p), "ok", scores=[round(float(s), 6) for s in row])
              for q, p, row in zip(questions, predicted, scores)]
     for chunk in range(0, len(preds), 500):
@@ -535,7 +540,9 @@ async def execute_judge_run(db_path: str | Path, run_id: int, *, retry_errors: b
         questions = {q.uid: q for q in store.questions()}
         preds = {p.uid: p for p in store.predictions(target)}
         todo = [u for u in uids if u not in done and u in preds]
-        kept = done & set(uids)  # judged before this session: counted as they were
+        if overrides and overrides.get("limit"):
+            todo = todo[:overrides["limit"]]
+        kept = (store.judged_uids(run_id) & set(uids)) - set(todo)  # judged before, not asked again: as they were
         progress = RunProgress(run_id, len(uids), done=len(kept))
         progress.invalid = len(store.judged_uids(run_id, statuses=("unscored",)) & kept)
         progress.errors = len(store.judged_uids(run_id, statuses=("api_error",)) & kept)
@@ -545,8 +552,6 @@ async def execute_judge_run(db_path: str | Path, run_id: int, *, retry_errors: b
         gate = asyncio.Semaphore(spec.concurrency)
         cancel = cancel or threading.Event()
         breaker = Breaker(spec.max_failures, cancel)
-        if overrides and overrides.get("limit"):
-            todo = todo[:overrides["limit"]]
 
         async def judge(uid: str) -> None:
             async with gate:

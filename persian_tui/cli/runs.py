@@ -83,8 +83,9 @@ def finish(p, what: str = "predictions") -> int:
     print(f"run {p.run_id} {p.status}: {p.done}/{p.total} {what}, accuracy {acc}, "
           f"invalid {p.invalid}, api errors {p.errors}")
     if p.status == "failed":
+        again = " --retry-errors" if p.errors else ""  # else the failed items stay failed
         print(f"run {p.run_id} failed: {p.reason or 'see persian-tui runs'} "
-              f"(resume with --resume {p.run_id} once it is fixed)", file=sys.stderr)
+              f"(resume with --resume {p.run_id}{again} once it is fixed)", file=sys.stderr)
     elif p.status == "cancelled":
         print(f"run {p.run_id} stopped; --resume {p.run_id} goes on", file=sys.stderr)
     elif p.errors:

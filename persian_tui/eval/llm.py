@@ -79,9 +79,11 @@ class LLMClient:
                  max_backoff: float = 60.0, max_wait: float = MAX_WAIT):
         from openai import AsyncOpenAI
 
+        redact.check_env_name(api_key_env)
         self.base_url, self.model, self.timeout = base_url, model, timeout
         self.shown_url = redact.url(base_url)  # what messages quote: no password
-        self.keys = redact.env_keys(api_key_env)  # redacted from any echoed error
+        # redacted from any echoed error: the key, and the URL's password in any form
+        self.keys = redact.env_keys(api_key_env) + redact.url_secrets(base_url)
         self.max_retries, self.backoff, self.max_backoff = max_retries, backoff, max_backoff
         self.max_wait = max_wait  # the retry waits of one request add up to at most this
         # the client's own retries are off: one retry layer, ours
@@ -107,9 +109,10 @@ class LLMClient:
             start = time.perf_counter()
             try:
                 # a deadline for the whole request, body included (a dripping reply cannot outlast it)
-                reply = await asyncio.wait_for(self.client.chat.completions.create(
+                raw = await asyncio.wait_for(self.client.chat.completions.with_raw_response.create(
                     model=self.model, messages=messages, **params, **extra), self.timeout)
-                return completion_of(reply, time.perf_counter() - start)
+                return completion_of(raw.parse(), time.perf_counter() - start,
+                                     content_type=raw.headers.get("content-type"))
             except openai.APIStatusError as e:
                 cause, retry = e, e.status_code in RETRY_STATUSES
                 kind = "auth" if e.status_code in (401, 403) else "status"
@@ -139,13 +142,24 @@ class LLMClient:
 
 
 
-def completion_of(reply, latency: float) -> Completion:
+def completion_of(reply, latency: float, content_type: str | None = None) -> Completion:
     """Validate a chat completion of any shape: choices a non-empty list whose first message
     has text (a string) or none; usage figures non-negative integers, cost finite. A wrong
     shape of the answer raises ValueError; a wrong usage figure is dropped with a warning."""
+    if not hasattr(reply, "choices"):  # the client hands back what is not an object as is
+        if isinstance(reply, str) and "json" not in (content_type or ""):
+            shown = f" ({_snippet(content_type.split(';')[0])})" if content_type else ""
+            raise ValueError(f"the reply is not JSON{shown}: {_snippet(reply)}")
+        raise ValueError(f"the reply is not a completion object: {_snippet(reply)}")
     choices = getattr(reply, "choices", None)
+    error = (getattr(reply, "model_extra", None) or {}).get("error")
+    if choices is None and error:  # a 200 that is an error object
+        inner = error.get("message") or error if isinstance(error, dict) else error
+        raise ValueError(f"the endpoint answered with an error: {_snippet(inner)}")
     if not isinstance(choices, list) or not choices:
         raise ValueError(f"choices should be a non-empty list, got {_kind(choices)}")
+    if isinstance(choices[0], (str, int, float, list)) or choices[0] is None:
+        raise ValueError(f"choices[0] should be an object, got {_kind(choices[0])}")
     message = getattr(choices[0], "message", None)
     if message is None or isinstance(message, (str, int, float, list)):
         raise ValueError(f"choices[0].message should be an object, got {_kind(message)}")
@@ -161,6 +175,9 @@ def completion_of(reply, latency: float) -> Completion:
     extra = getattr(message, "model_extra", None) or {}
     reasoning = extra.get("reasoning") or extra.get("reasoning_content")
     usage = getattr(reply, "usage", None)
+    if usage is not None and not hasattr(usage, "prompt_tokens"):
+        warnings.append(f"usage {_kind(usage)} ignored")
+        usage = None
     tokens_in = _count(getattr(usage, "prompt_tokens", None), "prompt_tokens", warnings)
     tokens_out = _count(getattr(usage, "completion_tokens", None), "completion_tokens", warnings)
     cost = (getattr(usage, "model_extra", None) or {}).get("cost") if usage is not None else None
@@ -192,6 +209,13 @@ def _kind(value) -> str:
     if isinstance(value, str):
         return f"text {value[:24]!r}" if len(value) <= 24 else f"text of {len(value)} characters"
     return "nothing" if value is None else type(value).__name__
+
+
+def _snippet(value) -> str:
+    """The start of a reply that is not what was asked for, on one line."""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    text = " ".join(text.split())
+    return text[:120] + ("…" if len(text) > 120 else "") if text else "(empty)"
 
 
 def _short(e: Exception) -> str:
