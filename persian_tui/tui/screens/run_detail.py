@@ -188,7 +188,7 @@ def run_head(run: Run, preds: list[Prediction], keys: dict[str, int | None]) -> 
     errors = sum(x.parse_status == "api_error" for x in preds)
     head = [f"run {run.id}", run.kind, run.model, *([what] if what else []), *extra, run.status]
     return " · ".join(head) + \
-        f" │ {len(preds)}/{run.total} · accuracy {accuracy_text(correct, len(scored))} · " \
+        f" │ {len(preds)}/{run.total} · accuracy {accuracy_text(correct, len(scored), len(preds), errors)} · " \
         f"invalid {invalid} · errors {errors}"
 
 

@@ -43,7 +43,7 @@ def summary_cells(s: RunSummary, job: Job | None) -> dict[str, str]:
     r = s.run
     return {"id": str(r.id), "kind": r.kind, "model": _cut(r.model, 24),
             "status": status_cell(r.status, job, r.archived),
-            "done": f"{s.done}/{r.total}", "accuracy": accuracy_text(s.correct, s.scored),
+            "done": f"{s.done}/{r.total}", "accuracy": accuracy_text(s.correct, s.scored, s.done, s.errors),
             "invalid": str(s.invalid), "errors": str(s.errors),
             "created": (r.created_at or "")[5:16].replace("T", " ")}
 
@@ -51,7 +51,7 @@ def summary_cells(s: RunSummary, job: Job | None) -> dict[str, str]:
 def figures_cells(f: RunFigures, job: Job | None) -> dict[str, str]:
     """The cells that live progress changes."""
     return {"status": status_cell(f.status, job), "done": f"{f.done}/{f.total}",
-            "accuracy": accuracy_text(f.correct, f.scored), "invalid": str(f.invalid),
+            "accuracy": accuracy_text(f.correct, f.scored, f.done, f.errors), "invalid": str(f.invalid),
             "errors": str(f.errors)}
 
 
