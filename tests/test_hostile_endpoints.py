@@ -234,3 +234,16 @@ def test_a_limited_resume_of_failed_judgments_reports_the_run_as_stored(store, c
                      "--retry-errors", "--limit", "2"])
     out, err = capsys.readouterr()
     assert code == 0 and "5/5 judged" in out and "api errors 3" in out, out
+
+
+def test_a_huge_reply_is_stored_cut_in_the_middle_with_a_note(bank):
+    """A 3 MB reply is kept as its head and tail (the answer usually closes a long reply), with
+    the cut noted in the row; the database does not grow by the whole reply per question."""
+    from persian_tui.eval.llm import MAX_REPLY_CHARS
+
+    huge = "x" * (3 * MAX_REPLY_CHARS) + "\nAnswer: 2"
+    r, p = run(bank, lambda body, n: chat(huge), limit=2)
+    rows = bank.predictions(r.id)
+    assert p.status == "done" and all(x.predicted == 2 for x in rows)
+    assert all(len(x.raw_output) <= MAX_REPLY_CHARS + 100 and x.raw_output.endswith("Answer: 2") for x in rows)
+    assert all("cut" in x.error and str(len(huge)) in x.error for x in rows)

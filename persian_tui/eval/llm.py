@@ -19,6 +19,7 @@ from .. import redact
 RETRY_STATUSES = {408, 409, 425, 429, 500, 502, 503, 504}
 MAX_TOKENS = 10**9  # a usage figure above this is not believed
 MAX_COST = 10**6
+MAX_REPLY_CHARS = 1_000_000  # a longer reply is kept as its head and tail (stored and read)
 MAX_WAIT = 120.0  # seconds of retry waits per request, in total (Retry-After included)
 
 
@@ -167,6 +168,7 @@ def completion_of(reply, latency: float, content_type: str | None = None) -> Com
     if text is not None and not isinstance(text, str):
         raise ValueError(f"message content should be text, got {_kind(text)}")
     warnings: list[str] = []
+    text = _cut(text, "reply", warnings)
     finish = getattr(choices[0], "finish_reason", None)
     if finish is not None and not isinstance(finish, str):
         warnings.append(f"finish_reason {_kind(finish)} ignored")
@@ -174,6 +176,7 @@ def completion_of(reply, latency: float, content_type: str | None = None) -> Com
         warnings.append("reply cut short at the token limit (finish_reason length)")
     extra = getattr(message, "model_extra", None) or {}
     reasoning = extra.get("reasoning") or extra.get("reasoning_content")
+    reasoning = _cut(reasoning, "reasoning", warnings) if isinstance(reasoning, str) else None
     usage = getattr(reply, "usage", None)
     if usage is not None and not hasattr(usage, "prompt_tokens"):
         warnings.append(f"usage {_kind(usage)} ignored")
@@ -190,6 +193,16 @@ def completion_of(reply, latency: float, content_type: str | None = None) -> Com
                       tokens_in=tokens_in, tokens_out=tokens_out,
                       cost=float(cost) if cost is not None else None, latency=latency,
                       warning="; ".join(warnings) or None)
+
+
+def _cut(text: str | None, name: str, warnings: list[str]) -> str | None:
+    """A text longer than MAX_REPLY_CHARS kept as its head and tail (an answer usually closes a
+    long reply), the cut noted: a hostile endpoint cannot grow the database by megabytes a row."""
+    if text is None or len(text) <= MAX_REPLY_CHARS:
+        return text
+    half = MAX_REPLY_CHARS // 2
+    warnings.append(f"{name} of {len(text)} characters cut to its first and last {half}")
+    return f"{text[:half]}\n[… {len(text) - 2 * half} characters cut …]\n{text[-half:]}"
 
 
 def _count(value, name: str, warnings: list[str]) -> int | None:
