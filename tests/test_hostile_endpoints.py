@@ -247,3 +247,16 @@ def test_a_huge_reply_is_stored_cut_in_the_middle_with_a_note(bank):
     assert p.status == "done" and all(x.predicted == 2 for x in rows)
     assert all(len(x.raw_output) <= MAX_REPLY_CHARS + 100 and x.raw_output.endswith("Answer: 2") for x in rows)
     assert all("cut" in x.error and str(len(huge)) in x.error for x in rows)
+
+
+def test_a_structured_output_refusal_is_stored_as_a_refusal(bank):
+    """OpenAI's structured outputs put a refusal in message.refusal with no content: it is the
+    reply (stored, read as `refusal`), not an empty answer."""
+    def script(body, n):
+        reply = chat(None)
+        reply.body["choices"][0]["message"]["refusal"] = "I'm sorry, but I can't help with that request."
+        return reply
+
+    r, p = run(bank, script, limit=2, strategy="json")
+    rows = bank.predictions(r.id)
+    assert all(x.parse_status == "refusal" and "can't help" in x.raw_output for x in rows)

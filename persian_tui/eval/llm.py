@@ -167,6 +167,9 @@ def completion_of(reply, latency: float, content_type: str | None = None) -> Com
     text = getattr(message, "content", None)
     if text is not None and not isinstance(text, str):
         raise ValueError(f"message content should be text, got {_kind(text)}")
+    refusal = getattr(message, "refusal", None)
+    if text is None and isinstance(refusal, str) and refusal.strip():
+        text = refusal  # structured outputs: the model's refusal is its reply
     warnings: list[str] = []
     text = _cut(text, "reply", warnings)
     finish = getattr(choices[0], "finish_reason", None)
