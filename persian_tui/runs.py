@@ -166,8 +166,9 @@ def resume_overrides(store: Store, run: Run, given: dict) -> dict:
 
 
 class Breaker:
-    """The circuit breaker: `limit` connection, timeout or auth failures in a row stop the run
-    (an endpoint that is down must not be asked for an hour). Any success resets it."""
+    """The circuit breaker: `limit` connection, timeout, auth or endpoint failures (429/5xx after
+    the retries, 402, 404) in a row stop the run (an endpoint that is down or out of quota must
+    not be asked for an hour). Any success, or an item's own error, resets it."""
 
     def __init__(self, limit: int, cancel: threading.Event):
         self.limit, self.cancel = limit, cancel
@@ -181,7 +182,8 @@ class Breaker:
             return
         self.streak = self.streak + 1 if getattr(error, "unreachable", False) else 0
         if self.streak >= self.limit and self.tripped is None:
-            self.tripped = (f"endpoint unreachable: {self.streak} failures in a row "
+            what = "failing" if getattr(error, "kind", "") == "unavailable" else "unreachable"
+            self.tripped = (f"endpoint {what}: {self.streak} failures in a row "
                             f"(last: {str(error)[:200]})")
             self.cancel.set()
 

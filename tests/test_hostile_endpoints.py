@@ -185,7 +185,7 @@ def test_a_message_that_is_text_is_named_as_such(bank):
 def test_a_limited_resume_of_failed_items_reports_the_run_as_stored(bank, capsys):
     """`--resume N --retry-errors --limit 1` asks one failed item again: the closing line
     counts the run as it is (the other failed items are still errors), not only that one."""
-    r, p = run(bank, lambda body, n: Reply(500, {"error": {"message": "down"}}))
+    r, p = run(bank, lambda body, n: Reply(500, {"error": {"message": "down"}}), max_failures=100)
     assert p.status == "failed" and p.errors == 6
     with LLMServer(lambda body, n: chat("Answer: 1")) as server:
         code = main(["--db", str(bank.path), "run", "llm", "--resume", str(r.id), "--base-url", server.url,
@@ -198,7 +198,7 @@ def test_a_limited_resume_of_failed_items_reports_the_run_as_stored(bank, capsys
 
 
 def test_resuming_a_failed_run_without_retry_errors_keeps_its_reason_and_says_how(bank, capsys):
-    r, p = run(bank, lambda body, n: Reply(500, {"error": {"message": "down"}}))
+    r, p = run(bank, lambda body, n: Reply(500, {"error": {"message": "down"}}), max_failures=100)
     reason = bank.get_run(r.id).reason
     assert "last: q-" in reason and "down" in reason
     with LLMServer(lambda body, n: chat("Answer: 1")) as server:
@@ -260,3 +260,26 @@ def test_a_structured_output_refusal_is_stored_as_a_refusal(bank):
     r, p = run(bank, script, limit=2, strategy="json")
     rows = bank.predictions(r.id)
     assert all(x.parse_status == "refusal" and "can't help" in x.raw_output for x in rows)
+
+
+@pytest.mark.parametrize("status, message", [
+    (429, "You exceeded your current quota (insufficient_quota)"),  # retried, then failed for good
+    (503, "Service Unavailable"),
+    (402, "Insufficient credits"),
+    (404, "The model `m` does not exist"),
+])
+def test_an_endpoint_that_keeps_failing_trips_the_breaker_too(bank, status, message):
+    """Out of quota (429 forever), down behind a proxy (503), out of credits (402), a model that
+    does not exist (404): the account or endpoint fails, not the item; the run stops after
+    --max-failures of them in a row instead of asking every question."""
+    r, p = run(bank, lambda body, n: Reply(status, {"error": {"message": message}}, headers={"Retry-After": "0"}),
+               concurrency=1, max_failures=3, max_retries=1)
+    assert p.status == "failed" and p.done == 3
+    assert bank.get_run(r.id).reason.startswith(f"endpoint failing: 3 failures in a row (last: HTTP {status}")
+
+
+def test_item_specific_rejections_do_not_trip_the_breaker(bank):
+    """A 400 (a prompt too long for the context, a content filter) is about the item."""
+    r, p = run(bank, lambda body, n: Reply(400, {"error": {"message": "context length exceeded"}}),
+               concurrency=1, max_failures=2)
+    assert p.done == 6 and p.status == "failed" and "no request succeeded" in bank.get_run(r.id).reason

@@ -17,6 +17,8 @@ from dataclasses import asdict, dataclass
 from .. import redact
 
 RETRY_STATUSES = {408, 409, 425, 429, 500, 502, 503, 504}
+# failed for good with these, the endpoint or the account is failing, not the item (a 400 is the item's)
+UNAVAILABLE_STATUSES = RETRY_STATUSES | {402, 404}
 MAX_TOKENS = 10**9  # a usage figure above this is not believed
 MAX_COST = 10**6
 MAX_REPLY_CHARS = 1_000_000  # a longer reply is kept as its head and tail (stored and read)
@@ -25,8 +27,9 @@ MAX_WAIT = 120.0  # seconds of retry waits per request, in total (Retry-After in
 
 class LLMError(Exception):
     """A request that failed for good (after retries); the message is safe to store (secrets
-    redacted). `kind`: connection | timeout | auth | status | invalid. Connection, timeout
-    and auth failures are what the circuit breaker counts."""
+    redacted). `kind`: connection | timeout | auth | unavailable (429, 5xx, 402, 404 after the
+    retries) | status (other HTTP errors, e.g. 400: the item's) | invalid. All but status and
+    invalid are what the circuit breaker counts."""
 
     def __init__(self, message: str, kind: str = "status"):
         super().__init__(message)
@@ -34,7 +37,7 @@ class LLMError(Exception):
 
     @property
     def unreachable(self) -> bool:
-        return self.kind in ("connection", "timeout", "auth")
+        return self.kind in ("connection", "timeout", "auth", "unavailable")
 
 
 @dataclass
@@ -116,7 +119,8 @@ class LLMClient:
                                      content_type=raw.headers.get("content-type"))
             except openai.APIStatusError as e:
                 cause, retry = e, e.status_code in RETRY_STATUSES
-                kind = "auth" if e.status_code in (401, 403) else "status"
+                kind = "auth" if e.status_code in (401, 403) else \
+                    "unavailable" if e.status_code in UNAVAILABLE_STATUSES else "status"
                 error = self._error(f"HTTP {e.status_code} from {self.shown_url}: {_message(e)}", kind)
             except (asyncio.TimeoutError, openai.APITimeoutError) as e:
                 cause, retry = e, True
