@@ -318,6 +318,9 @@ def test_the_last_option_is_the_nth():
     ("The answer is one of 2 and 4.", "invalid"),
     ("I can't decide between option 2 and option 4.", "invalid"),
     ("I can't decide which couplet is different.", "refusal"),
+    # a heading's colon before a numbered list is not an answer marker; "Or 3." after an answer
+    ("Going through each option:\n\n2. about love\n\nThe outlier is 4.", 4),
+    ("My pick: 1. Or maybe 4.", "invalid"), ("گزینه ۳ درست است. یا شاید ۲.", "invalid"),
 ])
 def test_reply_classes_beyond_the_corpus(text, expected):
     p = parse_answer(text)

@@ -359,7 +359,8 @@ _MARKERS = [
         r"(?:\s*(?:[:=：]|-(?=\s)|–|—|->|→|=>|⇒)\s*(?:(?i:is)\s+)?|\s+(?i:is|would\s+be|will\s+be|should\s+be|must\s+be|"
         r"here\s+is|=)\s*:?)" + _FILLER),
     # Option: 3 / Choice - B (a colon after a bare noun)
-    re.compile(r"(?i:\b(?:option|choice|selection|pick|couplet|final)\s*[:=：]\s*)"),
+    # (the value on the same line: "each couplet:\n\n1. ..." heads a list)
+    re.compile(r"(?i:\b(?:option|choice|selection|pick|couplet|final)[ \t]*[:=：][ \t]*(?=\S))"),
     # In short: 3 / Conclusion - couplet 2 / نتیجه: ۴
     re.compile(rf"(?:(?i:\b(?:in\s+short|in\s+summary|in\s+conclusion|to\s+sum\s+up|conclusion|result|verdict|"
                rf"bottom\s+line|tl;?dr))|{_W}(?:خلاصه|نتیجه|در\s+نتیجه|جمع{_ZW}بندی|نتیجه{_ZW}گیری)){_E}"
@@ -748,6 +749,8 @@ def _lead(doc: _Text) -> _Mention | None:
     return heads[0] if heads and len({h.value for h in heads}) == 1 else None
 
 
+_OR_SENTENCE = re.compile(rf"\s*(?:(?i:or|or\s+maybe|or\s+perhaps|maybe)|یا|یا\s+شاید)\s+(?:(?:{_NOUN_EN}|{_NOUN_FA})\s*)?"
+                          rf"{_QO}(?:{_VALUE}){_QC}\s*[.?!؟]*\s*")
 _NOT_THEN = re.compile(
     rf"\s*(?:(?i:not)|نه)\s+(?:(?:{_NOUN_EN}|{_NOUN_FA})\s*)?{_QO}(?:{_VALUE}){_QC}\s*(?:—|–|-|,|;|،|؛|:)\s*"
     rf"(?:(?i:(?:but\s+)?(?:rather|instead|it'?s|it\s+is)|but)\s+|(?:بلکه|که)\s+)?")
@@ -852,6 +855,11 @@ def parse_answer(text: str | None, *, reasoning: str | None = None, n_options: i
         sentence = clean[s_start:s_end]
         line_end = clean.find("\n", s_start + 1)
         line = clean[clean.rfind("\n", 0, s_start + 1) + 1:line_end if line_end >= 0 else len(clean)]
+        if _OR_SENTENCE.fullmatch(sentence):  # "I think 2. Or 3.": the answer before is one of two
+            for c in cands:
+                if doc.sentence(max(s_start - 1, 0))[0] <= c.pos < s_start and c.value is not None:
+                    c.value, c.weak = None, True
+            continue
         not_then = _NOT_THEN.match(sentence)  # "Not couplet 2 — couplet 4." / «نه بیت دوم، بیت چهارم»
         if not_then:
             got = _only(sentence[not_then.end():], n_options)
