@@ -749,8 +749,8 @@ def _lead(doc: _Text) -> _Mention | None:
     return heads[0] if heads and len({h.value for h in heads}) == 1 else None
 
 
-_OR_SENTENCE = re.compile(rf"\s*(?:(?i:or|or\s+maybe|or\s+perhaps|maybe)|یا|یا\s+شاید)\s+(?:(?:{_NOUN_EN}|{_NOUN_FA})\s*)?"
-                          rf"{_QO}(?:{_VALUE}){_QC}\s*[.?!؟]*\s*")
+_OR_SENTENCE = re.compile(rf"\s*(?:(?i:or|or\s+maybe|or\s+perhaps|maybe)|یا|یا\s+شاید)\s+"
+                          rf"(?:(?:{_NOUN_EN}|{_NOUN_FA})\s*)?{_QO}(?:{_VALUE}){_QC}\s*[.?!؟]*\s*")
 _NOT_THEN = re.compile(
     rf"\s*(?:(?i:not)|نه)\s+(?:(?:{_NOUN_EN}|{_NOUN_FA})\s*)?{_QO}(?:{_VALUE}){_QC}\s*(?:—|–|-|,|;|،|؛|:)\s*"
     rf"(?:(?i:(?:but\s+)?(?:rather|instead|it'?s|it\s+is)|but)\s+|(?:بلکه|که)\s+)?")
