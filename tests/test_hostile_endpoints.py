@@ -283,3 +283,31 @@ def test_item_specific_rejections_do_not_trip_the_breaker(bank):
     r, p = run(bank, lambda body, n: Reply(400, {"error": {"message": "context length exceeded"}}),
                concurrency=1, max_failures=2)
     assert p.done == 6 and p.status == "failed" and "no request succeeded" in bank.get_run(r.id).reason
+
+
+def test_a_run_being_worked_on_cannot_be_deleted_from_under_it(bank, capsys):
+    """Another process works on the run (it holds the lease): `runs delete` names it and deletes
+    nothing (the worker died on a FOREIGN KEY error, reported as a damaged file); once the lease
+    is released the delete goes through."""
+    import socket
+    import subprocess
+    import sys
+
+    from persian_tui.store import LeaseHeld
+
+    r, p = run(bank, lambda body, n: chat("Answer: 1"), limit=2)
+    worker = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        holder = f"{worker.pid}@{socket.gethostname()}"
+        bank.take_lease(r.id, 60, holder=holder)
+        assert main(["--db", str(bank.path), "runs", "delete", str(r.id), "--yes"]) == 1
+        assert f"being worked on by process {holder}" in capsys.readouterr().err
+        with pytest.raises(LeaseHeld):
+            bank.delete_run(r.id)
+        assert bank.get_run(r.id) is not None and len(bank.predictions(r.id)) == 2
+        bank.release_lease(r.id, holder=holder)
+        assert main(["--db", str(bank.path), "runs", "delete", str(r.id), "--yes"]) == 0
+        assert bank.get_run(r.id) is None
+    finally:
+        worker.kill()
+        worker.wait()

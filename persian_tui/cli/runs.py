@@ -15,6 +15,7 @@ import time
 from pydantic import ValidationError
 
 from .. import display, redact
+from ..store import LeaseHeld
 
 MISSING = "—"
 
@@ -216,7 +217,10 @@ def cmd_runs(args) -> int:
                 if answer.strip().lower() not in ("y", "yes"):
                     print("nothing deleted")
                     return 1
-            ids = store.delete_run(run.id)
+            try:
+                ids = store.delete_run(run.id)
+            except LeaseHeld as e:
+                raise UserError(str(e)) from None
             print(f"deleted run {', '.join(map(str, ids))} (logged in the run history)")
         elif action == "history":
             for h in store.run_history(run.id):

@@ -15,7 +15,7 @@ from ... import display
 from ...models import RunSummary
 from ...runs import (EmbedRunSpec, JudgeRunSpec, RunError, create_embedding_run, create_judge_run,
                      create_llm_run)
-from ...store import StoreError
+from ...store import LeaseHeld, StoreError
 from ..widgets.run_form import RunForm, Spec
 from ..widgets.run_jobs import (FINAL, Job, RunFailed, RunFigures, RunProgressed, jobs_for,
                                start_embedding, start_llm)
@@ -345,7 +345,11 @@ class RunsScreen(Screen):
 
         def answered(yes: bool | None) -> None:
             if yes:
-                ids = self.store.delete_run(s.run.id)
+                try:
+                    ids = self.store.delete_run(s.run.id)
+                except LeaseHeld as e:  # another process works on it
+                    self.notify(str(e), severity="warning", timeout=6)
+                    return
                 self.notify(f"deleted run {', '.join(map(str, ids))} (logged in its history)", timeout=4)
                 self.reload()
 
