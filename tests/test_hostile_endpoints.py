@@ -311,3 +311,22 @@ def test_a_run_being_worked_on_cannot_be_deleted_from_under_it(bank, capsys):
     finally:
         worker.kill()
         worker.wait()
+
+
+@pytest.mark.parametrize("reply, field", [
+    (Reply(body=b'{"choices": [{"message": {"content": "\\ud800 Answer: 2"}}]}'), "raw_output"),
+    (Reply(body=b'{"choices": [{"message": {"content": "Answer: 2", "reasoning": "x \\udfff"}}]}'), "reasoning"),
+    (Reply(500, b'{"error": {"message": "bad \\ud800 thing"}}'), "error"),
+])
+def test_lone_surrogates_in_a_reply_are_replaced_not_a_crash(bank, reply, field):
+    """"\\ud800" is valid JSON but not storable text: one such reply crashed the whole run."""
+    r, p = run(bank, lambda body, n: reply, limit=2, max_failures=100)
+    rows = bank.predictions(r.id)
+    assert len(rows) == 2 and all("\ufffd" in getattr(x, field) for x in rows)
+    assert p.status in ("done", "failed") and "UnicodeEncodeError" not in (bank.get_run(r.id).reason or "")
+
+
+def test_a_reply_that_cannot_be_decoded_names_the_cause(bank):
+    reply = Reply(body=b"not gzip at all", headers={"content-encoding": "gzip"})
+    r, p = run(bank, lambda body, n: reply, limit=1)
+    assert "decompress" in bank.predictions(r.id)[0].error

@@ -14,7 +14,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from persian_tui.text import ZWNJ, normalize
+from persian_tui.text import ZWNJ, normalize, storable
 
 NORMALIZATIONS = ("none", "hazm")
 
@@ -262,8 +262,8 @@ class OpenAIEmbedder:
         from persian_tui import redact
 
         keys = redact.env_keys(self._key_env) + redact.url_secrets(self.base_url)
-        return EmbedderError(redact.text(f"embedding request to {self.shown_url} (model {self.model}) "
-                                         f"failed: {what}", keys=keys))
+        return EmbedderError(storable(redact.text(f"embedding request to {self.shown_url} (model {self.model}) "
+                                                  f"failed: {what}", keys=keys)))
 
     def _embed_batch(self, batch: list[str]) -> list[list[float]]:
         import openai

@@ -15,6 +15,7 @@ import time
 from dataclasses import asdict, dataclass
 
 from .. import redact
+from ..text import storable
 
 RETRY_STATUSES = {408, 409, 425, 429, 500, 502, 503, 504}
 # failed for good with these, the endpoint or the account is failing, not the item (a 400 is the item's)
@@ -128,7 +129,8 @@ class LLMClient:
                                     f"within {self.timeout:g} s", "timeout")
             except openai.APIConnectionError as e:
                 cause, retry = e, True
-                error = self._error(f"cannot connect to {self.shown_url}: {e}", "connection")
+                cause_text = f" ({e.__cause__})" if e.__cause__ and str(e.__cause__) else ""  # refused, decoding ...
+                error = self._error(f"cannot connect to {self.shown_url}: {e}{cause_text}", "connection")
             except Exception as e:  # noqa: BLE001 - any other shape of reply is data, not a crash
                 cause, retry = e, False
                 error = self._error(f"malformed reply from {self.shown_url}: {_short(e)}", "invalid")
@@ -143,7 +145,7 @@ class LLMClient:
         raise AssertionError("unreachable")
 
     def _error(self, message: str, kind: str) -> LLMError:
-        return LLMError(redact.text(message, keys=self.keys)[:500], kind)
+        return LLMError(storable(redact.text(message, keys=self.keys))[:500], kind)
 
 
 
@@ -175,7 +177,7 @@ def completion_of(reply, latency: float, content_type: str | None = None) -> Com
     if text is None and isinstance(refusal, str) and refusal.strip():
         text = refusal  # structured outputs: the model's refusal is its reply
     warnings: list[str] = []
-    text = _cut(text, "reply", warnings)
+    text = _cut(storable(text), "reply", warnings)
     finish = getattr(choices[0], "finish_reason", None)
     if finish is not None and not isinstance(finish, str):
         warnings.append(f"finish_reason {_kind(finish)} ignored")
@@ -183,7 +185,7 @@ def completion_of(reply, latency: float, content_type: str | None = None) -> Com
         warnings.append("reply cut short at the token limit (finish_reason length)")
     extra = getattr(message, "model_extra", None) or {}
     reasoning = extra.get("reasoning") or extra.get("reasoning_content")
-    reasoning = _cut(reasoning, "reasoning", warnings) if isinstance(reasoning, str) else None
+    reasoning = _cut(storable(reasoning), "reasoning", warnings) if isinstance(reasoning, str) else None
     usage = getattr(reply, "usage", None)
     if usage is not None and not hasattr(usage, "prompt_tokens"):
         warnings.append(f"usage {_kind(usage)} ignored")
