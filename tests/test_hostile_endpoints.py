@@ -330,3 +330,32 @@ def test_a_reply_that_cannot_be_decoded_names_the_cause(bank):
     reply = Reply(body=b"not gzip at all", headers={"content-encoding": "gzip"})
     r, p = run(bank, lambda body, n: reply, limit=1)
     assert "decompress" in bank.predictions(r.id)[0].error
+
+
+# ------------------------------------------------------------------ JSON input files, same hostility
+
+
+def test_json_input_with_lone_surrogates_is_a_one_line_error_never_a_traceback(tmp_path, capsys):
+    """"\\ud800" is valid JSON but not text: a question file, a labels file or a JSON file with one
+    names the file and line (the question import crashed with UnicodeEncodeError)."""
+    import json as _json
+
+    from persian_tui.store import Store
+
+    record = {"schema_version": 1, "uid": "s-1", "status": "ready", "stem": "x", "key": 1,
+              "options": [{"position": i, "mesra1": f"الف {i}", "mesra2": f"ب {i}"} for i in range(1, 5)]}
+    line = _json.dumps(record).replace('"x"', '"x \\ud800 y"')
+    bank = tmp_path / "bank.jsonl"
+    bank.write_text(_json.dumps({**record, "uid": "s-0"}) + "\n" + line + "\n", encoding="utf-8")
+    db = str(tmp_path / "t.db")
+    code = main(["--db", db, "import", str(bank), "--skip-invalid"])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err and "line 2" in out + err and "surrogate" in out + err
+    with Store(db) as s:
+        assert [q.uid for q in s.questions(statuses=("draft", "ready", "curated"))] == ["s-0"]
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text('{"uid": "s-0", "annotator": "a\\udc00", "answer": 1}\n', encoding="utf-8")
+    main(["--db", db, "import-labels", str(labels)])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err and "surrogate" in out + err
+    assert code in (0, 1)
