@@ -321,6 +321,8 @@ def test_the_last_option_is_the_nth():
     # a heading's colon before a numbered list is not an answer marker; "Or 3." after an answer
     ("Going through each option:\n\n2. about love\n\nThe outlier is 4.", 4),
     ("My pick: 1. Or maybe 4.", "invalid"), ("گزینه ۳ درست است. یا شاید ۲.", "invalid"),
+    # a Persian opinion with a subjunctive copula; a negation after the option, then the answer
+    ("به نظرم بیت ۴ باشد.", 4), ("بیت دوم نه؛ بیت سوم.", 3), ("Couplet 1 no — couplet 2.", 2),
 ])
 def test_reply_classes_beyond_the_corpus(text, expected):
     p = parse_answer(text)

@@ -371,7 +371,7 @@ _MARKERS = [
                rf"in\s+summary|in\s+conclusion|to\s+sum\s+up|actually|i\s+think|i\s+believe|i\s+guess|my\s+guess\s+is|"
                rf"probably|likely))|{_W}(?:پس|در\s+نتیجه|خلاصه|به\s+نظرم|به\s+نظر\s+من|فکر\s+می{_ZW}کنم|گمانم|احتمالا|"
                rf"بنابراین|لذا)){_E}\s*,?\s*(?=(?:(?:{_NOUN_EN}|{_NOUN_FA})\s*)?{_QO}(?:[0-9]|[A-D]|الف|ب|ج|د)"
-               rf"{_QC}\s*(?:[.!)]|$))"),
+               rf"{_QC}(?:\s*(?:است|باشد|هست))?\s*(?:[.!)]|$))"),  # «فکر می‌کنم گزینه ۳ باشد»
     # «تنها بیتی که با بقیه فرق دارد، بیت سوم است»: the claim first, the option after
     re.compile(rf"{_W}(?:تنها\s+)?(?:بیتی|گزینه{_ZW}ای)\s+که\s+[^.؟?!\n]{{0,50}}?(?:(?:فرق|تفاوت)(?:ی)?\s*(?:دارد|"
                rf"می{_ZW}کند)|(?:متفاوت|ناهمگون|ناهمخوان|جدا|متمایز)\s*(?:است|هست)|(?:قرابت|ارتباط|هم{_ZW}خوانی|"
@@ -751,8 +751,9 @@ def _lead(doc: _Text) -> _Mention | None:
 
 _OR_SENTENCE = re.compile(rf"\s*(?:(?i:or|or\s+maybe|or\s+perhaps|maybe)|یا|یا\s+شاید)\s+"
                           rf"(?:(?:{_NOUN_EN}|{_NOUN_FA})\s*)?{_QO}(?:{_VALUE}){_QC}\s*[.?!؟]*\s*")
-_NOT_THEN = re.compile(
-    rf"\s*(?:(?i:not)|نه)\s+(?:(?:{_NOUN_EN}|{_NOUN_FA})\s*)?{_QO}(?:{_VALUE}){_QC}\s*(?:—|–|-|,|;|،|؛|:)\s*"
+_NOT_THEN = re.compile(  # «نه بیت دوم، بیت چهارم», «گزینهٔ ۴ نه، گزینهٔ ۲»
+    rf"\s*(?:(?:(?i:not)|نه)\s+(?:(?:{_NOUN_EN}|{_NOUN_FA})\s*)?{_QO}(?:{_VALUE}){_QC}"
+    rf"|(?:(?:{_NOUN_EN}|{_NOUN_FA})\s*)?{_QO}(?:{_VALUE}){_QC}\s+(?:نه|(?i:no|not)))\s*(?:—|–|-|,|;|،|؛|:)\s*"
     rf"(?:(?i:(?:but\s+)?(?:rather|instead|it'?s|it\s+is)|but)\s+|(?:بلکه|که)\s+)?")
 
 
