@@ -1,0 +1,72 @@
+"""Hostile corpus files: each is skipped with one line naming it and the reason, and never
+stops the import of the others; re-import stays idempotent."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from test_corpus import copy_mini
+
+from persian_tui.io.ganjoor import import_corpus
+
+
+def _poem(url: str, *texts: str, **extra) -> dict:
+    verses = [{"VOrder": i + 1, "Position": "Right" if i % 2 == 0 else "Left", "Text": t,
+               "CoupletIndex": i // 2} for i, t in enumerate(texts)]
+    return {"Title": "t", "FullUrl": url, "Verses": verses, **extra}
+
+
+@pytest.mark.parametrize("content, reason", [
+    # a lone surrogate is valid JSON but not text: it cannot be stored (UTF-8) or shown
+    (b'{"FullUrl": "/hafez/x", "Title": "\\ud800", "Verses": []}', "'Title' has an unpaired surrogate"),
+    (b'{"FullUrl": "/hafez/x", "Verses": [{"Position": "Right", "Text": "a \\udfff", "CoupletIndex": 0}]}',
+     "verse 1 has an unpaired surrogate"),
+    # numbers SQLite cannot store
+    (json.dumps(_poem("/hafez/x", "a", "b") | {"Id": 2**70}).encode(), "'Id' must be"),
+    (json.dumps({"FullUrl": "/hafez/x", "Verses": [{"Position": "Right", "Text": "a",
+                                                     "CoupletIndex": 10**30}]}).encode(), "CoupletIndex"),
+    # a "hemistich" of 100,000 letters is not one
+    (json.dumps(_poem("/hafez/x", "ا" * 100_000, "b")).encode(), "verse 1 is longer than"),
+], ids=["surrogate-title", "surrogate-verse", "huge-id", "huge-couplet-index", "huge-hemistich"])
+def test_hostile_poem_files_are_skipped(store, tmp_path, content, reason):
+    root = copy_mini(tmp_path)
+    bad = root / "poets" / "hafez" / "ghazal" / "bad.json"
+    bad.write_bytes(content)
+    p = import_corpus(store, root)
+    assert (p.new, p.skipped) == (7, 1)
+    assert len(p.errors) == 1 and str(bad) in p.errors[0] and reason in p.errors[0]
+    assert "\n" not in p.errors[0]
+
+
+def test_a_byte_order_mark_is_accepted(store, tmp_path):
+    root = copy_mini(tmp_path)
+    f = root / "poets" / "hafez" / "ghazal" / "bom.json"
+    f.write_bytes(b"\xef\xbb\xbf" + json.dumps(_poem("/hafez/ghazal/bom", "الف ب", "ج د"),
+                                                  ensure_ascii=False).encode())
+    p = import_corpus(store, root)
+    assert (p.new, p.skipped) == (8, 0)
+    assert store.couplet_at("/hafez/ghazal/bom", 0).mesra1 == "الف ب"
+
+
+def test_duplicate_poem_paths_keep_the_first_file_and_stay_idempotent(store, tmp_path):
+    root = copy_mini(tmp_path)
+    twin = root / "poets" / "hafez" / "ghazal" / "sh1x.json"
+    twin.write_text(json.dumps(_poem("/hafez/ghazal/sh1", "نسخه‌ای دیگر", "از همان غزل"), ensure_ascii=False))
+    p = import_corpus(store, root)
+    assert (p.new, p.updated, p.skipped) == (7, 0, 1)
+    assert len(p.errors) == 1 and "sh1x.json" in p.errors[0] and "sh1.json" in p.errors[0]
+    assert "/hafez/ghazal/sh1" in p.errors[0]
+    again = import_corpus(store, root)
+    assert (again.new, again.updated, again.unchanged, again.skipped) == (0, 0, 7, 1)
+    assert store.search_couplets("نسخه‌ای دیگر") == []  # the second file never replaced the first
+
+
+def test_a_folder_without_poet_json_is_named(store, tmp_path):
+    root = copy_mini(tmp_path)
+    stray = root / "poets" / "nopoet" / "cat"
+    stray.mkdir(parents=True)
+    (stray / "sh1.json").write_text(json.dumps(_poem("/nopoet/cat/sh1", "a", "b")))
+    p = import_corpus(store, root)
+    assert p.new == 7
+    assert any("nopoet" in e and "no poet.json" in e for e in p.errors)
