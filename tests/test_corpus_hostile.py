@@ -70,3 +70,21 @@ def test_a_folder_without_poet_json_is_named(store, tmp_path):
     p = import_corpus(store, root)
     assert p.new == 7
     assert any("nopoet" in e and "no poet.json" in e for e in p.errors)
+
+
+def test_search_joins_words_typed_apart_and_ignores_the_form_case(store):
+    from test_corpus import MINI
+
+    from persian_tui.store.corpus import MAX_JOINS, spellings_query
+
+    import_corpus(store, MINI)
+    khayyam = {"/khayyam/robaee/sh1"}
+    # the corpus has می‌گذرد (ZWNJ); a space typed instead still finds it, alone or among other words
+    for query in ("می گذرد", "می‌گذرد", "عمر عجب می گذرد", "قافله عمر"):
+        assert {c.poem for c in store.search_couplets(query)} == khayyam, query
+    assert {c.poem for c in store.search_couplets("مشکل ها")} == {"/hafez/ghazal/sh1"}
+    assert store.search_couplets("مشکل ها کجا") == []  # every word must still occur
+    assert store.search_couplets("", form="ghazal") == store.search_couplets("", form="Ghazal") != []
+    # the query stays small however long the search
+    assert spellings_query(["a b".split()[0]]) == '"a"'
+    assert spellings_query(list("abcdefghij")).count(" OR ") == 2**MAX_JOINS - 1

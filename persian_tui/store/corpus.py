@@ -24,11 +24,35 @@ _CANDIDATE_SELECT = (
 )
 FTS_CANDIDATES = 40  # fuzzy candidates per option, best bm25 first
 RARE_TOKENS = 4  # the rarest words of an option make its FTS query
+MAX_JOINS = 5  # word boundaries of a search tried both joined and apart (2**5 spellings at most)
 
 
 def fts_query(words: Iterable[str]) -> str:
     """An FTS5 query of quoted words (no operator in the data reaches the parser)."""
     return " ".join('"' + w.replace('"', "") + '"' for w in words if w.replace('"', ""))
+
+
+def spellings_query(terms: list[str]) -> str:
+    """An FTS5 query for words typed with a space where the corpus has a ZWNJ or nothing
+    (corpus keys drop the ZWNJ: "می‌خانه" is one word, "میخانه"): every way of joining
+    neighbouring words, e.g. "می خانه ها" -> (می خانه ها) OR (میخانه ها) OR (میخانهها) ...
+    Boundaries next to a short word (می، ها، ای) are tried first, MAX_JOINS at most."""
+    if len(terms) < 2:
+        return fts_query(terms)
+    bounds = sorted(range(len(terms) - 1), key=lambda i: (min(len(terms[i]), len(terms[i + 1])), i))
+    bounds = bounds[:MAX_JOINS]
+    queries: list[str] = []
+    for mask in range(1 << len(bounds)):
+        joined = {b for k, b in enumerate(bounds) if mask >> k & 1}
+        words = [terms[0]]
+        for i, t in enumerate(terms[1:]):
+            if i in joined:
+                words[-1] += t
+            else:
+                words.append(t)
+        if (q := fts_query(words)) and q not in queries:
+            queries.append(q)
+    return " OR ".join(f"({q})" for q in queries)
 
 
 class CorpusRepo:
@@ -128,7 +152,7 @@ class CorpusRepo:
         clauses, params = [], []
         if terms and not scan:
             clauses.append("c.id IN (SELECT rowid FROM corpus_fts WHERE corpus_fts MATCH ?)")
-            params.append(fts_query(terms))
+            params.append(spellings_query(terms))
         for t in terms if scan else []:
             clauses.append("(' ' || c.norm1 || ' ' || c.norm2 || ' ') LIKE ?")
             params.append(f"% {t} %")
@@ -136,7 +160,7 @@ class CorpusRepo:
             clauses.append("(pt.nickname = ? OR pt.slug = ?)")
             params += [poet, poet]
         if form:
-            clauses.append("p.form = ?")
+            clauses.append("lower(p.form) = lower(?)")
             params.append(form)
         if metre:
             clauses.append("instr(p.metre, ?) > 0")
@@ -165,7 +189,7 @@ class CorpusRepo:
             clauses.append("(pt.nickname = ? OR pt.slug = ?)")
             params += [poet, poet]
         if form:
-            clauses.append("p.form = ?")
+            clauses.append("lower(p.form) = lower(?)")
             params.append(form)
         rows = self.conn.execute(f"{_COUPLET_SELECT} WHERE {' AND '.join(clauses)}", params)
         return [CorpusCouplet(*r) for r in rows]
@@ -182,7 +206,7 @@ class CorpusRepo:
             clauses.append("(pt.nickname = ? OR pt.slug = ?)")
             params += [poet, poet]
         if form:
-            clauses.append("p.form = ?")
+            clauses.append("lower(p.form) = lower(?)")
             params.append(form)
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
         sql = ("SELECT p.path, c.idx, c.norm1 || ' ' || c.norm2 FROM corpus_couplets c "
