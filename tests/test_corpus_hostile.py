@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import make_question
 from test_corpus import copy_mini
 
 from persian_tui.io.ganjoor import import_corpus
@@ -88,3 +89,33 @@ def test_search_joins_words_typed_apart_and_ignores_the_form_case(store):
     # the query stays small however long the search
     assert spellings_query(["a b".split()[0]]) == '"a"'
     assert spellings_query(list("abcdefghij")).count(" OR ") == 2**MAX_JOINS - 1
+
+
+def test_an_edit_during_a_link_run_keeps_the_editors_link(store, tmp_path):
+    """`corpus link` reads the options, matches them (seconds on a large bank), then writes.
+    An option edited (and linked on save) by another process meanwhile must keep its new
+    link: the run's result for the old text is dropped, not written over it."""
+    from test_corpus import BABA, HAFEZ_1, HAFEZ_2, MINI, ROBAEE, SAADI
+
+    from persian_tui.models import Option
+    from persian_tui.store import Store
+
+    import_corpus(store, MINI)
+    store.add_questions([make_question("q-e", couplets=[HAFEZ_1, HAFEZ_2, SAADI, BABA])])
+    real = store.link_option
+    edited = []
+
+    def link_option(m1, m2, **kw):  # the other process edits option 1 while this run matches
+        if not edited:
+            with Store(store.path) as other:
+                q = other.get_question("q-e")
+                q.options[0] = Option(1, *ROBAEE, poet="خیام")
+                other.update_question(q, "editor")
+            edited.append(1)
+        return real(m1, m2, **kw)
+
+    store.link_option = link_option
+    store.link_questions(force=True)
+    link = store.links(["q-e"])["q-e"][1]
+    assert (link.status, link.couplet.poet) == ("linked", "خیام")
+    assert link.couplet.mesra1 == ROBAEE[0]

@@ -103,7 +103,7 @@ class CorpusRepo:
                     "INSERT INTO corpus_couplets (poem_id, idx, mesra1, mesra2, norm1, norm2) "
                     "VALUES (?,?,?,?,?,?)", [(poem_id, *c) for c in poem.couplets])
                 counts["couplets"] += len(poem.couplets)
-            counts["held"] = time.monotonic() - t0
+        counts["held"] = time.monotonic() - t0  # from BEGIN IMMEDIATE to the end of COMMIT
         return counts
 
     def has_corpus(self) -> bool:
@@ -302,14 +302,18 @@ class CorpusRepo:
             pass
 
     def _save_links(self, rows: list[tuple]) -> None:
+        """Write links computed outside the transaction; a link for an option text that was
+        edited meanwhile (another process: match_key changed) is dropped, never written over
+        the editor's own link."""
         with self.tx():
             self.conn.executemany(
                 "INSERT INTO option_links (question_id, position, match_key, status, poem_id, couplet, "
-                "method, score, candidates, created_at) VALUES (?,?,?,?,?,?,?,?,?,?) "
+                "method, score, candidates, created_at) SELECT ?,?,?,?,?,?,?,?,?,? "
+                "WHERE EXISTS (SELECT 1 FROM options WHERE question_id = ? AND position = ? AND match_key IS ?) "
                 "ON CONFLICT (question_id, position) DO UPDATE SET match_key = excluded.match_key, "
                 "status = excluded.status, poem_id = excluded.poem_id, couplet = excluded.couplet, "
                 "method = excluded.method, score = excluded.score, candidates = excluded.candidates, "
-                "created_at = excluded.created_at", rows)
+                "created_at = excluded.created_at", [(*r, *r[:3]) for r in rows])
 
     def choose_link(self, uid: str, position: int, poem: str, index: int) -> None:
         """Record that this option was inserted from the corpus (method 'chosen')."""
