@@ -146,13 +146,14 @@ def main(poems: int = 20_000, questions: int = 10_000) -> None:
         # 2. link 10k questions: exact, swapped, damaged (fuzzy), half-known, unknown options
         with Store(tmp / "a.db") as store:
             pool = store.conn.execute(
-                "SELECT mesra1, mesra2 FROM corpus_couplets WHERE mesra2 != '' ORDER BY random() LIMIT ?",
-                (questions * 4,)).fetchall()
+                "SELECT p.path, c.idx, c.mesra1, c.mesra2 FROM corpus_couplets c JOIN corpus_poems p "
+                "ON p.id = c.poem_id WHERE c.mesra2 != '' ORDER BY random() LIMIT ?", (questions * 4,)).fetchall()
+            made_from: dict[tuple[str, int], tuple[str, int]] = {}  # option -> its couplet (in the corpus)
             qs = []
             for i in range(questions):
                 opts = []
                 for pos in range(1, 5):
-                    m1, m2 = pool[(i * 4 + pos - 1) % len(pool)]
+                    path, idx, m1, m2 = pool[(i * 4 + pos - 1) % len(pool)]
                     kind = rng.random()
                     if kind < 0.15:
                         m1, m2 = m2, m1
@@ -162,6 +163,8 @@ def main(poems: int = 20_000, questions: int = 10_000) -> None:
                         m2 = "مصراعی که در هیچ دیوانی نیامده است"
                     elif kind < 0.45:
                         m1, m2 = "بیتی ساختگی برای سنجش", "که در پیکره نیست و نخواهد بود"
+                    if kind < 0.35 or kind >= 0.45:  # swapped, damaged or verbatim: still that couplet
+                        made_from[(f"q-{i:05d}", pos)] = (path, idx)
                     opts.append(Option(pos, m1, m2))
                 qs.append(Question(uid=f"q-{i:05d}", options=opts, key=1, status="ready"))
             store.add_questions(qs)  # linked as they are saved
@@ -170,6 +173,15 @@ def main(poems: int = 20_000, questions: int = 10_000) -> None:
             print(f"link: {options:,} options of {len(store.uids()):,} questions in {t_link:.1f} s "
                   f"({options / t_link:,.0f} options/s): linked {counts['linked']:,}, "
                   f"ambiguous {counts['ambiguous']:,}, unlinked {counts['unlinked']:,}")
+            links = store.links()
+            got = {k: links.get(k[0], {}).get(k[1]) for k in made_from}
+            right = sum(1 for k, l in got.items() if l and l.status == "linked"
+                        and (l.couplet.poem, l.couplet.couplet) == made_from[k])
+            status = {s: sum(1 for l in got.values() if l and l.status == s) for s in ("ambiguous", "unlinked")}
+            print(f"  of the {len(made_from):,} options made from a corpus couplet (verbatim, swapped or damaged): "
+                  f"{right:,} linked to that couplet ({right / len(made_from):.1%}), "
+                  f"{sum(1 for l in got.values() if l and l.status == 'linked') - right:,} to another, "
+                  f"{status['ambiguous']:,} ambiguous, {status['unlinked']:,} unlinked")
             sample = [o for q in qs[:3] for o in q.options]
             t_blocked, _ = timed(lambda: [store.link_option(o.mesra1, o.mesra2) for o in sample])
             t_brute, _ = timed(lambda: [store.link_option(o.mesra1, o.mesra2, brute=True) for o in sample])
@@ -177,7 +189,7 @@ def main(poems: int = 20_000, questions: int = 10_000) -> None:
                   f"{t_blocked / len(sample) * 1000:.1f} ms blocked -> {t_brute / t_blocked:.0f}x faster")
 
             # 3. search latency: FTS vs LIKE scan, median over words of the corpus
-            words = [w for m1, _ in pool[:200] for w in m1.split() if len(w) > 3][:60]
+            words = [w for _, _, m1, _ in pool[:200] for w in m1.split() if len(w) > 3][:60]
             fts, scan = [], []
             for w in words:
                 fts.append(timed(lambda w=w: store.search_couplets(w, limit=50))[0])
