@@ -119,3 +119,13 @@ def test_an_edit_during_a_link_run_keeps_the_editors_link(store, tmp_path):
     link = store.links(["q-e"])["q-e"][1]
     assert (link.status, link.couplet.poet) == ("linked", "خیام")
     assert link.couplet.mesra1 == ROBAEE[0]
+
+
+def test_progress_is_not_repeated_in_a_log(tmp_path, capsys):
+    from test_corpus import MINI
+
+    from persian_tui.cli import main
+
+    assert main(["--db", str(tmp_path / "p.db"), "corpus", "import", str(MINI)]) == 0
+    err = capsys.readouterr().err  # not a terminal: one line per update, the last one once
+    assert err.count("7/7") == 1

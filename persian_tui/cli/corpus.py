@@ -17,12 +17,15 @@ class _Bar:
 
     def __init__(self, what: str):
         self.what, self.last, self.tty = what, 0.0, sys.stderr.isatty()
+        self.shown: tuple[int, int] | None = None
 
     def __call__(self, done: int, total: int, extra: str = "", *, final: bool = False) -> None:
         now = time.monotonic()
         if not final and now - self.last < (0.2 if self.tty else 5):
             return
-        self.last = now
+        if final and not self.tty and self.shown == (done, total):
+            return  # that line is on the log already
+        self.last, self.shown = now, (done, total)
         width = 24
         filled = int(width * done / total) if total else width
         line = f"{self.what} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} {extra}"
