@@ -186,3 +186,11 @@ def test_json_output_keeps_bidi_controls_as_escapes(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "\u202e" not in out and "⟨RLO⟩" not in out
     assert "q-\u202eevil" in json.loads(out)["flagged"]
+
+
+def test_each_question_set_gets_its_own_baseline_runs(planted, capsys):
+    """all and ready are the same questions here: the same answers, yet two sets."""
+    assert main(["--db", str(planted), "shortcuts", "--store-runs"]) == 0
+    assert main(["--db", str(planted), "shortcuts", "--store-runs", "--questions", "ready"]) == 0
+    out = capsys.readouterr().out
+    assert "up to date" not in out

@@ -183,7 +183,8 @@ def store_baseline_runs(store, questions, rep, which: str) -> list[str]:
         preds = [Prediction(q.uid, rep.picks[q.uid].get(r.cue),
                             "ok" if r.cue in rep.picks.get(q.uid, {}) else "empty")
                  for q in questions if q.uid in rep.picks]
-        digest = hashlib.sha256(json.dumps(sorted((p.uid, p.predicted or 0) for p in preds)).encode()).hexdigest()
+        answers = sorted((p.uid, p.predicted or 0) for p in preds)
+        digest = hashlib.sha256(json.dumps([which, answers]).encode()).hexdigest()
         params = {"cue": r.cue, "questions": which, "sha256": digest}
         run = store.create_run("baseline", model, params, total=len(preds), status="done", predictions=preds,
                                note="shortcut baseline: abstentions are stored as empty answers",
