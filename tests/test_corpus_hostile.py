@@ -129,3 +129,16 @@ def test_progress_is_not_repeated_in_a_log(tmp_path, capsys):
     assert main(["--db", str(tmp_path / "p.db"), "corpus", "import", str(MINI)]) == 0
     err = capsys.readouterr().err  # not a terminal: one line per update, the last one once
     assert err.count("7/7") == 1
+
+
+def test_a_word_the_corpus_writes_apart_is_found_typed_as_one(store, tmp_path):
+    root = copy_mini(tmp_path)
+    f = root / "poets" / "hafez" / "ghazal" / "apart.json"
+    f.write_text(json.dumps(_poem("/hafez/ghazal/apart", "درس ها می داد بی نطق و کلام", "دوختند این ریسمان ها را به هم"),
+                            ensure_ascii=False))
+    import_corpus(store, root)
+    for query in ("ریسمانها", "ریسمان ها", "ریسمان‌ها", "درسها ریسمانها", "میداد"):
+        assert [c.poem for c in store.search_couplets(query)] == ["/hafez/ghazal/apart"], query
+    # the halves must be neighbours: a phrase, not two words anywhere in the couplet
+    assert store.search_couplets("کلامدرس") == []
+    assert store.search_couplets("", form="nothing") == []

@@ -32,27 +32,44 @@ def fts_query(words: Iterable[str]) -> str:
     return " ".join('"' + w.replace('"', "") + '"' for w in words if w.replace('"', ""))
 
 
-def spellings_query(terms: list[str]) -> str:
-    """An FTS5 query for words typed with a space where the corpus has a ZWNJ or nothing
-    (corpus keys drop the ZWNJ: "می‌خانه" is one word, "میخانه"): every way of joining
-    neighbouring words, e.g. "می خانه ها" -> (می خانه ها) OR (میخانه ها) OR (میخانهها) ...
-    Boundaries next to a short word (می، ها، ای) are tried first, MAX_JOINS at most."""
-    if len(terms) < 2:
-        return fts_query(terms)
-    bounds = sorted(range(len(terms) - 1), key=lambda i: (min(len(terms[i]), len(terms[i + 1])), i))
-    bounds = bounds[:MAX_JOINS]
-    queries: list[str] = []
+def _spellings(terms: list[str]) -> list[list[str]]:
+    """The words as typed, and with neighbours joined: "می خانه ها" -> [می خانه ها], [میخانه ها],
+    [می خانهها], [میخانهها]. Boundaries next to a short word are tried first, MAX_JOINS at most."""
+    terms = [t.replace('"', "") for t in terms if t.replace('"', "")]
+    bounds = sorted(range(len(terms) - 1), key=lambda i: (min(len(terms[i]), len(terms[i + 1])), i))[:MAX_JOINS]
+    out: list[list[str]] = []
     for mask in range(1 << len(bounds)):
         joined = {b for k, b in enumerate(bounds) if mask >> k & 1}
-        words = [terms[0]]
+        words = terms[:1]
         for i, t in enumerate(terms[1:]):
             if i in joined:
                 words[-1] += t
             else:
                 words.append(t)
-        if (q := fts_query(words)) and q not in queries:
-            queries.append(q)
-    return " OR ".join(f"({q})" for q in queries)
+        if words not in out:
+            out.append(words)
+    return out
+
+
+def split_candidates(terms: list[str]) -> set[str]:
+    """The halves (two letters or more) of every word of every spelling of the terms: the
+    words to look up in the corpus vocabulary for `spellings_query`'s `known`."""
+    return {h for words in _spellings(terms) for w in words for i in range(2, len(w) - 1)
+            for h in (w[:i], w[i:])}
+
+
+def spellings_query(terms: list[str], known: set[str] | frozenset = frozenset()) -> str:
+    """An FTS5 query (every word quoted: no operator from the data) that is space-insensitive.
+    Corpus keys drop the ZWNJ ("می‌خانه" is the one word "میخانه"), so a word typed apart
+    ("می خانه") is also tried joined to its neighbours (see _spellings); and a word the corpus
+    writes as two (both halves in `known`, the corpus vocabulary) also matches that phrase:
+    "میخانه" finds "می خانه"."""
+    def word(w: str) -> str:
+        alts = [w] + [f"{w[:i]} {w[i:]}" for i in range(2, len(w) - 1) if w[:i] in known and w[i:] in known]
+        return f'"{w}"' if len(alts) == 1 else "(" + " OR ".join(f'"{a}"' for a in alts) + ")"
+
+    queries = [" AND ".join(word(w) for w in words) for words in _spellings(terms)]
+    return queries[0] if len(queries) == 1 else " OR ".join(f"({q})" for q in queries)
 
 
 class CorpusRepo:
@@ -143,6 +160,15 @@ class CorpusRepo:
 
     # ------------------------------------------------------------ search
 
+    def _known_words(self, words: Iterable[str]) -> set[str]:
+        """Those of the words that occur in the corpus (the FTS vocabulary)."""
+        words, found = sorted(words), set()
+        for start in range(0, len(words), 500):
+            chunk = words[start:start + 500]
+            found.update(r[0] for r in self.conn.execute(
+                f"SELECT term FROM corpus_vocab WHERE term IN ({','.join('?' * len(chunk))})", chunk))
+        return found
+
     def search_couplets(self, words: str = "", *, poet: str | None = None, form: str | None = None,
                         metre: str | None = None, limit: int = 50, scan: bool = False) -> list[CorpusCouplet]:
         """Couplets containing every word (normalized, ZWNJ-insensitive), best match first,
@@ -152,7 +178,7 @@ class CorpusRepo:
         clauses, params = [], []
         if terms and not scan:
             clauses.append("c.id IN (SELECT rowid FROM corpus_fts WHERE corpus_fts MATCH ?)")
-            params.append(spellings_query(terms))
+            params.append(spellings_query(terms, self._known_words(split_candidates(terms))))
         for t in terms if scan else []:
             clauses.append("(' ' || c.norm1 || ' ' || c.norm2 || ' ') LIKE ?")
             params.append(f"% {t} %")
