@@ -134,8 +134,8 @@ def test_progress_is_not_repeated_in_a_log(tmp_path, capsys):
 def test_a_word_the_corpus_writes_apart_is_found_typed_as_one(store, tmp_path):
     root = copy_mini(tmp_path)
     f = root / "poets" / "hafez" / "ghazal" / "apart.json"
-    f.write_text(json.dumps(_poem("/hafez/ghazal/apart", "درس ها می داد بی نطق و کلام", "دوختند این ریسمان ها را به هم"),
-                            ensure_ascii=False))
+    poem = _poem("/hafez/ghazal/apart", "درس ها می داد بی نطق و کلام", "دوختند این ریسمان ها را به هم")
+    f.write_text(json.dumps(poem, ensure_ascii=False))
     import_corpus(store, root)
     for query in ("ریسمانها", "ریسمان ها", "ریسمان‌ها", "درسها ریسمانها", "میداد"):
         assert [c.poem for c in store.search_couplets(query)] == ["/hafez/ghazal/apart"], query
