@@ -435,3 +435,35 @@ async def test_busy_database_does_not_freeze_the_label_screen(db):
         assert shown_uid(screen) == "q-2" and screen.saving is None
         assert [(lab.uid, lab.answer) for lab in my_labels(app)] == [("q-1", 2)]
         assert "labelled q-1 as ۲" in text_of(app, "#label-last")
+
+
+async def test_label_saved_message_flow(db):
+    """Message flow of a save the database delayed: the screen posts LabelSaved once, for
+    the item it showed, after the lock is free; only its arrival moves the queue on."""
+    from persian_tui.tui.messages import LabelSaved
+
+    flow: list[tuple[str, str | None, str | None]] = []
+    seen: list[LabelSaved] = []  # kept alive, so an id is never reused
+
+    def hook(message):
+        # first seen at the screen, before its handler runs (then it bubbles to the app)
+        if isinstance(message, LabelSaved) and not any(m is message for m in seen):
+            seen.append(message)
+            flow.append((message.uid, message.error, shown_uid(app.screen)))
+
+    app = make_app(db)
+    async with app.run_test(size=SIZE, message_hook=hook) as pilot:
+        screen = await open_label(pilot)
+        other = Store(db)
+        other.conn.execute("BEGIN IMMEDIATE")
+        try:
+            await press(pilot, "3")
+            assert flow == [] and screen.saving == "q-1" and shown_uid(screen) == "q-1"
+        finally:
+            other.conn.execute("COMMIT")
+            other.close()
+        await tui_helpers.wait_for(pilot, lambda: shown_uid(screen) == "q-2", "the next item")
+        assert flow == [("q-1", None, "q-1")]  # one message; the screen still on q-1 when it came
+        await press(pilot, "4")  # a free database: saved at once, no message needed
+        assert flow == [("q-1", None, "q-1")]
+        assert [(lab.uid, lab.answer) for lab in my_labels(app)] == [("q-1", 3), ("q-2", 4)]

@@ -576,3 +576,27 @@ async def test_failed_run_archive_and_delete_in_the_screen(db):
         assert screen.query_one(DataTable).row_count == 0
     with Store(db) as store:
         assert store.runs(archived=True) == []
+
+
+async def test_run_progress_message_flow(db):
+    """Message flow of a run: the worker posts RunProgressed to the runs screen; the counts
+    never go back, one final message says done with every answer, and the table shows it."""
+    figures: list[RunFigures] = []
+
+    def hook(message):
+        if isinstance(message, RunProgressed) and not any(f is message.figures for f in figures):
+            figures.append(message.figures)  # once per message (it bubbles on to the app)
+
+    app = make_app(db)
+    with LLMServer(answer(delay=0.05)) as server:
+        async with app.run_test(size=SIZE, message_hook=hook) as pilot:
+            screen = await open_runs(pilot)
+            await launch_llm(pilot, server.url, concurrency="1")
+            await tui_helpers.wait_for(pilot, lambda: cell(screen, 1, "status") == "done", "run 1 done")
+            await settle(pilot)
+            assert cell(screen, 1, "done") == f"{N}/{N}"
+    ran = [f for f in figures if f.run_id == 1]
+    done = [f.done for f in ran]
+    assert done == sorted(done) and len(set(done)) >= 2, done  # arrived as the run went
+    finals = [f for f in ran if f.status == "done"]
+    assert finals == [ran[-1]] and (finals[0].done, finals[0].correct, finals[0].total) == (N, N, N)
