@@ -467,3 +467,13 @@ async def test_label_saved_message_flow(db):
         await press(pilot, "4")  # a free database: saved at once, no message needed
         assert flow == [("q-1", None, "q-1")]
         assert [(lab.uid, lab.answer) for lab in my_labels(app)] == [("q-1", 3), ("q-2", 4)]
+
+
+def test_label_snapshot(db, snap_compare, monkeypatch):
+    monkeypatch.setattr("persian_tui.tui.screens.label.monotonic", lambda: 1000.0)  # ⏱ 0:00
+
+    async def run_before(pilot) -> None:
+        await open_label(pilot)
+        await press(pilot, "2", "s")  # one answer and one skip in the bars
+
+    assert snap_compare(make_app(db), terminal_size=SIZE, run_before=run_before)

@@ -414,3 +414,12 @@ async def test_taxonomy_from_review_and_picker_labels(db):
         await pilot.press("escape")  # cancelled: nothing recorded
         await pilot.pause()
         assert not rows(db)["q-0", "model-x"].reviewed
+
+
+def test_review_snapshot(db, snap_compare):
+    async def run_before(pilot) -> None:
+        await open_review(pilot)
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+    assert snap_compare(make_app(db), terminal_size=SIZE, run_before=run_before)

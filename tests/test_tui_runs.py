@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Input, Select
 from conftest import make_question
 from llm_server import LLMServer, Reply, chat
 from persian_tui import bidi
+from persian_tui.models import Prediction
 from persian_tui.runs import EmbedRunSpec, LLMRunSpec
 from persian_tui.store import Store
 from persian_tui.tui.app import PersianTUI
@@ -600,3 +601,19 @@ async def test_run_progress_message_flow(db):
     assert done == sorted(done) and len(set(done)) >= 2, done  # arrived as the run went
     finals = [f for f in ran if f.status == "done"]
     assert finals == [ran[-1]] and (finals[0].done, finals[0].correct, finals[0].total) == (N, N, N)
+
+
+def test_runs_snapshot(db, snap_compare):
+    """Finished runs (a fixed creation date), the first one's figures in the panel."""
+    with Store(db) as store:
+        store.create_run("llm", "acme/model-a", {}, status="done", total=N,
+                         predictions=[Prediction(f"q-{i:03d}", i % 4 + 1, "ok") for i in range(N)])
+        store.create_run("embedding", "tfidf", {}, status="done", total=N,
+                         predictions=[Prediction(f"q-{i:03d}", 1, "ok") for i in range(N)])
+        store.conn.execute("UPDATE runs SET created_at = '2026-01-02T03:04:05Z'")
+
+    async def run_before(pilot) -> None:
+        await open_runs(pilot)
+        await settle(pilot)
+
+    assert snap_compare(make_app(db), terminal_size=SIZE, run_before=run_before)
