@@ -5,9 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets import TextArea
-
+import tui_helpers
 from conftest import make_question
+from textual.widgets import TextArea
+from tui_helpers import notices
+
 from persian_tui import bidi
 from persian_tui.models import QueueScope
 from persian_tui.store import Store
@@ -18,8 +20,6 @@ from persian_tui.tui.screens.label import LabelScreen
 from persian_tui.tui.widgets.blind_question import BlindQuestionView
 from persian_tui.tui.widgets.rtl_text import RtlText
 from persian_tui.tui.widgets.text_prompt import TextPrompt
-import tui_helpers
-from tui_helpers import notices
 
 SIZE = (120, 40)
 ME = "maryam"

@@ -6,9 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets import DataTable, Select, TabbedContent
-
+import tui_helpers
 from conftest import make_question
+from textual.widgets import DataTable, Select, TabbedContent
+from tui_helpers import notices
+
 from persian_tui import bidi
 from persian_tui.models import Prediction
 from persian_tui.store import Store
@@ -17,8 +19,6 @@ from persian_tui.tui.screens.bank import BankScreen
 from persian_tui.tui.screens.report import HardQuestionScreen, ReportScreen, signed_interval
 from persian_tui.tui.widgets.report_charts import Bar, LeaderChart, PositionChart, tick_labels
 from persian_tui.tui.widgets.report_groups import RunGroups, group_lines
-import tui_helpers
-from tui_helpers import notices
 
 SIZE = (120, 40)
 N = 20

@@ -5,9 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets import DataTable, OptionList
-
+import tui_helpers
 from conftest import make_question
+from textual.widgets import DataTable, OptionList
+from tui_helpers import notices
+
 from persian_tui import bidi
 from persian_tui.eval.judge import DEFAULT_TAXONOMY
 from persian_tui.eval.votes import adjudication_queue
@@ -20,8 +22,6 @@ from persian_tui.tui.widgets.dialogs import ConfirmDialog, ReasonDialog
 from persian_tui.tui.widgets.lines_view import LinesView
 from persian_tui.tui.widgets.review_category_form import CategoryForm
 from persian_tui.tui.widgets.review_dialogs import CategoryPicker
-import tui_helpers
-from tui_helpers import notices
 
 SIZE = (120, 40)
 RATIONALE = "مدل معنای بیت دوم را نادرست فهمیده است; it read «ریگ صحرا» literally."

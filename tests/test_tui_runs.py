@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
-import time
 from pathlib import Path
 
 import pytest
-from rich.cells import cell_len
-from textual.widgets import DataTable, Input, Select
-
+import tui_helpers
 from conftest import make_question
 from llm_server import LLMServer, Reply, chat
+from rich.cells import cell_len
+from textual.widgets import DataTable, Input, Select
+from tui_helpers import notices
+
 from persian_tui import bidi
 from persian_tui.models import Prediction
 from persian_tui.runs import EmbedRunSpec, LLMRunSpec
@@ -21,8 +23,6 @@ from persian_tui.tui.screens.run_detail import RunDetailScreen, mixed_lines
 from persian_tui.tui.screens.runs import RunsScreen
 from persian_tui.tui.widgets.run_form import RunForm, parse_form
 from persian_tui.tui.widgets.run_jobs import RunFigures, RunProgressed, jobs_for
-import tui_helpers
-from tui_helpers import notices
 
 SIZE = (120, 40)
 N = 8
@@ -291,7 +291,7 @@ async def test_quitting_cancels_runs_in_progress(db):
             for _ in range(100):
                 if store.get_run(1).status != "running":
                     break
-                time.sleep(0.05)
+                await asyncio.sleep(0.05)
             assert store.get_run(1).status == "cancelled" and len(store.predictions(1)) < N
 
 
