@@ -296,13 +296,27 @@ async def test_quitting_cancels_runs_in_progress(db):
 
 
 async def test_two_runs_at_once(db):
+    import threading
+
+    gate = threading.Event()  # no reply until both runs are seen in progress (no race on a busy machine)
+
+    def held(body, n):
+        gate.wait(60)
+        return answer(delay=0)(body, n)
+
     app = make_app(db)
-    with LLMServer(answer(delay=0.6)) as server:  # slow enough to overlap on a busy machine
+    with LLMServer(held) as server:
         async with app.run_test(size=SIZE) as pilot:
             screen = await open_runs(pilot)
             await launch_llm(pilot, server.url, concurrency="2")
             await launch_llm(pilot, None, strategy="json", concurrency="2")  # the form remembers the URL
-            assert "2 in progress here" in str(screen.query_one("#runs-head").render())
+            head = screen.query_one("#runs-head")
+            for _ in range(200):
+                if "2 in progress here" in str(head.render()):
+                    break
+                await pilot.pause(0.01)
+            assert "2 in progress here" in str(head.render())
+            gate.set()
             await settle(pilot)
             assert [cell(screen, i, "status") for i in (1, 2)] == ["done", "done"]
             assert [r[0] for r in table_rows(screen)] == ["2", "1"]  # newest first

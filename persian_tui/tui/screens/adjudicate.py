@@ -11,16 +11,17 @@ from textual.binding import Binding
 from textual.containers import Container, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from .base import AppState
 from ... import bidi
 from ...eval.votes import ItemVotes, adjudication_queue, bulk_acceptable
 from ...models import Question
 from ..render import GUTTER, LABEL, Line, couplet_lines, fa
 from ..widgets.dialogs import ConfirmDialog, ReasonDialog
+from ..widgets.key_bar import KeyBar
 from ..widgets.lines_view import LinesView
+from .base import AppState
 
 STACK_BELOW = 100
 BULK_REASON = "all labels agree with the key"
@@ -166,7 +167,7 @@ class AdjudicationScreen(AppState, Screen[None]):
             yield OptionList(id="adj-queue")
             with VerticalScroll(id="adj-detail"):
                 yield LinesView(id="adj-view")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self._apply_layout()

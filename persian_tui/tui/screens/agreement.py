@@ -5,10 +5,11 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from ... import bidi
 from ...eval.agreement import agreement_report
+from ..widgets.key_bar import KeyBar
 
 
 def _f(x: float | None) -> str:
@@ -30,7 +31,7 @@ class AgreementScreen(Screen):
         yield Static("Each annotator's accuracy against the key (the human baseline), Wilson 95 %",
                      classes="title")
         yield DataTable(id="people", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.action_refresh_figures()

@@ -10,15 +10,16 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
-from ..messages import SimilarFound  # noqa: F401 (re-exported)
 from textual.screen import Screen
-from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option as ListOption
 
 from ... import display
 from ...models import CorpusCouplet
+from ..messages import SimilarFound  # noqa: F401 (re-exported)
 from ..render import _field as field_lines
 from ..render import couplet_cell, couplet_lines, fa
+from ..widgets.key_bar import KeyBar
 from ..widgets.lines_view import LinesView
 from ..widgets.persian_input import PersianInput
 from .base import AppState
@@ -67,7 +68,7 @@ class CorpusScreen(AppState, Screen[None]):
         yield Static(id="corpus-status")
         yield OptionList(id="corpus-results")
         yield LinesView(id="corpus-detail")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         stats = self.store.corpus_stats()

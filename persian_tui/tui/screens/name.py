@@ -13,12 +13,14 @@ class NameScreen(ModalScreen[str | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
     DEFAULT_CSS = """
     NameScreen { align: center middle; }
-    NameScreen > Vertical { width: 60; height: auto; border: round $accent; background: $surface; padding: 1 2; }
+    NameScreen > Vertical { width: 60; max-width: 95%; height: auto; border: round $accent;
+                            background: $surface; padding: 1 2; }
+    NameScreen Label { width: 1fr; }
     """
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label("Your name (recorded with your labels, edits and decisions):")
+            yield Label("Your name (recorded with your labels, edits and decisions):", id="name-title")
             yield Input(placeholder="e.g. maryam", id="name")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

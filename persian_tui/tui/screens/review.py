@@ -13,19 +13,20 @@ from textual.binding import Binding
 from textual.containers import Container, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from .base import AppState
 from ...eval.errors import judge_agreement
 from ...eval.judge import DEFAULT_TAXONOMY
 from ...models import JudgmentRow
 from ..render import Line
 from ..widgets.dialogs import ReasonDialog
+from ..widgets.key_bar import KeyBar
 from ..widgets.lines_view import LinesView
 from ..widgets.review_dialogs import CategoryPicker
 from ..widgets.review_filters import KEYS, ReviewFilters, bar_parts, is_todo, model_alias
 from ..widgets.review_lines import judge_lines, question_lines, queue_entry, review_state, verdict_text
+from .base import AppState
 
 STACK_BELOW = 100
 
@@ -100,7 +101,7 @@ class ReviewScreen(AppState, Screen[None]):
                     yield LinesView(id="rv-answer-view")
                 with VerticalScroll(id="rv-judge"):
                     yield LinesView(id="rv-judge-view")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.store.ensure_error_categories(DEFAULT_TAXONOMY)

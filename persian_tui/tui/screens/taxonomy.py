@@ -11,16 +11,17 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
-from .base import AppState
 from ... import bidi
 from ...eval.judge import DEFAULT_TAXONOMY
 from ...models import ErrorCategory
 from ..render import LABEL, Line, couplet_cell
 from ..widgets.dialogs import ConfirmDialog
+from ..widgets.key_bar import KeyBar
 from ..widgets.lines_view import LinesView
 from ..widgets.review_category_form import CategoryForm
+from .base import AppState
 
 # column, width, Persian?
 COLUMNS = [("name", 18, False), ("Persian", 14, True), ("English", 18, False), ("used", 4, False),
@@ -68,7 +69,7 @@ class TaxonomyScreen(AppState, Screen[None]):
         yield DataTable(id="tx-table", cursor_type="row", zebra_stripes=True)
         with VerticalScroll(id="tx-detail"):
             yield LinesView(id="tx-view")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.store.ensure_error_categories(DEFAULT_TAXONOMY)
