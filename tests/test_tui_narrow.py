@@ -183,3 +183,31 @@ async def test_name_prompt_shows_its_whole_question_at_80(db):
         assert label.region.right <= box.content_region.right  # inside the box, not under its border
         title = " ".join(line.strip() for line in shown(label))
         assert "edits and decisions):" in title  # wrapped, never cut
+
+
+async def test_agreement_lists_every_pair_and_fits_80_columns(tmp_path):
+    from persian_tui.tui.screens.agreement import AgreementScreen
+
+    path = tmp_path / "agree.db"
+    with Store(path) as store:
+        store.add_questions([make_question(f"q-{i}", couplets=couplets(i), key=1) for i in range(4)])
+        for i, (a, b, c) in enumerate(((1, 1, 2), (2, 2, 2), (3, 3, 1), (4, 1, 4))):
+            store.add_label(f"q-{i}", "ali", a)
+            store.add_label(f"q-{i}", "sara", b)
+            store.add_label(f"q-{i}", "reza", c)
+        store.add_label("q-0", "nima", 1)  # one shared item, one category: kappa undefined
+    app = tui_helpers.make_app(path, "app")
+    async with app.run_test(size=NARROW) as pilot:
+        await bank_ready(pilot)
+        await pilot.press("g")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, AgreementScreen)
+        pairs = screen.query_one("#pairs", DataTable)
+        got = {(str(r[0]), str(r[1])): (str(r[2]), str(r[3]))
+               for r in (pairs.get_row_at(i) for i in range(pairs.row_count))}
+        assert len(got) == 6  # every pair of the four annotators
+        assert got[("ali", "sara")] == ("0.667", "4")  # 3 of 4 agree, chance 1/4
+        assert got[("ali", "nima")] == ("—", "1")  # undefined, not 1.000
+        for table in screen.query(DataTable):
+            assert table.virtual_size.width <= table.size.width, table.id  # no column off screen
