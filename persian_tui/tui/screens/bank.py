@@ -145,15 +145,16 @@ class BankScreen(Screen):
         if notify:
             self.notify(f"reloaded: {self.counts.total} question(s)", timeout=2)
 
-    def refresh_rows(self, reread: bool = False) -> None:
+    def refresh_rows(self, reread: bool = False, select: str | None = None) -> None:
         """Run the search + filters and refill the table (one SQL query); ``reread``
-        also re-reads the question in the detail pane."""
+        also re-reads the question in the detail pane; ``select`` moves the cursor to that
+        question when it is listed."""
         start = perf_counter()
         table = self.query_one(BankTable)
         self.matches = self.app.bank_search.uids(self.search, status=self.status, category=self.category)
         self._table_width = table.size.width
         table.fill(self.matches, self.store.rows_for, self.mode,
-                   self._table_width or self._guess_table_width())
+                   self._table_width or self._guess_table_width(), select=select)
         self.last_refresh_ms = (perf_counter() - start) * 1000
         self._update_bars()
         if not self.matches:
@@ -261,6 +262,16 @@ class BankScreen(Screen):
         uid = self.query_one(BankTable).current_uid
         if uid:
             self.app.action_author(uid)
+
+    def show_question(self, uid: str | None) -> None:
+        """Back from the author form: the table goes to the question just saved (re-read
+        with what changed), or says why it is not listed."""
+        if not uid or self.loaded_at is None:
+            return
+        self.counts = self.store.counts()
+        self.refresh_rows(reread=True, select=uid)
+        if uid not in self.matches:
+            self.notify(f"{uid} is saved but not listed: the search or a filter hides it", timeout=4)
 
     def on_screen_resume(self) -> None:
         if self.loaded_at is not None:  # back from another screen: show what it changed
