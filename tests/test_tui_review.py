@@ -423,3 +423,25 @@ def test_review_snapshot(db, snap_compare):
         await pilot.pause()
 
     assert snap_compare(make_app(db), terminal_size=SIZE, run_before=run_before)
+
+
+async def test_a_flag_from_judge_review_shows_in_adjudication_with_its_judgment(db):
+    from persian_tui.tui.screens.adjudicate import AdjudicationScreen
+
+    with Store(db) as s:  # reza flags q-4 in judge review, with a reason
+        j = next(j for j in s.judgments() if j.uid == "q-4")
+        s.add_review(j.id, "reza", "flag", note=FLAG)
+    app = make_app(db, "terminal")  # logical text, to compare with what was typed
+    async with app.run_test(size=SIZE) as pilot:
+        await open_review(pilot)
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("a")
+        await tui_helpers.wait_for(pilot, lambda: isinstance(app.screen, AdjudicationScreen), "adjudication")
+        await pilot.pause()
+        text = "\n".join(app.screen.query_one("#adj-view", LinesView).text_lines)
+        assert "key problem flagged by reza" in text
+        assert FLAG in text  # the reason
+        assert "model-x chose ۴" in text  # the judged answer
+        assert "judge-m (run 3): key problem · item defect" in text  # the judgment
+        assert "«ریگ صحرا»" in text  # and its rationale

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 from ..bank import now
-from ..models import ErrorCategory, JudgmentRow
+from ..models import ErrorCategory, JudgmentRow, ReviewFlag
 
 
 class JudgingRepo:
@@ -123,15 +123,21 @@ class JudgingRepo:
                 out.append(j)
         return out
 
-    def review_flags(self) -> dict[str, dict[str, str]]:
-        """uid -> {reviewer: note} of judgments flagged as key problems (flags in force)."""
-        out: dict[str, dict[str, str]] = {}
-        for uid, who, note in self.conn.execute(
-            "SELECT q.uid, v.reviewer, v.note FROM reviews v JOIN judgments j ON j.id = v.judgment_id "
+    def review_flags(self, uid: str | None = None) -> dict[str, dict[str, ReviewFlag]]:
+        """uid -> {reviewer: flag} of judgments flagged as key problems (flags in force), each
+        with the judgment it was about (the judged model and answer, the judge's verdict);
+        of one question when ``uid`` is given."""
+        out: dict[str, dict[str, ReviewFlag]] = {}
+        rows = self.conn.execute(
+            "SELECT q.uid, v.reviewer, v.note, r.model, p.predicted, j.verdict, j.error_category, j.rationale, "
+            "jr.model, j.run_id "
+            "FROM reviews v JOIN judgments j ON j.id = v.judgment_id "
             "JOIN predictions p ON p.id = j.prediction_id JOIN questions q ON q.id = p.question_id "
+            "JOIN runs r ON r.id = p.run_id JOIN runs jr ON jr.id = j.run_id "
             "WHERE v.action = 'flag' AND NOT EXISTS (SELECT 1 FROM reviews x WHERE x.retracts = v.id) "
-            "ORDER BY v.id"):
-            out.setdefault(uid, {})[who] = note or "flagged in review"
+            "AND (? IS NULL OR q.uid = ?) ORDER BY v.id", (uid, uid))
+        for quid, who, *judgment in rows:
+            out.setdefault(quid, {})[who] = ReviewFlag(who, *judgment)
         return out
 
     # ------------------------------------------------------------ reviews
