@@ -211,3 +211,22 @@ async def test_agreement_lists_every_pair_and_fits_80_columns(tmp_path):
         assert got[("ali", "nima")] == ("—", "1")  # undefined, not 1.000
         for table in screen.query(DataTable):
             assert table.virtual_size.width <= table.size.width, table.id  # no column off screen
+
+
+async def test_review_messages_wrap_at_80(tmp_path):
+    from persian_tui.tui.screens.review import ReviewScreen
+    from persian_tui.tui.widgets.lines_view import LinesView
+
+    path = tmp_path / "empty.db"
+    with Store(path) as store:
+        store.add_questions([make_question("q-1", couplets=couplets(1), key=1)])
+    app = tui_helpers.make_app(path, "terminal", annotator="reza")
+    async with app.run_test(size=NARROW) as pilot:
+        await bank_ready(pilot)
+        await pilot.press("v")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen), "the review screen")
+        await pilot.pause()
+        view = app.screen.query_one("#rv-answer-view", LinesView)
+        lines = view.text_lines
+        assert all(len(line) <= view.content_size.width for line in lines)
+        assert "--base-url URL" in " ".join(lines)  # the whole command, wrapped

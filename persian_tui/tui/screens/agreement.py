@@ -41,7 +41,7 @@ class AgreementScreen(Screen):
         yield Static("Agreement between annotators (items rated by 2+ people) and majority vs key",
                      classes="title")
         yield DataTable(id="scopes", cursor_type="row", zebra_stripes=True)
-        yield Static("Cohen's κ for every pair of annotators (all questions; n = items both labelled)",
+        yield Static("Cohen's κ of every pair of annotators (n: the items both labelled)",
                      classes="title")
         yield DataTable(id="pairs", cursor_type="row", zebra_stripes=True)
         yield Static("Each annotator's accuracy against the key (the human baseline), Wilson 95 %",

@@ -16,6 +16,7 @@ from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from ... import bidi
 from ...eval.errors import judge_agreement
 from ...eval.judge import DEFAULT_TAXONOMY
 from ...models import JudgmentRow
@@ -45,17 +46,19 @@ def kappa_text(rows: list[JudgmentRow]) -> str:
     return text
 
 
-def empty_lines(filters: ReviewFilters, any_rows: bool) -> list[Line]:
+def empty_lines(filters: ReviewFilters, any_rows: bool, width: int = 80) -> list[Line]:
+    """What the answer pane says when nothing is shown, wrapped to ``width``."""
     if not any_rows:
-        return [Line("No judgments yet.", "bold"),
-                Line("Judge a run first:  persian-tui judge --run RUN --judge-model M --base-url URL"),
-                Line(""), Line("Press r to reload, Escape to go back.", "dim")]
-    what = {"todo": "Nothing left to review", "reviewed": "No reviewed judgment",
-            "flagged": "No flagged judgment", "all": "No judgment"}[filters.show]
-    out = [Line(what + (" under these filters." if filters.active else "."), "bold"), Line("")]
-    out.append(Line("a cycles what is shown (to review, reviewed, flagged, all); "
-                    "j g m v c cycle the filters.", "dim"))
-    return out + [Line("u undoes your latest review, Escape goes back.", "dim")]
+        out = [("No judgments yet.", "bold"),
+               ("Judge a run first:  persian-tui judge --run RUN --judge-model M --base-url URL", ""),
+               ("", ""), ("Press r to reload, Escape to go back.", "dim")]
+    else:
+        what = {"todo": "Nothing left to review", "reviewed": "No reviewed judgment",
+                "flagged": "No flagged judgment", "all": "No judgment"}[filters.show]
+        out = [(what + (" under these filters." if filters.active else "."), "bold"), ("", ""),
+               ("a cycles what is shown (to review, reviewed, flagged, all); j g m v c cycle the filters.", "dim"),
+               ("u undoes your latest review, Escape goes back.", "dim")]
+    return [Line(part, style) for text, style in out for part in (bidi.wrap(text, width) or [""])]
 
 
 class ReviewScreen(AppState, Screen[None]):
@@ -153,7 +156,7 @@ class ReviewScreen(AppState, Screen[None]):
         else:
             self.current = None
             filters, any_rows = self.filters, bool(self.all)
-            self.query_one("#rv-answer-view", LinesView).show(lambda w: empty_lines(filters, any_rows))
+            self.query_one("#rv-answer-view", LinesView).show(lambda w: empty_lines(filters, any_rows, w))
         self._update_bars()
         self.refresh_bindings()
 
