@@ -230,3 +230,19 @@ async def test_review_messages_wrap_at_80(tmp_path):
         lines = view.text_lines
         assert all(len(line) <= view.content_size.width for line in lines)
         assert "--base-url URL" in " ".join(lines)  # the whole command, wrapped
+
+
+async def test_run_form_hints_end_with_an_ellipsis_at_80(db):
+    from persian_tui.tui.widgets.run_form import RunForm
+
+    app = tui_helpers.make_app(db, "app")
+    async with app.run_test(size=NARROW) as pilot:
+        await bank_ready(pilot)
+        await pilot.press("m")
+        await pilot.pause()
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, RunForm), "the run form")
+        await pilot.pause()
+        base_url = app.screen.query_one("#base_url", Input)
+        assert base_url.placeholder.endswith("…") and len(base_url.placeholder) < base_url.size.width
+        assert base_url.hint.startswith(base_url.placeholder[:-1])  # the same text, cut

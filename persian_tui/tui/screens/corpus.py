@@ -21,7 +21,7 @@ from ..render import _field as field_lines
 from ..render import couplet_cell, couplet_lines, fa
 from ..widgets.key_bar import KeyBar
 from ..widgets.lines_view import LinesView
-from ..widgets.persian_input import PersianInput
+from ..widgets.persian_input import FitInput, PersianInput
 from .base import AppState
 
 Insert = Callable[[int, CorpusCouplet], None]
@@ -63,7 +63,7 @@ class CorpusScreen(AppState, Screen[None]):
         with Horizontal(id="corpus-filters"):
             yield PersianInput(id="corpus-words", placeholder="words", compact=True, select_on_focus=False)
             yield PersianInput(id="corpus-poet", placeholder="poet", compact=True, select_on_focus=False)
-            yield Input(id="corpus-form", placeholder="form", compact=True)
+            yield FitInput(id="corpus-form", placeholder="form", compact=True)
             yield PersianInput(id="corpus-metre", placeholder="metre", compact=True, select_on_focus=False)
         yield Static(id="corpus-status")
         yield OptionList(id="corpus-results")

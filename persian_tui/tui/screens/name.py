@@ -8,6 +8,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
+from ..widgets.persian_input import FitInput
+
 
 class NameScreen(ModalScreen[str | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
@@ -21,7 +23,7 @@ class NameScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label("Your name (recorded with your labels, edits and decisions):", id="name-title")
-            yield Input(placeholder="e.g. maryam", id="name")
+            yield FitInput(placeholder="e.g. maryam", id="name")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         name = event.value.strip()

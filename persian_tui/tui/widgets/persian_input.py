@@ -16,7 +16,9 @@ from ...bidi import display_line
 JOINERS = {"zero_width_non_joiner": "\u200c", "zero_width_joiner": "\u200d"}
 
 
-class PersianInput(Input):
+class FitInput(Input):
+    """An Input whose placeholder fits the box, cut with "…" when the box is narrow."""
+
     def __init__(self, *args, **kw) -> None:
         super().__init__(*args, **kw)
         self.hint = self.placeholder  # the whole placeholder; the shown one fits the width
@@ -25,6 +27,8 @@ class PersianInput(Input):
         if self.hint and event.size.width > 1:  # the cursor's cell kept free
             self.placeholder = display_line(self.hint, event.size.width - 1, "off")
 
+
+class PersianInput(FitInput):
     async def _on_key(self, event: events.Key) -> None:
         char = event.character if event.character in JOINERS.values() else JOINERS.get(event.key)
         if char:
