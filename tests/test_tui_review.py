@@ -445,3 +445,29 @@ async def test_a_flag_from_judge_review_shows_in_adjudication_with_its_judgment(
         assert "model-x chose ۴" in text  # the judged answer
         assert "judge-m (run 3): key problem · item defect" in text  # the judgment
         assert "«ریگ صحرا»" in text  # and its rationale
+
+
+async def test_taxonomy_counts_uses_in_a_worker(db):
+    """The table shows at once with "…" for the uses; a worker counts them (every judgment
+    read on its own connection) and posts UsageCounted, whose handler fills the column."""
+    from persian_tui.tui.messages import UsageCounted
+
+    seen: list[tuple[dict, str]] = []
+
+    def hook(message):
+        if isinstance(message, UsageCounted) and not any(m is message.used for m, _ in seen):
+            table = app.screen.query_one("#tx-table", DataTable)
+            seen.append((message.used, str(table.get_cell("surface_overlap", "used"))))
+
+    app = make_app(db)
+    async with app.run_test(size=SIZE, message_hook=hook) as pilot:
+        await open_review(pilot)
+        await pilot.press("t")  # opened by the app (a screen pushed from the test task would not see the hook)
+        await tui_helpers.wait_for(pilot, lambda: isinstance(app.screen, TaxonomyScreen), "the taxonomy")
+        screen = app.screen
+        table = screen.query_one("#tx-table", DataTable)
+        await tui_helpers.wait_for(pilot, lambda: screen.used is not None, "the uses counted")
+        assert [(used["surface_overlap"], cell) for used, cell in seen] == [(1, "…")]  # "…" until then
+        assert str(table.get_cell("surface_overlap", "used")) == "1"
+        assert str(table.get_cell("missed_contrast", "used")) == "1"  # model-y's judgment
+        assert str(table.get_cell("wrong_meaning", "used")) == "1"
