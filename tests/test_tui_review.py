@@ -471,3 +471,32 @@ async def test_taxonomy_counts_uses_in_a_worker(db):
         assert str(table.get_cell("surface_overlap", "used")) == "1"
         assert str(table.get_cell("missed_contrast", "used")) == "1"  # model-y's judgment
         assert str(table.get_cell("wrong_meaning", "used")) == "1"
+
+
+async def test_a_decision_rereads_one_judgment_not_all(db):
+    """Accepting, noting and undoing re-read the judgment decided on; only r reads them all."""
+    app = make_app(db)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        calls = []
+        real = app.store.judgments
+
+        def spy(**kw):
+            calls.append(kw.get("ids"))
+            return real(**kw)
+
+        app.store.judgments = spy
+        first = screen.current.uid
+        await pilot.press("y")  # accept: on to the next item to review
+        await pilot.pause()
+        await pilot.press("u")  # undo: back to it
+        await pilot.pause()
+        assert screen.current.uid == first and not screen.current.reviewed
+        assert calls and all(ids is not None and len(ids) == 1 for ids in calls), calls
+        await pilot.press("r")
+        await pilot.pause()
+        assert calls[-1] is None  # a reload reads everything
+        with Store(db) as s:
+            fresh = {j.id: j for j in s.judgments()}
+        assert [(j.id, j.reviewed, j.flagged) for j in screen.all] == [
+            (j.id, fresh[j.id].reviewed, fresh[j.id].flagged) for j in screen.all]

@@ -210,9 +210,15 @@ class ReviewScreen(AppState, Screen[None]):
         if jid in self.ids and (self.current is None or self.current.id != jid):
             self._show(self.rows[self.ids.index(jid)])
 
+    def _refresh_one(self, jid: int) -> None:
+        """Re-read judgment ``jid`` after a decision on it (not every judgment: r reloads all)."""
+        fresh = {j.id: j for j in self.store.judgments(ids=[jid])}
+        self.all = [fresh.get(j.id, j) for j in self.all]
+        self.rows = [j for j in self.all if self.filters.keeps(j)]
+
     def _next_todo(self, jid: int) -> None:
-        """After a decision on ``jid``: reload and select the next item still to review."""
-        self.reload()
+        """After a decision on ``jid``: re-read it and select the next item still to review."""
+        self._refresh_one(jid)
         order = {j.id: i for i, j in enumerate(self.all)}
         here = order.get(jid, -1)
         todo = [j for j in self.rows if is_todo(j)]
@@ -236,7 +242,9 @@ class ReviewScreen(AppState, Screen[None]):
         if advance:
             self._next_todo(j.id)
         else:
-            self.reload(select=j.id, index=self.ids.index(j.id) if j.id in self.ids else 0)
+            index = self.ids.index(j.id) if j.id in self.ids else 0
+            self._refresh_one(j.id)
+            self._fill(j.id, index)
 
     def _ask(self, title: str, required: bool, then) -> None:
         def answered(reason: str | None) -> None:
@@ -300,7 +308,8 @@ class ReviewScreen(AppState, Screen[None]):
         if jid is None:
             self.notify(f"nothing to undo: {self.reviewer} has no review in force", timeout=3)
             return
-        self.reload(select=jid)
+        self._refresh_one(jid)
+        self._fill(jid, 0)
         j = next((x for x in self.all if x.id == jid), None)
         if j is None:
             return
@@ -308,7 +317,8 @@ class ReviewScreen(AppState, Screen[None]):
             show = "todo" if is_todo(j) else "all"
             keep = self.filters.in_scope(j)
             self.filters = replace(self.filters, show=show) if keep else ReviewFilters(show=show)
-            self.reload(select=jid)
+            self.rows = [x for x in self.all if self.filters.keeps(x)]
+            self._fill(jid, 0)
             if not keep:
                 self.notify("filters cleared to show the undone item", timeout=3)
         self.notify(f"undone: {j.uid} is {review_state(j)} now", timeout=3)
