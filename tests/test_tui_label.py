@@ -113,7 +113,7 @@ async def test_opens_blind_with_the_four_couplets(db):
             assert any(bidi.visual(mesra1) in line for line in lines)
             assert any(bidi.visual(mesra2) in line for line in lines)
         everything = screen_text(app)
-        assert "q-1" in everything and "answered by you" in everything  # the collector works
+        assert "q-1" in everything and "0 answered, " in everything  # the collector works
         assert SECRET not in everything and "توضیح" not in everything
         assert not any("key" in line for line in lines)
         assert ME in text_of(app, "#label-head") and "q-1" in text_of(app, "#label-head")
@@ -142,7 +142,7 @@ async def test_digit_answers_and_moves_on(db):
         assert label.seconds is not None and label.seconds >= 0
         assert shown_uid(screen) == "q-2"
         assert "labelled q-1 as ۲" in text_of(app, "#label-last")
-        assert "1 answered by you, 5 to go" in text_of(app, "#progress-mine")
+        assert "1 answered, 5 to go" in text_of(app, "#progress-mine")
 
 
 async def test_persian_and_arabic_digits_answer(db):
@@ -388,13 +388,13 @@ async def test_scoped_queue_and_honest_bars(tmp_path):
         assert shown_uid(screen) == "q-5"  # in scope, and another annotator started it
         assert "tag قدیم" in text_of(app, "#label-head")
         await press(pilot, "s")  # a skip is not a label
-        assert "0 answered by you (1 skipped), 2 to go" in text_of(app, "#progress-mine")
+        assert "0 answered (1 skipped), 2 to go" in text_of(app, "#progress-mine")
         assert bar(app, "mine") == (0, 3)  # the bar counts answers, as its text says
         assert "0 of 3 open questions have 3 labels" in text_of(app, "#progress-bank")
         assert bar(app, "bank") == (0, 3)
         await press(pilot, "1", "1")
         assert screen.current is None  # only the three tagged questions were served
-        assert "2 answered by you (1 skipped), 0 to go" in text_of(app, "#progress-mine")
+        assert "2 answered (1 skipped), 0 to go" in text_of(app, "#progress-mine")
         assert bar(app, "mine") == (2, 3)  # not full: the skipped question is not answered
 
 

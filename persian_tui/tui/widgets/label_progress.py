@@ -15,7 +15,7 @@ def progress_texts(p: Progress) -> dict[str, str]:
     labels = f"label{'s' if p.target > 1 else ''}"
     skipped = f" ({p.skipped} skipped)" if p.skipped else ""
     return {
-        "mine": f"{p.mine} answered by you{skipped}, {p.queue_left} to go",
+        "mine": f"{p.mine} answered{skipped}, {p.queue_left} to go",  # the row is "mine"
         "queue": f"{p.queue_left} left for you (fewer than {p.target} {labels})",
         "bank": f"{p.complete} of {p.bank} open question{'s' if p.bank != 1 else ''} "
                 f"have {p.target} {labels}",
