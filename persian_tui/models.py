@@ -240,6 +240,22 @@ class JudgmentRow:
         return self.reviewer is not None
 
 
+@dataclass(frozen=True)
+class ReviewFlag:
+    """A key problem flagged in judge review (in force), with the judgment it was about:
+    what adjudication shows beside the votes."""
+
+    reviewer: str
+    note: str | None
+    model: str  # the judged model
+    predicted: int | None  # its answer
+    verdict: str | None  # the judge's
+    error_category: str | None
+    rationale: str | None
+    judge_model: str
+    judge_run: int
+
+
 # ---------------------------------------------------------------- corpus (Ganjoor export)
 
 

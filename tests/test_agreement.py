@@ -11,6 +11,9 @@ from persian_tui.eval.votes import adjudication_queue, bulk_acceptable, item_vot
 
 def test_cohen_perfect_and_chance():
     assert stats.cohen_kappa([1, 2, 3, 4], [1, 2, 3, 4]) == pytest.approx(1.0)
+    # one and the same answer throughout: chance agreement is 1, kappa 0/0 is undefined
+    assert stats.cohen_kappa([2, 2, 2], [2, 2, 2]) is None
+    assert stats.cohen_kappa(["sound", "sound"], ["sound", "sound"], labels=["sound", "flawed"]) is None
     # observed 0.5, expected 0.5 (each rater half 1s, half 2s, independent) -> kappa 0
     assert stats.cohen_kappa([1, 1, 2, 2], [1, 2, 1, 2]) == pytest.approx(0.0)
     # hand-computed: po = 5/6, pe = (3*2 + 3*4)/36 = 1/2 -> (5/6 - 1/2) / (1/2) = 2/3

@@ -446,3 +446,33 @@ async def test_bank_says_loading_until_the_first_fill(bank_db):
         assert bank.loaded_at is None and "loading bank.db" in str(bank.query_one("#status-line").render())
         await loaded(pilot)
         assert "4 questions" in str(bank.query_one("#status-line").render())
+
+
+def first_hit(app) -> str:
+    """The first entry of the open command palette ("" while it has none)."""
+    from textual.command import CommandList
+
+    found = app.screen.query(CommandList)
+    if not found or not found.first().option_count:
+        return ""
+    return str(found.first().get_option_at_index(0).prompt)
+
+
+async def test_command_palette_opens_every_screen(bank_db):
+    from persian_tui.tui.commands import BankCommands
+    from persian_tui.tui.screens.report import ReportScreen
+
+    app = make_app(bank_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        titles = [title for title, _, _ in BankCommands(app.screen)._commands()]
+        for title in ("Label", "Label this question", "New question", "Edit question", "Adjudicate",
+                      "Agreement", "Runs", "Review", "Report", "Search", "Reload", "Help", "Quit"):
+            assert title in titles, title
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        for ch in "report":
+            await pilot.press(ch)
+        await tui_helpers.wait_for(pilot, lambda: first_hit(app).startswith("Report"), "the palette lists Report")
+        await pilot.press("enter")
+        await tui_helpers.wait_for(pilot, lambda: isinstance(app.screen, ReportScreen), "the report opened")

@@ -161,6 +161,9 @@ async def test_author_a_new_question_end_to_end(db):
         await settle(pilot)
         assert isinstance(app.screen, BankScreen)
         assert uid in app.screen.matches
+        from persian_tui.tui.widgets.bank_table import BankTable
+
+        assert app.screen.query_one(BankTable).current_uid == uid  # the table moved to it
 
 
 async def test_near_duplicate_warns_and_asks_to_save_again(db):

@@ -6,9 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets import DataTable, Select, TabbedContent
-
+import tui_helpers
 from conftest import make_question
+from textual.widgets import DataTable, Select, TabbedContent
+from tui_helpers import notices
+
 from persian_tui import bidi
 from persian_tui.models import Prediction
 from persian_tui.store import Store
@@ -17,8 +19,6 @@ from persian_tui.tui.screens.bank import BankScreen
 from persian_tui.tui.screens.report import HardQuestionScreen, ReportScreen, signed_interval
 from persian_tui.tui.widgets.report_charts import Bar, LeaderChart, PositionChart, tick_labels
 from persian_tui.tui.widgets.report_groups import RunGroups, group_lines
-import tui_helpers
-from tui_helpers import notices
 
 SIZE = (120, 40)
 N = 20
@@ -418,3 +418,30 @@ async def test_a_failed_computation_is_reported(db, monkeypatch):
         await settle(pilot)
         assert screen.query_one(TabbedContent).display is True
         assert screen.query_one("#lb-table", DataTable).row_count == 3
+
+
+async def test_report_ready_message_flow(db):
+    """Message flow of the report: each computation posts one ReportReady with its
+    generation; the screen shows the newest and ignores one that comes late."""
+    from persian_tui.tui.messages import ReportReady
+
+    ready: list[ReportReady] = []
+
+    def hook(message):
+        if isinstance(message, ReportReady) and not any(m is message for m in ready):
+            ready.append(message)  # once (it bubbles on to the app)
+
+    app = make_app(db)
+    async with app.run_test(size=SIZE, message_hook=hook) as pilot:
+        screen = await open_report(pilot)
+        table = screen.query_one("#lb-table", DataTable)
+        assert [m.generation for m in ready] == [screen.generation]
+        first = ready[0].report
+        assert [r[2] for r in rows(table)] == [r.model for r in first.leaderboard]
+        await pilot.press("x")  # leave the top run out: a new computation
+        await settle(pilot)
+        assert [m.generation for m in ready] == [screen.generation - 1, screen.generation]
+        assert [r[2] for r in rows(table)] == ["acme/model-b", "acme/model-c"]
+        screen.post_message(ReportReady(first, screen.generation - 1))  # a late, older result
+        await settle(pilot)
+        assert [r[2] for r in rows(table)] == ["acme/model-b", "acme/model-c"]

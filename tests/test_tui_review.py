@@ -5,9 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets import DataTable, OptionList
-
+import tui_helpers
 from conftest import make_question
+from textual.widgets import DataTable, OptionList
+from tui_helpers import notices
+
 from persian_tui import bidi
 from persian_tui.eval.judge import DEFAULT_TAXONOMY
 from persian_tui.eval.votes import adjudication_queue
@@ -20,8 +22,6 @@ from persian_tui.tui.widgets.dialogs import ConfirmDialog, ReasonDialog
 from persian_tui.tui.widgets.lines_view import LinesView
 from persian_tui.tui.widgets.review_category_form import CategoryForm
 from persian_tui.tui.widgets.review_dialogs import CategoryPicker
-import tui_helpers
-from tui_helpers import notices
 
 SIZE = (120, 40)
 RATIONALE = "مدل معنای بیت دوم را نادرست فهمیده است; it read «ریگ صحرا» literally."
@@ -414,3 +414,89 @@ async def test_taxonomy_from_review_and_picker_labels(db):
         await pilot.press("escape")  # cancelled: nothing recorded
         await pilot.pause()
         assert not rows(db)["q-0", "model-x"].reviewed
+
+
+def test_review_snapshot(db, snap_compare):
+    async def run_before(pilot) -> None:
+        await open_review(pilot)
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+    assert snap_compare(make_app(db), terminal_size=SIZE, run_before=run_before)
+
+
+async def test_a_flag_from_judge_review_shows_in_adjudication_with_its_judgment(db):
+    from persian_tui.tui.screens.adjudicate import AdjudicationScreen
+
+    with Store(db) as s:  # reza flags q-4 in judge review, with a reason
+        j = next(j for j in s.judgments() if j.uid == "q-4")
+        s.add_review(j.id, "reza", "flag", note=FLAG)
+    app = make_app(db, "terminal")  # logical text, to compare with what was typed
+    async with app.run_test(size=SIZE) as pilot:
+        await open_review(pilot)
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("a")
+        await tui_helpers.wait_for(pilot, lambda: isinstance(app.screen, AdjudicationScreen), "adjudication")
+        await pilot.pause()
+        text = "\n".join(app.screen.query_one("#adj-view", LinesView).text_lines)
+        assert "key problem flagged by reza" in text
+        assert FLAG in text  # the reason
+        assert "model-x chose ۴" in text  # the judged answer
+        assert "judge-m (run 3): key problem · item defect" in text  # the judgment
+        assert "«ریگ صحرا»" in text  # and its rationale
+
+
+async def test_taxonomy_counts_uses_in_a_worker(db):
+    """The table shows at once with "…" for the uses; a worker counts them (every judgment
+    read on its own connection) and posts UsageCounted, whose handler fills the column."""
+    from persian_tui.tui.messages import UsageCounted
+
+    seen: list[tuple[dict, str]] = []
+
+    def hook(message):
+        if isinstance(message, UsageCounted) and not any(m is message.used for m, _ in seen):
+            table = app.screen.query_one("#tx-table", DataTable)
+            seen.append((message.used, str(table.get_cell("surface_overlap", "used"))))
+
+    app = make_app(db)
+    async with app.run_test(size=SIZE, message_hook=hook) as pilot:
+        await open_review(pilot)
+        await pilot.press("t")  # opened by the app (a screen pushed from the test task would not see the hook)
+        await tui_helpers.wait_for(pilot, lambda: isinstance(app.screen, TaxonomyScreen), "the taxonomy")
+        screen = app.screen
+        table = screen.query_one("#tx-table", DataTable)
+        await tui_helpers.wait_for(pilot, lambda: screen.used is not None, "the uses counted")
+        assert [(used["surface_overlap"], cell) for used, cell in seen] == [(1, "…")]  # "…" until then
+        assert str(table.get_cell("surface_overlap", "used")) == "1"
+        assert str(table.get_cell("missed_contrast", "used")) == "1"  # model-y's judgment
+        assert str(table.get_cell("wrong_meaning", "used")) == "1"
+
+
+async def test_a_decision_rereads_one_judgment_not_all(db):
+    """Accepting, noting and undoing re-read the judgment decided on; only r reads them all."""
+    app = make_app(db)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        calls = []
+        real = app.store.judgments
+
+        def spy(**kw):
+            calls.append(kw.get("ids"))
+            return real(**kw)
+
+        app.store.judgments = spy
+        first = screen.current.uid
+        await pilot.press("y")  # accept: on to the next item to review
+        await pilot.pause()
+        await pilot.press("u")  # undo: back to it
+        await pilot.pause()
+        assert screen.current.uid == first and not screen.current.reviewed
+        assert calls and all(ids is not None and len(ids) == 1 for ids in calls), calls
+        await pilot.press("r")
+        await pilot.pause()
+        assert calls[-1] is None  # a reload reads everything
+        with Store(db) as s:
+            fresh = {j.id: j for j in s.judgments()}
+        assert [(j.id, j.reviewed, j.flagged) for j in screen.all] == [
+            (j.id, fresh[j.id].reviewed, fresh[j.id].flagged) for j in screen.all]

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
-import time
 from pathlib import Path
 
 import pytest
-from rich.cells import cell_len
-from textual.widgets import DataTable, Input, Select
-
+import tui_helpers
 from conftest import make_question
 from llm_server import LLMServer, Reply, chat
+from rich.cells import cell_len
+from textual.widgets import DataTable, Input, Select
+from tui_helpers import notices
+
 from persian_tui import bidi
+from persian_tui.models import Prediction
 from persian_tui.runs import EmbedRunSpec, LLMRunSpec
 from persian_tui.store import Store
 from persian_tui.tui.app import PersianTUI
@@ -20,8 +23,6 @@ from persian_tui.tui.screens.run_detail import RunDetailScreen, mixed_lines
 from persian_tui.tui.screens.runs import RunsScreen
 from persian_tui.tui.widgets.run_form import RunForm, parse_form
 from persian_tui.tui.widgets.run_jobs import RunFigures, RunProgressed, jobs_for
-import tui_helpers
-from tui_helpers import notices
 
 SIZE = (120, 40)
 N = 8
@@ -290,18 +291,32 @@ async def test_quitting_cancels_runs_in_progress(db):
             for _ in range(100):
                 if store.get_run(1).status != "running":
                     break
-                time.sleep(0.05)
+                await asyncio.sleep(0.05)
             assert store.get_run(1).status == "cancelled" and len(store.predictions(1)) < N
 
 
 async def test_two_runs_at_once(db):
+    import threading
+
+    gate = threading.Event()  # no reply until both runs are seen in progress (no race on a busy machine)
+
+    def held(body, n):
+        gate.wait(60)
+        return answer(delay=0)(body, n)
+
     app = make_app(db)
-    with LLMServer(answer(delay=0.6)) as server:  # slow enough to overlap on a busy machine
+    with LLMServer(held) as server:
         async with app.run_test(size=SIZE) as pilot:
             screen = await open_runs(pilot)
             await launch_llm(pilot, server.url, concurrency="2")
             await launch_llm(pilot, None, strategy="json", concurrency="2")  # the form remembers the URL
-            assert "2 in progress here" in str(screen.query_one("#runs-head").render())
+            head = screen.query_one("#runs-head")
+            for _ in range(200):
+                if "2 in progress here" in str(head.render()):
+                    break
+                await pilot.pause(0.01)
+            assert "2 in progress here" in str(head.render())
+            gate.set()
             await settle(pilot)
             assert [cell(screen, i, "status") for i in (1, 2)] == ["done", "done"]
             assert [r[0] for r in table_rows(screen)] == ["2", "1"]  # newest first
@@ -597,3 +612,43 @@ def test_a_run_without_one_answer_shows_no_accuracy_in_every_tui_place():
     assert "accuracy —" in run_head(run, preds, {"q-0": 1, "q-1": 2})
     half = RunSummary(run, done=2, correct=1, scored=2, invalid=0, errors=1)
     assert summary_cells(half, None)["accuracy"] == "50.0% (1/2)"
+
+
+async def test_run_progress_message_flow(db):
+    """Message flow of a run: the worker posts RunProgressed to the runs screen; the counts
+    never go back, one final message says done with every answer, and the table shows it."""
+    figures: list[RunFigures] = []
+
+    def hook(message):
+        if isinstance(message, RunProgressed) and not any(f is message.figures for f in figures):
+            figures.append(message.figures)  # once per message (it bubbles on to the app)
+
+    app = make_app(db)
+    with LLMServer(answer(delay=0.05)) as server:
+        async with app.run_test(size=SIZE, message_hook=hook) as pilot:
+            screen = await open_runs(pilot)
+            await launch_llm(pilot, server.url, concurrency="1")
+            await tui_helpers.wait_for(pilot, lambda: cell(screen, 1, "status") == "done", "run 1 done")
+            await settle(pilot)
+            assert cell(screen, 1, "done") == f"{N}/{N}"
+    ran = [f for f in figures if f.run_id == 1]
+    done = [f.done for f in ran]
+    assert done == sorted(done) and len(set(done)) >= 2, done  # arrived as the run went
+    finals = [f for f in ran if f.status == "done"]
+    assert finals == [ran[-1]] and (finals[0].done, finals[0].correct, finals[0].total) == (N, N, N)
+
+
+def test_runs_snapshot(db, snap_compare):
+    """Finished runs (a fixed creation date), the first one's figures in the panel."""
+    with Store(db) as store:
+        store.create_run("llm", "acme/model-a", {}, status="done", total=N,
+                         predictions=[Prediction(f"q-{i:03d}", i % 4 + 1, "ok") for i in range(N)])
+        store.create_run("embedding", "tfidf", {}, status="done", total=N,
+                         predictions=[Prediction(f"q-{i:03d}", 1, "ok") for i in range(N)])
+        store.conn.execute("UPDATE runs SET created_at = '2026-01-02T03:04:05Z'")
+
+    async def run_before(pilot) -> None:
+        await open_runs(pilot)
+        await settle(pilot)
+
+    assert snap_compare(make_app(db), terminal_size=SIZE, run_before=run_before)

@@ -39,3 +39,11 @@ async def wait_for(pilot, predicate: Callable[[], object], what: str = "") -> No
 def notices(app: PersianTUI) -> list[str]:
     """The notices (toasts) the app raised, oldest first."""
     return list(app.notices)
+
+
+def shown(widget) -> list[str]:
+    """The lines a widget puts on the screen now (after its styles: padding, wrapping,
+    ellipsis), as plain text."""
+    from textual.geometry import Region
+
+    return [strip.text for strip in widget.render_lines(Region(0, 0, *widget.outer_size))]

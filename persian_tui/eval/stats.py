@@ -18,13 +18,16 @@ def _clean(value: float) -> float | None:
 
 
 def cohen_kappa(a: list, b: list, labels: list | None = None) -> float | None:
-    """Cohen's kappa of two raters on the same items (answers 1..4 unless `labels` given)."""
+    """Cohen's kappa of two raters on the same items (answers 1..4 unless `labels` given).
+    None (undefined) for fewer than two items, and when both raters gave one and the same
+    answer throughout: chance agreement is then 1 and kappa is 0/0 (the agreement count, not
+    a made-up 1.00, says they agree)."""
     from sklearn.metrics import cohen_kappa_score
 
     if len(a) < 2:
         return None
     if len(set(a) | set(b)) == 1:
-        return 1.0  # both raters used one and the same answer throughout: full agreement
+        return None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return _clean(cohen_kappa_score(a, b, labels=list(labels or CATEGORIES)))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ..models import Label, Question
+from ..models import Label, Question, ReviewFlag
 from ..store import Store
 
 
@@ -16,7 +16,7 @@ class ItemVotes:
     key: int | None
     status: str
     labels: list[Label] = field(default_factory=list)
-    review_flags: dict[str, str] = field(default_factory=dict)  # reviewer -> note (judge reviews)
+    review_flags: dict[str, ReviewFlag] = field(default_factory=dict)  # reviewer -> key problem (judge review)
 
     @property
     def votes(self) -> dict[str, int]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 from ..bank import now
-from ..models import ErrorCategory, JudgmentRow
+from ..models import ErrorCategory, JudgmentRow, ReviewFlag
 
 
 class JudgingRepo:
@@ -86,15 +86,22 @@ class JudgingRepo:
 
     def judgments(self, *, run_id: int | None = None, target_run: int | None = None,
                   model: str | None = None, verdict: str | None = None, category: str | None = None,
-                  reviewed: bool | None = None) -> list[JudgmentRow]:
+                  reviewed: bool | None = None, ids: list[int] | None = None) -> list[JudgmentRow]:
         """Judgments with the review in force: the latest review that is not retracted
-        (notes do not change the verdict)."""
+        (notes do not change the verdict). ``ids``: only these judgments (one re-read after a
+        decision instead of all of them)."""
         clauses, params = [], []
         for column, value in (("j.run_id", run_id), ("p.run_id", target_run), ("r.model", model),
                               ("j.verdict", verdict), ("j.error_category", category)):
             if value is not None:
                 clauses.append(f"{column} = ?")
                 params.append(value)
+        only = ""
+        if ids is not None:
+            marks = ",".join("?" * len(ids)) or "NULL"
+            clauses.append(f"j.id IN ({marks})")
+            params += ids
+            only = f"AND v.judgment_id IN ({marks}) "
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
         rows = self.conn.execute(
             "SELECT j.id, j.run_id, p.run_id, q.uid, r.model, j.status, j.verdict, j.error_category, "
@@ -105,7 +112,7 @@ class JudgingRepo:
         for jid, action, v, c, who, note in self.conn.execute(
             "SELECT v.judgment_id, v.action, v.verdict, v.error_category, v.reviewer, v.note FROM reviews v "
             "WHERE v.action != 'retract' AND NOT EXISTS (SELECT 1 FROM reviews x WHERE x.retracts = v.id) "
-            "ORDER BY v.id"):
+            f"{only}ORDER BY v.id", list(ids or ())):
             state = live.setdefault(jid, {"flag": False})
             if action == "flag":
                 state["flag"] = True
@@ -123,15 +130,21 @@ class JudgingRepo:
                 out.append(j)
         return out
 
-    def review_flags(self) -> dict[str, dict[str, str]]:
-        """uid -> {reviewer: note} of judgments flagged as key problems (flags in force)."""
-        out: dict[str, dict[str, str]] = {}
-        for uid, who, note in self.conn.execute(
-            "SELECT q.uid, v.reviewer, v.note FROM reviews v JOIN judgments j ON j.id = v.judgment_id "
+    def review_flags(self, uid: str | None = None) -> dict[str, dict[str, ReviewFlag]]:
+        """uid -> {reviewer: flag} of judgments flagged as key problems (flags in force), each
+        with the judgment it was about (the judged model and answer, the judge's verdict);
+        of one question when ``uid`` is given."""
+        out: dict[str, dict[str, ReviewFlag]] = {}
+        rows = self.conn.execute(
+            "SELECT q.uid, v.reviewer, v.note, r.model, p.predicted, j.verdict, j.error_category, j.rationale, "
+            "jr.model, j.run_id "
+            "FROM reviews v JOIN judgments j ON j.id = v.judgment_id "
             "JOIN predictions p ON p.id = j.prediction_id JOIN questions q ON q.id = p.question_id "
+            "JOIN runs r ON r.id = p.run_id JOIN runs jr ON jr.id = j.run_id "
             "WHERE v.action = 'flag' AND NOT EXISTS (SELECT 1 FROM reviews x WHERE x.retracts = v.id) "
-            "ORDER BY v.id"):
-            out.setdefault(uid, {})[who] = note or "flagged in review"
+            "AND (? IS NULL OR q.uid = ?) ORDER BY v.id", (uid, uid))
+        for quid, who, *judgment in rows:
+            out.setdefault(quid, {})[who] = ReviewFlag(who, *judgment)
         return out
 
     # ------------------------------------------------------------ reviews

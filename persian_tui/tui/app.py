@@ -216,7 +216,11 @@ class PersianTUI(App[int]):
     def action_author(self, uid: str | None = None) -> None:
         from .screens.author import AuthorScreen
 
-        self.with_name(lambda name: self.push_screen(AuthorScreen(name, uid)))
+        def saved(uid: str | None) -> None:  # the table moves to the question just saved
+            if self.bank is not None and self.screen is self.bank:
+                self.bank.show_question(uid)
+
+        self.with_name(lambda name: self.push_screen(AuthorScreen(name, uid), saved))
 
     def action_adjudicate(self) -> None:
         from .screens.adjudicate import AdjudicationScreen

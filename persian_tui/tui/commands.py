@@ -11,13 +11,23 @@ from ..models import STATUSES
 
 
 class BankCommands(Provider):
-    """Search, filters, bidi mode, reload, help and quit."""
+    """Every screen the bank opens, search, filters, bidi mode, reload, help and quit."""
 
     def _commands(self) -> list[tuple[str, str, Callable[[], object]]]:
         app = self.app
         bank = app.bank  # type: ignore[attr-defined]
         out: list[tuple[str, str, Callable[[], object]]] = [
             ("Search", "focus the search box (/)", bank.action_focus_search),
+            ("Label", "the blind labelling queue (l)", app.action_label),  # type: ignore[attr-defined]
+            ("Label this question", "the highlighted question first, then the queue (L)",
+             bank.action_label_this),
+            ("New question", "author a new question (n)", app.action_author),  # type: ignore[attr-defined]
+            ("Edit question", "edit the highlighted question (e)", bank.action_edit),
+            ("Adjudicate", "decide disagreements and flags (a)", app.action_adjudicate),  # type: ignore[attr-defined]
+            ("Agreement", "kappas, alpha, accuracy against the key (g)", app.action_agreement),  # type: ignore[attr-defined]
+            ("Runs", "launch, watch and cancel runs (m)", app.action_runs),  # type: ignore[attr-defined]
+            ("Review", "review the LLM judge's verdicts (v)", app.action_review),  # type: ignore[attr-defined]
+            ("Report", "leaderboard, paired tests, breakdowns (p)", app.action_report),  # type: ignore[attr-defined]
             ("Reload", "re-read the bank from the database (r)", bank.action_reload),
             ("Help", "list the keys (?)", app.action_help),  # type: ignore[attr-defined]
         ]

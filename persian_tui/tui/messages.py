@@ -90,3 +90,12 @@ class RunFailed(Message):
         self.run_id = run_id
         self.error = error
 
+
+
+# taxonomy
+class UsageCounted(Message):
+    """A worker counted how many judgments or reviews use each error category (or failed)."""
+
+    def __init__(self, used: dict[str, int], generation: int, error: str | None = None) -> None:
+        super().__init__()
+        self.used, self.generation, self.error = used, generation, error

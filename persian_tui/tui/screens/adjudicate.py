@@ -11,16 +11,17 @@ from textual.binding import Binding
 from textual.containers import Container, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from .base import AppState
 from ... import bidi
 from ...eval.votes import ItemVotes, adjudication_queue, bulk_acceptable
 from ...models import Question
 from ..render import GUTTER, LABEL, Line, couplet_lines, fa
 from ..widgets.dialogs import ConfirmDialog, ReasonDialog
+from ..widgets.key_bar import KeyBar
 from ..widgets.lines_view import LinesView
+from .base import AppState
 
 STACK_BELOW = 100
 BULK_REASON = "all labels agree with the key"
@@ -41,8 +42,29 @@ def why(item: ItemVotes) -> list[str]:
         out.append("flagged")
     if item.key is None and answers:
         out.append("labelled but no key yet")
-    for reviewer, note in item.review_flags.items():
-        out.append(f"key problem flagged by {reviewer} in judge review: {note}")
+    for reviewer in item.review_flags:
+        out.append(f"key problem flagged by {reviewer} in judge review")
+    return out
+
+
+VERDICTS = {"sound": "sound", "flawed": "flawed", "key_problem": "key problem"}
+
+
+def review_flag_lines(item: ItemVotes, width: int, mode: str) -> list[Line]:
+    """Each key problem flagged in judge review: who, their reason, and the judgment it was
+    about (the judged model and its answer, the judge's verdict and rationale)."""
+    out: list[Line] = []
+    for flag in item.review_flags.values():
+        answer = fa(flag.predicted) if flag.predicted else "no answer"
+        verdict = VERDICTS.get(flag.verdict or "", flag.verdict or "unscored")
+        if flag.error_category:
+            verdict += f" · {flag.error_category.replace('_', ' ')}"
+        out += [Line(""), Line(f"key problem flagged by {flag.reviewer}", "bold $text-error", "judge review")]
+        out += _indented("reason", flag.note or "(none given)", width, mode, "$text-error")
+        out += _indented("answer", f"{flag.model} chose {answer}", width, mode)
+        out += _indented("judge", f"{flag.judge_model} (run {flag.judge_run}): {verdict}", width, mode)
+        if flag.rationale:
+            out += _indented("why", flag.rationale, width, mode, "dim")
     return out
 
 
@@ -115,6 +137,7 @@ def item_lines(q: Question, item: ItemVotes, width: int, mode: str) -> list[Line
             out += _indented("note", label.note, width, mode)
     if not item.labels:
         out.append(Line("no labels", "dim", " "))
+    out += review_flag_lines(item, width, mode)
     if q.explanation:
         out += [Line(""), Line("", "", "explanation")]
         out += [Line(t) for t in bidi.display_lines(q.explanation, width, mode)]
@@ -166,7 +189,7 @@ class AdjudicationScreen(AppState, Screen[None]):
             yield OptionList(id="adj-queue")
             with VerticalScroll(id="adj-detail"):
                 yield LinesView(id="adj-view")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self._apply_layout()
@@ -221,7 +244,8 @@ class AdjudicationScreen(AppState, Screen[None]):
         q = self.store.get_question(item.uid)
         if q is None:
             return
-        item = ItemVotes(q.uid, q.category, q.key, q.status, self.store.labels(q.uid))
+        item = ItemVotes(q.uid, q.category, q.key, q.status, self.store.labels(q.uid),
+                         self.store.review_flags(q.uid).get(q.uid, {}))  # read now: others may decide meanwhile
         self.current, self.current_item = q, item
         mode = self.mode
         self.query_one("#adj-view", LinesView).show(lambda w: item_lines(q, item, w, mode))

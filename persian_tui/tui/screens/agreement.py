@@ -1,14 +1,23 @@
-"""Agreement panel: the figures of `persian-tui agreement`, overall and per category."""
+"""Agreement panel: the figures of `persian-tui agreement`, overall and per category, with
+Cohen's kappa for every pair of annotators (as the CLI gives them)."""
 
 from __future__ import annotations
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from ... import bidi
 from ...eval.agreement import agreement_report
+from ..widgets.key_bar import KeyBar
+
+# (wide header, narrow header): under NARROW_BELOW columns the short ones keep every figure on screen
+SCOPE_COLUMNS = [("scope", "scope"), ("items", "items"), ("labelled", "lab."), ("2+ votes", "2+"),
+                 ("majority = key", "=key"), ("≠ key", "≠key"), ("Cohen κ (mean)", "κ mean"),
+                 ("Fleiss κ (n)", "Fleiss (n)"), ("Krippendorff α (n)", "α (n)")]
+NARROW_BELOW = 100
 
 
 def _f(x: float | None) -> str:
@@ -18,38 +27,59 @@ def _f(x: float | None) -> str:
 class AgreementScreen(Screen):
     BINDINGS = [Binding("escape,q", "app.pop_screen", "Back"), Binding("r", "refresh_figures", "Refresh")]
     DEFAULT_CSS = """
-    AgreementScreen #scopes { height: auto; max-height: 60%; }
+    AgreementScreen #scopes { height: auto; max-height: 45%; }
+    AgreementScreen #pairs { height: auto; max-height: 30%; }
     AgreementScreen #people { height: 1fr; }
-    AgreementScreen .title { padding: 1 1 0 1; color: $text-muted; }
+    AgreementScreen .title { padding: 1 1 0 1; color: $text-muted; text-wrap: nowrap; text-overflow: ellipsis; }
     """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._narrow: bool | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("Agreement between annotators (items rated by 2+ people) and majority vs key",
                      classes="title")
         yield DataTable(id="scopes", cursor_type="row", zebra_stripes=True)
+        yield Static("Cohen's κ of every pair of annotators (n: the items both labelled)",
+                     classes="title")
+        yield DataTable(id="pairs", cursor_type="row", zebra_stripes=True)
         yield Static("Each annotator's accuracy against the key (the human baseline), Wilson 95 %",
                      classes="title")
         yield DataTable(id="people", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.action_refresh_figures()
 
+    def on_resize(self, event: events.Resize) -> None:
+        if (event.size.width < NARROW_BELOW) != self._narrow:
+            self.action_refresh_figures()
+
     def action_refresh_figures(self) -> None:
         report = agreement_report(self.app.store)
         mode = self.app.bidi_mode
+        self._narrow = narrow = self.app.size.width < NARROW_BELOW
+        scope_width = 12 if narrow else 24
         scopes = self.query_one("#scopes", DataTable)
         scopes.clear(columns=True)
-        scopes.add_columns("scope", "items", "labelled", "2+ votes", "majority = key", "≠ key",
-                           "Cohen κ (mean)", "Fleiss κ (n)", "Krippendorff α (n)")
+        scopes.add_columns(*(short if narrow else wide for wide, short in SCOPE_COLUMNS))
         for a in report:
-            scopes.add_row(bidi.display_line(a.scope, 24, mode), a.items, a.labelled, a.multi,
+            scopes.add_row(bidi.display_line(a.scope, scope_width, mode), a.items, a.labelled, a.multi,
                            a.majority_agrees, a.majority_disagrees, _f(a.cohen_mean),
                            f"{_f(a.fleiss)} ({a.fleiss_items})", f"{_f(a.alpha)} ({a.alpha_items})")
+        pairs = self.query_one("#pairs", DataTable)
+        pairs.clear(columns=True)
+        pairs.add_columns("annotator", "annotator", "Cohen κ", "n")
+        overall = report[0] if report else None
+        for p in (overall.cohen_pairs if overall else []):
+            # undefined (one category only, or no item in common): "—", never a made-up 1.00
+            pairs.add_row(bidi.display_line(p["a"], 24, mode), bidi.display_line(p["b"], 24, mode),
+                          _f(p["kappa"]), p["items"])
         people = self.query_one("#people", DataTable)
         people.clear(columns=True)
         people.add_columns("annotator", "correct", "answered", "accuracy", "95 % interval")
-        for acc in report[0].annotators:
+        for acc in (overall.annotators if overall else []):
             ci = f"{acc.low:.2f}–{acc.high:.2f}" if acc.low is not None else "—"
             people.add_row(bidi.display_line(acc.annotator, 24, mode), acc.correct, acc.total,
                            _f(acc.accuracy), ci)

@@ -13,17 +13,18 @@ from textual.containers import Container, Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Input, Label, Select, Static, TextArea
+from textual.widgets import Input, Label, Select, Static, TextArea
 
-from .base import AppState
-from ...models import Option, Question
 from ...bank import repeated_couplets
+from ...models import Option, Question
 from ...text import DuplicateIndex, couplet_key, nfc
 from ..render import detail_lines
 from ..widgets.dialogs import ConfirmDialog
+from ..widgets.key_bar import KeyBar
 from ..widgets.lines_view import LinesView
 from ..widgets.persian_input import PersianInput
 from ..widgets.persian_textarea import PersianTextArea
+from .base import AppState
 
 STACK_BELOW = 100  # narrower terminals put the preview below the form
 DUPLICATE_DELAY = 0.4  # seconds of no typing before the near-duplicate check runs
@@ -168,7 +169,7 @@ class AuthorScreen(AppState, Screen["str | None"]):
                 yield Static(id="author-messages")
             with VerticalScroll(id="author-preview"):
                 yield LinesView(id="author-preview-view")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self._apply_layout()

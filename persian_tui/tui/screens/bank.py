@@ -8,17 +8,18 @@ from rich.cells import cell_len
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.content import Content
 from textual.containers import Container, Horizontal
+from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Label, Static
+from textual.widgets import DataTable, Input, Label, Static
 
 from ... import bidi, display
 from ...models import STATUSES, BankCounts
 from ..render import with_derived_poets
 from ..widgets.bank_table import BankTable
 from ..widgets.couplets import QuestionDetail
+from ..widgets.key_bar import KeyBar
 from ..widgets.persian_input import PersianInput
 
 STATUS_FILTERS: tuple[str | None, ...] = (None, *STATUSES)
@@ -26,26 +27,45 @@ STACK_BELOW = 100  # narrower terminals stack the table over the detail pane
 MODES = ("app", "terminal", "off")
 
 
+SEARCH_HINT = "/ to search: words, ids, poets (ي/ك = ی/ک)"
+
+
+def status_line(db_label: str, total: int, by_status: dict[str, int], mode: str, width: int) -> str:
+    """The bank's status line in ``width`` cells (pure): database, counts by status, bidi
+    mode. When narrow, statuses with no question are left out, then the database name is
+    cut at its start ("…qs/bench.db"), then the whole line is cut with "…"."""
+    full = " · ".join(f"{s} {by_status.get(s, 0)}" for s in STATUSES)
+    short = " · ".join(f"{s} {by_status[s]}" for s in STATUSES if by_status.get(s))
+    for counts in (full, short):
+        tail = f" │ {total} questions{': ' + counts if counts else ''} │ bidi {mode}"
+        room = width - cell_len(tail)
+        if cell_len(db_label) <= room:
+            return db_label + tail
+        if room >= 12:
+            return "…" + db_label[-(room - 1):] + tail
+    return bidi.display_line(db_label + tail, max(width, 1), "off")
+
+
 class BankScreen(Screen):
     """The default screen."""
 
     BINDINGS = [
-        # the footer shows the common keys; ? lists them all (b r g v p are there)
+        # every key in the footer (two lines at most; past that "…", and ? lists them all)
         Binding("slash", "focus_search", "Search"),
         Binding("escape", "leave_search", "Clear search", show=False),
         Binding("s", "cycle_status", "Status"),
         Binding("c", "cycle_category", "Category"),
-        Binding("b", "cycle_bidi", "Bidi", show=False),
-        Binding("r", "reload", "Reload", show=False),
         Binding("l", "app.label", "Label"),
-        Binding("L", "label_this", "Label this", show=False),
+        Binding("L", "label_this", "Label this"),
         Binding("n", "app.author", "New"),
         Binding("e", "edit", "Edit"),
         Binding("a", "app.adjudicate", "Adjudicate"),
-        Binding("g", "app.agreement", "Agreement", show=False),
+        Binding("g", "app.agreement", "Agreement"),
         Binding("m", "app.runs", "Runs"),
-        Binding("v", "app.review", "Review", show=False),
-        Binding("p", "app.report", "Report", show=False),
+        Binding("v", "app.review", "Review"),
+        Binding("p", "app.report", "Report"),
+        Binding("b", "cycle_bidi", "Bidi"),
+        Binding("r", "reload", "Reload"),
         Binding("question_mark", "app.help", "Help"),
         Binding("q", "app.quit", "Quit"),
     ]
@@ -76,14 +96,14 @@ class BankScreen(Screen):
         yield Static(Content(f"loading {display.line(self.app.db_label)} …"), id="status-line")
         with Horizontal(id="search-bar"):
             yield Label("search ", id="search-label")
-            yield PersianInput(placeholder="/ to search: words, ids, poets (ي/ك = ی/ک)",
+            yield PersianInput(placeholder=SEARCH_HINT,
                         id="search", compact=True, select_on_focus=False)
             yield Static(id="search-preview")
             yield Static(id="filters")
         with Container(id="body"):
             yield BankTable(id="table")
             yield QuestionDetail(self.mode, id="detail")
-        yield Footer()
+        yield KeyBar(rows=2)
 
     def on_mount(self) -> None:
         self._apply_layout()
@@ -125,15 +145,16 @@ class BankScreen(Screen):
         if notify:
             self.notify(f"reloaded: {self.counts.total} question(s)", timeout=2)
 
-    def refresh_rows(self, reread: bool = False) -> None:
+    def refresh_rows(self, reread: bool = False, select: str | None = None) -> None:
         """Run the search + filters and refill the table (one SQL query); ``reread``
-        also re-reads the question in the detail pane."""
+        also re-reads the question in the detail pane; ``select`` moves the cursor to that
+        question when it is listed."""
         start = perf_counter()
         table = self.query_one(BankTable)
         self.matches = self.app.bank_search.uids(self.search, status=self.status, category=self.category)
         self._table_width = table.size.width
         table.fill(self.matches, self.store.rows_for, self.mode,
-                   self._table_width or self._guess_table_width())
+                   self._table_width or self._guess_table_width(), select=select)
         self.last_refresh_ms = (perf_counter() - start) * 1000
         self._update_bars()
         if not self.matches:
@@ -164,13 +185,8 @@ class BankScreen(Screen):
 
     def _update_bars(self) -> None:
         c = self.counts
-        by_status = " · ".join(f"{s} {c.by_status.get(s, 0)}" for s in STATUSES)
-        tail = f" │ {c.total} questions: {by_status} │ bidi {self.mode}"
-        room = max(self.app.size.width - 2 - cell_len(tail), 12)
-        label = self.app.db_label
-        if cell_len(label) > room:
-            label = "…" + label[-(room - 1):]
-        self.query_one("#status-line", Static).update(Content(label + tail))
+        self.query_one("#status-line", Static).update(Content(
+            status_line(display.line(self.app.db_label), c.total, c.by_status, self.mode, self.app.size.width - 2)))
         matching, loaded = len(self.matches), self.query_one(BankTable).loaded
         category = self.category or "all"
         if self.category and self.mode == "app":
@@ -246,6 +262,16 @@ class BankScreen(Screen):
         uid = self.query_one(BankTable).current_uid
         if uid:
             self.app.action_author(uid)
+
+    def show_question(self, uid: str | None) -> None:
+        """Back from the author form: the table goes to the question just saved (re-read
+        with what changed), or says why it is not listed."""
+        if not uid or self.loaded_at is None:
+            return
+        self.counts = self.store.counts()
+        self.refresh_rows(reread=True, select=uid)
+        if uid not in self.matches:
+            self.notify(f"{uid} is saved but not listed: the search or a filter hides it", timeout=4)
 
     def on_screen_resume(self) -> None:
         if self.loaded_at is not None:  # back from another screen: show what it changed

@@ -10,17 +10,18 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
-from ..messages import SimilarFound  # noqa: F401 (re-exported)
 from textual.screen import Screen
-from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option as ListOption
 
 from ... import display
 from ...models import CorpusCouplet
+from ..messages import SimilarFound  # noqa: F401 (re-exported)
 from ..render import _field as field_lines
 from ..render import couplet_cell, couplet_lines, fa
+from ..widgets.key_bar import KeyBar
 from ..widgets.lines_view import LinesView
-from ..widgets.persian_input import PersianInput
+from ..widgets.persian_input import FitInput, PersianInput
 from .base import AppState
 
 Insert = Callable[[int, CorpusCouplet], None]
@@ -62,12 +63,12 @@ class CorpusScreen(AppState, Screen[None]):
         with Horizontal(id="corpus-filters"):
             yield PersianInput(id="corpus-words", placeholder="words", compact=True, select_on_focus=False)
             yield PersianInput(id="corpus-poet", placeholder="poet", compact=True, select_on_focus=False)
-            yield Input(id="corpus-form", placeholder="form", compact=True)
+            yield FitInput(id="corpus-form", placeholder="form", compact=True)
             yield PersianInput(id="corpus-metre", placeholder="metre", compact=True, select_on_focus=False)
         yield Static(id="corpus-status")
         yield OptionList(id="corpus-results")
         yield LinesView(id="corpus-detail")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         stats = self.store.corpus_stats()

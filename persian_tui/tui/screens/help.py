@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
@@ -20,6 +22,7 @@ KEYS = [
     ("b", "bidi mode: app (reorder here), terminal (a bidi terminal reorders), off"),
     ("r", "reload from the database (others may write it)"),
     ("l", "label: the blind labelling queue (your name is asked once)"),
+    ("L", "label the highlighted question first, then the queue"),
     ("n / e", "new question / edit the selected one"),
     ("a", "adjudicate: disagreements, flags, bulk accept"),
     ("g", "agreement: kappas, alpha, accuracy against the key"),
@@ -32,6 +35,21 @@ KEYS = [
 ]
 
 
+def help_body(width: int) -> Content:
+    """The key list in ``width`` cells (pure): each description wrapped under itself, never
+    cut."""
+    from ... import bidi
+
+    key_width = max(cell_len(k) for k, _ in KEYS) + 2
+    room = max(width - key_width, 12)
+    lines = []
+    for key, what in KEYS:
+        for n, part in enumerate(bidi.wrap(what, room) or [""]):
+            head = (key.ljust(key_width), "bold $text-accent") if n == 0 else " " * key_width
+            lines.append(Content.assemble(head, part))
+    return Content("\n").join(lines)
+
+
 class HelpScreen(ModalScreen[None]):
     """A modal list of the keys; any of Escape, q, ? or Enter closes it."""
 
@@ -40,14 +58,26 @@ class HelpScreen(ModalScreen[None]):
     ]
 
     def compose(self) -> ComposeResult:
-        width = max(len(k) for k, _ in KEYS) + 2
-        body = Content("\n").join(
-            Content.assemble((key.ljust(width), "bold $text-accent"), what) for key, what in KEYS
-        )
         with Vertical(id="help-box"):
             yield Static(Content.assemble(("Keys", "bold")), id="help-title")
-            yield Static(body, id="help-keys")
-            yield Static(Content("Escape, q or ? closes this help"), id="help-hint")
+            with VerticalScroll(id="help-scroll"):
+                yield Static(self._body(), id="help-keys")
+            yield Static(Content("Escape, q or ? closes this help (↑ ↓ scroll)"), id="help-hint")
+
+    def _body(self) -> Content:
+        # the box takes at most 90 % of the screen, less its border and padding
+        return help_body(int(self.app.size.width * 0.9) - 6)
+
+    def on_mount(self) -> None:
+        self._fit()
+
+    def on_resize(self, _event: events.Resize) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        self.query_one("#help-keys", Static).update(self._body())
+        # border 2, padding 2, title 2, hint 2: the rest scrolls
+        self.query_one("#help-scroll").styles.max_height = max(self.app.size.height - 8, 3)
 
     def action_dismiss(self) -> None:
         self.dismiss(None)

@@ -14,18 +14,19 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
-from ..messages import LabelSaved  # noqa: F401 (re-exported)
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from .base import AppState
 from ... import bidi
 from ...models import Question, QueueScope
 from ...store import Store, StoreBusy, StoreError
+from ..messages import LabelSaved  # noqa: F401 (re-exported)
 from ..render import fa
 from ..widgets.blind_question import BlindQuestion
+from ..widgets.key_bar import KeyBar
 from ..widgets.label_progress import LabelProgress
 from ..widgets.text_prompt import TextPrompt
+from .base import AppState
 from .guidelines import GuidelinesScreen
 
 TARGET_SETTING = "label_target"
@@ -102,7 +103,7 @@ class LabelScreen(AppState, Screen):
         yield Static(id="label-note")
         yield LabelProgress(id="label-progress")
         yield Static(id="label-last")
-        yield Footer(compact=True, show_command_palette=False)
+        yield KeyBar(palette=False)
 
     def on_mount(self) -> None:
         self.target = read_target(self.store)

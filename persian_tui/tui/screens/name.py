@@ -8,18 +8,22 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
+from ..widgets.persian_input import FitInput
+
 
 class NameScreen(ModalScreen[str | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
     DEFAULT_CSS = """
     NameScreen { align: center middle; }
-    NameScreen > Vertical { width: 60; height: auto; border: round $accent; background: $surface; padding: 1 2; }
+    NameScreen > Vertical { width: 60; max-width: 95%; height: auto; border: round $accent;
+                            background: $surface; padding: 1 2; }
+    NameScreen Label { width: 1fr; }
     """
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label("Your name (recorded with your labels, edits and decisions):")
-            yield Input(placeholder="e.g. maryam", id="name")
+            yield Label("Your name (recorded with your labels, edits and decisions):", id="name-title")
+            yield FitInput(placeholder="e.g. maryam", id="name")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         name = event.value.strip()

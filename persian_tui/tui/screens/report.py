@@ -13,12 +13,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from ..messages import ReportReady, ReportFailed, ReportExported  # noqa: F401 (re-exported)
 from textual.screen import ModalScreen, Screen
-from textual.widgets import DataTable, Footer, Label, Select, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Label, Select, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from ... import bidi, display
+from ..messages import ReportExported, ReportFailed, ReportReady  # noqa: F401 (re-exported)
+from ..widgets.key_bar import KeyBar
 from ..widgets.report_charts import Bar, LeaderChart, PositionChart, short_model
 from ..widgets.report_groups import RunGroups
 
@@ -230,7 +231,7 @@ class ReportScreen(Screen):
             with TabPane(f"6 {TITLES[5]}", id="human"):
                 yield Static(id="human-note", markup=False, classes="report-note")
                 yield DataTable(id="human-table", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self._show_empty(None)

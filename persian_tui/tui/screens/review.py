@@ -13,19 +13,21 @@ from textual.binding import Binding
 from textual.containers import Container, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from .base import AppState
+from ... import bidi
 from ...eval.errors import judge_agreement
 from ...eval.judge import DEFAULT_TAXONOMY
 from ...models import JudgmentRow
 from ..render import Line
 from ..widgets.dialogs import ReasonDialog
+from ..widgets.key_bar import KeyBar
 from ..widgets.lines_view import LinesView
 from ..widgets.review_dialogs import CategoryPicker
 from ..widgets.review_filters import KEYS, ReviewFilters, bar_parts, is_todo, model_alias
 from ..widgets.review_lines import judge_lines, question_lines, queue_entry, review_state, verdict_text
+from .base import AppState
 
 STACK_BELOW = 100
 
@@ -44,17 +46,19 @@ def kappa_text(rows: list[JudgmentRow]) -> str:
     return text
 
 
-def empty_lines(filters: ReviewFilters, any_rows: bool) -> list[Line]:
+def empty_lines(filters: ReviewFilters, any_rows: bool, width: int = 80) -> list[Line]:
+    """What the answer pane says when nothing is shown, wrapped to ``width``."""
     if not any_rows:
-        return [Line("No judgments yet.", "bold"),
-                Line("Judge a run first:  persian-tui judge --run RUN --judge-model M --base-url URL"),
-                Line(""), Line("Press r to reload, Escape to go back.", "dim")]
-    what = {"todo": "Nothing left to review", "reviewed": "No reviewed judgment",
-            "flagged": "No flagged judgment", "all": "No judgment"}[filters.show]
-    out = [Line(what + (" under these filters." if filters.active else "."), "bold"), Line("")]
-    out.append(Line("a cycles what is shown (to review, reviewed, flagged, all); "
-                    "j g m v c cycle the filters.", "dim"))
-    return out + [Line("u undoes your latest review, Escape goes back.", "dim")]
+        out = [("No judgments yet.", "bold"),
+               ("Judge a run first:  persian-tui judge --run RUN --judge-model M --base-url URL", ""),
+               ("", ""), ("Press r to reload, Escape to go back.", "dim")]
+    else:
+        what = {"todo": "Nothing left to review", "reviewed": "No reviewed judgment",
+                "flagged": "No flagged judgment", "all": "No judgment"}[filters.show]
+        out = [(what + (" under these filters." if filters.active else "."), "bold"), ("", ""),
+               ("a cycles what is shown (to review, reviewed, flagged, all); j g m v c cycle the filters.", "dim"),
+               ("u undoes your latest review, Escape goes back.", "dim")]
+    return [Line(part, style) for text, style in out for part in (bidi.wrap(text, width) or [""])]
 
 
 class ReviewScreen(AppState, Screen[None]):
@@ -100,7 +104,7 @@ class ReviewScreen(AppState, Screen[None]):
                     yield LinesView(id="rv-answer-view")
                 with VerticalScroll(id="rv-judge"):
                     yield LinesView(id="rv-judge-view")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.store.ensure_error_categories(DEFAULT_TAXONOMY)
@@ -152,7 +156,7 @@ class ReviewScreen(AppState, Screen[None]):
         else:
             self.current = None
             filters, any_rows = self.filters, bool(self.all)
-            self.query_one("#rv-answer-view", LinesView).show(lambda w: empty_lines(filters, any_rows))
+            self.query_one("#rv-answer-view", LinesView).show(lambda w: empty_lines(filters, any_rows, w))
         self._update_bars()
         self.refresh_bindings()
 
@@ -206,9 +210,15 @@ class ReviewScreen(AppState, Screen[None]):
         if jid in self.ids and (self.current is None or self.current.id != jid):
             self._show(self.rows[self.ids.index(jid)])
 
+    def _refresh_one(self, jid: int) -> None:
+        """Re-read judgment ``jid`` after a decision on it (not every judgment: r reloads all)."""
+        fresh = {j.id: j for j in self.store.judgments(ids=[jid])}
+        self.all = [fresh.get(j.id, j) for j in self.all]
+        self.rows = [j for j in self.all if self.filters.keeps(j)]
+
     def _next_todo(self, jid: int) -> None:
-        """After a decision on ``jid``: reload and select the next item still to review."""
-        self.reload()
+        """After a decision on ``jid``: re-read it and select the next item still to review."""
+        self._refresh_one(jid)
         order = {j.id: i for i, j in enumerate(self.all)}
         here = order.get(jid, -1)
         todo = [j for j in self.rows if is_todo(j)]
@@ -232,7 +242,9 @@ class ReviewScreen(AppState, Screen[None]):
         if advance:
             self._next_todo(j.id)
         else:
-            self.reload(select=j.id, index=self.ids.index(j.id) if j.id in self.ids else 0)
+            index = self.ids.index(j.id) if j.id in self.ids else 0
+            self._refresh_one(j.id)
+            self._fill(j.id, index)
 
     def _ask(self, title: str, required: bool, then) -> None:
         def answered(reason: str | None) -> None:
@@ -296,7 +308,8 @@ class ReviewScreen(AppState, Screen[None]):
         if jid is None:
             self.notify(f"nothing to undo: {self.reviewer} has no review in force", timeout=3)
             return
-        self.reload(select=jid)
+        self._refresh_one(jid)
+        self._fill(jid, 0)
         j = next((x for x in self.all if x.id == jid), None)
         if j is None:
             return
@@ -304,7 +317,8 @@ class ReviewScreen(AppState, Screen[None]):
             show = "todo" if is_todo(j) else "all"
             keep = self.filters.in_scope(j)
             self.filters = replace(self.filters, show=show) if keep else ReviewFilters(show=show)
-            self.reload(select=jid)
+            self.rows = [x for x in self.all if self.filters.keeps(x)]
+            self._fill(jid, 0)
             if not keep:
                 self.notify("filters cleared to show the undone item", timeout=3)
         self.notify(f"undone: {j.uid} is {review_state(j)} now", timeout=3)

@@ -11,14 +11,15 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, VerticalScroll
-from ..messages import DetailLoaded  # noqa: F401 (re-exported)
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from ... import bidi
 from ...models import Prediction, Question, Run
 from ...store import Store, StoreError
+from ..messages import DetailLoaded  # noqa: F401 (re-exported)
 from ..render import GUTTER, LABEL, Line, couplet_lines, fa
+from ..widgets.key_bar import KeyBar
 from ..widgets.lines_view import LinesView
 from ..widgets.run_panel import accuracy_text
 
@@ -62,7 +63,9 @@ def row_cells(run: Run, p: Prediction, q: Question | None) -> list[str]:
     if run.kind == "embedding":
         m = margin(p.scores)
         return cells + ["—" if m is None else f"{m:.4f}"]
-    tokens = f"{p.tokens_in}/{p.tokens_out}" if p.tokens_in is not None or p.tokens_out is not None else "—"
+    tokens = "—"  # in/out; a side the source did not give shows "?" (never "None")
+    if p.tokens_in is not None or p.tokens_out is not None:
+        tokens = "/".join("?" if t is None else str(t) for t in (p.tokens_in, p.tokens_out))
     return cells + ["—" if p.latency is None else f"{p.latency:.2f}s", tokens]
 
 
@@ -241,7 +244,7 @@ class RunDetailScreen(Screen):
             yield DataTable(id="rd-table", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="rd-pane"):
                 yield LinesView(id="rd-view")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self._apply_layout()

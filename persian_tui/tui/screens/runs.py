@@ -4,27 +4,30 @@ runs started here (thread workers on the app: they go on when this screen is clo
 from __future__ import annotations
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Button, DataTable, Footer, Static
+from textual.widgets import Button, DataTable, Static
 
 from ... import display
-from ...models import RunSummary
-from ...runs import (EmbedRunSpec, JudgeRunSpec, RunError, create_embedding_run, create_judge_run,
-                     create_llm_run)
+from ...models import RunSummary, accuracy
+from ...runs import EmbedRunSpec, JudgeRunSpec, RunError, create_embedding_run, create_judge_run, create_llm_run
 from ...store import LeaseHeld, StoreError
+from ..widgets.key_bar import KeyBar
 from ..widgets.run_form import RunForm, Spec
-from ..widgets.run_jobs import (FINAL, Job, RunFailed, RunFigures, RunProgressed, jobs_for,
-                               start_embedding, start_llm)
+from ..widgets.run_jobs import FINAL, Job, RunFailed, RunFigures, RunProgressed, jobs_for, start_embedding, start_llm
 from ..widgets.run_panel import RunPanel, accuracy_text
 
-COLUMNS = [("id", "id", 4), ("kind", "kind", 9), ("model", "model", 24), ("status", "status", 12),
+COLUMNS = [("id", "id", 4), ("kind", "kind", 10), ("model", "model", 24), ("status", "status", 12),
            ("done", "done", 9), ("accuracy", "accuracy", 15), ("invalid", "invalid", 7),
-           ("errors", "errors", 6), ("created", "created", 11)]  # 97 cells + 2 per column
-RIGHT = {"id", "done", "accuracy", "invalid", "errors"}
+           ("errors", "errors", 6), ("created", "created", 11)]  # 98 cells + 2 per column
+# under 100 columns: the same figures, shorter (accuracy without its counts, invalid/errors in one)
+NARROW_COLUMNS = [("id", "id", 4), ("kind", "kind", 10), ("model", "model", 16), ("status", "status", 10),
+                  ("done", "done", 9), ("acc.", "acc", 6), ("inv/err", "inv_err", 7)]  # 62 + 14
+NARROW_BELOW = 100
+RIGHT = {"id", "done", "accuracy", "invalid", "errors", "acc", "inv_err"}
 
 
 def _cut(text: str, width: int) -> str:
@@ -39,20 +42,30 @@ def status_cell(status: str, job: Job | None, archived: bool = False) -> str:
     return "archived" if archived else status
 
 
+def columns_for(width: int) -> list[tuple[str, str, int]]:
+    return NARROW_COLUMNS if width < NARROW_BELOW else COLUMNS
+
+
+def _figures(status: str, done: int, total: int, correct: int | None, scored: int | None,
+             invalid: int, errors: int) -> dict[str, str]:
+    value = accuracy(correct, scored, done, errors)
+    return {"status": status, "done": f"{done}/{total}", "accuracy": accuracy_text(correct, scored, done, errors),
+            "acc": "—" if value is None else f"{value:.0%}",
+            "invalid": str(invalid), "errors": str(errors), "inv_err": f"{invalid}/{errors}"}
+
+
 def summary_cells(s: RunSummary, job: Job | None) -> dict[str, str]:
+    """Every column's cell, wide and narrow (the model is cut to its column's width)."""
     r = s.run
-    return {"id": str(r.id), "kind": r.kind, "model": _cut(r.model, 24),
-            "status": status_cell(r.status, job, r.archived),
-            "done": f"{s.done}/{r.total}", "accuracy": accuracy_text(s.correct, s.scored, s.done, s.errors),
-            "invalid": str(s.invalid), "errors": str(s.errors),
+    return {"id": str(r.id), "kind": r.kind, "model": r.model,
+            **_figures(status_cell(r.status, job, r.archived), s.done, r.total, s.correct, s.scored,
+                       s.invalid, s.errors),
             "created": (r.created_at or "")[5:16].replace("T", " ")}
 
 
 def figures_cells(f: RunFigures, job: Job | None) -> dict[str, str]:
     """The cells that live progress changes."""
-    return {"status": status_cell(f.status, job), "done": f"{f.done}/{f.total}",
-            "accuracy": accuracy_text(f.correct, f.scored, f.done, f.errors), "invalid": str(f.invalid),
-            "errors": str(f.errors)}
+    return _figures(status_cell(f.status, job), f.done, f.total, f.correct, f.scored, f.invalid, f.errors)
 
 
 def _cell(column: str, value: str) -> Text:
@@ -79,6 +92,7 @@ class RunsScreen(Screen):
         self.panel_job: int | None = None  # the job whose progress the panel shows
         self.show_archived = False
         self._highlighted_run: int | None = None
+        self._columns: list[tuple[str, str, int]] | None = None  # the table's, set by reload
 
     @property
     def jobs(self):
@@ -92,12 +106,9 @@ class RunsScreen(Screen):
         with Horizontal(id="runs-bar"):
             yield Static(id="runs-head", markup=False)
             yield Button("New run (n)", id="runs-new", compact=True)
-        table = DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
-        for label, key, width in COLUMNS:
-            table.add_column(label, key=key, width=width)
-        yield table
+        yield DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
         yield RunPanel(id="run-panel")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.jobs.listener = self
@@ -115,15 +126,26 @@ class RunsScreen(Screen):
 
     # ------------------------------------------------------------ table
 
+    def on_resize(self, event: events.Resize) -> None:
+        if columns_for(event.size.width) is not self._columns:
+            self.reload()
+
     def reload(self, select: int | None = None) -> None:
-        """Re-read every run's figures from the store; keep (or move) the cursor."""
+        """Re-read every run's figures from the store; keep (or move) the cursor. The
+        columns follow the screen's width."""
         table = self.query_one(DataTable)
         current = select if select is not None else self.selected_id
         self.summaries = {s.run.id: s for s in self.store.run_summaries(archived=self.show_archived)}
+        columns = columns_for(self.app.size.width)
+        if columns is not self._columns:
+            table.clear(columns=True)
+            for label, key, width in columns:
+                table.add_column(label, key=key, width=width)
+            self._columns = columns
         table.clear()
         for run_id in sorted(self.summaries, reverse=True):  # newest first
             cells = summary_cells(self.summaries[run_id], self.jobs.for_run(run_id))
-            table.add_row(*(_cell(k, cells[k]) for _, k, _ in COLUMNS), key=str(run_id))
+            table.add_row(*(_cell(k, _cut(cells[k], w)) for _, k, w in columns), key=str(run_id))
         if current in self.summaries:
             table.move_cursor(row=table.get_row_index(str(current)), animate=False)
         self._update_head()
@@ -148,8 +170,10 @@ class RunsScreen(Screen):
 
     def _update_row(self, f: RunFigures, job: Job | None) -> None:
         table = self.query_one(DataTable)
+        shown = {key for _, key, _ in self._columns or ()}
         for column, value in figures_cells(f, job).items():
-            table.update_cell(str(f.run_id), column, _cell(column, value))
+            if column in shown:
+                table.update_cell(str(f.run_id), column, _cell(column, value))
 
     # ------------------------------------------------------------ panel
 

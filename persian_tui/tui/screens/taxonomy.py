@@ -1,43 +1,51 @@
 """The error taxonomy of the LLM judge: a table of categories (seeded with the default once),
-the highlighted one in full below; n new, e edit, d delete (refused for a used category)."""
+the highlighted one in full below; n new, e edit, d delete (refused for a used category).
+How often each category is used is counted in a worker (it reads every judgment): the table
+shows at once, its "used" column follows."""
 
 from __future__ import annotations
 
 from collections import Counter
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
+from textual.worker import get_current_worker
 
-from .base import AppState
 from ... import bidi
 from ...eval.judge import DEFAULT_TAXONOMY
 from ...models import ErrorCategory
+from ..messages import UsageCounted
 from ..render import LABEL, Line, couplet_cell
 from ..widgets.dialogs import ConfirmDialog
+from ..widgets.key_bar import KeyBar
 from ..widgets.lines_view import LinesView
 from ..widgets.review_category_form import CategoryForm
+from .base import AppState
 
 # column, width, Persian?
 COLUMNS = [("name", 18, False), ("Persian", 14, True), ("English", 18, False), ("used", 4, False),
            ("desc. fa", 18, True), ("desc. en", 18, False), ("example", 14, True)]
 
 
-def category_cells(c: ErrorCategory, used: int, mode: str) -> list[Text]:
-    values = [c.name, c.label_fa, c.label_en, str(used), c.description_fa, c.description_en, c.example]
+def category_cells(c: ErrorCategory, used: int | None, mode: str) -> list[Text]:
+    """The row of a category; ``used`` None while it is being counted ("…")."""
+    values = [c.name, c.label_fa, c.label_en, "…" if used is None else str(used), c.description_fa,
+              c.description_en, c.example]
     return [Text(couplet_cell(v, w, mode) if fa else couplet_cell(v, w, "off"), no_wrap=True,
                  justify="right" if fa and mode == "app" else "left")
             for v, (_, w, fa) in zip(values, COLUMNS)]
 
 
-def category_lines(c: ErrorCategory | None, used: int, width: int, mode: str) -> list[Line]:
+def category_lines(c: ErrorCategory | None, used: int | None, width: int, mode: str) -> list[Line]:
     if c is None:
         return [Line("no category", "dim")]
-    out = [Line(f"{c.name}  ·  used by {used} judgment(s) or review(s)", "bold")]
+    uses = "counting its uses …" if used is None else f"used by {used} judgment(s) or review(s)"
+    out = [Line(f"{c.name}  ·  {uses}", "bold")]
     for label, value, rtl in (("Persian", c.label_fa, True), ("English", c.label_en, False),
                               ("desc. fa", c.description_fa, True), ("desc. en", c.description_en, False),
                               ("example", c.example, True)):
@@ -61,33 +69,35 @@ class TaxonomyScreen(AppState, Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self.categories: list[ErrorCategory] = []
-        self.used: Counter = Counter()
+        self.used: Counter | None = None  # None while the worker counts
+        self.generation = 0  # of the count in progress
 
     def compose(self) -> ComposeResult:
         yield Static(id="tx-header", markup=False)
         yield DataTable(id="tx-table", cursor_type="row", zebra_stripes=True)
         with VerticalScroll(id="tx-detail"):
             yield LinesView(id="tx-view")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.store.ensure_error_categories(DEFAULT_TAXONOMY)
         table = self.query_one(DataTable)
         for label, width, _ in COLUMNS:
-            table.add_column(label, width=width)
+            table.add_column(label, width=width, key=label)
         self.reload()
         table.focus()
 
     def reload(self, select: str | None = None) -> None:
+        """The categories now; their uses when the worker has counted them."""
         self.categories = self.store.error_categories()
-        self.used = Counter()
-        for j in self.store.judgments():
-            self.used.update({j.error_category, j.review_category} - {None})
+        self.used = None
+        self.generation += 1
+        self._count_uses(self.generation)
         table = self.query_one(DataTable)
         current = select or self.current_name
         table.clear()
         for c in self.categories:
-            table.add_row(*category_cells(c, self.used[c.name], self.mode), key=c.name)
+            table.add_row(*category_cells(c, None, self.mode), key=c.name)
         names = [c.name for c in self.categories]
         if current in names:
             table.move_cursor(row=names.index(current), animate=False)
@@ -107,9 +117,38 @@ class TaxonomyScreen(AppState, Screen[None]):
         name = self.current_name
         return next((c for c in self.categories if c.name == name), None)
 
+    @work(thread=True, exclusive=True, group="tx-uses", exit_on_error=False)
+    def _count_uses(self, generation: int) -> None:
+        """Judgments and reviews in force per category, read on this thread's own connection."""
+        from ...store import Store, StoreError
+
+        worker = get_current_worker()
+        used: Counter = Counter()
+        error = None
+        try:
+            with Store(self.app.db_path) as store:
+                for j in store.judgments():
+                    used.update({j.error_category, j.review_category} - {None})
+        except (StoreError, OSError) as e:
+            error = str(e)
+        if not worker.is_cancelled:
+            self.post_message(UsageCounted(dict(used), generation, error))
+
+    def on_usage_counted(self, message: UsageCounted) -> None:
+        if message.generation != self.generation:
+            return  # a newer count is on its way
+        if message.error:
+            self.notify(f"uses not counted: {message.error}", severity="warning", timeout=6)
+            return
+        self.used = Counter(message.used)
+        table = self.query_one(DataTable)
+        for c in self.categories:
+            table.update_cell(c.name, "used", category_cells(c, self.used[c.name], self.mode)[3])
+        self._show()
+
     def _show(self) -> None:
         c, mode = self.current, self.mode
-        used = self.used[c.name] if c else 0
+        used = None if self.used is None or c is None else self.used[c.name]
         self.query_one(LinesView).show(lambda w: category_lines(c, used, w, mode))
 
     @on(DataTable.RowHighlighted, "#tx-table")
@@ -143,7 +182,7 @@ class TaxonomyScreen(AppState, Screen[None]):
         c = self.current
         if c is None:
             return
-        if self.used[c.name]:  # the store refuses: say why without asking first
+        if self.used and self.used[c.name]:  # the store refuses: say why without asking first
             self._delete(c.name)
             return
         self.app.push_screen(ConfirmDialog(f"Delete the error category {c.name} ({c.label_en})?"),

@@ -59,10 +59,10 @@ class BankTable(DataTable):
         return id_w, max(COUPLET_MIN, total - fixed), cat_w
 
     def fill(self, uids: list[str], fetch: Callable[[list[str]], list[QuestionRow]],
-             mode: str, total_width: int) -> None:
+             mode: str, total_width: int, select: str | None = None) -> None:
         """Show the questions ``uids`` (rows read a page at a time with ``fetch``);
-        the cursor stays on its question."""
-        current = self.current_uid
+        the cursor stays on its question, or goes to ``select`` when it is listed."""
+        current = select if select in uids else self.current_uid
         position = uids.index(current) if current in uids else None
         self.fetch = fetch
         first = fetch(uids[:max(PAGE, (position or 0) + PAGE)])
@@ -86,6 +86,8 @@ class BankTable(DataTable):
         self._add(first)
         if position:
             self.move_cursor(row=position, animate=False, scroll=True)
+        elif position == 0 and self.cursor_row:
+            self.move_cursor(row=0, animate=False, scroll=True)
 
     def load_more(self, count: int = PAGE) -> int:
         """Append up to ``count`` of the rows not loaded yet; returns how many."""

@@ -1,4 +1,5 @@
-"""The labelling progress: mine (labelled by me), the queue left for me, the whole bank."""
+"""The labelling progress: mine (answered by me; a skip is not an answer), the queue left for
+me, the whole bank. Each bar counts what the text beside it says."""
 
 from __future__ import annotations
 
@@ -14,11 +15,20 @@ def progress_texts(p: Progress) -> dict[str, str]:
     labels = f"label{'s' if p.target > 1 else ''}"
     skipped = f" ({p.skipped} skipped)" if p.skipped else ""
     return {
-        "mine": f"{p.mine} labelled by you{skipped}, {p.queue_left} to go",
+        "mine": f"{p.mine} answered{skipped}, {p.queue_left} to go",  # the row is "mine"
         "queue": f"{p.queue_left} left for you (fewer than {p.target} {labels})",
         "bank": f"{p.complete} of {p.bank} open question{'s' if p.bank != 1 else ''} "
                 f"have {p.target} {labels}",
     }
+
+
+def bar_counts(p: Progress) -> tuple[tuple[int, int], tuple[int, int]]:
+    """(done, total) of the mine and bank bars (pure). Mine: my answers out of my answers, my
+    skips and what is left for me (a skipped question stays short of full). Bank: questions
+    at the target out of the scope's open questions. A total of 0 would make a bar pulse
+    forever: at least 1."""
+    return ((p.mine, max(p.mine + p.skipped + p.queue_left, 1)),
+            (min(p.complete, p.bank), max(p.bank, 1)))
 
 
 class LabelProgress(Vertical):
@@ -33,10 +43,9 @@ class LabelProgress(Vertical):
                 yield Label(id=f"progress-{row}", classes="progress-text")
 
     def show(self, p: Progress) -> None:
+        (mine_done, mine_total), (bank_done, bank_total) = bar_counts(p)
         for row, text in progress_texts(p).items():
             self.query_one(f"#progress-{row}", Label).update(text)
         # a total of 0 (or None) would make the bar pulse forever: at least 1
-        self.query_one("#progress-mine-bar", ProgressBar).update(
-            total=max(p.mine + p.skipped + p.queue_left, 1), progress=p.mine + p.skipped)
-        self.query_one("#progress-bank-bar", ProgressBar).update(
-            total=max(p.bank, 1), progress=min(p.complete, p.bank))
+        self.query_one("#progress-mine-bar", ProgressBar).update(total=mine_total, progress=mine_done)
+        self.query_one("#progress-bank-bar", ProgressBar).update(total=bank_total, progress=bank_done)

@@ -17,7 +17,7 @@ Layout = Callable[[int], "list[Line]"]
 
 class LinesView(Widget):
     DEFAULT_CSS = """
-    LinesView { height: auto; text-wrap: nowrap; text-overflow: clip; }
+    LinesView { height: auto; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     def __init__(self, layout: Layout | None = None, **kwargs) -> None:

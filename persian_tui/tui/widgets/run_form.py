@@ -5,9 +5,9 @@ The API key is never asked for: only the NAME of the environment variable holdin
 from __future__ import annotations
 
 import os
-from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
+from pydantic import ValidationError
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -15,11 +15,19 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
-from pydantic import ValidationError
-
 from ...runs import STATUS_SETS
-from ...specs import (SCORERS, SPECS, STRATEGIES, EmbedRunSpec, JudgeRunSpec, LLMRunSpec,
-                      ParaphraseRunSpec, check_env_name, field_errors)
+from ...specs import (
+    SCORERS,
+    SPECS,
+    STRATEGIES,
+    EmbedRunSpec,
+    JudgeRunSpec,
+    LLMRunSpec,
+    ParaphraseRunSpec,
+    check_env_name,
+    field_errors,
+)
+from .persian_input import FitInput
 
 Spec = LLMRunSpec | ParaphraseRunSpec | JudgeRunSpec | EmbedRunSpec
 KINDS = ("llm", "paraphrase", "judge", "embedding")
@@ -170,7 +178,7 @@ class RunForm(ModalScreen[None]):
 
     def _input(self, field: str, placeholder: str) -> Input:
         kind = "integer" if field in INTEGER_FIELDS else "number" if field == "temperature" else "text"
-        return Input(self.initial[field], placeholder=placeholder, id=field, type=kind,
+        return FitInput(self.initial[field], placeholder=placeholder, id=field, type=kind,
                      valid_empty=True, compact=True)
 
     def compose(self) -> ComposeResult:

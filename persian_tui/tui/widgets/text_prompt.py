@@ -50,8 +50,9 @@ class TextPrompt(ModalScreen[str | None]):
         preview = self.query_one("#prompt-preview", Static)
         show = self.mode == "app" and bidi.has_rtl(value)
         preview.display = show
-        if show:
-            preview.update(Content("→ " + bidi.display_line(value, 70, "app")))
+        if show:  # the box's width less the preview's padding and arrow; cut with "…"
+            room = self.query_one(".prompt-box").content_size.width - 4
+            preview.update(Content("→ " + bidi.display_line(value, room if room > 4 else 66, "app")))
 
     @on(Input.Submitted, "#prompt-input")
     def _submitted(self, event: Input.Submitted) -> None:
