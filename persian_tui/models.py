@@ -15,6 +15,22 @@ class Option:
     poet: str | None = None
 
 
+@dataclass(frozen=True)
+class SourceRef:
+    """One reference a question is known by: a source (file or book name) and the id the
+    question has there. ``file`` and ``created_at`` say where and when it was learnt; they do
+    not take part in equality (two references are the same when name and id are)."""
+
+    name: str | None
+    id: str | None
+    file: str | None = field(default=None, compare=False)
+    created_at: str | None = field(default=None, compare=False)
+
+    def label(self) -> str:
+        """How the reference is shown: `name #id`."""
+        return " ".join(p for p in (self.name, f"#{self.id}" if self.id is not None else None) if p)
+
+
 @dataclass
 class Question:
     uid: str
@@ -31,6 +47,16 @@ class Question:
     author: str | None = None
     created_at: str | None = None
     updated_at: str | None = None
+    # every reference (the first is source_name/source_id); filled when read from the store
+    sources: list[SourceRef] = field(default_factory=list)
+
+    def references(self) -> list[SourceRef]:
+        """The question's references, its own source first, each once."""
+        refs = list(dict.fromkeys(self.sources))
+        if self.source_name is not None or self.source_id is not None:
+            own = SourceRef(self.source_name, self.source_id)
+            refs = [next((r for r in refs if r == own), own), *(r for r in refs if r != own)]
+        return refs
 
     def problems(self) -> list[str]:
         """What makes this question invalid (empty list when it is fine)."""

@@ -172,8 +172,10 @@ def test_batched_writes_are_all_or_nothing(store, monkeypatch):
         pass
     assert store.counts().total == 0  # the committed batches were taken back
     monkeypatch.setattr(type(store), "_insert_rows", real)
-    assert store.add_new_questions(qs, batch=2) == [] and store.counts().total == 7
-    assert [u for u, why in store.add_new_questions(qs, batch=3)] == [q.uid for q in qs]  # unchanged
+    done = store.add_new_questions(qs, batch=2)
+    assert done.skipped == {} and done.written == [q.uid for q in qs] and store.counts().total == 7
+    again = store.add_new_questions(qs, batch=3)
+    assert again.written == [] and again.skipped == {q.uid: ("unchanged", q.uid) for q in qs}
 
 
 def test_a_question_with_a_couplet_twice_is_rejected_or_a_dirty_draft(tmp_path, capsys):

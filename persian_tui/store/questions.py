@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import time
 import sqlite3
-from typing import Iterable, Iterator
+from collections.abc import Iterable
 
 from ..bank import fingerprint, now, search_text
 from ..models import BankCounts, Option, Question, QuestionRow
 from ..text import DuplicateIndex, couplet_key, search_terms
+from .sources import source_rows
 
 _QUESTION_COLUMNS = (
     "uid, stem, key, status, explanation, category, poet, source_name, source_id, "
@@ -27,11 +27,9 @@ def _question(row: tuple, options: list[Option]) -> Question:
     )
 
 
-BATCH_PAUSE = 0.1  # seconds between two write batches of a large import (SQLite's busy wait polls)
-
-
-def _rows_of(q: Question) -> tuple[tuple, list[tuple]]:
-    """The question's row and option rows, normalized copies included (done outside the lock)."""
+def _rows_of(q: Question) -> tuple[tuple, list[tuple], list[tuple]]:
+    """The question's row, option rows (normalized copies included: done outside the lock) and
+    source reference rows."""
     stamp = now()
     q.created_at = q.created_at or stamp
     q.updated_at = q.updated_at or q.created_at
@@ -39,7 +37,7 @@ def _rows_of(q: Question) -> tuple[tuple, list[tuple]]:
                 q.source_id, json.dumps(q.tags, ensure_ascii=False), q.author, q.created_at,
                 q.updated_at, fingerprint(q), search_text(q))
     options = [(o.position, o.mesra1, o.mesra2, o.poet, couplet_key(o.mesra1, o.mesra2)) for o in q.options]
-    return question, options
+    return question, options, source_rows(q, stamp)
 
 
 class QuestionsRepo:
@@ -57,16 +55,17 @@ class QuestionsRepo:
             return
         self.conn.executemany(
             f"INSERT INTO questions ({_QUESTION_COLUMNS}, fingerprint, search_text) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [question for question, _ in rows])
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [row[0] for row in rows])
         ids: dict[str, int] = {}
-        uids = [question[0] for question, _ in rows]
+        uids = [row[0][0] for row in rows]
         for i in range(0, len(uids), 500):
             chunk = uids[i:i + 500]
             ids.update(self.conn.execute(
                 f"SELECT uid, id FROM questions WHERE uid IN ({','.join('?' * len(chunk))})", chunk))
         self.conn.executemany(
             "INSERT INTO options (question_id, position, mesra1, mesra2, poet, match_key) "
-            "VALUES (?, ?, ?, ?, ?, ?)", [(ids[question[0]], *o) for question, options in rows for o in options])
+            "VALUES (?, ?, ?, ?, ?, ?)", [(ids[q[0]], *o) for q, options, _ in rows for o in options])
+        self._insert_sources([(ids[q[0]], *r) for q, _, refs in rows for r in refs])
 
     def add_questions(self, questions: Iterable[Question], *, import_log: dict | None = None) -> int:
         """Insert questions (and the import's log row) in one transaction: all or nothing."""
@@ -78,76 +77,6 @@ class QuestionsRepo:
                 self._log_import(import_log)
         self.link_saved([q.uid for q in questions])  # corpus provenance (nothing without a corpus)
         return len(questions)
-
-    def add_new_questions(self, questions: Iterable[Question], *, import_log: dict | None = None,
-                          same_question: bool = True, batch: int = 5000) -> list[tuple[str, str]]:
-        """Insert the questions that are still new when the write lock is held: another process
-        may have stored the same uid or the same question (fingerprint) since the import was
-        planned (with ``same_question``: a stored question of the same fingerprint counts as
-        stored). Returns the ones skipped, as (uid, "unchanged" | "duplicate"); the import log
-        counts what was really written.
-
-        Rows are normalized before any lock, and written `batch` questions per transaction
-        (about half a second each), so other writers never wait long. A failure in a later
-        batch deletes what the earlier ones wrote: the import is all or nothing, except for a
-        process killed mid-way, which leaves whole questions that re-running the import
-        completes (uids are deterministic: those count as unchanged)."""
-        questions = list(questions)
-        rows = [_rows_of(q) for q in questions]
-        skipped: list[tuple[str, str]] = []
-        written: list[str] = []
-        try:
-            for start in range(0, max(len(rows), 1), batch):
-                if start:
-                    time.sleep(BATCH_PAUSE)  # a writer waiting for the lock gets it between batches
-                part = rows[start:start + batch]
-                last = start + batch >= len(rows)
-                with self.tx():
-                    uids = self._existing("uid", [r[0][0] for r in part])
-                    prints = self._existing("fingerprint", [r[0][-2] for r in part]) if same_question else set()
-                    keep = []
-                    for row in part:
-                        uid, fp = row[0][0], row[0][-2]
-                        if uid in uids:
-                            skipped.append((uid, "unchanged"))
-                        elif fp in prints:
-                            skipped.append((uid, "duplicate"))
-                        else:
-                            keep.append(row)  # copies inside one import were the planner's call
-                    self._insert_rows(keep)
-                    written += [r[0][0] for r in keep]
-                    if last and import_log is not None:
-                        counts = dict(import_log)
-                        counts["new"] = len(written)
-                        counts["unchanged"] += sum(r == "unchanged" for _, r in skipped)
-                        counts["duplicate"] += sum(r == "duplicate" for _, r in skipped)
-                        self._log_import(counts)
-        except BaseException:
-            for start in range(0, len(written), batch):  # undo the batches already committed
-                chunk = written[start:start + batch]
-                with self.tx():
-                    for i in range(0, len(chunk), 500):
-                        part = chunk[i:i + 500]
-                        self.conn.execute(f"DELETE FROM questions WHERE uid IN ({','.join('?' * len(part))})",
-                                          part)
-            raise
-        self.link_saved(written)  # corpus provenance
-        return skipped
-
-    def _existing(self, column: str, values: list[str]) -> set[str]:
-        found: set[str] = set()
-        for i in range(0, len(values), 500):
-            chunk = values[i:i + 500]
-            found |= {r[0] for r in self.conn.execute(
-                f"SELECT {column} FROM questions WHERE {column} IN ({','.join('?' * len(chunk))})", chunk)}
-        return found
-
-    def _log_import(self, log: dict) -> None:
-        self.conn.execute(
-            "INSERT INTO imports (path, sha256, format, source_name, new, unchanged, "
-            "duplicate, conflict, rejected, created_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
-            (log["path"], log["sha256"], log["format"], log.get("source_name"), log["new"],
-             log["unchanged"], log["duplicate"], log["conflict"], log["rejected"], now()))
 
     # ------------------------------------------------------------ reads
 
@@ -168,7 +97,13 @@ class QuestionsRepo:
             f"SELECT id, {_QUESTION_COLUMNS} FROM questions {where} ORDER BY {order}", params
         ).fetchall()
         options = self._options_for([r[0] for r in rows])
-        return [_question(r[1:], options[r[0]]) for r in rows]
+        sources = self._sources_for([r[0] for r in rows])
+        out = []
+        for r in rows:
+            q = _question(r[1:], options[r[0]])
+            q.sources = sources[r[0]]
+            out.append(q)
+        return out
 
     def get_question(self, uid: str) -> Question | None:
         found = self._questions("WHERE uid = ?", (uid,))
@@ -198,11 +133,9 @@ class QuestionsRepo:
                 found[q.uid] = q
         return found
 
-    def questions_by_source(self, source_name: str) -> dict[str, list[Question]]:
-        out: dict[str, list[Question]] = {}
-        for q in self._questions("WHERE source_name = ?", (source_name,), order="id"):
-            out.setdefault(q.source_id, []).append(q)
-        return out
+    def max_question_id(self) -> int:
+        """The newest question's row id: an import re-checks the questions stored after it."""
+        return self.conn.execute("SELECT COALESCE(MAX(id), 0) FROM questions").fetchone()[0]
 
     def uids(self) -> set[str]:
         return {r[0] for r in self.conn.execute("SELECT uid FROM questions")}
@@ -275,9 +208,3 @@ class QuestionsRepo:
         categories = [r[0] for r in self.conn.execute(
             "SELECT DISTINCT category FROM questions WHERE category IS NOT NULL ORDER BY category")]
         return BankCounts(sum(by_status.values()), by_status, categories)
-
-    def iter_imports(self) -> Iterator[dict]:
-        cur = self.conn.execute("SELECT * FROM imports ORDER BY id")
-        names = [d[0] for d in cur.description]
-        for row in cur:
-            yield dict(zip(names, row))
