@@ -231,7 +231,8 @@ def test_seed_files_in_any_order_match_the_same_answers(tmp_path, seed):
         assert kept == 44 * 31 and ambiguous == 62 + 31  # 6 answered twice; 105 names two questions
 
 
-@pytest.mark.parametrize("order", [("bench", "full", "sample"), ("sample", "full", "bench"), ("full", "bench", "sample")])
+@pytest.mark.parametrize("order", [("bench", "full", "sample"), ("sample", "full", "bench"),
+                                   ("full", "bench", "sample")])
 def test_imports_planned_at_once_then_written_end_as_one_import(tmp_path, order):
     """The race made deterministic: every file planned against the empty bank, then written in
     turn; each write re-checks the questions stored since its plan (exact and near copies)."""

@@ -446,3 +446,19 @@ async def test_bank_says_loading_until_the_first_fill(bank_db):
         assert bank.loaded_at is None and "loading bank.db" in str(bank.query_one("#status-line").render())
         await loaded(pilot)
         assert "4 questions" in str(bank.query_one("#status-line").render())
+
+
+async def test_detail_pane_lists_every_source_reference(bank_db):
+    from persian_tui.models import SourceRef
+
+    with Store(bank_db) as store:
+        done = store.add_new_questions([], links=[("q-arabic", SourceRef("bench", "12")),
+                                                  ("q-arabic", SourceRef("exam-1401", "7"))])
+        assert done.links == ["linked", "linked"]
+    app = make_app(bank_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        await pilot.press("down")  # q-arabic
+        await pilot.pause()
+        words = " ".join(" ".join(detail_text(app)).split())  # the list wraps in the pane
+        assert "sources fixture #12; bench #12; exam-1401 #7" in words
