@@ -253,7 +253,9 @@ def test_export_carries_provenance_and_reimports(corpus, tmp_path):
     out = tmp_path / "bank.jsonl"
     export_jsonl(corpus, out)
     rec = json.loads(out.read_text())
-    assert rec["schema_version"] == 2
+    from persian_tui.io.jsonl import SCHEMA_VERSION as JSONL_VERSION
+
+    assert rec["schema_version"] == JSONL_VERSION
     assert rec["options"][0]["corpus"] == {
         "poem": "/hafez/ghazal/sh1", "couplet": 0, "poet": "حافظ",
         "metre": "مفاعیلن مفاعیلن مفاعیلن مفاعیلن (هزج مثمن سالم)", "method": "exact", "score": 100.0}

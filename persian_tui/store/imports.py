@@ -8,9 +8,12 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
+import sqlite_utils
+
 from ..bank import now
 from ..models import Question, SourceRef
 from ..text import DuplicateIndex
+from .questions import Prepared, _rows_of
 
 BATCH_PAUSE = 0.1  # seconds between two write batches of a large import (SQLite's busy wait polls)
 
@@ -27,13 +30,13 @@ class ImportResult:
     links: list[str] = field(default_factory=list)
 
 
-def _ref(row: tuple) -> SourceRef:
-    name, sid, file, created = row
-    return SourceRef(name, sid, file, created)
+def _ref(row: dict) -> SourceRef:
+    return SourceRef(row["source_name"], row["source_id"], row["file"], row["created_at"])
 
 
 class ImportsRepo:
     conn: sqlite3.Connection
+    db: sqlite_utils.Database
 
     def add_new_questions(self, questions: Iterable[Question], *, links: Iterable[tuple[str, SourceRef]] = (),
                           log: Callable[[ImportResult], dict] | None = None, same_question: bool = True,
@@ -50,7 +53,6 @@ class ImportsRepo:
         other writers never wait long. A failure in a later batch takes back what the earlier
         ones wrote (all or nothing), except for a process killed mid-way, which leaves whole
         questions that re-running the import completes (uids are deterministic)."""
-        from .questions import _rows_of
 
         questions = list(questions)
         links = list(links)
@@ -66,7 +68,7 @@ class ImportsRepo:
                 with self.tx():
                     keep = self._still_new(part, result, added_refs, same_question, since, near, stamp)
                     self._insert_rows(keep)
-                    result.written += [r[0][0] for r in keep]
+                    result.written += [p.uid for p in keep]
                     if start + batch >= len(rows):  # the last batch: links, then the log row
                         self._link_planned(links, result, added_refs, stamp)
                         if log is not None:
@@ -77,19 +79,19 @@ class ImportsRepo:
         self.link_saved(result.written)  # corpus provenance
         return result
 
-    def _still_new(self, part: list[tuple], result: ImportResult, added_refs: list, same_question: bool,
-                   since: int | None, near: float | None, stamp: str) -> list[tuple]:
+    def _still_new(self, part: list[Prepared], result: ImportResult, added_refs: list, same_question: bool,
+                   since: int | None, near: float | None, stamp: str) -> list[Prepared]:
         ours = set(result.written)
-        uids = self._existing("uid", [r[0][0] for r in part])
+        uids = self._existing("uid", [p.uid for p in part])
         prints: dict[str, str] = {}
         fresh = DuplicateIndex()
         if same_question:
-            prints = self._fingerprint_owners([r[0][-2] for r in part], ours)
+            prints = self._fingerprint_owners([p.fingerprint for p in part], ours)
             if near is not None and since is not None:
                 fresh = self._index_after(since, ours)
         keep = []
         for row in part:
-            uid, fp = row[0][0], row[0][-2]
+            uid, fp = row.uid, row.fingerprint
             target = None
             if uid in uids:
                 result.skipped[uid] = ("unchanged", uid)
@@ -97,14 +99,14 @@ class ImportsRepo:
             if fp in prints:
                 target = prints[fp]
             elif len(fresh):
-                match = fresh.query([o[-1] for o in sorted(row[1])], min_score=near)
+                match = fresh.query(row.keys, min_score=near)
                 target = match[0].uid if match and match[0].score >= near else None
             if target is None:
                 keep.append(row)
                 continue
             qid = self._qid(target)
-            added = [self._add_source(qid, _ref(r), stamp) for r in row[2]]
-            added_refs += [(qid, r[0], r[1]) for r, a in zip(row[2], added) if a]
+            added = [self._add_source(qid, _ref(r), stamp) for r in row.sources]
+            added_refs += [(qid, r["source_name"], r["source_id"]) for r, a in zip(row.sources, added) if a]
             result.skipped[uid] = ("linked" if any(added) else "unchanged", target)
         return keep
 
@@ -171,14 +173,10 @@ class ImportsRepo:
         return index
 
     def _log_import(self, log: dict) -> None:
-        self.conn.execute(
-            "INSERT INTO imports (path, sha256, format, source_name, new, unchanged, "
-            "duplicate, conflict, rejected, linked, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-            (log["path"], log["sha256"], log["format"], log.get("source_name"), log["new"],
-             log["unchanged"], log["duplicate"], log["conflict"], log["rejected"], log.get("linked", 0), now()))
+        columns = ("path", "sha256", "format", "source_name", "new", "linked", "unchanged", "duplicate",
+                   "conflict", "rejected")
+        self.db["imports"].insert({**{c: log.get(c, 0) for c in columns}, "source_name": log.get("source_name"),
+                                   "created_at": now()})
 
     def iter_imports(self) -> Iterator[dict]:
-        cur = self.conn.execute("SELECT * FROM imports ORDER BY id")
-        names = [d[0] for d in cur.description]
-        for row in cur:
-            yield dict(zip(names, row))
+        yield from self.db["imports"].rows_where(order_by="id")

@@ -5,67 +5,83 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable
+from dataclasses import dataclass
+
+import sqlite_utils
 
 from ..bank import fingerprint, now, search_text
 from ..models import BankCounts, Option, Question, QuestionRow
 from ..text import DuplicateIndex, couplet_key, search_terms
 from .sources import source_rows
 
-_QUESTION_COLUMNS = (
-    "uid, stem, key, status, explanation, category, poet, source_name, source_id, "
-    "tags, author, created_at, updated_at"
-)
+_FIELDS = ("uid", "stem", "key", "status", "explanation", "category", "poet", "source_name", "source_id",
+           "tags", "author", "created_at", "updated_at")
+_QUESTION_COLUMNS = ", ".join(_FIELDS)
 
 
-def _question(row: tuple, options: list[Option]) -> Question:
-    (uid, stem, key, status, explanation, category, poet, source_name, source_id,
-     tags, author, created_at, updated_at) = row
-    return Question(
-        uid=uid, options=options, stem=stem, key=key, status=status, explanation=explanation,
-        category=category, poet=poet, source_name=source_name, source_id=source_id,
-        tags=json.loads(tags), author=author, created_at=created_at, updated_at=updated_at,
-    )
+def _question(row: dict, options: list[Option]) -> Question:
+    """A Question from its row (a dict by column name)."""
+    return Question(**{**row, "tags": json.loads(row["tags"])}, options=options)
 
 
-def _rows_of(q: Question) -> tuple[tuple, list[tuple], list[tuple]]:
-    """The question's row, option rows (normalized copies included: done outside the lock) and
-    source reference rows."""
+@dataclass
+class Prepared:
+    """A question's rows, as dicts by column name, with the normalized copies computed (done
+    before any lock is taken)."""
+
+    row: dict  # questions
+    options: list[dict]
+    sources: list[dict]  # question_sources, without question_id
+
+    @property
+    def uid(self) -> str:
+        return self.row["uid"]
+
+    @property
+    def fingerprint(self) -> str:
+        return self.row["fingerprint"]
+
+    @property
+    def keys(self) -> list[str]:
+        """The options' match keys in position order (what DuplicateIndex compares)."""
+        return [o["match_key"] for o in sorted(self.options, key=lambda o: o["position"])]
+
+
+def _rows_of(q: Question) -> Prepared:
     stamp = now()
     q.created_at = q.created_at or stamp
     q.updated_at = q.updated_at or q.created_at
-    question = (q.uid, q.stem, q.key, q.status, q.explanation, q.category, q.poet, q.source_name,
-                q.source_id, json.dumps(q.tags, ensure_ascii=False), q.author, q.created_at,
-                q.updated_at, fingerprint(q), search_text(q))
-    options = [(o.position, o.mesra1, o.mesra2, o.poet, couplet_key(o.mesra1, o.mesra2)) for o in q.options]
-    return question, options, source_rows(q, stamp)
+    row = {f: getattr(q, f) for f in _FIELDS}
+    row.update(tags=json.dumps(q.tags, ensure_ascii=False), fingerprint=fingerprint(q), search_text=search_text(q))
+    options = [{"position": o.position, "mesra1": o.mesra1, "mesra2": o.mesra2, "poet": o.poet,
+                "match_key": couplet_key(o.mesra1, o.mesra2)} for o in q.options]
+    return Prepared(row, options, source_rows(q, stamp))
 
 
 class QuestionsRepo:
     conn: sqlite3.Connection
+    db: sqlite_utils.Database
 
     # ------------------------------------------------------------ writes
 
     def _insert_question(self, q: Question) -> None:
         self._insert_rows([_rows_of(q)])
 
-    def _insert_rows(self, rows: list[tuple]) -> None:
+    def _insert_rows(self, rows: list[Prepared]) -> None:
         """Insert prepared rows (see _rows_of): no normalization inside the transaction, and
-        bulk statements (executemany) so a large import holds the write lock briefly."""
+        bulk inserts so a large import holds the write lock briefly. Call inside a transaction
+        (sqlite-utils nests its own as a savepoint)."""
         if not rows:
             return
-        self.conn.executemany(
-            f"INSERT INTO questions ({_QUESTION_COLUMNS}, fingerprint, search_text) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [row[0] for row in rows])
+        self.db["questions"].insert_all([p.row for p in rows])
         ids: dict[str, int] = {}
-        uids = [row[0][0] for row in rows]
+        uids = [p.uid for p in rows]
         for i in range(0, len(uids), 500):
             chunk = uids[i:i + 500]
             ids.update(self.conn.execute(
                 f"SELECT uid, id FROM questions WHERE uid IN ({','.join('?' * len(chunk))})", chunk))
-        self.conn.executemany(
-            "INSERT INTO options (question_id, position, mesra1, mesra2, poet, match_key) "
-            "VALUES (?, ?, ?, ?, ?, ?)", [(ids[q[0]], *o) for q, options, _ in rows for o in options])
-        self._insert_sources([(ids[q[0]], *r) for q, _, refs in rows for r in refs])
+        self.db["options"].insert_all([{"question_id": ids[p.uid], **o} for p in rows for o in p.options])
+        self._insert_sources([{"question_id": ids[p.uid], **r} for p in rows for r in p.sources])
 
     def add_questions(self, questions: Iterable[Question], *, import_log: dict | None = None) -> int:
         """Insert questions (and the import's log row) in one transaction: all or nothing."""
@@ -93,15 +109,14 @@ class QuestionsRepo:
         return out
 
     def _questions(self, where: str = "", params: tuple = (), order: str = "uid") -> list[Question]:
-        rows = self.conn.execute(
-            f"SELECT id, {_QUESTION_COLUMNS} FROM questions {where} ORDER BY {order}", params
-        ).fetchall()
-        options = self._options_for([r[0] for r in rows])
-        sources = self._sources_for([r[0] for r in rows])
+        rows = list(self.db.query(f"SELECT id, {_QUESTION_COLUMNS} FROM questions {where} ORDER BY {order}",
+                                  params))
+        ids = [r.pop("id") for r in rows]
+        options, sources = self._options_for(ids), self._sources_for(ids)
         out = []
-        for r in rows:
-            q = _question(r[1:], options[r[0]])
-            q.sources = sources[r[0]]
+        for qid, row in zip(ids, rows):
+            q = _question(row, options[qid])
+            q.sources = sources[qid]
             out.append(q)
         return out
 

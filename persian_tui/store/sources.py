@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import sqlite3
 
-from ..models import Question, SourceRef
+import sqlite_utils
 
-_INSERT = ("INSERT OR IGNORE INTO question_sources (question_id, source_name, source_id, file, created_at) "
-           "VALUES (?, ?, ?, ?, ?)")
+from ..models import Question, SourceRef
 
 
 def clean_ref(ref: SourceRef) -> SourceRef | None:
@@ -21,39 +20,45 @@ def clean_ref(ref: SourceRef) -> SourceRef | None:
     return SourceRef(name, sid, ref.file, ref.created_at)
 
 
-def source_rows(q: Question, stamp: str) -> list[tuple]:
-    """(name, id, file, created_at) of each reference of a question about to be inserted."""
-    refs = [clean_ref(r) for r in q.references()]
-    return [(r.name, r.id, r.file, r.created_at or stamp) for r in refs if r is not None]
+def source_row(ref: SourceRef, stamp: str) -> dict | None:
+    """The question_sources row of a reference (without question_id); None for an empty one."""
+    ref = clean_ref(ref)
+    if ref is None:
+        return None
+    return {"source_name": ref.name, "source_id": ref.id, "file": ref.file, "created_at": ref.created_at or stamp}
+
+
+def source_rows(q: Question, stamp: str) -> list[dict]:
+    """The rows of each reference of a question about to be inserted."""
+    return [row for row in (source_row(r, stamp) for r in q.references()) if row is not None]
 
 
 class SourcesRepo:
     conn: sqlite3.Connection
+    db: sqlite_utils.Database
 
-    def _insert_sources(self, rows: list[tuple]) -> int:
-        """Rows of (question id, name, id, file, created_at); one already there is left alone.
-        Returns how many were added. Call inside a transaction."""
+    def _insert_sources(self, rows: list[dict]) -> int:
+        """Insert question_sources rows; one already there (same question, name and id) is
+        left alone. Returns how many were added. Call inside a transaction."""
         before = self.conn.total_changes
-        self.conn.executemany(_INSERT, rows)
+        if rows:
+            self.db["question_sources"].insert_all(rows, ignore=True)
         return self.conn.total_changes - before
 
     def _add_source(self, question_id: int, ref: SourceRef, stamp: str) -> bool:
         """Link one reference to a question (inside a transaction); False when it was there."""
-        ref = clean_ref(ref)
-        if ref is None:
-            return False
-        cur = self.conn.execute(_INSERT, (question_id, ref.name, ref.id, ref.file, ref.created_at or stamp))
-        return cur.rowcount == 1
+        row = source_row(ref, stamp)
+        return row is not None and self._insert_sources([{"question_id": question_id, **row}]) == 1
 
     def _sources_for(self, ids: list[int]) -> dict[int, list[SourceRef]]:
         out: dict[int, list[SourceRef]] = {i: [] for i in ids}
         for start in range(0, len(ids), 500):
             chunk = ids[start:start + 500]
-            for qid, name, sid, file, created in self.conn.execute(
-                "SELECT question_id, source_name, source_id, file, created_at FROM question_sources "
+            for r in self.db.query(
+                "SELECT question_id, source_name AS name, source_id AS id, file, created_at FROM question_sources "
                 f"WHERE question_id IN ({','.join('?' * len(chunk))}) ORDER BY id", chunk
             ):
-                out[qid].append(SourceRef(name, sid, file, created))
+                out[r.pop("question_id")].append(SourceRef(**r))
         return out
 
     def _replace_own_source(self, question_id: int, old: SourceRef, new: SourceRef, stamp: str) -> None:
