@@ -5,6 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 STATUSES = ("draft", "ready", "curated", "retired")
+# longest texts a question may hold, in characters (the longest classical hemistich is under 100;
+# the limits keep a pasted book or a hostile file out of the duplicate search and the screen)
+MAX_HEMISTICH = 400
+MAX_STEM = 2_000
+MAX_TEXT = 20_000  # explanation
 
 
 @dataclass
@@ -72,6 +77,13 @@ class Question:
                 out.append(f"option {o.position} is empty")
             elif empty:
                 out.append(f"option {o.position}: empty {empty[0]} hemistich")
+            for n, h in (("first", o.mesra1), ("second", o.mesra2)):
+                if len(h or "") > MAX_HEMISTICH:
+                    out.append(f"option {o.position}: {n} hemistich is {len(h):,} characters long "
+                               f"(at most {MAX_HEMISTICH})")
+        for name, text, limit in (("stem", self.stem, MAX_STEM), ("explanation", self.explanation, MAX_TEXT)):
+            if len(text or "") > limit:
+                out.append(f"{name} is {len(text):,} characters long (at most {limit:,})")
         if self.key is not None and self.key not in (1, 2, 3, 4):
             out.append(f"key {self.key} out of range 1..4")
         if self.status not in STATUSES:

@@ -14,6 +14,7 @@ Invalid records are `rejected`: by default one rejected record aborts the whole 
 from __future__ import annotations
 
 import hashlib
+import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +25,7 @@ from ..store import Store
 from ..store.imports import ImportResult
 from . import jsonl
 from .errors import InputError
-from .records import Record, read_json, read_keys, read_text
+from .records import Record, is_text, parse_json, read_json, read_keys, read_text, shown_path
 from .seed import read_benchmark, read_book, read_exp1
 
 FORMATS = ("benchmark", "exp1", "book", "jsonl")
@@ -83,8 +84,6 @@ def detect_format(path: Path, data: object) -> str:
 
 
 def read_jsonl(path: Path) -> list[Record]:
-    import json
-
     lines = read_text(path).split("\n")  # only \n ends a record: U+2028 and friends are text
 
     records = []
@@ -94,7 +93,7 @@ def read_jsonl(path: Path) -> list[Record]:
         rec = Record(where=f"line {n}")
         records.append(rec)
         try:
-            q = jsonl.from_record(json.loads(line))
+            q = jsonl.from_record(parse_json(line))
         except json.JSONDecodeError as e:
             rec.error = f"malformed JSON at column {e.colno}: {e.msg}"
             continue
@@ -122,7 +121,9 @@ def read_file(path: Path, fmt: str | None, answers: Path | None, source: str | N
     fmt = fmt or detect_format(path, data)
     if fmt == "jsonl":
         raise InputError(f"{path}: JSONL files hold one JSON object per line")
-    source = source or path.stem
+    if source is not None and not is_text(source):
+        raise InputError("--source is not valid UTF-8 text")
+    source = source or shown_path(path.stem)
     keys = read_keys(answers) if answers else None
     if fmt == "benchmark":
         return fmt, source, read_benchmark(data, path, source)
@@ -176,7 +177,7 @@ def plan_import(store: Store, path: str | Path, *, fmt: str | None = None,
     plan.since = store.max_question_id()  # read first: anything stored later is re-checked on write
     for rec in records:
         if rec.question is not None:  # where each reference was learnt
-            rec.question.sources = [SourceRef(r.name, r.id, str(path)) for r in rec.question.references()]
+            rec.question.sources = [SourceRef(r.name, r.id, shown_path(path)) for r in rec.question.references()]
     _ambiguous_keys(records, plan)
     _Planner(store, plan, allow_duplicates, allow_dirty).run(records)
     return plan
@@ -347,7 +348,7 @@ def apply_import(store: Store, plan: ImportPlan, *, skip_invalid: bool = False) 
     links = [(d.target, ref) for d in plan.of("linked") for ref in d.refs]
 
     def log(result: ImportResult) -> dict:
-        return {"path": str(plan.path), "sha256": plan.sha256, "format": plan.format,
+        return {"path": shown_path(plan.path), "sha256": plan.sha256, "format": plan.format,
                 "source_name": plan.source_name, **_count(o for _, o, _, _ in _final(plan, result))}
 
     result = store.add_new_questions(new, links=links, log=log, same_question=not plan.allow_duplicates,

@@ -3,8 +3,6 @@ annotator, question (uid, or source id with optional source), answer, confidence
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,7 +10,7 @@ from pathlib import Path
 from ..models import CONFIDENCES, Label
 from ..store import Store
 from .errors import InputError
-from .records import read_text
+from .records import parse_json, read_csv, read_text
 from .references import References
 
 _DIGITS = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩", "01234567890123456789")
@@ -38,16 +36,19 @@ def _rows(path: Path) -> list[tuple[int, dict]]:
             if not line.strip():
                 continue
             try:
-                obj = json.loads(line)
+                obj = parse_json(line)
             except json.JSONDecodeError as e:
                 rows.append((n, {"__error__": f"malformed JSON at column {e.colno}: {e.msg}"}))
                 continue
+            except ValueError as e:
+                rows.append((n, {"__error__": str(e)}))
+                continue
             rows.append((n, obj if isinstance(obj, dict) else {"__error__": "not a JSON object"}))
         return rows
-    reader = csv.DictReader(io.StringIO(text))
-    if not reader.fieldnames or "annotator" not in reader.fieldnames or "answer" not in reader.fieldnames:
+    header, rows = read_csv(path, text)
+    if "annotator" not in header or "answer" not in header:
         raise InputError(f"{path}: a labels CSV needs a header with annotator, answer and uid or source_id")
-    return [(n, row) for n, row in enumerate(reader, 2)]
+    return rows
 
 
 def _answer(value: object) -> tuple[int | None, bool]:

@@ -9,9 +9,7 @@ never guessed. Answer cells are read by the one answer parser
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +18,7 @@ from ..eval.parse import parse_answer
 from ..models import Prediction
 from ..store import Store
 from .errors import InputError
+from .records import read_csv
 from .references import References
 
 ID_COLUMNS = ("question_id", "question_number")
@@ -46,8 +45,7 @@ def import_predictions(store: Store, path: str | Path, *, source: str | None = N
         raise InputError(f"{path}: no such file") from None
     except UnicodeDecodeError as e:
         raise InputError(f"{path}: not UTF-8 text (byte {e.start})") from None
-    reader = csv.DictReader(io.StringIO(text))
-    columns = reader.fieldnames or []
+    columns, rows = read_csv(path, text)
     id_column = next((c for c in ID_COLUMNS if c in columns), None)
     if "model_name" not in columns or "model_answer" not in columns or id_column is None:
         raise InputError(f"{path}: expected columns model_name, question_id (or question_number) "
@@ -55,7 +53,6 @@ def import_predictions(store: Store, path: str | Path, *, source: str | None = N
     refs = References(store, source)  # through any of a question's references
     result = PredictionImport(path)
     by_model: dict[str, list[Prediction]] = defaultdict(list)
-    rows = list(enumerate(reader, 2))
     answers: dict[tuple[str, str], int] = defaultdict(int)
     for n, row in rows:
         model = (row.get("model_name") or "").strip()
