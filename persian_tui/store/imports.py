@@ -30,6 +30,15 @@ class ImportResult:
     links: list[str] = field(default_factory=list)
 
 
+class _Others:
+    """The questions other processes stored after an import was planned (row id above ``seen``),
+    as a near-duplicate index the import's write batches re-check against."""
+
+    def __init__(self, since: int):
+        self.index = DuplicateIndex()
+        self.seen = since
+
+
 def _ref(row: dict) -> SourceRef:
     return SourceRef(row["source_name"], row["source_id"], row["file"], row["created_at"])
 
@@ -60,14 +69,17 @@ class ImportsRepo:
         result = ImportResult()
         added_refs: list[tuple[int, str | None, str | None]] = []
         stamp = now()
+        others = _Others(since) if same_question and near is not None and since is not None else None
         try:
             for start in range(0, max(len(rows), 1), batch):
                 if start:
                     time.sleep(BATCH_PAUSE)  # a writer waiting for the lock gets it between batches
                 part = rows[start:start + batch]
                 with self.tx():
-                    keep = self._still_new(part, result, added_refs, same_question, since, near, stamp)
+                    keep = self._still_new(part, result, added_refs, same_question, others, near, stamp)
                     self._insert_rows(keep)
+                    if others is not None:  # everything up to here is ours or was looked at
+                        others.seen = self.max_question_id()
                     result.written += [p.uid for p in keep]
                     if start + batch >= len(rows):  # the last batch: links, then the log row
                         self._link_planned(links, result, added_refs, stamp)
@@ -80,15 +92,16 @@ class ImportsRepo:
         return result
 
     def _still_new(self, part: list[Prepared], result: ImportResult, added_refs: list, same_question: bool,
-                   since: int | None, near: float | None, stamp: str) -> list[Prepared]:
+                   others: _Others | None, near: float | None, stamp: str) -> list[Prepared]:
         ours = set(result.written)
         uids = self._existing("uid", [p.uid for p in part])
         prints: dict[str, str] = {}
         fresh = DuplicateIndex()
         if same_question:
             prints = self._fingerprint_owners([p.fingerprint for p in part], ours)
-            if near is not None and since is not None:
-                fresh = self._index_after(since, ours)
+        if others is not None:
+            self._look_at_others(others, ours)
+            fresh = others.index
         keep = []
         for row in part:
             uid, fp = row.uid, row.fingerprint
@@ -158,19 +171,18 @@ class ImportsRepo:
                     out.setdefault(fp, uid)
         return out
 
-    def _index_after(self, since: int, ours: set[str]) -> DuplicateIndex:
-        """A duplicate index of the questions stored after row id ``since`` by others."""
+    def _look_at_others(self, others: _Others, ours: set[str]) -> None:
+        """Add the questions stored after row id ``others.seen`` (by other processes: this
+        import's own are passed over) to ``others.index``. Each batch reads only what is new."""
         keys: dict[str, list[str]] = {}
         for uid, key in self.conn.execute(
             "SELECT q.uid, o.match_key FROM questions q JOIN options o ON o.question_id = q.id "
-            "WHERE q.id > ? ORDER BY q.id, o.position", (since,)
+            "WHERE q.id > ? ORDER BY q.id, o.position", (others.seen,)
         ):
             if uid not in ours:
                 keys.setdefault(uid, []).append(key)
-        index = DuplicateIndex()
         for uid, ks in keys.items():
-            index.add(uid, ks)
-        return index
+            others.index.add(uid, ks)
 
     def _log_import(self, log: dict) -> None:
         columns = ("path", "sha256", "format", "source_name", "new", "linked", "unchanged", "duplicate",

@@ -40,9 +40,10 @@ class SourcesRepo:
     def _insert_sources(self, rows: list[dict]) -> int:
         """Insert question_sources rows; one already there (same question, name and id) is
         left alone. Returns how many were added. Call inside a transaction."""
+        from .questions import insert_many
+
         before = self.conn.total_changes
-        if rows:
-            self.db["question_sources"].insert_all(rows, ignore=True)
+        insert_many(self.conn, "question_sources", rows, ignore=True)
         return self.conn.total_changes - before
 
     def _add_source(self, question_id: int, ref: SourceRef, stamp: str) -> bool:
