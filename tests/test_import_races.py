@@ -60,6 +60,10 @@ def test_four_processes_import_one_file_under_different_sources(tmp_path):
         assert store.counts().total == 60  # not 240: the same questions under four names
         imports = list(store.iter_imports())
         assert sum(i["new"] for i in imports) == 60  # the log tells the truth
+        # and each question keeps the four references (s0..s3, its id), whoever stored it
+        assert sum(i["linked"] for i in imports) == 180 and store.source_counts() == (240, 60, 60)
+        q = store.questions_by_source("s3")["7"][0]
+        assert sorted((r.name, r.id) for r in q.references()) == [(f"s{i}", "7") for i in range(4)]
 
 
 def test_three_processes_import_one_jsonl_without_crashing(tmp_path):
