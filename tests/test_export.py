@@ -85,4 +85,5 @@ def test_jsonl_copy_of_a_bank_question_is_reported(store, tmp_path):
     export_jsonl(store, out, status="curated")
     out.write_text(out.read_text("utf-8").replace('"q-c"', '"q-z"'), "utf-8")
     plan = plan_import(store, out)
-    assert plan.counts["linked"] == 1 and "same question as q-" in plan.of("linked")[0].reason
+    # q-c has no source: nothing to link, so the copy is reported as a duplicate
+    assert plan.counts["duplicate"] == 1 and "same question as q-" in plan.of("duplicate")[0].reason

@@ -250,3 +250,14 @@ def test_imports_planned_at_once_then_written_end_as_one_import(tmp_path, order)
         import_all(one, order)
         assert got == (classes(one), one.conn.execute("SELECT COUNT(*) FROM question_sources").fetchone()[0])
     assert log == got[1] - 15 and raced
+
+
+def test_a_copy_without_any_reference_is_a_duplicate(store, tmp_path):
+    """A JSONL copy of a bank question under another uid and with no source: nothing to link."""
+    store.add_questions([make_question("q-1", source_name="a", source_id="1")])
+    export_jsonl(store, tmp_path / "x.jsonl")
+    record = json.loads((tmp_path / "x.jsonl").read_text("utf-8"))
+    (tmp_path / "y.jsonl").write_text(json.dumps({**record, "uid": "q-2", "sources": []}) + "\n", "utf-8")
+    plan = run_import(store, tmp_path / "y.jsonl")
+    assert plan.counts["duplicate"] == 1 and plan.of("duplicate")[0].target == "q-1"
+    assert store.counts().total == 1 and store.get_question("q-1").references() == [SourceRef("a", "1")]

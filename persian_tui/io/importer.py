@@ -180,6 +180,9 @@ class _Planner:
                                              f"as {uids} with different content; not overwritten")
             return
         target, reason = self._repeats(rec, fp, matches)
+        if target and not self.allow_duplicates and not q.references():  # nothing to link: reported
+            self.decide(rec, "duplicate", reason, target=target)
+            return
         if target and not self.allow_duplicates:
             self.decide(rec, "linked", reason + self._key_note(q, target), target=target,
                         refs=q.references())
@@ -249,7 +252,7 @@ def _final(plan: ImportPlan, result: ImportResult) -> list[tuple[Decision, str, 
         outcome, reason, target = d.outcome, d.reason, d.target
         if d.outcome == "new" and d.record.question.uid in result.skipped:
             outcome, target = result.skipped[d.record.question.uid]
-            reason = ("stored meanwhile by another import" if outcome == "unchanged" and target == d.record.question.uid
+            reason = ("stored meanwhile by another import" if target == d.record.question.uid
                       else f"same question as {target}, stored meanwhile by another import")
         elif d.outcome == "linked":
             done = [next(links) for _ in d.refs]

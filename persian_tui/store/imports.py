@@ -20,8 +20,9 @@ BATCH_PAUSE = 0.1  # seconds between two write batches of a large import (SQLite
 
 @dataclass
 class ImportResult:
-    """What the write really did. ``skipped``: planned-new uid -> ("unchanged" | "linked", the
-    stored uid it matched), for questions another process stored meanwhile. ``links``: per
+    """What the write really did. ``skipped``: planned-new uid -> ("unchanged" | "linked" |
+    "duplicate" (it has no reference to link), the stored uid it matched), for questions
+    another process stored meanwhile. ``links``: per
     planned link, "linked" (reference added), "unchanged" (it was there) or "missing" (its
     question is gone)."""
 
@@ -120,7 +121,7 @@ class ImportsRepo:
             qid = self._qid(target)
             added = [self._add_source(qid, _ref(r), stamp) for r in row.sources]
             added_refs += [(qid, r["source_name"], r["source_id"]) for r, a in zip(row.sources, added) if a]
-            result.skipped[uid] = ("linked" if any(added) else "unchanged", target)
+            result.skipped[uid] = ("linked" if any(added) else "unchanged" if row.sources else "duplicate", target)
         return keep
 
     def _link_planned(self, links: list[tuple[str, SourceRef]], result: ImportResult, added_refs: list,
