@@ -57,6 +57,9 @@ class Question:
 
     def references(self) -> list[SourceRef]:
         """The question's references, its own source first, each once."""
+        if not self.sources:  # the common case, kept cheap (called per question on import)
+            own = self.source_name is not None or self.source_id is not None
+            return [SourceRef(self.source_name, self.source_id)] if own else []
         refs = list(dict.fromkeys(self.sources))
         if self.source_name is not None or self.source_id is not None:
             own = SourceRef(self.source_name, self.source_id)

@@ -6,6 +6,7 @@ import json
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
+from operator import itemgetter
 
 import sqlite_utils
 
@@ -47,15 +48,21 @@ class Prepared:
         return [o["match_key"] for o in sorted(self.options, key=lambda o: o["position"])]
 
 
-def insert_many(conn: sqlite3.Connection, table: str, rows: list[dict], *, ignore: bool = False) -> None:
-    """Insert rows given as dicts by column name with one executemany (call inside a
-    transaction). sqlite-utils' insert_all does the same but measured 1.5-2x slower, which
-    matters inside the write lock (bench/bench_inserts.py)."""
+def insert_many(conn: sqlite3.Connection, table: str, rows: list[dict], *, ignore: bool = False,
+                question_ids: list[int] | None = None) -> None:
+    """Insert rows given as dicts by column name (each row's ``question_id`` from
+    ``question_ids`` when given) with one executemany; call inside a transaction.
+    sqlite-utils' insert_all does the same but measured 1.3-2x slower, which matters inside the
+    write lock (bench/bench_inserts.py)."""
     if not rows:
         return
     columns = list(rows[0])
+    values = map(itemgetter(*columns), rows) if len(columns) > 1 else ((r[columns[0]],) for r in rows)
+    if question_ids is not None:
+        columns = ["question_id", *columns]
+        values = ((qid, *v) for qid, v in zip(question_ids, values))
     conn.executemany(f"INSERT {'OR IGNORE ' if ignore else ''}INTO {table} ({', '.join(columns)}) "
-                     f"VALUES ({', '.join('?' * len(columns))})", [tuple(r[c] for c in columns) for r in rows])
+                     f"VALUES ({', '.join('?' * len(columns))})", values)
 
 
 def _rows_of(q: Question) -> Prepared:
@@ -90,8 +97,9 @@ class QuestionsRepo:
             chunk = uids[i:i + 500]
             ids.update(self.conn.execute(
                 f"SELECT uid, id FROM questions WHERE uid IN ({','.join('?' * len(chunk))})", chunk))
-        insert_many(self.conn, "options", [{"question_id": ids[p.uid], **o} for p in rows for o in p.options])
-        self._insert_sources([{"question_id": ids[p.uid], **r} for p in rows for r in p.sources])
+        insert_many(self.conn, "options", [o for p in rows for o in p.options],
+                    question_ids=[ids[p.uid] for p in rows for _ in p.options])
+        self._insert_sources([r for p in rows for r in p.sources], [ids[p.uid] for p in rows for _ in p.sources])
 
     def add_questions(self, questions: Iterable[Question], *, import_log: dict | None = None) -> int:
         """Insert questions (and the import's log row) in one transaction: all or nothing."""

@@ -37,19 +37,20 @@ class SourcesRepo:
     conn: sqlite3.Connection
     db: sqlite_utils.Database
 
-    def _insert_sources(self, rows: list[dict]) -> int:
-        """Insert question_sources rows; one already there (same question, name and id) is
-        left alone. Returns how many were added. Call inside a transaction."""
+    def _insert_sources(self, rows: list[dict], question_ids: list[int]) -> int:
+        """Insert question_sources rows (see source_row) of these questions; one already there
+        (same question, name and id) is left alone. Returns how many were added. Call inside a
+        transaction."""
         from .questions import insert_many
 
         before = self.conn.total_changes
-        insert_many(self.conn, "question_sources", rows, ignore=True)
+        insert_many(self.conn, "question_sources", rows, ignore=True, question_ids=question_ids)
         return self.conn.total_changes - before
 
     def _add_source(self, question_id: int, ref: SourceRef, stamp: str) -> bool:
         """Link one reference to a question (inside a transaction); False when it was there."""
         row = source_row(ref, stamp)
-        return row is not None and self._insert_sources([{"question_id": question_id, **row}]) == 1
+        return row is not None and self._insert_sources([row], [question_id]) == 1
 
     def _sources_for(self, ids: list[int]) -> dict[int, list[SourceRef]]:
         out: dict[int, list[SourceRef]] = {i: [] for i in ids}
