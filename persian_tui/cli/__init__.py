@@ -43,7 +43,7 @@ def _store(args, *, read: bool = False) -> Store:
 def cmd_import(args) -> int:
     from ..io.importer import plan_import
 
-    with _store(args) as store:
+    with _store(args, read=getattr(args, "dry_run", False)) as store:  # a dry run only reads
         plan = plan_import(store, args.file, fmt=args.format, answers=args.answers,
                            source=args.source, allow_duplicates=args.allow_duplicates,
                            allow_dirty=getattr(args, "allow_dirty", False),
