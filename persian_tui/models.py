@@ -5,6 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 STATUSES = ("draft", "ready", "curated", "retired")
+# longest texts a question may hold, in characters (the longest classical hemistich is under 100;
+# the limits keep a pasted book or a hostile file out of the duplicate search and the screen)
+MAX_HEMISTICH = 400
+MAX_STEM = 2_000
+MAX_TEXT = 20_000  # explanation
 
 
 @dataclass
@@ -13,6 +18,22 @@ class Option:
     mesra1: str  # first hemistich (right-hand in print)
     mesra2: str  # second hemistich
     poet: str | None = None
+
+
+@dataclass(frozen=True)
+class SourceRef:
+    """One reference a question is known by: a source (file or book name) and the id the
+    question has there. ``file`` and ``created_at`` say where and when it was learnt; they do
+    not take part in equality (two references are the same when name and id are)."""
+
+    name: str | None
+    id: str | None
+    file: str | None = field(default=None, compare=False)
+    created_at: str | None = field(default=None, compare=False)
+
+    def label(self) -> str:
+        """How the reference is shown: `name #id`."""
+        return " ".join(p for p in (self.name, f"#{self.id}" if self.id is not None else None) if p)
 
 
 @dataclass
@@ -31,6 +52,19 @@ class Question:
     author: str | None = None
     created_at: str | None = None
     updated_at: str | None = None
+    # every reference (the first is source_name/source_id); filled when read from the store
+    sources: list[SourceRef] = field(default_factory=list)
+
+    def references(self) -> list[SourceRef]:
+        """The question's references, its own source first, each once."""
+        if not self.sources:  # the common case, kept cheap (called per question on import)
+            own = self.source_name is not None or self.source_id is not None
+            return [SourceRef(self.source_name, self.source_id)] if own else []
+        refs = list(dict.fromkeys(self.sources))
+        if self.source_name is not None or self.source_id is not None:
+            own = SourceRef(self.source_name, self.source_id)
+            refs = [next((r for r in refs if r == own), own), *(r for r in refs if r != own)]
+        return refs
 
     def problems(self) -> list[str]:
         """What makes this question invalid (empty list when it is fine)."""
@@ -46,6 +80,13 @@ class Question:
                 out.append(f"option {o.position} is empty")
             elif empty:
                 out.append(f"option {o.position}: empty {empty[0]} hemistich")
+            for n, h in (("first", o.mesra1), ("second", o.mesra2)):
+                if len(h or "") > MAX_HEMISTICH:
+                    out.append(f"option {o.position}: {n} hemistich is {len(h):,} characters long "
+                               f"(at most {MAX_HEMISTICH})")
+        for name, text, limit in (("stem", self.stem, MAX_STEM), ("explanation", self.explanation, MAX_TEXT)):
+            if len(text or "") > limit:
+                out.append(f"{name} is {len(text):,} characters long (at most {limit:,})")
         if self.key is not None and self.key not in (1, 2, 3, 4):
             out.append(f"key {self.key} out of range 1..4")
         if self.status not in STATUSES:

@@ -28,7 +28,7 @@ def test_import_export_stats(db, tmp_path, capsys):
     assert main(["--db", db, "import", str(src), "--dry-run"]) == 0
     assert "dry run" in capsys.readouterr().out
     assert main(["--db", db, "import", str(src)]) == 0
-    assert "1 new, 0 unchanged, 0 duplicate, 0 conflict, 0 rejected" in capsys.readouterr().out
+    assert "1 new, 0 linked, 0 unchanged, 0 duplicate, 0 conflict, 0 rejected" in capsys.readouterr().out
     out = tmp_path / "x.jsonl"
     assert main(["--db", db, "export", "-o", str(out)]) == 0
     assert len(out.read_text("utf-8").splitlines()) == 1
@@ -51,7 +51,7 @@ def test_user_errors_are_one_line_without_traceback(db, tmp_path, capsys):
 
 def test_sample_command_is_idempotent(db, capsys):
     assert main(["--db", db, "sample"]) == 0
-    first = re.search(r"(\d+) new, 0 unchanged", capsys.readouterr().out)
+    first = re.search(r"(\d+) new, 0 linked, 0 unchanged", capsys.readouterr().out)
     assert first and int(first[1]) >= 12
     assert main(["--db", db, "sample"]) == 0
-    assert f"0 new, {first[1]} unchanged" in capsys.readouterr().out
+    assert f"0 new, 0 linked, {first[1]} unchanged" in capsys.readouterr().out

@@ -91,7 +91,7 @@ def test_reimport_is_idempotent_and_updates_changed_poems(store, tmp_path):
                                                      "CoupletIndex": 0}]}).encode(), "verse 1 needs"),
     (json.dumps({"FullUrl": "/hafez/x", "Metre": "fast", "Verses": []}).encode(), "'Metre' must be"),
     (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
-    (b'{"Id": ' + b"9" * 5000 + b"}", "invalid JSON (Exceeds the limit"),
+    (b'{"Id": ' + b"9" * 5000 + b"}", "a number with 5000 digits (at most 30)"),
 ])
 def test_malformed_files_are_skipped_with_one_line_reason(store, tmp_path, content, reason):
     root = copy_mini(tmp_path)
@@ -253,7 +253,9 @@ def test_export_carries_provenance_and_reimports(corpus, tmp_path):
     out = tmp_path / "bank.jsonl"
     export_jsonl(corpus, out)
     rec = json.loads(out.read_text())
-    assert rec["schema_version"] == 2
+    from persian_tui.io.jsonl import SCHEMA_VERSION as JSONL_VERSION
+
+    assert rec["schema_version"] == JSONL_VERSION
     assert rec["options"][0]["corpus"] == {
         "poem": "/hafez/ghazal/sh1", "couplet": 0, "poet": "حافظ",
         "metre": "مفاعیلن مفاعیلن مفاعیلن مفاعیلن (هزج مثمن سالم)", "method": "exact", "score": 100.0}

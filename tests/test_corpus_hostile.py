@@ -20,13 +20,13 @@ def _poem(url: str, *texts: str, **extra) -> dict:
 
 @pytest.mark.parametrize("content, reason", [
     # a lone surrogate is valid JSON but not text: it cannot be stored (UTF-8) or shown
-    (b'{"FullUrl": "/hafez/x", "Title": "\\ud800", "Verses": []}', "line 1 column 35: a lone surrogate escape"),
+    (b'{"FullUrl": "/hafez/x", "Title": "\\ud800", "Verses": []}', "a lone surrogate \\ud800 (not a character)"),
     (b'{"FullUrl": "/hafez/x", "Verses": [{"Position": "Right", "Text": "a \\udfff", "CoupletIndex": 0}]}',
-     "line 1 column 69: a lone surrogate escape"),
+     "a lone surrogate \\udfff (not a character)"),
     # numbers SQLite cannot store
     (json.dumps(_poem("/hafez/x", "a", "b") | {"Id": 2**70}).encode(), "'Id' must be"),
     (json.dumps({"FullUrl": "/hafez/x", "Verses": [{"Position": "Right", "Text": "a",
-                                                     "CoupletIndex": 10**30}]}).encode(), "CoupletIndex"),
+                                                     "CoupletIndex": 10**30}]}).encode(), "a number with 31 digits"),
     # a "hemistich" of 100,000 letters is not one
     (json.dumps(_poem("/hafez/x", "ا" * 100_000, "b")).encode(), "verse 1 is longer than"),
 ], ids=["surrogate-title", "surrogate-verse", "huge-id", "huge-couplet-index", "huge-hemistich"])

@@ -32,8 +32,8 @@ def test_export_schema_and_order(store, tmp_path):
     assert [r["uid"] for r in records] == ["q-a", "q-b", "q-c"]
     b = records[1]
     assert list(b) == ["schema_version", "uid", "status", "stem", "options", "key", "explanation",
-                       "category", "poet", "source", "tags", "author", "created_at", "updated_at"]
-    assert b["schema_version"] == SCHEMA_VERSION and b["source"] == {"name": "book", "id": "6"}
+                       "category", "poet", "sources", "tags", "author", "created_at", "updated_at"]
+    assert b["schema_version"] == SCHEMA_VERSION and b["sources"] == [{"name": "book", "id": "6"}]
     assert b["options"][0] == {"position": 1, "mesra1": "طریق عشق پرآشوب و فتنه است ای دل",
                                "mesra2": "بیفتد آن که در این راه با شتاب رود", "poet": None,
                                "corpus": None}
@@ -85,4 +85,5 @@ def test_jsonl_copy_of_a_bank_question_is_reported(store, tmp_path):
     export_jsonl(store, out, status="curated")
     out.write_text(out.read_text("utf-8").replace('"q-c"', '"q-z"'), "utf-8")
     plan = plan_import(store, out)
+    # q-c has no source: nothing to link, so the copy is reported as a duplicate
     assert plan.counts["duplicate"] == 1 and "same question as q-" in plan.of("duplicate")[0].reason

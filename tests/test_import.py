@@ -30,7 +30,7 @@ def write(tmp_path, name, data):
 def test_benchmark_import_and_idempotent_reimport(store, tmp_path):
     path = write(tmp_path, "bench.json", [benchmark_item(6), benchmark_item(7, OTHER, 3)])
     plan = run(store, path)
-    assert plan.counts == {"new": 2, "unchanged": 0, "duplicate": 0, "conflict": 0, "rejected": 0}
+    assert plan.counts == {"new": 2, "linked": 0, "unchanged": 0, "duplicate": 0, "conflict": 0, "rejected": 0}
     q = store.questions_by_source("bench")["7"][0]
     assert q.key == 4 and q.status == "ready"
     assert (q.options[1].mesra1, q.options[1].mesra2) == OTHER[1]  # ZWNJ in گل‌های kept
@@ -96,13 +96,19 @@ def test_dry_run_plan_writes_nothing(store, tmp_path):
     assert plan.counts["new"] == 1 and store.counts().total == 0
 
 
-def test_near_duplicate_reported_not_added(store, tmp_path):
+def test_near_duplicate_linked_not_added(store, tmp_path):
     run(store, write(tmp_path, "a.json", [benchmark_item(6)]))
+    (first,) = store.questions()
     near = [COUPLETS[0], ("گر نور عشق حق به دل و جانت افتد", "بالله از آفتاب فلک خوب‌تر شوی"),
             COUPLETS[2], COUPLETS[3]]
     plan = run(store, write(tmp_path, "b.json", [benchmark_item(60, near), benchmark_item(7, OTHER)]))
-    assert plan.counts["duplicate"] == 1 and plan.counts["new"] == 1
-    assert "near-duplicate of q-" in plan.of("duplicate")[0].reason
+    assert plan.counts["linked"] == 1 and plan.counts["new"] == 1
+    (linked,) = plan.of("linked")
+    assert "near-duplicate of q-" in linked.reason and linked.target == first.uid
+    refs = store.get_question(first.uid).references()
+    assert [(r.name, r.id) for r in refs] == [("a", "6"), ("b", "60")]
+    assert refs[1].file == str(tmp_path / "b.json") and refs[1].created_at
+    assert store.counts().total == 2
     plan = run(store, write(tmp_path, "c.json", [benchmark_item(61, near)]), allow_duplicates=True)
     assert plan.counts["new"] == 1
 

@@ -60,6 +60,10 @@ def test_four_processes_import_one_file_under_different_sources(tmp_path):
         assert store.counts().total == 60  # not 240: the same questions under four names
         imports = list(store.iter_imports())
         assert sum(i["new"] for i in imports) == 60  # the log tells the truth
+        # and each question keeps the four references (s0..s3, its id), whoever stored it
+        assert sum(i["linked"] for i in imports) == 180 and store.source_counts() == (240, 60, 60)
+        q = store.questions_by_source("s3")["7"][0]
+        assert sorted((r.name, r.id) for r in q.references()) == [(f"s{i}", "7") for i in range(4)]
 
 
 def test_three_processes_import_one_jsonl_without_crashing(tmp_path):
@@ -81,8 +85,8 @@ def test_two_processes_import_one_label_file(tmp_path):
     labels = tmp_path / "labels.csv"
     labels.write_text("annotator,uid,answer\n" + "".join(f"{a},q-{i},{(i % 4) + 1}\n"
                                                          for a in ("ali", "sara") for i in range(30)), "utf-8")
-    done = together(db, [["import-labels", str(labels)] for _ in range(2)])
-    assert [d.returncode for d in done] == [0, 0]
+    done = together(db, [["import-labels", str(labels)] for _ in range(3)])
+    assert [d.returncode for d in done] == [0, 0, 0], [d.stderr for d in done]
     with Store(db) as store:
         assert store.conn.execute("SELECT COUNT(*) FROM annotations").fetchone()[0] == 60
 
@@ -172,8 +176,10 @@ def test_batched_writes_are_all_or_nothing(store, monkeypatch):
         pass
     assert store.counts().total == 0  # the committed batches were taken back
     monkeypatch.setattr(type(store), "_insert_rows", real)
-    assert store.add_new_questions(qs, batch=2) == [] and store.counts().total == 7
-    assert [u for u, why in store.add_new_questions(qs, batch=3)] == [q.uid for q in qs]  # unchanged
+    done = store.add_new_questions(qs, batch=2)
+    assert done.skipped == {} and done.written == [q.uid for q in qs] and store.counts().total == 7
+    again = store.add_new_questions(qs, batch=3)
+    assert again.written == [] and again.skipped == {q.uid: ("unchanged", q.uid) for q in qs}
 
 
 def test_a_question_with_a_couplet_twice_is_rejected_or_a_dirty_draft(tmp_path, capsys):

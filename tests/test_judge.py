@@ -137,6 +137,8 @@ def test_import_reasoning_attaches_traces(judged, tmp_path):
 
     store, target = judged
     store.conn.execute("UPDATE questions SET source_name = 'book', source_id = substr(uid, 3)")
+    store.conn.execute("INSERT INTO question_sources (question_id, source_name, source_id, created_at) "
+                       "SELECT id, source_name, source_id, created_at FROM questions")
     run = store.create_run("imported", "deepseek/r1", {"source": "book"}, status="done",
                            predictions=[Prediction("q-1", 2, "ok")])
     (tmp_path / "a.json").write_text(json.dumps({"model_id": "deepseek/r1", "question_id": 1,

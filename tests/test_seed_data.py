@@ -31,15 +31,16 @@ def test_exp1_files_with_their_key(store, seed):
     plan = run(store, seed / "exp1-zero-shot-questions.json", answers=keys, skip_invalid=True)
     assert plan.counts["new"] == 41 and plan.counts["rejected"] == 1
     assert "1 option(s), expected 4" in plan.of("rejected")[0].reason  # question 85
-    # the few-shot file holds the same questions: all reported as duplicates
+    # the few-shot file holds the same questions: each linked to its question, none added
     plan = run(store, seed / "exp1-few-shot-questions.json", answers=keys, skip_invalid=True)
-    assert plan.counts["new"] == 0 and plan.counts["duplicate"] == 38
+    assert plan.counts["new"] == 0 and plan.counts["linked"] == 38 and plan.counts["duplicate"] == 0
+    assert store.source_counts()[2] == 38
 
 
 def test_all_seed_question_files_together(store, seed):
     run(store, seed / "benchmark_dataset.json")
     plan = run(store, seed / "gherabat-questions-sample.json", answers=seed / "gherabat-answer-keys.json")
-    # the book and the benchmark share questions; those are reported, not added twice
-    assert plan.counts["duplicate"] > 0
-    assert plan.counts["new"] + plan.counts["duplicate"] == 40
+    # the book and the benchmark share questions: linked (the book's ids kept), not added twice
+    assert plan.counts["linked"] == 25
+    assert plan.counts["new"] + plan.counts["linked"] == 40
     assert store.counts().total == 41 + plan.counts["new"]

@@ -12,7 +12,8 @@ from persian_tui.cli import main
 from persian_tui.store import Store, StoreError
 
 ROOT = Path(__file__).resolve().parents[1]
-READING = (["stats"], ["runs"], ["agreement"], ["export", "-o", "{tmp}/out.jsonl"], ["report"])
+READING = (["stats"], ["runs"], ["agreement"], ["export", "-o", "{tmp}/out.jsonl"], ["report"],
+           ["import", "{tmp}/out.jsonl", "--dry-run"])
 
 
 def one_line_error(capsys, code, expected: str):

@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import tui_helpers
 from textual.widgets import Input
+from tui_helpers import notices
 
 from persian_tui import bidi, config
 from persian_tui.io import jsonl
@@ -17,8 +19,6 @@ from persian_tui.tui.screens.bank import BankScreen
 from persian_tui.tui.screens.help import KEYS, HelpScreen
 from persian_tui.tui.widgets.bank_table import BankTable
 from persian_tui.tui.widgets.couplets import QuestionView
-import tui_helpers
-from tui_helpers import notices
 
 SIZE = (120, 40)
 STAMP = "2024-03-01T12:00:00Z"
@@ -49,7 +49,7 @@ ARABIC = question("q-arabic", [
 # ZWNJ and diacritics
 ZWNJ_Q = question("q-zwnj", [
     (f"بشنو این نی چون شکایت می{ZWNJ}کند", f"از جدایی{ZWNJ}ها حکایت می{ZWNJ}کند"),
-    ("خُدا را چه دیدی، شاید مَن هم بیایم", f"دلا نزد کسی بنشین که او از دل خبر دارد"),
+    ("خُدا را چه دیدی، شاید مَن هم بیایم", "دلا نزد کسی بنشین که او از دل خبر دارد"),
     ("الا یا ایها الساقی ادر کاسا و ناولها", f"که عشق آسان نمود اول ولی افتاد مشکل{ZWNJ}ها"),
     ("هر که را جامه ز عشقی چاک شد", "او ز حرص و عیب کلی پاک شد"),
 ], source_name="fixture", source_id="14", key=2, status="curated")
@@ -476,3 +476,19 @@ async def test_command_palette_opens_every_screen(bank_db):
         await tui_helpers.wait_for(pilot, lambda: first_hit(app).startswith("Report"), "the palette lists Report")
         await pilot.press("enter")
         await tui_helpers.wait_for(pilot, lambda: isinstance(app.screen, ReportScreen), "the report opened")
+
+
+async def test_detail_pane_lists_every_source_reference(bank_db):
+    from persian_tui.models import SourceRef
+
+    with Store(bank_db) as store:
+        done = store.add_new_questions([], links=[("q-arabic", SourceRef("bench", "12")),
+                                                  ("q-arabic", SourceRef("exam-1401", "7"))])
+        assert done.links == ["linked", "linked"]
+    app = make_app(bank_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        await pilot.press("down")  # q-arabic
+        await pilot.pause()
+        words = " ".join(" ".join(detail_text(app)).split())  # the list wraps in the pane
+        assert "sources fixture #12; bench #12; exam-1401 #7" in words

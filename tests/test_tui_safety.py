@@ -9,6 +9,7 @@ from conftest import make_question
 from rich.segment import Segment
 from textual.color import Color
 
+from persian_tui.models import SourceRef
 from persian_tui.store import Store
 import tui_helpers
 from persian_tui.tui.safe_output import SHOW_CONTROLS
@@ -33,6 +34,7 @@ def hostile_db(tmp_path):
                           source_id="7\x1b]0;t\x07", explanation="شرح " + HOSTILE)
         q.options[0].mesra1 = f"می{ZWNJ}رود {HOSTILE} دلِ"
         s.add_questions([q])
+        s.add_new_questions([], links=[("q-evil", SourceRef("other\x1b[2J", "9\x07"))])  # a second reference
         s.create_run("llm", "model\x1b[31m\x07evil", {}, total=1, status="done")
     return db
 
@@ -51,6 +53,7 @@ async def test_bank_and_detail_show_placeholders_not_controls(tmp_path):
         # visible (in app mode the bidi algorithm reorders and mirrors around the Persian words)
         assert "pwned␇␛[2J␛[31mred" in shown and "7␛]0;t␇ q-evil" in shown
         assert "⟨RLO⟩" in shown and "␍" in shown and "\\x9b" in shown
+        assert "other␛[2J #9␇" in shown  # every source reference, each shown safely
         assert ZWNJ in shown and "ِ" in shown  # Persian marks still displayed
         app.notify("endpoint said \x1b[2J\x9b1m", title="model \x1b]0;t\x07")
         await settle(pilot)

@@ -41,9 +41,9 @@ def _store(args, *, read: bool = False) -> Store:
 
 
 def cmd_import(args) -> int:
-    from ..io.importer import apply_import, plan_import
+    from ..io.importer import plan_import
 
-    with _store(args) as store:
+    with _store(args, read=getattr(args, "dry_run", False)) as store:  # a dry run only reads
         plan = plan_import(store, args.file, fmt=args.format, answers=args.answers,
                            source=args.source, allow_duplicates=args.allow_duplicates,
                            allow_dirty=getattr(args, "allow_dirty", False),
@@ -57,16 +57,39 @@ def cmd_import(args) -> int:
             for d in plan.decisions:
                 for note in d.record.notes:
                     print(f"note: {d.record.where}: {note}")
-        head = f"{plan.path} ({plan.format}" + (f", source {plan.source_name!r}" if plan.source_name else "") + ")"
-        if args.dry_run:
-            if plan.counts["rejected"] and not args.skip_invalid:
-                print(f"dry run: {head}: {plan.summary()}; the import would fail "
-                      "(rejected records; --skip-invalid imports the rest)")
-            else:
-                print(f"dry run: {head}: {plan.summary()}; nothing written")
-            return 0
-        added = apply_import(store, plan, skip_invalid=args.skip_invalid)
-        print(f"imported {head}: {plan.summary()} ({added} added)")
+        if not args.dry_run:
+            return _apply_and_report(store, plan, args, head=_import_head(plan))
+        for d in plan.of("linked"):
+            print(_linked_line(d))
+        head = _import_head(plan)
+        if plan.counts["rejected"] and not args.skip_invalid:
+            print(f"dry run: {head}: {plan.summary()}; the import would fail "
+                  "(rejected records; --skip-invalid imports the rest)")
+        else:
+            print(f"dry run: {head}: {plan.summary()}; nothing written")
+    return 0
+
+
+def _import_head(plan) -> str:
+    return f"{plan.path} ({plan.format}" + (f", source {plan.source_name!r}" if plan.source_name else "") + ")"
+
+
+def _linked_line(d) -> str:
+    refs = ", ".join(r.label() for r in d.refs)
+    return f"linked: {d.record.where}: {d.reason}; {refs} -> {d.target}"
+
+
+def _apply_and_report(store, plan, args, head: str) -> int:
+    from ..io.importer import apply_import
+
+    planned = {id(d): d.outcome for d in plan.decisions}
+    added = apply_import(store, plan, skip_invalid=args.skip_invalid)
+    for d in plan.decisions:  # what another import did meanwhile (the plan's lines were printed)
+        if d.outcome != planned[id(d)] and d.outcome != "linked":
+            print(f"{d.outcome}: {d.record.where}: {d.reason}")
+    for d in plan.of("linked"):
+        print(_linked_line(d))
+    print(f"imported {head}: {plan.summary()} ({added} added)")
     return 0
 
 
@@ -143,6 +166,8 @@ def cmd_import_predictions(args) -> int:
         ids = ", ".join(sorted(r.ambiguous, key=lambda s: (len(s), s)))
         print(f"ambiguous: {sum(r.ambiguous.values())} row(s) skipped: question id(s) {ids} answered more "
               "than once per model or shared by several questions (the source repeats the id)")
+        for why in r.reasons.values():
+            print(f"ambiguous: {why}")
     head = "dry run: would import" if args.dry_run else "imported"
     print(f"{head} {len(r.runs_new)} run(s) ({sum(r.runs_new.values())} predictions, {r.invalid} "
           f"without a usable answer); {len(r.runs_unchanged)} already imported")
@@ -205,10 +230,12 @@ def cmd_stats(args) -> int:
         print(f"questions: {c.total}  " + "  ".join(f"{s}: {n}" for s, n in sorted(c.by_status.items())))
         if c.categories:
             print(f"categories: {', '.join(c.categories)}")
+        refs, known, several = store.source_counts()
+        print(f"source references: {refs} of {known} question(s); {several} known by two or more")
         for imp in store.iter_imports():
             print(f"import {imp['created_at']}: {imp['path']} ({imp['format']}) "
-                  f"new {imp['new']}, unchanged {imp['unchanged']}, duplicate {imp['duplicate']}, "
-                  f"conflict {imp['conflict']}, rejected {imp['rejected']}")
+                  f"new {imp['new']}, linked {imp['linked']}, unchanged {imp['unchanged']}, "
+                  f"duplicate {imp['duplicate']}, conflict {imp['conflict']}, rejected {imp['rejected']}")
     return 0
 
 

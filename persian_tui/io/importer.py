@@ -2,8 +2,11 @@
 
 Per valid record the outcome is one of:
   new        added
-  unchanged  already in the bank exactly (same source + id + content): re-imports change nothing
-  duplicate  the same or nearly the same couplets as another question (reported, not added)
+  linked     the same or nearly the same couplets as a question already in the bank (or earlier
+             in the file): not added again; its source reference (name, id) is added to that question
+  unchanged  already in the bank exactly (same source + id + content, or its reference is already
+             linked to the question it repeats): re-imports change nothing
+  duplicate  the same record twice in the file (reported, not added)
   conflict   the same uid / source id is stored with different content (never overwritten)
 Invalid records are `rejected`: by default one rejected record aborts the whole import.
 """
@@ -15,23 +18,24 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..bank import couplet_keys, fingerprint, import_uid, repeated_couplets
-from ..models import Question
+from ..bank import couplet_keys, fingerprint, import_uid
+from ..models import Question, SourceRef
 from ..store import Store
-from . import jsonl
+from ..store.imports import ImportResult
 from .errors import InputError
-from .records import Record, loads, read_json, read_keys, read_text
-from .seed import read_benchmark, read_book, read_exp1
+from .question_files import read_file
+from .records import Record, shown_path
 
-FORMATS = ("benchmark", "exp1", "book", "jsonl")
 NEAR_DUPLICATE = 90.0  # mean couplet similarity (0..100) from which a question is a duplicate
 
 
 @dataclass
 class Decision:
     record: Record
-    outcome: str  # new | unchanged | duplicate | conflict | rejected
+    outcome: str  # new | linked | unchanged | duplicate | conflict | rejected
     reason: str = ""
+    target: str | None = None  # linked: the uid of the question the record repeats
+    refs: list[SourceRef] = field(default_factory=list)  # linked: the references added to it
 
 
 @dataclass
@@ -43,11 +47,11 @@ class ImportPlan:
     decisions: list[Decision] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     allow_duplicates: bool = False
+    since: int = 0  # the newest question's row id when planned: later ones are re-checked
 
     @property
     def counts(self) -> dict[str, int]:
-        c = Counter(d.outcome for d in self.decisions)
-        return {k: c.get(k, 0) for k in ("new", "unchanged", "duplicate", "conflict", "rejected")}
+        return _count(d.outcome for d in self.decisions)
 
     def of(self, outcome: str) -> list[Decision]:
         return [d for d in self.decisions if d.outcome == outcome]
@@ -56,67 +60,12 @@ class ImportPlan:
         return ", ".join(f"{v} {k}" for k, v in self.counts.items())
 
 
-def detect_format(path: Path, data: object) -> str:
-    if path.suffix.lower() == ".jsonl":
-        return "jsonl"
-    if isinstance(data, list) and data and isinstance(data[0], dict) and "options" in data[0]:
-        return "benchmark"
-    if isinstance(data, dict) and "pages" in data:
-        return "book"
-    if isinstance(data, dict) and "questions" in data:
-        return "exp1"
-    raise InputError(f"{path}: cannot tell the format; pass --format {'|'.join(FORMATS)}")
+OUTCOMES = ("new", "linked", "unchanged", "duplicate", "conflict", "rejected")
 
 
-def read_jsonl(path: Path) -> list[Record]:
-    import json
-
-    lines = read_text(path).split("\n")  # only \n ends a record: U+2028 and friends are text
-
-    records = []
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        rec = Record(where=f"line {n}")
-        records.append(rec)
-        try:
-            q = jsonl.from_record(loads(line))
-        except json.JSONDecodeError as e:
-            rec.error = f"malformed JSON at column {e.colno}: {e.msg}"
-            continue
-        except ValueError as e:
-            rec.error = str(e)
-            continue
-        rec.source_id = q.source_id
-        rec.where = f"line {n} (uid {q.uid})"
-        if problems := q.problems():
-            rec.error = "; ".join(problems)
-        else:
-            rec.question = q
-            rec.dirty = repeated_couplets(q)
-    return records
-
-
-def read_file(path: Path, fmt: str | None, answers: Path | None, source: str | None,
-              swapped: bool = True) -> tuple[str, str | None, list[Record]]:
-    """(format, source name, records) of a file; InputError for a file-level problem."""
-    if fmt is not None and fmt not in FORMATS:
-        raise InputError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
-    if fmt == "jsonl" or (fmt is None and path.suffix.lower() == ".jsonl"):
-        return "jsonl", None, read_jsonl(path)
-    data = read_json(path)
-    fmt = fmt or detect_format(path, data)
-    if fmt == "jsonl":
-        raise InputError(f"{path}: JSONL files hold one JSON object per line")
-    source = source or path.stem
-    keys = read_keys(answers) if answers else None
-    if fmt == "benchmark":
-        return fmt, source, read_benchmark(data, path, source)
-    if keys is None:
-        raise InputError(f"{path}: the {fmt} format has no answer key; pass --answers KEYS.json")
-    if fmt == "exp1":
-        return fmt, source, read_exp1(data, path, source, keys, answers)
-    return fmt, source, read_book(data, path, source, keys, answers, swapped)
+def _count(outcomes) -> dict[str, int]:
+    c = Counter(outcomes)
+    return {k: c.get(k, 0) for k in OUTCOMES}
 
 
 def _differences(a: Question, b: Question) -> list[str]:
@@ -128,14 +77,17 @@ def _differences(a: Question, b: Question) -> list[str]:
 
 def _ambiguous_keys(records: list[Record], plan: ImportPlan) -> None:
     """A source id that repeats with different content: its key is not applied to either."""
-    groups: dict[str, list[Record]] = defaultdict(list)
+    groups: dict[SourceRef, list[Record]] = defaultdict(list)
     for rec in records:
-        if rec.question is not None and rec.source_id is not None:
-            groups[rec.source_id].append(rec)
-    for sid, recs in groups.items():
+        if rec.question is not None:
+            for ref in rec.question.references():
+                if ref.id is not None:
+                    groups[ref].append(rec)  # the same id in two sources is two references
+    for ref, recs in groups.items():
         if len({fingerprint(r.question) for r in recs}) < 2:
             continue
         where = ", ".join(r.where for r in recs)
+        sid = ref.id
         note = f"id {sid} repeats with different content ({where}): all kept as separate questions"
         if any(r.key_from_file for r in recs):
             note += "; the answer key is ambiguous and was not applied"
@@ -156,94 +108,169 @@ def plan_import(store: Store, path: str | Path, *, fmt: str | None = None,
     fmt, source, records = read_file(path, fmt, answers, source, swapped)
     sha = hashlib.sha256(path.read_bytes()).hexdigest()
     plan = ImportPlan(path, fmt, source, sha, allow_duplicates=allow_duplicates)
-    _ambiguous_keys(records, plan)
-
-    stored_uids = store.uids()
-    by_source = store.questions_by_source(source) if source else {}
-    fingerprints = store.fingerprints()
-    index = store.duplicate_index()
-    seen_uids: dict[str, Record] = {}
-    label = {}  # uid -> how to name it in messages (file records get their location)
-
+    plan.since = store.max_question_id()  # read first: anything stored later is re-checked on write
     for rec in records:
-        q = rec.question
-        if q is None:
-            plan.decisions.append(Decision(rec, "rejected", rec.error or "invalid"))
-            continue
-        if rec.dirty:
-            if not allow_dirty:
-                plan.decisions.append(Decision(rec, "rejected", "; ".join(rec.dirty)
-                                               + " (--allow-dirty imports it as a draft tagged dirty)"))
-                continue
-            q.status = "draft"
-            q.tags = [*q.tags, "dirty"]
-            rec.notes.append("imported as a draft tagged dirty: " + "; ".join(rec.dirty))
+        if rec.question is not None:  # where each reference was learnt
+            rec.question.sources = [SourceRef(r.name, r.id, shown_path(path)) for r in rec.question.references()]
+    _ambiguous_keys(records, plan)
+    _Planner(store, plan, allow_duplicates, allow_dirty).run(records)
+    return plan
+
+
+class _Planner:
+    """Decides each record's outcome against the bank and the records before it in the file."""
+
+    def __init__(self, store: Store, plan: ImportPlan, allow_duplicates: bool, allow_dirty: bool):
+        self.store, self.plan = store, plan
+        self.allow_duplicates, self.allow_dirty = allow_duplicates, allow_dirty
+        self.jsonl = plan.format == "jsonl"
+        self.stored_uids = store.uids()
+        self.by_source = store.questions_by_source(plan.source_name) if plan.source_name else {}
+        self.fingerprints = store.fingerprints()
+        self.index = store.duplicate_index()
+        self.seen_uids: dict[str, Record] = {}
+        self.label: dict[str, str] = {}  # uid -> how to name it in messages (file records: their location)
+        self.planned: dict[str, Question] = {}  # this file's new questions
+
+    def decide(self, rec: Record, outcome: str, reason: str = "", **kw) -> None:
+        self.plan.decisions.append(Decision(rec, outcome, reason, **kw))
+
+    def run(self, records: list[Record]) -> None:
+        for rec in records:
+            if rec.question is None:
+                self.decide(rec, "rejected", rec.error or "invalid")
+            elif not rec.dirty or self._dirty(rec):
+                self._one(rec, rec.question)
+
+    def _dirty(self, rec: Record) -> bool:
+        if not self.allow_dirty:
+            self.decide(rec, "rejected", "; ".join(rec.dirty) + " (--allow-dirty imports it as a draft tagged dirty)")
+            return False
+        rec.question.status = "draft"
+        rec.question.tags = [*rec.question.tags, "dirty"]
+        rec.notes.append("imported as a draft tagged dirty: " + "; ".join(rec.dirty))
+        return True
+
+    def _one(self, rec: Record, q: Question) -> None:
         fp = fingerprint(q)
-        if fmt != "jsonl":
-            q.uid = import_uid(source, rec.source_id, fp)
-        if q.uid in seen_uids:
-            other = seen_uids[q.uid]
-            if fmt == "jsonl" and _differences(q, other.question):
-                plan.decisions.append(Decision(rec, "rejected", f"uid {q.uid} repeats {other.where} with different content"))
+        if not self.jsonl:
+            q.uid = import_uid(self.plan.source_name, rec.source_id, fp)
+        if q.uid in self.seen_uids:
+            other = self.seen_uids[q.uid]
+            if self.jsonl and _differences(q, other.question):
+                self.decide(rec, "rejected", f"uid {q.uid} repeats {other.where} with different content")
             else:
-                plan.decisions.append(Decision(rec, "duplicate", f"repeats {other.where}"))
-            continue
-        seen_uids[q.uid] = rec
-
-        if q.uid in stored_uids:
-            stored = store.get_question(q.uid)
-            differs = _differences(q, stored)
-            if differs:
-                shown = [f"{f} (stored {getattr(stored, f)!r}, file {getattr(q, f)!r})"
-                         if f in ("key", "status") else f for f in differs]
-                plan.decisions.append(Decision(rec, "conflict", f"{q.uid} is stored with different {', '.join(shown)}; not overwritten"))
-            else:
-                plan.decisions.append(Decision(rec, "unchanged"))
-            continue
-        stored_same_id = by_source.get(rec.source_id, []) if fmt != "jsonl" else []
-        if stored_same_id:
-            uids = ", ".join(s.uid for s in stored_same_id)
-            plan.decisions.append(Decision(rec, "conflict", f"id {rec.source_id} of {source} is already stored as {uids} with different content; not overwritten"))
-            continue
-
+                self.decide(rec, "duplicate", f"repeats {other.where}")
+            return
+        self.seen_uids[q.uid] = rec
+        if q.uid in self.stored_uids:
+            self._stored(rec, q)
+            return
         keys = couplet_keys(q)
-        reason = ""
+        matches = self.index.query(keys, min_score=NEAR_DUPLICATE)
+        stored_same_id = self.by_source.get(rec.source_id, []) if not self.jsonl else []
+        if stored_same_id:
+            near = {m.uid for m in matches if m.score >= NEAR_DUPLICATE}
+            same = [s for s in stored_same_id if s.uid in near or fingerprint(s) == fp]
+            if same:  # the reference is already linked to the question this record repeats
+                self.decide(rec, "unchanged", f"id {rec.source_id} is already a reference of {same[0].uid}")
+            else:
+                uids = ", ".join(s.uid for s in stored_same_id)
+                self.decide(rec, "conflict", f"id {rec.source_id} of {self.plan.source_name} is already stored "
+                                             f"as {uids} with different content; not overwritten")
+            return
+        target, reason = self._repeats(rec, fp, matches)
+        if target and not self.allow_duplicates and not q.references():  # nothing to link: reported
+            self.decide(rec, "duplicate", reason, target=target)
+            return
+        if target and not self.allow_duplicates:
+            self.decide(rec, "linked", reason + self._key_note(q, target), target=target,
+                        refs=q.references())
+            return
+        if target:
+            rec.notes.append(f"added although {reason}")
+        self.decide(rec, "new")
+        self.fingerprints.setdefault(fp, q.uid)
+        self.index.add(q.uid, keys)
+        self.label[q.uid] = rec.where
+        self.planned[q.uid] = q
+
+    def _stored(self, rec: Record, q: Question) -> None:
+        stored = self.store.get_question(q.uid)
+        differs = _differences(q, stored)
+        if differs:
+            shown = [f"{f} (stored {getattr(stored, f)!r}, file {getattr(q, f)!r})"
+                     if f in ("key", "status") else f for f in differs]
+            self.decide(rec, "conflict", f"{q.uid} is stored with different {', '.join(shown)}; not overwritten")
+            return
+        known = stored.references()
+        missing = [r for r in q.references() if r not in known]
+        if missing:  # a file that knows the question by more names than this bank does
+            names = ", ".join(r.label() for r in missing)
+            self.decide(rec, "linked", f"adds {names} to {q.uid}", target=q.uid, refs=missing)
+        else:
+            self.decide(rec, "unchanged")
+
+    def _repeats(self, rec: Record, fp: str, matches) -> tuple[str | None, str]:
+        """The question (uid) this record repeats, and how it was found."""
         # JSONL records carry their own uids: copies inside one such file are deliberate
         # (e.g. the same couplets under two stems), so only the bank's questions count there
-        in_file = label if fmt == "jsonl" else {}
-        if fp in fingerprints and fingerprints[fp] not in in_file:
-            reason = f"same question as {label.get(fingerprints[fp], fingerprints[fp])}"
-        else:
-            matches = [m for m in index.query(keys, min_score=NEAR_DUPLICATE) if m.uid not in in_file]
-            near = [m for m in matches if m.score >= NEAR_DUPLICATE]
-            if near:
-                other = label.get(near[0].uid, near[0].uid)
-                if near[0].score == 100:
-                    reason = f"same couplets as {other} (stem or order differs)"
-                else:
-                    reason = f"near-duplicate of {other} (similarity {near[0].score:.0f}%)"
-            for m in matches:
-                if m.score < NEAR_DUPLICATE:
-                    rec.notes.append(f"shares {m.shared} couplet(s) with {label.get(m.uid, m.uid)}")
-        if reason and not allow_duplicates:
-            plan.decisions.append(Decision(rec, "duplicate", reason))
-            continue
-        if reason:
-            rec.notes.append(f"added although {reason}")
-        plan.decisions.append(Decision(rec, "new"))
-        fingerprints.setdefault(fp, q.uid)
-        index.add(q.uid, keys)
-        label[q.uid] = rec.where
-    return plan
+        in_file = self.label if self.jsonl else {}
+        if fp in self.fingerprints and self.fingerprints[fp] not in in_file:
+            uid = self.fingerprints[fp]
+            return uid, f"same question as {self._name(uid)}"
+        matches = [m for m in matches if m.uid not in in_file]
+        for m in matches:
+            if m.score < NEAR_DUPLICATE:
+                rec.notes.append(f"shares {m.shared} couplet(s) with {self._name(m.uid)}")
+        near = [m for m in matches if m.score >= NEAR_DUPLICATE]
+        if not near:
+            return None, ""
+        if near[0].score == 100:
+            return near[0].uid, f"same couplets as {self._name(near[0].uid)} (stem or order differs)"
+        return near[0].uid, f"near-duplicate of {self._name(near[0].uid)} (similarity {near[0].score:.0f}%)"
+
+    def _name(self, uid: str) -> str:
+        return f"{uid} ({self.label[uid]})" if uid in self.label else uid
+
+    def _key_note(self, q: Question, target: str) -> str:
+        other = self.planned.get(target) or self.store.get_question(target)
+        if other is None or q.key is None or other.key is None or q.key == other.key:
+            return ""
+        return f"; its key {q.key} differs from {target}'s {other.key} (kept)"
 
 
 class ImportFailed(InputError):
     pass
 
 
+def _final(plan: ImportPlan, result: ImportResult) -> list[tuple[Decision, str, str, str | None]]:
+    """(decision, outcome, reason, target) once written: what other processes did meanwhile counts."""
+    out = []
+    links = iter(result.links)
+    for d in plan.decisions:
+        outcome, reason, target = d.outcome, d.reason, d.target
+        if d.outcome == "new" and d.record.question.uid in result.skipped:
+            outcome, target = result.skipped[d.record.question.uid]
+            reason = ("stored meanwhile by another import" if target == d.record.question.uid
+                      else f"same question as {target}, stored meanwhile by another import")
+        elif d.outcome == "linked":
+            done = [next(links) for _ in d.refs]
+            if "linked" in done:
+                pass
+            elif "missing" in done:
+                outcome, reason = "conflict", f"{target} was removed meanwhile; not linked"
+            else:
+                outcome, reason = "unchanged", f"{reason}; linked meanwhile by another import"
+        out.append((d, outcome, reason, target))
+    return out
+
+
 def apply_import(store: Store, plan: ImportPlan, *, skip_invalid: bool = False) -> int:
-    """Write the plan's new questions in one transaction. Without skip_invalid, any rejected
-    record aborts the import and the database is left unchanged."""
+    """Write the plan: new questions, and the references of linked ones. Without skip_invalid,
+    any rejected record aborts the import and the database is left unchanged. Everything is
+    re-checked under the write lock (another import may have stored the same questions since
+    the plan); the decisions are updated to what was really written."""
     rejected = plan.of("rejected")
     if rejected and not skip_invalid:
         lines = [f"  {d.record.where}: {d.reason}" for d in rejected[:20]]
@@ -255,12 +282,14 @@ def apply_import(store: Store, plan: ImportPlan, *, skip_invalid: bool = False) 
             f"(--skip-invalid imports the {valid} valid ones)\n" + "\n".join(lines)
         )
     new = [d.record.question for d in plan.of("new")]
-    log = {"path": str(plan.path), "sha256": plan.sha256, "format": plan.format,
-           "source_name": plan.source_name, **plan.counts}
-    # re-checked under the write lock: another import may have stored them since the plan
-    raced = dict(store.add_new_questions(new, import_log=log, same_question=not plan.allow_duplicates))
-    for d in plan.decisions:
-        if d.outcome == "new" and d.record.question.uid in raced:
-            d.outcome = raced[d.record.question.uid]
-            d.reason = "stored meanwhile by another import"
-    return len(new) - len(raced)
+    links = [(d.target, ref) for d in plan.of("linked") for ref in d.refs]
+
+    def log(result: ImportResult) -> dict:
+        return {"path": shown_path(plan.path), "sha256": plan.sha256, "format": plan.format,
+                "source_name": plan.source_name, **_count(o for _, o, _, _ in _final(plan, result))}
+
+    result = store.add_new_questions(new, links=links, log=log, same_question=not plan.allow_duplicates,
+                                     since=plan.since, near=None if plan.allow_duplicates else NEAR_DUPLICATE)
+    for d, outcome, reason, target in _final(plan, result):
+        d.outcome, d.reason, d.target = outcome, reason, target
+    return len(result.written)

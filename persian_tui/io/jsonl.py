@@ -1,25 +1,26 @@
 """The project's JSONL format: one question per line (what `export` writes).
 
-Schema version 2, keys in this order:
+Schema version 3, keys in this order:
   schema_version, uid, status, stem, options[{position, mesra1, mesra2, poet, corpus}], key,
-  explanation, category, poet, source{name, id}, tags, author, created_at, updated_at
-An option's `corpus` is its provenance link (or null): {poem, couplet, poet, metre, method,
-score}; version 1 files (without it) still import. On import `corpus` is not read: links are
-recomputed against the local corpus.
+  explanation, category, poet, sources[{name, id}], tags, author, created_at, updated_at
+`sources` lists every reference the question is known by, its own source first (empty when it
+has none). An option's `corpus` is its provenance link (or null): {poem, couplet, poet, metre,
+method, score}; on import `corpus` is not read: links are recomputed against the local corpus.
+Versions 1 (no `corpus`) and 2 (one `source{name, id}` instead of `sources`) still import.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
-from ..models import STATUSES, Option, OptionLink, Question
+from ..models import STATUSES, Option, OptionLink, Question, SourceRef
 from ..text import nfc
 from . import files
 
-SCHEMA_VERSION = 2
-READABLE_VERSIONS = (1, 2)
+SCHEMA_VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
 
 
 def corpus_field(link: OptionLink | None) -> dict | None:
@@ -47,7 +48,7 @@ def to_record(q: Question, links: dict[int, OptionLink] | None = None) -> dict:
         "explanation": q.explanation,
         "category": q.category,
         "poet": q.poet,
-        "source": {"name": q.source_name, "id": q.source_id},
+        "sources": [{"name": r.name, "id": r.id} for r in q.references()],
         "tags": list(q.tags),
         "author": q.author,
         "created_at": q.created_at,
@@ -105,23 +106,44 @@ def from_record(d: object) -> Question:
     key = d.get("key")
     if key is not None and (not isinstance(key, int) or isinstance(key, bool)):
         raise ValueError(f"key {key!r} must be an integer 1..4 or null")
-    source = d.get("source") or {}
-    if not isinstance(source, dict):
-        raise ValueError("'source' must be an object {name, id}")
+    refs = _sources(d, version)
     tags = d.get("tags") or []
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
         raise ValueError("'tags' must be a list of strings")
     status = d.get("status", "draft")
     if status not in STATUSES:
         raise ValueError(f"status {status!r} is not one of {', '.join(STATUSES)}")
-    source_id = source.get("id")
+    own = refs[0] if refs else SourceRef(None, None)
     return Question(
         uid=uid, options=options, stem=_text(d, "stem") or "", key=key, status=status,
         explanation=_text(d, "explanation"), category=_text(d, "category"), poet=_text(d, "poet"),
-        source_name=_text(source, "name"), source_id=None if source_id is None else str(source_id),
-        tags=[nfc(t) for t in tags], author=_text(d, "author"),
-        created_at=_text(d, "created_at"), updated_at=_text(d, "updated_at"),
+        source_name=own.name, source_id=own.id, tags=[nfc(t) for t in tags], author=_text(d, "author"),
+        created_at=_text(d, "created_at"), updated_at=_text(d, "updated_at"), sources=refs,
     )
+
+
+def _ref(obj: object, what: str) -> SourceRef | None:
+    """One {name, id} object (an id may be a number); None when both are missing."""
+    if not isinstance(obj, dict):
+        raise ValueError(f"{what} must be an object {{name, id}}")
+    sid = obj.get("id")
+    if isinstance(sid, int) and not isinstance(sid, bool):
+        sid = str(sid)
+    name, sid = _text(obj, "name"), _text({"id": sid}, "id")
+    return SourceRef(name or None, sid or None) if (name or sid) else None
+
+
+def _sources(d: dict, version: int) -> list[SourceRef]:
+    if version < 3:
+        ref = _ref(d.get("source") or {}, "'source'")
+        return [ref] if ref else []
+    raw = d.get("sources")
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise ValueError("'sources' must be a list of objects {name, id}")
+    refs = [_ref(obj, f"sources[{i}]") for i, obj in enumerate(raw)]
+    return list(dict.fromkeys(r for r in refs if r is not None))
 
 
 def write_atomic(path: str | Path, lines: Iterable[str]) -> int:

@@ -3,8 +3,6 @@ annotator, question (uid, or source id with optional source), answer, confidence
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,7 +10,8 @@ from pathlib import Path
 from ..models import CONFIDENCES, Label
 from ..store import Store
 from .errors import InputError
-from .records import loads, read_text
+from .records import parse_json, read_csv, read_text
+from .references import References
 
 _DIGITS = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩", "01234567890123456789")
 SKIPS = ("skip", "s", "-")
@@ -37,16 +36,19 @@ def _rows(path: Path) -> list[tuple[int, dict]]:
             if not line.strip():
                 continue
             try:
-                obj = loads(line)
+                obj = parse_json(line)
             except json.JSONDecodeError as e:
                 rows.append((n, {"__error__": f"malformed JSON at column {e.colno}: {e.msg}"}))
                 continue
+            except ValueError as e:
+                rows.append((n, {"__error__": str(e)}))
+                continue
             rows.append((n, obj if isinstance(obj, dict) else {"__error__": "not a JSON object"}))
         return rows
-    reader = csv.DictReader(io.StringIO(text))
-    if not reader.fieldnames or "annotator" not in reader.fieldnames or "answer" not in reader.fieldnames:
+    header, rows = read_csv(path, text)
+    if "annotator" not in header or "answer" not in header:
         raise InputError(f"{path}: a labels CSV needs a header with annotator, answer and uid or source_id")
-    return [(n, row) for n, row in enumerate(reader, 2)]
+    return rows
 
 
 def _answer(value: object) -> tuple[int | None, bool]:
@@ -61,12 +63,8 @@ def _answer(value: object) -> tuple[int | None, bool]:
 def plan_labels(store: Store, path: str | Path) -> LabelPlan:
     path = Path(path)
     plan = LabelPlan(path)
-    by_uid = {q.uid: q for q in store.questions()}
-    by_source: dict[tuple[str | None, str], list[str]] = {}
-    for q in by_uid.values():
-        if q.source_id is not None:
-            by_source.setdefault((q.source_name, q.source_id), []).append(q.uid)
-            by_source.setdefault((None, q.source_id), []).append(q.uid)
+    by_uid = store.uids()
+    refs = References(store)  # every reference of every question, not only its own source
     current = {(l.uid, l.annotator): l for l in store.labels()}
     seen: set[tuple[str, str]] = set()
     for n, row in _rows(path):
@@ -86,12 +84,10 @@ def plan_labels(store: Store, path: str | Path) -> LabelPlan:
                 if not sid:
                     raise ValueError("needs a uid or a source_id")
                 source = str(row.get("source") or "").strip() or None
-                found = by_source.get((source, sid), [])
-                if not found:
-                    raise ValueError(f"no question with source id {sid}" + (f" in {source}" if source else ""))
-                if len(found) > 1:
-                    raise ValueError(f"source id {sid} matches {len(found)} questions; add a source column")
-                uid = found[0]
+                why = refs.why_not_one(sid, source, hint="add a source column")
+                if why:
+                    raise ValueError(why)
+                uid = refs.find(sid, source)[0]
             answer, skipped = _answer(row.get("answer"))
             confidence = str(row.get("confidence") or "").strip().lower() or None
             if confidence is not None and confidence not in CONFIDENCES:

@@ -1,15 +1,15 @@
 """Import published answers (the seed's exp-1 and exp-6 CSVs) as `imported` runs, one per model.
 
-Rows are matched to questions by the id they had in the file the questions were imported
-from (`source`); unmatched rows are reported. Answer cells are read by the one answer parser
+Rows are matched to questions through any of their source references (the id a question has in
+any file it was imported from or linked to; only `source`'s references when given); unmatched
+rows are reported, and an id that names several different questions is reported as ambiguous,
+never guessed. Answer cells are read by the one answer parser
 (`۳`, `C`, `Answer: 2`, `گزینه سوم`); a cell it cannot read is kept with its parse status
 (invalid, ambiguous, empty, refusal) and counted, never dropped."""
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +18,8 @@ from ..eval.parse import parse_answer
 from ..models import Prediction
 from ..store import Store
 from .errors import InputError
+from .records import read_csv
+from .references import References
 
 ID_COLUMNS = ("question_id", "question_number")
 
@@ -29,6 +31,7 @@ class PredictionImport:
     runs_unchanged: list[str] = field(default_factory=list)
     unmatched: dict[str, int] = field(default_factory=dict)  # question id -> rows
     ambiguous: dict[str, int] = field(default_factory=dict)  # id answered twice by a model -> rows
+    reasons: dict[str, str] = field(default_factory=dict)  # id naming several questions -> why
     invalid: int = 0
 
 
@@ -42,43 +45,33 @@ def import_predictions(store: Store, path: str | Path, *, source: str | None = N
         raise InputError(f"{path}: no such file") from None
     except UnicodeDecodeError as e:
         raise InputError(f"{path}: not UTF-8 text (byte {e.start})") from None
-    reader = csv.DictReader(io.StringIO(text))
-    columns = reader.fieldnames or []
+    columns, rows = read_csv(path, text)
     id_column = next((c for c in ID_COLUMNS if c in columns), None)
     if "model_name" not in columns or "model_answer" not in columns or id_column is None:
         raise InputError(f"{path}: expected columns model_name, question_id (or question_number) "
                          f"and model_answer; found {', '.join(columns) or 'none'}")
-    questions: dict[str, list] = defaultdict(list)
-    for q in store.questions():
-        if q.source_id is not None and (source is None or q.source_name == source):
-            questions[q.source_id].append(q)
-    ambiguous = sorted((sid for sid, qs in questions.items() if len({q.source_name for q in qs}) > 1),
-                       key=lambda s: (len(s), s))
+    refs = References(store, source)  # through any of a question's references
     result = PredictionImport(path)
     by_model: dict[str, list[Prediction]] = defaultdict(list)
-    rows = list(enumerate(reader, 2))
     answers: dict[tuple[str, str], int] = defaultdict(int)
     for n, row in rows:
         model = (row.get("model_name") or "").strip()
         sid = (row.get(id_column) or "").strip()
         if not model or not sid:
             raise InputError(f"{path}: line {n}: empty model_name or {id_column}")
-        if source is None and sid in ambiguous:
-            names = sorted({q.source_name for q in questions[sid]})
-            raise InputError(f"{path}: question id {sid} exists in several sources ({', '.join(names)}); "
-                             "pass --source NAME")
         answers[(model, sid)] += 1
-    for n, row in rows:
+    for _, row in rows:
         model, sid = row["model_name"].strip(), row[id_column].strip()
         if answers[(model, sid)] > 1:
             # the source has several questions with this id: which answer is which is unknown
             result.ambiguous[sid] = result.ambiguous.get(sid, 0) + 1
             continue
-        if sid not in questions:
+        if sid not in refs:
             result.unmatched[sid] = result.unmatched.get(sid, 0) + 1
             continue
-        if len(questions[sid]) > 1:
+        if why := refs.why_not_one(sid):  # one id, several different questions: never guessed
             result.ambiguous[sid] = result.ambiguous.get(sid, 0) + 1
+            result.reasons.setdefault(sid, why)
             continue
         raw = (row.get("model_answer") or "").strip()
         tokens = (row.get("completion_tokens") or "").strip()
@@ -86,7 +79,7 @@ def import_predictions(store: Store, path: str | Path, *, source: str | None = N
         answer, status = parsed.answer, parsed.status
         result.invalid += status != "ok"
         by_model[model].append(Prediction(
-            questions[sid][0].uid, answer, status, raw_output=raw or None,
+            refs.find(sid)[0], answer, status, raw_output=raw or None,
             tokens_out=int(tokens) if tokens.isdigit() else None))
     sha = hashlib.sha256(data).hexdigest()
     existing = {(r.model, r.params.get("sha256")) for r in store.runs() if r.kind == "imported"}

@@ -9,6 +9,7 @@ from pathlib import Path
 from ..store import Store
 from .errors import InputError
 from .records import read_json
+from .references import References
 
 
 @dataclass
@@ -27,10 +28,7 @@ def import_reasoning(store: Store, paths: list[Path], *, source: str | None = No
     for run in store.runs():
         if run.kind == "imported" and (source is None or run.params.get("source") == source):
             runs.setdefault(run.model, run.id)
-    by_source_id = {}
-    for q in store.questions():
-        if q.source_id is not None and (source is None or q.source_name == source):
-            by_source_id.setdefault(q.source_id, []).append(q.uid)
+    refs = References(store, source)  # through any of a question's references
     result, updates = ReasoningImport(), []
     for f in files:
         data = read_json(f)
@@ -39,13 +37,13 @@ def import_reasoning(store: Store, paths: list[Path], *, source: str | None = No
         model, sid, text = str(data["model_id"]), str(data["question_id"]), data["reasoning_text"]
         if model not in runs:
             result.unmatched.append(f"{f.name}: no imported run of {model}")
-        elif len(by_source_id.get(sid, [])) != 1:
-            result.unmatched.append(f"{f.name}: question {sid} is " +
-                                    ("not in the bank" if sid not in by_source_id else "ambiguous"))
+        elif why := refs.why_not_one(sid):
+            result.unmatched.append(f"{f.name}: question {sid}: " +
+                                    ("not in the bank" if sid not in refs else why))
         elif not isinstance(text, str) or not text.strip():
             result.unmatched.append(f"{f.name}: empty reasoning_text")
         else:
-            updates.append((runs[model], by_source_id[sid][0], text))
+            updates.append((runs[model], refs.find(sid)[0], text))
     missing = store.set_reasoning(updates)
     result.unmatched += [f"run {r}: no prediction for {u}" for r, u in missing]
     result.attached = len(updates) - len(missing)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 from dataclasses import dataclass, field
@@ -34,37 +36,88 @@ def read_text(path: Path) -> str:
         raise InputError(f"{path}: cannot read ({e.strerror})") from None
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_HIGH, _LOW = r"\\u[dD][89abAB][0-9a-fA-F]{2}", r"\\u[dD][c-fC-F][0-9a-fA-F]{2}"
-_SURROGATE_ESCAPE = re.compile(f"{_HIGH}(?!{_LOW})|(?<!{_HIGH}){_LOW}")  # unpaired, for the column
+MAX_DIGITS = 30  # the longest integer an input file may hold (ids and keys are short)
+_LONE_SURROGATE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])"
+                             r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}")
 
 
-def loads(text: str) -> object:
-    """json.loads for input files: a string with a lone surrogate ("\\ud800" is valid JSON),
-    which no UTF-8 file or database can hold, is a JSONDecodeError."""
-    obj = json.loads(text)
-    stack = [obj]
-    while stack:  # iterative: a deeply nested file cannot exhaust the recursion limit here
-        item = stack.pop()
-        if isinstance(item, str):
-            if _SURROGATE.search(item):
-                m = _SURROGATE_ESCAPE.search(text)
-                at = m.start() if m else 0
-                raise json.JSONDecodeError("a lone surrogate escape (not Unicode text)", text, max(at, 0))
-        elif isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
+class _LongNumber(Exception):
+    pass
+
+
+def _int(digits: str) -> int:
+    if len(digits.lstrip("-")) > MAX_DIGITS:
+        raise _LongNumber(len(digits.lstrip("-")))
+    return int(digits)
+
+
+def parse_json(text: str) -> object:
+    """json.loads for input files. Raises JSONDecodeError for malformed JSON, and ValueError
+    with a one-line reason for what Python's parser would otherwise crash on or let through:
+    nesting deeper than the interpreter's recursion limit, an integer longer than MAX_DIGITS
+    digits, a lone surrogate escape (``"\\ud800"``: not text, SQLite cannot store it)."""
+    try:
+        obj = json.loads(text, parse_int=_int)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply (more than about 1,000 levels)") from None
+    except _LongNumber as e:
+        raise ValueError(f"a number with {e.args[0]} digits (at most {MAX_DIGITS})") from None
+    found = _LONE_SURROGATE.search(text)
+    if found and not is_text(json.dumps(obj, ensure_ascii=False)):
+        raise ValueError(f"a lone surrogate {found.group()} (not a character){_line_of(text, found.start())}")
     return obj
+
+
+def _line_of(text: str, pos: int) -> str:
+    return f" at line {text.count(chr(10), 0, pos) + 1}" if "\n" in text.rstrip("\n") else ""
+
+
+def is_text(s: str) -> bool:
+    """False when ``s`` holds a lone surrogate (from a JSON escape or an undecodable file name)."""
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def shown_path(path: Path | str) -> str:
+    """A path as text that can be stored: bytes of a non-UTF-8 file name become U+FFFD."""
+    return str(path).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def read_json(path: Path) -> object:
     text = read_text(path)
     try:
-        return loads(text)
+        return parse_json(text)
     except json.JSONDecodeError as e:
         raise InputError(f"{path}: malformed JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+    except ValueError as e:
+        raise InputError(f"{path}: {e}") from None
+
+
+def read_csv(path: Path, text: str) -> tuple[list[str], list[tuple[int, dict]]]:
+    """A CSV file's header and rows, each with the physical line it starts on (a quoted field
+    may span lines). A field may be up to MAX_FIELD characters; anything the csv module cannot
+    read is an InputError naming the line."""
+    csv.field_size_limit(MAX_FIELD)
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    rows, start = [], 1
+    try:
+        header = list(reader.fieldnames or [])
+        start = reader.line_num + 1
+        for row in reader:
+            rows.append((start, row))
+            start = reader.line_num + 1
+    except csv.Error as e:
+        reason = str(e)
+        if "field larger than field limit" in reason:
+            reason = f"a field longer than {MAX_FIELD:,} characters"
+        raise InputError(f"{path}: line {start}: {reason}") from None
+    return header, rows
+
+
+MAX_FIELD = 16 * 2**20  # characters in one CSV field (a model's whole reply fits)
 
 
 def read_keys(path: Path) -> dict[str, int]:
@@ -74,7 +127,7 @@ def read_keys(path: Path) -> dict[str, int]:
         raise InputError(f"{path}: an answer-key file must be a JSON object {{\"id\": 1..4}}")
     keys = {}
     for k, v in data.items():
-        if isinstance(v, str) and v.strip().isdigit():
+        if isinstance(v, str) and v.strip().isdigit() and len(v.strip()) <= MAX_DIGITS:
             v = int(v)
         if not isinstance(v, int) or isinstance(v, bool):
             raise InputError(f"{path}: key of id {k!r} is {v!r}, not an integer 1..4")

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..models import Option, Question
 from ..bank import repeated_couplets
+from ..models import Option, Question
 from ..text import CoupletError, nfc, split_couplet, strip_option_label
 from .errors import InputError
 from .records import Record
@@ -171,7 +171,8 @@ def read_book(data: object, path: Path, source: str, keys: dict[str, int] | None
     records = []
     for p, page in enumerate(data["pages"], 1):
         page_no = page.get("page_number", p) if isinstance(page, dict) else p
-        questions = (page.get("data") or {}).get("questions") if isinstance(page, dict) else None
+        data = page.get("data") if isinstance(page, dict) else None
+        questions = data.get("questions") if isinstance(data, dict) else None
         if not isinstance(questions, list):
             rec = Record(where=f"page {page_no}", error="no 'data.questions' list")
             records.append(rec)

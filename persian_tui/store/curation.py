@@ -6,7 +6,7 @@ import json
 import sqlite3
 
 from ..bank import fingerprint, new_uid, now, search_text
-from ..models import Adjudication, Question, Revision
+from ..models import Adjudication, Question, Revision, SourceRef
 from ..text import couplet_key
 
 _EDITABLE = ("stem", "key", "status", "explanation", "category", "poet", "source_name",
@@ -62,6 +62,8 @@ class CurationRepo:
                 (q.stem, q.key, q.status, q.explanation, q.category, q.poet, q.source_name,
                  q.source_id, json.dumps(q.tags, ensure_ascii=False), q.updated_at,
                  fingerprint(q), search_text(q), qid))
+            self._replace_own_source(qid, SourceRef(old.source_name, old.source_id),
+                                     SourceRef(q.source_name, q.source_id), q.updated_at)
             if "options" in changes:
                 self.conn.execute("DELETE FROM options WHERE question_id = ?", (qid,))
                 self.conn.executemany(

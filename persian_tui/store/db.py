@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 import sqlite_utils
 
 from .corpus import CorpusRepo
 from .curation import CurationRepo
+from .imports import ImportsRepo
 from .judging import JudgingRepo
 from .labels import LabelsRepo
 from .questions import QuestionsRepo
 from .runs import RunsRepo
 from .schema import MIGRATIONS, SCHEMA_VERSION
+from .sources import SourcesRepo
 
 BUSY_TIMEOUT_MS = 10_000  # the CLI waits; the TUI passes a short one (a missed row beats a frozen window)
 
@@ -107,7 +109,7 @@ def _apply(conn: sqlite3.Connection, number: int) -> None:
         raise
 
 
-class Store(QuestionsRepo, LabelsRepo, CurationRepo, RunsRepo, JudgingRepo, CorpusRepo):
+class Store(QuestionsRepo, SourcesRepo, ImportsRepo, LabelsRepo, CurationRepo, RunsRepo, JudgingRepo, CorpusRepo):
     """One SQLite file. Open one Store per thread (sqlite3 connections are per thread)."""
 
     def __init__(self, path: str | Path, *, create_dir: bool = True, read_only: bool | None = False,
@@ -162,7 +164,7 @@ class Store(QuestionsRepo, LabelsRepo, CurationRepo, RunsRepo, JudgingRepo, Corp
     def close(self) -> None:
         self.conn.close()
 
-    def __enter__(self) -> "Store":
+    def __enter__(self) -> Store:
         return self
 
     def __exit__(self, *exc) -> None:

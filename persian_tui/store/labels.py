@@ -5,6 +5,8 @@ from __future__ import annotations
 import sqlite3
 import time
 
+import sqlite_utils
+
 from ..bank import now
 from ..models import CONFIDENCES, QUEUE_MODES, Label, Progress, Question, QueueScope
 
@@ -13,13 +15,14 @@ _LABEL_COLUMNS = ("q.uid, l.annotator, l.answer, l.skipped, l.confidence, l.flag
                   "l.seconds, l.created_at")
 
 
-def _label(row: tuple) -> Label:
-    uid, annotator, answer, skipped, confidence, flag, note, seconds, created_at = row
-    return Label(uid, annotator, answer, bool(skipped), confidence, flag, note, seconds, created_at)
+def _label(row: dict) -> Label:
+    """A Label from its row (a dict by column name: the names of Label's fields)."""
+    return Label(**{**row, "skipped": bool(row["skipped"])})
 
 
 class LabelsRepo:
     conn: sqlite3.Connection
+    db: sqlite_utils.Database
 
     def _qid(self, uid: str) -> int:
         row = self.conn.execute("SELECT id FROM questions WHERE uid = ?", (uid,)).fetchone()
@@ -98,7 +101,7 @@ class LabelsRepo:
             clauses.append("l.annotator = ?")
             params.append(annotator)
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-        return [_label(r) for r in self.conn.execute(
+        return [_label(r) for r in self.db.query(
             f"SELECT {_LABEL_COLUMNS} FROM labels l JOIN questions q ON q.id = l.question_id "
             f"{where} ORDER BY q.id, l.annotator", params)]
 

@@ -3,70 +3,103 @@
 from __future__ import annotations
 
 import json
-import time
 import sqlite3
-from typing import Iterable, Iterator
+from collections.abc import Iterable
+from dataclasses import dataclass
+from operator import itemgetter
+
+import sqlite_utils
 
 from ..bank import fingerprint, now, search_text
 from ..models import BankCounts, Option, Question, QuestionRow
 from ..text import DuplicateIndex, couplet_key, search_terms
+from .sources import source_rows
 
-_QUESTION_COLUMNS = (
-    "uid, stem, key, status, explanation, category, poet, source_name, source_id, "
-    "tags, author, created_at, updated_at"
-)
-
-
-def _question(row: tuple, options: list[Option]) -> Question:
-    (uid, stem, key, status, explanation, category, poet, source_name, source_id,
-     tags, author, created_at, updated_at) = row
-    return Question(
-        uid=uid, options=options, stem=stem, key=key, status=status, explanation=explanation,
-        category=category, poet=poet, source_name=source_name, source_id=source_id,
-        tags=json.loads(tags), author=author, created_at=created_at, updated_at=updated_at,
-    )
+_FIELDS = ("uid", "stem", "key", "status", "explanation", "category", "poet", "source_name", "source_id",
+           "tags", "author", "created_at", "updated_at")
+_QUESTION_COLUMNS = ", ".join(_FIELDS)
 
 
-BATCH_PAUSE = 0.1  # seconds between two write batches of a large import (SQLite's busy wait polls)
+def _question(row: dict, options: list[Option]) -> Question:
+    """A Question from its row (a dict by column name)."""
+    return Question(**{**row, "tags": json.loads(row["tags"])}, options=options)
 
 
-def _rows_of(q: Question) -> tuple[tuple, list[tuple]]:
-    """The question's row and option rows, normalized copies included (done outside the lock)."""
+@dataclass
+class Prepared:
+    """A question's rows, as dicts by column name, with the normalized copies computed (done
+    before any lock is taken)."""
+
+    row: dict  # questions
+    options: list[dict]
+    sources: list[dict]  # question_sources, without question_id
+
+    @property
+    def uid(self) -> str:
+        return self.row["uid"]
+
+    @property
+    def fingerprint(self) -> str:
+        return self.row["fingerprint"]
+
+    @property
+    def keys(self) -> list[str]:
+        """The options' match keys in position order (what DuplicateIndex compares)."""
+        return [o["match_key"] for o in sorted(self.options, key=lambda o: o["position"])]
+
+
+def insert_many(conn: sqlite3.Connection, table: str, rows: list[dict], *, ignore: bool = False,
+                question_ids: list[int] | None = None) -> None:
+    """Insert rows given as dicts by column name (each row's ``question_id`` from
+    ``question_ids`` when given) with one executemany; call inside a transaction.
+    sqlite-utils' insert_all does the same but measured 1.3-2x slower, which matters inside the
+    write lock (bench/bench_inserts.py)."""
+    if not rows:
+        return
+    columns = list(rows[0])
+    values = map(itemgetter(*columns), rows) if len(columns) > 1 else ((r[columns[0]],) for r in rows)
+    if question_ids is not None:
+        columns = ["question_id", *columns]
+        values = ((qid, *v) for qid, v in zip(question_ids, values))
+    conn.executemany(f"INSERT {'OR IGNORE ' if ignore else ''}INTO {table} ({', '.join(columns)}) "
+                     f"VALUES ({', '.join('?' * len(columns))})", values)
+
+
+def _rows_of(q: Question) -> Prepared:
     stamp = now()
     q.created_at = q.created_at or stamp
     q.updated_at = q.updated_at or q.created_at
-    question = (q.uid, q.stem, q.key, q.status, q.explanation, q.category, q.poet, q.source_name,
-                q.source_id, json.dumps(q.tags, ensure_ascii=False), q.author, q.created_at,
-                q.updated_at, fingerprint(q), search_text(q))
-    options = [(o.position, o.mesra1, o.mesra2, o.poet, couplet_key(o.mesra1, o.mesra2)) for o in q.options]
-    return question, options
+    row = {f: getattr(q, f) for f in _FIELDS}
+    row.update(tags=json.dumps(q.tags, ensure_ascii=False), fingerprint=fingerprint(q), search_text=search_text(q))
+    options = [{"position": o.position, "mesra1": o.mesra1, "mesra2": o.mesra2, "poet": o.poet,
+                "match_key": couplet_key(o.mesra1, o.mesra2)} for o in q.options]
+    return Prepared(row, options, source_rows(q, stamp))
 
 
 class QuestionsRepo:
     conn: sqlite3.Connection
+    db: sqlite_utils.Database
 
     # ------------------------------------------------------------ writes
 
     def _insert_question(self, q: Question) -> None:
         self._insert_rows([_rows_of(q)])
 
-    def _insert_rows(self, rows: list[tuple]) -> None:
+    def _insert_rows(self, rows: list[Prepared]) -> None:
         """Insert prepared rows (see _rows_of): no normalization inside the transaction, and
-        bulk statements (executemany) so a large import holds the write lock briefly."""
+        bulk inserts so a large import holds the write lock briefly. Call inside a transaction."""
         if not rows:
             return
-        self.conn.executemany(
-            f"INSERT INTO questions ({_QUESTION_COLUMNS}, fingerprint, search_text) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [question for question, _ in rows])
+        insert_many(self.conn, "questions", [p.row for p in rows])
         ids: dict[str, int] = {}
-        uids = [question[0] for question, _ in rows]
+        uids = [p.uid for p in rows]
         for i in range(0, len(uids), 500):
             chunk = uids[i:i + 500]
             ids.update(self.conn.execute(
                 f"SELECT uid, id FROM questions WHERE uid IN ({','.join('?' * len(chunk))})", chunk))
-        self.conn.executemany(
-            "INSERT INTO options (question_id, position, mesra1, mesra2, poet, match_key) "
-            "VALUES (?, ?, ?, ?, ?, ?)", [(ids[question[0]], *o) for question, options in rows for o in options])
+        insert_many(self.conn, "options", [o for p in rows for o in p.options],
+                    question_ids=[ids[p.uid] for p in rows for _ in p.options])
+        self._insert_sources([r for p in rows for r in p.sources], [ids[p.uid] for p in rows for _ in p.sources])
 
     def add_questions(self, questions: Iterable[Question], *, import_log: dict | None = None) -> int:
         """Insert questions (and the import's log row) in one transaction: all or nothing."""
@@ -78,76 +111,6 @@ class QuestionsRepo:
                 self._log_import(import_log)
         self.link_saved([q.uid for q in questions])  # corpus provenance (nothing without a corpus)
         return len(questions)
-
-    def add_new_questions(self, questions: Iterable[Question], *, import_log: dict | None = None,
-                          same_question: bool = True, batch: int = 5000) -> list[tuple[str, str]]:
-        """Insert the questions that are still new when the write lock is held: another process
-        may have stored the same uid or the same question (fingerprint) since the import was
-        planned (with ``same_question``: a stored question of the same fingerprint counts as
-        stored). Returns the ones skipped, as (uid, "unchanged" | "duplicate"); the import log
-        counts what was really written.
-
-        Rows are normalized before any lock, and written `batch` questions per transaction
-        (about half a second each), so other writers never wait long. A failure in a later
-        batch deletes what the earlier ones wrote: the import is all or nothing, except for a
-        process killed mid-way, which leaves whole questions that re-running the import
-        completes (uids are deterministic: those count as unchanged)."""
-        questions = list(questions)
-        rows = [_rows_of(q) for q in questions]
-        skipped: list[tuple[str, str]] = []
-        written: list[str] = []
-        try:
-            for start in range(0, max(len(rows), 1), batch):
-                if start:
-                    time.sleep(BATCH_PAUSE)  # a writer waiting for the lock gets it between batches
-                part = rows[start:start + batch]
-                last = start + batch >= len(rows)
-                with self.tx():
-                    uids = self._existing("uid", [r[0][0] for r in part])
-                    prints = self._existing("fingerprint", [r[0][-2] for r in part]) if same_question else set()
-                    keep = []
-                    for row in part:
-                        uid, fp = row[0][0], row[0][-2]
-                        if uid in uids:
-                            skipped.append((uid, "unchanged"))
-                        elif fp in prints:
-                            skipped.append((uid, "duplicate"))
-                        else:
-                            keep.append(row)  # copies inside one import were the planner's call
-                    self._insert_rows(keep)
-                    written += [r[0][0] for r in keep]
-                    if last and import_log is not None:
-                        counts = dict(import_log)
-                        counts["new"] = len(written)
-                        counts["unchanged"] += sum(r == "unchanged" for _, r in skipped)
-                        counts["duplicate"] += sum(r == "duplicate" for _, r in skipped)
-                        self._log_import(counts)
-        except BaseException:
-            for start in range(0, len(written), batch):  # undo the batches already committed
-                chunk = written[start:start + batch]
-                with self.tx():
-                    for i in range(0, len(chunk), 500):
-                        part = chunk[i:i + 500]
-                        self.conn.execute(f"DELETE FROM questions WHERE uid IN ({','.join('?' * len(part))})",
-                                          part)
-            raise
-        self.link_saved(written)  # corpus provenance
-        return skipped
-
-    def _existing(self, column: str, values: list[str]) -> set[str]:
-        found: set[str] = set()
-        for i in range(0, len(values), 500):
-            chunk = values[i:i + 500]
-            found |= {r[0] for r in self.conn.execute(
-                f"SELECT {column} FROM questions WHERE {column} IN ({','.join('?' * len(chunk))})", chunk)}
-        return found
-
-    def _log_import(self, log: dict) -> None:
-        self.conn.execute(
-            "INSERT INTO imports (path, sha256, format, source_name, new, unchanged, "
-            "duplicate, conflict, rejected, created_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
-            (log["path"], log["sha256"], log["format"], log.get("source_name"), log["new"],
-             log["unchanged"], log["duplicate"], log["conflict"], log["rejected"], now()))
 
     # ------------------------------------------------------------ reads
 
@@ -164,11 +127,16 @@ class QuestionsRepo:
         return out
 
     def _questions(self, where: str = "", params: tuple = (), order: str = "uid") -> list[Question]:
-        rows = self.conn.execute(
-            f"SELECT id, {_QUESTION_COLUMNS} FROM questions {where} ORDER BY {order}", params
-        ).fetchall()
-        options = self._options_for([r[0] for r in rows])
-        return [_question(r[1:], options[r[0]]) for r in rows]
+        rows = list(self.db.query(f"SELECT id, {_QUESTION_COLUMNS} FROM questions {where} ORDER BY {order}",
+                                  params))
+        ids = [r.pop("id") for r in rows]
+        options, sources = self._options_for(ids), self._sources_for(ids)
+        out = []
+        for qid, row in zip(ids, rows):
+            q = _question(row, options[qid])
+            q.sources = sources[qid]
+            out.append(q)
+        return out
 
     def get_question(self, uid: str) -> Question | None:
         found = self._questions("WHERE uid = ?", (uid,))
@@ -198,11 +166,9 @@ class QuestionsRepo:
                 found[q.uid] = q
         return found
 
-    def questions_by_source(self, source_name: str) -> dict[str, list[Question]]:
-        out: dict[str, list[Question]] = {}
-        for q in self._questions("WHERE source_name = ?", (source_name,), order="id"):
-            out.setdefault(q.source_id, []).append(q)
-        return out
+    def max_question_id(self) -> int:
+        """The newest question's row id: an import re-checks the questions stored after it."""
+        return self.conn.execute("SELECT COALESCE(MAX(id), 0) FROM questions").fetchone()[0]
 
     def uids(self) -> set[str]:
         return {r[0] for r in self.conn.execute("SELECT uid FROM questions")}
@@ -275,9 +241,3 @@ class QuestionsRepo:
         categories = [r[0] for r in self.conn.execute(
             "SELECT DISTINCT category FROM questions WHERE category IS NOT NULL ORDER BY category")]
         return BankCounts(sum(by_status.values()), by_status, categories)
-
-    def iter_imports(self) -> Iterator[dict]:
-        cur = self.conn.execute("SELECT * FROM imports ORDER BY id")
-        names = [d[0] for d in cur.description]
-        for row in cur:
-            yield dict(zip(names, row))

@@ -435,6 +435,37 @@ MIGRATIONS: list[list[str]] = [
     [],
     # 11: labelling queue scopes and daily-use additions (issue 12) -- slot reserved, filled by that issue
     [],
+    # 12: question source references: every (source name, id) a question is known by, with the
+    # file and time it was learnt; backfilled from the questions' own source columns
+    [
+        """
+            CREATE TABLE question_sources (
+                id INTEGER PRIMARY KEY,
+                question_id INTEGER NOT NULL REFERENCES questions (id) ON DELETE CASCADE,
+                source_name TEXT,
+                source_id TEXT,
+                file TEXT,
+                created_at TEXT NOT NULL
+            )
+        """,
+        # one row per (question, name, id); NULLs compare equal here (plain UNIQUE would not)
+        """
+            CREATE UNIQUE INDEX question_sources_unique
+            ON question_sources (question_id, ifnull(source_name, ''), ifnull(source_id, ''))
+        """,
+        "CREATE INDEX question_sources_ref ON question_sources (source_id, source_name)",
+        """
+            INSERT INTO question_sources (question_id, source_name, source_id, file, created_at)
+            SELECT q.id, q.source_name, q.source_id,
+                   (SELECT i.path FROM imports i WHERE i.source_name = q.source_name
+                    ORDER BY i.id LIMIT 1),
+                   q.created_at
+            FROM questions q WHERE q.source_name IS NOT NULL OR q.source_id IS NOT NULL
+            ORDER BY q.id
+        """,
+        # an import's duplicates that became references of the question they repeat
+        "ALTER TABLE imports ADD COLUMN linked INTEGER NOT NULL DEFAULT 0",
+    ],
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -111,14 +111,14 @@ def detail_lines(q: Question | None, width: int, mode: str) -> list[Line]:
                              poet=o.poet, is_key=q.key == o.position)
     out.append(Line(""))
     out.append(Line("─" * width, "dim"))
-    source = " ".join(p for p in (q.source_name, f"#{q.source_id}" if q.source_id else None) if p)
+    refs = [r.label() for r in q.references()]  # every source the question is known by
     poets = [q.poet] if q.poet else []
     poets += [p for p in dict.fromkeys(o.poet for o in q.options if o.poet) if p not in poets]
     fields = [
         ("key", fa(q.key) if q.key else "—"),
         ("category", q.category or "—"),
         ("poet" if len(poets) < 2 else "poets", "، ".join(poets) or "—"),
-        ("source", source or "—"),
+        ("sources" if len(refs) > 1 else "source", "; ".join(refs) or "—"),
         ("status", q.status),
         ("tags", "، ".join(q.tags) or "—"),
         ("author", q.author or "—"),

@@ -1,0 +1,123 @@
+"""Hostile input files (issue 11): every importer gives one line naming the file, the line and
+the reason — never a traceback — for JSON nested 200,000 deep, a 5,000-digit number, a lone
+surrogate escape, a book page whose `data` is a list, a CSV field over 128 KB, a 1 MB hemistich,
+and a file name that is not UTF-8 or holds escape sequences. Nothing is written."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from conftest import make_question
+
+from persian_tui.cli import main
+from persian_tui.models import MAX_HEMISTICH
+from persian_tui.store import Store
+
+DEEP = "[" * 200_000 + "]" * 200_000
+BIG = "7" * 5000
+OPTIONS = '["a b - c d", "e f - g h", "i j - k l", "m n - o p"]'
+
+
+@pytest.fixture
+def db(tmp_path):
+    path = tmp_path / "t.db"
+    with Store(path) as s:
+        s.add_questions([make_question("q-1", source_name="book", source_id="6")])
+    return str(path)
+
+
+def run(db, capsys, *args) -> tuple[int, str]:
+    code = main(["--db", db, *args])
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err + captured.out
+    return code, captured.err
+
+
+def unchanged(db) -> bool:
+    with Store(db) as s:
+        return (s.counts().total, len(s.labels()), len(s.runs())) == (1, 0, 0)
+
+
+CASES = {
+    "deep.json": (DEEP, ["import", "--format", "benchmark"], "JSON nested too deeply"),
+    "deep.jsonl": (DEEP + "\n", ["import"], "line 1: JSON nested too deeply"),
+    "deep-labels.jsonl": ('{"annotator": "a", "uid": "q-1", "answer": ' + DEEP + "}\n", ["import-labels"],
+                          "line 1: JSON nested too deeply"),
+    "big-key.json": (f'[{{"id": 6, "options": {OPTIONS}, "correct_answer_index": {BIG}}}]',
+                     ["import", "--format", "benchmark"], "a number with 5000 digits (at most 30)"),
+    "big-id.json": (f'[{{"id": {BIG}, "options": {OPTIONS}, "correct_answer_index": 1}}]',
+                    ["import", "--format", "benchmark"], "a number with 5000 digits"),
+    "big-label.jsonl": (f'{{"annotator": "a", "uid": "q-1", "answer": {BIG}}}\n', ["import-labels"],
+                        "line 1: a number with 5000 digits"),
+    "surrogate.json": ('[{"id": 6, "options": ["a \\ud800 b - c d", "e f - g h", "i j - k l", "m n - o p"], '
+                       '"correct_answer_index": 1}]', ["import", "--format", "benchmark"],
+                       "a lone surrogate \\ud800"),
+    "surrogate.jsonl": ('{"schema_version": 3, "uid": "q-s", "options": [], "sources": [{"name": "\\udc00"}]}\n',
+                        ["import"], "line 1: a lone surrogate \\udc00"),
+    "surrogate-labels.jsonl": ('{"annotator": "\\ud83d", "uid": "q-1", "answer": 1}\n', ["import-labels"],
+                               "line 1: a lone surrogate \\ud83d"),
+    "deep-trace.json": (DEEP, ["import-reasoning"], "JSON nested too deeply"),
+    "book-list.json": ('{"pages": [{"page_number": 1, "data": [1, 2]}]}', ["import", "--format", "book",
+                                                                           "--answers", "KEYS"],
+                       "page 1: no 'data.questions' list"),
+    "big-field.csv": ("annotator,uid,answer,note\nali,q-1,1,ok\nsara,q-1,2,\"a\nb\"\nali,q-1,1," + "x" * 140_000
+                      + "\n", ["import-labels"], None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_hostile_file_is_one_line_and_writes_nothing(db, tmp_path, capsys, name):
+    text, args, expected = CASES[name]
+    path = tmp_path / name
+    path.write_text(text, "utf-8")
+    keys = tmp_path / "keys.json"
+    keys.write_text('{"6": 1}', "utf-8")
+    args = [str(keys) if a == "KEYS" else a for a in args]
+    code, err = run(db, capsys, *args[:1], str(path), *args[1:])
+    if expected is None:  # a long field is read (16 MB is the limit), and its line is right
+        assert code == 1 and "line 5: a second label by ali" in err  # sara spans lines 3-4
+    else:
+        assert code == 1 and expected in err, err
+        assert err.splitlines()[0].startswith(f"persian-tui: error: {path}"), err
+    assert unchanged(db)
+
+
+def test_csv_errors_name_physical_lines(db, tmp_path, capsys):
+    path = tmp_path / "answers.csv"
+    path.write_text('model_name,question_id,model_answer\nm,6,"Answer:\n\n2"\nm,,1\n', "utf-8")
+    code, err = run(db, capsys, "import-predictions", str(path))
+    assert code == 1 and "line 5: empty model_name or question_id" in err  # record 2 starts on line 5
+    huge = tmp_path / "huge.csv"
+    huge.write_text("model_name,question_id,model_answer\nm,6,\"" + "x" * (16 * 2**20 + 1) + "\"\n", "utf-8")
+    code, err = run(db, capsys, "import-predictions", str(huge))
+    assert code == 1 and "line 2: a field longer than 16,777,216 characters" in err
+    assert unchanged(db)
+
+
+def test_a_hemistich_longer_than_the_limit_is_rejected(db, tmp_path, capsys):
+    path = tmp_path / "long.json"
+    long = "دل " * 400_000
+    path.write_text(json.dumps([{"id": 1, "options": [f"{long} - یار", "a b - c d", "e f - g h", "i j - k l"],
+                                 "correct_answer_index": 0}], ensure_ascii=False), "utf-8")
+    code, err = run(db, capsys, "import", str(path), "--format", "benchmark")
+    assert code == 1 and f"first hemistich is 1,199,999 characters long (at most {MAX_HEMISTICH})" in err
+    assert unchanged(db)
+
+
+def test_a_file_name_that_is_not_utf8_nor_clean(db, tmp_path, capsys):
+    src = json.dumps([{"id": 1, "options": ["دل و جان - یار من", "گل و مل - باده ناب", "شب و ماه - راه دراز",
+                                            "کوه و دشت - باد صبا"], "correct_answer_index": 0}], ensure_ascii=False)
+    name = os.fsencode(tmp_path) + b"/b\xff\x1b[2Jx.json"
+    with open(name, "w", encoding="utf-8") as f:
+        f.write(src)
+    code = main(["--db", db, "import", os.fsdecode(name)])
+    out = capsys.readouterr().out
+    assert code == 0 and "\x1b" not in out and "␛[2J" in out
+    with Store(db) as s:
+        (q,) = [q for q in s.questions() if q.uid != "q-1"]
+        assert q.source_name == "b\ufffd\x1b[2Jx"  # stored as text, shown with placeholders
+        assert q.sources[0].file.endswith("b\ufffd\x1b[2Jx.json")
+    code, err = run(db, capsys, "import", os.fsdecode(name), "--source", os.fsdecode(b"a\xffb"))
+    assert code == 1 and "--source is not valid UTF-8 text" in err
