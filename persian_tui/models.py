@@ -179,6 +179,47 @@ class Prediction:
     cost: float | None = None
     error: str | None = None
     created_at: str | None = None
+    sample: int = 0  # which of a run's K replies to the question (0 when asked once)
+
+    @property
+    def usable(self) -> int:
+        """The chosen option 1..4, 0 when the reply is unusable (not ok, no answer)."""
+        return (self.predicted or 0) if self.parse_status == "ok" and self.predicted in (1, 2, 3, 4) else 0
+
+
+@dataclass(frozen=True)
+class Vote:
+    """The samples of one question in one run, voted: `answer` the majority's option (0 when no
+    sample is usable; a tie goes to the option first given), `top` how many samples gave it,
+    `asked` the samples that got a reply (API errors left out), `chosen` the representative
+    sample (the majority's first; else the first that got a reply; else the first)."""
+    answer: int
+    top: int
+    asked: int
+    chosen: Prediction
+    samples: tuple[Prediction, ...]
+
+    @property
+    def agreement(self) -> float | None:
+        """Share of the replied samples that gave the majority's answer (None: no reply)."""
+        return self.top / self.asked if self.asked else None
+
+
+def vote(samples: list[Prediction]) -> Vote:
+    """Majority vote over one question's samples (in any order; sorted by sample index)."""
+    ordered = tuple(sorted(samples, key=lambda p: p.sample))
+    counts: dict[int, int] = {}
+    for p in ordered:
+        if p.usable:
+            counts[p.usable] = counts.get(p.usable, 0) + 1
+    asked = sum(p.parse_status != "api_error" for p in ordered)
+    if counts:
+        answer = max(counts, key=lambda o: counts[o])  # dict order: the first given wins a tie
+        chosen = next(p for p in ordered if p.usable == answer)
+    else:
+        answer = 0
+        chosen = next((p for p in ordered if p.parse_status != "api_error"), ordered[0])
+    return Vote(answer, counts.get(answer, 0), asked, chosen, ordered)
 
 
 @dataclass(frozen=True)
@@ -234,6 +275,7 @@ class JudgmentRow:
     reviewer: str | None = None
     review_note: str | None = None
     flagged: bool = False
+    sample: int = 0  # which of the judged run's samples was judged
 
     @property
     def reviewed(self) -> bool:
