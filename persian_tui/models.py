@@ -326,3 +326,33 @@ class OptionLink:
     score: float | None
     candidates: int
     couplet: CorpusCouplet | None
+
+
+# ---------------------------------------------------------------- releases
+
+
+@dataclass(frozen=True)
+class ReleaseItem:
+    """One frozen question of a release: its record (a JSONL line) and that line's sha256."""
+    uid: str
+    sha256: str
+    key: int | None
+    record: str
+
+
+@dataclass(frozen=True)
+class Release:
+    name: str
+    digest: str  # release_digest of its items
+    questions: int
+    created_by: str | None
+    created_at: str
+    items: tuple[ReleaseItem, ...] = ()
+
+
+def release_digest(items) -> str:
+    """sha256 over the items' (uid, content hash, key) in release order: names the content."""
+    import hashlib
+
+    blob = "".join(f"{i.uid}\t{i.sha256}\t{i.key if i.key is not None else ''}\n" for i in items)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()

@@ -184,7 +184,8 @@ def prediction_lines(run: Run, p: Prediction | None, q: Question | None, width: 
     return out
 
 
-def run_head(run: Run, preds: list[Prediction], keys: dict[str, int | None], replies: int | None = None) -> str:
+def run_head(run: Run, preds: list[Prediction], keys: dict[str, int | None],
+             replies: int | None = None) -> str:
     """The header: what the run is and its figures (a run asked K times: on the majority's
     answers, `replies` of its total stored)."""
     p = run.params
