@@ -173,3 +173,17 @@ def item_analysis(store: Store, questions: list[Question], run_ids: list[int],
         rows.append(row)
     rows.sort(key=lambda r: (r.severity, r.uid))
     return rows
+
+
+QUEUED = ("suspect_key", "low_agreement", "too_hard")  # too_easy asks no decision
+
+
+def queue_flags(store: Store) -> dict[str, dict[str, str]]:
+    """uid -> {flag: evidence} of the flags that send a question to adjudication, from the
+    default report's runs (finished, not archived, not broken) and every annotator's labels."""
+    from .report import report_inputs
+
+    inp, _ = report_inputs(store, None, "all")
+    rows = item_analysis(store, inp.keyed, [r.id for r in inp.runs], inp.preds)
+    return {r.uid: {f: r.evidence[f] for f in r.flags if f in QUEUED}
+            for r in rows if any(f in QUEUED for f in r.flags)}

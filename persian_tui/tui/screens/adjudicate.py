@@ -23,6 +23,7 @@ from ..widgets.dialogs import ConfirmDialog, ReasonDialog
 from ..widgets.lines_view import LinesView
 
 STACK_BELOW = 100
+ITEM_MARKS = {"suspect_key": "key?", "low_agreement": "agree?", "too_hard": "hard"}  # queue-line marks
 BULK_REASON = "all labels agree with the key"
 
 
@@ -43,6 +44,8 @@ def why(item: ItemVotes) -> list[str]:
         out.append("labelled but no key yet")
     for reviewer, note in item.review_flags.items():
         out.append(f"key problem flagged by {reviewer} in judge review: {note}")
+    for flag, evidence in item.item_flags.items():
+        out.append(f"item analysis {flag}: {evidence}")
     return out
 
 
@@ -50,7 +53,9 @@ def queue_entry(item: ItemVotes) -> str:
     """One line of the queue list: uid, key, votes, flag mark (LTR, ASCII digits)."""
     votes = " ".join(str(v) for v in sorted(item.votes.values())) or "-"
     key = item.key if item.key is not None else "-"
-    return f"{item.uid}  key {key} · {votes}{' ⚑' if item.flags or item.review_flags else ''}"
+    mark = " ⚑" if item.flags or item.review_flags else ""
+    mark += " " + "/".join(ITEM_MARKS[f] for f in item.item_flags if f in ITEM_MARKS) if item.item_flags else ""
+    return f"{item.uid}  key {key} · {votes}{mark}"
 
 
 def _indented(tag: str, text: str, width: int, mode: str, style: str = "") -> list[Line]:
@@ -98,7 +103,11 @@ def item_lines(q: Question, item: ItemVotes, width: int, mode: str) -> list[Line
         gap = " " * 6
         text = key_text + gap + "majority  " + maj_text
         out.append(Line(text, "bold", "key", (len(key_text) + len(gap) + 10, len(text), maj_style)))
-    out.append(Line(", ".join(why(item)), "$text-warning", "why"))
+    import textwrap
+
+    reasons = why(item)  # one line each (item-analysis evidence is long), wrapped to the pane
+    wrapped = [t for r in reasons for t in textwrap.wrap(r, max(width - LABEL, 20))] or [""]
+    out += [Line(t, "$text-warning", "why" if i == 0 else "") for i, t in enumerate(wrapped)]
     out += [Line(""), Line("", "", "votes")]
     for label in item.labels:
         if label.answer is not None:
@@ -193,8 +202,11 @@ class AdjudicationScreen(AppState, Screen[None]):
 
     def reload(self, select: str | None = None, index: int = 0) -> None:
         """Re-read the queue; select ``select`` if it is still queued, else position ``index``."""
-        self.items = adjudication_queue(self.store)
-        self.bulk = len(bulk_acceptable(self.store))
+        from ...eval.items import queue_flags
+
+        flags = queue_flags(self.store)  # item-analysis flags, with their evidence
+        self.items = adjudication_queue(self.store, flags)
+        self.bulk = len(bulk_acceptable(self.store, flags))
         queue = self.query_one("#adj-queue", OptionList)
         queue.clear_options()
         queue.add_options([Option(queue_entry(i), id=i.uid) for i in self.items])
@@ -221,7 +233,8 @@ class AdjudicationScreen(AppState, Screen[None]):
         q = self.store.get_question(item.uid)
         if q is None:
             return
-        item = ItemVotes(q.uid, q.category, q.key, q.status, self.store.labels(q.uid))
+        item = ItemVotes(q.uid, q.category, q.key, q.status, self.store.labels(q.uid), item.review_flags,
+                         item.item_flags)
         self.current, self.current_item = q, item
         mode = self.mode
         self.query_one("#adj-view", LinesView).show(lambda w: item_lines(q, item, w, mode))

@@ -200,8 +200,9 @@ def run_head(run: Run, preds: list[Prediction], keys: dict[str, int | None],
     invalid = sum(x.parse_status not in ("ok", "api_error") for x in preds)
     errors = sum(x.parse_status == "api_error" for x in preds)
     head = [f"run {run.id}", run.kind, run.model, *([what] if what else []), *extra, run.status]
+    stored = len(preds) if replies is None else replies
     return " · ".join(head) + \
-        f" │ {len(preds) if replies is None else replies}/{run.total} · accuracy {accuracy_text(correct, len(scored))} · " \
+        f" │ {stored}/{run.total} · accuracy {accuracy_text(correct, len(scored))} · " \
         f"invalid {invalid} · errors {errors}"
 
 
