@@ -192,12 +192,13 @@ class Vote:
     """The samples of one question in one run, voted: `answer` the majority's option (0 when no
     sample is usable; a tie goes to the option first given), `top` how many samples gave it,
     `asked` the samples that got a reply (API errors left out), `chosen` the representative
-    sample (the majority's first; else the first that got a reply; else the first)."""
+    sample (the majority's first; else the first that got a reply; else the first), `answers`
+    every sample's usable answer in sample order (0 = unusable or failed)."""
     answer: int
     top: int
     asked: int
     chosen: Prediction
-    samples: tuple[Prediction, ...]
+    answers: tuple[int, ...]
 
     @property
     def agreement(self) -> float | None:
@@ -205,21 +206,26 @@ class Vote:
         return self.top / self.asked if self.asked else None
 
 
+def tally(answers: list[int], replied: list[bool]) -> tuple[int, int, int, int]:
+    """The vote of one question's samples in sample order: (answer, top, asked, index of the
+    chosen sample). answers: usable option or 0; replied: False for an API error."""
+    counts: dict[int, int] = {}
+    for a in answers:
+        if a:
+            counts[a] = counts.get(a, 0) + 1
+    asked = sum(replied)
+    if counts:
+        answer = max(counts, key=counts.__getitem__)  # dict order: the first given wins a tie
+        return answer, counts[answer], asked, answers.index(answer)
+    return 0, 0, asked, replied.index(True) if asked else 0
+
+
 def vote(samples: list[Prediction]) -> Vote:
     """Majority vote over one question's samples (in any order; sorted by sample index)."""
-    ordered = tuple(sorted(samples, key=lambda p: p.sample))
-    counts: dict[int, int] = {}
-    for p in ordered:
-        if p.usable:
-            counts[p.usable] = counts.get(p.usable, 0) + 1
-    asked = sum(p.parse_status != "api_error" for p in ordered)
-    if counts:
-        answer = max(counts, key=lambda o: counts[o])  # dict order: the first given wins a tie
-        chosen = next(p for p in ordered if p.usable == answer)
-    else:
-        answer = 0
-        chosen = next((p for p in ordered if p.parse_status != "api_error"), ordered[0])
-    return Vote(answer, counts.get(answer, 0), asked, chosen, ordered)
+    ordered = sorted(samples, key=lambda p: p.sample)
+    answers = [p.usable for p in ordered]
+    answer, top, asked, i = tally(answers, [p.parse_status != "api_error" for p in ordered])
+    return Vote(answer, top, asked, ordered[i], tuple(answers))
 
 
 @dataclass(frozen=True)

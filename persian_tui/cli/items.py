@@ -56,7 +56,8 @@ def cmd_samples(args) -> int:
         if run is None:
             raise UserError(f"no run {args.run}")
         keyed = [q for q in store.questions(statuses=STATUS_SETS[args.questions]) if q.key is not None]
-        result = sample_run(run, store.votes(store.predictions(run.id, samples=True)), keyed)
+        chosen, voted = store.voted_predictions(run.id)
+        result = sample_run(run, voted if voted is not None else store.votes(chosen), keyed)
     if args.format == "json":
         from dataclasses import asdict
 

@@ -244,13 +244,11 @@ def report_inputs(store: Store, run_ids: list[int] | None, questions: str) -> tu
         if r.kind not in NO_ANSWERS and r not in runs and (r.archived or r.status != "done")}
     preds: dict[int, dict[str, Prediction]] = {}
     votes: dict[int, list] = {}
-    for r in runs:  # one read per run: a run asked K times is voted here (its majority's first)
-        rows = store.predictions(r.id, samples=True)
-        if any(p.sample for p in rows):
-            votes[r.id] = store.votes(rows)
-            preds[r.id] = {v.chosen.uid: v.chosen for v in votes[r.id]}
-        else:
-            preds[r.id] = {p.uid: p for p in rows}
+    for r in runs:  # one read per run: a run asked K times is voted (its majority's first)
+        chosen, voted = store.voted_predictions(r.id)
+        preds[r.id] = {p.uid: p for p in chosen}
+        if voted is not None:
+            votes[r.id] = voted
     if not explicit:
         runs = [r for r in runs if preds[r.id]]
         for r in runs:

@@ -56,7 +56,7 @@ def sample_run(run: Run, votes: list[Vote], keyed: list[Question]) -> SampleRun:
         v = by_uid.get(q.uid)
         if v is None:
             continue
-        answers = [p.usable for p in v.samples]
+        answers = list(v.answers)
         right = sum(a == q.key for a in answers)
         items.append(SampleItem(q.uid, int(q.key), answers, v.answer, v.agreement, v.chosen.sample,
                                 v.answer == q.key, right / max(K, len(answers))))

@@ -13,7 +13,7 @@ import time
 import numpy as np
 
 from ..bank import now
-from ..models import Prediction, Run, RunSummary, vote
+from ..models import Prediction, Run, RunSummary, Vote, tally, vote
 
 _RUN_COLUMNS = ("id, kind, model, params, status, total, created_at, finished_at, prompt_template, "
                 "prompt_hash, note, reason, archived")
@@ -69,6 +69,15 @@ def _tokens(value):
 
 def _loads(value: str | None):
     return None if value is None else json.loads(value)
+
+
+def _prediction(r: tuple) -> Prediction:
+    """A prediction from a row of _PRED_COLUMNS (figures checked by _tokens / _finite)."""
+    (uid, predicted, status, scores, raw, reasoning, perm, phash, exemplars, tin, tout, lat, cost, error,
+     created, sample) = r
+    return Prediction(uid, predicted, status, _loads(scores), raw, reasoning, _loads(perm), phash,
+                      _loads(exemplars), _tokens(tin), _tokens(tout), _finite(lat), _finite(cost), error,
+                      created, sample)
 
 
 class RunsRepo:
@@ -214,6 +223,23 @@ class RunsRepo:
         """One prediction per question, in bank order: the representative of its samples (the
         majority's first, see models.vote; the only row of a run asked once). `samples=True`:
         every row (question, then sample order); `sample=k`: that sample's rows."""
+        rows = self._prediction_rows(run_id, uid, sample)
+        if samples or sample is not None or not any(r[-1] for r in rows):
+            return [_prediction(r) for r in rows]
+        return [v.chosen for v in self._votes(rows)]
+
+    def voted_predictions(self, run_id: int) -> tuple[list[Prediction], list | None]:
+        """The representatives (as predictions() gives them) and, for a run asked several
+        times, the models.Vote of every question (None for a run asked once). The votes' other
+        samples carry the answer fields only (uid, predicted, parse_status, sample): reports
+        read thousands of them, so only the representative is built in full."""
+        rows = self._prediction_rows(run_id, None, None)
+        if not any(r[-1] for r in rows):
+            return [_prediction(r) for r in rows], None
+        votes = self._votes(rows)
+        return [v.chosen for v in votes], votes
+
+    def _prediction_rows(self, run_id: int, uid: str | None, sample: int | None) -> list[tuple]:
         where, params = "WHERE p.run_id = ?", [run_id]
         if uid is not None:
             where += " AND q.uid = ?"
@@ -221,22 +247,27 @@ class RunsRepo:
         if sample is not None:
             where += " AND p.sample = ?"
             params.append(sample)
-        out = []
-        for r in self.conn.execute(
+        return self.conn.execute(
             f"SELECT {_PRED_COLUMNS} FROM predictions p JOIN questions q ON q.id = p.question_id "
-            f"{where} ORDER BY q.id, p.sample", params):
-            (uid_, predicted, status, scores, raw, reasoning, perm, phash, exemplars, tin, tout, lat,
-             cost, error, created, sample_) = r
-            out.append(Prediction(uid_, predicted, status, _loads(scores), raw, reasoning, _loads(perm),
-                                  phash, _loads(exemplars), _tokens(tin), _tokens(tout), _finite(lat), _finite(cost),
-                                  error, created, sample_))
-        if samples or sample is not None or not any(p.sample for p in out):
-            return out
-        return [v.chosen for v in self.votes(out)]
+            f"{where} ORDER BY p.question_id, p.sample", params).fetchall()  # the unique index order
+
+    @staticmethod
+    def _votes(rows: list[tuple]) -> list:
+        """models.Vote per question of rows in question order, the chosen sample built in full."""
+        groups: dict[str, list[tuple]] = {}
+        for r in rows:
+            groups.setdefault(r[0], []).append(r)
+        out = []
+        ok = (1, 2, 3, 4)
+        for group in groups.values():  # rows come in sample order
+            answers = [r[1] if r[2] == "ok" and r[1] in ok else 0 for r in group]
+            answer, top, asked, i = tally(answers, [r[2] != "api_error" for r in group])
+            out.append(Vote(answer, top, asked, _prediction(group[i]), tuple(answers)))
+        return out
 
     @staticmethod
     def votes(rows: list[Prediction]) -> list:
-        """models.Vote per question of rows in question order (as predictions(samples=True) gives)."""
+        """models.Vote per question of predictions in question order (as predictions(samples=True) gives)."""
         groups: dict[str, list[Prediction]] = {}
         for p in rows:
             groups.setdefault(p.uid, []).append(p)

@@ -149,9 +149,9 @@ def prediction_lines(run: Run, p: Prediction | None, q: Question | None, width: 
                   "bold $text-success" if ok else "bold $text-error" if ok is False else "")
     out += field_lines("key", fa(q.key) if q and q.key else "none", width)
     out += field_lines("parse", p.parse_status, width)
-    if v is not None and len(v.samples) > 1:
+    if v is not None and len(v.answers) > 1:
         agree = "—" if v.agreement is None else f"{v.agreement:.0%}"
-        out += field_lines("samples", " ".join(str(s.usable) if s.usable else "-" for s in v.samples)
+        out += field_lines("samples", " ".join(str(a) if a else "-" for a in v.answers)
                            + f" (majority {v.answer or 'none'}, agreement {agree}; shown: sample {p.sample})",
                            width)
     if run.kind == "embedding" and p.scores:
@@ -215,9 +215,8 @@ def load_detail(db_path, run_id: int, known: dict[str, Question]) -> DetailLoade
         with Store(db_path) as store:
             version = store.data_version()
             run = store.get_run(run_id)
-            rows = store.predictions(run_id, samples=True) if run else []
-            votes = {v.chosen.uid: v for v in store.votes(rows)} if any(p.sample for p in rows) else {}
-            preds = [v.chosen for v in votes.values()] if votes else rows
+            preds, voted = store.voted_predictions(run_id) if run else ([], None)
+            votes = {v.chosen.uid: v for v in voted or ()}
             missing = [p.uid for p in preds if p.uid not in known]
             questions = {**known, **store.questions_for_uids(missing)}
     except (StoreError, OSError) as e:
@@ -312,7 +311,7 @@ class RunDetailScreen(Screen):
         self.preds, self.votes = event.preds, event.votes
         self.by_uid = {p.uid: p for p in self.preds}
         keys = {uid: q.key for uid, q in self.questions.items()}
-        replies = sum(len(v.samples) for v in self.votes.values()) if self.votes else None
+        replies = sum(len(v.answers) for v in self.votes.values()) if self.votes else None
         self.query_one("#rd-head", Static).update(run_head(self.run, self.preds, keys, replies))
         table = self.query_one(DataTable)
         if not table.columns:
