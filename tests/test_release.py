@@ -9,9 +9,9 @@ import threading
 
 import pytest
 import yaml
-
 from conftest import make_question
 from llm_server import LLMServer, chat
+
 from persian_tui.cli import main
 from persian_tui.io import jsonl
 from persian_tui.io.errors import InputError
