@@ -207,3 +207,41 @@ def test_migration_keeps_predictions_and_judgments_as_sample_0(tmp_path):
                            "VALUES (1, 1, 1, 'ok', 't')")
         s.conn.execute("DELETE FROM predictions WHERE id = 7")  # still cascades
         assert s.conn.execute("SELECT COUNT(*) FROM judgments").fetchone()[0] == 0
+
+
+def test_kill_9_then_resume_asks_only_the_missing_samples(bank):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from llm_server import Reply
+
+    def slow(body, n):
+        return Reply(body=chat(str(shown_key(body))).body, delay=0.1)
+
+    with LLMServer(slow) as server:
+        env = {**os.environ, "PERSIAN_TUI_DB": str(bank.path)}
+        proc = subprocess.Popen([sys.executable, "-m", "persian_tui.cli", "run", "llm", "--base-url", server.url,
+                                 "--model", "m", "--samples", "3", "--seed", "1", "--concurrency", "2",
+                                 "--questions", "all"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        for _ in range(400):
+            time.sleep(0.05)
+            if bank.conn.execute("SELECT COUNT(*) FROM predictions").fetchone()[0] >= 5:
+                break
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        run_id = bank.runs()[0].id
+        before = bank.predicted_samples(run_id)
+        assert 5 <= len(before) < 18
+        asked_before = len(server.requests)
+        resumed = subprocess.run([sys.executable, "-m", "persian_tui.cli", "run", "llm", "--resume", str(run_id)],
+                                 env=env, capture_output=True, text=True)
+        assert resumed.returncode == 0, resumed.stderr
+        again = server.requests[asked_before:]
+    assert len(again) == 18 - len(before)  # only the missing (question, sample) pairs
+    assert len(bank.predictions(run_id, samples=True)) == 18 and bank.get_run(run_id).status == "done"
+    seeds = sorted(r["seed"] for r in again)
+    missing = sorted(1 + k for _, k in {(f"q-{i:03d}", k) for i in range(6) for k in range(3)} - before)
+    assert seeds == missing
