@@ -276,7 +276,8 @@ def add_llm_options(p: argparse.ArgumentParser, *, answers: bool, judge: bool = 
         p.add_argument("--questions", default="ready", help="ready, curated or all (default: ready)")
         p.add_argument("--release", metavar="NAME",
                        help="ask exactly the questions of this release (recorded with the run)")
-    p.add_argument("--limit", type=int, help="at most this many questions (with --resume: this many more)")
+    p.add_argument("--limit", type=int, help="at most this many questions (with --resume: this many more "
+                                             "requests, a (question, sample) pair each)")
     p.add_argument("--resume", type=int, metavar="RUN",
                    help="finish an interrupted run; base URL, key variable, concurrency, timeout, "
                         "retries, failures and limit may be given anew")
