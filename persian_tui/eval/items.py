@@ -123,8 +123,7 @@ def item_analysis(store: Store, questions: list[Question], run_ids: list[int],
     for i, rid in enumerate(run_ids):
         for p in (preds[rid].values() if preds is not None else store.predictions(rid)):
             if p.uid in col:
-                ok = p.parse_status == "ok" and p.predicted in (1, 2, 3, 4)
-                chosen[i, col[p.uid]] = p.predicted if ok else 0
+                chosen[i, col[p.uid]] = p.usable
     votes = item_votes(store, qs)
     annotators = sorted({a for v in votes for a in v.votes})
     hum = np.full((len(annotators), len(qs)), -1, dtype=np.int8)
