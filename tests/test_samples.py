@@ -245,3 +245,13 @@ def test_kill_9_then_resume_asks_only_the_missing_samples(bank):
     seeds = sorted(r["seed"] for r in again)
     missing = sorted(1 + k for _, k in {(f"q-{i:03d}", k) for i in range(6) for k in range(3)} - before)
     assert seeds == missing
+
+
+def test_review_names_the_judged_sample():
+    from persian_tui.models import JudgmentRow
+    from persian_tui.tui.widgets.review_lines import question_lines
+
+    j = JudgmentRow(1, 2, 3, "q-001", "m", "ok", "flawed", None, None, sample=2)
+    assert question_lines(j, None, None, "m", 80, "app")[0].text.endswith("run 3  ·  sample 2")
+    j0 = JudgmentRow(1, 2, 3, "q-001", "m", "ok", "flawed", None, None)
+    assert question_lines(j0, None, None, "m", 80, "app")[0].text.endswith("run 3")
