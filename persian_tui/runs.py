@@ -99,13 +99,15 @@ def select_questions(store: Store, which: str, limit: int | None = None,
     return questions[:limit] if limit else questions
 
 
-def _progress_from(store: Store, run: Run, uids: list[str], samples: int = 1) -> RunProgress:
-    """Progress over (question, sample) pairs: every stored reply counts once."""
+def _progress_from(store: Store, run: Run, uids: list[str], samples: int = 1,
+                   only: set[tuple[str, int]] | None = None) -> RunProgress:
+    """Progress over (question, sample) pairs: every stored reply counts once (of `only`'s
+    pairs when given: a retry counts the failed rows afresh)."""
     progress = RunProgress(run.id, len(uids) * samples)
     keys = {q.uid: q.key for q in store.questions()}
     wanted = set(uids)
     for p in store.predictions(run.id, samples=True):
-        if p.uid in wanted and p.sample < samples:
+        if p.uid in wanted and p.sample < samples and (only is None or (p.uid, p.sample) in only):
             progress.count(p, keys.get(p.uid))
     progress.new = 0
     return progress
@@ -318,13 +320,8 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
         todo = [(by_uid[u], k) for u in uids if u in by_uid for k in range(K) if (u, k) not in done]
         if overrides and overrides.get("limit"):  # a resume may ask only this many more
             todo = todo[:overrides["limit"]]
-        progress = _progress_from(store, run, uids, K)
-        if retry_errors:  # the failed rows are asked again: count them afresh
-            progress, wanted = RunProgress(run.id, len(uids) * K), set(uids)
-            for p in store.predictions(run_id, samples=True):
-                if (p.uid, p.sample) in done and p.sample < K and p.uid in wanted:
-                    progress.count(p, by_uid[p.uid].key if p.uid in by_uid else None)
-            progress.new = 0
+        # the failed rows are asked again with retry_errors: counted afresh
+        progress = _progress_from(store, run, uids, K, only=done if retry_errors else None)
         store.set_run_status(run_id, "running")
         bank = [q for q in by_uid.values() if q.key is not None and q.explanation]
         client = LLMClient(spec.base_url, spec.model, api_key_env=spec.api_key_env,

@@ -255,3 +255,21 @@ def test_review_names_the_judged_sample():
     assert question_lines(j, None, None, "m", 80, "app")[0].text.endswith("run 3  ·  sample 2")
     j0 = JudgmentRow(1, 2, 3, "q-001", "m", "ok", "flawed", None, None)
     assert question_lines(j0, None, None, "m", 80, "app")[0].text.endswith("run 3")
+
+
+def test_retry_errors_asks_the_failed_samples_only(bank):
+    from llm_server import Reply
+
+    def flaky(body, n):
+        if body.get("seed") == 11:
+            return Reply(status=400, body={"error": {"message": "bad"}})
+        return chat(str(shown_key(body)))
+
+    run, p, _ = ask(bank, flaky, samples=3, seed=10, temperature=0.5)
+    assert p.errors == 6 and p.done == 18
+    with LLMServer(by_seed(set())) as server:
+        p2 = asyncio.run(execute_llm_run(bank.path, run.id, retry_errors=True,
+                                         overrides={"base_url": server.url}))
+        assert sorted(r["seed"] for r in server.requests) == [11] * 6
+    assert p2.status == "done" and (p2.done, p2.total, p2.errors, p2.correct) == (18, 18, 0, 18)
+    assert all(r.parse_status == "ok" for r in bank.predictions(run.id, samples=True))
