@@ -168,6 +168,7 @@ class AdjudicationScreen(AppState, Screen[None]):
         self.bulk = 0  # questions bulk_acceptable() would accept
         self.current: Question | None = None
         self.current_item: ItemVotes | None = None
+        self.item_flags: dict[str, dict[str, str]] | None = None  # uid -> flag -> evidence (eval/items.py)
 
     def compose(self) -> ComposeResult:
         yield Static(id="adj-header")
@@ -200,13 +201,16 @@ class AdjudicationScreen(AppState, Screen[None]):
     def uids(self) -> list[str]:
         return [i.uid for i in self.items]
 
-    def reload(self, select: str | None = None, index: int = 0) -> None:
-        """Re-read the queue; select ``select`` if it is still queued, else position ``index``."""
+    def reload(self, select: str | None = None, index: int = 0, flags: bool = False) -> None:
+        """Re-read the queue; select ``select`` if it is still queued, else position ``index``.
+        The item-analysis flags (every run's answers read) are computed on opening and with
+        ``flags`` (r), not after each decision (a decision changes no run)."""
         from ...eval.items import queue_flags
 
-        flags = queue_flags(self.store)  # item-analysis flags, with their evidence
-        self.items = adjudication_queue(self.store, flags)
-        self.bulk = len(bulk_acceptable(self.store, flags))
+        if flags or self.item_flags is None:
+            self.item_flags = queue_flags(self.store)
+        self.items = adjudication_queue(self.store, self.item_flags)
+        self.bulk = len(bulk_acceptable(self.store, self.item_flags))
         queue = self.query_one("#adj-queue", OptionList)
         queue.clear_options()
         queue.add_options([Option(queue_entry(i), id=i.uid) for i in self.items])
@@ -345,7 +349,7 @@ class AdjudicationScreen(AppState, Screen[None]):
 
     def action_reload(self) -> None:
         uid = self.current.uid if self.current else None
-        self.reload(select=uid)
+        self.reload(select=uid, flags=True)
         self.notify(f"reloaded: {len(self.items)} in queue", timeout=2)
 
     def action_back(self) -> None:
