@@ -273,3 +273,14 @@ def test_retry_errors_asks_the_failed_samples_only(bank):
         assert sorted(r["seed"] for r in server.requests) == [11] * 6
     assert p2.status == "done" and (p2.done, p2.total, p2.errors, p2.correct) == (18, 18, 0, 18)
     assert all(r.parse_status == "ok" for r in bank.predictions(run.id, samples=True))
+
+
+def test_a_run_stopped_early_is_voted_on_the_samples_it_has(bank):
+    run, p, _ = ask(bank, by_seed({41}), cancel_after=8, samples=3, seed=40, temperature=0.5)
+    assert p.status == "cancelled"
+    (s,) = build_report(bank, run_ids=[run.id], n_boot=10).samples
+    stored = {u: k for u, k in bank.predicted_samples(run.id)}
+    assert s.questions == len(stored)
+    for item in s.items:
+        right = [a == item.key for a in item.answers]
+        assert item.mean_right == pytest.approx(sum(right) / len(right))  # missing samples are not wrong

@@ -25,7 +25,7 @@ class SampleItem:
     agreement: float | None
     chosen: int  # the representative sample (the majority's first): what judging uses by default
     majority_right: bool
-    mean_right: float  # share of the samples that are right
+    mean_right: float  # share of the stored samples that are right (a run stopped early: fewer than K)
 
 
 @dataclass
@@ -59,7 +59,7 @@ def sample_run(run: Run, votes: list[Vote], keyed: list[Question]) -> SampleRun:
         answers = list(v.answers)
         right = sum(a == q.key for a in answers)
         items.append(SampleItem(q.uid, int(q.key), answers, v.answer, v.agreement, v.chosen.sample,
-                                v.answer == q.key, right / max(K, len(answers))))
+                                v.answer == q.key, right / len(answers)))  # of the samples stored
     n = len(items)
     agreements = [i.agreement for i in items if i.agreement is not None]
     correct = sum(i.majority_right for i in items)
