@@ -174,3 +174,21 @@ def test_cli_release(bank, tmp_path, capsys, monkeypatch):
     assert main(["--db", db, "release", "v1", "--license", "Bad Licence"]) == 1
     assert main(["--db", db, "release", "v1", "--frozen", "--runs", "99"]) == 1
     assert "no run 99" in capsys.readouterr().err
+
+
+def test_unsafe_targets_give_one_line_and_freeze_nothing_wrong(bank, tmp_path, capsys):
+    db = str(bank.path)
+    afile = tmp_path / "plain.txt"
+    afile.write_text("x")
+    assert main(["--db", db, "release", "v1", "-o", str(afile)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(afile) in err
+    (tmp_path / "out" / "data" / "test.jsonl").mkdir(parents=True)  # a folder where the data file goes
+    assert main(["--db", db, "release", "v1", "-o", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is a directory" in err
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "release.json").write_text("not json")
+    assert main(["--db", db, "release", "v2", "-o", str(tmp_path / "bad")]) == 1
+    assert "not a release manifest" in capsys.readouterr().err
+    assert [r.name for r in bank.releases()] == ["v1"]  # the refused folder froze nothing
