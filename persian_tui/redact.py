@@ -5,13 +5,14 @@ back, and no user-info in a base URL, reaches the database, an export or the ter
 
 from __future__ import annotations
 
+import base64
 import os
 import re
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
-# Bearer tokens, OpenAI/OpenRouter/Anthropic-style keys, and key=... values, in this order
+# Bearer and Basic credentials, OpenAI/OpenRouter/Anthropic-style keys, and key=... values, in this order
 _TOKENS = (
-    re.compile(r"(?i)(\bbearer\s+)[^\s\"',;]+"),
+    re.compile(r"(?i)(\b(?:bearer|basic)\s+)[^\s\"',;]+"),
     re.compile(r"\b()(?:sk|pk|rk)-[A-Za-z0-9_\-]{6,}"),
     re.compile(r"(?i)(\b(?:api[_-]?key|token|password|secret)[\"']?\s*[:=]\s*[\"']?)"
                r"(?!\*\*\*)(?!bearer\b)[^\s\"',;&]+"),
@@ -50,3 +51,31 @@ def text(value: str | None, *, keys: tuple[str, ...] = ()) -> str | None:
 def env_keys(*names: str) -> tuple[str, ...]:
     """The values of these environment variables (to redact them wherever they are echoed)."""
     return tuple(v for v in (os.environ.get(n) for n in names if n) if v)
+
+
+def url_secrets(value: str | None) -> tuple[str, ...]:
+    """What a base URL's user-info lets an endpoint echo back: the password, "user:password"
+    and its Basic-auth base64 (an HTTP client sends user-info as Basic credentials)."""
+    try:
+        parts = urlsplit(value or "")
+    except ValueError:
+        return ()
+    if "@" not in parts.netloc:
+        return ()
+    info = parts.netloc.rsplit("@", 1)[0]
+    user, _, password = info.partition(":")
+    pairs = {f"{user}:{password}", f"{unquote(user)}:{unquote(password)}"}
+    found = [password, unquote(password), *pairs,
+             *(base64.b64encode(p.encode()).decode() for p in pairs)]
+    return tuple(s for s in found if s and len(s) >= 4 and s != ":")
+
+
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
+
+
+def check_env_name(value: str) -> str:
+    """An environment variable's name, never a key itself (the value is not echoed)."""
+    if not isinstance(value, str) or not ENV_NAME.fullmatch(value):
+        raise ValueError("must be the NAME of an environment variable holding the key "
+                         "(letters, digits and _, e.g. OPENROUTER_API_KEY), not the key itself")
+    return value

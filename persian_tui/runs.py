@@ -100,15 +100,17 @@ def select_questions(store: Store, which: str, limit: int | None = None,
 
 
 def _progress_from(store: Store, run: Run, uids: list[str], samples: int = 1,
-                   only: set[tuple[str, int]] | None = None) -> RunProgress:
-    """Progress over (question, sample) pairs: every stored reply counts once (of `only`'s
-    pairs when given: a retry counts the failed rows afresh)."""
+                   skip: set[tuple[str, int]] = frozenset()) -> RunProgress:
+    """Progress over (question, sample) pairs: every stored reply counts once, but those of
+    `skip` (the pairs about to be asked again: a retry counts them afresh)."""
     progress = RunProgress(run.id, len(uids) * samples)
     keys = {q.uid: q.key for q in store.questions()}
     wanted = set(uids)
     for p in store.predictions(run.id, samples=True):
-        if p.uid in wanted and p.sample < samples and (only is None or (p.uid, p.sample) in only):
+        if p.uid in wanted and p.sample < samples and (p.uid, p.sample) not in skip:
             progress.count(p, keys.get(p.uid))
+            if p.parse_status != "ok":  # the last failure stays quotable in the run's reason
+                progress.message = f"{p.uid}: {p.error or p.parse_status}"[:200]
     progress.new = 0
     return progress
 
@@ -183,8 +185,9 @@ def resume_overrides(store: Store, run: Run, given: dict) -> dict:
 
 
 class Breaker:
-    """The circuit breaker: `limit` connection, timeout or auth failures in a row stop the run
-    (an endpoint that is down must not be asked for an hour). Any success resets it."""
+    """The circuit breaker: `limit` connection, timeout, auth or endpoint failures (429/5xx after
+    the retries, 402, 404) in a row stop the run (an endpoint that is down or out of quota must
+    not be asked for an hour). Any success, or an item's own error, resets it."""
 
     def __init__(self, limit: int, cancel: threading.Event):
         self.limit, self.cancel = limit, cancel
@@ -198,7 +201,8 @@ class Breaker:
             return
         self.streak = self.streak + 1 if getattr(error, "unreachable", False) else 0
         if self.streak >= self.limit and self.tripped is None:
-            self.tripped = (f"endpoint unreachable: {self.streak} failures in a row "
+            what = "failing" if getattr(error, "kind", "") == "unavailable" else "unreachable"
+            self.tripped = (f"endpoint {what}: {self.streak} failures in a row "
                             f"(last: {str(error)[:200]})")
             self.cancel.set()
 
@@ -320,8 +324,8 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
         todo = [(by_uid[u], k) for u in uids if u in by_uid for k in range(K) if (u, k) not in done]
         if overrides and overrides.get("limit"):  # a resume may ask only this many more
             todo = todo[:overrides["limit"]]
-        # the failed rows are asked again with retry_errors: counted afresh
-        progress = _progress_from(store, run, uids, K, only=done if retry_errors else None)
+        # rows asked again (retry_errors) are counted afresh, the others as stored
+        progress = _progress_from(store, run, uids, K, skip={(q.uid, k) for q, k in todo})
         store.set_run_status(run_id, "running")
         bank = [q for q in by_uid.values() if q.key is not None and q.explanation]
         client = LLMClient(spec.base_url, spec.model, api_key_env=spec.api_key_env,
@@ -491,7 +495,11 @@ def execute_embedding_run(store: Store, run_id: int, *, on_progress: Callback | 
         if on_progress:
             on_progress(progress)
     E = np.stack([np.stack([vectors[sha[t]] for t in texts[q.uid]]) for q in questions])
-    predicted, scores = predict(E, spec.scorer)
+    try:
+        predicted, scores = predict(E, spec.scorer)
+    except ValueError as e:  # vectors no scorer can use (NaN from a local model, say)
+        stop("failed", f"cannot score the vectors of {embedder.model_id}: {e}")
+        raise RunError(f"cannot score the vectors of {embedder.model_id}: {e}") from None
     preds = [Prediction(q.uid, int(p), "ok", scores=[round(float(s), 6) for s in row])
              for q, p, row in zip(questions, predicted, scores)]
     for chunk in range(0, len(preds), 500):
@@ -563,7 +571,9 @@ async def execute_judge_run(db_path: str | Path, run_id: int, *, retry_errors: b
         picked = run.params.get("picked") or {}
         preds = {p.uid: p for p in store.predictions(target, samples=True) if p.sample == picked.get(p.uid, 0)}
         todo = [u for u in uids if u not in done and u in preds]
-        kept = done & set(uids)  # judged before this session: counted as they were
+        if overrides and overrides.get("limit"):
+            todo = todo[:overrides["limit"]]
+        kept = (store.judged_uids(run_id) & set(uids)) - set(todo)  # judged before, not asked again: as they were
         progress = RunProgress(run_id, len(uids), done=len(kept))
         progress.invalid = len(store.judged_uids(run_id, statuses=("unscored",)) & kept)
         progress.errors = len(store.judged_uids(run_id, statuses=("api_error",)) & kept)
@@ -573,8 +583,6 @@ async def execute_judge_run(db_path: str | Path, run_id: int, *, retry_errors: b
         gate = asyncio.Semaphore(spec.concurrency)
         cancel = cancel or threading.Event()
         breaker = Breaker(spec.max_failures, cancel)
-        if overrides and overrides.get("limit"):
-            todo = todo[:overrides["limit"]]
 
         async def judge(uid: str) -> None:
             async with gate:

@@ -15,11 +15,11 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from . import redact
+from .redact import check_env_name  # noqa: F401 (the TUI form imports it from here)
 from .eval.outlier import SCORERS
 from .eval.prompts import STRATEGIES
 
 QUESTION_SETS = ("ready", "curated", "all")
-ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
 RELEASE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 MAX_SAMPLES = 100
 
@@ -37,14 +37,6 @@ def check_release_name(value: str | None) -> str | None:
 Strategy = Literal[STRATEGIES]  # type: ignore[valid-type]
 Scorer = Literal[SCORERS]  # type: ignore[valid-type]
 QuestionSet = Literal[QUESTION_SETS]  # type: ignore[valid-type]
-
-
-def check_env_name(value: str) -> str:
-    """An environment variable's name, never a key itself (the value is not echoed)."""
-    if not isinstance(value, str) or not ENV_NAME.fullmatch(value):
-        raise ValueError("must be the NAME of an environment variable holding the key "
-                         "(letters, digits and _, e.g. OPENROUTER_API_KEY), not the key itself")
-    return value
 
 
 def check_base_url(value: str | None) -> str | None:
@@ -178,8 +170,12 @@ class EmbedRunSpec(_Spec):
     @field_validator("base_url")
     @classmethod
     def _url(cls, value: str | None, info: ValidationInfo) -> str | None:
-        if not value and str(info.data.get("model", "")).startswith("openai:"):
+        openai = str(info.data.get("model", "")).startswith("openai:")
+        if not value and openai:
             raise ValueError("is needed for openai:<model>, e.g. http://127.0.0.1:11434/v1")
+        if value and not openai and "model" in info.data:
+            raise ValueError("only applies to an endpoint model: name it openai:<model> "
+                             "(tfidf and st: models run locally)")
         return check_base_url(value) if value else None
 
     @field_validator("api_key_env")

@@ -114,6 +114,15 @@ def match_key(text: str) -> str:
     return _SPACES.sub(" ", _PUNCT.sub(" ", normalize(text))).strip()
 
 
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def storable(text: str | None) -> str | None:
+    """Text that UTF-8 (SQLite, files) can hold: lone surrogates, which JSON can carry
+    ("\\ud800"), become U+FFFD; everything else is kept."""
+    return _SURROGATES.sub("\ufffd", text) if text else text
+
+
 def nfc(text: str) -> str:
     """The form text is stored in: NFC, outer whitespace trimmed, nothing else touched."""
     return unicodedata.normalize("NFC", text).strip()

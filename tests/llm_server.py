@@ -16,10 +16,11 @@ from typing import Callable
 @dataclass
 class Reply:
     status: int = 200
-    body: dict | str | None = None  # dict -> JSON; str -> sent as is (malformed JSON tests)
+    body: dict | str | bytes | None = None  # dict -> JSON; str/bytes -> sent as is (malformed replies)
     headers: dict = field(default_factory=dict)
     delay: float = 0.0
     drip: float = 0.0  # seconds between single bytes of the body (a reply that never quite ends)
+    content_type: str = "application/json"  # text/html for an HTML error page, text/event-stream ...
 
 
 def chat(content: str | None, *, reasoning: str | None = None, tokens=(10, 2), cost=None) -> Reply:
@@ -62,11 +63,14 @@ class LLMServer:
                 reply = server.script(body, n)
                 if reply.delay:
                     time.sleep(reply.delay)
-                payload = reply.body if isinstance(reply.body, str) else json.dumps(reply.body or {})
-                data = payload.encode()
+                if isinstance(reply.body, bytes):
+                    data = reply.body  # invalid UTF-8, say
+                else:
+                    payload = reply.body if isinstance(reply.body, str) else json.dumps(reply.body or {})
+                    data = payload.encode()
                 try:
                     self.send_response(reply.status)
-                    self.send_header("content-type", "application/json")
+                    self.send_header("content-type", reply.content_type)
                     self.send_header("content-length", str(len(data)))
                     for k, v in reply.headers.items():
                         self.send_header(k, v)

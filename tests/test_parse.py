@@ -209,7 +209,7 @@ def test_common_clear_forms(text, expected):
 
 @pytest.mark.parametrize("text", [
     "Option 2 is not correct.", "گزینه ۲ درست نیست.", "Is the answer 3?", "If the answer were 3, we would see wine.",
-    "Couplet 2 might be the outlier, or maybe couplet 3.", "سه بیت نخست از عشق می‌گویند.",
+    "Couplet 2 might be the outlier, or maybe couplet 3.", "سه بیت نخست از عشق نمی‌گویند.",
 ])
 def test_no_assertion_is_no_answer(text):
     assert parse_answer(text).status == "invalid"
@@ -290,3 +290,40 @@ def test_the_last_option_is_the_nth():
     assert parse_answer("آخرین بیت متفاوت است.").answer == 4
     assert parse_answer("Answer: 4. The last couplet is the odd one out.", n_options=5).status == "ambiguous"
     assert parse_answer("At last, the answer is 3.").answer == 3
+
+
+# classes found by replies written after the corpus (each case differs from the corpus's wording)
+@pytest.mark.parametrize("text, expected", [
+    # control characters and terminal escapes are not text
+    ("Final answer:\x07 3", 3), ("\x1b[32mپاسخ: ۲\x1b[0m", 2), ("Answer:\x0c4", 4),
+    # all options but one said to belong together name the remaining one; an explicit answer wins
+    ("Verses 2, 3 and 4 all describe the night; verse 1 the morning.", 1),
+    ("گزینه‌های ۱، ۳ و ۴ هم‌مضمون‌اند.", 2),
+    ("The last three couplets share a theme.", 1),
+    ("Couplets 1, 2 and 3 share the theme. Answer: 1", 1),
+    ("Couplets 1, 2 and 3 do not share the theme.", "invalid"),
+    ("Couplets 1, 2, 3 and 4 share the theme.", "invalid"),
+    # an aside between a subject and its claim is not a clause; an aside offering another option is
+    ("Option 4 (about the moth and the candle) is the odd one out.", 4),
+    ("بیت ۱ (بیت مربوط به شمع) با بقیه فرق دارد.", 1),
+    ("Option 4 (or maybe 2) is the odd one out.", "invalid"),
+    # "not X — Y", an elided fit verb, "as does X", hedges vs conditions
+    ("Not option 1; option 3.", 3),
+    ("Couplets 2 and 3 fit. Couplet 1 doesn't.", 1),
+    ("Option 3 stands out, as does option 2.", "invalid"),
+    ("If forced to choose, I'd say 2.", 2),
+    ("Answer: 4. If we read it literally, the answer would be 1.", 4),
+    # choose verbs, "Final:", several options offered, undecided is not a refusal
+    ("We lean toward option 3.", 3), ("I'd go for couplet 2.", 2), ("Final: گزینه ۱", 1),
+    ("The answer is one of 2 and 4.", "invalid"),
+    ("I can't decide between option 2 and option 4.", "invalid"),
+    ("I can't decide which couplet is different.", "refusal"),
+    # a heading's colon before a numbered list is not an answer marker; "Or 3." after an answer
+    ("Going through each option:\n\n2. about love\n\nThe outlier is 4.", 4),
+    ("My pick: 1. Or maybe 4.", "invalid"), ("گزینه ۳ درست است. یا شاید ۲.", "invalid"),
+    # a Persian opinion with a subjunctive copula; a negation after the option, then the answer
+    ("به نظرم بیت ۴ باشد.", 4), ("بیت دوم نه؛ بیت سوم.", 3), ("Couplet 1 no — couplet 2.", 2),
+])
+def test_reply_classes_beyond_the_corpus(text, expected):
+    p = parse_answer(text)
+    assert (p.answer if p.status == "ok" else p.status) == expected

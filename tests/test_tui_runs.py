@@ -615,3 +615,24 @@ async def test_launch_a_run_with_samples_from_the_form(db):
     with Store(db) as store:
         assert store.get_run(1).params["samples"] == 3
         assert len(store.predictions(1, samples=True)) == 3 * N and len(store.predictions(1)) == N
+
+
+def test_a_run_without_one_answer_shows_no_accuracy_in_every_tui_place():
+    """The TUI agrees with the CLI: a run whose every request failed has accuracy "—", not
+    "0.0% (0/2)" (its scored items are all API errors)."""
+    from persian_tui.models import Prediction, Run, RunSummary
+    from persian_tui.tui.screens.run_detail import run_head
+    from persian_tui.tui.screens.runs import figures_cells, summary_cells
+    from persian_tui.tui.widgets.run_panel import panel_texts
+
+    run = Run(id=1, kind="llm", model="m", params={}, status="failed", total=2, created_at="2026-01-01T00:00:00Z")
+    summary = RunSummary(run, done=2, correct=0, scored=2, invalid=0, errors=2)
+    figures = RunFigures(job=1, run_id=1, kind="llm", model="m", total=2, done=2, scored=2, errors=2,
+                         status="failed")
+    preds = [Prediction(f"q-{i}", None, "api_error", error="down") for i in range(2)]
+    assert summary_cells(summary, None)["accuracy"] == "—"
+    assert figures_cells(figures, None)["accuracy"] == "—"
+    assert "accuracy —" in panel_texts(figures)[1] and figures.accuracy is None
+    assert "accuracy —" in run_head(run, preds, {"q-0": 1, "q-1": 2})
+    half = RunSummary(run, done=2, correct=1, scored=2, invalid=0, errors=1)
+    assert summary_cells(half, None)["accuracy"] == "50.0% (1/2)"

@@ -15,6 +15,7 @@ import time
 from pydantic import ValidationError
 
 from .. import display, redact
+from ..store import LeaseHeld
 
 MISSING = "—"
 
@@ -83,8 +84,9 @@ def finish(p, what: str = "predictions") -> int:
     print(f"run {p.run_id} {p.status}: {p.done}/{p.total} {what}, accuracy {acc}, "
           f"invalid {p.invalid}, api errors {p.errors}")
     if p.status == "failed":
+        again = " --retry-errors" if p.errors else ""  # else the failed items stay failed
         print(f"run {p.run_id} failed: {p.reason or 'see persian-tui runs'} "
-              f"(resume with --resume {p.run_id} once it is fixed)", file=sys.stderr)
+              f"(resume with --resume {p.run_id}{again} once it is fixed)", file=sys.stderr)
     elif p.status == "cancelled":
         print(f"run {p.run_id} stopped; --resume {p.run_id} goes on", file=sys.stderr)
     elif p.errors:
@@ -222,7 +224,10 @@ def cmd_runs(args) -> int:
                 if answer.strip().lower() not in ("y", "yes"):
                     print("nothing deleted")
                     return 1
-            ids = store.delete_run(run.id)
+            try:
+                ids = store.delete_run(run.id)
+            except LeaseHeld as e:
+                raise UserError(str(e)) from None
             print(f"deleted run {', '.join(map(str, ids))} (logged in the run history)")
         elif action == "history":
             for h in store.run_history(run.id):

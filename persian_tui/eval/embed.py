@@ -14,7 +14,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from persian_tui.text import ZWNJ, normalize
+from persian_tui.text import ZWNJ, normalize, storable
 
 NORMALIZATIONS = ("none", "hazm")
 
@@ -44,6 +44,19 @@ def _check_normalization(normalization: str) -> str:
     if normalization not in NORMALIZATIONS:
         raise EmbedderError(f"unknown normalization {normalization!r}; expected one of {', '.join(NORMALIZATIONS)}")
     return normalization
+
+
+def checked_vectors(rows: np.ndarray, error=EmbedderError) -> np.ndarray:
+    """Vectors fit to score: finite (NaN, infinity and values past float32 are refused) and not
+    zero (a zero vector has no direction: every cosine with it is meaningless). float32 out."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        if not np.isfinite(rows).all() or not np.isfinite(rows.astype(np.float32)).all():
+            bad = int(np.flatnonzero(~np.isfinite(rows.astype(np.float32)).all(axis=1))[0])
+            raise error(f"embedding {bad} has values that are not finite numbers (NaN, infinity or too large)")
+    zero = ~rows.any(axis=1)
+    if zero.any():
+        raise error(f"embedding {int(np.flatnonzero(zero)[0])} is a zero vector")
+    return rows.astype(np.float32)
 
 
 def _batches(items: list, size: int):
@@ -225,9 +238,13 @@ class OpenAIEmbedder:
     ):
         from openai import OpenAI
 
+        from persian_tui import redact
+
+        redact.check_env_name(api_key_env)
         self.base_url = base_url.rstrip("/")
+        self.shown_url = redact.url(self.base_url)  # no password in ids, messages or the cache
         self.model = model
-        self.model_id = f"openai:{self.base_url}#{model}"
+        self.model_id = f"openai:{self.shown_url}#{model}"
         self.cacheable = True
         self.prefix = prefix
         self.normalization = _check_normalization(normalization)
@@ -242,16 +259,19 @@ class OpenAIEmbedder:
         )
 
     def _error(self, what: str) -> EmbedderError:
-        key = os.environ.get(self._key_env)
-        if key:
-            what = what.replace(key, "***")
-        return EmbedderError(f"embedding request to {self.base_url} (model {self.model}) failed: {what}")
+        from persian_tui import redact
+
+        keys = redact.env_keys(self._key_env) + redact.url_secrets(self.base_url)
+        return EmbedderError(storable(redact.text(f"embedding request to {self.shown_url} (model {self.model}) "
+                                                  f"failed: {what}", keys=keys)))
 
     def _embed_batch(self, batch: list[str]) -> list[list[float]]:
         import openai
 
         try:
-            response = self._client.embeddings.create(model=self.model, input=batch, encoding_format="float")
+            raw = self._client.embeddings.with_raw_response.create(model=self.model, input=batch,
+                                                                   encoding_format="float")
+            response = raw.parse()
         except openai.APIStatusError as e:
             raise self._error(f"HTTP {e.status_code}: {str(e.message)[:300]}") from None
         except openai.APITimeoutError:
@@ -260,11 +280,38 @@ class OpenAIEmbedder:
             raise self._error(f"cannot connect ({e.__cause__ or e})") from None
         except openai.OpenAIError as e:
             raise self._error(f"{type(e).__name__}: {str(e)[:300]}") from None
-        data = sorted(response.data or [], key=lambda item: item.index)
-        if [item.index for item in data] != list(range(len(batch))):
-            raise self._error(f"expected {len(batch)} embeddings indexed 0..{len(batch) - 1}, got indices "
+        except Exception as e:  # noqa: BLE001 - a reply of any other shape is the endpoint's fault
+            raise self._error(f"malformed reply: {str(e).splitlines()[0][:200] if str(e) else type(e).__name__}") \
+                from None
+        content_type = (raw.headers.get("content-type") or "no content type").split(";")[0].strip()
+        if isinstance(response, str) and "json" not in content_type:
+            raise self._error(f"the reply is not JSON ({content_type[:60]}): {' '.join(response.split())[:120]}")
+        return self._rows(response, len(batch))
+
+    def _rows(self, response, n: int) -> list[list[float]]:
+        """The vectors of a reply, checked: n of them, indexed 0..n-1, each a list of numbers."""
+        extra = getattr(response, "model_extra", None) or {}
+        data = getattr(response, "data", None)
+        if data is None and extra.get("error"):
+            error = extra["error"]
+            message = error.get("message", error) if isinstance(error, dict) else error
+            raise self._error(f"the endpoint answered with an error: {str(message)[:200]}")
+        if not hasattr(response, "data"):
+            raise self._error(f"the reply is not an object with data: {type(response).__name__}")
+        if not isinstance(data, list) or not all(hasattr(item, "embedding") for item in data):
+            raise self._error(f"data should be a list of embeddings, got {type(data).__name__}")
+        data = sorted(data, key=lambda item: item.index if isinstance(item.index, int) else -1)
+        if [item.index for item in data] != list(range(n)):
+            raise self._error(f"expected {n} embeddings indexed 0..{n - 1}, got indices "
                               f"{[item.index for item in data][:10]}")
-        return [item.embedding for item in data]
+        rows = [item.embedding for item in data]
+        for i, row in enumerate(rows):
+            if not isinstance(row, list) or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                                                    for x in row):
+                raise self._error(f"embedding {i} is not a list of numbers ({type(row).__name__})")
+            if not row:
+                raise self._error(f"embedding {i} has no numbers")
+        return rows
 
     def embed(self, texts: list[str]) -> np.ndarray:
         inputs = [self.prefix + t for t in _prepare(texts, self.normalization)]
@@ -273,7 +320,7 @@ class OpenAIEmbedder:
             return np.zeros((0, 0), dtype=np.float32)
         if len({len(r) for r in rows}) != 1:
             raise self._error(f"embeddings of different lengths {sorted({len(r) for r in rows})}")
-        return np.asarray(rows, dtype=np.float32)
+        return checked_vectors(np.asarray(rows, dtype=np.float64), self._error)
 
 
 # ---------------------------------------------------------------- factory

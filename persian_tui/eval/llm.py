@@ -15,17 +15,22 @@ import time
 from dataclasses import asdict, dataclass
 
 from .. import redact
+from ..text import storable
 
 RETRY_STATUSES = {408, 409, 425, 429, 500, 502, 503, 504}
+# failed for good with these, the endpoint or the account is failing, not the item (a 400 is the item's)
+UNAVAILABLE_STATUSES = RETRY_STATUSES | {402, 404}
 MAX_TOKENS = 10**9  # a usage figure above this is not believed
 MAX_COST = 10**6
+MAX_REPLY_CHARS = 1_000_000  # a longer reply is kept as its head and tail (stored and read)
 MAX_WAIT = 120.0  # seconds of retry waits per request, in total (Retry-After included)
 
 
 class LLMError(Exception):
     """A request that failed for good (after retries); the message is safe to store (secrets
-    redacted). `kind`: connection | timeout | auth | status | invalid. Connection, timeout
-    and auth failures are what the circuit breaker counts."""
+    redacted). `kind`: connection | timeout | auth | unavailable (429, 5xx, 402, 404 after the
+    retries) | status (other HTTP errors, e.g. 400: the item's) | invalid. All but status and
+    invalid are what the circuit breaker counts."""
 
     def __init__(self, message: str, kind: str = "status"):
         super().__init__(message)
@@ -33,7 +38,7 @@ class LLMError(Exception):
 
     @property
     def unreachable(self) -> bool:
-        return self.kind in ("connection", "timeout", "auth")
+        return self.kind in ("connection", "timeout", "auth", "unavailable")
 
 
 @dataclass
@@ -79,9 +84,11 @@ class LLMClient:
                  max_backoff: float = 60.0, max_wait: float = MAX_WAIT):
         from openai import AsyncOpenAI
 
+        redact.check_env_name(api_key_env)
         self.base_url, self.model, self.timeout = base_url, model, timeout
         self.shown_url = redact.url(base_url)  # what messages quote: no password
-        self.keys = redact.env_keys(api_key_env)  # redacted from any echoed error
+        # redacted from any echoed error: the key, and the URL's password in any form
+        self.keys = redact.env_keys(api_key_env) + redact.url_secrets(base_url)
         self.max_retries, self.backoff, self.max_backoff = max_retries, backoff, max_backoff
         self.max_wait = max_wait  # the retry waits of one request add up to at most this
         # the client's own retries are off: one retry layer, ours
@@ -107,12 +114,14 @@ class LLMClient:
             start = time.perf_counter()
             try:
                 # a deadline for the whole request, body included (a dripping reply cannot outlast it)
-                reply = await asyncio.wait_for(self.client.chat.completions.create(
+                raw = await asyncio.wait_for(self.client.chat.completions.with_raw_response.create(
                     model=self.model, messages=messages, **params, **extra), self.timeout)
-                return completion_of(reply, time.perf_counter() - start)
+                return completion_of(raw.parse(), time.perf_counter() - start,
+                                     content_type=raw.headers.get("content-type"))
             except openai.APIStatusError as e:
                 cause, retry = e, e.status_code in RETRY_STATUSES
-                kind = "auth" if e.status_code in (401, 403) else "status"
+                kind = "auth" if e.status_code in (401, 403) else \
+                    "unavailable" if e.status_code in UNAVAILABLE_STATUSES else "status"
                 error = self._error(f"HTTP {e.status_code} from {self.shown_url}: {_message(e)}", kind)
             except (asyncio.TimeoutError, openai.APITimeoutError) as e:
                 cause, retry = e, True
@@ -120,7 +129,8 @@ class LLMClient:
                                     f"within {self.timeout:g} s", "timeout")
             except openai.APIConnectionError as e:
                 cause, retry = e, True
-                error = self._error(f"cannot connect to {self.shown_url}: {e}", "connection")
+                cause_text = f" ({e.__cause__})" if e.__cause__ and str(e.__cause__) else ""  # refused, decoding ...
+                error = self._error(f"cannot connect to {self.shown_url}: {e}{cause_text}", "connection")
             except Exception as e:  # noqa: BLE001 - any other shape of reply is data, not a crash
                 cause, retry = e, False
                 error = self._error(f"malformed reply from {self.shown_url}: {_short(e)}", "invalid")
@@ -135,24 +145,39 @@ class LLMClient:
         raise AssertionError("unreachable")
 
     def _error(self, message: str, kind: str) -> LLMError:
-        return LLMError(redact.text(message, keys=self.keys)[:500], kind)
+        return LLMError(storable(redact.text(message, keys=self.keys))[:500], kind)
 
 
 
-def completion_of(reply, latency: float) -> Completion:
+def completion_of(reply, latency: float, content_type: str | None = None) -> Completion:
     """Validate a chat completion of any shape: choices a non-empty list whose first message
     has text (a string) or none; usage figures non-negative integers, cost finite. A wrong
     shape of the answer raises ValueError; a wrong usage figure is dropped with a warning."""
+    if not hasattr(reply, "choices"):  # the client hands back what is not an object as is
+        if isinstance(reply, str) and "json" not in (content_type or ""):
+            shown = f" ({_snippet(content_type.split(';')[0])})" if content_type else ""
+            raise ValueError(f"the reply is not JSON{shown}: {_snippet(reply)}")
+        raise ValueError(f"the reply is not a completion object: {_snippet(reply)}")
     choices = getattr(reply, "choices", None)
+    error = (getattr(reply, "model_extra", None) or {}).get("error")
+    if choices is None and error:  # a 200 that is an error object
+        inner = error.get("message") or error if isinstance(error, dict) else error
+        raise ValueError(f"the endpoint answered with an error: {_snippet(inner)}")
     if not isinstance(choices, list) or not choices:
         raise ValueError(f"choices should be a non-empty list, got {_kind(choices)}")
+    if isinstance(choices[0], (str, int, float, list)) or choices[0] is None:
+        raise ValueError(f"choices[0] should be an object, got {_kind(choices[0])}")
     message = getattr(choices[0], "message", None)
     if message is None or isinstance(message, (str, int, float, list)):
         raise ValueError(f"choices[0].message should be an object, got {_kind(message)}")
     text = getattr(message, "content", None)
     if text is not None and not isinstance(text, str):
         raise ValueError(f"message content should be text, got {_kind(text)}")
+    refusal = getattr(message, "refusal", None)
+    if text is None and isinstance(refusal, str) and refusal.strip():
+        text = refusal  # structured outputs: the model's refusal is its reply
     warnings: list[str] = []
+    text = _cut(storable(text), "reply", warnings)
     finish = getattr(choices[0], "finish_reason", None)
     if finish is not None and not isinstance(finish, str):
         warnings.append(f"finish_reason {_kind(finish)} ignored")
@@ -160,7 +185,11 @@ def completion_of(reply, latency: float) -> Completion:
         warnings.append("reply cut short at the token limit (finish_reason length)")
     extra = getattr(message, "model_extra", None) or {}
     reasoning = extra.get("reasoning") or extra.get("reasoning_content")
+    reasoning = _cut(storable(reasoning), "reasoning", warnings) if isinstance(reasoning, str) else None
     usage = getattr(reply, "usage", None)
+    if usage is not None and not hasattr(usage, "prompt_tokens"):
+        warnings.append(f"usage {_kind(usage)} ignored")
+        usage = None
     tokens_in = _count(getattr(usage, "prompt_tokens", None), "prompt_tokens", warnings)
     tokens_out = _count(getattr(usage, "completion_tokens", None), "completion_tokens", warnings)
     cost = (getattr(usage, "model_extra", None) or {}).get("cost") if usage is not None else None
@@ -173,6 +202,16 @@ def completion_of(reply, latency: float) -> Completion:
                       tokens_in=tokens_in, tokens_out=tokens_out,
                       cost=float(cost) if cost is not None else None, latency=latency,
                       warning="; ".join(warnings) or None)
+
+
+def _cut(text: str | None, name: str, warnings: list[str]) -> str | None:
+    """A text longer than MAX_REPLY_CHARS kept as its head and tail (an answer usually closes a
+    long reply), the cut noted: a hostile endpoint cannot grow the database by megabytes a row."""
+    if text is None or len(text) <= MAX_REPLY_CHARS:
+        return text
+    half = MAX_REPLY_CHARS // 2
+    warnings.append(f"{name} of {len(text)} characters cut to its first and last {half}")
+    return f"{text[:half]}\n[… {len(text) - 2 * half} characters cut …]\n{text[-half:]}"
 
 
 def _count(value, name: str, warnings: list[str]) -> int | None:
@@ -192,6 +231,13 @@ def _kind(value) -> str:
     if isinstance(value, str):
         return f"text {value[:24]!r}" if len(value) <= 24 else f"text of {len(value)} characters"
     return "nothing" if value is None else type(value).__name__
+
+
+def _snippet(value) -> str:
+    """The start of a reply that is not what was asked for, on one line."""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    text = " ".join(text.split())
+    return text[:120] + ("…" if len(text) > 120 else "") if text else "(empty)"
 
 
 def _short(e: Exception) -> str:

@@ -87,10 +87,16 @@ _CLEAN = str.maketrans({"*": "", "`": "", "#": " ", "_": " ", "ي": "ی", "ك": 
 _MARKS = dict.fromkeys([*range(0x064B, 0x0654), *range(0x0655, 0x0660), 0x0670, 0x200B, 0x200D, 0x2060, 0xFEFF])
 
 
+# terminal escapes (colour, title) and control characters: dropped; the other line breaks -> \n
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b.?")
+_CONTROLS = {**dict.fromkeys([*range(0x00, 0x09), *range(0x0E, 0x1C), 0x1F, *range(0x7F, 0x85), *range(0x86, 0xA0)]),
+             **dict.fromkeys([0x0B, 0x0C, 0x1C, 0x1D, 0x1E, 0x85, 0x2028, 0x2029], "\n")}
+
+
 def _clean(text: str) -> str:
-    """A copy for matching only: digits, letters, diacritics, markdown and keycaps (4️⃣ -> 4)
-    normalized. The stored reply keeps every character."""
-    return text.translate(_DIGITS).translate(_CLEAN).translate(_MARKS)
+    """A copy for matching only: digits, letters, diacritics, markdown, keycaps (4️⃣ -> 4),
+    control characters and terminal escapes normalized. The stored reply keeps every character."""
+    return _ESCAPES.sub("", text).translate(_CONTROLS).translate(_DIGITS).translate(_CLEAN).translate(_MARKS)
 
 
 # ---------------------------------------------------------------- values and option mentions
@@ -220,7 +226,8 @@ def _mention_at(doc: _Text, pos: int) -> _Mention | None:
     return doc.mentions[i] if i >= 0 and doc.mentions[i].end > pos else None
 
 
-_AFTER_MARKER = re.compile(rf"\s*{_QO}(?P<v>{_VALUE}|[a-e](?=\s*(?:[)\].!]|$)))(?:{_QC})")
+_AFTER_MARKER = re.compile(rf"\s*(?:(?i:either|one\s+of|between)\s+(?:(?:{_NOUN_EN})\s*)?|(?:یکی\s+از|بین)\s+)?"
+                           rf"{_QO}(?P<v>{_VALUE}|[a-e](?=\s*(?:[)\].!]|$)))(?:{_QC})")
 
 
 def _marker_value(t: str, pos: int, n: int) -> tuple[int, str, int] | None:
@@ -298,6 +305,9 @@ _CONDITIONAL = re.compile(
     r"|granted|instead\s+of|rather\s+than|to\s+check|checking)\b)"
     rf"|{_W}(?:اگر|چنانچه|درصورتی{_ZW}که|در\s+صورتی{_ZW}که|فرض|هرچند|اگرچه|گرچه|با{_ZW}اینکه|با\s+این{_ZW}که|"
     rf"با\s+وجود|به\s+جای|بجای){_E}")
+_HEDGE_IF = re.compile(r"(?i:\bif\s+(?:i|we)\s+(?:had|have|must|were\s+forced|am\s+forced|was\s+forced)\s+to\s+"
+                       r"(?:pick|choose|select|guess|say|answer|commit)|\bif\s+forced\b)"
+                       rf"|{_W}اگر\s+(?:مجبور|ناچار)")
 _TENTATIVE = re.compile(
     r"(?i:\b(?:might|may|could|perhaps|possibly|maybe|at\s+first|initially|first\s+glance|tempting|"
     r"one\s+(?:might|could)|some\s+(?:might|would|could)|candidate|consider(?:ing)?|let'?s\s+(?:check|see|test)|"
@@ -349,7 +359,8 @@ _MARKERS = [
         r"(?:\s*(?:[:=：]|-(?=\s)|–|—|->|→|=>|⇒)\s*(?:(?i:is)\s+)?|\s+(?i:is|would\s+be|will\s+be|should\s+be|must\s+be|"
         r"here\s+is|=)\s*:?)" + _FILLER),
     # Option: 3 / Choice - B (a colon after a bare noun)
-    re.compile(r"(?i:\b(?:option|choice|selection|pick|couplet)\s*[:=：]\s*)"),
+    # (the value on the same line: "each couplet:\n\n1. ..." heads a list)
+    re.compile(r"(?i:\b(?:option|choice|selection|pick|couplet|final)[ \t]*[:=：][ \t]*(?=\S))"),
     # In short: 3 / Conclusion - couplet 2 / نتیجه: ۴
     re.compile(rf"(?:(?i:\b(?:in\s+short|in\s+summary|in\s+conclusion|to\s+sum\s+up|conclusion|result|verdict|"
                rf"bottom\s+line|tl;?dr))|{_W}(?:خلاصه|نتیجه|در\s+نتیجه|جمع{_ZW}بندی|نتیجه{_ZW}گیری)){_E}"
@@ -360,7 +371,7 @@ _MARKERS = [
                rf"in\s+summary|in\s+conclusion|to\s+sum\s+up|actually|i\s+think|i\s+believe|i\s+guess|my\s+guess\s+is|"
                rf"probably|likely))|{_W}(?:پس|در\s+نتیجه|خلاصه|به\s+نظرم|به\s+نظر\s+من|فکر\s+می{_ZW}کنم|گمانم|احتمالا|"
                rf"بنابراین|لذا)){_E}\s*,?\s*(?=(?:(?:{_NOUN_EN}|{_NOUN_FA})\s*)?{_QO}(?:[0-9]|[A-D]|الف|ب|ج|د)"
-               rf"{_QC}\s*(?:[.!)]|$))"),
+               rf"{_QC}(?:\s*(?:است|باشد|هست))?\s*(?:[.!)]|$))"),  # «فکر می‌کنم گزینه ۳ باشد»
     # «تنها بیتی که با بقیه فرق دارد، بیت سوم است»: the claim first, the option after
     re.compile(rf"{_W}(?:تنها\s+)?(?:بیتی|گزینه{_ZW}ای)\s+که\s+[^.؟?!\n]{{0,50}}?(?:(?:فرق|تفاوت)(?:ی)?\s*(?:دارد|"
                rf"می{_ZW}کند)|(?:متفاوت|ناهمگون|ناهمخوان|جدا|متمایز)\s*(?:است|هست)|(?:قرابت|ارتباط|هم{_ZW}خوانی|"
@@ -434,9 +445,11 @@ _CHOOSE_EN = re.compile(
     r"(?i:\b(?:i|we)(?P<cop>(?:\s*'d|\s*'ll|'m\s+going\s+to|\s+(?:would|will|must|shall|do|did|can|could|might|"
     r"am\s+going\s+to|have\s+to))?(?:\s+not|n't)?(?:\s+(?:therefore|thus|then|definitely|probably|confidently|"
     r"still|rather|also))?)\s+(?:choose|chose|pick|picked|select|selected|go\s+with|went\s+with|opt\s+for|"
-    r"opted\s+for|vote\s+for|settle\s+on|mark|say)\s+|\blet'?s\s+go\s+with\s+|\bgoing\s+with\s+"
+    r"opted\s+for|vote\s+for|settle\s+on|mark|say|go\s+for|lean(?:ing)?\s+towards?)\s+"
+    r"|\blet'?s\s+go\s+with\s+|\bgoing\s+with\s+"
     r"|\bmy\s+(?:vote|pick|choice|bet|money)\s+(?:goes\s+to|is\s+on|is\s+for|would\s+be\s+on|falls\s+on)\s+"
     r"|\b(?:i'?m|i\s+am|we'?re|we\s+are)(?P<cop2>\s+not)?\s+(?:selecting|choosing|picking|going\s+with|opting\s+for|"
+    r"leaning\s+towards?|"
     r"going\s+to\s+(?:choose|pick|select|go\s+with))\s+)")
 _CHOOSE_FA = re.compile(rf"\s*(?:را|رو)\s*(?P<core>انتخاب|برمی{_ZW}گزینم|بر\s*می{_ZW}گزینم)"
                         rf"\s*(?P<cop>می{_ZW}کنم|کردم|می{_ZW}کنیم|خواهم\s+کرد|نمی{_ZW}کنم|نکردم|نمی{_ZW}کنیم)?")
@@ -461,8 +474,12 @@ def _clause_ok(doc: _Text, start: int) -> tuple[bool, bool]:
     head = doc.t[max(sentence_start, start - _REACH):start]
     if doc.question(start) or _CONDITIONAL.search(prefix) or _NEG_PREFIX.search(prefix):
         return False, False
-    if not prefix.strip(" ,،") and _CONDITIONAL.search(doc.t[max(doc.clause_start(max(cs - 1, 0)), cs - _REACH):cs]):
-        return False, False  # "if so, ..." keeps the condition
+    j = cs  # the clause before this one ends before its separator (", " is a boundary of its own)
+    while j > 0 and doc.t[j - 1] in " \t,،:":
+        j -= 1
+    before = doc.t[max(doc.clause_start(max(j - 1, 0)), j - _REACH):cs]
+    if not prefix.strip(" ,،") and _CONDITIONAL.search(before) and not _HEDGE_IF.search(before):
+        return False, False  # "if so, ..." keeps the condition ("if I had to pick one, ..." is a hedge)
     weak = bool(_TENTATIVE.search(prefix) or _WEAK_CLAUSE.search(prefix)
                 or (cs > sentence_start and _WEAK_CLAUSE.search(head[:1] + doc.t[cs:start])))
     return True, weak
@@ -489,10 +506,33 @@ def _value_candidate(doc: _Text, start: int, vpos: int, final_text: str) -> _Can
     return _Cand(start, end, None if more else value, kind, weak or bool(more), bool(_FINAL.search(final_text)))
 
 
+_ASIDE = re.compile(r"[(\[][^()\[\]\n]{1,80}[)\]](?P<tail>[^()\[\]\n]{0,60})$")
+
+
+# "couplet 3 differs, as does couplet 1": the claim is made of a second option too
+_AS_DOES = re.compile(r"(?i:[^.;!?\n]{0,40}?[,،]?\s*(?:as\s+(?:does|do|did|is|are|was)|and\s+so\s+(?:does|do|is)|"
+                      r"so\s+(?:does|do|is))\b[^.;!?\n]{0,25}?(?:\b(?:option|couplet|verse|line|choice)s?\s*)?"
+                      r"(?<![\w.])[1-9](?![\w]))")
+# an aside that offers another option: "Couplet 2 (and perhaps 3) stands apart"
+_ASIDE_MORE = re.compile(r"\s*[(\[]\s*(?:(?i:and|or|plus|maybe|perhaps|possibly|also)\b"
+                         r"|(?:و|یا|شاید|نیز)(?![\w\u200c]))[^()\[\]\n]{0,40}?[0-9]")
+
+
+def _before_aside(t: str, pos: int) -> int:
+    """Where a parenthetical aside right before pos starts (pos when there is none): the aside
+    sits between a subject and its predicate (or the predicate's «با بقیه», "from the rest")
+    and is not a clause of its own."""
+    m = _ASIDE.search(t, max(0, pos - 150), pos)
+    if m and not _OBJ_PHRASE.sub(" ", m.group("tail")).strip(" \t,،"):
+        return m.start()
+    return pos
+
+
 def _subject(doc: _Text, pred_start: int, persian: bool) -> _Mention | None:
     """The option a predicate is said of: in its clause, the first (Persian) or nearest (English)
     mention that is not the object of a comparison; when the clause has none and only a
     pronoun ("it", "which", "this couplet"), the first such mention earlier in the sentence."""
+    pred_start = _before_aside(doc.t, pred_start)  # "Couplet 3 (the one about the candle) is ..."
     cs = doc.clause_start(pred_start)
     # a mention may overlap the predicate: «سومین بیت متفاوت است» (the predicate «بیت متفاوت است»)
     inside = [m for m in doc.between(max(cs, pred_start - _REACH), pred_start) if not m.obj]
@@ -549,7 +589,8 @@ def _candidates(doc: _Text) -> list[_Cand]:
             subj = _subject(doc, m.start(), persian)
             if subj is None:
                 continue
-            gap = t[max(subj.end, doc.clause_start(m.start())):m.start()]
+            aside = _before_aside(t, m.start())  # an aside is not part of the claim: "2 (not 3) is ..."
+            gap = t[max(subj.end, doc.clause_start(aside)):aside]
             if len(gap) > 90:
                 continue
             if "form" in rx.groupindex:  # "does not fit", «قرابت ندارد»: the negation is the claim
@@ -572,11 +613,17 @@ def _candidates(doc: _Text) -> list[_Cand]:
             weak = weak or tentative or bool(_TENTATIVE.search(gap) or _PARTIAL_AFTER.match(t, m.end())
                                              or _TENTATIVE.search(cop)
                                              or _BUT.search(t, m.end(), min(sentence_end, m.end() + _REACH)))
-            more = _MORE.match(t, subj.end) or _OR_AFTER.match(t, m.end()) or any(
+            more = _MORE.match(t, subj.end) or _OR_AFTER.match(t, m.end()) or _ASIDE_MORE.match(t, subj.end) \
+                or _AS_DOES.match(t, m.end()) or any(
                 x.end <= subj.start and _JOINED.fullmatch(t, x.end, subj.start)
                 for x in doc.between(subj.start - 40, subj.start))
             out.append(_Cand(subj.start, m.end(), None if more else subj.value, subj.kind, weak or bool(more),
                              bool(_FINAL.search(t[max(doc.clause_start(subj.start), subj.start - _REACH):m.end()]))))
+    out += _exclusions(doc)
+    for x in doc.mentions:  # "Options 1 and 3 fit. Option 4 does not.": the verb left out is a fit verb
+        m = _ELIDED.match(t, x.end)
+        if m and not x.obj and _FIT_BEFORE.search(t, max(0, x.start - _REACH), x.start) and _clause_ok(doc, x.start)[0]:
+            out.append(_Cand(x.start, m.end(), x.value, x.kind, False, False))
     for m in _CHOOSE_FA.finditer(t):
         if (m.group("cop") or "").startswith("ن"):
             continue
@@ -587,6 +634,67 @@ def _candidates(doc: _Text) -> list[_Cand]:
             if ok:
                 out.append(_Cand(subj.start, m.end(), subj.value, subj.kind, weak, False))
     out.sort(key=lambda c: (c.pos, c.end))
+    return out
+
+
+# "Couplets 1, 2 and 4 share ...", «ابیات ۱ و ۲ و ۴ دربارهٔ تواضع‌اند»: all options but one said to
+# belong together, which names the remaining one (weak: any explicit answer counts first)
+_LIST_AND = re.compile(r"\s*(?:,|،|&|(?i:,?\s*and)|و)\s*")
+_SHARE_EN = re.compile(
+    r"(?i:[^.!?;\n]{0,12}?\b(?:all\s+|each\s+|both\s+|clearly\s+|together\s+)?(?:share|have\s+in\s+common|"
+    r"(?:are|were)\s+(?:all\s+|clearly\s+)?(?:about|on\s+the\s+same|related|similar|alike|connected|consistent|"
+    r"of\s+a\s+piece|in\s+agreement|thematically\s+(?:linked|related|similar))|express|speak|talk|deal|concern|"
+    r"describe|convey|reflect|refer|point|revolve|praise|focus|emphasi[sz]e|evoke|celebrate|lament|warn|advise|"
+    r"teach|belong\s+together|fit\s+together|go\s+together|agree)\b)")
+_SHARE_FA = re.compile(rf"[^.؟?!\n،,؛]{{0,60}}?(?:{_W}(?:مشترک|هم{_ZW}معنا|هم{_ZW}مضمون|هم{_ZW}مفهوم|هم{_ZW}سو|"
+                       rf"همگی|هر\s+سه)"
+                       rf"|(?:\u200c|\s)(?:اند|هستند|دارند|می{_ZW}گویند|می{_ZW}کنند|می{_ZW}پردازند|می{_ZW}دهند)){_E}")
+
+
+_THREE = re.compile(
+    r"(?i:\bthe\s+(?P<en>first|last|top|bottom)\s+three\b(?:\s+(?:couplets|options|verses|lines|ones|beits))?)"
+    rf"|{_W}سه\s+(?:بیت|گزینه)(?:{_ZW}ی)?\s+(?P<fa>اول|نخست|آخر|پایانی){_E}"
+    rf"|{_W}(?P<fa2>نخستین|اولین|آخرین)\s+سه\s+(?:بیت|گزینه){_E}")
+
+
+def _shared(doc: _Text, start: int, end: int) -> re.Match | None:
+    """The sharing predicate right after a group of options, unless it is negated."""
+    share = _SHARE_EN.match(doc.t, end) or _SHARE_FA.match(doc.t, end)
+    if not share or _NEG_PREFIX.search(doc.t, end, share.end()) \
+            or re.search(rf"(?:{_W}ن(?:یستند|دارند|می)|(?i:\bnot\b|n't\b))", share.group()):
+        return None
+    return share if _clause_ok(doc, start)[0] else None
+
+
+_ELIDED = re.compile(r"(?i:\s+(?:does\s+not|doesn't|does\s+n't))\s*(?=[.;,!\n]|$)"
+                     r"|\s+نه\s*(?=[.؛،,!\n]|$)")
+_FIT_BEFORE = re.compile(r"(?i:\b(?:fits?|fit\s+in|belongs?|match(?:es)?|shares?|go(?:es)?\s+with|agrees?|conforms?)\b)"
+                         rf"|{_W}(?:هم{_ZW}خوان|همخوان|مشترک|هماهنگ|مرتبط|هم{_ZW}معنا|سازگار|هم{_ZW}مضمون)")
+
+
+def _exclusions(doc: _Text) -> list[_Cand]:
+    out, ms = [], doc.mentions
+    if doc.n == 4:  # "the first three couplets share ...": the last one is named
+        for m in _THREE.finditer(doc.t):
+            first = (m.group("en") or "").lower() in ("first", "top") or (m.group("fa") or m.group("fa2") or "") in (
+                "اول", "نخست", "نخستین", "اولین")
+            share = _shared(doc, m.start(), m.end())
+            if share:
+                out.append(_Cand(m.start(), share.end(), 4 if first else 1, ":word", True, False))
+    for i in range(len(ms) - doc.n + 2):
+        group = ms[i:i + doc.n - 1]
+        if any(not _LIST_AND.fullmatch(doc.t, a.end, b.start) for a, b in zip(group, group[1:])):
+            continue
+        values = {m.value for m in group}
+        rest = set(range(1, doc.n + 1)) - values
+        if len(values) != doc.n - 1 or len(rest) != 1 or any(m.obj for m in group):
+            continue
+        if (i > 0 and _LIST_AND.fullmatch(doc.t, ms[i - 1].end, group[0].start)) or \
+                (i + doc.n - 1 < len(ms) and _LIST_AND.fullmatch(doc.t, group[-1].end, ms[i + doc.n - 1].start)):
+            continue  # a longer list: all four named
+        share = _shared(doc, group[0].start, group[-1].end)
+        if share:
+            out.append(_Cand(group[0].start, share.end(), rest.pop(), "", True, False))
     return out
 
 
@@ -639,6 +747,14 @@ def _lead(doc: _Text) -> _Mention | None:
             return None  # the first line does not start with an option
         first = False
     return heads[0] if heads and len({h.value for h in heads}) == 1 else None
+
+
+_OR_SENTENCE = re.compile(rf"\s*(?:(?i:or|or\s+maybe|or\s+perhaps|maybe)|یا|یا\s+شاید)\s+"
+                          rf"(?:(?:{_NOUN_EN}|{_NOUN_FA})\s*)?{_QO}(?:{_VALUE}){_QC}\s*[.?!؟]*\s*")
+_NOT_THEN = re.compile(  # «نه بیت دوم، بیت چهارم», «گزینهٔ ۴ نه، گزینهٔ ۲»
+    rf"\s*(?:(?:(?i:not)|نه)\s+(?:(?:{_NOUN_EN}|{_NOUN_FA})\s*)?{_QO}(?:{_VALUE}){_QC}"
+    rf"|(?:(?:{_NOUN_EN}|{_NOUN_FA})\s*)?{_QO}(?:{_VALUE}){_QC}\s+(?:نه|(?i:no|not)))\s*(?:—|–|-|,|;|،|؛|:)\s*"
+    rf"(?:(?i:(?:but\s+)?(?:rather|instead|it'?s|it\s+is)|but)\s+|(?:بلکه|که)\s+)?")
 
 
 def _only(text: str, n: int = 4) -> tuple[int, str] | None:
@@ -740,7 +856,17 @@ def parse_answer(text: str | None, *, reasoning: str | None = None, n_options: i
         sentence = clean[s_start:s_end]
         line_end = clean.find("\n", s_start + 1)
         line = clean[clean.rfind("\n", 0, s_start + 1) + 1:line_end if line_end >= 0 else len(clean)]
-        if "\n" not in sentence.strip() and sentence.strip() != line.strip():
+        if _OR_SENTENCE.fullmatch(sentence):  # "I think 2. Or 3.": the answer before is one of two
+            for c in cands:
+                if doc.sentence(max(s_start - 1, 0))[0] <= c.pos < s_start and c.value is not None:
+                    c.value, c.weak = None, True
+            continue
+        not_then = _NOT_THEN.match(sentence)  # "Not couplet 2 — couplet 4." / «نه بیت دوم، بیت چهارم»
+        if not_then:
+            got = _only(sentence[not_then.end():], n_options)
+            if got:
+                cands.append(_Cand(s_start + not_then.end(), s_end, got[0], got[1], True, False, True))
+        elif "\n" not in sentence.strip() and sentence.strip() != line.strip():
             got = _only(sentence, n_options)
             if got:
                 cands.append(_Cand(s_start, s_end, got[0], got[1], True, False, True))
@@ -772,7 +898,7 @@ def parse_answer(text: str | None, *, reasoning: str | None = None, n_options: i
         if status == "ambiguous":
             return Parsed(None, "ambiguous", why, "tag")
         return result(c.value if c else None, "tag", c.kind if c else "")
-    if _REFUSAL.search(clean):
+    if _REFUSAL.search(clean) and not doc.mentions:  # "unable to choose between 1 and 3" is undecided
         return Parsed(None, "refusal", why, "none")
     return Parsed(None, "invalid", why, "none")
 

@@ -20,6 +20,7 @@ from ..models import CorpusPoem
 from ..store import Store
 from ..text import corpus_key, nfc
 from .errors import InputError
+from .records import loads
 
 BATCH = 300  # poems per write transaction at most ...
 BATCH_COUPLETS = 2000  # ... and about this many couplets (a long masnavi fills one alone)
@@ -87,7 +88,7 @@ def _load(path: Path) -> dict:
             raise InputError(f"{path}: not a regular file")
         if path.stat().st_size > MAX_FILE:
             raise InputError(f"{path}: larger than {MAX_FILE // 2**20} MB")
-        data = json.loads(path.read_bytes().decode("utf-8"))
+        data = loads(path.read_bytes().decode("utf-8"))
     except UnicodeDecodeError as e:
         raise InputError(f"{path}: not UTF-8 ({e.reason} at byte {e.start})") from None
     except json.JSONDecodeError as e:

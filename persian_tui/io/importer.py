@@ -20,7 +20,7 @@ from ..models import Question
 from ..store import Store
 from . import jsonl
 from .errors import InputError
-from .records import Record, read_json, read_keys, read_text
+from .records import Record, loads, read_json, read_keys, read_text
 from .seed import read_benchmark, read_book, read_exp1
 
 FORMATS = ("benchmark", "exp1", "book", "jsonl")
@@ -80,7 +80,7 @@ def read_jsonl(path: Path) -> list[Record]:
         rec = Record(where=f"line {n}")
         records.append(rec)
         try:
-            q = jsonl.from_record(json.loads(line))
+            q = jsonl.from_record(loads(line))
         except json.JSONDecodeError as e:
             rec.error = f"malformed JSON at column {e.colno}: {e.msg}"
             continue

@@ -12,7 +12,7 @@ from pathlib import Path
 from ..models import CONFIDENCES, Label
 from ..store import Store
 from .errors import InputError
-from .records import read_text
+from .records import loads, read_text
 
 _DIGITS = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩", "01234567890123456789")
 SKIPS = ("skip", "s", "-")
@@ -37,7 +37,7 @@ def _rows(path: Path) -> list[tuple[int, dict]]:
             if not line.strip():
                 continue
             try:
-                obj = json.loads(line)
+                obj = loads(line)
             except json.JSONDecodeError as e:
                 rows.append((n, {"__error__": f"malformed JSON at column {e.colno}: {e.msg}"}))
                 continue

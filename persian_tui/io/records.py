@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,10 +34,32 @@ def read_text(path: Path) -> str:
         raise InputError(f"{path}: cannot read ({e.strerror})") from None
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def loads(text: str) -> object:
+    """json.loads for input files: a string with a lone surrogate ("\\ud800" is valid JSON),
+    which no UTF-8 file or database can hold, is a JSONDecodeError."""
+    obj = json.loads(text)
+    stack = [obj]
+    while stack:  # iterative: a deeply nested file cannot exhaust the recursion limit here
+        item = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                at = text.find("\\u")
+                raise json.JSONDecodeError("a lone surrogate escape (not Unicode text)", text, max(at, 0))
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return obj
+
+
 def read_json(path: Path) -> object:
     text = read_text(path)
     try:
-        return json.loads(text)
+        return loads(text)
     except json.JSONDecodeError as e:
         raise InputError(f"{path}: malformed JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
 

@@ -136,13 +136,17 @@ class RunsRepo:
         holder = holder or lease_holder()
         stamp = time.time()
         with self.tx():
-            row = self.conn.execute("SELECT lease_holder, lease_expires FROM runs WHERE id = ?",
-                                    (run_id,)).fetchone()
-            if row and row[0] and row[0] != holder and (row[1] or 0) > stamp and _alive(row[0]):
-                raise LeaseHeld(f"run {run_id} is being worked on by process {row[0]} "
-                                f"(lease for {row[1] - stamp:.0f} s more); wait for it or stop it")
+            self._check_lease(run_id, holder, stamp)
             self.conn.execute("UPDATE runs SET lease_holder = ?, lease_expires = ? WHERE id = ?",
                               (holder, stamp + seconds, run_id))
+
+    def _check_lease(self, run_id: int, holder: str, stamp: float) -> None:
+        """LeaseHeld when a live process other than `holder` holds the run (inside a transaction)."""
+        row = self.conn.execute("SELECT lease_holder, lease_expires FROM runs WHERE id = ?",
+                                (run_id,)).fetchone()
+        if row and row[0] and row[0] != holder and (row[1] or 0) > stamp and _alive(row[0]):
+            raise LeaseHeld(f"run {run_id} is being worked on by process {row[0]} "
+                            f"(lease for {row[1] - stamp:.0f} s more); wait for it or stop it")
 
     def renew_lease(self, run_id: int, seconds: float = 60.0, holder: str | None = None) -> bool:
         with self.tx():
@@ -177,7 +181,8 @@ class RunsRepo:
 
     def delete_run(self, run_id: int) -> list[int]:
         """Delete the run with its predictions and judgments, and the judge runs of it, in one
-        transaction; logged in run_history. Returns the ids deleted (the run first)."""
+        transaction; logged in run_history. Returns the ids deleted (the run first). LeaseHeld
+        (nothing deleted) when another live process works on one of them."""
         with self.tx():
             if not self.conn.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone():
                 return []
@@ -185,6 +190,8 @@ class RunsRepo:
                 "SELECT id FROM runs WHERE kind = 'judge' AND json_extract(params, '$.target_run') = ?",
                 (run_id,))]
             ids = [run_id, *judges]
+            for rid in ids:
+                self._check_lease(rid, lease_holder(), time.time())
             for rid in ids:
                 n = self.conn.execute("SELECT COUNT(*) FROM predictions WHERE run_id = ?", (rid,)).fetchone()[0]
                 self._log_run(rid, "delete", {"predictions": n, "with": ids}, None)

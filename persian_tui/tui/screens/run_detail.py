@@ -202,7 +202,7 @@ def run_head(run: Run, preds: list[Prediction], keys: dict[str, int | None],
     head = [f"run {run.id}", run.kind, run.model, *([what] if what else []), *extra, run.status]
     stored = len(preds) if replies is None else replies
     return " · ".join(head) + \
-        f" │ {stored}/{run.total} · accuracy {accuracy_text(correct, len(scored))} · " \
+        f" │ {stored}/{run.total} · accuracy {accuracy_text(correct, len(scored), len(preds), errors)} · " \
         f"invalid {invalid} · errors {errors}"
 
 

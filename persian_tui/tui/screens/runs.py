@@ -15,7 +15,7 @@ from ... import display
 from ...models import RunSummary
 from ...runs import (EmbedRunSpec, JudgeRunSpec, RunError, create_embedding_run, create_judge_run,
                      create_llm_run)
-from ...store import StoreError
+from ...store import LeaseHeld, StoreError
 from ..widgets.run_form import RunForm, Spec
 from ..widgets.run_jobs import (FINAL, Job, RunFailed, RunFigures, RunProgressed, jobs_for,
                                start_embedding, start_llm)
@@ -43,7 +43,7 @@ def summary_cells(s: RunSummary, job: Job | None) -> dict[str, str]:
     r = s.run
     return {"id": str(r.id), "kind": r.kind, "model": _cut(r.model, 24),
             "status": status_cell(r.status, job, r.archived),
-            "done": f"{s.done}/{r.total}", "accuracy": accuracy_text(s.correct, s.scored),
+            "done": f"{s.done}/{r.total}", "accuracy": accuracy_text(s.correct, s.scored, s.done, s.errors),
             "invalid": str(s.invalid), "errors": str(s.errors),
             "created": (r.created_at or "")[5:16].replace("T", " ")}
 
@@ -51,7 +51,7 @@ def summary_cells(s: RunSummary, job: Job | None) -> dict[str, str]:
 def figures_cells(f: RunFigures, job: Job | None) -> dict[str, str]:
     """The cells that live progress changes."""
     return {"status": status_cell(f.status, job), "done": f"{f.done}/{f.total}",
-            "accuracy": accuracy_text(f.correct, f.scored), "invalid": str(f.invalid),
+            "accuracy": accuracy_text(f.correct, f.scored, f.done, f.errors), "invalid": str(f.invalid),
             "errors": str(f.errors)}
 
 
@@ -345,7 +345,11 @@ class RunsScreen(Screen):
 
         def answered(yes: bool | None) -> None:
             if yes:
-                ids = self.store.delete_run(s.run.id)
+                try:
+                    ids = self.store.delete_run(s.run.id)
+                except LeaseHeld as e:  # another process works on it
+                    self.notify(str(e), severity="warning", timeout=6)
+                    return
                 self.notify(f"deleted run {', '.join(map(str, ids))} (logged in its history)", timeout=4)
                 self.reload()
 

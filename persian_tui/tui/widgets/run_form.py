@@ -5,7 +5,6 @@ The API key is never asked for: only the NAME of the environment variable holdin
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from typing import Callable
 
@@ -26,7 +25,6 @@ Spec = LLMRunSpec | ParaphraseRunSpec | JudgeRunSpec | EmbedRunSpec
 KINDS = ("llm", "paraphrase", "judge", "embedding")
 KIND_LABELS = {"llm": "LLM (chat completions)", "paraphrase": "paraphrase (couplets as prose)",
                "judge": "judge (classify a run's errors)", "embedding": "embedding (outlier scorer)"}
-ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 DEFAULTS: dict[str, str] = {
     "kind": "llm", "questions": "ready", "limit": "",
@@ -144,7 +142,7 @@ def looks_like_key(text: str) -> bool:
 
 def key_note(name: str, environ=os.environ) -> str:
     """Whether the named variable is set (never its value)."""
-    if not name or not ENV_NAME.fullmatch(name):
+    if not name or looks_like_key(name):
         return ""
     return f"{name} is set" if environ.get(name) else f"{name} is not set (fine for a local server)"
 

@@ -22,6 +22,7 @@ from ..messages import RunProgressed, RunFailed  # noqa: F401 (re-exported)
 from textual.message_pump import MessagePump
 from textual.worker import Worker, get_current_worker
 
+from ...models import accuracy
 from ...runs import EmbedRunSpec, RunProgress
 
 FINAL = ("done", "cancelled", "failed")
@@ -49,7 +50,7 @@ class RunFigures:
 
     @property
     def accuracy(self) -> float | None:
-        return self.correct / self.scored if self.scored else None
+        return accuracy(self.correct, self.scored, self.done, self.errors)
 
     @classmethod
     def of(cls, job: "Job", p: RunProgress) -> "RunFigures":

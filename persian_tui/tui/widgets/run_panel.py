@@ -6,6 +6,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import ProgressBar, Static
 
+from ...models import accuracy
 from .run_jobs import RunFigures
 
 
@@ -20,11 +21,12 @@ def duration(seconds: float | None) -> str:
     return f"{s // 3600}h{s % 3600 // 60:02d}m"
 
 
-def accuracy_text(correct: int | None, scored: int | None) -> str:
-    """"—" whenever there is nothing to divide (no scored answer, a missing figure)."""
-    if not scored or correct is None:
-        return "—"
-    return f"{correct / scored:.1%} ({correct}/{scored})"
+def accuracy_text(correct: int | None, scored: int | None, done: int | None = None,
+                  errors: int | None = None) -> str:
+    """"—" whenever the run has no accuracy (models.accuracy: nothing scored, a missing figure,
+    or not one request succeeded), else "62.5% (5/8)"."""
+    value = accuracy(correct, scored, done, errors)
+    return "—" if value is None else f"{value:.1%} ({correct}/{scored})"
 
 
 def panel_texts(f: RunFigures | None) -> tuple[str, str, str]:
@@ -36,7 +38,7 @@ def panel_texts(f: RunFigures | None) -> tuple[str, str, str]:
     title = f"{head} · {f.kind} · {f.model} · {f.status}"
     running = f.status in ("running", "starting")
     parts = [f"{f.done}/{f.total} done" if f.total else "—",
-             f"accuracy {accuracy_text(f.correct, f.scored)}",
+             f"accuracy {accuracy_text(f.correct, f.scored, f.done, f.errors)}",
              f"invalid {f.invalid}", f"API errors {f.errors}"]
     if running:
         parts += [f"{f.rate:.1f}/s", f"ETA {duration(f.eta)}"]
