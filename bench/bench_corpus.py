@@ -1,7 +1,8 @@
 """Corpus speed: import (poems/s, longest write-lock hold), linking 10,000 questions, word search.
 
 Each figure has a baseline measured in the same run:
-  import  batched short transactions vs one transaction for the whole import (lock held throughout)
+  import  batched short transactions vs one transaction for the whole import (lock held throughout),
+          each while an annotator in another process saves a label every 20 ms (its longest wait)
   link    FTS-blocked fuzzy candidates vs brute force (every couplet scored), per option
   search  the FTS5 index vs a LIKE scan of the normalized text
 The export is generated: the poems of ../shared/ganjoor-sample (else the test fixture) copied
@@ -12,6 +13,7 @@ Run: python bench/bench_corpus.py [POEMS] [QUESTIONS]   (prints figures; asserts
 from __future__ import annotations
 
 import json
+import multiprocessing as mp
 import random
 import shutil
 import statistics
@@ -23,10 +25,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from persian_tui.io import ganjoor
-from persian_tui.models import Option, Question
-from persian_tui.store import Store
-from persian_tui.text import warm_up
+from persian_tui.io import ganjoor  # noqa: E402
+from persian_tui.models import Option, Question  # noqa: E402
+from persian_tui.store import Store  # noqa: E402
+from persian_tui.text import warm_up  # noqa: E402
 
 SAMPLE = ROOT.parent.parent / "shared" / "ganjoor-sample"
 if not SAMPLE.is_dir():
@@ -72,6 +74,39 @@ def damaged(text: str, rng: random.Random) -> str:
     return text[:i] + text[i + 1:] if rng.random() < 0.5 else text[:i] + text[i] + text[i:]
 
 
+def annotator(db: str, ready, stop, waits, refused) -> None:
+    """One label every 20 ms, each its own transaction; records how long each save took
+    (refused: "database busy" after the busy timeout)."""
+    from persian_tui.store import StoreError
+
+    with Store(db) as store:
+        store.add_questions([Question(uid="w-1", key=1, status="ready", options=[
+            Option(i, f"مصراع نخست {i}", f"مصراع دوم {i}") for i in range(1, 5)])])
+        ready.set()
+        while not stop.is_set():
+            start = time.perf_counter()
+            try:
+                store.add_label("w-1", "annotator", 1)
+            except StoreError:
+                refused.append(1)
+            waits.append(time.perf_counter() - start)
+            time.sleep(0.02)
+
+
+def import_beside_annotator(db: Path, export: Path):
+    """(seconds, ImportProgress, annotator's longest wait, labels saved, refused)."""
+    with mp.Manager() as manager:
+        ready, stop, waits, refused = manager.Event(), manager.Event(), manager.list(), manager.list()
+        proc = mp.Process(target=annotator, args=(str(db), ready, stop, waits, refused))
+        proc.start()
+        ready.wait()
+        with Store(db) as store:
+            t, p = timed(lambda: ganjoor.import_corpus(store, export))
+        stop.set()
+        proc.join()
+        return t, p, max(waits), len(waits), len(refused)
+
+
 def timed(fn):
     t = time.perf_counter()
     out = fn()
@@ -87,21 +122,22 @@ def main(poems: int = 20_000, questions: int = 10_000) -> None:
         n = make_export(export, poems, rng)
         print(f"persian-tui corpus benchmark: {n:,} generated poems from {SOURCE}")
 
-        # 1. import: batches of short transactions; baseline: one transaction
+        # 1. import beside an annotator: batches of short transactions; baseline: one transaction
+        t, p, wait, saved, refused = import_beside_annotator(tmp / "a.db", export)
         with Store(tmp / "a.db") as store:
-            t, p = timed(lambda: ganjoor.import_corpus(store, export))
             stats = store.corpus_stats()
             t_again, again = timed(lambda: ganjoor.import_corpus(store, export))
         batch = ganjoor.BATCH, ganjoor.BATCH_COUPLETS
         ganjoor.BATCH = ganjoor.BATCH_COUPLETS = 10 ** 9
-        with Store(tmp / "b.db") as store:
-            t_one, one = timed(lambda: ganjoor.import_corpus(store, export))
+        t_one, one, wait_one, saved_one, refused_one = import_beside_annotator(tmp / "b.db", export)
         ganjoor.BATCH, ganjoor.BATCH_COUPLETS = batch
         print(f"import: {p.done / t:,.0f} poems/s ({stats['couplets']:,} couplets in {t:.1f} s), "
               f"longest write-lock hold {p.longest_lock * 1000:.0f} ms (batches of <= {batch[0]} poems, "
-              f"~{batch[1]} couplets)")
+              f"~{batch[1]} couplets); the annotator's longest wait {wait * 1000:.0f} ms, "
+              f"{saved:,} labels saved, {refused} refused")
         print(f"  baseline one transaction: {one.done / t_one:,.0f} poems/s, lock held "
-              f"{one.longest_lock * 1000:.0f} ms -> batching holds the lock "
+              f"{one.longest_lock * 1000:.0f} ms, the annotator's longest wait {wait_one * 1000:.0f} ms "
+              f"({saved_one:,} saved, {refused_one} refused) -> batching holds the lock "
               f"{one.longest_lock / max(p.longest_lock, 1e-9):.0f}x shorter at "
               f"{(p.done / t) / (one.done / t_one):.2f}x the speed")
         print(f"  re-import (nothing changed): {again.done / t_again:,.0f} poems/s, "
@@ -110,13 +146,14 @@ def main(poems: int = 20_000, questions: int = 10_000) -> None:
         # 2. link 10k questions: exact, swapped, damaged (fuzzy), half-known, unknown options
         with Store(tmp / "a.db") as store:
             pool = store.conn.execute(
-                "SELECT mesra1, mesra2 FROM corpus_couplets WHERE mesra2 != '' ORDER BY random() LIMIT ?",
-                (questions * 4,)).fetchall()
+                "SELECT p.path, c.idx, c.mesra1, c.mesra2 FROM corpus_couplets c JOIN corpus_poems p "
+                "ON p.id = c.poem_id WHERE c.mesra2 != '' ORDER BY random() LIMIT ?", (questions * 4,)).fetchall()
+            made_from: dict[tuple[str, int], tuple[str, int]] = {}  # option -> its couplet (in the corpus)
             qs = []
             for i in range(questions):
                 opts = []
                 for pos in range(1, 5):
-                    m1, m2 = pool[(i * 4 + pos - 1) % len(pool)]
+                    path, idx, m1, m2 = pool[(i * 4 + pos - 1) % len(pool)]
                     kind = rng.random()
                     if kind < 0.15:
                         m1, m2 = m2, m1
@@ -126,14 +163,25 @@ def main(poems: int = 20_000, questions: int = 10_000) -> None:
                         m2 = "مصراعی که در هیچ دیوانی نیامده است"
                     elif kind < 0.45:
                         m1, m2 = "بیتی ساختگی برای سنجش", "که در پیکره نیست و نخواهد بود"
+                    if kind < 0.35 or kind >= 0.45:  # swapped, damaged or verbatim: still that couplet
+                        made_from[(f"q-{i:05d}", pos)] = (path, idx)
                     opts.append(Option(pos, m1, m2))
                 qs.append(Question(uid=f"q-{i:05d}", options=opts, key=1, status="ready"))
             store.add_questions(qs)  # linked as they are saved
             t_link, counts = timed(lambda: store.link_questions(force=True))
             options = sum(v for k, v in counts.items() if k != "up to date")
-            print(f"link: {options:,} options of {questions:,} questions in {t_link:.1f} s "
+            print(f"link: {options:,} options of {len(store.uids()):,} questions in {t_link:.1f} s "
                   f"({options / t_link:,.0f} options/s): linked {counts['linked']:,}, "
                   f"ambiguous {counts['ambiguous']:,}, unlinked {counts['unlinked']:,}")
+            links = store.links()
+            got = {k: links.get(k[0], {}).get(k[1]) for k in made_from}
+            right = sum(1 for k, l in got.items() if l and l.status == "linked"
+                        and (l.couplet.poem, l.couplet.couplet) == made_from[k])
+            status = {s: sum(1 for l in got.values() if l and l.status == s) for s in ("ambiguous", "unlinked")}
+            print(f"  of the {len(made_from):,} options made from a corpus couplet (verbatim, swapped or damaged): "
+                  f"{right:,} linked to that couplet ({right / len(made_from):.1%}), "
+                  f"{sum(1 for l in got.values() if l and l.status == 'linked') - right:,} to another, "
+                  f"{status['ambiguous']:,} ambiguous, {status['unlinked']:,} unlinked")
             sample = [o for q in qs[:3] for o in q.options]
             t_blocked, _ = timed(lambda: [store.link_option(o.mesra1, o.mesra2) for o in sample])
             t_brute, _ = timed(lambda: [store.link_option(o.mesra1, o.mesra2, brute=True) for o in sample])
@@ -141,7 +189,7 @@ def main(poems: int = 20_000, questions: int = 10_000) -> None:
                   f"{t_blocked / len(sample) * 1000:.1f} ms blocked -> {t_brute / t_blocked:.0f}x faster")
 
             # 3. search latency: FTS vs LIKE scan, median over words of the corpus
-            words = [w for m1, _ in pool[:200] for w in m1.split() if len(w) > 3][:60]
+            words = [w for _, _, m1, _ in pool[:200] for w in m1.split() if len(w) > 3][:60]
             fts, scan = [], []
             for w in words:
                 fts.append(timed(lambda w=w: store.search_couplets(w, limit=50))[0])
@@ -149,10 +197,13 @@ def main(poems: int = 20_000, questions: int = 10_000) -> None:
             two = [" ".join(words[i:i + 2]) for i in range(0, 40, 2)]
             fts2 = [timed(lambda q=q: store.search_couplets(q, limit=50))[0] for q in two]
             scan2 = [timed(lambda q=q: store.search_couplets(q, limit=50, scan=True))[0] for q in two]
-            mf, ms = statistics.median(fts), statistics.median(scan)
-            print(f"search: one word median {mf * 1000:.2f} ms (FTS5) vs {ms * 1000:.1f} ms (LIKE scan) -> "
-                  f"{ms / mf:.0f}x; two words {statistics.median(fts2) * 1000:.2f} ms vs "
-                  f"{statistics.median(scan2) * 1000:.1f} ms -> {statistics.median(scan2) / statistics.median(fts2):.0f}x")
+            four = [" ".join(words[i:i + 4]) for i in range(0, 40, 4)]  # 8 spellings each (words joined)
+            fts4 = [timed(lambda q=q: store.search_couplets(q, limit=50))[0] for q in four]
+            scan4 = [timed(lambda q=q: store.search_couplets(q, limit=50, scan=True))[0] for q in four]
+            for label, f, sc in (("one word", fts, scan), ("two words", fts2, scan2), ("four words", fts4, scan4)):
+                mf, ms = statistics.median(f), statistics.median(sc)
+                print(f"search, {label}: median {mf * 1000:.2f} ms (FTS5) vs {ms * 1000:.1f} ms (LIKE scan) "
+                      f"-> {ms / mf:.0f}x")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

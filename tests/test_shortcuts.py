@@ -132,3 +132,65 @@ def test_bank_filters_by_poet_and_form(planted):
         assert set(bank.uids("form:Ghazal")) == {"q-poet-key", "q-poet-miss", "q-two-two", "q-unlinked"}
         assert bank.uids("form:Dobeyti") == []
         assert bank.uids("poet:سعدی") == []
+
+
+def test_baseline_runs_are_stored_once_and_only_for_cues_that_fired(planted, capsys):
+    assert main(["--db", str(planted), "shortcuts", "--store-runs"]) == 0
+    first = [line for line in capsys.readouterr().out.splitlines() if line.startswith("stored run")]
+    assert main(["--db", str(planted), "shortcuts", "--store-runs"]) == 0
+    again = capsys.readouterr().out
+    assert "stored run" not in again and again.count("up to date: run") == len(first)
+    with Store(planted) as s:
+        assert len([r for r in s.runs() if r.kind == "baseline"]) == len(first)
+        s.add_questions([make_question("q-more", couplets=[H1[0], H1[1], H1[2], KH], key=2)])
+    assert main(["--db", str(planted), "shortcuts", "--store-runs"]) == 0
+    assert "stored run" in capsys.readouterr().out  # the bank changed: new answers, new runs
+
+
+def test_a_cue_that_never_fires_is_not_stored(tmp_path, capsys):
+    db = tmp_path / "n.db"
+    with Store(db) as s:
+        import_corpus(s, MINI)
+        s.add_questions([make_question("q-two-two", couplets=[H1[0], H1[1], H2[0], H2[1]], key=2)])
+    assert main(["--db", str(db), "shortcuts", "--store-runs"]) == 0
+    out = capsys.readouterr().out
+    assert "not stored: cue:poet never fired" in out
+    with Store(db) as s:
+        assert "cue:poet" not in {r.model for r in s.runs()}
+
+
+def test_a_cue_that_mostly_abstains_stays_on_the_leaderboard(planted, capsys):
+    """Abstentions are stored as empty answers; for any other run kind so many would mark the
+    run broken and leave it out of the default report."""
+    from persian_tui.eval.report import build_report
+
+    with Store(planted) as s:
+        s.add_questions([make_question(f"q-even-{i}", couplets=[H1[0], H1[1], H2[0], H2[1]], key=1)
+                         for i in range(3)])
+    assert main(["--db", str(planted), "shortcuts", "--store-runs"]) == 0
+    capsys.readouterr()
+    with Store(planted) as s:
+        poet = next(r for r in s.runs() if r.model == "cue:poet")
+        empty = sum(p.parse_status == "empty" for p in s.predictions(poet.id))
+        assert empty > len(s.predictions(poet.id)) / 2
+        report = build_report(s, questions="all")
+    assert "cue:poet" in {r.model for r in report.leaderboard}
+
+
+def test_json_output_keeps_bidi_controls_as_escapes(tmp_path, capsys):
+    db = tmp_path / "j.db"
+    with Store(db) as s:
+        import_corpus(s, MINI)
+        s.add_questions([make_question("q-\u202eevil", couplets=[H1[0], H1[1], H1[2], KH], key=4)])
+    assert main(["--db", str(db), "shortcuts", "--format", "json"]) == 0
+    out = capsys.readouterr().out
+    assert "\u202e" not in out and "⟨RLO⟩" not in out
+    assert "q-\u202eevil" in json.loads(out)["flagged"]
+
+
+def test_each_question_set_gets_its_own_baseline_runs(planted, capsys):
+    """all and ready are the same questions here: the same answers, yet two sets."""
+    assert main(["--db", str(planted), "shortcuts", "--store-runs"]) == 0
+    assert main(["--db", str(planted), "shortcuts", "--store-runs", "--questions", "ready"]) == 0
+    out = capsys.readouterr().out
+    assert "up to date" not in out

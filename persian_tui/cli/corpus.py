@@ -7,6 +7,7 @@ import sys
 import time
 from pathlib import Path
 
+from ..display import json_safe
 from ..display import line as sanitize
 from . import UserError, _store
 
@@ -16,12 +17,15 @@ class _Bar:
 
     def __init__(self, what: str):
         self.what, self.last, self.tty = what, 0.0, sys.stderr.isatty()
+        self.shown: tuple[int, int] | None = None
 
     def __call__(self, done: int, total: int, extra: str = "", *, final: bool = False) -> None:
         now = time.monotonic()
         if not final and now - self.last < (0.2 if self.tty else 5):
             return
-        self.last = now
+        if final and not self.tty and self.shown == (done, total):
+            return  # that line is on the log already
+        self.last, self.shown = now, (done, total)
         width = 24
         filled = int(width * done / total) if total else width
         line = f"{self.what} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} {extra}"
@@ -55,7 +59,7 @@ def cmd_corpus_stats(args) -> int:
     with _store(args) as store:
         s = store.corpus_stats()
         if args.format == "json":
-            print(json.dumps(s, ensure_ascii=False, indent=2))
+            print(json_safe(json.dumps(s, ensure_ascii=False, indent=2)))
             return 0
         if not s["poems"]:
             print("no corpus loaded (persian-tui corpus import PATH)")
@@ -78,7 +82,7 @@ def cmd_corpus_search(args) -> int:
         found = store.search_couplets(" ".join(args.words), poet=args.poet, form=args.form,
                                       metre=args.metre, limit=args.limit)
         if args.format == "json":
-            print(json.dumps([c.__dict__ for c in found], ensure_ascii=False, indent=2))
+            print(json_safe(json.dumps([c.__dict__ for c in found], ensure_ascii=False, indent=2)))
             return 0
         for c in found:
             print(f"{c.poem}#{c.couplet + 1}  {sanitize(c.poet)}  "
@@ -162,9 +166,40 @@ def shortcut_report(store, which: str):
     return questions, analyse(questions, store.links([q.uid for q in questions]), lexical_picks(questions, texts))
 
 
+def store_baseline_runs(store, questions, rep, which: str) -> list[str]:
+    """Each cue that fired as a run of kind baseline (abstentions stored as empty answers).
+    A cue whose answers equal a stored run's is not stored twice (checked under the write
+    lock: two processes store one run). Returns one line per cue."""
+    import hashlib
+
+    from ..models import Prediction
+
+    lines = []
+    for r in rep.rows:
+        model = f"cue:{r.cue}"
+        if not r.fired:
+            lines.append(f"not stored: {model} never fired on these questions")
+            continue
+        preds = [Prediction(q.uid, rep.picks[q.uid].get(r.cue),
+                            "ok" if r.cue in rep.picks.get(q.uid, {}) else "empty")
+                 for q in questions if q.uid in rep.picks]
+        answers = sorted((p.uid, p.predicted or 0) for p in preds)
+        digest = hashlib.sha256(json.dumps([which, answers]).encode()).hexdigest()
+        params = {"cue": r.cue, "questions": which, "sha256": digest}
+        run = store.create_run("baseline", model, params, total=len(preds), status="done", predictions=preds,
+                               note="shortcut baseline: abstentions are stored as empty answers",
+                               once_per_file=True)
+        if run is None:
+            same = next((x.id for x in store.runs(archived=True) if x.kind == "baseline" and x.model == model
+                         and x.params.get("sha256") == digest), "?")
+            lines.append(f"up to date: run {same} (baseline {model}) has the same answers")
+        else:
+            lines.append(f"stored run {run.id} (baseline {model}, {len(preds)} predictions)")
+    return lines
+
+
 def cmd_shortcuts(args) -> int:
     from ..io.files import write_atomic
-    from ..models import Prediction
 
     with _store(args) as store:
         questions, rep = shortcut_report(store, args.questions)
@@ -172,14 +207,8 @@ def cmd_shortcuts(args) -> int:
                  "precision": r.precision, "ci95": [r.low, r.high] if r.fired else None,
                  "recall": r.recall, "p_value_vs_chance": r.p_value} for r in rep.rows]
         if args.store_runs:
-            for r in rep.rows:
-                preds = [Prediction(q.uid, rep.picks[q.uid].get(r.cue),
-                                    "ok" if r.cue in rep.picks.get(q.uid, {}) else "empty")
-                         for q in questions if q.uid in rep.picks]
-                run = store.create_run("baseline", f"cue:{r.cue}", {"cue": r.cue, "questions": args.questions},
-                                       total=len(preds), status="done", predictions=preds,
-                                       note="shortcut baseline: abstentions are stored as empty answers")
-                print(f"stored run {run.id} (baseline cue:{r.cue}, {len(preds)} predictions)")
+            for line in store_baseline_runs(store, questions, rep, args.questions):
+                print(line)
         if args.format == "json":
             out = {"questions": rep.questions, "linked": rep.linked, "chance": 0.25, "cues": rows,
                    "flagged": rep.flagged}
@@ -188,7 +217,7 @@ def cmd_shortcuts(args) -> int:
                 write_atomic(Path(args.output), (text + "\n").encode())
                 print(f"wrote {args.output}")
             else:
-                print(text)
+                print(json_safe(text))
             return 0
         lines = [(f"{rep.questions} questions with a key, {rep.linked} with all four options linked "
                   "to the corpus; chance is 25 %"),

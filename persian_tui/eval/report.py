@@ -65,6 +65,7 @@ DIMENSIONS = ("category", "source", "poet", "difficulty", *PROVENANCE)  # proven
 TIERS = ("easy", "medium", "hard", "very hard")
 HARDEST = 20
 NO_ANSWERS = ("paraphrase", "judge")  # run kinds that answer no question themselves
+ABSTAINS = ("baseline",)  # run kinds whose empty answers are abstentions by design (shortcut cues)
 BROKEN = 0.5  # a run whose share of unusable answers exceeds this is left out by default
 POWER = 0.8
 EFFECT = 0.05  # default effect (accuracy difference) for "questions needed"
@@ -252,7 +253,7 @@ def report_inputs(store: Store, run_ids: list[int] | None, questions: str) -> tu
     if not explicit:
         runs = [r for r in runs if preds[r.id]]
         for r in runs:
-            if why := _broken(preds[r.id]):
+            if r.kind not in ABSTAINS and (why := _broken(preds[r.id])):
                 left_out[r.id] = why
         runs = [r for r in runs if r.id not in left_out]
     elif empty := [r.id for r in runs if not preds[r.id]]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -25,6 +26,10 @@ from .records import loads
 BATCH = 300  # poems per write transaction at most ...
 BATCH_COUPLETS = 2000  # ... and about this many couplets (a long masnavi fills one alone)
 MAX_FILE = 20 * 1024 * 1024  # a poem file larger than this is not a poem
+MAX_HEMISTICH = 1000  # characters; the longest hemistichs of the export have about 100
+MAX_COUPLETS = 1_000_000  # a CoupletIndex beyond this is not an index
+MAX_ID = 2**63 - 1  # SQLite's largest integer
+_SURROGATE = re.compile("[\ud800-\udfff]")  # JSON's \ud800 escapes decode to unpaired surrogates
 
 # Positions of verses: Right/Left are the two hemistichs of a couplet; a band's centred verses
 # pair up the same way. Paragraphs (prose) and comments are not verse.
@@ -54,24 +59,32 @@ class ImportProgress:
                 f"{self.unchanged} unchanged, {self.skipped} skipped; {self.couplets} couplets written")
 
 
-def _poets_dirs(root: Path) -> list[Path]:
-    """The poet folders under PATH (PATH itself when it is one)."""
+def _poets_dirs(root: Path) -> tuple[list[Path], list[Path]]:
+    """The poet folders under PATH (PATH itself when it is one), and the other folders there
+    (no poet.json: not read, but named)."""
     if (root / "poet.json").is_file():
-        return [root]
+        return [root], []
     base = root / "poets" if (root / "poets").is_dir() else root
-    found = sorted(p for p in base.iterdir() if p.is_dir() and (p / "poet.json").is_file())
+    dirs = sorted(p for p in base.iterdir() if p.is_dir())
+    found = [p for p in dirs if (p / "poet.json").is_file()]
     if not found:
         raise InputError(f"{root}: not a Ganjoor export (no poets/*/poet.json, no poet.json)")
-    return found
+    stray = [p for p in dirs if p not in found] if base.name == "poets" else []
+    return found, stray
 
 
-def poem_files(root: str | Path) -> list[tuple[Path, list[Path]]]:
-    """(poet folder, its poem files in path order) for every poet under root."""
+def poem_files(root: str | Path, on_error: Callable[[str], None] | None = None) -> list[tuple[Path, list[Path]]]:
+    """(poet folder, its poem files in path order) for every poet under root; a folder of
+    the export's poets/ without poet.json is reported to on_error."""
     root = Path(root)
     if not root.is_dir():
         raise InputError(f"{root}: not a folder")
     out = []
-    for poet_dir in _poets_dirs(root):
+    poets, stray = _poets_dirs(root)
+    for d in stray:
+        if on_error:
+            on_error(f"{d}: no poet.json; folder not read")
+    for poet_dir in poets:
         files = []
         for dirpath, dirnames, filenames in os.walk(poet_dir, followlinks=False):
             dirnames.sort()
@@ -88,7 +101,7 @@ def _load(path: Path) -> dict:
             raise InputError(f"{path}: not a regular file")
         if path.stat().st_size > MAX_FILE:
             raise InputError(f"{path}: larger than {MAX_FILE // 2**20} MB")
-        data = loads(path.read_bytes().decode("utf-8"))
+        data = loads(path.read_bytes().decode("utf-8-sig"))  # a byte-order mark is harmless
     except UnicodeDecodeError as e:
         raise InputError(f"{path}: not UTF-8 ({e.reason} at byte {e.start})") from None
     except json.JSONDecodeError as e:
@@ -104,6 +117,13 @@ def _load(path: Path) -> dict:
     return data
 
 
+def _text(value: str, path: Path, what: str) -> str:
+    """A string of the file as stored text (NFC); one that cannot be text is refused."""
+    if _SURROGATE.search(value):
+        raise InputError(f"{path}: {what} has an unpaired surrogate (a \\ud800-\\udfff escape)")
+    return nfc(value)
+
+
 def _str(d: dict, name: str, path: Path, *, required: bool = False) -> str | None:
     value = d.get(name)
     if value is None:
@@ -112,15 +132,24 @@ def _str(d: dict, name: str, path: Path, *, required: bool = False) -> str | Non
         return None
     if not isinstance(value, str):
         raise InputError(f"{path}: {name!r} must be a string, not {type(value).__name__}")
-    return nfc(value)
+    return _text(value, path, repr(name))
+
+
+def _id(d: dict, path: Path) -> int | None:
+    """The record's Ganjoor Id: an integer SQLite can store, or None when absent/not a number."""
+    value = d.get("Id")
+    if not isinstance(value, int) or isinstance(value, bool):
+        return None
+    if not 0 <= value <= MAX_ID:
+        raise InputError(f"{path}: 'Id' must be an integer from 0 to 2^63-1")
+    return value
 
 
 def read_poet(poet_dir: Path) -> dict:
     d = _load(poet_dir / "poet.json")
-    pid = d.get("Id")
     return {
         "slug": poet_dir.name,
-        "ganjoor_id": pid if isinstance(pid, int) else None,
+        "ganjoor_id": _id(d, poet_dir / "poet.json"),
         "name": _str(d, "Name", poet_dir / "poet.json") or "",
         "nickname": _str(d, "Nickname", poet_dir / "poet.json") or poet_dir.name,
     }
@@ -152,13 +181,16 @@ def read_poem(path: Path, poet_slug: str) -> CorpusPoem:
         pos, text, index = v.get("Position"), v.get("Text"), v.get("CoupletIndex")
         if pos not in _FIRST and pos not in _SECOND:
             continue  # prose paragraph, comment: not verse
-        if not isinstance(text, str) or not isinstance(index, int) or isinstance(index, bool) or index < 0:
-            raise InputError(f"{path}: verse {n} needs a string Text and a CoupletIndex >= 0")
+        if (not isinstance(text, str) or not isinstance(index, int) or isinstance(index, bool)
+                or not 0 <= index <= MAX_COUPLETS):
+            raise InputError(f"{path}: verse {n} needs a string Text and a CoupletIndex from 0 to {MAX_COUPLETS}")
+        if len(text) > MAX_HEMISTICH:
+            raise InputError(f"{path}: verse {n} is longer than {MAX_HEMISTICH} characters ({len(text)})")
         pair = halves.setdefault(index, ["", ""])
         slot = 0 if pos in _FIRST else 1
         if pair[slot]:
             raise InputError(f"{path}: couplet {index} has two {'first' if slot == 0 else 'second'} hemistichs")
-        pair[slot] = nfc(text)
+        pair[slot] = _text(text, path, f"verse {n}")
     couplets = [(i, a, b, corpus_key(a), corpus_key(b)) for i, (a, b) in sorted(halves.items())]
     title = _str(d, "Title", path) or ""
     rhyme = _str(d, "RhymeLetters", path)
@@ -166,16 +198,16 @@ def read_poem(path: Path, poet_slug: str) -> CorpusPoem:
     digest = hashlib.sha256(json.dumps(
         [poet_slug, url, title, form, metre and metre["Rhythm"], rhyme, couplets],
         ensure_ascii=False).encode()).hexdigest()
-    gid = d.get("Id")
-    return CorpusPoem(path=url, ganjoor_id=gid if isinstance(gid, int) else None, title=title,
+    return CorpusPoem(path=url, ganjoor_id=_id(d, path), title=title,
                       form=form, metre=metre["Rhythm"] if metre else None, rhyme=rhyme,
                       couplets=couplets, sha256=digest)
 
 
 def _parsed(root: str | Path, progress: ImportProgress, on_error: Callable[[str], None]
             ) -> Iterator[tuple[dict, CorpusPoem]]:
-    plan = poem_files(root)
+    plan = poem_files(root, on_error)
     progress.total = sum(len(files) for _, files in plan)
+    first_file: dict[str, Path] = {}  # poem path -> the file it was read from
     for poet_dir, files in plan:
         try:
             poet = read_poet(poet_dir)
@@ -189,6 +221,11 @@ def _parsed(root: str | Path, progress: ImportProgress, on_error: Callable[[str]
                 poem = read_poem(f, poet["slug"])
             except InputError as e:
                 on_error(str(e))
+                progress.skipped += 1
+                progress.done += 1
+                continue
+            if (seen := first_file.setdefault(poem.path, f)) != f:
+                on_error(f"{f}: FullUrl {poem.path} is also the poem of {seen}; skipped")
                 progress.skipped += 1
                 progress.done += 1
                 continue

@@ -35,6 +35,8 @@ def read_text(path: Path) -> str:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_HIGH, _LOW = r"\\u[dD][89abAB][0-9a-fA-F]{2}", r"\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+_SURROGATE_ESCAPE = re.compile(f"{_HIGH}(?!{_LOW})|(?<!{_HIGH}){_LOW}")  # unpaired, for the column
 
 
 def loads(text: str) -> object:
@@ -46,7 +48,8 @@ def loads(text: str) -> object:
         item = stack.pop()
         if isinstance(item, str):
             if _SURROGATE.search(item):
-                at = text.find("\\u")
+                m = _SURROGATE_ESCAPE.search(text)
+                at = m.start() if m else 0
                 raise json.JSONDecodeError("a lone surrogate escape (not Unicode text)", text, max(at, 0))
         elif isinstance(item, dict):
             stack.extend(item.keys())

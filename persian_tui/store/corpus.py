@@ -24,11 +24,52 @@ _CANDIDATE_SELECT = (
 )
 FTS_CANDIDATES = 40  # fuzzy candidates per option, best bm25 first
 RARE_TOKENS = 4  # the rarest words of an option make its FTS query
+MAX_JOINS = 5  # word boundaries of a search tried both joined and apart (2**5 spellings at most)
 
 
 def fts_query(words: Iterable[str]) -> str:
     """An FTS5 query of quoted words (no operator in the data reaches the parser)."""
     return " ".join('"' + w.replace('"', "") + '"' for w in words if w.replace('"', ""))
+
+
+def _spellings(terms: list[str]) -> list[list[str]]:
+    """The words as typed, and with neighbours joined: "می خانه ها" -> [می خانه ها], [میخانه ها],
+    [می خانهها], [میخانهها]. Boundaries next to a short word are tried first, MAX_JOINS at most."""
+    terms = [t.replace('"', "") for t in terms if t.replace('"', "")]
+    bounds = sorted(range(len(terms) - 1), key=lambda i: (min(len(terms[i]), len(terms[i + 1])), i))[:MAX_JOINS]
+    out: list[list[str]] = []
+    for mask in range(1 << len(bounds)):
+        joined = {b for k, b in enumerate(bounds) if mask >> k & 1}
+        words = terms[:1]
+        for i, t in enumerate(terms[1:]):
+            if i in joined:
+                words[-1] += t
+            else:
+                words.append(t)
+        if words not in out:
+            out.append(words)
+    return out
+
+
+def split_candidates(terms: list[str]) -> set[str]:
+    """The halves (two letters or more) of every word of every spelling of the terms: the
+    words to look up in the corpus vocabulary for `spellings_query`'s `known`."""
+    return {h for words in _spellings(terms) for w in words for i in range(2, len(w) - 1)
+            for h in (w[:i], w[i:])}
+
+
+def spellings_query(terms: list[str], known: set[str] | frozenset = frozenset()) -> str:
+    """An FTS5 query (every word quoted: no operator from the data) that is space-insensitive.
+    Corpus keys drop the ZWNJ ("می‌خانه" is the one word "میخانه"), so a word typed apart
+    ("می خانه") is also tried joined to its neighbours (see _spellings); and a word the corpus
+    writes as two (both halves in `known`, the corpus vocabulary) also matches that phrase:
+    "میخانه" finds "می خانه"."""
+    def word(w: str) -> str:
+        alts = [w] + [f"{w[:i]} {w[i:]}" for i in range(2, len(w) - 1) if w[:i] in known and w[i:] in known]
+        return f'"{w}"' if len(alts) == 1 else "(" + " OR ".join(f'"{a}"' for a in alts) + ")"
+
+    queries = [" AND ".join(word(w) for w in words) for words in _spellings(terms)]
+    return queries[0] if len(queries) == 1 else " OR ".join(f"({q})" for q in queries)
 
 
 class CorpusRepo:
@@ -79,7 +120,7 @@ class CorpusRepo:
                     "INSERT INTO corpus_couplets (poem_id, idx, mesra1, mesra2, norm1, norm2) "
                     "VALUES (?,?,?,?,?,?)", [(poem_id, *c) for c in poem.couplets])
                 counts["couplets"] += len(poem.couplets)
-            counts["held"] = time.monotonic() - t0
+        counts["held"] = time.monotonic() - t0  # from BEGIN IMMEDIATE to the end of COMMIT
         return counts
 
     def has_corpus(self) -> bool:
@@ -119,6 +160,15 @@ class CorpusRepo:
 
     # ------------------------------------------------------------ search
 
+    def _known_words(self, words: Iterable[str]) -> set[str]:
+        """Those of the words that occur in the corpus (the FTS vocabulary)."""
+        words, found = sorted(words), set()
+        for start in range(0, len(words), 500):
+            chunk = words[start:start + 500]
+            found.update(r[0] for r in self.conn.execute(
+                f"SELECT term FROM corpus_vocab WHERE term IN ({','.join('?' * len(chunk))})", chunk))
+        return found
+
     def search_couplets(self, words: str = "", *, poet: str | None = None, form: str | None = None,
                         metre: str | None = None, limit: int = 50, scan: bool = False) -> list[CorpusCouplet]:
         """Couplets containing every word (normalized, ZWNJ-insensitive), best match first,
@@ -128,7 +178,7 @@ class CorpusRepo:
         clauses, params = [], []
         if terms and not scan:
             clauses.append("c.id IN (SELECT rowid FROM corpus_fts WHERE corpus_fts MATCH ?)")
-            params.append(fts_query(terms))
+            params.append(spellings_query(terms, self._known_words(split_candidates(terms))))
         for t in terms if scan else []:
             clauses.append("(' ' || c.norm1 || ' ' || c.norm2 || ' ') LIKE ?")
             params.append(f"% {t} %")
@@ -136,7 +186,7 @@ class CorpusRepo:
             clauses.append("(pt.nickname = ? OR pt.slug = ?)")
             params += [poet, poet]
         if form:
-            clauses.append("p.form = ?")
+            clauses.append("lower(p.form) = lower(?)")
             params.append(form)
         if metre:
             clauses.append("instr(p.metre, ?) > 0")
@@ -165,7 +215,7 @@ class CorpusRepo:
             clauses.append("(pt.nickname = ? OR pt.slug = ?)")
             params += [poet, poet]
         if form:
-            clauses.append("p.form = ?")
+            clauses.append("lower(p.form) = lower(?)")
             params.append(form)
         rows = self.conn.execute(f"{_COUPLET_SELECT} WHERE {' AND '.join(clauses)}", params)
         return [CorpusCouplet(*r) for r in rows]
@@ -182,7 +232,7 @@ class CorpusRepo:
             clauses.append("(pt.nickname = ? OR pt.slug = ?)")
             params += [poet, poet]
         if form:
-            clauses.append("p.form = ?")
+            clauses.append("lower(p.form) = lower(?)")
             params.append(form)
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
         sql = ("SELECT p.path, c.idx, c.norm1 || ' ' || c.norm2 FROM corpus_couplets c "
@@ -278,14 +328,18 @@ class CorpusRepo:
             pass
 
     def _save_links(self, rows: list[tuple]) -> None:
+        """Write links computed outside the transaction; a link for an option text that was
+        edited meanwhile (another process: match_key changed) is dropped, never written over
+        the editor's own link."""
         with self.tx():
             self.conn.executemany(
                 "INSERT INTO option_links (question_id, position, match_key, status, poem_id, couplet, "
-                "method, score, candidates, created_at) VALUES (?,?,?,?,?,?,?,?,?,?) "
+                "method, score, candidates, created_at) SELECT ?,?,?,?,?,?,?,?,?,? "
+                "WHERE EXISTS (SELECT 1 FROM options WHERE question_id = ? AND position = ? AND match_key IS ?) "
                 "ON CONFLICT (question_id, position) DO UPDATE SET match_key = excluded.match_key, "
                 "status = excluded.status, poem_id = excluded.poem_id, couplet = excluded.couplet, "
                 "method = excluded.method, score = excluded.score, candidates = excluded.candidates, "
-                "created_at = excluded.created_at", rows)
+                "created_at = excluded.created_at", [(*r, *r[:3]) for r in rows])
 
     def choose_link(self, uid: str, position: int, poem: str, index: int) -> None:
         """Record that this option was inserted from the corpus (method 'chosen')."""
