@@ -4,9 +4,12 @@ three annotators label a third of the bank). Times build_report (the report core
 database and every statistic) and the file outputs, and compares the paired-comparison stage
 with a naive per-pair loop (the notebook way: Python loops over questions, one statsmodels
 call per pair, a bootstrap loop per pair) measured in the same run on the same draws.
+With --samples K (default 5) a second database, the same but with every third run asked each
+question K times (repeated samples: K rows per question, voted to the majority's first), is timed
+the same way: the report with its samples section against the first database in the same run.
 Prints figures; asserts nothing.
 
-Run: python bench/bench_report.py [--runs 30] [--questions 600] [--bootstrap 2000]"""
+Run: python bench/bench_report.py [--runs 30] [--questions 600] [--bootstrap 2000] [--samples 5]"""
 
 from __future__ import annotations
 
@@ -32,7 +35,8 @@ from persian_tui.models import Label, Prediction  # noqa: E402
 from persian_tui.store import Store  # noqa: E402
 
 
-def make_db(path: Path, n_runs: int, n_questions: int, seed: int = 5) -> None:
+def make_db(path: Path, n_runs: int, n_questions: int, seed: int = 5, samples: int = 1) -> None:
+    """samples > 1: every third run (r % 3 == 1) asks each question that many times."""
     rng = random.Random(seed)
     with Store(path) as store:
         qs = [from_record(question(i, rng)) for i in range(n_questions)]
@@ -42,22 +46,25 @@ def make_db(path: Path, n_runs: int, n_questions: int, seed: int = 5) -> None:
         for r in range(n_runs):
             skill = 0.25 + 0.6 * r / max(n_runs - 1, 1)  # from chance to 85 %
             favourite = rng.randint(1, 4) if r % 3 == 0 else None  # every third run leans to a position
+            k = samples if samples > 1 and r % 3 == 1 else 1
             preds = []
             for q in qs:
-                x = rng.random()
-                if x < 0.02:
-                    preds.append(Prediction(q.uid, None, rng.choice(["invalid", "empty", "api_error"])))
-                    continue
-                if rng.random() < skill:
-                    answer = q.key
-                elif favourite and rng.random() < 0.5:
-                    answer = favourite
-                else:
-                    answer = rng.choice([o for o in (1, 2, 3, 4) if o != q.key])
-                preds.append(Prediction(q.uid, answer, "ok", tokens_in=rng.randint(300, 600),
-                                        tokens_out=rng.randint(1, 400), latency=rng.uniform(0.2, 3.0),
-                                        cost=rng.uniform(0, 1e-3)))
-            store.create_run("llm", f"vendor/model-{r:02d}", {"bench": True}, total=len(preds),
+                for s in range(k):
+                    x = rng.random()
+                    if x < 0.02:
+                        preds.append(Prediction(q.uid, None, rng.choice(["invalid", "empty", "api_error"]),
+                                                sample=s))
+                        continue
+                    if rng.random() < skill:
+                        answer = q.key
+                    elif favourite and rng.random() < 0.5:
+                        answer = favourite
+                    else:
+                        answer = rng.choice([o for o in (1, 2, 3, 4) if o != q.key])
+                    preds.append(Prediction(q.uid, answer, "ok", tokens_in=rng.randint(300, 600),
+                                            tokens_out=rng.randint(1, 400), latency=rng.uniform(0.2, 3.0),
+                                            cost=rng.uniform(0, 1e-3), sample=s))
+            store.create_run("llm", f"vendor/model-{r:02d}", {"bench": True, "samples": k}, total=len(preds),
                              status="done", predictions=preds)
         labels = [Label(q.uid, name, q.key if rng.random() < 0.7 else rng.randint(1, 4))
                   for name in ("ali", "mina", "sara") for q in qs[: n_questions // 3]]
@@ -114,11 +121,29 @@ def timed(fn, repeat: int = 1):
     return result, times
 
 
+def bench_samples(tmp: Path, args, baseline: float) -> None:
+    """The same report on a database where every third run was asked each question K times."""
+    db = tmp / "samples.db"
+    t = time.perf_counter()
+    make_db(db, args.runs, args.questions, samples=args.samples)
+    with Store(db) as store:
+        rows = store.conn.execute("SELECT COUNT(*) FROM predictions").fetchone()[0]
+        print(f"database with samples: every third run asked {args.samples} times ({rows:,} predictions), "
+              f"built in {time.perf_counter() - t:.1f} s")
+        timed(lambda: build_report(store, n_boot=args.bootstrap))
+        report, times = timed(lambda: build_report(store, n_boot=args.bootstrap), repeat=5)
+    med = statistics.median(times)
+    print(f"build_report with majority-vote samples and item analysis: median {med * 1000:.0f} ms of 5 "
+          f"(min {min(times) * 1000:.0f})   [target < 1 s]; {len(report.samples)} voted runs; "
+          f"{med / baseline:.2f}x the single-sample database's {baseline * 1000:.0f} ms")
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--runs", type=int, default=30)
     p.add_argument("--questions", type=int, default=600)
     p.add_argument("--bootstrap", type=int, default=2000)
+    p.add_argument("--samples", type=int, default=5, help="K of the repeated-samples database (1: skip it)")
     args = p.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="ptui-bench-report-"))
     db = tmp / "report.db"
@@ -157,6 +182,8 @@ def main() -> None:
     again = build_report(Store(db), n_boot=args.bootstrap)
     same = all(render_files(again, f) == render_files(report, f) for f in ("json", "csv", "md"))
     print(f"deterministic (a second build gives the same bytes in every format): {same}")
+    if args.samples > 1:
+        bench_samples(tmp, args, core)
 
     # paired comparisons: vectorized vs the naive per-pair loop, same resamples
     right = np.zeros((args.runs, report.questions), dtype=bool)

@@ -220,6 +220,53 @@ class Prediction:
     cost: float | None = None
     error: str | None = None
     created_at: str | None = None
+    sample: int = 0  # which of a run's K replies to the question (0 when asked once)
+
+    @property
+    def usable(self) -> int:
+        """The chosen option 1..4, 0 when the reply is unusable (not ok, no answer)."""
+        return (self.predicted or 0) if self.parse_status == "ok" and self.predicted in (1, 2, 3, 4) else 0
+
+
+@dataclass(frozen=True)
+class Vote:
+    """The samples of one question in one run, voted: `answer` the majority's option (0 when no
+    sample is usable; a tie goes to the option first given), `top` how many samples gave it,
+    `asked` the samples that got a reply (API errors left out), `chosen` the representative
+    sample (the majority's first; else the first that got a reply; else the first), `answers`
+    every sample's usable answer in sample order (0 = unusable or failed)."""
+    answer: int
+    top: int
+    asked: int
+    chosen: Prediction
+    answers: tuple[int, ...]
+
+    @property
+    def agreement(self) -> float | None:
+        """Share of the replied samples that gave the majority's answer (None: no reply)."""
+        return self.top / self.asked if self.asked else None
+
+
+def tally(answers: list[int], replied: list[bool]) -> tuple[int, int, int, int]:
+    """The vote of one question's samples in sample order: (answer, top, asked, index of the
+    chosen sample). answers: usable option or 0; replied: False for an API error."""
+    counts: dict[int, int] = {}
+    for a in answers:
+        if a:
+            counts[a] = counts.get(a, 0) + 1
+    asked = sum(replied)
+    if counts:
+        answer = max(counts, key=counts.__getitem__)  # dict order: the first given wins a tie
+        return answer, counts[answer], asked, answers.index(answer)
+    return 0, 0, asked, replied.index(True) if asked else 0
+
+
+def vote(samples: list[Prediction]) -> Vote:
+    """Majority vote over one question's samples (in any order; sorted by sample index)."""
+    ordered = sorted(samples, key=lambda p: p.sample)
+    answers = [p.usable for p in ordered]
+    answer, top, asked, i = tally(answers, [p.parse_status != "api_error" for p in ordered])
+    return Vote(answer, top, asked, ordered[i], tuple(answers))
 
 
 @dataclass(frozen=True)
@@ -275,6 +322,7 @@ class JudgmentRow:
     reviewer: str | None = None
     review_note: str | None = None
     flagged: bool = False
+    sample: int = 0  # which of the judged run's samples was judged
 
     @property
     def reviewed(self) -> bool:
@@ -341,3 +389,33 @@ class OptionLink:
     score: float | None
     candidates: int
     couplet: CorpusCouplet | None
+
+
+# ---------------------------------------------------------------- releases
+
+
+@dataclass(frozen=True)
+class ReleaseItem:
+    """One frozen question of a release: its record (a JSONL line) and that line's sha256."""
+    uid: str
+    sha256: str
+    key: int | None
+    record: str
+
+
+@dataclass(frozen=True)
+class Release:
+    name: str
+    digest: str  # release_digest of its items
+    questions: int
+    created_by: str | None
+    created_at: str
+    items: tuple[ReleaseItem, ...] = ()
+
+
+def release_digest(items) -> str:
+    """sha256 over the items' (uid, content hash, key) in release order: names the content."""
+    import hashlib
+
+    blob = "".join(f"{i.uid}\t{i.sha256}\t{i.key if i.key is not None else ''}\n" for i in items)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()

@@ -1,8 +1,10 @@
 """Run orchestration: a run spec in, predictions streamed into the store, progress out.
 
 Each prediction is committed the moment it is made, so a run killed at any point resumes
-where it stopped (`resume=True` skips the questions that have a row; `retry_errors` asks the
-`api_error` ones again). Progress goes to a callback (the CLI prints it; the TUI posts it as
+where it stopped (a resume asks only the (question, sample) pairs that have no row;
+`retry_errors` asks the `api_error` ones again). A run with `samples` K asks each question K
+times (sample k: the seed moved by k, the cache's repeat index k, with --shuffle-seed its own
+option order) and stores every reply. Progress goes to a callback (the CLI prints it; the TUI posts it as
 a message); cancelling is a threading.Event checked between requests."""
 
 from __future__ import annotations
@@ -76,19 +78,36 @@ class RunProgress:
 Callback = Callable[[RunProgress], None]
 
 
-def select_questions(store: Store, which: str, limit: int | None = None) -> list[Question]:
-    if which not in STATUS_SETS:
-        raise RunError(f"unknown question set {which!r}; choose {', '.join(STATUS_SETS)}")
-    questions = [q for q in store.questions(statuses=STATUS_SETS[which])]
+def select_questions(store: Store, which: str, limit: int | None = None,
+                     release: str | None = None) -> list[Question]:
+    """The questions of a set (ready | curated | all), or exactly those of a release (in its
+    order; a question no longer in the bank is an error)."""
+    if release is not None:
+        uids = store.release_uids(release)
+        if uids is None:
+            raise RunError(f"no release {release!r} (see persian-tui release --list)")
+        by_uid = store.questions_for_uids(uids)
+        gone = [u for u in uids if u not in by_uid]
+        if gone:
+            raise RunError(f"release {release!r}: {len(gone)} question(s) are no longer in the bank, "
+                           f"e.g. {gone[0]}")
+        questions = [by_uid[u] for u in uids]
+    else:
+        if which not in STATUS_SETS:
+            raise RunError(f"unknown question set {which!r}; choose {', '.join(STATUS_SETS)}")
+        questions = [q for q in store.questions(statuses=STATUS_SETS[which])]
     return questions[:limit] if limit else questions
 
 
-def _progress_from(store: Store, run: Run, uids: list[str]) -> RunProgress:
-    progress = RunProgress(run.id, len(uids))
+def _progress_from(store: Store, run: Run, uids: list[str], samples: int = 1,
+                   skip: set[tuple[str, int]] = frozenset()) -> RunProgress:
+    """Progress over (question, sample) pairs: every stored reply counts once, but those of
+    `skip` (the pairs about to be asked again: a retry counts them afresh)."""
+    progress = RunProgress(run.id, len(uids) * samples)
     keys = {q.uid: q.key for q in store.questions()}
     wanted = set(uids)
-    for p in store.predictions(run.id):
-        if p.uid in wanted:
+    for p in store.predictions(run.id, samples=True):
+        if p.uid in wanted and p.sample < samples and (p.uid, p.sample) not in skip:
             progress.count(p, keys.get(p.uid))
             if p.parse_status != "ok":  # the last failure stays quotable in the run's reason
                 progress.message = f"{p.uid}: {p.error or p.parse_status}"[:200]
@@ -108,7 +127,7 @@ def create_llm_run(store: Store, spec: LLMRunSpec, *, kind: str = "llm") -> Run:
         kind = "paraphrase"
     if kind == "paraphrase":
         spec.strategy = "paraphrase"
-        questions = select_questions(store, spec.questions, spec.limit)
+        questions = select_questions(store, spec.questions, spec.limit, spec.release)
         if not questions:
             raise RunError(f"no questions to paraphrase (set {spec.questions!r})")
         params = {**spec.stored(), "uids": [q.uid for q in questions]}
@@ -116,7 +135,7 @@ def create_llm_run(store: Store, spec: LLMRunSpec, *, kind: str = "llm") -> Run:
                                 prompt_template=PARAPHRASE_TEMPLATE, prompt_hash=PARAPHRASE_HASH)
     if spec.strategy not in STRATEGIES:
         raise RunError(f"unknown strategy {spec.strategy!r}; choose {', '.join(STRATEGIES)}")
-    questions = select_questions(store, spec.questions, spec.limit)
+    questions = select_questions(store, spec.questions, spec.limit, spec.release)
     if not questions:
         raise RunError(f"no questions to ask (set {spec.questions!r})")
     sample = render(spec.strategy, questions[0])
@@ -125,7 +144,7 @@ def create_llm_run(store: Store, spec: LLMRunSpec, *, kind: str = "llm") -> Run:
         from .eval.prompts import leaks_few_shot
 
         params["few_shot_leaks"] = [q.uid for q in questions if leaks_few_shot(q)]
-    return store.create_run("llm", spec.model, params, total=len(questions),
+    return store.create_run("llm", spec.model, params, total=len(questions) * spec.samples,
                             prompt_template=sample.template, prompt_hash=sample.template_hash)
 
 
@@ -261,13 +280,14 @@ def _finish(store: Store, progress: RunProgress, complete: bool, on_progress: Ca
 
 
 async def cached_reply(store: Store, client, spec: LLMRunSpec, messages: list[dict],
-                       response_format: dict | None = None):
+                       response_format: dict | None = None, sample: int = 0):
     """A completion from the cache when `spec.cache` and it was asked before, else from the
-    endpoint (then cached; errors raise LLMError and are never cached)."""
+    endpoint (then cached; errors raise LLMError and are never cached). Sample k has its own
+    cache entry (the key's repeat index) and seed."""
     from .eval.llm import Completion, cache_key
 
-    params = spec.request_params()
-    key = cache_key(spec.base_url, spec.model, messages, params, response_format)
+    params = spec.request_params(sample)
+    key = cache_key(spec.base_url, spec.model, messages, params, response_format, repeat=sample)
     cached = store.cached_response(key) if spec.cache else None
     if cached is not None:
         return Completion(**cached, cached=True)
@@ -281,8 +301,8 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
                           on_progress: Callback | None = None,
                           cancel: threading.Event | None = None,
                           overrides: dict | None = None) -> RunProgress:
-    """Ask every question of the run that has no prediction yet (and, with retry_errors,
-    those that failed); one committed row per answer. `overrides` are checked resume
+    """Ask every (question, sample) of the run that has no prediction yet (and, with
+    retry_errors, those that failed); one committed row per answer. `overrides` are checked resume
     overrides (see resume_overrides) or the real base URL of a new run. One process at a
     time: the run's lease is taken first (RunError names the holder)."""
     from .eval.llm import LLMClient, LLMError
@@ -295,17 +315,17 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
         if run is None or run.kind not in ("llm", "paraphrase"):
             raise RunError(f"no LLM or paraphrase run {run_id}")
         spec, uids = _spec(run, overrides), run.params["uids"]
+        K = spec.samples
         _lease(store, run_id)
-        done = store.predicted_uids(run_id)
+        done = store.predicted_samples(run_id)
         if retry_errors:
-            done -= store.predicted_uids(run_id, statuses=("api_error",))
+            done -= store.predicted_samples(run_id, statuses=("api_error",))
         by_uid = {q.uid: q for q in store.questions()}
-        todo = [by_uid[u] for u in uids if u not in done and u in by_uid]
+        todo = [(by_uid[u], k) for u in uids if u in by_uid for k in range(K) if (u, k) not in done]
         if overrides and overrides.get("limit"):  # a resume may ask only this many more
             todo = todo[:overrides["limit"]]
-        asked = {q.uid for q in todo}  # failed rows asked again are counted afresh, the others as stored
-        progress = _progress_from(store, run, [u for u in uids if u not in asked])
-        progress.total = len(uids)
+        # rows asked again (retry_errors) are counted afresh, the others as stored
+        progress = _progress_from(store, run, uids, K, skip={(q.uid, k) for q, k in todo})
         store.set_run_status(run_id, "running")
         bank = [q for q in by_uid.values() if q.key is not None and q.explanation]
         client = LLMClient(spec.base_url, spec.model, api_key_env=spec.api_key_env,
@@ -314,10 +334,10 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
         cancel = cancel or threading.Event()
         breaker = Breaker(spec.max_failures, cancel)
 
-        async def reply_to(messages: list[dict], response_format: dict | None = None):
-            return await cached_reply(store, client, spec, messages, response_format)
+        async def reply_to(messages: list[dict], response_format: dict | None = None, sample: int = 0):
+            return await cached_reply(store, client, spec, messages, response_format, sample)
 
-        async def paraphrase(q: Question) -> None:
+        async def paraphrase(q: Question, k: int = 0) -> None:
             async with gate:
                 if cancel.is_set():
                     return
@@ -344,19 +364,20 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
                 if on_progress:
                     on_progress(progress)
 
-        async def ask(q: Question) -> None:
+        async def ask(q: Question, k: int) -> None:
             async with gate:
                 if cancel.is_set():
                     return
-                order = shuffled_order(q.uid, spec.shuffle_seed) if spec.shuffle_seed is not None else None
+                # each sample its own option order (sample 0: the order a single run uses)
+                order = shuffled_order(q.uid, spec.shuffle_seed + k) if spec.shuffle_seed is not None else None
                 exemplars = (pick_exemplars(q, bank, spec.exemplars, seed=spec.seed or 0)
                              if spec.strategy == "explained-few-shot" else ())
                 prompt = render(spec.strategy, q, exemplars=exemplars, order=order)
                 pred = Prediction(q.uid, None, "api_error", permutation=list(prompt.order),
                                   prompt_hash=hashlib.sha256(repr(prompt.messages).encode()).hexdigest(),
-                                  exemplars=list(prompt.exemplars) or None)
+                                  exemplars=list(prompt.exemplars) or None, sample=k)
                 try:
-                    reply = await reply_to(prompt.messages, prompt.response_format)
+                    reply = await reply_to(prompt.messages, prompt.response_format, k)
                     parsed = parse_answer(reply.text, reasoning=reply.reasoning)
                     pred.raw_output, pred.reasoning = reply.text, parsed.reasoning
                     pred.parse_status = parsed.status
@@ -371,14 +392,15 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
                 await _save(store.save_predictions, run_id, [pred])
                 progress.count(pred, q.key)
                 if pred.parse_status != "ok":
-                    progress.message = f"{q.uid}: {pred.error or pred.parse_status}"[:200]
+                    which = f" sample {k}" if K > 1 else ""
+                    progress.message = f"{q.uid}{which}: {pred.error or pred.parse_status}"[:200]
                 if on_progress:
                     on_progress(progress)
 
         work = paraphrase if run.kind == "paraphrase" else ask
-        tasks = [asyncio.ensure_future(work(q)) for q in todo]
+        tasks = [asyncio.ensure_future(work(q, k)) for q, k in todo]
         await _drive(tasks, store, run_id, client, cancel)
-        finished = store.predicted_uids(run_id) >= set(uids)
+        finished = store.predicted_samples(run_id) >= {(u, k) for u in uids for k in range(K)}
         return _finish(store, progress, finished and not cancel.is_set(), on_progress, breaker)
     finally:
         store.close()
@@ -394,7 +416,7 @@ def couplet_text(mesra1: str, mesra2: str) -> str:
 
 def create_embedding_run(store: Store, spec: EmbedRunSpec) -> Run:
     """Record an embedding run (its questions fixed now); execute_embedding_run does the work."""
-    questions = select_questions(store, spec.questions, spec.limit)
+    questions = select_questions(store, spec.questions, spec.limit, spec.release)
     if not questions:
         raise RunError(f"no questions to score (set {spec.questions!r})")
     if spec.paraphrase_run is not None:
@@ -499,7 +521,9 @@ def run_embedding(store: Store, spec: EmbedRunSpec, *, on_progress: Callback | N
 
 
 def create_judge_run(store: Store, spec: LLMRunSpec, target_run: int, *, only_wrong: bool = False) -> Run:
-    """A judge run over the predictions of `target_run` (only the wrong ones with only_wrong)."""
+    """A judge run over the predictions of `target_run` (only the wrong ones with only_wrong).
+    A target asked several times is judged on `spec.sample` when given, else on each question's
+    majority's first sample; the picked sample per question is fixed now (params `picked`)."""
     from .eval.judge import DEFAULT_TAXONOMY, JUDGE_VERSION, prompt_hash
 
     target = store.get_run(target_run)
@@ -507,14 +531,18 @@ def create_judge_run(store: Store, spec: LLMRunSpec, target_run: int, *, only_wr
         raise RunError(f"no run {target_run} to judge")
     store.ensure_error_categories(DEFAULT_TAXONOMY)
     keys = {q.uid: q.key for q in store.questions()}
-    preds = [p for p in store.predictions(target_run)
+    pick = getattr(spec, "sample", None)
+    preds = [p for p in store.predictions(target_run, sample=pick)
              if keys.get(p.uid) is not None and p.parse_status != "api_error"
              and not (only_wrong and p.predicted == keys[p.uid])]
     if not preds:
-        raise RunError(f"run {target_run} has no predictions to judge")
+        raise RunError(f"run {target_run} has no predictions to judge"
+                       + (f" in sample {pick}" if pick is not None else ""))
     categories = [c.name for c in store.error_categories()]
     params = {**spec.stored(), "strategy": "judge", "target_run": target_run, "only_wrong": only_wrong,
               "uids": [p.uid for p in preds], "categories": categories}
+    if any(p.sample for p in preds):
+        params["picked"] = {p.uid: p.sample for p in preds if p.sample}
     return store.create_run("judge", spec.model, params, total=len(preds),
                             prompt_template=JUDGE_VERSION, prompt_hash=prompt_hash(categories))
 
@@ -540,7 +568,8 @@ async def execute_judge_run(db_path: str | Path, run_id: int, *, retry_errors: b
         if retry_errors:
             done -= store.judged_uids(run_id, statuses=("api_error",))
         questions = {q.uid: q for q in store.questions()}
-        preds = {p.uid: p for p in store.predictions(target)}
+        picked = run.params.get("picked") or {}
+        preds = {p.uid: p for p in store.predictions(target, samples=True) if p.sample == picked.get(p.uid, 0)}
         todo = [u for u in uids if u not in done and u in preds]
         if overrides and overrides.get("limit"):
             todo = todo[:overrides["limit"]]
@@ -571,7 +600,7 @@ async def execute_judge_run(db_path: str | Path, run_id: int, *, retry_errors: b
                 except LLMError as e:
                     row["error"] = str(e)
                     breaker.record(e)
-                await _save(store.save_judgment, run_id, target, uid, **row)
+                await _save(store.save_judgment, run_id, target, uid, **row, sample=picked.get(uid, 0))
                 progress.done += 1
                 progress.new += 1
                 progress.invalid += row["status"] == "unscored"

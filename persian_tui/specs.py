@@ -6,6 +6,7 @@ errors. Messages never quote the rejected value (a key pasted by mistake must no
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 from urllib.parse import urlsplit
 
@@ -19,6 +20,19 @@ from .eval.outlier import SCORERS
 from .eval.prompts import STRATEGIES
 
 QUESTION_SETS = ("ready", "curated", "all")
+RELEASE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+MAX_SAMPLES = 100
+
+
+def check_release_name(value: str | None) -> str | None:
+    """A release's name: letters, digits, '.', '_' and '-', starting with a letter or digit
+    (it names a folder: no '/', no '..', nothing hidden)."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not RELEASE_NAME.fullmatch(value) or ".." in value:
+        raise ValueError("must be letters, digits, '.', '_' or '-' (at most 100, starting with a "
+                         "letter or digit), e.g. v1.0")
+    return value
 
 Strategy = Literal[STRATEGIES]  # type: ignore[valid-type]
 Scorer = Literal[SCORERS]  # type: ignore[valid-type]
@@ -68,6 +82,8 @@ class LLMRunSpec(_Spec):
     cache: bool = True
     questions: QuestionSet = "ready"
     limit: int | None = Field(None, ge=1)
+    samples: int = Field(1, ge=1, le=MAX_SAMPLES)  # ask each item this many times
+    release: str | None = None  # ask exactly this release's questions (instead of `questions`)
 
     @field_validator("api_key_env")
     @classmethod
@@ -79,8 +95,16 @@ class LLMRunSpec(_Spec):
     def _url(cls, value: str | None) -> str | None:
         return check_base_url(value)
 
-    def request_params(self) -> dict:
-        params = {"temperature": self.temperature, "max_tokens": self.max_tokens, "seed": self.seed}
+    @field_validator("release")
+    @classmethod
+    def _release(cls, value: str | None) -> str | None:
+        return check_release_name(value or None)
+
+    def request_params(self, sample: int = 0) -> dict:
+        """The request's parameters for sample `sample`: a given seed is moved by the sample
+        index, so each sample is a distinct draw (sample 0 asks exactly as a single run)."""
+        seed = None if self.seed is None else self.seed + sample
+        params = {"temperature": self.temperature, "max_tokens": self.max_tokens, "seed": seed}
         return {k: v for k, v in params.items() if v is not None}
 
 
@@ -90,6 +114,7 @@ class ParaphraseRunSpec(LLMRunSpec):
     strategy: Literal["paraphrase"] = "paraphrase"
     shuffle_seed: None = None
     exemplars: int = Field(0, ge=0, le=0)
+    samples: int = Field(1, ge=1, le=1)
 
 
 class JudgeRunSpec(LLMRunSpec):
@@ -99,6 +124,9 @@ class JudgeRunSpec(LLMRunSpec):
     target_run: int = Field(ge=1)
     only_wrong: bool = False
     shuffle_seed: None = None
+    samples: int = Field(1, ge=1, le=1)
+    release: None = None
+    sample: int | None = Field(None, ge=0, lt=MAX_SAMPLES)  # judge this sample (default: the majority's first)
 
 
 class EmbedRunSpec(_Spec):
@@ -113,6 +141,12 @@ class EmbedRunSpec(_Spec):
     questions: QuestionSet = "ready"
     limit: int | None = Field(None, ge=1)
     paraphrase_run: int | None = Field(None, ge=1)  # embed this paraphrase run's prose
+    release: str | None = None  # score exactly this release's questions
+
+    @field_validator("release")
+    @classmethod
+    def _release(cls, value: str | None) -> str | None:
+        return check_release_name(value or None)
 
     @field_validator("model")
     @classmethod

@@ -171,7 +171,7 @@ def test_version_2_files_still_import(store, tmp_path):
 def test_migration_backfills_references_from_the_question_columns(tmp_path):
     path = tmp_path / "old.db"
     conn = sqlite3.connect(path, isolation_level=None)
-    migrate(conn, SCHEMA_VERSION - 1)
+    migrate(conn, 11)  # the last version without source references (migration 12 adds them)
     conn.execute("INSERT INTO questions (uid, source_name, source_id, created_at, updated_at, fingerprint) "
                  "VALUES ('q-a', 'book', '6', 't1', 't1', 'f1'), ('q-b', NULL, NULL, 't2', 't2', 'f2'), "
                  "('q-c', 'exam', NULL, 't3', 't3', 'f3')")

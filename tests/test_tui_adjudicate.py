@@ -278,3 +278,29 @@ async def test_terminal_mode_stacks_queue_and_detail(db):
         assert "۱ " + couplets(0)[0][0] in lines  # logical text: the terminal reorders
         assert any(l.startswith("key") and "۱" in l for l in lines)
         assert any(l.startswith("majority") and "tie" in l for l in lines)  # own row
+
+
+async def test_item_flags_feed_the_queue_with_their_evidence(tmp_path):
+    """Three runs all choose option 3 on q-d (key 1, which both annotators chose too): the item
+    analysis flags suspect_key, so q-d waits in adjudication with the evidence and is no longer
+    accepted in bulk."""
+    from persian_tui.models import Prediction
+
+    path = build(tmp_path / "flags.db")
+    with Store(path) as s:
+        for m in ("model-a", "model-b", "model-c"):
+            preds = [Prediction(f"q-{c}", 3 if c == "d" else 1, "ok") for c in "abcdef"]
+            s.create_run("imported", m, {}, status="done", total=6, predictions=preds)
+    app = make_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_queue(pilot)
+        assert screen.uids == ["q-a", "q-b", "q-c", "q-d"]
+        header = str(screen.query_one("#adj-header").render())
+        assert "4 in queue" in header and "1 agree with their key" in header
+        entries = [str(screen.query_one("#adj-queue", OptionList).get_option_at_index(i).prompt)
+                   for i in range(4)]
+        assert entries[3].endswith("key?")
+        await pilot.press("down", "down", "down")
+        await pilot.pause()
+        text = " ".join(detail(app).split())
+        assert "item analysis suspect_key: 3 of 3 strong runs chose 3, not the key 1; 3 of 3 runs in all" in text

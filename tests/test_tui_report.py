@@ -134,7 +134,8 @@ async def test_tabs_switch_with_digits(db):
         tabs = screen.query_one(TabbedContent)
         for key, pane, focus in (("2", "pairs", "pairs-table"), ("3", "breakdowns", "bd-table"),
                                  ("4", "behaviour", "bh-run"), ("5", "hardest", "hard-table"),
-                                 ("6", "human", "human-table"), ("1", "leaderboard", "lb-table")):
+                                 ("6", "human", "human-table"), ("7", "items", "items-table"),
+                                 ("1", "leaderboard", "lb-table")):
             await pilot.press(key)
             await pilot.pause()
             assert tabs.active == pane
@@ -358,6 +359,28 @@ def test_group_lines_never_split_a_run_name():
 
 def test_signed_interval_uses_a_real_minus():
     assert signed_interval(-0.051, 0.256) == "−5.1…+25.6"
+
+
+async def test_items_tab_sorted_by_flag_severity(db):
+    """Every run picks the same wrong option on q-017..q-019: suspect_key, listed first, with the
+    evidence; Enter shows the question and why."""
+    app = make_app(db)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_report(pilot)
+        await pilot.press("7")
+        await pilot.pause()
+        table = screen.query_one("#items-table", DataTable)
+        assert screen.focused is table and table.row_count == N
+        rows = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+        assert [r[0] for r in rows[:3]] == ["q-017", "q-018", "q-019"]
+        assert all(r[1] == "suspect_key" for r in rows[:3]) and "suspect_key" not in rows[3][1]
+        assert rows[0][5].startswith("3 of 3 strong runs chose")
+        note = str(screen.query_one("#items-note").render())
+        assert f"{N} keyed question(s)" in note and "3 suspect_key" in note
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, HardQuestionScreen)
+        assert "q-017: suspect_key: 3 of 3 strong runs chose" in str(app.screen.query_one("#hq-note").render())
 
 
 # ------------------------------------------------------------------ snapshot

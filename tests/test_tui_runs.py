@@ -593,6 +593,45 @@ async def test_failed_run_archive_and_delete_in_the_screen(db):
         assert store.runs(archived=True) == []
 
 
+def test_parse_form_samples_sample_and_release():
+    spec, errors = parse_form({"kind": "llm", "base_url": "http://h/v1", "model": "m", "samples": "3",
+                               "release": "v1.0"})
+    assert not errors and (spec.samples, spec.release) == (3, "v1.0")
+    _, errors = parse_form({"kind": "llm", "base_url": "http://h/v1", "model": "m", "samples": "0"})
+    assert [f for f, _ in errors] == ["samples"]
+    _, errors = parse_form({"kind": "llm", "base_url": "http://h/v1", "model": "m", "release": "../x"})
+    assert [f for f, _ in errors] == ["release"]
+    spec, errors = parse_form({"kind": "judge", "base_url": "http://h/v1", "model": "m", "target_run": "1",
+                               "sample": "2", "samples": "5"})  # samples is not a judge field: ignored
+    assert not errors and spec.sample == 2 and spec.samples == 1
+
+
+async def test_launch_a_run_with_samples_from_the_form(db):
+    app = make_app(db)
+    with LLMServer(answer()) as server:
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await open_runs(pilot)
+            form = await open_form(pilot)
+            assert form.query_one("#row-samples").display and not form.query_one("#row-sample").display
+            await fill(pilot, form, base_url=server.url, model="test-model", samples="3", temperature="1")
+            await pilot.press("enter")
+            await pilot.pause()
+            await settle(pilot)
+            assert cell(screen, 1, "status") == "done"
+            assert cell(screen, 1, "done") == f"{3 * N}/{3 * N}"
+            await pilot.press("enter")
+            await pilot.pause()
+            await settle(pilot)
+            detail = app.screen
+            assert isinstance(detail, RunDetailScreen) and len(detail.shown) == N
+            head = str(detail.query_one("#rd-head").render())
+            assert "3 samples, majority vote" in head and f"{3 * N}/{3 * N}" in head
+            assert any(line.startswith("samples") and "agreement 100%" in line for line in detail.text_lines)
+    with Store(db) as store:
+        assert store.get_run(1).params["samples"] == 3
+        assert len(store.predictions(1, samples=True)) == 3 * N and len(store.predictions(1)) == N
+
+
 def test_a_run_without_one_answer_shows_no_accuracy_in_every_tui_place():
     """The TUI agrees with the CLI: a run whose every request failed has accuracy "—", not
     "0.0% (0/2)" (its scored items are all API errors)."""

@@ -414,6 +414,7 @@ def parser() -> argparse.ArgumentParser:
 
     corpus.add_commands(sub)
     items.add_commands(sub)
+    release.add_commands(sub)
 
     tui = sub.add_parser("tui", help="open the terminal app")
     add_tui_options(tui)
@@ -421,7 +422,7 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-from . import corpus, items  # noqa: E402  (command groups, each in its own module)
+from . import corpus, items, release  # noqa: E402  (command groups, each in its own module)
 
 
 def main(argv: list[str] | None = None) -> int:

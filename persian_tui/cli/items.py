@@ -1,5 +1,6 @@
 """`persian-tui items`: item analysis of every keyed question (difficulty, discrimination,
-distractors, flags) from model runs and human labels."""
+distractors, flags) from model runs and human labels; `persian-tui samples RUN`: a run asked
+each question several times, voted per question."""
 
 from __future__ import annotations
 
@@ -44,7 +45,45 @@ def cmd_items(args) -> int:
     return 0
 
 
+def cmd_samples(args) -> int:
+    from ..eval.report import STATUS_SETS
+    from ..eval.samples import sample_run
+    from ..io.report_files import _table
+    from ..io.sample_files import ITEM_HEADER, item_rows, items_csv, summary_rows
+
+    with _store(args, read=True) as store:
+        run = store.get_run(args.run)
+        if run is None:
+            raise UserError(f"no run {args.run}")
+        keyed = [q for q in store.questions(statuses=STATUS_SETS[args.questions]) if q.key is not None]
+        chosen, voted = store.voted_predictions(run.id)
+        result = sample_run(run, voted if voted is not None else store.votes(chosen), keyed)
+    if args.format == "json":
+        from dataclasses import asdict
+
+        print(json.dumps({**asdict(result), "agreement_is": result.agreement_label}, ensure_ascii=False,
+                         indent=2))
+    elif args.format == "csv":
+        print(items_csv([result]), end="")
+    else:
+        (summary,) = summary_rows([result])
+        print(f"run #{result.run_id} {result.model}: {result.samples} sample(s) per question, "
+                           f"{result.questions} keyed questions; majority vote {summary[4]}, mean {summary[5]}, "
+                           f"{result.agreement_label} {summary[6]}, unanimous {summary[7]}")
+        rows = [[str(c) if not isinstance(c, float) else f"{c:.2f}" for c in row[1:]] for row in item_rows(result)]
+        print("\n".join(_table(ITEM_HEADER[1:], rows, right={1, 4, 5, 7})))
+    return 0
+
+
 def add_commands(sub) -> None:
+    sm = sub.add_parser("samples", help="a run asked each question K times: majority, agreement, accuracy",
+                        description="Per question: every sample's answer (- unusable), the majority's "
+                        "answer, the agreement among samples (across option orders when shuffled), "
+                        "the sample judging uses by default; per run: accuracy by majority and by mean.")
+    sm.add_argument("run", type=bounded_int(1), metavar="RUN")
+    sm.add_argument("--questions", default="all", choices=("all", "ready", "curated"))
+    sm.add_argument("--format", default="table", choices=("table", "csv", "json"))
+    sm.set_defaults(func=cmd_samples)
     it = sub.add_parser("items", help="item analysis: difficulty, discrimination, distractors, flags",
                         description="Every keyed question's statistics from model runs and human "
                         "labels, sorted by flag severity (suspect_key, low_agreement, too_hard, "

@@ -105,7 +105,8 @@ def _resume(store, args, kind: str) -> tuple[int, dict]:
     given = {k: getattr(args, k, None) for k in ("base_url", "api_key_env", "concurrency", "timeout",
                                                   "max_retries", "max_failures", "limit", "model",
                                                   "judge_model", "strategy", "temperature", "max_tokens",
-                                                  "seed", "shuffle_seed", "exemplars", "questions")}
+                                                  "seed", "shuffle_seed", "exemplars", "questions",
+                                                  "samples", "release")}
     given["model"] = given.pop("judge_model") or given["model"]
     explicit = {k: v for k, v in given.items() if v is not None and v != _default(args, k)}
     try:  # the values themselves are validated with the run's spec when it starts
@@ -135,15 +136,20 @@ def cmd_run_llm(args, kind: str = "llm") -> int:
                            exemplars=getattr(args, "exemplars", None), concurrency=args.concurrency,
                            timeout=args.timeout, max_retries=args.max_retries,
                            max_failures=args.max_failures, cache=not args.no_cache,
-                           questions=args.questions, limit=args.limit)
+                           questions=args.questions, limit=args.limit,
+                           samples=getattr(args, "samples", None), release=args.release)
             new_run = create_llm_run(store, spec, kind=kind)
+            if spec.samples > 1 and not spec.temperature and spec.seed is None:
+                print(f"warning: {spec.samples} samples at temperature 0 without --seed may all be alike "
+                      "(give --temperature, or --seed: sample k uses seed+k)", file=sys.stderr)
             run_id, overrides = new_run.id, {"base_url": spec.base_url}  # the real URL, not stored
             leaks = new_run.params.get("few_shot_leaks")
             if leaks:
                 print(f"warning: {len(leaks)} question(s) share couplets with the few-shot examples "
                       f"(their answers are in the prompt): {', '.join(leaks[:10])}", file=sys.stderr)
-            print(f"run {run_id}: {spec.model} at {redact.url(spec.base_url)}, strategy {spec.strategy}",
-                  file=sys.stderr)
+            print(f"run {run_id}: {spec.model} at {redact.url(spec.base_url)}, strategy {spec.strategy}"
+                  + (f", {spec.samples} samples per question" if spec.samples > 1 else "")
+                  + (f", release {spec.release}" if spec.release else ""), file=sys.stderr)
         db = store.path
     progress = run_async(execute_llm_run(db, run_id, retry_errors=args.retry_errors,
                                          on_progress=ProgressPrinter(), overrides=overrides))
@@ -159,7 +165,8 @@ def cmd_run_embed(args) -> int:
 
     spec = spec_of("embedding", model=args.model, scorer=args.scorer, prefix=args.prefix,
                    base_url=args.base_url, api_key_env=args.api_key_env, batch_size=args.batch_size,
-                   questions=args.questions, limit=args.limit, paraphrase_run=args.paraphrases)
+                   questions=args.questions, limit=args.limit, paraphrase_run=args.paraphrases,
+                   release=args.release)
     with _store(args) as store:
         run = create_embedding_run(store, spec)
         progress = execute_embedding_run(store, run.id, on_progress=ProgressPrinter(),
@@ -181,7 +188,7 @@ def cmd_judge(args) -> int:
                            max_tokens=args.max_tokens, seed=args.seed, concurrency=args.concurrency,
                            timeout=args.timeout, max_retries=args.max_retries,
                            max_failures=args.max_failures, cache=not args.no_cache,
-                           target_run=args.run, only_wrong=args.only_wrong)
+                           target_run=args.run, only_wrong=args.only_wrong, sample=args.sample)
             run_id = create_judge_run(store, spec, spec.target_run, only_wrong=spec.only_wrong).id
             overrides = {"base_url": spec.base_url}
             print(f"judge run {run_id}: {spec.model} judging run {args.run}", file=sys.stderr)
@@ -236,8 +243,11 @@ def _list_runs(args) -> int:
     for s in rows:
         acc = figure(s.accuracy, "{:.1%}")
         status = s.run.status + (" (archived)" if s.run.archived else "")
+        k = int(s.run.params.get("samples") or 1)
         print(f"{s.run.id:>4}  {s.run.kind:<10} {status:<9} {s.done:>5}/{s.run.total:<5} "
               f"acc {acc:>6}  invalid {figure(s.invalid):<4} errors {figure(s.errors):<4} {s.run.model}"
+              + (f"  ×{k} samples (acc: mean of samples)" if k > 1 else "")
+              + (f"  release {s.run.params['release']}" if s.run.params.get("release") else "")
               + (f"  ({s.run.reason})" if s.run.reason and s.run.status == "failed" else ""))
     return 0
 
@@ -251,6 +261,9 @@ def add_llm_options(p: argparse.ArgumentParser, *, answers: bool, judge: bool = 
                        help="zero-shot, few-shot, json, justify or explained-few-shot (default: zero-shot)")
         p.add_argument("--shuffle-seed", type=int, help="shuffle option order per item (position bias)")
         p.add_argument("--exemplars", type=int, default=3, help="explained-few-shot: exemplars per item")
+        p.add_argument("--samples", type=int, default=1, metavar="K",
+                       help="ask each question K times (sample k: seed+k, its own cache entry and, "
+                            "with --shuffle-seed, its own option order); every reply is stored")
     p.add_argument("--api-key-env", default="OPENAI_API_KEY",
                    help="NAME of the environment variable holding the API key (never stored)")
     p.add_argument("--temperature", type=float, default=0.0)
@@ -266,7 +279,10 @@ def add_llm_options(p: argparse.ArgumentParser, *, answers: bool, judge: bool = 
     p.add_argument("--no-cache", action="store_true", help="do not reuse cached replies")
     if not judge:
         p.add_argument("--questions", default="ready", help="ready, curated or all (default: ready)")
-    p.add_argument("--limit", type=int, help="at most this many questions (with --resume: this many more)")
+        p.add_argument("--release", metavar="NAME",
+                       help="ask exactly the questions of this release (recorded with the run)")
+    p.add_argument("--limit", type=int, help="at most this many questions (with --resume: this many more "
+                                             "requests, a (question, sample) pair each)")
     p.add_argument("--resume", type=int, metavar="RUN",
                    help="finish an interrupted run; base URL, key variable, concurrency, timeout, "
                         "retries, failures and limit may be given anew")
@@ -295,12 +311,16 @@ def add_commands(sub) -> None:
     emb.add_argument("--questions", default="ready", help="ready, curated or all")
     emb.add_argument("--limit", type=int)
     emb.add_argument("--paraphrases", type=int, metavar="RUN", help="embed this paraphrase run's prose")
+    emb.add_argument("--release", metavar="NAME", help="score exactly this release's questions (recorded)")
     emb.set_defaults(func=cmd_run_embed)
 
     jd = sub.add_parser("judge", help="an LLM judge classifies the errors of a run")
     jd.add_argument("--run", type=int, help="the run whose predictions are judged")
     jd.add_argument("--judge-model")
     jd.add_argument("--only-wrong", action="store_true", help="judge only wrong or unusable answers")
+    jd.add_argument("--sample", type=int, metavar="K",
+                    help="for a run asked several times: judge sample K (0-based; default: each "
+                         "question's majority's first sample)")
     add_llm_options(jd, answers=False, judge=True)
     jd.set_defaults(func=cmd_judge)
 

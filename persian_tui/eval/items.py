@@ -123,8 +123,7 @@ def item_analysis(store: Store, questions: list[Question], run_ids: list[int],
     for i, rid in enumerate(run_ids):
         for p in (preds[rid].values() if preds is not None else store.predictions(rid)):
             if p.uid in col:
-                ok = p.parse_status == "ok" and p.predicted in (1, 2, 3, 4)
-                chosen[i, col[p.uid]] = p.predicted if ok else 0
+                chosen[i, col[p.uid]] = p.usable
     votes = item_votes(store, qs)
     annotators = sorted({a for v in votes for a in v.votes})
     hum = np.full((len(annotators), len(qs)), -1, dtype=np.int8)
@@ -173,3 +172,17 @@ def item_analysis(store: Store, questions: list[Question], run_ids: list[int],
         rows.append(row)
     rows.sort(key=lambda r: (r.severity, r.uid))
     return rows
+
+
+QUEUED = ("suspect_key", "low_agreement", "too_hard")  # too_easy asks no decision
+
+
+def queue_flags(store: Store) -> dict[str, dict[str, str]]:
+    """uid -> {flag: evidence} of the flags that send a question to adjudication, from the
+    default report's runs (finished, not archived, not broken) and every annotator's labels."""
+    from .report import report_inputs
+
+    inp, _ = report_inputs(store, None, "all")
+    rows = item_analysis(store, inp.keyed, [r.id for r in inp.runs], inp.preds)
+    return {r.uid: {f: r.evidence[f] for f in r.flags if f in QUEUED}
+            for r in rows if any(f in QUEUED for f in r.flags)}

@@ -37,6 +37,11 @@ Rules (README "Reports" repeats them):
   most often (ties: the lower option) and how many runs chose it.
 - Human: each annotator's accuracy against the current key on the shared questions they
   answered (the human baseline of eval/agreement.py), Wilson 95 %.
+- Samples: a run asked each question K times (`run llm --samples K`) takes part with its
+  MAJORITY VOTE (per question the majority's first sample, models.vote); the samples section
+  gives per such run the accuracy by majority and by mean, the agreement among samples (the
+  consistency across option orders when it shuffles) on all keyed questions it answered
+  (eval/samples.py).
 """
 
 from __future__ import annotations
@@ -161,6 +166,7 @@ class Report:
     answered: dict[int, int] = field(default_factory=dict)  # run -> keyed questions it answered
     left_out: dict[int, str] = field(default_factory=dict)  # run -> why the default left it out
     items: list = field(default_factory=list)  # eval/items.ItemRow for every keyed question
+    samples: list = field(default_factory=list)  # eval/samples.SampleRun per run asked K > 1 times
     effect: float = EFFECT  # the difference n_needed is computed for
     power: float = POWER
 
@@ -206,7 +212,7 @@ def _sum(values: list) -> float | int | None:
 
 def _usable(p: Prediction) -> int:
     """The chosen option 1..4 of a prediction, 0 when it is unusable (not ok, no answer)."""
-    return (p.predicted or 0) if p.parse_status == "ok" and p.predicted in (1, 2, 3, 4) else 0
+    return p.usable
 
 
 def _broken(preds: dict[str, Prediction]) -> str | None:
@@ -228,6 +234,7 @@ class Inputs:
     right: np.ndarray  # (R, Q) bool
     order: list[int]  # run indices in leaderboard order
     overall: list[tuple[int, int]]  # per run: (correct, answered) on all keyed questions it answered
+    votes: dict = field(default_factory=dict)  # run id -> [models.Vote] for runs asked K > 1 times
 
 
 def report_inputs(store: Store, run_ids: list[int] | None, questions: str) -> tuple[Inputs, dict]:
@@ -236,8 +243,13 @@ def report_inputs(store: Store, run_ids: list[int] | None, questions: str) -> tu
     left_out = {} if explicit else {
         r.id: "archived" if r.archived else r.status for r in store.runs(archived=True)
         if r.kind not in NO_ANSWERS and r not in runs and (r.archived or r.status != "done")}
-    preds: dict[int, dict[str, Prediction]] = {r.id: {p.uid: p for p in store.predictions(r.id)}
-                                               for r in runs}
+    preds: dict[int, dict[str, Prediction]] = {}
+    votes: dict[int, list] = {}
+    for r in runs:  # one read per run: a run asked K times is voted (its majority's first)
+        chosen, voted = store.voted_predictions(r.id)
+        preds[r.id] = {p.uid: p for p in chosen}
+        if voted is not None:
+            votes[r.id] = voted
     if not explicit:
         runs = [r for r in runs if preds[r.id]]
         for r in runs:
@@ -262,7 +274,8 @@ def report_inputs(store: Store, run_ids: list[int] | None, questions: str) -> tu
     # the honest order: accuracy on everything each run answered, then on the shared questions
     acc = [c / n if n else 0.0 for c, n in overall]
     order = sorted(range(len(runs)), key=lambda i: (-acc[i], -int(correct[i]), runs[i].id))
-    return Inputs(runs, preds, keyed, shared, key, chosen, right, order, overall), left_out
+    return Inputs(runs, preds, keyed, shared, key, chosen, right, order, overall,
+                  {r.id: votes[r.id] for r in runs if r.id in votes}), left_out
 
 
 def _leaderboard(inp: Inputs, seed: int, n_boot: int) -> tuple[list[LeaderRow], np.ndarray]:
@@ -442,6 +455,9 @@ def build_report(store: Store, *, run_ids: list[int] | None = None, questions: s
         from .items import item_analysis
 
         report.items = item_analysis(store, inp.keyed, [r.id for r in inp.runs], inp.preds)
+        from .samples import sample_run
+
+        report.samples = [sample_run(r, inp.votes[r.id], inp.keyed) for r in inp.runs if r.id in inp.votes]
     if not inp.shared:
         return report
     report.leaderboard, boot = _leaderboard(inp, seed, n_boot)

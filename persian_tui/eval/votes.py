@@ -17,6 +17,7 @@ class ItemVotes:
     status: str
     labels: list[Label] = field(default_factory=list)
     review_flags: dict[str, ReviewFlag] = field(default_factory=dict)  # reviewer -> key problem (judge review)
+    item_flags: dict[str, str] = field(default_factory=dict)  # item-analysis flag -> evidence (eval/items.py)
 
     @property
     def votes(self) -> dict[str, int]:
@@ -49,8 +50,8 @@ class ItemVotes:
         """Annotators disagree with each other or with the key, flagged the item, or
         labelled a question that has no key yet; or a reviewer flagged a judged answer."""
         answers = set(self.votes.values())
-        return bool(self.flags) or bool(self.review_flags) or len(answers) > 1 or (bool(answers) and (
-            self.key is None or answers != {self.key}))
+        return bool(self.flags) or bool(self.review_flags) or bool(self.item_flags) or len(answers) > 1 or (
+            bool(answers) and (self.key is None or answers != {self.key}))
 
     @property
     def acceptable(self) -> bool:
@@ -58,23 +59,28 @@ class ItemVotes:
         return self.key is not None and bool(self.votes) and not self.needs_adjudication
 
 
-def item_votes(store: Store, questions: list[Question] | None = None) -> list[ItemVotes]:
-    """Votes for each question (all questions in bank order by default)."""
+def item_votes(store: Store, questions: list[Question] | None = None,
+               item_flags: dict[str, dict[str, str]] | None = None) -> list[ItemVotes]:
+    """Votes for each question (all questions in bank order by default); `item_flags`
+    (uid -> flag -> evidence, eval/items.queue_flags) are attached where given."""
     questions = questions if questions is not None else store.questions()
     by_uid: dict[str, list[Label]] = {}
     for label in store.labels():
         by_uid.setdefault(label.uid, []).append(label)
     flagged = store.review_flags()
-    return [ItemVotes(q.uid, q.category, q.key, q.status, by_uid.get(q.uid, []), flagged.get(q.uid, {}))
-            for q in questions]
+    item_flags = item_flags or {}
+    return [ItemVotes(q.uid, q.category, q.key, q.status, by_uid.get(q.uid, []), flagged.get(q.uid, {}),
+                      item_flags.get(q.uid, {})) for q in questions]
 
 
-def adjudication_queue(store: Store) -> list[ItemVotes]:
-    """Open questions (not curated/retired) whose labels need a decision."""
-    return [v for v in item_votes(store)
+def adjudication_queue(store: Store, item_flags: dict[str, dict[str, str]] | None = None) -> list[ItemVotes]:
+    """Open questions (not curated/retired) whose labels need a decision, or that the item
+    analysis flags (`item_flags`, eval/items.queue_flags)."""
+    return [v for v in item_votes(store, item_flags=item_flags)
             if v.status not in ("curated", "retired") and v.needs_adjudication]
 
 
-def bulk_acceptable(store: Store) -> list[ItemVotes]:
-    """Open questions whose labels all agree with the key."""
-    return [v for v in item_votes(store) if v.status not in ("curated", "retired") and v.acceptable]
+def bulk_acceptable(store: Store, item_flags: dict[str, dict[str, str]] | None = None) -> list[ItemVotes]:
+    """Open questions whose labels all agree with the key (and that no item flag questions)."""
+    return [v for v in item_votes(store, item_flags=item_flags)
+            if v.status not in ("curated", "retired") and v.acceptable]

@@ -96,6 +96,8 @@ def report_dict(report: Report) -> dict:
     from .item_files import item_dict
 
     d["items"] = [item_dict(r) for r in report.items]
+    for run, obj in zip(d["samples"], report.samples):
+        run["agreement_is"] = obj.agreement_label
     return _round(d)
 
 
@@ -197,6 +199,28 @@ def _items_text(report: Report, *, md: bool = False) -> list[str]:
     return out
 
 
+def _samples_text(report: Report, *, md: bool = False) -> list[str]:
+    """Runs asked each question several times: majority vote against the mean of the samples."""
+    from .sample_files import SUMMARY_HEADER, answers_text, least_consistent, summary_rows
+
+    if not report.samples:
+        return []
+    title = "## Repeated samples" if md else "== Repeated samples (persian-tui samples RUN lists every question)"
+    out = ["", title, ""] if md else ["", title]
+    out.append("These runs take part above with their majority vote. Majority acc: the majority's "
+               "answer; mean acc: the share of samples right (one sample's expected accuracy); on all "
+               "keyed questions each run answered.")
+    rows = summary_rows(report.samples)
+    out += [""] + (_md_table(SUMMARY_HEADER, rows) if md else _table(SUMMARY_HEADER, rows, right={2, 3, 4, 5, 6}))
+    for r in report.samples:
+        worst = least_consistent(r, 5)
+        if worst:
+            out.append("")
+            out.append(f"#{r.run_id} least consistent: " + "; ".join(
+                f"{i.uid} ({answers_text(i.answers)}, key {i.key})" for i in worst))
+    return out
+
+
 def _dimensions(report: Report) -> list[str]:
     """The breakdowns this report has (provenance ones only when the bank is linked)."""
     present = {b.dimension for b in report.breakdowns}
@@ -260,6 +284,7 @@ def render_text(report: Report, *, max_pairs: int = 28) -> str:
                     "—" if h.common_wrong is None else f"{h.common_wrong} ({h.common_wrong_count} runs)"]
                    for h in report.hardest[:10]], right={1})
     out += _items_text(report)
+    out += _samples_text(report)
     out += ["", "Confusion matrices and the agreement matrix: --format md/csv/json."]
     return "\n".join(out) + "\n"
 
@@ -320,6 +345,7 @@ def render_markdown(report: Report) -> str:
     out += _md_table(["run"] + [f"#{r}" for r in runs],
                      [[f"#{r}"] + [f"{x:.2f}" for x in row] for r, row in zip(runs, matrix)])
     out += _items_text(report, md=True)
+    out += _samples_text(report, md=True)
     out += ["", "## Hardest questions", ""]
     out += _md_table(["question", "solved", "most common wrong answer", "runs choosing it"],
                      [[h.uid, f"{h.solved}/{h.runs}", "—" if h.common_wrong is None else str(h.common_wrong),
@@ -343,6 +369,15 @@ def _items_csv(report: Report) -> str:
     from .item_files import item_csv
 
     return item_csv(report.items)
+
+
+def _samples_csvs(report: Report) -> dict[str, str]:
+    """samples.csv and sample_items.csv, only when a run was asked several times."""
+    from .sample_files import items_csv, summary_csv
+
+    if not report.samples:
+        return {}
+    return {"samples.csv": summary_csv(report.samples), "sample_items.csv": items_csv(report.samples)}
 
 
 def render_csvs(report: Report) -> dict[str, str]:
@@ -372,6 +407,7 @@ def render_csvs(report: Report) -> dict[str, str]:
         "agreement.csv": _csv(["run_id"] + [str(r) for r in runs],
                               [[r, *row] for r, row in zip(runs, matrix)]),
         "items.csv": _items_csv(report),
+        **_samples_csvs(report),
         "hardest.csv": _csv(["uid", "solved", "runs", "common_wrong", "common_wrong_count"],
                             [list(asdict(h).values()) for h in report.hardest]),
         "human.csv": _csv(["annotator", "correct", "total", "accuracy", "wilson_low", "wilson_high"],

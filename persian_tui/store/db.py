@@ -16,6 +16,7 @@ from .imports import ImportsRepo
 from .judging import JudgingRepo
 from .labels import LabelsRepo
 from .questions import QuestionsRepo
+from .releases import ReleasesRepo
 from .runs import RunsRepo
 from .schema import MIGRATIONS, SCHEMA_VERSION
 from .sources import SourcesRepo
@@ -109,7 +110,8 @@ def _apply(conn: sqlite3.Connection, number: int) -> None:
         raise
 
 
-class Store(QuestionsRepo, SourcesRepo, ImportsRepo, LabelsRepo, CurationRepo, RunsRepo, JudgingRepo, CorpusRepo):
+class Store(QuestionsRepo, SourcesRepo, ImportsRepo, LabelsRepo, CurationRepo, RunsRepo, JudgingRepo, CorpusRepo,
+            ReleasesRepo):
     """One SQLite file. Open one Store per thread (sqlite3 connections are per thread)."""
 
     def __init__(self, path: str | Path, *, create_dir: bool = True, read_only: bool | None = False,

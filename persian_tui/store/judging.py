@@ -57,11 +57,12 @@ class JudgingRepo:
                       prompt_version: str | None = None, raw_reply: str | None = None,
                       tokens_in: int | None = None, tokens_out: int | None = None,
                       latency: float | None = None, cost: float | None = None,
-                      error: str | None = None) -> None:
+                      error: str | None = None, sample: int = 0) -> None:
+        """The verdict on `sample` of the target run's answer to `uid` (replaces a retried one)."""
         with self.tx():
             pid = self.conn.execute(
                 "SELECT p.id FROM predictions p JOIN questions q ON q.id = p.question_id "
-                "WHERE p.run_id = ? AND q.uid = ?", (target_run, uid)).fetchone()[0]
+                "WHERE p.run_id = ? AND q.uid = ? AND p.sample = ?", (target_run, uid, sample)).fetchone()[0]
             self.conn.execute(
                 "INSERT INTO judgments (run_id, prediction_id, status, verdict, error_category, rationale, "
                 "prompt, prompt_version, raw_reply, tokens_in, tokens_out, latency, cost, error, created_at) "
@@ -105,7 +106,7 @@ class JudgingRepo:
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
         rows = self.conn.execute(
             "SELECT j.id, j.run_id, p.run_id, q.uid, r.model, j.status, j.verdict, j.error_category, "
-            "j.rationale, j.raw_reply, j.error FROM judgments j "
+            "j.rationale, j.raw_reply, j.error, p.sample FROM judgments j "
             "JOIN predictions p ON p.id = j.prediction_id JOIN questions q ON q.id = p.question_id "
             f"JOIN runs r ON r.id = p.run_id {where} ORDER BY j.run_id, q.id", params).fetchall()
         live = {}
@@ -122,7 +123,7 @@ class JudgingRepo:
                 state.update(verdict=v, category=c, reviewer=who, note=note or state.get("note"))
         out = []
         for row in rows:
-            j = JudgmentRow(*row)
+            j = JudgmentRow(*row[:-1], sample=row[-1])
             state = live.get(j.id, {})
             j.review_verdict, j.review_category = state.get("verdict"), state.get("category")
             j.reviewer, j.review_note, j.flagged = state.get("reviewer"), state.get("note"), state.get("flag", False)

@@ -1,4 +1,5 @@
-"""Runs, their predictions (one row per run and question), and the model caches."""
+"""Runs, their predictions (one row per run, question and sample; a run asked once has sample 0
+only), and the model caches."""
 
 from __future__ import annotations
 
@@ -12,13 +13,13 @@ import time
 import numpy as np
 
 from ..bank import now
-from ..models import Prediction, Run, RunSummary
+from ..models import Prediction, Run, RunSummary, Vote, tally, vote
 
 _RUN_COLUMNS = ("id, kind, model, params, status, total, created_at, finished_at, prompt_template, "
                 "prompt_hash, note, reason, archived")
 _PRED_COLUMNS = ("q.uid, p.predicted, p.parse_status, p.scores, p.raw_output, p.reasoning, "
                  "p.permutation, p.prompt_hash, p.exemplars, p.tokens_in, p.tokens_out, p.latency, "
-                 "p.cost, p.error, p.created_at")
+                 "p.cost, p.error, p.created_at, p.sample")
 
 
 def _run(row: tuple) -> Run:
@@ -68,6 +69,15 @@ def _tokens(value):
 
 def _loads(value: str | None):
     return None if value is None else json.loads(value)
+
+
+def _prediction(r: tuple) -> Prediction:
+    """A prediction from a row of _PRED_COLUMNS (figures checked by _tokens / _finite)."""
+    (uid, predicted, status, scores, raw, reasoning, perm, phash, exemplars, tin, tout, lat, cost, error,
+     created, sample) = r
+    return Prediction(uid, predicted, status, _loads(scores), raw, reasoning, _loads(perm), phash,
+                      _loads(exemplars), _tokens(tin), _tokens(tout), _finite(lat), _finite(cost), error,
+                      created, sample)
 
 
 class RunsRepo:
@@ -202,8 +212,8 @@ class RunsRepo:
             self.conn.executemany(
                 "INSERT INTO predictions (run_id, question_id, predicted, scores, raw_output, reasoning, "
                 "parse_status, permutation, prompt_hash, exemplars, tokens_in, tokens_out, latency, cost, "
-                "error, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
-                "ON CONFLICT (run_id, question_id) DO UPDATE SET predicted = excluded.predicted, "
+                "error, created_at, sample) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
+                "ON CONFLICT (run_id, question_id, sample) DO UPDATE SET predicted = excluded.predicted, "
                 "scores = excluded.scores, raw_output = excluded.raw_output, reasoning = excluded.reasoning, "
                 "parse_status = excluded.parse_status, permutation = excluded.permutation, "
                 "prompt_hash = excluded.prompt_hash, exemplars = excluded.exemplars, "
@@ -212,23 +222,63 @@ class RunsRepo:
                 "created_at = excluded.created_at",
                 [(run_id, ids[p.uid], p.predicted, _json(p.scores), p.raw_output, p.reasoning,
                   p.parse_status, _json(p.permutation), p.prompt_hash, _json(p.exemplars), p.tokens_in,
-                  p.tokens_out, _finite(p.latency), _finite(p.cost), p.error, p.created_at or now()) for p in predictions])
+                  p.tokens_out, _finite(p.latency), _finite(p.cost), p.error, p.created_at or now(),
+                  int(p.sample)) for p in predictions])
 
-    def predictions(self, run_id: int, *, uid: str | None = None) -> list[Prediction]:
+    def predictions(self, run_id: int, *, uid: str | None = None, samples: bool = False,
+                    sample: int | None = None) -> list[Prediction]:
+        """One prediction per question, in bank order: the representative of its samples (the
+        majority's first, see models.vote; the only row of a run asked once). `samples=True`:
+        every row (question, then sample order); `sample=k`: that sample's rows."""
+        rows = self._prediction_rows(run_id, uid, sample)
+        if samples or sample is not None or not any(r[-1] for r in rows):
+            return [_prediction(r) for r in rows]
+        return [v.chosen for v in self._votes(rows)]
+
+    def voted_predictions(self, run_id: int) -> tuple[list[Prediction], list | None]:
+        """The representatives (as predictions() gives them) and, for a run asked several
+        times, the models.Vote of every question (None for a run asked once). The votes' other
+        samples carry the answer fields only (uid, predicted, parse_status, sample): reports
+        read thousands of them, so only the representative is built in full."""
+        rows = self._prediction_rows(run_id, None, None)
+        if not any(r[-1] for r in rows):
+            return [_prediction(r) for r in rows], None
+        votes = self._votes(rows)
+        return [v.chosen for v in votes], votes
+
+    def _prediction_rows(self, run_id: int, uid: str | None, sample: int | None) -> list[tuple]:
         where, params = "WHERE p.run_id = ?", [run_id]
         if uid is not None:
             where += " AND q.uid = ?"
             params.append(uid)
-        out = []
-        for r in self.conn.execute(
+        if sample is not None:
+            where += " AND p.sample = ?"
+            params.append(sample)
+        return self.conn.execute(
             f"SELECT {_PRED_COLUMNS} FROM predictions p JOIN questions q ON q.id = p.question_id "
-            f"{where} ORDER BY q.id", params):
-            (uid_, predicted, status, scores, raw, reasoning, perm, phash, exemplars, tin, tout, lat,
-             cost, error, created) = r
-            out.append(Prediction(uid_, predicted, status, _loads(scores), raw, reasoning, _loads(perm),
-                                  phash, _loads(exemplars), _tokens(tin), _tokens(tout), _finite(lat), _finite(cost),
-                                  error, created))
+            f"{where} ORDER BY p.question_id, p.sample", params).fetchall()  # the unique index order
+
+    @staticmethod
+    def _votes(rows: list[tuple]) -> list:
+        """models.Vote per question of rows in question order, the chosen sample built in full."""
+        groups: dict[str, list[tuple]] = {}
+        for r in rows:
+            groups.setdefault(r[0], []).append(r)
+        out = []
+        ok = (1, 2, 3, 4)
+        for group in groups.values():  # rows come in sample order
+            answers = [r[1] if r[2] == "ok" and r[1] in ok else 0 for r in group]
+            answer, top, asked, i = tally(answers, [r[2] != "api_error" for r in group])
+            out.append(Vote(answer, top, asked, _prediction(group[i]), tuple(answers)))
         return out
+
+    @staticmethod
+    def votes(rows: list[Prediction]) -> list:
+        """models.Vote per question of predictions in question order (as predictions(samples=True) gives)."""
+        groups: dict[str, list[Prediction]] = {}
+        for p in rows:
+            groups.setdefault(p.uid, []).append(p)
+        return [vote(g) for g in groups.values()]
 
     def set_reasoning(self, updates: list[tuple[int, str, str]]) -> list[tuple[int, str]]:
         """Set the reasoning of (run, question uid) predictions in one transaction; returns
@@ -237,20 +287,25 @@ class RunsRepo:
         with self.tx():
             for run_id, uid, text in updates:
                 cur = self.conn.execute(
-                    "UPDATE predictions SET reasoning = ? WHERE run_id = ? AND question_id = "
+                    "UPDATE predictions SET reasoning = ? WHERE run_id = ? AND sample = 0 AND question_id = "
                     "(SELECT id FROM questions WHERE uid = ?)", (text, run_id, uid))
                 if cur.rowcount == 0:
                     missing.append((run_id, uid))
         return missing
 
     def predicted_uids(self, run_id: int, *, statuses: tuple[str, ...] | None = None) -> set[str]:
-        sql = ("SELECT q.uid FROM predictions p JOIN questions q ON q.id = p.question_id "
+        """The questions with at least one prediction row (of these statuses)."""
+        return {uid for uid, _ in self.predicted_samples(run_id, statuses=statuses)}
+
+    def predicted_samples(self, run_id: int, *, statuses: tuple[str, ...] | None = None) -> set[tuple[str, int]]:
+        """(question uid, sample) of every prediction row (of these statuses)."""
+        sql = ("SELECT q.uid, p.sample FROM predictions p JOIN questions q ON q.id = p.question_id "
                "WHERE p.run_id = ?")
         params: list = [run_id]
         if statuses:
             sql += f" AND p.parse_status IN ({','.join('?' * len(statuses))})"
             params += list(statuses)
-        return {r[0] for r in self.conn.execute(sql, params)}
+        return {(r[0], r[1]) for r in self.conn.execute(sql, params)}
 
     def run_summaries(self, *, archived: bool = False) -> list[RunSummary]:
         stats = {r[0]: r[1:] for r in self.conn.execute(

@@ -320,7 +320,7 @@ MIGRATIONS: list[list[str]] = [
         """,
         "CREATE INDEX run_history_run ON run_history (run_id, id)",
     ],
-    # 8: question source references (issue 11) -- slot reserved, filled by that issue
+    # 8: shipped empty (reserved once); source references are migration 12
     [],
     # 9: Ganjoor corpus (poets, poems, couplets, FTS5 index over the normalized copies), option ->
     # couplet links (provenance, never edits), and run kind 'baseline' (runs rebuilt for its CHECK)
@@ -431,9 +431,9 @@ MIGRATIONS: list[list[str]] = [
         "DROP TABLE runs",
         "ALTER TABLE runs_new RENAME TO runs",
     ],
-    # 10: benchmark quality: samples, releases (issue 13) -- slot reserved, filled by that issue
+    # 10: shipped empty (reserved once); samples and releases are migration 13
     [],
-    # 11: labelling queue scopes and daily-use additions (issue 12) -- slot reserved, filled by that issue
+    # 11: shipped empty (reserved once; the labelling queue needed no schema change)
     [],
     # 12: question source references: every (source name, id) a question is known by, with the
     # file and time it was learnt; backfilled from the questions' own source columns
@@ -465,6 +465,87 @@ MIGRATIONS: list[list[str]] = [
         """,
         # an import's duplicates that became references of the question they repeat
         "ALTER TABLE imports ADD COLUMN linked INTEGER NOT NULL DEFAULT 0",
+    ],
+    # 13: repeated samples and releases. predictions get a sample index (0 for every existing
+    # row; a run asked K times has K rows per question, UNIQUE (run, question, sample)), rebuilt
+    # with explicit columns; releases are frozen, content-hashed lists of questions that
+    # triggers keep immutable. Written so it applies after any other migration.
+    [
+        """
+            CREATE TABLE predictions_s (
+                id INTEGER PRIMARY KEY,
+                run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+                question_id INTEGER NOT NULL REFERENCES questions (id) ON DELETE CASCADE,
+                sample INTEGER NOT NULL DEFAULT 0 CHECK (sample >= 0),
+                predicted INTEGER CHECK (predicted BETWEEN 1 AND 4),
+                scores TEXT,
+                raw_output TEXT,
+                reasoning TEXT,
+                parse_status TEXT NOT NULL
+                    CHECK (parse_status IN
+                           ('ok', 'invalid', 'empty', 'refusal', 'api_error', 'ambiguous')),
+                permutation TEXT,
+                prompt_hash TEXT,
+                exemplars TEXT,
+                tokens_in INTEGER,
+                tokens_out INTEGER,
+                latency REAL,
+                cost REAL,
+                error TEXT,
+                created_at TEXT NOT NULL,
+                UNIQUE (run_id, question_id, sample)
+            )
+        """,
+        # explicit columns: a later change to predictions must be carried here too
+        """
+            INSERT INTO predictions_s (id, run_id, question_id, sample, predicted, scores, raw_output,
+                                       reasoning, parse_status, permutation, prompt_hash, exemplars,
+                                       tokens_in, tokens_out, latency, cost, error, created_at)
+            SELECT id, run_id, question_id, 0, predicted, scores, raw_output, reasoning, parse_status,
+                   permutation, prompt_hash, exemplars, tokens_in, tokens_out, latency, cost, error,
+                   created_at FROM predictions
+        """,
+        "DROP TABLE predictions",
+        "ALTER TABLE predictions_s RENAME TO predictions",
+        "CREATE INDEX predictions_question ON predictions (question_id)",
+        """
+            CREATE TABLE releases (
+                id INTEGER PRIMARY KEY,
+                name TEXT NOT NULL UNIQUE,
+                digest TEXT NOT NULL,
+                questions INTEGER NOT NULL,
+                created_by TEXT,
+                created_at TEXT NOT NULL
+            )
+        """,
+        """
+            CREATE TABLE release_items (
+                release_id INTEGER NOT NULL REFERENCES releases (id),
+                position INTEGER NOT NULL,
+                uid TEXT NOT NULL,
+                sha256 TEXT NOT NULL,
+                key INTEGER CHECK (key BETWEEN 1 AND 4),
+                record TEXT NOT NULL,
+                PRIMARY KEY (release_id, uid),
+                UNIQUE (release_id, position)
+            )
+        """,
+        """
+            CREATE TRIGGER releases_frozen_update BEFORE UPDATE ON releases
+            BEGIN SELECT RAISE(ABORT, 'a release is immutable'); END
+        """,
+        """
+            CREATE TRIGGER releases_frozen_delete BEFORE DELETE ON releases
+            BEGIN SELECT RAISE(ABORT, 'a release is immutable'); END
+        """,
+        """
+            CREATE TRIGGER release_items_frozen_update BEFORE UPDATE ON release_items
+            BEGIN SELECT RAISE(ABORT, 'a release is immutable'); END
+        """,
+        """
+            CREATE TRIGGER release_items_frozen_delete BEFORE DELETE ON release_items
+            BEGIN SELECT RAISE(ABORT, 'a release is immutable'); END
+        """,
     ],
 ]
 

@@ -44,10 +44,11 @@ class DetailLoaded(Message):
     """A worker read the run, its predictions and their questions (or an error)."""
 
     def __init__(self, run: Run | None, preds: list[Prediction], questions: dict[str, Question],
-                 version: tuple | None, error: str | None = None) -> None:
+                 version: tuple | None, error: str | None = None, votes: dict | None = None) -> None:
         super().__init__()
         self.run, self.preds, self.questions = run, preds, questions
         self.version, self.error = version, error
+        self.votes = votes or {}  # uid -> models.Vote of a run asked several times (preds: the majority's first)
 
 
 # label

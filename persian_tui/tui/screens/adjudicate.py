@@ -24,6 +24,7 @@ from ..widgets.lines_view import LinesView
 from .base import AppState
 
 STACK_BELOW = 100
+ITEM_MARKS = {"suspect_key": "key?", "low_agreement": "agree?", "too_hard": "hard"}  # queue-line marks
 BULK_REASON = "all labels agree with the key"
 
 
@@ -44,6 +45,8 @@ def why(item: ItemVotes) -> list[str]:
         out.append("labelled but no key yet")
     for reviewer in item.review_flags:
         out.append(f"key problem flagged by {reviewer} in judge review")
+    for flag, evidence in item.item_flags.items():
+        out.append(f"item analysis {flag}: {evidence}")
     return out
 
 
@@ -72,7 +75,9 @@ def queue_entry(item: ItemVotes) -> str:
     """One line of the queue list: uid, key, votes, flag mark (LTR, ASCII digits)."""
     votes = " ".join(str(v) for v in sorted(item.votes.values())) or "-"
     key = item.key if item.key is not None else "-"
-    return f"{item.uid}  key {key} · {votes}{' ⚑' if item.flags or item.review_flags else ''}"
+    mark = " ⚑" if item.flags or item.review_flags else ""
+    mark += " " + "/".join(ITEM_MARKS[f] for f in item.item_flags if f in ITEM_MARKS) if item.item_flags else ""
+    return f"{item.uid}  key {key} · {votes}{mark}"
 
 
 def _indented(tag: str, text: str, width: int, mode: str, style: str = "") -> list[Line]:
@@ -120,7 +125,11 @@ def item_lines(q: Question, item: ItemVotes, width: int, mode: str) -> list[Line
         gap = " " * 6
         text = key_text + gap + "majority  " + maj_text
         out.append(Line(text, "bold", "key", (len(key_text) + len(gap) + 10, len(text), maj_style)))
-    out.append(Line(", ".join(why(item)), "$text-warning", "why"))
+    import textwrap
+
+    reasons = why(item)  # one line each (item-analysis evidence is long), wrapped to the pane
+    wrapped = [t for r in reasons for t in textwrap.wrap(r, max(width - LABEL, 20))] or [""]
+    out += [Line(t, "$text-warning", "why" if i == 0 else "") for i, t in enumerate(wrapped)]
     out += [Line(""), Line("", "", "votes")]
     for label in item.labels:
         if label.answer is not None:
@@ -182,6 +191,7 @@ class AdjudicationScreen(AppState, Screen[None]):
         self.bulk = 0  # questions bulk_acceptable() would accept
         self.current: Question | None = None
         self.current_item: ItemVotes | None = None
+        self.item_flags: dict[str, dict[str, str]] | None = None  # uid -> flag -> evidence (eval/items.py)
 
     def compose(self) -> ComposeResult:
         yield Static(id="adj-header")
@@ -214,10 +224,16 @@ class AdjudicationScreen(AppState, Screen[None]):
     def uids(self) -> list[str]:
         return [i.uid for i in self.items]
 
-    def reload(self, select: str | None = None, index: int = 0) -> None:
-        """Re-read the queue; select ``select`` if it is still queued, else position ``index``."""
-        self.items = adjudication_queue(self.store)
-        self.bulk = len(bulk_acceptable(self.store))
+    def reload(self, select: str | None = None, index: int = 0, flags: bool = False) -> None:
+        """Re-read the queue; select ``select`` if it is still queued, else position ``index``.
+        The item-analysis flags (every run's answers read) are computed on opening and with
+        ``flags`` (r), not after each decision (a decision changes no run)."""
+        from ...eval.items import queue_flags
+
+        if flags or self.item_flags is None:
+            self.item_flags = queue_flags(self.store)
+        self.items = adjudication_queue(self.store, self.item_flags)
+        self.bulk = len(bulk_acceptable(self.store, self.item_flags))
         queue = self.query_one("#adj-queue", OptionList)
         queue.clear_options()
         queue.add_options([Option(queue_entry(i), id=i.uid) for i in self.items])
@@ -244,8 +260,9 @@ class AdjudicationScreen(AppState, Screen[None]):
         q = self.store.get_question(item.uid)
         if q is None:
             return
+        # labels and review flags read now (others may decide meanwhile); item flags from the queue
         item = ItemVotes(q.uid, q.category, q.key, q.status, self.store.labels(q.uid),
-                         self.store.review_flags(q.uid).get(q.uid, {}))  # read now: others may decide meanwhile
+                         self.store.review_flags(q.uid).get(q.uid, {}), item.item_flags)
         self.current, self.current_item = q, item
         mode = self.mode
         self.query_one("#adj-view", LinesView).show(lambda w: item_lines(q, item, w, mode))
@@ -356,7 +373,7 @@ class AdjudicationScreen(AppState, Screen[None]):
 
     def action_reload(self) -> None:
         uid = self.current.uid if self.current else None
-        self.reload(select=uid)
+        self.reload(select=uid, flags=True)
         self.notify(f"reloaded: {len(self.items)} in queue", timeout=2)
 
     def action_back(self) -> None:

@@ -19,14 +19,16 @@ from textual.worker import get_current_worker
 
 from ... import bidi, display
 from ..messages import ReportExported, ReportFailed, ReportReady  # noqa: F401 (re-exported)
+from ..widgets.item_table import fill_items, item_note
 from ..widgets.key_bar import KeyBar
 from ..widgets.report_charts import Bar, LeaderChart, PositionChart, short_model
 from ..widgets.report_groups import RunGroups
 
-TABS = ("leaderboard", "pairs", "breakdowns", "behaviour", "hardest", "human")
+TABS = ("leaderboard", "pairs", "breakdowns", "behaviour", "hardest", "human", "items")
 MAIN_WIDGET = {"leaderboard": "#lb-table", "pairs": "#pairs-table", "breakdowns": "#bd-table",
-               "behaviour": "#bh-run", "hardest": "#hard-table", "human": "#human-table"}
-TITLES = ("Leaderboard", "Pairs", "Breakdowns", "Behaviour", "Hardest", "Human")
+               "behaviour": "#bh-run", "hardest": "#hard-table", "human": "#human-table",
+               "items": "#items-table"}
+TITLES = ("Leaderboard", "Pairs", "Breakdowns", "Behaviour", "Hardest", "Human", "Items")
 DIMENSIONS = (("category", "category"), ("source", "source"), ("poet", "poet"),
               ("difficulty", "difficulty"), ("key poet (corpus)", "key poet"),
               ("key form (corpus)", "key form"), ("key metre (corpus)", "key metre"),
@@ -168,7 +170,7 @@ class ReportScreen(Screen):
         Binding("x", "exclude_run", "Exclude run"),
         Binding("a", "all_runs", "All runs", show=False),
         Binding("d", "cycle_dimension", "Dimension", show=False),
-        *(Binding(str(i), f"tab({i})", TITLES[i - 1], show=False) for i in range(1, 7)),
+        *(Binding(str(i), f"tab({i})", TITLES[i - 1], show=False) for i in range(1, len(TITLES) + 1)),
     ]
 
     def __init__(self, *, run_ids: list[int] | None = None, questions: str = "all",
@@ -231,6 +233,9 @@ class ReportScreen(Screen):
             with TabPane(f"6 {TITLES[5]}", id="human"):
                 yield Static(id="human-note", markup=False, classes="report-note")
                 yield DataTable(id="human-table", cursor_type="row", zebra_stripes=True)
+            with TabPane(f"7 {TITLES[6]}", id="items"):
+                yield Static(id="items-note", markup=False, classes="report-note")
+                yield DataTable(id="items-table", cursor_type="row", zebra_stripes=True)
         yield KeyBar()
 
     def on_mount(self) -> None:
@@ -317,6 +322,8 @@ class ReportScreen(Screen):
         self._fill_behaviour()
         self._fill_hardest()
         self._fill_human()
+        fill_items(self.query_one("#items-table", DataTable), self.query_one("#items-note", Static),
+                   self.report.items)
 
     def _show_empty(self, message: str | None, *, runs: bool = False) -> None:
         """A message in place of the tabs (None: the tabs); ``runs`` lists the report's runs
@@ -576,6 +583,16 @@ class ReportScreen(Screen):
         self.query_one("#hard-note", Static).update(
             f"The {len(self.report.hardest)} question(s) the fewest runs solve, with the wrong option "
             f"chosen most often and by how many of the runs that got it wrong. Enter shows the question.")
+
+    @on(DataTable.RowSelected, "#items-table")
+    def _open_item(self, event: DataTable.RowSelected) -> None:
+        uid = event.row_key.value if event.row_key else None
+        question = self.app.store.get_question(uid) if uid else None
+        if question is None:
+            self.notify(f"question {uid} is no longer in the bank", severity="warning", timeout=3)
+            return
+        self.app.push_screen(HardQuestionScreen(question, item_note(self.report.items, uid) + "   (Escape: close)",
+                                                self.mode))
 
     @on(DataTable.RowSelected, "#hard-table")
     def _open_hard(self, event: DataTable.RowSelected) -> None:

@@ -194,7 +194,7 @@ class ReviewScreen(AppState, Screen[None]):
         if j.id in self.ids:
             self.query_one("#rv-queue").border_subtitle = f"{self.ids.index(j.id) + 1} of {len(self.rows)}"
         q = self.store.get_question(j.uid)
-        preds = self.store.predictions(j.target_run, uid=j.uid)
+        preds = self.store.predictions(j.target_run, uid=j.uid, sample=j.sample)
         p = preds[0] if preds else None
         model, mode, cats = self.model_name(j), self.mode, self.cats
         judge_run = self.runs.get(j.run_id)

@@ -121,8 +121,9 @@ def _marks(pos: int, p: Prediction, q: Question, shown: dict[int, int] | None) -
 
 
 def prediction_lines(run: Run, p: Prediction | None, q: Question | None, width: int,
-                     mode: str) -> list[Line]:
-    """Everything the pane shows for one prediction at ``width`` cells."""
+                     mode: str, v=None) -> list[Line]:
+    """Everything the pane shows for one prediction at ``width`` cells (``v``: the question's
+    models.Vote when the run asked it several times; ``p`` is then the majority's first)."""
     width = max(width, 20)
     if p is None:
         return [Line("no prediction selected", "dim")]
@@ -151,6 +152,11 @@ def prediction_lines(run: Run, p: Prediction | None, q: Question | None, width: 
                   "bold $text-success" if ok else "bold $text-error" if ok is False else "")
     out += field_lines("key", fa(q.key) if q and q.key else "none", width)
     out += field_lines("parse", p.parse_status, width)
+    if v is not None and len(v.answers) > 1:
+        agree = "—" if v.agreement is None else f"{v.agreement:.0%}"
+        out += field_lines("samples", " ".join(str(a) if a else "-" for a in v.answers)
+                           + f" (majority {v.answer or 'none'}, agreement {agree}; shown: sample {p.sample})",
+                           width)
     if run.kind == "embedding" and p.scores:
         m = margin(p.scores)
         out += field_lines("scores", "  ".join(f"{i}:{s:.4f}" for i, s in enumerate(p.scores, 1))
@@ -181,17 +187,25 @@ def prediction_lines(run: Run, p: Prediction | None, q: Question | None, width: 
     return out
 
 
-def run_head(run: Run, preds: list[Prediction], keys: dict[str, int | None]) -> str:
+def run_head(run: Run, preds: list[Prediction], keys: dict[str, int | None],
+             replies: int | None = None) -> str:
+    """The header: what the run is and its figures (a run asked K times: on the majority's
+    answers, `replies` of its total stored)."""
     p = run.params
     what = p.get("strategy") if run.kind == "llm" else p.get("scorer")
     extra = [f"shuffle seed {p['shuffle_seed']}"] if p.get("shuffle_seed") is not None else []
+    if int(p.get("samples") or 1) > 1:
+        extra.append(f"{p['samples']} samples, majority vote")
+    if p.get("release"):
+        extra.append(f"release {p['release']}")
     scored = [x for x in preds if keys.get(x.uid) is not None]
     correct = sum(x.predicted == keys[x.uid] for x in scored)
     invalid = sum(x.parse_status not in ("ok", "api_error") for x in preds)
     errors = sum(x.parse_status == "api_error" for x in preds)
     head = [f"run {run.id}", run.kind, run.model, *([what] if what else []), *extra, run.status]
+    stored = len(preds) if replies is None else replies
     return " · ".join(head) + \
-        f" │ {len(preds)}/{run.total} · accuracy {accuracy_text(correct, len(scored), len(preds), errors)} · " \
+        f" │ {stored}/{run.total} · accuracy {accuracy_text(correct, len(scored), len(preds), errors)} · " \
         f"invalid {invalid} · errors {errors}"
 
 
@@ -204,12 +218,13 @@ def load_detail(db_path, run_id: int, known: dict[str, Question]) -> DetailLoade
         with Store(db_path) as store:
             version = store.data_version()
             run = store.get_run(run_id)
-            preds = store.predictions(run_id) if run else []
+            preds, voted = store.voted_predictions(run_id) if run else ([], None)
+            votes = {v.chosen.uid: v for v in voted or ()}
             missing = [p.uid for p in preds if p.uid not in known]
             questions = {**known, **store.questions_for_uids(missing)}
     except (StoreError, OSError) as e:
         return DetailLoaded(None, [], known, None, str(e))
-    return DetailLoaded(run, preds, questions, version)
+    return DetailLoaded(run, preds, questions, version, votes=votes)
 
 
 class RunDetailScreen(Screen):
@@ -226,6 +241,7 @@ class RunDetailScreen(Screen):
         self.run_id = run_id
         self.run: Run | None = None
         self.preds: list[Prediction] = []
+        self.votes: dict = {}  # uid -> models.Vote (a run asked several times)
         self.by_uid: dict[str, Prediction] = {}
         self.questions: dict[str, Question] = {}
         self.which = "all"
@@ -295,10 +311,11 @@ class RunDetailScreen(Screen):
         if self.run is None:
             self.query_one("#rd-head", Static).update(f"no run {self.run_id}")
             return
-        self.preds = event.preds
+        self.preds, self.votes = event.preds, event.votes
         self.by_uid = {p.uid: p for p in self.preds}
         keys = {uid: q.key for uid, q in self.questions.items()}
-        self.query_one("#rd-head", Static).update(run_head(self.run, self.preds, keys))
+        replies = sum(len(v.answers) for v in self.votes.values()) if self.votes else None
+        self.query_one("#rd-head", Static).update(run_head(self.run, self.preds, keys, replies))
         table = self.query_one(DataTable)
         if not table.columns:
             for label, width in columns(self.run):
@@ -334,8 +351,8 @@ class RunDetailScreen(Screen):
     def show(self, uid: str | None) -> None:
         pred = self.by_uid.get(uid) if uid else None
         q = self.questions.get(uid) if uid else None
-        run, mode = self.run, self.mode
-        self.query_one(LinesView).show(lambda width: prediction_lines(run, pred, q, width, mode))
+        run, mode, v = self.run, self.mode, self.votes.get(uid) if uid else None
+        self.query_one(LinesView).show(lambda width: prediction_lines(run, pred, q, width, mode, v))
         self.query_one("#rd-pane").scroll_home(animate=False)
 
     @on(DataTable.RowHighlighted, "#rd-table")

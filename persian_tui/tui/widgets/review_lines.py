@@ -75,6 +75,8 @@ def question_lines(j: JudgmentRow, q: Question | None, p: Prediction | None, mod
     and reasoning."""
     width = max(width, 20)
     head = f"{j.uid}  ·  {model}  ·  run {j.target_run}"
+    if j.sample:  # the run asked each question several times: which reply was judged
+        head += f"  ·  sample {j.sample}"
     out = [Line(head, "dim")]
     if q is None:
         return out + [Line("the question is no longer in the bank", "$text-warning")]

@@ -39,16 +39,20 @@ DEFAULTS: dict[str, str] = {
     "base_url": "", "model": "", "api_key_env": "OPENAI_API_KEY", "strategy": STRATEGIES[0],
     "concurrency": "4", "temperature": "0", "shuffle_seed": "", "target_run": "", "only_wrong": "no",
     "embed_model": "tfidf", "embed_base_url": "", "scorer": SCORERS[0], "prefix": "",
+    "samples": "1", "sample": "", "release": "",
 }
 
 # (field, label, placeholder) of the text inputs, by section
-COMMON = [("limit", "limit", "optional: ask only the first N questions")]
+COMMON = [("limit", "limit", "optional: ask only the first N questions"),
+          ("release", "release", "optional: exactly this release's questions (recorded)")]
 LLM_FIELDS = [
     ("base_url", "base URL", "e.g. http://127.0.0.1:8000/v1 or https://openrouter.ai/api/v1"),
     ("model", "model", "e.g. gpt-4o-mini, qwen2.5:7b"),
     ("concurrency", "concurrency", "parallel requests, 1..256"),
     ("temperature", "temperature", "0..2, empty: the server's default"),
     ("shuffle_seed", "shuffle seed", "optional: shuffle the option order with this seed"),
+    ("samples", "samples", "ask each question K times (1..100; use a temperature above 0)"),
+    ("sample", "judged sample", "optional: this sample (0-based); default: the majority's"),
 ]
 KEY_FIELD = ("api_key_env", "API key var", "NAME of the environment variable holding the key")
 EMBED_FIELDS = [
@@ -56,16 +60,19 @@ EMBED_FIELDS = [
     ("embed_base_url", "base URL", "for openai:<model>, e.g. http://127.0.0.1:11434/v1"),
     ("prefix", "prefix", "optional, e.g. 'query: ' (not for tfidf)"),
 ]
-INTEGER_FIELDS = {"limit", "concurrency", "shuffle_seed", "target_run"}
+INTEGER_FIELDS = {"limit", "concurrency", "shuffle_seed", "target_run", "samples", "sample"}
 # form field -> spec field, where they differ (embedding runs have their own model and URL inputs)
 EMBED_NAMES = {"embed_model": "model", "embed_base_url": "base_url"}
 # the form fields each kind uses
 KIND_FIELDS = {
-    "llm": ["questions", "limit", "base_url", "model", "strategy", "concurrency", "temperature",
-            "shuffle_seed", "api_key_env"],
-    "paraphrase": ["questions", "limit", "base_url", "model", "concurrency", "temperature", "api_key_env"],
-    "judge": ["target_run", "only_wrong", "base_url", "model", "concurrency", "temperature", "api_key_env"],
-    "embedding": ["questions", "limit", "embed_model", "scorer", "embed_base_url", "prefix", "api_key_env"],
+    "llm": ["questions", "limit", "release", "base_url", "model", "strategy", "concurrency", "temperature",
+            "shuffle_seed", "samples", "api_key_env"],
+    "paraphrase": ["questions", "limit", "release", "base_url", "model", "concurrency", "temperature",
+                   "api_key_env"],
+    "judge": ["target_run", "only_wrong", "sample", "base_url", "model", "concurrency", "temperature",
+              "api_key_env"],
+    "embedding": ["questions", "limit", "release", "embed_model", "scorer", "embed_base_url", "prefix",
+                  "api_key_env"],
 }
 
 

@@ -1,0 +1,54 @@
+"""`persian-tui release NAME`: freeze the curated set and write its folder (io/release.py);
+`release --list` lists the frozen releases."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import UserError, _store
+from .items import _run_ids
+
+
+def cmd_release(args) -> int:
+    from ..io.release import build_release
+    from ..store import ReleaseExists
+
+    if args.list:
+        with _store(args, read=True) as store:
+            rows = store.releases()
+        if not rows:
+            print("no releases yet (persian-tui release NAME)")
+        for r in rows:
+            print(f"{r.name}  {r.questions} questions  frozen {r.created_at}  digest {r.digest[:16]}")
+        return 0
+    if not args.name:
+        raise UserError("name the release, e.g. persian-tui release v1.0 (or --list)")
+    out = Path(args.output) if args.output else Path("exports") / "releases" / args.name
+    with _store(args) as store:
+        try:
+            result = build_release(store, args.name, out, run_ids=_run_ids(args.runs) or [],
+                                   license_id=args.license, frozen=args.frozen)
+        except ReleaseExists as e:
+            raise UserError(str(e)) from None
+    r = result.release
+    print(f"release {r.name}: {r.questions} questions, digest {r.digest[:16]}, "
+          f"{'frozen now' if result.created else 'frozen ' + r.created_at}; wrote {out}/ "
+          f"({', '.join(p.relative_to(out).as_posix() for p in result.paths)})")
+    return 0
+
+
+def add_commands(sub) -> None:
+    rl = sub.add_parser("release", help="freeze the curated set as a named release and write its folder",
+                        description="Freezes the curated questions (uids, content sha256, keys, records) "
+                        "under NAME in the database (a name is frozen once: other content under it is "
+                        "refused) and writes NAME/ with data/test.jsonl, a datasheet README.md for the "
+                        "Hugging Face hub, release.json and the leaderboard of --runs. The same database "
+                        "gives the same bytes.")
+    rl.add_argument("name", nargs="?", metavar="NAME", help="e.g. v1.0 (letters, digits, . _ -)")
+    rl.add_argument("-o", "--output", metavar="DIR", help="the folder (default: exports/releases/NAME)")
+    rl.add_argument("--runs", metavar="IDS", help="runs for the leaderboard and item analysis, e.g. 1,2,5")
+    rl.add_argument("--license", default="unknown", help="licence identifier for the datasheet (default: unknown)")
+    rl.add_argument("--frozen", action="store_true",
+                    help="write the existing release NAME as it was frozen (the curated set may have changed)")
+    rl.add_argument("--list", action="store_true", help="list the releases")
+    rl.set_defaults(func=cmd_release)

@@ -1,0 +1,291 @@
+"""Versioned releases: `persian-tui release NAME` freezes the curated set in the store (uids,
+content hashes, keys, records; store/releases.py) and writes a folder a Hugging Face dataset
+repository can hold as it is:
+
+    NAME/README.md         the datasheet: a YAML header the hub reads (licence, language, task,
+                           size, the data file) and counts, agreement, item analysis, leaderboard,
+                           known issues, how it was made
+    NAME/data/test.jsonl   the frozen records (the project's JSONL, io/jsonl.py), release order
+    NAME/release.json      the manifest: name, digest, when, every (uid, sha256, key)
+    NAME/leaderboard.csv   the chosen runs on the release's questions (with --runs)
+
+Every byte comes from the database (the frozen time included, never the clock), so the same
+database state and options give identical files. `datasets.load_dataset("json",
+data_files="NAME/data/test.jsonl")` reads the data file (one JSON object per line)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..models import Question, Release, ReleaseItem, release_digest
+from ..store import Store
+from . import files, jsonl
+from .errors import InputError
+
+DATA_FILE = "data/test.jsonl"
+LICENSE = re.compile(r"[a-z0-9][a-z0-9.+-]{0,63}")
+ISSUES_SHOWN = 50
+
+
+@dataclass
+class ReleaseResult:
+    release: Release
+    created: bool  # frozen now (False: it was frozen before with this content)
+    paths: list[Path]
+
+
+def current_items(store: Store) -> list[ReleaseItem]:
+    """The curated set as release items, in bank (uid) order: record line and its sha256."""
+    questions = store.questions(statuses=["curated"])
+    links = store.links([q.uid for q in questions])
+    out = []
+    for q in questions:
+        line = jsonl.dumps(q, links.get(q.uid))
+        out.append(ReleaseItem(q.uid, hashlib.sha256(line.encode("utf-8")).hexdigest(), q.key, line))
+    return out
+
+
+def _size_category(n: int) -> str:
+    for limit, name in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"),
+                        (1_000_000, "100K<n<1M")):
+        if n < limit:
+            return name
+    return "1M<n<10M"
+
+
+def _poet(q: Question) -> str:
+    if q.poet:
+        return q.poet
+    poets = sorted({o.poet for o in q.options if o.poet})
+    return " + ".join(poets) if poets else "(none)"
+
+
+def _cell(text) -> str:
+    """A Markdown table cell: one line, pipes escaped."""
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def _table(header: list[str], rows: list[list]) -> list[str]:
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return out + ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
+
+
+def _counts(title: str, values: list[str]) -> list[str]:
+    rows = sorted(Counter(values).items(), key=lambda kv: (-kv[1], kv[0]))
+    return ["", f"### By {title}", ""] + _table([title, "questions"], [[k, n] for k, n in rows])
+
+
+def _f(x: float | None, fmt: str = "{:.3f}") -> str:
+    return "—" if x is None else fmt.format(x)
+
+
+@dataclass
+class _Board:
+    run_id: int
+    model: str
+    kind: str
+    answered: int
+    correct: int
+    low: float | None
+    high: float | None
+    on_release: bool
+
+    @property
+    def accuracy(self) -> float | None:
+        return self.correct / self.answered if self.answered else None
+
+
+def leaderboard(store: Store, release: Release, run_ids: list[int]) -> list[_Board]:
+    """The runs on the release's questions against the FROZEN keys: each run's answers (a run
+    asked K times: its majority vote) on the keyed questions it answered, Wilson 95 %."""
+    from ..eval.stats import wilson
+
+    keys = {i.uid: i.key for i in release.items if i.key is not None}
+    out = []
+    for rid in run_ids:
+        run = store.get_run(rid)
+        if run is None:
+            raise InputError(f"--runs: no run {rid}")
+        preds = [p for p in store.predictions(rid) if p.uid in keys]
+        correct = sum(p.usable == keys[p.uid] for p in preds)
+        low, high = wilson(correct, len(preds)) or (None, None)
+        out.append(_Board(rid, run.model, run.kind, len(preds), correct, low, high,
+                          run.params.get("release") == release.name))
+    return sorted(out, key=lambda b: (-(b.accuracy or 0.0), b.run_id))
+
+
+def datasheet(store: Store, release: Release, board: list[_Board], license_id: str) -> str:
+    """README.md: the YAML header the hub reads, then the datasheet."""
+    from ..eval.agreement import agreement
+    from ..eval.items import item_analysis
+    from ..eval.votes import item_votes
+    from ..store.schema import SCHEMA_VERSION
+    from .item_files import flag_summary
+
+    questions = [jsonl.from_record(json.loads(i.record)) for i in release.items]
+    n = len(questions)
+    head = [
+        "---",
+        f"pretty_name: \"{release.name}: Persian poetry outlier questions\"",
+        f"license: {license_id}",
+        "language:", "- fa",
+        "task_categories:", "- multiple-choice",
+        "tags:", "- persian", "- poetry", "- semantic-similarity",
+        "size_categories:", f"- {_size_category(n)}",
+        "configs:", "- config_name: default", "  data_files:", "  - split: test", f"    path: {DATA_FILE}",
+        "---", "",
+    ]
+    out = head + [
+        f"# {release.name}",
+        "",
+        f"{n} curated Persian poetry \"outlier\" questions (قرابت معنایی): four classical couplets, one of "
+        "which differs in meaning from the other three; `key` is its position (1-4).",
+        "",
+        f"- release: `{release.name}`, frozen {release.created_at}" +
+        (f" by {release.created_by}" if release.created_by else ""),
+        f"- digest: `{release.digest}` (sha256 over every question's uid, content sha256 and key; "
+        "`release.json` lists them)",
+        f"- questions: {n}, with a key: {sum(q.key is not None for q in questions)}",
+        f"- licence: {license_id}",
+        "",
+        "## Counts",
+    ]
+    out += _counts("category", [q.category or "(none)" for q in questions])
+    out += _counts("poet", [_poet(q) for q in questions])
+    out += _counts("source", [q.source_name or "(none)" for q in questions])
+    out += _counts("key", [str(q.key) if q.key else "(none)" for q in questions])
+
+    votes = item_votes(store, questions)
+    a = agreement(votes)
+    out += ["", "## Agreement (human labels)", "",
+            f"- labelled questions: {a.labelled} of {a.items}; with two or more votes: {a.multi}",
+            f"- annotators: {len(a.annotators)}",
+            f"- majority agrees with the key: {a.majority_agrees}; disagrees: {a.majority_disagrees}",
+            f"- Fleiss' kappa: {_f(a.fleiss)} (n={a.fleiss_items}); Krippendorff's alpha: {_f(a.alpha)} "
+            f"(n={a.alpha_items}); mean Cohen's kappa over pairs: {_f(a.cohen_mean)}"]
+
+    run_ids = [b.run_id for b in board]
+    items = item_analysis(store, questions, run_ids)
+    out += ["", "## Item analysis", "",
+            flag_summary(items) + f", from {len(run_ids)} run(s) and the human labels "
+            "(flags: suspect_key, low_agreement, too_hard, too_easy; the persian-tui README explains them)."]
+
+    out += ["", "## Leaderboard", ""]
+    if board:
+        out += ["Each run on the release's keyed questions it answered, against the frozen keys; "
+                "a run asked several times counts with its majority vote. Wilson 95 % intervals.", ""]
+        out += _table(["rank", "run", "model", "kind", "accuracy", "95 % interval", "answered", "run on this release"],
+                      [[i, f"#{b.run_id}", b.model, b.kind, _f(b.accuracy, "{:.1%}"),
+                        f"{_f(b.low, '{:.1%}')}–{_f(b.high, '{:.1%}')}", b.answered, "yes" if b.on_release else "no"]
+                       for i, b in enumerate(board, 1)])
+    else:
+        out.append("No runs were chosen (`persian-tui release NAME --runs 1,2,...`).")
+
+    issues = [f"`{r.uid}` {f}: {r.evidence[f]}" for r in items for f in r.flags]
+    keyless = [q.uid for q in questions if q.key is None]
+    out += ["", "## Known issues", ""]
+    if keyless:
+        out.append(f"- {len(keyless)} question(s) without a key: " + ", ".join(f"`{u}`" for u in keyless[:20]))
+    out += [f"- {i}" for i in issues[:ISSUES_SHOWN]]
+    if len(issues) > ISSUES_SHOWN:
+        out.append(f"- ... and {len(issues) - ISSUES_SHOWN} more flags (`persian-tui items`)")
+    if not keyless and not issues:
+        out.append("None flagged by the item analysis.")
+
+    out += ["", "## How it was made", "",
+            "Questions were authored or imported, labelled blind by annotators, adjudicated, and marked "
+            "curated in persian-tui (a terminal tool for building these benchmarks; database schema "
+            f"version {SCHEMA_VERSION}). `persian-tui release {release.name}` froze the curated set: "
+            "each question's record is stored in the database with its sha256, and this folder is "
+            "written from those frozen records, so it can be rebuilt byte for byte.",
+            "", "## Loading", "",
+            "```python",
+            "from datasets import load_dataset",
+            f"ds = load_dataset(\"json\", data_files=\"{DATA_FILE}\", split=\"train\")",
+            "```", "",
+            f"Or without `datasets`: one JSON object per line in `{DATA_FILE}` (UTF-8), fields "
+            "`uid`, `options` (position, mesra1, mesra2, poet, corpus), `key`, `category`, `poet`, "
+            "`source`, `explanation`, ...; `persian-tui import` reads it back.", ""]
+    return "\n".join(out)
+
+
+def manifest(release: Release, run_ids: list[int]) -> str:
+    return json.dumps({"name": release.name, "digest": release.digest, "frozen_at": release.created_at,
+                       "questions": release.questions, "data": DATA_FILE, "runs": run_ids,
+                       "items": [{"uid": i.uid, "sha256": i.sha256, "key": i.key} for i in release.items]},
+                      ensure_ascii=False, indent=2, sort_keys=True) + "\n"
+
+
+def _board_csv(board: list[_Board]) -> str:
+    import csv
+    import io
+
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["rank", "run_id", "model", "kind", "answered", "correct", "accuracy", "wilson_low",
+                "wilson_high", "run_on_release"])
+    for i, b in enumerate(board, 1):
+        w.writerow([i, b.run_id, b.model, b.kind, b.answered, b.correct,
+                    *("" if x is None else f"{x:.6g}" for x in (b.accuracy, b.low, b.high)), int(b.on_release)])
+    return buf.getvalue()
+
+
+def _check_folder(out: Path, name: str, digest: str) -> None:
+    """Refuse a folder that holds ANOTHER release (its release.json names another name or digest)."""
+    existing = out / "release.json"
+    if not existing.is_file():
+        return
+    try:
+        old = json.loads(existing.read_text(encoding="utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError):
+        raise InputError(f"{existing}: exists and is not a release manifest; choose another folder") from None
+    if not isinstance(old, dict) or (old.get("name"), old.get("digest")) != (name, digest):
+        name = old.get("name") if isinstance(old, dict) else None
+        raise InputError(f"{out}: holds another release ({name!r}); choose another folder (-o)")
+
+
+def build_release(store: Store, name: str, out: str | Path, *, run_ids: list[int] = (),
+                  license_id: str = "unknown", frozen: bool = False, who: str | None = None) -> ReleaseResult:
+    """Freeze the curated set as release `name` (or find it frozen with the same content), then
+    write its folder. `frozen=True` writes an existing release as it was frozen, whatever the
+    curated set is now. ReleaseExists when `name` holds other content."""
+    from ..specs import check_release_name
+
+    try:
+        check_release_name(name)
+    except ValueError as e:
+        raise InputError(f"release name {e}") from None
+    if not LICENSE.fullmatch(license_id):
+        raise InputError("--license must be a licence identifier such as cc-by-4.0, mit or unknown")
+    out = Path(out)
+    if frozen:
+        release, created = store.get_release(name), False
+        if release is None:
+            raise InputError(f"no release {name!r} to write (--frozen writes an existing one)")
+        _check_folder(out, name, release.digest)
+    else:
+        items = current_items(store)
+        if not items:
+            raise InputError("no curated questions to release (mark questions curated first)")
+        digest = release_digest(items)
+        known = store.get_release(name)
+        if known is not None and known.digest != digest:
+            store.freeze_release(name, items, who)  # raises ReleaseExists, saying what differs
+        _check_folder(out, name, digest)  # before freezing: a refused folder freezes nothing
+        release, created = store.freeze_release(name, items, who)
+    board = leaderboard(store, release, list(run_ids))
+    texts = {DATA_FILE: "".join(i.record + "\n" for i in release.items),
+             "README.md": datasheet(store, release, board, license_id),
+             "release.json": manifest(release, list(run_ids))}
+    if board:
+        texts["leaderboard.csv"] = _board_csv(board)
+    paths = []
+    for rel, text in texts.items():  # the manifest last: a folder with it is complete
+        files.write_atomic(out / rel, text.encode("utf-8"))
+        paths.append(out / rel)
+    return ReleaseResult(release, created, paths)

@@ -1,0 +1,71 @@
+"""Releases: frozen, content-hashed lists of questions under a unique name. Triggers (schema
+migration 13) refuse any UPDATE or DELETE; a name is frozen once, inside one write transaction."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from ..bank import now
+from ..models import Release, ReleaseItem, release_digest
+
+
+class ReleaseExists(Exception):
+    """A release of this name holds other content; the message says how it differs."""
+
+
+class ReleasesRepo:
+    conn: sqlite3.Connection
+
+    def freeze_release(self, name: str, items: list[ReleaseItem], created_by: str | None = None
+                       ) -> tuple[Release, bool]:
+        """Record release `name` with `items` (in order), or find it already recorded with the
+        same content: (release, created). Another content under that name: ReleaseExists.
+        Checked under the write lock, so two processes freezing one name race to one release."""
+        digest = release_digest(items)
+        with self.tx():
+            row = self.conn.execute("SELECT id, digest FROM releases WHERE name = ?", (name,)).fetchone()
+            if row is None:
+                cur = self.conn.execute(
+                    "INSERT INTO releases (name, digest, questions, created_by, created_at) VALUES (?,?,?,?,?)",
+                    (name, digest, len(items), created_by, now()))
+                self.conn.executemany(
+                    "INSERT INTO release_items (release_id, position, uid, sha256, key, record) "
+                    "VALUES (?,?,?,?,?,?)",
+                    [(cur.lastrowid, i, it.uid, it.sha256, it.key, it.record) for i, it in enumerate(items)])
+                created = True
+            elif row[1] != digest:
+                old = {u: h for u, h in self.conn.execute(
+                    "SELECT uid, sha256 FROM release_items WHERE release_id = ?", (row[0],))}
+                new = {it.uid: it.sha256 for it in items}
+                changed = sum(u in old and old[u] != h for u, h in new.items())
+                raise ReleaseExists(
+                    f"release {name!r} exists with other content ({changed} changed, "
+                    f"{len(new.keys() - old.keys())} added, {len(old.keys() - new.keys())} removed "
+                    "since it was frozen); a release never changes: choose a new name, or --frozen "
+                    "writes the files of the release as it was frozen")
+            else:
+                created = False
+        return self.get_release(name), created
+
+    def get_release(self, name: str) -> Release | None:
+        row = self.conn.execute("SELECT id, name, digest, questions, created_by, created_at FROM releases "
+                                "WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            return None
+        items = tuple(ReleaseItem(*r) for r in self.conn.execute(
+            "SELECT uid, sha256, key, record FROM release_items WHERE release_id = ? ORDER BY position",
+            (row[0],)))
+        return Release(*row[1:], items=items)
+
+    def release_uids(self, name: str) -> list[str] | None:
+        """The release's question uids in order (None: no such release)."""
+        row = self.conn.execute("SELECT id FROM releases WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            return None
+        return [r[0] for r in self.conn.execute(
+            "SELECT uid FROM release_items WHERE release_id = ? ORDER BY position", (row[0],))]
+
+    def releases(self) -> list[Release]:
+        """Every release, oldest first (without their items)."""
+        return [Release(*r) for r in self.conn.execute(
+            "SELECT name, digest, questions, created_by, created_at FROM releases ORDER BY id")]
