@@ -492,3 +492,31 @@ async def test_detail_pane_lists_every_source_reference(bank_db):
         await pilot.pause()
         words = " ".join(" ".join(detail_text(app)).split())  # the list wraps in the pane
         assert "sources fixture #12; bench #12; exam-1401 #7" in words
+
+
+async def test_notices_do_not_follow_the_user_to_another_screen(bank_db):
+    """A toast raised on the bank is gone when another screen opens; a dialog keeps it (it is
+    about the screen under it); a notice raised on the new screen shows there."""
+    from textual.widgets._toast import Toast
+
+    from persian_tui.tui.screens.runs import RunsScreen
+    from persian_tui.tui.widgets.dialogs import ConfirmDialog
+
+    def toasts() -> list[str]:
+        return [str(t.render()) for t in app.screen.query(Toast)]
+
+    app = make_app(bank_db)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await loaded(pilot)
+        app.notify("about the bank", timeout=60)
+        await tui_helpers.wait_for(pilot, lambda: any("about the bank" in t for t in toasts()), "the bank toast")
+        app.push_screen(ConfirmDialog("sure?"))
+        await pilot.pause()
+        assert any("about the bank" in t for t in toasts())  # under a dialog: still there
+        app.pop_screen()
+        await pilot.press("m")
+        await tui_helpers.wait_for(pilot, lambda: isinstance(app.screen, RunsScreen), "the runs screen")
+        await pilot.pause()
+        assert not any("about the bank" in t for t in toasts())
+        app.notify("about the runs", timeout=60)
+        await tui_helpers.wait_for(pilot, lambda: any("about the runs" in t for t in toasts()), "the runs toast")

@@ -10,6 +10,7 @@ from pathlib import Path
 from textual import events, work
 from textual.app import App
 from textual.binding import Binding
+from textual.screen import ModalScreen
 
 from .. import bidi, config, display
 from ..bidi import resolve_shape
@@ -87,6 +88,13 @@ class PersianTUI(App[int]):
         super().notify(text, title=display.line(title), **kwargs)
 
     notices: list[str] = []  # the last NOTICE_LOG notices raised (tests read them here)
+
+    def push_screen(self, screen, *args, **kwargs):
+        # a screen opens clean: a toast about the last one would read as about this one (a
+        # dialog keeps them: it is about the screen under it)
+        if not isinstance(screen, ModalScreen):
+            self.clear_notifications()
+        return super().push_screen(screen, *args, **kwargs)
 
     # ------------------------------------------------------------ keys typed ahead
 
