@@ -53,7 +53,8 @@ def main(n: int = 10_000) -> None:
         t_floor, _ = timed(raw_insert)
     print(f"import {n:,}: {total:.2f} s (plan {t_plan:.2f} s + write {t_apply:.2f} s), "
           f"{n / total:,.0f} questions/s   [target < 5 s]")
-    print(f"  baseline raw INSERTs without checks/dedupe: {t_floor:.2f} s -> import costs {total / t_floor:.1f}x the floor")
+    print(f"  baseline raw INSERTs without checks/dedupe: {t_floor:.2f} s "
+          f"-> import costs {total / t_floor:.1f}x the floor")
 
     # 2. re-import of the same file (idempotent: everything unchanged)
     with Store(tmp / "a.db") as store:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from persian_tui import bidi, display
+from persian_tui import bidi, display  # noqa: E402 (after the path set-up)
 
 BASE = "طریق عشق پرآشوب و فتنه است ای دل می\u200cرود بیفتد آن که در این راه با شتاب رود"
 

@@ -174,7 +174,7 @@ def main() -> None:
     print(f"  of which item analysis (difficulty, discrimination, distractors, flags; runs + humans): "
           f"{statistics.median(it) * 1000:.0f} ms")
     for fmt in ("json", "csv", "md"):
-        _, ts = timed(lambda: write_report(report, tmp / "out", fmt), repeat=3)
+        _, ts = timed(lambda fmt=fmt: write_report(report, tmp / "out", fmt), repeat=3)
         what = {"json": "report.json", "csv": "8 CSV files", "md": "report.md + 2 PNG charts"}[fmt]
         print(f"write --format {fmt:<4} ({what}): median {statistics.median(ts) * 1000:.0f} ms")
     _, ts = timed(lambda: render_text(report), repeat=3)

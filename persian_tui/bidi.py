@@ -22,8 +22,8 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
+from collections.abc import Mapping
 from functools import lru_cache
-from typing import Mapping
 
 from bidi import get_display
 from bidi.mirror import MIRRORED

@@ -14,13 +14,12 @@ import hashlib
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from .models import Prediction, Question, Run, accuracy
-from .specs import (RESUME_OVERRIDES, EmbedRunSpec, JudgeRunSpec, LLMRunSpec,  # noqa: F401 (re-exported)
-                    ParaphraseRunSpec)
+from .specs import RESUME_OVERRIDES, EmbedRunSpec, JudgeRunSpec, LLMRunSpec, ParaphraseRunSpec  # noqa: F401 (re-exported)
 from .store import LeaseHeld, Store, StoreError
 
 LEASE_SECONDS = 60.0  # a killed process's run is free again after this

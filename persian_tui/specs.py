@@ -7,17 +7,16 @@ errors. Messages never quote the rejected value (a key pasted by mistake must no
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
-
-from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from . import redact
-from .redact import check_env_name  # noqa: F401 (the TUI form imports it from here)
 from .eval.outlier import SCORERS
 from .eval.prompts import STRATEGIES
+from .redact import check_env_name  # noqa: F401 (the TUI form imports it from here)
 
 QUESTION_SETS = ("ready", "curated", "all")
 RELEASE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")

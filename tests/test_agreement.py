@@ -2,8 +2,8 @@
 
 import numpy as np
 import pytest
-
 from conftest import make_question
+
 from persian_tui.eval import stats
 from persian_tui.eval.agreement import agreement_report
 from persian_tui.eval.votes import adjudication_queue, bulk_acceptable, item_votes

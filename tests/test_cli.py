@@ -4,9 +4,9 @@ import json
 import re
 
 import pytest
+from test_import import benchmark_item
 
 from persian_tui.cli import main
-from test_import import benchmark_item
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ import sys
 import textwrap
 
 import pytest
-
 from conftest import make_question
 
 WORKER = textwrap.dedent("""

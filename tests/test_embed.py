@@ -74,7 +74,7 @@ def test_tfidf_zwnj_and_hazm_normalization():
 
 def test_tfidf_similar_texts_are_closer_than_unrelated():
     e = TfidfEmbedder(CORPUS)
-    text, edited, unrelated = e.embed([CORPUS[1], "گر نور عشق حق به دل و جان تو افتد - از آفتاب فلک خوبتر شوی", CORPUS[5]])
+    text, edited, unrelated = e.embed([CORPUS[1], "گر نور عشق حق به دل و جان تو افتد - از آفتاب فلک خوبتر شوی", CORPUS[5]])  # noqa: E501
     assert _cos(text, edited) > 0.6 > 0.2 > _cos(text, unrelated)
 
 
@@ -169,7 +169,8 @@ def test_st_prefix_from_model_prompts_and_e5_name(tiny_st, plain_st):
     prompted = SentenceTransformerEmbedder(tiny_st["prompted"])
     assert prompted.prefix == "query: "
     # the default prompt is not added a second time
-    np.testing.assert_allclose(prompted.embed(CORPUS[:2]), plain_st.embed(["query: " + t for t in CORPUS[:2]]), atol=1e-6)
+    np.testing.assert_allclose(prompted.embed(CORPUS[:2]), plain_st.embed(["query: " + t for t in CORPUS[:2]]),
+                               atol=1e-6)
     assert SentenceTransformerEmbedder(tiny_st["prompted"], prefix="").prefix == ""  # explicit wins
     e5 = SentenceTransformerEmbedder(tiny_st["tiny-multilingual-e5-small"])
     assert e5.prefix == "query: "
@@ -195,7 +196,8 @@ def test_st_hazm_normalization(tiny_st, plain_st):
 def test_st_missing_model_is_a_clear_error(monkeypatch, offline, tmp_path):
     pytest.importorskip("sentence_transformers")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    with pytest.raises(EmbedderError, match=r"cannot load model no-such-org/no-such-model: .*no network: pass a local folder"):
+    with pytest.raises(EmbedderError,
+                       match=r"cannot load model no-such-org/no-such-model: .*no network: pass a local folder"):
         SentenceTransformerEmbedder("no-such-org/no-such-model")
     with pytest.raises(EmbedderError, match="no such folder"):
         SentenceTransformerEmbedder(str(tmp_path / "missing"))
@@ -226,7 +228,8 @@ class _Handler(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         server.requests.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
         if server.mode == "fail":
-            self._send(500, {"error": {"message": f"boom (key {self.headers.get('Authorization')})", "type": "server_error"}},
+            boom = f"boom (key {self.headers.get('Authorization')})"
+            self._send(500, {"error": {"message": boom, "type": "server_error"}},
                        {"retry-after-ms": "1"})
             return
         inputs = body["input"]

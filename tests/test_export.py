@@ -1,8 +1,8 @@
 import json
 
 import pytest
-
 from conftest import make_question
+
 from persian_tui.io.errors import InputError
 from persian_tui.io.export import export_jsonl
 from persian_tui.io.importer import apply_import, plan_import

@@ -3,8 +3,9 @@
 import json
 
 import pytest
+from conftest import COUPLETS
+from conftest import run_import as run
 
-from conftest import COUPLETS, run_import as run
 from persian_tui.io.errors import InputError
 from persian_tui.io.importer import ImportFailed, plan_import
 

@@ -3,8 +3,8 @@
 import csv
 
 import pytest
-
 from conftest import make_question, run_import
+
 from persian_tui.cli import main
 from persian_tui.io.errors import InputError
 from persian_tui.io.predictions import import_predictions

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from conftest import make_question
+
 from persian_tui.cli import main
 from persian_tui.io.export import export_jsonl
 from persian_tui.store import Store

@@ -4,9 +4,9 @@ import asyncio
 import json
 
 import pytest
-
 from conftest import make_question
 from llm_server import LLMServer, Reply, chat
+
 from persian_tui.cli import main
 from persian_tui.eval.errors import distributions, judge_agreement
 from persian_tui.eval.judge import DEFAULT_TAXONOMY, parse_judgment
@@ -152,6 +152,7 @@ def test_import_reasoning_attaches_traces(judged, tmp_path):
 
 def test_seed_reasoning_sample(store, seed):
     from conftest import run_import
+
     from persian_tui.io.predictions import import_predictions
     from persian_tui.io.reasoning import import_reasoning
 

@@ -1,8 +1,8 @@
 """Labels: append-only, supersede, undo, the queue with leases, authoring history, adjudication."""
 
 import pytest
-
 from conftest import make_question
+
 from persian_tui.models import QueueScope
 
 
@@ -96,7 +96,7 @@ def test_queue_scopes(store):
         while (q := store.claim_next("ali", target=1, scope=scope, **kw)) is not None:
             got.append(q.uid)
             store.add_label(q.uid, "ali", 1)
-        for uid in got:  # take them back for the next scope
+        for _uid in got:  # take them back for the next scope
             store.undo_label("ali")
         return sorted(got)
 

@@ -3,8 +3,8 @@
 import json
 
 import pytest
-
 from conftest import make_question
+
 from persian_tui.cli import main
 from persian_tui.io.errors import InputError
 from persian_tui.io.export import export_jsonl

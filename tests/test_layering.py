@@ -1,9 +1,15 @@
 """Architecture rules from design.md, enforced."""
 
 import ast
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[1] / "persian_tui"
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "persian_tui"
 
 
 def imports(path: Path) -> set[str]:
@@ -34,10 +40,17 @@ def test_only_store_speaks_sql():
 
 def test_layer_contract_holds():
     """tui > cli > runs > io > eval > store > models/text, as declared in pyproject.toml."""
-    import subprocess
-    import sys
 
     root = PACKAGE.parent
     done = subprocess.run([sys.executable, "-c", "from importlinter.cli import lint_imports_command; "
                            "lint_imports_command()"], cwd=root, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+
+
+def test_ruff_is_clean():
+    """The code style the project configured (pyproject [tool.ruff]) holds everywhere."""
+    ruff = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
+    if ruff is None:
+        pytest.skip("ruff is not installed (it comes with the test extra)")
+    done = subprocess.run([ruff, "check", "--no-cache", "."], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-1000:]

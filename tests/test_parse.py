@@ -251,7 +251,7 @@ def test_ambiguous_replies_are_stored_and_counted_as_unusable(store):
 
     store.add_questions([make_question(f"q-{i}", couplets=[(f"الف {i} {j}", f"ب {i} {j}") for j in range(4)],
                                        key=2) for i in range(4)])
-    replies = {"0": "Answer: 2\nAnswer: 3", "1": "پاسخ: ۳\nچرا گزینه ۲ درست نیست؟", "2": "Answer: 2", "3": "پاسخ: ۲\nپاسخ: ۴"}
+    replies = {"0": "Answer: 2\nAnswer: 3", "1": "پاسخ: ۳\nچرا گزینه ۲ درست نیست؟", "2": "Answer: 2", "3": "پاسخ: ۲\nپاسخ: ۴"}  # noqa: E501
 
     def script(body, n):
         text = body["messages"][-1]["content"]

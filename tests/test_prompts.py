@@ -6,8 +6,14 @@ from conftest import COUPLETS, make_question
 
 from persian_tui.eval.parse import parse_answer
 from persian_tui.eval.prompts import (
-    FEW_SHOT_SYSTEM, STRATEGIES, ZERO_SHOT_SYSTEM, leaks_few_shot, original_answer, pick_exemplars,
-    render, shuffled_order,
+    FEW_SHOT_SYSTEM,
+    STRATEGIES,
+    ZERO_SHOT_SYSTEM,
+    leaks_few_shot,
+    original_answer,
+    pick_exemplars,
+    render,
+    shuffled_order,
 )
 
 README = Path(__file__).resolve().parents[2] / "shared" / "seeds" / "persian-poetry-benchmark-README.md"
@@ -121,7 +127,7 @@ def test_explained_few_shot_renders_bank_exemplars():
     ex = couplets_q("e1", "e", key=3, explanation="سه با بقیه فرق دارد")
     p = render("explained-few-shot", make_question(), exemplars=[ex])
     system = p.messages[0]["content"]
-    assert "---\nOptions:\n1. e0a - e0b\n2. e1a - e1b\n3. e2a - e2b\n4. e3a - e3b\n\nCorrect answer: 3\n\n(سه با بقیه فرق دارد)" in system
+    assert "---\nOptions:\n1. e0a - e0b\n2. e1a - e1b\n3. e2a - e2b\n4. e3a - e3b\n\nCorrect answer: 3\n\n(سه با بقیه فرق دارد)" in system  # noqa: E501
     assert "For example:" in system and "طریق عشق" not in system  # not the seed's examples
     assert p.messages[1]["content"] == seed_user(COUPLETS)
 

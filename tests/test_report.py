@@ -6,15 +6,14 @@ import json
 
 import numpy as np
 import pytest
-
 from conftest import make_question, run_import
+
 from persian_tui.cli import main
 from persian_tui.eval import stats
 from persian_tui.eval.report import ReportError, build_report
 from persian_tui.io.predictions import import_predictions
 from persian_tui.io.report_files import render_files, render_text
 from persian_tui.models import Prediction
-
 
 # ---------------------------------------------------------------- statistics
 

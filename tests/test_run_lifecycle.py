@@ -13,10 +13,10 @@ import sys
 import time
 
 import pytest
-from pydantic import ValidationError
-
 from conftest import make_question
 from llm_server import LLMServer, Reply, chat
+from pydantic import ValidationError
+
 from persian_tui.cli import main
 from persian_tui.runs import LLMRunSpec, RunError, create_llm_run, execute_llm_run
 from persian_tui.specs import EmbedRunSpec, field_errors

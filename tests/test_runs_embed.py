@@ -5,11 +5,11 @@ import json
 
 import numpy as np
 import pytest
-
 from conftest import make_question
+from llm_server import LLMServer, Reply
+
 from persian_tui.eval.outlier import predict
 from persian_tui.runs import EmbedRunSpec, RunError, couplet_text, run_embedding
-from llm_server import LLMServer, Reply
 
 
 @pytest.fixture

@@ -10,9 +10,9 @@ import threading
 import time
 
 import pytest
-
 from conftest import make_question
 from llm_server import LLMServer, Reply, chat
+
 from persian_tui.runs import LLMRunSpec, create_llm_run, execute_llm_run
 
 SECRET = "sk-test-SECRET-never-stored-123"

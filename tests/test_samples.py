@@ -23,7 +23,6 @@ from persian_tui.runs import (
 )
 from persian_tui.store import Store
 from persian_tui.store.db import migrate
-from persian_tui.store.schema import SCHEMA_VERSION
 
 
 def couplets(i):

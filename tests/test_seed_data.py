@@ -3,7 +3,6 @@
 from conftest import run_import as run
 
 
-
 def test_benchmark_dataset(store, seed):
     plan = run(store, seed / "benchmark_dataset.json")
     assert plan.counts["new"] == 41 and plan.counts["rejected"] == 0

@@ -1,8 +1,8 @@
 import sqlite3
 
 import pytest
-
 from conftest import make_question
+
 from persian_tui.store import Store, StoreError
 from persian_tui.store.db import migrate
 from persian_tui.store.schema import SCHEMA_VERSION

@@ -1,7 +1,12 @@
 import pytest
 
 from persian_tui.text import (
-    CoupletError, DuplicateIndex, couplet_key, match_key, normalize, split_couplet,
+    CoupletError,
+    DuplicateIndex,
+    couplet_key,
+    match_key,
+    normalize,
+    split_couplet,
     strip_option_label,
 )
 

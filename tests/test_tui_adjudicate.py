@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import tui_helpers
 from textual.widgets import Input, OptionList
+from tui_helpers import notices
 
 from persian_tui import bidi
 from persian_tui.models import Option, Question
@@ -16,8 +18,6 @@ from persian_tui.tui.screens.author import AuthorScreen
 from persian_tui.tui.screens.bank import BankScreen
 from persian_tui.tui.widgets.dialogs import ConfirmDialog, ReasonDialog
 from persian_tui.tui.widgets.lines_view import LinesView
-import tui_helpers
-from tui_helpers import notices
 
 SIZE = (120, 40)
 FLAG = "دو گزینه یکسان‌اند"

@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import tui_helpers
 from textual.widgets import Input, Select, TextArea
+from tui_helpers import notices
 
 from persian_tui import bidi
 from persian_tui.models import Option, Question
@@ -15,8 +17,6 @@ from persian_tui.tui.screens.author import AuthorScreen, parse_key, parse_tags
 from persian_tui.tui.screens.bank import BankScreen
 from persian_tui.tui.widgets.dialogs import ConfirmDialog
 from persian_tui.tui.widgets.lines_view import LinesView
-import tui_helpers
-from tui_helpers import notices
 
 SIZE = (120, 40)
 ZWNJ = "\u200c"
@@ -244,7 +244,7 @@ async def test_edit_an_existing_question_records_the_changes(db):
         key.focus()
         await pilot.pause()
         await pilot.press("3")  # focusing selects the old key: typing replaces it
-        await type_into(pilot, "m2-2", f" نو")
+        await type_into(pilot, "m2-2", " نو")
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert "saved q-love: key, options" in notes(app)
@@ -289,7 +289,7 @@ def test_parse_key_and_tags():
 async def test_saving_over_a_change_made_elsewhere_asks_first(db):
     app = make_app(db)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_author(pilot, "e")
+        await open_author(pilot, "e")
         with Store(db) as other:  # an adjudicator curates it meanwhile
             other.adjudicate("q-love", "maryam", "key", key=2, reason="بیت دوم")
         await type_into(pilot, "stem", "کدام بیت")

@@ -76,7 +76,8 @@ async def test_search_insert_with_provenance_and_warnings(db, size):
         assert uid and any(n.startswith(f"saved {uid}") for n in notes(app))
     with Store(db) as store:
         links = store.links([uid])[uid]
-        assert (links[2].method, links[2].couplet.poem, links[2].couplet.couplet) == ("chosen", "/khayyam/robaee/sh1", 0)
+        chosen = links[2]
+        assert (chosen.method, chosen.couplet.poem, chosen.couplet.couplet) == ("chosen", "/khayyam/robaee/sh1", 0)
         assert links[1].method == "chosen" and links[4].method == "hemistich"
 
 

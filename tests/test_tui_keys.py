@@ -6,14 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import tui_helpers
+from conftest import make_question
 from textual import events
 
-from conftest import make_question
 from persian_tui.store import Store
 from persian_tui.tui.app import PersianTUI
 from persian_tui.tui.screens.author import AuthorScreen
 from persian_tui.tui.screens.label import LabelScreen
-import tui_helpers
 
 SIZE = (120, 40)
 NAMES = {"/": "slash", "\t": "tab", "?": "question_mark", " ": "space"}

@@ -5,13 +5,13 @@ from __future__ import annotations
 import asyncio
 import re
 
+import tui_helpers
 from conftest import make_question
 from rich.segment import Segment
 from textual.color import Color
 
 from persian_tui.models import SourceRef
 from persian_tui.store import Store
-import tui_helpers
 from persian_tui.tui.safe_output import SHOW_CONTROLS
 
 ZWNJ = "\u200c"

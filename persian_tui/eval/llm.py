@@ -123,7 +123,7 @@ class LLMClient:
                 kind = "auth" if e.status_code in (401, 403) else \
                     "unavailable" if e.status_code in UNAVAILABLE_STATUSES else "status"
                 error = self._error(f"HTTP {e.status_code} from {self.shown_url}: {_message(e)}", kind)
-            except (asyncio.TimeoutError, openai.APITimeoutError) as e:
+            except (TimeoutError, openai.APITimeoutError) as e:
                 cause, retry = e, True
                 error = self._error(f"timeout: no complete reply from {self.shown_url} "
                                     f"within {self.timeout:g} s", "timeout")

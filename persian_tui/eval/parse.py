@@ -79,7 +79,7 @@ _DIGITS = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩０１２３４
                         "012345678901234567890123456789123451234512345")
 _CLEAN = str.maketrans({"*": "", "`": "", "#": " ", "_": " ", "ي": "ی", "ك": "ک", "ى": "ی",
                         "’": "'", "‘": "'", "“": '"', "”": '"', "\u200f": "", "\u200e": "",
-                        "\u0640": "", "\ufe0f": "", "✅": "", "✔": "", "✓": "", "☑": "", "\u20e3": ")", "\u00a0": " ", "\u202b": "",
+                        "\u0640": "", "\ufe0f": "", "✅": "", "✔": "", "✓": "", "☑": "", "\u20e3": ")", "\u00a0": " ", "\u202b": "",  # noqa: E501
                         "\u202a": "", "\u202c": "", "\u2067": "", "\u2066": "", "\u2069": ""})
 
 
@@ -143,13 +143,13 @@ _MENTION = re.compile(
     rf"stands|does|doesn't|seems|appears|would|has|fits|breaks|belongs)\b)))"
     rf"|(?P<faadj>{_W}(?P<j>{_alt(_FA_ADJ)}){_ZW}(?:بیت|گزینه))"
     rf"|(?P<fay>{_W}(?P<y>{_alt(_FA_Y)}){_E})"
-    rf"|(?P<numverb>(?i:\b(?P<nv>{_alt([*_EN_NUM, *_EN_ORD])})(?=\s+(?:is|was|would|seems|stands|differs|does|doesn't)\b)))"
+    rf"|(?P<numverb>(?i:\b(?P<nv>{_alt([*_EN_NUM, *_EN_ORD])})(?=\s+(?:is|was|would|seems|stands|differs|does|doesn't)\b)))"  # noqa: E501
     rf"|(?P<digit>(?<![\w.,/\-])[1-9](?![\w\u200c]|[.,][0-9])(?![ \t]*(?i:couplets|options|verses|lines|of\b))"
     rf"(?![ \t]*(?:بیت|گزینه|مصراع)))"
     rf"|(?P<letter>(?<=\()[A-Ea-e](?=\))|(?<![\w'])[B-D](?![\w'\u200c]))"
 )
 # after a mention: "or 4", "and 3", "/ 2" -> more than one option named
-_MORE = re.compile(rf"\s*(?:,|،|/|&|\bor\b|\band\b|(?<!\S)و(?!\S)|(?<!\S)یا(?!\S))\s*(?:(?:{_NOUN_EN}|{_NOUN_FA})\s*)?{_QO}"
+_MORE = re.compile(rf"\s*(?:,|،|/|&|\bor\b|\band\b|(?<!\S)و(?!\S)|(?<!\S)یا(?!\S))\s*(?:(?:{_NOUN_EN}|{_NOUN_FA})\s*)?{_QO}"  # noqa: E501
                    rf"(?:[0-9]{{1,2}}(?![0-9])|{_UPPER}|{_FA_LETTER}|{_WORD_VALUE})")
 
 
@@ -177,7 +177,7 @@ def _value_of(token: str, n: int = 4) -> tuple[int, str]:
 
 
 # a word right before an option that makes it the object of a comparison ("unlike 2", «با بیت اول»)
-_OBJ_WORDS = frozenset(["than", "like", "unlike", "from", "with", "to", "versus", "vs", "vs.", "except", "besides", "including", "against", "over", "between", "among", "با", "از", "به", "مانند", "مثل", "همانند", "همچون", "برخلاف", "خلاف", "جز", "بجز", "شبیه", "مشابه", "چون"])
+_OBJ_WORDS = frozenset(["than", "like", "unlike", "from", "with", "to", "versus", "vs", "vs.", "except", "besides", "including", "against", "over", "between", "among", "با", "از", "به", "مانند", "مثل", "همانند", "همچون", "برخلاف", "خلاف", "جز", "بجز", "شبیه", "مشابه", "چون"])  # noqa: E501
 
 
 def _is_object(before: str) -> bool:
@@ -192,8 +192,8 @@ def _is_object(before: str) -> bool:
 _LIST_JOIN = re.compile(r"^\s*(?:,|،|\band\b|\bor\b|و|یا|&)?\s*(?:and\s+)?$")
 
 
-_COUNT_BEFORE = re.compile(rf"(?:{_W}(?:دو|سه|چهار|همه|هر|تمام)|(?<![\w.])[2-4]|(?i:\b(?:two|three|four|all|the\s+other)))[ \t\u200c]+$")
-_PRONOUN = re.compile(r"(?i:(?:and\s+)?(?:so\s+)?(?:it|this|which|that|this\s+(?:one|couplet|option|verse)|the\s+latter))"
+_COUNT_BEFORE = re.compile(rf"(?:{_W}(?:دو|سه|چهار|همه|هر|تمام)|(?<![\w.])[2-4]|(?i:\b(?:two|three|four|all|the\s+other)))[ \t\u200c]+$")  # noqa: E501
+_PRONOUN = re.compile(r"(?i:(?:and\s+)?(?:so\s+)?(?:it|this|which|that|this\s+(?:one|couplet|option|verse)|the\s+latter))"  # noqa: E501
                       rf"|(?:و\s+)?(?:این|آن|که|این{_ZW}(?:بیت|گزینه)|این\s+(?:بیت|گزینه))")
 # what may stand between a pronoun and its predicate: «با بقیه», "from the others"
 _OBJ_PHRASE = re.compile(rf"(?:{_W}(?:با|از)\s+(?:بقیه|سایر|دیگر|سه|ابیات|بیت|گزینه|آن|همه)[^،,]*"
@@ -550,7 +550,8 @@ def _subject(doc: _Text, pred_start: int, persian: bool) -> _Mention | None:
         return None
     s, _ = doc.sentence(pred_start)
     if rest and s == cs:  # "This couplet ..." opening a sentence: the one option of the sentence before
-        before = [m for m in doc.between(max(doc.sentence(max(s - 1, 0))[0], s - _REACH), s) if m.end <= s and not m.obj]
+        start = max(doc.sentence(max(s - 1, 0))[0], s - _REACH)
+        before = [m for m in doc.between(start, s) if m.end <= s and not m.obj]
         if len({m.value for m in before}) == 1:
             return before[0]
     line_start = doc.t.rfind("\n", 0, pred_start) + 1
@@ -582,7 +583,7 @@ def _candidates(doc: _Text) -> list[_Cand]:
         if c:
             c.weak = c.weak or bool(re.search(r"(?i:could|might)", cop))
             out.append(c)
-    for i, rx in enumerate(_PREDICATES):
+    for _i, rx in enumerate(_PREDICATES):
         for m in rx.finditer(t):
             cop, core = m.group("cop") or "", m.group("core")
             persian = not core.isascii()
@@ -627,7 +628,8 @@ def _candidates(doc: _Text) -> list[_Cand]:
     for m in _CHOOSE_FA.finditer(t):
         if (m.group("cop") or "").startswith("ن"):
             continue
-        before = [x for x in doc.between(m.start() - 60, m.start()) if x.end <= m.start() and not t[x.end:m.start()].strip()]
+        before = [x for x in doc.between(m.start() - 60, m.start())
+                  if x.end <= m.start() and not t[x.end:m.start()].strip()]
         if before:
             subj = before[-1]
             ok, weak = _clause_ok(doc, subj.start)

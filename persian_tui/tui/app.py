@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import gc
-from dataclasses import dataclass
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from textual import events, work
@@ -18,8 +18,8 @@ from ..models import QueueScope
 from ..search import BankSearch
 from ..store import DatabaseError, Store, StoreError
 from .commands import BankCommands
-from .screens.bank import BankScreen
 from .safe_output import SHOW_CONTROLS
+from .screens.bank import BankScreen
 from .screens.help import HelpScreen
 
 RESOLVED_MODES = ("app", "terminal", "off")

@@ -8,7 +8,7 @@ keystroke would take a second; a page keeps a keystroke well under 100 ms.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from rich.cells import cell_len
 from rich.text import Text

@@ -3,7 +3,7 @@ RTL text is wrapped and reordered for the widget's current size."""
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from textual.content import Content
 from textual.geometry import Size

@@ -61,7 +61,7 @@ class ReviewFilters:
                 "category": "error_category"}[name]
         return [None, *sorted({getattr(j, attr) for j in rows if getattr(j, attr) is not None})]
 
-    def cycled(self, name: str, rows: list[JudgmentRow], step: int = 1) -> "ReviewFilters":
+    def cycled(self, name: str, rows: list[JudgmentRow], step: int = 1) -> ReviewFilters:
         values = self.choices(name, rows)
         current = getattr(self, name)
         i = values.index(current) if current in values else 0

@@ -18,12 +18,12 @@ from weakref import WeakKeyDictionary
 
 from textual.app import App
 from textual.message import Message
-from ..messages import RunProgressed, RunFailed  # noqa: F401 (re-exported)
 from textual.message_pump import MessagePump
 from textual.worker import Worker, get_current_worker
 
 from ...models import accuracy
 from ...runs import EmbedRunSpec, RunProgress
+from ..messages import RunFailed, RunProgressed  # noqa: F401 (re-exported)
 
 FINAL = ("done", "cancelled", "failed")
 INTERVAL = 0.1  # seconds between two progress messages of one job
@@ -53,7 +53,7 @@ class RunFigures:
         return accuracy(self.correct, self.scored, self.done, self.errors)
 
     @classmethod
-    def of(cls, job: "Job", p: RunProgress) -> "RunFigures":
+    def of(cls, job: Job, p: RunProgress) -> RunFigures:
         return cls(job.key, p.run_id, job.kind, job.model, p.total, p.done, p.correct, p.scored,
                    p.invalid, p.errors, p.rate, p.eta, p.status, p.message)
 
@@ -104,7 +104,7 @@ class Jobs:
                     None)
 
 
-_REGISTRY: "WeakKeyDictionary[App, Jobs]" = WeakKeyDictionary()
+_REGISTRY: WeakKeyDictionary[App, Jobs] = WeakKeyDictionary()
 
 
 def jobs_for(app: App) -> Jobs:
