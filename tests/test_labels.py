@@ -3,7 +3,7 @@
 import pytest
 from conftest import make_question
 
-from persian_tui.models import QueueScope
+from persian_tui.models import QueueScope, SourceRef
 
 
 @pytest.fixture
@@ -107,6 +107,10 @@ def test_queue_scopes(store):
     assert served(QueueScope(uids=("q-6", "q-2"))) == ["q-2", "q-6"]
     assert served(QueueScope(category="عشق", source="book")) == ["q-5"]
     assert store.progress("ali", target=1, scope=QueueScope(tag="hafez")).bank == 2
+    # a question also known by a "book" reference (a duplicate imported from the book) is in its scope
+    store.add_new_questions([], links=[("q-1", SourceRef("book", "99"))])
+    assert served(QueueScope(source="book")) == ["q-1", "q-4", "q-5", "q-6"]
+    assert served(QueueScope(source="exam")) == ["q-1", "q-2", "q-3"]
     with pytest.raises(ValueError, match="queue mode"):
         store.claim_next("ali", mode="random")
 

@@ -228,8 +228,10 @@ def _scope_where(scope: QueueScope | None) -> tuple[str, tuple]:
         where.append("q.category = ?")
         params.append(scope.category)
     if scope.source:
-        where.append("q.source_name = ?")
-        params.append(scope.source)
+        # any of the question's references (a question imported from several sources is in each)
+        where.append("(q.source_name = ? OR EXISTS (SELECT 1 FROM question_sources s "
+                     "WHERE s.question_id = q.id AND s.source_name = ?))")
+        params += [scope.source, scope.source]
     if scope.uids:
         where.append(f"q.uid IN ({','.join('?' * len(scope.uids))})")
         params += scope.uids
