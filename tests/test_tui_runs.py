@@ -504,25 +504,41 @@ async def test_a_run_without_one_usable_answer_opens_with_dashes(db):
 
 
 async def test_detail_updates_live_while_the_run_goes(db, monkeypatch):
+    """The open detail screen shows rows as they come (never r). The server answers only the
+    replies the test releases, so the half-done state holds until it has been seen."""
+    import threading
+
     from persian_tui.tui.screens import run_detail
 
     monkeypatch.setattr(run_detail, "LIVE_EVERY", 0.1)
+    released = threading.Semaphore(0)
+
+    def held(body, n):
+        released.acquire(timeout=60)
+        return answer(delay=0)(body, n)
+
+    async def until(predicate) -> bool:
+        for _ in range(1200):  # an upper bound for failing, not a timing: it ends when true
+            if predicate():
+                return True
+            await pilot.pause(0.05)
+        return predicate()
+
     app = make_app(db)
-    with LLMServer(answer(delay=0.2)) as server:
+    with LLMServer(held) as server:
         async with app.run_test(size=SIZE) as pilot:
             await open_runs(pilot)
             await launch_llm(pilot, server.url, concurrency="1")
             await pilot.press("enter")
             detail = app.screen
             assert isinstance(detail, RunDetailScreen)
-            sizes = set()
-            for _ in range(500):  # never r: the screen reloads by itself
-                await pilot.pause(0.02)
-                sizes.add(len(detail.shown))
-                if len(detail.shown) == N and detail.run.status == "done":
-                    break
-            assert len(detail.shown) == N and detail.run.status == "done"
-            assert len(sizes - {0, N}) >= 1, sizes  # rows came in while it ran
+            for _ in range(3):
+                released.release()
+            assert await until(lambda: len(detail.shown) == 3), len(detail.shown)
+            assert detail.run.status == "running"  # rows came in while it ran
+            for _ in range(N - 3):
+                released.release()
+            assert await until(lambda: len(detail.shown) == N and detail.run.status == "done")
             await settle(pilot)
 
 

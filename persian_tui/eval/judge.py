@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from ..models import Prediction, Question
 
 VERDICTS = ("sound", "flawed", "key_problem")
-JUDGE_VERSION = "judge/v2"  # v2: judged text quoted line by line inside the fences
+JUDGE_VERSION = "judge/v3"  # v2: judged text quoted line by line inside the fences; v3: bank text on one line
 
 # name, Persian label, English label, Persian description, English description, example
 DEFAULT_TAXONOMY = [
@@ -95,14 +95,20 @@ def fence(text: str) -> str:
     return "<<<\n" + "\n".join("│ " + line for line in lines) + "\n>>>"
 
 
+def one_line(text: str) -> str:
+    """Bank text (stem, hemistichs, explanation) on one line: an imported question cannot
+    start a line of the prompt ("Key (the outlier): 2") either."""
+    return _LINE_BREAKS.sub(" ", text)
+
+
 def render_judge(q: Question, p: Prediction, categories: list[str]) -> JudgePrompt:
-    options = "\n".join(f"{o.position}. {o.mesra1} - {o.mesra2}"
+    options = "\n".join(f"{o.position}. {one_line(o.mesra1)} - {one_line(o.mesra2)}"
                         for o in sorted(q.options, key=lambda o: o.position))
     answer = p.predicted if p.predicted is not None else f"no usable answer ({p.parse_status})"
-    parts = [f"Question: {q.stem or 'Which couplet differs in meaning from the others?'}",
+    parts = [f"Question: {one_line(q.stem or 'Which couplet differs in meaning from the others?')}",
              f"Options:\n{options}", f"Key (the outlier): {q.key}"]
     if q.explanation:
-        parts.append(f"Explanation: {q.explanation}")
+        parts.append(f"Explanation: {one_line(q.explanation)}")
     parts.append(f"Model's answer: {answer}")
     if p.permutation and list(p.permutation) != [1, 2, 3, 4]:
         parts.append(f"(The model saw the options in the order {p.permutation}; its answer is "
