@@ -202,6 +202,14 @@ class Run:
     reason: str | None = None  # why it ended failed/cancelled (secrets redacted)
     archived: bool = False  # hidden from lists and default reports
 
+    @property
+    def label(self) -> str:
+        """The model, with what else tells runs of it apart in a list: samples per question
+        ("×3") and the release it was run on ("@v1.0")."""
+        k = int(self.params.get("samples") or 1)
+        release = self.params.get("release")
+        return self.model + (f" ×{k}" if k > 1 else "") + (f" @{release}" if release else "")
+
 
 @dataclass
 class Prediction:

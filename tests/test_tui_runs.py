@@ -707,3 +707,15 @@ def test_runs_snapshot(db, snap_compare):
         await settle(pilot)
 
     assert snap_compare(make_app(db), terminal_size=SIZE, run_before=run_before)
+
+
+def test_runs_table_tells_sampled_and_release_runs_apart():
+    """A run asked 3 times per question on release v1 reads "m ×3 @v1" in the model column."""
+    from persian_tui.models import Run, RunSummary
+    from persian_tui.tui.screens.runs import summary_cells
+
+    run = Run(id=1, kind="llm", model="m", params={"samples": 3, "release": "v1"}, status="done", total=6,
+              created_at="2026-01-01T00:00:00Z")
+    assert summary_cells(RunSummary(run, done=6, correct=3, scored=6, invalid=0, errors=0), None)["model"] == "m ×3 @v1"
+    run.params = {}
+    assert summary_cells(RunSummary(run, done=6, correct=3, scored=6, invalid=0, errors=0), None)["model"] == "m"
