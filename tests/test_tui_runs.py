@@ -719,3 +719,36 @@ def test_runs_table_tells_sampled_and_release_runs_apart():
     assert summary_cells(RunSummary(run, done=6, correct=3, scored=6, invalid=0, errors=0), None)["model"] == "m ×3 @v1"
     run.params = {}
     assert summary_cells(RunSummary(run, done=6, correct=3, scored=6, invalid=0, errors=0), None)["model"] == "m"
+
+
+async def test_resume_at_another_base_url(db):
+    """A run launched at an endpoint that refuses it fails; U resumes it at another base URL
+    (typed into a dialog), which the run's history records; a URL that is not one is refused."""
+
+    def refuse(body, n):
+        return Reply(401, {"error": {"message": "invalid key"}})
+
+    app = make_app(db)
+    with LLMServer(refuse) as down, LLMServer(answer(delay=0)) as up:
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await open_runs(pilot)
+            await launch_llm(pilot, down.url, concurrency="1")
+            await settle(pilot)
+            assert cell(screen, 1, "status") == "failed"
+            await pilot.press("U")
+            await pilot.pause()
+            app.screen.query_one("#reason", Input).value = "ftp://elsewhere"
+            await pilot.press("enter")
+            await pilot.pause()
+            assert any("base URL must be an http(s) URL" in n for n in tui_helpers.notices(app))
+            await pilot.press("U")
+            await pilot.pause()
+            app.screen.query_one("#reason", Input).value = up.url
+            await pilot.press("enter")
+            await settle(pilot)
+            await tui_helpers.wait_for(pilot, lambda: cell(screen, 1, "status") == "done", "run 1 done")
+    with Store(db) as store:
+        assert [p.parse_status for p in store.predictions(1)] == ["ok"] * N
+        events = [(h["event"], h["detail"]) for h in store.run_history(1)]
+        assert ("resume-overrides", {"base_url": up.url}) in events
+        assert len(up.requests) == N

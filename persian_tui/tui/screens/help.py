@@ -26,7 +26,7 @@ KEYS = [
     ("n / e", "new question / edit the selected one"),
     ("a", "adjudicate: disagreements, flags, bulk accept"),
     ("g", "agreement: kappas, alpha, accuracy against the key"),
-    ("m", "runs: n new, c cancel, u resume, e retry errors, Enter predictions (w wrong, i invalid)"),
+    ("m", "runs: n new, c cancel, u resume (U at a new URL), e retry errors, Enter its answers"),
     ("v", "review the LLM judge's verdicts and error categories (t: the taxonomy)"),
     ("p", "report: leaderboard with intervals, paired tests, breakdowns, position bias"),
     ("Ctrl+P", "command palette"),

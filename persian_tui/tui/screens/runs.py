@@ -11,10 +11,20 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Button, DataTable, Static
 
-from ... import display
+from ... import display, redact
 from ...models import RunSummary, accuracy
-from ...runs import EmbedRunSpec, JudgeRunSpec, RunError, create_embedding_run, create_judge_run, create_llm_run
+from ...runs import (
+    EmbedRunSpec,
+    JudgeRunSpec,
+    RunError,
+    create_embedding_run,
+    create_judge_run,
+    create_llm_run,
+    resume_overrides,
+)
+from ...specs import check_base_url
 from ...store import LeaseHeld, StoreError
+from ..widgets.dialogs import ReasonDialog
 from ..widgets.key_bar import KeyBar
 from ..widgets.run_form import RunForm, Spec
 from ..widgets.run_jobs import FINAL, Job, RunFailed, RunFigures, RunProgressed, jobs_for, start_embedding, start_llm
@@ -79,6 +89,7 @@ class RunsScreen(Screen):
         Binding("enter", "open", "Predictions", priority=True),
         Binding("c", "cancel_run", "Cancel"),
         Binding("u", "resume", "Resume"),
+        Binding("U", "resume_elsewhere", "Resume at…"),
         Binding("e", "retry_errors", "Retry errors"),
         Binding("r", "reload", "Reload"),
         Binding("a", "archive", "Archive"),
@@ -298,29 +309,66 @@ class RunsScreen(Screen):
         if job.run_id in self.summaries and job.figures is not None:
             self._update_row(job.figures, job)
 
-    def _resume(self, retry_errors: bool) -> None:
+    def _resumable(self, retry_errors: bool) -> RunSummary | None:
+        """The selected run when it can be resumed now, else None (the user is told why)."""
         s = self.summaries.get(self.selected_id)
         if s is None:
             self.notify("no run selected", timeout=2)
-            return
+            return None
         r = s.run
         if r.kind not in ("llm", "paraphrase", "judge"):
             self.notify(f"run {r.id} is an {r.kind} run: only LLM, paraphrase and judge runs resume "
                         "(an embedding run is quick to launch again with n)", timeout=4)
-            return
+            return None
         if self.jobs.for_run(r.id):
             self.notify(f"run {r.id} is in progress already", timeout=3)
-            return
+            return None
         if retry_errors and not s.errors:
             self.notify(f"run {r.id} has no API errors to retry", timeout=3)
-            return
+            return None
         if not retry_errors and r.status == "done" and s.done >= r.total:
             self.notify(f"run {r.id} is complete (e asks its API errors again)", timeout=3)
+            return None
+        return s
+
+    def _resume(self, retry_errors: bool, overrides: dict | None = None) -> None:
+        s = self._resumable(retry_errors)
+        if s is None:
             return
-        job = start_llm(self.app, r.id, r.model, retry_errors=retry_errors, kind=r.kind)
+        r = s.run
+        job = start_llm(self.app, r.id, r.model, retry_errors=retry_errors, kind=r.kind, overrides=overrides)
         self.panel_job = job.key
-        self.notify(f"run {r.id}: {'retrying its API errors' if retry_errors else 'resuming'}", timeout=3)
+        where = f" at {redact.url(overrides['base_url'])}" if overrides and overrides.get("base_url") else ""
+        self.notify(f"run {r.id}: {'retrying its API errors' if retry_errors else 'resuming'}{where}", timeout=3)
         self.reload()
+
+    def action_resume_elsewhere(self) -> None:
+        """Resume the selected run at another base URL (a run started with a wrong one, an
+        endpoint that moved), asking its API errors again too: only how it is reached changes,
+        recorded in the run's history."""
+        s = self._resumable(False)
+        if s is None:
+            return
+        run = s.run
+
+        def chosen(url: str | None) -> None:
+            if not url:
+                return
+            try:
+                url = check_base_url(url)
+                changes = resume_overrides(self.store, run, {"base_url": url})
+            except ValueError as e:  # the URL itself
+                self.notify(f"base URL {e}", severity="error", timeout=6)
+                return
+            except (RunError, StoreError) as e:
+                self.notify(display.line(str(e)), severity="error", timeout=6)
+                return
+            # at the new endpoint, what failed at the old one is asked again too
+            self._resume(bool(s.errors), {**changes, "base_url": url})
+
+        stored = redact.url(run.params.get("base_url") or "") or "none"
+        self.app.push_screen(ReasonDialog(f"Resume run {run.id} at another base URL (now {stored})",
+                                          required=True, what="base URL"), chosen)
 
     def action_resume(self) -> None:
         self._resume(False)

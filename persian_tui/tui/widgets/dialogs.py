@@ -53,14 +53,15 @@ class ReasonDialog(ModalScreen["str | None"]):
     DEFAULT_CSS = _BOX.replace("{name}", "ReasonDialog")
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, title: str, *, required: bool) -> None:
+    def __init__(self, title: str, *, required: bool, what: str = "reason") -> None:
         super().__init__()
         self.title_text = title
         self.required = required
+        self.what = what  # the word for what is asked: "reason", "base URL"
 
     def compose(self) -> ComposeResult:
         hint = "Enter: confirm   Escape: cancel"
-        placeholder = "reason (required)" if self.required else "reason (optional)"
+        placeholder = f"{self.what} (required)" if self.required else f"{self.what} (optional)"
         with Vertical():
             yield Static(self.title_text, id="reason-title", markup=False)
             yield PersianInput(placeholder=placeholder, id="reason")
@@ -80,7 +81,7 @@ class ReasonDialog(ModalScreen["str | None"]):
         event.stop()
         reason = nfc(event.value)
         if self.required and not reason:
-            self.query_one("#reason-error", Static).update("a reason is required")
+            self.query_one("#reason-error", Static).update(f"a {self.what} is required")
             return
         self.dismiss(reason)
 
