@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -29,7 +28,6 @@ MAX_FILE = 20 * 1024 * 1024  # a poem file larger than this is not a poem
 MAX_HEMISTICH = 1000  # characters; the longest hemistichs of the export have about 100
 MAX_COUPLETS = 1_000_000  # a CoupletIndex beyond this is not an index
 MAX_ID = 2**63 - 1  # SQLite's largest integer
-_SURROGATE = re.compile("[\ud800-\udfff]")  # JSON's \ud800 escapes decode to unpaired surrogates
 
 # Positions of verses: Right/Left are the two hemistichs of a couplet; a band's centred verses
 # pair up the same way. Paragraphs (prose) and comments are not verse.
@@ -117,13 +115,6 @@ def _load(path: Path) -> dict:
     return data
 
 
-def _text(value: str, path: Path, what: str) -> str:
-    """A string of the file as stored text (NFC); one that cannot be text is refused."""
-    if _SURROGATE.search(value):
-        raise InputError(f"{path}: {what} has an unpaired surrogate (a \\ud800-\\udfff escape)")
-    return nfc(value)
-
-
 def _str(d: dict, name: str, path: Path, *, required: bool = False) -> str | None:
     value = d.get(name)
     if value is None:
@@ -132,7 +123,7 @@ def _str(d: dict, name: str, path: Path, *, required: bool = False) -> str | Non
         return None
     if not isinstance(value, str):
         raise InputError(f"{path}: {name!r} must be a string, not {type(value).__name__}")
-    return _text(value, path, repr(name))
+    return nfc(value)  # stored text; parse_json already refused lone surrogates
 
 
 def _id(d: dict, path: Path) -> int | None:
@@ -190,7 +181,7 @@ def read_poem(path: Path, poet_slug: str) -> CorpusPoem:
         slot = 0 if pos in _FIRST else 1
         if pair[slot]:
             raise InputError(f"{path}: couplet {index} has two {'first' if slot == 0 else 'second'} hemistichs")
-        pair[slot] = _text(text, path, f"verse {n}")
+        pair[slot] = nfc(text)
     couplets = [(i, a, b, corpus_key(a), corpus_key(b)) for i, (a, b) in sorted(halves.items())]
     title = _str(d, "Title", path) or ""
     rhyme = _str(d, "RhymeLetters", path)
