@@ -304,3 +304,10 @@ async def test_item_flags_feed_the_queue_with_their_evidence(tmp_path):
         await pilot.pause()
         text = " ".join(detail(app).split())
         assert "item analysis suspect_key: 3 of 3 strong runs chose 3, not the key 1; 3 of 3 runs in all" in text
+        await pilot.press("A")  # bulk accept takes the one agreeing question, never the flagged one
+        await pilot.pause()
+        assert "1 question(s)" in str(app.screen.query_one("#confirm-message").render())
+        await pilot.press("y")
+        await pilot.pause()
+    with Store(path) as s:
+        assert s.get_question("q-d").status != "curated" and s.get_question("q-e").status == "curated"

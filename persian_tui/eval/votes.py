@@ -73,14 +73,16 @@ def item_votes(store: Store, questions: list[Question] | None = None,
                       item_flags.get(q.uid, {})) for q in questions]
 
 
-def adjudication_queue(store: Store, item_flags: dict[str, dict[str, str]] | None = None) -> list[ItemVotes]:
+def adjudication_queue(store: Store, item_flags: dict[str, dict[str, str]] | None = None,
+                       votes: list[ItemVotes] | None = None) -> list[ItemVotes]:
     """Open questions (not curated/retired) whose labels need a decision, or that the item
-    analysis flags (`item_flags`, eval/items.queue_flags)."""
-    return [v for v in item_votes(store, item_flags=item_flags)
-            if v.status not in ("curated", "retired") and v.needs_adjudication]
+    analysis flags (`item_flags`, eval/items.queue_flags); `votes`: item_votes already read."""
+    votes = votes if votes is not None else item_votes(store, item_flags=item_flags)
+    return [v for v in votes if v.status not in ("curated", "retired") and v.needs_adjudication]
 
 
-def bulk_acceptable(store: Store, item_flags: dict[str, dict[str, str]] | None = None) -> list[ItemVotes]:
+def bulk_acceptable(store: Store, item_flags: dict[str, dict[str, str]] | None = None,
+                    votes: list[ItemVotes] | None = None) -> list[ItemVotes]:
     """Open questions whose labels all agree with the key (and that no item flag questions)."""
-    return [v for v in item_votes(store, item_flags=item_flags)
-            if v.status not in ("curated", "retired") and v.acceptable]
+    votes = votes if votes is not None else item_votes(store, item_flags=item_flags)
+    return [v for v in votes if v.status not in ("curated", "retired") and v.acceptable]

@@ -15,7 +15,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from ... import bidi
-from ...eval.votes import ItemVotes, adjudication_queue, bulk_acceptable
+from ...eval.votes import ItemVotes, adjudication_queue, bulk_acceptable, item_votes
 from ...models import Question
 from ..render import GUTTER, LABEL, Line, couplet_lines, fa
 from ..widgets.dialogs import ConfirmDialog, ReasonDialog
@@ -232,8 +232,9 @@ class AdjudicationScreen(AppState, Screen[None]):
 
         if flags or self.item_flags is None:
             self.item_flags = queue_flags(self.store)
-        self.items = adjudication_queue(self.store, self.item_flags)
-        self.bulk = len(bulk_acceptable(self.store, self.item_flags))
+        votes = item_votes(self.store, item_flags=self.item_flags)  # read once for both lists
+        self.items = adjudication_queue(self.store, votes=votes)
+        self.bulk = len(bulk_acceptable(self.store, votes=votes))
         queue = self.query_one("#adj-queue", OptionList)
         queue.clear_options()
         queue.add_options([Option(queue_entry(i), id=i.uid) for i in self.items])
@@ -339,7 +340,7 @@ class AdjudicationScreen(AppState, Screen[None]):
                       lambda reason: self._decide(q.uid, "retire", None, reason))
 
     def action_bulk_accept(self) -> None:
-        items = bulk_acceptable(self.store)
+        items = bulk_acceptable(self.store, self.item_flags)  # flagged questions are never bulk-accepted
         if not items:
             self.notify("no question has labels that all agree with its key", timeout=3)
             return
