@@ -83,3 +83,11 @@ class SafeStream:
 
     def __getattr__(self, name):
         return getattr(self.raw, name)
+
+
+MISSING = "—"  # how every view shows a figure that does not exist (no answer, nothing to divide)
+
+
+def figure(value, fmt: str = "{}") -> str:
+    """A figure formatted with `fmt`, or MISSING when it is None."""
+    return MISSING if value is None else fmt.format(value)

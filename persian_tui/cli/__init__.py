@@ -123,9 +123,6 @@ def cmd_import_labels(args) -> int:
     return 0
 
 
-def _fmt(x: float | None) -> str:
-    return "—" if x is None else f"{x:.3f}"
-
 
 def cmd_agreement(args) -> int:
     import json
@@ -140,15 +137,15 @@ def cmd_agreement(args) -> int:
     for a in report:
         print(f"== {a.scope}: {a.items} questions, {a.labelled} labelled, {a.multi} with 2+ votes; "
               f"majority agrees with key {a.majority_agrees}, disagrees {a.majority_disagrees}")
-        print(f"   Cohen's kappa (mean of pairs) {_fmt(a.cohen_mean)}   "
-              f"Fleiss' kappa {_fmt(a.fleiss)} (n={a.fleiss_items})   "
-              f"Krippendorff's alpha {_fmt(a.alpha)} (n={a.alpha_items})")
+        print(f"   Cohen's kappa (mean of pairs) {display.figure(a.cohen_mean, '{:.3f}')}   "
+              f"Fleiss' kappa {display.figure(a.fleiss, '{:.3f}')} (n={a.fleiss_items})   "
+              f"Krippendorff's alpha {display.figure(a.alpha, '{:.3f}')} (n={a.alpha_items})")
         for p in a.cohen_pairs:
-            print(f"   kappa {p['a']} ~ {p['b']}: {_fmt(p['kappa'])} (n={p['items']})")
+            print(f"   kappa {p['a']} ~ {p['b']}: {display.figure(p['kappa'], '{:.3f}')} (n={p['items']})")
         for acc in a.annotators:
             ci = f" [{acc.low:.2f}, {acc.high:.2f}]" if acc.low is not None else ""
             print(f"   accuracy vs key {acc.annotator}: {acc.correct}/{acc.total} "
-                  f"= {_fmt(acc.accuracy)}{ci}")
+                  f"= {display.figure(acc.accuracy, '{:.3f}')}{ci}")
     return 0
 
 

@@ -17,8 +17,6 @@ from pydantic import ValidationError
 from .. import display, redact
 from ..store import LeaseHeld
 
-MISSING = "—"
-
 
 class UserError(Exception):
     """Ends the command with a one-line message and exit status 1 (caught by cli.main)."""
@@ -67,7 +65,7 @@ class ProgressPrinter:
         if p.status == "running" and now - self.last < (0.2 if self.tty else 5):
             return
         self.last = now
-        acc = f"{p.accuracy:.1%}" if p.accuracy is not None else MISSING
+        acc = f"{p.accuracy:.1%}" if p.accuracy is not None else display.MISSING
         eta = f", ETA {p.eta:.0f}s" if p.eta and p.status == "running" else ""
         line = display.line(f"run {p.run_id}: {p.done}/{p.total} done, accuracy {acc}, "
                             f"invalid {p.invalid}, errors {p.errors}, {p.rate:.1f}/s{eta} {p.message}")
@@ -80,7 +78,7 @@ def finish(p, what: str = "predictions") -> int:
     """The closing line: status, counts, errors prominently; exit 0 only for `done`."""
     if sys.stderr.isatty():
         print(file=sys.stderr)
-    acc = f"{p.accuracy:.1%} ({p.correct}/{p.scored})" if p.accuracy is not None else MISSING
+    acc = f"{p.accuracy:.1%} ({p.correct}/{p.scored})" if p.accuracy is not None else display.MISSING
     print(f"run {p.run_id} {p.status}: {p.done}/{p.total} {what}, accuracy {acc}, "
           f"invalid {p.invalid}, api errors {p.errors}")
     if p.status == "failed":
@@ -198,10 +196,6 @@ def cmd_judge(args) -> int:
     return finish(progress, "judged")
 
 
-def figure(value, fmt: str = "{}") -> str:
-    """A figure, or "—" when it is missing."""
-    return MISSING if value is None else fmt.format(value)
-
 
 def cmd_runs(args) -> int:
     action = getattr(args, "action", None) or "list"
@@ -241,11 +235,11 @@ def _list_runs(args) -> int:
     if not rows:
         print("no runs yet" if args.all else "no runs (archived ones: runs --all)")
     for s in rows:
-        acc = figure(s.accuracy, "{:.1%}")
+        acc = display.figure(s.accuracy, "{:.1%}")
         status = s.run.status + (" (archived)" if s.run.archived else "")
         k = int(s.run.params.get("samples") or 1)
         print(f"{s.run.id:>4}  {s.run.kind:<10} {status:<9} {s.done:>5}/{s.run.total:<5} "
-              f"acc {acc:>6}  invalid {figure(s.invalid):<4} errors {figure(s.errors):<4} {s.run.model}"
+              f"acc {acc:>6}  invalid {display.figure(s.invalid):<4} errors {display.figure(s.errors):<4} {s.run.model}"
               + (f"  ×{k} samples (acc: mean of samples)" if k > 1 else "")
               + (f"  release {s.run.params['release']}" if s.run.params.get("release") else "")
               + (f"  ({s.run.reason})" if s.run.reason and s.run.status == "failed" else ""))

@@ -22,6 +22,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..display import figure
 from ..models import Question, Release, ReleaseItem, release_digest
 from ..store import Store
 from . import files, jsonl
@@ -78,10 +79,6 @@ def _table(header: list[str], rows: list[list]) -> list[str]:
 def _counts(title: str, values: list[str]) -> list[str]:
     rows = sorted(Counter(values).items(), key=lambda kv: (-kv[1], kv[0]))
     return ["", f"### By {title}", ""] + _table([title, "questions"], [[k, n] for k, n in rows])
-
-
-def _f(x: float | None, fmt: str = "{:.3f}") -> str:
-    return "—" if x is None else fmt.format(x)
 
 
 @dataclass
@@ -166,8 +163,9 @@ def datasheet(store: Store, release: Release, board: list[_Board], license_id: s
             f"- labelled questions: {a.labelled} of {a.items}; with two or more votes: {a.multi}",
             f"- annotators: {len(a.annotators)}",
             f"- majority agrees with the key: {a.majority_agrees}; disagrees: {a.majority_disagrees}",
-            f"- Fleiss' kappa: {_f(a.fleiss)} (n={a.fleiss_items}); Krippendorff's alpha: {_f(a.alpha)} "
-            f"(n={a.alpha_items}); mean Cohen's kappa over pairs: {_f(a.cohen_mean)}"]
+            f"- Fleiss' kappa: {figure(a.fleiss, '{:.3f}')} (n={a.fleiss_items}); "
+            f"Krippendorff's alpha: {figure(a.alpha, '{:.3f}')} "
+            f"(n={a.alpha_items}); mean Cohen's kappa over pairs: {figure(a.cohen_mean, '{:.3f}')}"]
 
     run_ids = [b.run_id for b in board]
     items = item_analysis(store, questions, run_ids)
@@ -180,8 +178,9 @@ def datasheet(store: Store, release: Release, board: list[_Board], license_id: s
         out += ["Each run on the release's keyed questions it answered, against the frozen keys; "
                 "a run asked several times counts with its majority vote. Wilson 95 % intervals.", ""]
         out += _table(["rank", "run", "model", "kind", "accuracy", "95 % interval", "answered", "run on this release"],
-                      [[i, f"#{b.run_id}", b.model, b.kind, _f(b.accuracy, "{:.1%}"),
-                        f"{_f(b.low, '{:.1%}')}–{_f(b.high, '{:.1%}')}", b.answered, "yes" if b.on_release else "no"]
+                      [[i, f"#{b.run_id}", b.model, b.kind, figure(b.accuracy, "{:.1%}"),
+                        f"{figure(b.low, '{:.1%}')}–{figure(b.high, '{:.1%}')}", b.answered,
+                        "yes" if b.on_release else "no"]
                        for i, b in enumerate(board, 1)])
     else:
         out.append("No runs were chosen (`persian-tui release NAME --runs 1,2,...`).")

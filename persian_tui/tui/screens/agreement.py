@@ -9,7 +9,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from ... import bidi
+from ... import bidi, display
 from ...eval.agreement import agreement_report
 from ..widgets.key_bar import KeyBar
 
@@ -19,9 +19,6 @@ SCOPE_COLUMNS = [("scope", "scope"), ("items", "items"), ("labelled", "lab."), (
                  ("Fleiss κ (n)", "Fleiss (n)"), ("Krippendorff α (n)", "α (n)")]
 NARROW_BELOW = 100
 
-
-def _f(x: float | None) -> str:
-    return "—" if x is None else f"{x:.3f}"
 
 
 class AgreementScreen(Screen):
@@ -66,8 +63,9 @@ class AgreementScreen(Screen):
         scopes.add_columns(*(short if narrow else wide for wide, short in SCOPE_COLUMNS))
         for a in report:
             scopes.add_row(bidi.display_line(a.scope, scope_width, mode), a.items, a.labelled, a.multi,
-                           a.majority_agrees, a.majority_disagrees, _f(a.cohen_mean),
-                           f"{_f(a.fleiss)} ({a.fleiss_items})", f"{_f(a.alpha)} ({a.alpha_items})")
+                           a.majority_agrees, a.majority_disagrees, display.figure(a.cohen_mean, "{:.3f}"),
+                           f"{display.figure(a.fleiss, '{:.3f}')} ({a.fleiss_items})",
+                           f"{display.figure(a.alpha, '{:.3f}')} ({a.alpha_items})")
         pairs = self.query_one("#pairs", DataTable)
         pairs.clear(columns=True)
         pairs.add_columns("annotator", "annotator", "Cohen κ", "n")
@@ -75,11 +73,11 @@ class AgreementScreen(Screen):
         for p in (overall.cohen_pairs if overall else []):
             # undefined (one category only, or no item in common): "—", never a made-up 1.00
             pairs.add_row(bidi.display_line(p["a"], 24, mode), bidi.display_line(p["b"], 24, mode),
-                          _f(p["kappa"]), p["items"])
+                          display.figure(p["kappa"], "{:.3f}"), p["items"])
         people = self.query_one("#people", DataTable)
         people.clear(columns=True)
         people.add_columns("annotator", "correct", "answered", "accuracy", "95 % interval")
         for acc in (overall.annotators if overall else []):
             ci = f"{acc.low:.2f}–{acc.high:.2f}" if acc.low is not None else "—"
             people.add_row(bidi.display_line(acc.annotator, 24, mode), acc.correct, acc.total,
-                           _f(acc.accuracy), ci)
+                           display.figure(acc.accuracy, "{:.3f}"), ci)

@@ -12,9 +12,6 @@ from ...eval.items import ItemRow
 FLAG_STYLE = {"suspect_key": "bold red", "low_agreement": "yellow", "too_hard": "magenta", "too_easy": "dim"}
 
 
-def _f(x: float | None) -> str:
-    return "—" if x is None else f"{x:.2f}"
-
 
 def _cut(text: str, width: int) -> str:
     text = display.line(text)  # uids and evidence come from data
@@ -37,9 +34,9 @@ def fill_items(table: DataTable, note: Static, rows: list[ItemRow]) -> None:
     for r in rows:
         flags = Text(", ".join(r.flags) or "—", style=FLAG_STYLE.get(r.flags[0], "") if r.flags else "dim",
                      no_wrap=True)
-        table.add_row(_cut(r.uid, 18), flags, Text(_f(r.runs.difficulty), justify="right"),
-                      Text(_f(r.runs.discrimination), justify="right"),
-                      Text(_f(r.humans.difficulty), justify="right"),
+        table.add_row(_cut(r.uid, 18), flags, Text(display.figure(r.runs.difficulty, "{:.2f}"), justify="right"),
+                      Text(display.figure(r.runs.discrimination, "{:.2f}"), justify="right"),
+                      Text(display.figure(r.humans.difficulty, "{:.2f}"), justify="right"),
                       _cut(r.evidence[r.flags[0]], 70) if r.flags else "", key=r.uid)
     counts = {f: sum(f in r.flags for r in rows) for f in FLAG_STYLE}
     note.update(f"{len(rows)} keyed question(s), most serious flag first: "
