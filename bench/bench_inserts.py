@@ -21,7 +21,7 @@ from generate import write_bank  # noqa: E402
 
 from persian_tui.io import jsonl  # noqa: E402
 from persian_tui.store import Store  # noqa: E402
-from persian_tui.store.questions import Prepared, _rows_of  # noqa: E402
+from persian_tui.store.rows import Prepared, prepare  # noqa: E402
 
 
 def insert_all(store: Store, rows: list[Prepared]) -> None:
@@ -51,7 +51,7 @@ def main() -> None:
     write_bank(folder / "bank.jsonl", n)
     questions = [jsonl.from_record(json.loads(line))
                  for line in (folder / "bank.jsonl").read_text("utf-8").split("\n") if line]
-    rows = [_rows_of(q) for q in questions]  # normalized once, outside the timing
+    rows = [prepare(q) for q in questions]  # normalized once, outside the timing
     print(f"{n} questions (+{4 * n} options, {n} references) in one transaction, best of 3 (alternating)")
     times: dict[str, list[float]] = {"insert_many": [], "insert_all": []}
     for i in range(3):

@@ -319,7 +319,7 @@ def test_malformed_poet_file_skips_that_poet_only(store, tmp_path):
 
 
 def test_a_busy_database_does_not_undo_a_save(corpus, monkeypatch):
-    from persian_tui.store.db import StoreBusy
+    from persian_tui.store import StoreBusy
 
     def busy(*a, **k):
         raise StoreBusy("busy")

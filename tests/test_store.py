@@ -3,6 +3,7 @@ import sqlite3
 import pytest
 from conftest import make_question
 
+from persian_tui.search import BankSearch
 from persian_tui.store import Store, StoreError
 from persian_tui.store.db import migrate
 from persian_tui.store.schema import SCHEMA_VERSION
@@ -53,8 +54,8 @@ def test_stored_text_is_exact(store):
     q = store.get_question("q-1")
     assert (q.options[0].mesra1, q.options[0].mesra2) == couplets[0]
     # search is normalized: Persian ک finds the Arabic ك that was stored, diacritics ignored
-    assert [r.uid for r in store.question_rows("کجاست")] == ["q-1"]
-    assert [r.uid for r in store.question_rows("خدا")] == ["q-1"]
+    assert BankSearch(store).uids("کجاست") == ["q-1"]
+    assert BankSearch(store).uids("خدا") == ["q-1"]
 
 
 def test_add_questions_is_all_or_nothing(store):
@@ -65,15 +66,13 @@ def test_add_questions_is_all_or_nothing(store):
     assert store.counts().total == 0
 
 
-def test_question_rows_filters(store):
+def test_bank_rows_and_counts(store):
     store.add_questions([
         make_question("q-1", category="عشق"),
         make_question("q-2", category="قناعت", status="draft", key=None),
     ])
-    assert [r.uid for r in store.question_rows(status="draft")] == ["q-2"]
-    assert [r.uid for r in store.question_rows(category="عشق")] == ["q-1"]
-    assert [r.uid for r in store.question_rows("عشق مجنون")] == ["q-1", "q-2"]
-    row = store.question_rows("q-1")[0]
+    assert [r.uid for r in store.rows_for(["q-2", "q-1", "q-9"])] == ["q-2", "q-1"]  # given order, missing left out
+    row = store.rows_for(["q-1"])[0]
     assert row.first_couplet.startswith("طریق عشق") and row.labels == 0
     counts = store.counts()
     assert counts.total == 2 and counts.by_status == {"draft": 1, "ready": 1}

@@ -1,7 +1,6 @@
 """The only package that speaks SQL."""
 
-from .db import DatabaseError, Store, StoreBusy, StoreError
-from .releases import ReleaseExists
-from .runs import LeaseHeld
+from .db import Store
+from .errors import DatabaseError, LeaseHeld, ReleaseExists, StoreBusy, StoreError
 
 __all__ = ["DatabaseError", "LeaseHeld", "ReleaseExists", "Store", "StoreBusy", "StoreError"]

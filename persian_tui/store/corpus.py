@@ -11,6 +11,7 @@ from ..bank import now
 from ..linking import Candidate, Decision, decide, squash
 from ..models import CorpusCouplet, CorpusPoem, OptionLink
 from ..text import corpus_key
+from .errors import StoreBusy
 
 _COUPLET_SELECT = (
     "SELECT p.path, c.idx, c.mesra1, c.mesra2, pt.nickname, pt.slug, p.title, p.form, p.metre, p.rhyme "
@@ -148,16 +149,6 @@ class CorpusRepo:
             "last_import": self.conn.execute("SELECT MAX(imported_at) FROM corpus_poems").fetchone()[0],
         }
 
-    def corpus_facets(self) -> dict[str, list[str]]:
-        """Values to filter the search by: poet nicknames, forms, metres."""
-        return {
-            "poet": [r[0] for r in self.conn.execute("SELECT nickname FROM corpus_poets ORDER BY nickname")],
-            "form": [r[0] for r in self.conn.execute(
-                "SELECT DISTINCT form FROM corpus_poems WHERE form IS NOT NULL ORDER BY form")],
-            "metre": [r[0] for r in self.conn.execute(
-                "SELECT metre FROM corpus_poems WHERE metre IS NOT NULL GROUP BY metre ORDER BY COUNT(*) DESC")],
-        }
-
     # ------------------------------------------------------------ search
 
     def _known_words(self, words: Iterable[str]) -> set[str]:
@@ -223,22 +214,6 @@ class CorpusRepo:
     def couplet_at(self, poem: str, index: int) -> CorpusCouplet | None:
         row = self.conn.execute(f"{_COUPLET_SELECT} WHERE p.path = ? AND c.idx = ?", (poem, index)).fetchone()
         return CorpusCouplet(*row) if row else None
-
-    def couplet_texts(self, *, poet: str | None = None, form: str | None = None,
-                      limit: int | None = None) -> list[tuple[str, int, str]]:
-        """(poem path, couplet index, normalized text) for similarity search."""
-        clauses, params = [], []
-        if poet:
-            clauses.append("(pt.nickname = ? OR pt.slug = ?)")
-            params += [poet, poet]
-        if form:
-            clauses.append("lower(p.form) = lower(?)")
-            params.append(form)
-        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-        sql = ("SELECT p.path, c.idx, c.norm1 || ' ' || c.norm2 FROM corpus_couplets c "
-               "JOIN corpus_poems p ON p.id = c.poem_id JOIN corpus_poets pt ON pt.id = p.poet_id "
-               f"{where} ORDER BY c.id" + (" LIMIT ?" if limit else ""))
-        return self.conn.execute(sql, (*params, limit) if limit else params).fetchall()
 
     # ------------------------------------------------------------ linking
 
@@ -320,8 +295,6 @@ class CorpusRepo:
     def link_saved(self, uids: list[str]) -> None:
         """The save hook: link these just-saved questions. Best effort: when the database is
         busy the save stands and the options stay unlinked until the next `corpus link`."""
-        from .db import StoreBusy
-
         try:
             self.link_questions(uids)
         except StoreBusy:

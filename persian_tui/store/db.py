@@ -12,6 +12,7 @@ import sqlite_utils
 
 from .corpus import CorpusRepo
 from .curation import CurationRepo
+from .errors import StoreBusy, StoreError
 from .imports import ImportsRepo
 from .judging import JudgingRepo
 from .labels import LabelsRepo
@@ -22,19 +23,6 @@ from .schema import MIGRATIONS, SCHEMA_VERSION
 from .sources import SourcesRepo
 
 BUSY_TIMEOUT_MS = 10_000  # the CLI waits; the TUI passes a short one (a missed row beats a frozen window)
-
-
-class StoreError(Exception):
-    """A database problem worth a one-line message to the user."""
-
-
-class StoreBusy(StoreError):
-    """Another connection held the write lock past the busy timeout; nothing was written
-    (try again later)."""
-
-
-# what a damaged or unreadable database file raises on any query (for one-line errors)
-DatabaseError = sqlite3.DatabaseError
 
 
 def _connect(path: Path, read_only: bool = False, busy_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Connection:

@@ -13,7 +13,7 @@ import sqlite_utils
 from ..bank import now
 from ..models import Question, SourceRef
 from ..text import DuplicateIndex
-from .questions import Prepared, _rows_of
+from .rows import Prepared, prepare
 
 BATCH_PAUSE = 0.1  # seconds between two write batches of a large import (SQLite's busy wait polls)
 
@@ -66,7 +66,7 @@ class ImportsRepo:
 
         questions = list(questions)
         links = list(links)
-        rows = [_rows_of(q) for q in questions]
+        rows = [prepare(q) for q in questions]
         result = ImportResult()
         added_refs: list[tuple[int, str | None, str | None]] = []
         stamp = now()

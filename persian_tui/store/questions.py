@@ -5,75 +5,19 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable
-from dataclasses import dataclass
-from operator import itemgetter
 
 import sqlite_utils
 
-from ..bank import fingerprint, now, search_text
 from ..models import BankCounts, Option, Question, QuestionRow
-from ..text import DuplicateIndex, couplet_key, search_terms
-from .sources import source_rows
+from ..text import DuplicateIndex
+from .rows import QUESTION_FIELDS, Prepared, insert_many, prepare
 
-_FIELDS = ("uid", "stem", "key", "status", "explanation", "category", "poet", "source_name", "source_id",
-           "tags", "author", "created_at", "updated_at")
-_QUESTION_COLUMNS = ", ".join(_FIELDS)
+_QUESTION_COLUMNS = ", ".join(QUESTION_FIELDS)
 
 
 def _question(row: dict, options: list[Option]) -> Question:
     """A Question from its row (a dict by column name)."""
     return Question(**{**row, "tags": json.loads(row["tags"])}, options=options)
-
-
-@dataclass
-class Prepared:
-    """A question's rows, as dicts by column name, with the normalized copies computed (done
-    before any lock is taken)."""
-
-    row: dict  # questions
-    options: list[dict]
-    sources: list[dict]  # question_sources, without question_id
-
-    @property
-    def uid(self) -> str:
-        return self.row["uid"]
-
-    @property
-    def fingerprint(self) -> str:
-        return self.row["fingerprint"]
-
-    @property
-    def keys(self) -> list[str]:
-        """The options' match keys in position order (what DuplicateIndex compares)."""
-        return [o["match_key"] for o in sorted(self.options, key=lambda o: o["position"])]
-
-
-def insert_many(conn: sqlite3.Connection, table: str, rows: list[dict], *, ignore: bool = False,
-                question_ids: list[int] | None = None) -> None:
-    """Insert rows given as dicts by column name (each row's ``question_id`` from
-    ``question_ids`` when given) with one executemany; call inside a transaction.
-    sqlite-utils' insert_all does the same but measured 1.3-2x slower, which matters inside the
-    write lock (bench/bench_inserts.py)."""
-    if not rows:
-        return
-    columns = list(rows[0])
-    values = map(itemgetter(*columns), rows) if len(columns) > 1 else ((r[columns[0]],) for r in rows)
-    if question_ids is not None:
-        columns = ["question_id", *columns]
-        values = ((qid, *v) for qid, v in zip(question_ids, values))
-    conn.executemany(f"INSERT {'OR IGNORE ' if ignore else ''}INTO {table} ({', '.join(columns)}) "
-                     f"VALUES ({', '.join('?' * len(columns))})", values)
-
-
-def _rows_of(q: Question) -> Prepared:
-    stamp = now()
-    q.created_at = q.created_at or stamp
-    q.updated_at = q.updated_at or q.created_at
-    row = {f: getattr(q, f) for f in _FIELDS}
-    row.update(tags=json.dumps(q.tags, ensure_ascii=False), fingerprint=fingerprint(q), search_text=search_text(q))
-    options = [{"position": o.position, "mesra1": o.mesra1, "mesra2": o.mesra2, "poet": o.poet,
-                "match_key": couplet_key(o.mesra1, o.mesra2)} for o in q.options]
-    return Prepared(row, options, source_rows(q, stamp))
 
 
 class QuestionsRepo:
@@ -83,10 +27,10 @@ class QuestionsRepo:
     # ------------------------------------------------------------ writes
 
     def _insert_question(self, q: Question) -> None:
-        self._insert_rows([_rows_of(q)])
+        self._insert_rows([prepare(q)])
 
     def _insert_rows(self, rows: list[Prepared]) -> None:
-        """Insert prepared rows (see _rows_of): no normalization inside the transaction, and
+        """Insert prepared rows (see rows.prepare): no normalization inside the transaction, and
         bulk inserts so a large import holds the write lock briefly. Call inside a transaction."""
         if not rows:
             return
@@ -104,7 +48,7 @@ class QuestionsRepo:
     def add_questions(self, questions: Iterable[Question], *, import_log: dict | None = None) -> int:
         """Insert questions (and the import's log row) in one transaction: all or nothing."""
         questions = list(questions)
-        rows = [_rows_of(q) for q in questions]  # normalized before the lock is taken
+        rows = [prepare(q) for q in questions]  # normalized before the lock is taken
         with self.tx():
             self._insert_rows(rows)
             if import_log is not None:
@@ -192,24 +136,6 @@ class QuestionsRepo:
             index.add(uid, ks)
         return index
 
-    def search_uids(self, search: str = "", *, status: str | None = None,
-                    category: str | None = None) -> list[str]:
-        """uids of the matching questions in bank order. `search` is normalized like the
-        stored search text, so Arabic ي/ك find Persian ی/ک; every word must occur."""
-        clauses, params = [], []
-        for term in search_terms(search):  # compacted: ZWNJ, ZWJ and spaces removed on both sides
-            clauses.append("instr(replace(replace(replace(search_text, char(8204), ''), "
-                           "char(8205), ''), ' ', ''), ?) > 0")
-            params.append(term)
-        if status:
-            clauses.append("status = ?")
-            params.append(status)
-        if category:
-            clauses.append("category = ?")
-            params.append(category)
-        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-        return [r[0] for r in self.conn.execute(f"SELECT uid FROM questions {where} ORDER BY id", params)]
-
     def search_entries(self) -> list[tuple[str, str, str, str | None]]:
         """(uid, search text, status, category) of every question, in bank order."""
         return self.conn.execute(
@@ -230,11 +156,6 @@ class QuestionsRepo:
             for r in self.conn.execute(sql, chunk):
                 found[r[0]] = QuestionRow(*r)
         return [found[u] for u in uids if u in found]
-
-    def question_rows(self, search: str = "", *, status: str | None = None,
-                      category: str | None = None) -> list[QuestionRow]:
-        """Rows for the bank table (see search_uids)."""
-        return self.rows_for(self.search_uids(search, status=status, category=category))
 
     def counts(self) -> BankCounts:
         by_status = dict(self.conn.execute("SELECT status, COUNT(*) FROM questions GROUP BY status"))

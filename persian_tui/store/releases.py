@@ -7,10 +7,7 @@ import sqlite3
 
 from ..bank import now
 from ..models import Release, ReleaseItem, release_digest
-
-
-class ReleaseExists(Exception):
-    """A release of this name holds other content; the message says how it differs."""
+from .errors import ReleaseExists
 
 
 class ReleasesRepo:

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..bank import now
 from ..models import Prediction, Run, RunSummary, Vote, tally, vote
+from .errors import LeaseHeld
 
 _RUN_COLUMNS = ("id, kind, model, params, status, total, created_at, finished_at, prompt_template, "
                 "prompt_hash, note, reason, archived")
@@ -45,10 +46,6 @@ def _alive(holder: str) -> bool:
     except (PermissionError, OverflowError):
         return True
     return True
-
-
-class LeaseHeld(Exception):
-    """Another process works on this run; the message names it."""
 
 
 def _json(value) -> str | None:
@@ -292,10 +289,6 @@ class RunsRepo:
                 if cur.rowcount == 0:
                     missing.append((run_id, uid))
         return missing
-
-    def predicted_uids(self, run_id: int, *, statuses: tuple[str, ...] | None = None) -> set[str]:
-        """The questions with at least one prediction row (of these statuses)."""
-        return {uid for uid, _ in self.predicted_samples(run_id, statuses=statuses)}
 
     def predicted_samples(self, run_id: int, *, statuses: tuple[str, ...] | None = None) -> set[tuple[str, int]]:
         """(question uid, sample) of every prediction row (of these statuses)."""

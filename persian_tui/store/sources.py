@@ -9,28 +9,7 @@ import sqlite3
 import sqlite_utils
 
 from ..models import Question, SourceRef
-
-
-def clean_ref(ref: SourceRef) -> SourceRef | None:
-    """The reference as stored: empty strings are no name / no id; None when nothing is left."""
-    name = ref.name.strip() if isinstance(ref.name, str) and ref.name.strip() else None
-    sid = ref.id.strip() if isinstance(ref.id, str) and ref.id.strip() else None
-    if name is None and sid is None:
-        return None
-    return SourceRef(name, sid, ref.file, ref.created_at)
-
-
-def source_row(ref: SourceRef, stamp: str) -> dict | None:
-    """The question_sources row of a reference (without question_id); None for an empty one."""
-    ref = clean_ref(ref)
-    if ref is None:
-        return None
-    return {"source_name": ref.name, "source_id": ref.id, "file": ref.file, "created_at": ref.created_at or stamp}
-
-
-def source_rows(q: Question, stamp: str) -> list[dict]:
-    """The rows of each reference of a question about to be inserted."""
-    return [row for row in (source_row(r, stamp) for r in q.references()) if row is not None]
+from .rows import insert_many, source_row
 
 
 class SourcesRepo:
@@ -41,8 +20,6 @@ class SourcesRepo:
         """Insert question_sources rows (see source_row) of these questions; one already there
         (same question, name and id) is left alone. Returns how many were added. Call inside a
         transaction."""
-        from .questions import insert_many
-
         before = self.conn.total_changes
         insert_many(self.conn, "question_sources", rows, ignore=True, question_ids=question_ids)
         return self.conn.total_changes - before
