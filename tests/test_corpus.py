@@ -283,7 +283,7 @@ def test_migration_9_keeps_runs_and_their_lifecycle(tmp_path):
                  "VALUES ('llm', 'm', 't', 'why', 1, 'me')")
     conn.close()
     with Store(path) as s:
-        assert s.conn.execute("SELECT kind, model, reason, archived, lease_holder FROM runs").fetchall() == [
+        assert [tuple(r) for r in s.conn.execute("SELECT kind, model, reason, archived, lease_holder FROM runs")] == [
             ("llm", "m", "why", 1, "me")]
         assert s.create_run("baseline", "cue:poet", {}).kind == "baseline"
         with pytest.raises(sqlite3.IntegrityError):

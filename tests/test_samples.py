@@ -198,7 +198,7 @@ def test_migration_keeps_predictions_and_judgments_as_sample_0(tmp_path):
     """)
     conn.close()
     with Store(path) as s:
-        assert s.conn.execute("SELECT id, sample, predicted FROM predictions").fetchall() == [(7, 0, 3)]
+        assert [tuple(r) for r in s.conn.execute("SELECT id, sample, predicted FROM predictions")] == [(7, 0, 3)]
         assert [j.sample for j in s.judgments()] == [0]
         s.save_predictions(1, [Prediction("q", 2, "ok", sample=1)])
         with pytest.raises(sqlite3.IntegrityError):  # (run, question, sample) is unique

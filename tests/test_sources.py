@@ -178,8 +178,9 @@ def test_migration_backfills_references_from_the_question_columns(tmp_path):
     conn.close()
     with Store(path) as store:
         assert store.version == SCHEMA_VERSION
-        rows = store.conn.execute("SELECT q.uid, s.source_name, s.source_id, s.created_at FROM question_sources s "
-                                  "JOIN questions q ON q.id = s.question_id ORDER BY s.id").fetchall()
+        rows = [tuple(r) for r in store.conn.execute(
+            "SELECT q.uid, s.source_name, s.source_id, s.created_at FROM question_sources s "
+            "JOIN questions q ON q.id = s.question_id ORDER BY s.id")]
         assert rows == [("q-a", "book", "6", "t1"), ("q-c", "exam", None, "t3")]
         with store.tx():  # one row per (question, name, id), NULL id included
             assert not store._add_source(store._qid("q-c"), SourceRef("exam", None), "t")

@@ -100,8 +100,8 @@ def test_v5_predictions_and_judgments_survive_the_table_rebuild(tmp_path):
     """)
     conn.close()
     with Store(path) as s:
-        assert s.conn.execute("SELECT id, predicted FROM predictions").fetchall() == [(7, 3)]
-        assert s.conn.execute("SELECT prediction_id FROM judgments").fetchall() == [(7,)]
+        assert [tuple(r) for r in s.conn.execute("SELECT id, predicted FROM predictions")] == [(7, 3)]
+        assert [tuple(r) for r in s.conn.execute("SELECT prediction_id FROM judgments")] == [(7,)]
         assert s.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
         s.conn.execute("INSERT INTO predictions (run_id, question_id, parse_status, created_at) "
                        "VALUES (1, 1, 'ambiguous', 't') ON CONFLICT DO NOTHING")

@@ -6,8 +6,6 @@ import json
 import sqlite3
 from collections.abc import Iterable
 
-import sqlite_utils
-
 from ..models import BankCounts, Option, Question, QuestionRow
 from ..text import DuplicateIndex
 from .rows import QUESTION_FIELDS, Prepared, insert_many, prepare
@@ -22,7 +20,6 @@ def _question(row: dict, options: list[Option]) -> Question:
 
 class QuestionsRepo:
     conn: sqlite3.Connection
-    db: sqlite_utils.Database
 
     # ------------------------------------------------------------ writes
 
@@ -39,7 +36,7 @@ class QuestionsRepo:
         uids = [p.uid for p in rows]
         for i in range(0, len(uids), 500):
             chunk = uids[i:i + 500]
-            ids.update(self.conn.execute(
+            ids.update((r["uid"], r["id"]) for r in self.conn.execute(
                 f"SELECT uid, id FROM questions WHERE uid IN ({','.join('?' * len(chunk))})", chunk))
         insert_many(self.conn, "options", [o for p in rows for o in p.options],
                     question_ids=[ids[p.uid] for p in rows for _ in p.options])
@@ -63,16 +60,16 @@ class QuestionsRepo:
         for start in range(0, len(ids), 500):
             chunk = ids[start:start + 500]
             marks = ",".join("?" * len(chunk))
-            for qid, pos, m1, m2, poet in self.conn.execute(
+            for r in self.conn.execute(
                 f"SELECT question_id, position, mesra1, mesra2, poet FROM options "
                 f"WHERE question_id IN ({marks}) ORDER BY question_id, position", chunk
             ):
-                out[qid].append(Option(pos, m1, m2, poet))
+                out[r["question_id"]].append(Option(r["position"], r["mesra1"], r["mesra2"], r["poet"]))
         return out
 
     def _questions(self, where: str = "", params: tuple = (), order: str = "uid") -> list[Question]:
-        rows = list(self.db.query(f"SELECT id, {_QUESTION_COLUMNS} FROM questions {where} ORDER BY {order}",
-                                  params))
+        rows = [dict(r) for r in self.conn.execute(
+            f"SELECT id, {_QUESTION_COLUMNS} FROM questions {where} ORDER BY {order}", params)]
         ids = [r.pop("id") for r in rows]
         options, sources = self._options_for(ids), self._sources_for(ids)
         out = []
@@ -112,34 +109,34 @@ class QuestionsRepo:
 
     def max_question_id(self) -> int:
         """The newest question's row id: an import re-checks the questions stored after it."""
-        return self.conn.execute("SELECT COALESCE(MAX(id), 0) FROM questions").fetchone()[0]
+        return self.conn.execute("SELECT COALESCE(MAX(id), 0) AS id FROM questions").fetchone()["id"]
 
     def uids(self) -> set[str]:
-        return {r[0] for r in self.conn.execute("SELECT uid FROM questions")}
+        return {r["uid"] for r in self.conn.execute("SELECT uid FROM questions")}
 
     def fingerprints(self) -> dict[str, str]:
         """fingerprint -> uid of the first question with it."""
         out: dict[str, str] = {}
-        for fp, uid in self.conn.execute("SELECT fingerprint, uid FROM questions ORDER BY id"):
-            out.setdefault(fp, uid)
+        for r in self.conn.execute("SELECT fingerprint, uid FROM questions ORDER BY id"):
+            out.setdefault(r["fingerprint"], r["uid"])
         return out
 
     def duplicate_index(self) -> DuplicateIndex:
         index = DuplicateIndex()
         keys: dict[str, list[str]] = {}
-        for uid, key in self.conn.execute(
+        for r in self.conn.execute(
             "SELECT q.uid, o.match_key FROM options o JOIN questions q ON q.id = o.question_id "
             "ORDER BY q.id, o.position"
         ):
-            keys.setdefault(uid, []).append(key)
+            keys.setdefault(r["uid"], []).append(r["match_key"])
         for uid, ks in keys.items():
             index.add(uid, ks)
         return index
 
     def search_entries(self) -> list[tuple[str, str, str, str | None]]:
         """(uid, search text, status, category) of every question, in bank order."""
-        return self.conn.execute(
-            "SELECT uid, search_text, status, category FROM questions ORDER BY id").fetchall()
+        return [(r["uid"], r["search_text"], r["status"], r["category"]) for r in self.conn.execute(
+            "SELECT uid, search_text, status, category FROM questions ORDER BY id")]
 
     def rows_for(self, uids: list[str]) -> list[QuestionRow]:
         """Bank-table rows of these questions, in the given order."""
@@ -147,18 +144,19 @@ class QuestionsRepo:
         for start in range(0, len(uids), 500):
             chunk = uids[start:start + 500]
             sql = (
-                "SELECT q.uid, q.source_id, o.mesra1 || ' / ' || o.mesra2, q.category, q.status, "
-                "q.key, (SELECT COUNT(*) FROM labels l "
-                " WHERE l.question_id = q.id AND l.answer IS NOT NULL) "
+                "SELECT q.uid, q.source_id, o.mesra1 || ' / ' || o.mesra2 AS first_couplet, q.category, "
+                "q.status, q.key, (SELECT COUNT(*) FROM labels l "
+                " WHERE l.question_id = q.id AND l.answer IS NOT NULL) AS labels "
                 "FROM questions q LEFT JOIN options o ON o.question_id = q.id AND o.position = 1 "
                 f"WHERE q.uid IN ({','.join('?' * len(chunk))})"
             )
             for r in self.conn.execute(sql, chunk):
-                found[r[0]] = QuestionRow(*r)
+                found[r["uid"]] = QuestionRow(**r)
         return [found[u] for u in uids if u in found]
 
     def counts(self) -> BankCounts:
-        by_status = dict(self.conn.execute("SELECT status, COUNT(*) FROM questions GROUP BY status"))
-        categories = [r[0] for r in self.conn.execute(
+        by_status = {r["status"]: r["n"] for r in self.conn.execute(
+            "SELECT status, COUNT(*) AS n FROM questions GROUP BY status")}
+        categories = [r["category"] for r in self.conn.execute(
             "SELECT DISTINCT category FROM questions WHERE category IS NOT NULL ORDER BY category")]
         return BankCounts(sum(by_status.values()), by_status, categories)

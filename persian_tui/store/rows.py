@@ -56,6 +56,11 @@ def source_row(ref: SourceRef, stamp: str) -> dict | None:
     return {"source_name": ref.name, "source_id": ref.id, "file": ref.file, "created_at": ref.created_at or stamp}
 
 
+def source_ref(row: sqlite3.Row | dict) -> SourceRef:
+    """A reference from its question_sources row."""
+    return SourceRef(row["source_name"], row["source_id"], row["file"], row["created_at"])
+
+
 def source_rows(q: Question, stamp: str) -> list[dict]:
     """The rows of each reference of a question about to be inserted."""
     return [row for row in (source_row(r, stamp) for r in q.references()) if row is not None]
