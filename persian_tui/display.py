@@ -50,10 +50,6 @@ def line(text: str) -> str:
     return clean(text, newlines=False)
 
 
-def has_unsafe(text: str) -> bool:
-    return _UNSAFE_RE.search(text) is not None
-
-
 def strip_raw(text: str) -> str:
     """Drop (not replace) raw controls: for already laid-out cells, where a placeholder
     would change the width. Everything shown should have gone through ``clean`` first."""

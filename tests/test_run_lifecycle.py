@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from persian_tui.cli import main
 from persian_tui.runs import LLMRunSpec, RunError, create_llm_run, execute_llm_run
-from persian_tui.specs import EmbedRunSpec, field_errors
+from persian_tui.runs.spec import EmbedRunSpec, field_errors
 
 KEY = "sk-live-TOPSECRET-0123456789abcdef"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -8,7 +8,6 @@ import time
 from ..bank import now
 from ..models import CONFIDENCES, QUEUE_MODES, Label, Progress, Question, QueueScope
 
-LABELLED = ("draft", "ready", "curated")  # statuses offered for labelling
 _LABEL_COLUMNS = ("q.uid, l.annotator, l.answer, l.skipped, l.confidence, l.flag, l.note, "
                   "l.seconds, l.created_at")
 

@@ -18,6 +18,7 @@ from textual.widgets import DataTable, Label, Select, Static, TabbedContent, Tab
 from textual.worker import get_current_worker
 
 from ... import bidi, display
+from ...models import QUESTION_SETS
 from ..messages import ReportExported, ReportFailed, ReportReady  # noqa: F401 (re-exported)
 from ..widgets.item_table import fill_items, item_note
 from ..widgets.key_bar import KeyBar
@@ -34,7 +35,6 @@ DIMENSIONS = (("category", "category"), ("source", "source"), ("poet", "poet"),
               ("key form (corpus)", "key form"), ("key metre (corpus)", "key metre"),
               ("question poet (corpus)", "question poet"), ("question form (corpus)", "question form"),
               ("question metre (corpus)", "question metre"))
-QUESTION_SETS = ("all", "ready", "curated")
 _CELLS = "Each cell: the run's accuracy and correct/total on those questions; each header: how many questions."
 BREAKDOWN_HELP = {
     "category": f"By the question's category. {_CELLS}",
@@ -666,8 +666,8 @@ class ReportScreen(Screen):
         self.dismiss()
 
     def action_cycle_questions(self) -> None:
-        i = QUESTION_SETS.index(self.questions) if self.questions in QUESTION_SETS else -1
-        self.questions = QUESTION_SETS[(i + 1) % len(QUESTION_SETS)]
+        sets = list(QUESTION_SETS)  # ready -> curated -> all -> ready
+        self.questions = sets[(sets.index(self.questions) + 1) % len(sets)] if self.questions in sets else "all"
         self.notify(f"questions: {report_scope(self.questions)}", timeout=2)
         self.action_recompute()
 

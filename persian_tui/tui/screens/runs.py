@@ -17,12 +17,12 @@ from ...runs import (
     EmbedRunSpec,
     JudgeRunSpec,
     RunError,
+    check_base_url,
     create_embedding_run,
     create_judge_run,
     create_llm_run,
     resume_overrides,
 )
-from ...specs import check_base_url
 from ...store import LeaseHeld, StoreError
 from ..widgets.dialogs import ReasonDialog
 from ..widgets.key_bar import KeyBar
