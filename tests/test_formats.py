@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from persian_tui import display
-from persian_tui.display import (MISSING, dollars, interval, p_value, percent, points, seconds,
-                                 signed_interval, tokens)
+from persian_tui.display import MISSING, dollars, interval, p_value, percent, points, seconds, signed_interval, tokens
 
 
 def test_percent():

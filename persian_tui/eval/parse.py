@@ -779,26 +779,37 @@ _JSON_KEYS = ("answer", "final_answer", "choice", "option", "outlier", "selected
 _OBJECT_START = re.compile(r'\{(?=\s*(?:"|\}))')  # an object starts with a key (or is empty)
 
 
-def _json_answers(text: str) -> list[object]:
-    """The answer-key values of the JSON objects in the text (outermost first)."""
-    decoder, values, covered = json.JSONDecoder(), [], -1
+def json_objects(text: str, wanted, object_pairs_hook=None) -> list[dict]:
+    """The JSON objects in the text for which ``wanted(obj)`` is true, outermost first; one
+    nested in an object already taken is its part, not another object. The answer parser's
+    and the judge's one JSON scanner."""
+    decoder, found, covered = json.JSONDecoder(object_pairs_hook=object_pairs_hook), [], -1
     starts = [m.start() for m in _OBJECT_START.finditer(text)]
     if len(starts) > 64:  # a reply is not a data file: the first and last objects are enough
         starts = starts[:32] + starts[-32:]
     for i in starts:
+        if i < covered:
+            continue
         try:
             obj, end = decoder.raw_decode(text, i)
         except (ValueError, RecursionError):
             continue
-        if not isinstance(obj, dict):
-            continue
-        keys = {re.sub(r"[\s\-]+", "_", str(k).strip().lower()): v for k, v in obj.items()}
-        key = next((k for k in _JSON_KEYS if k in keys), None)
-        if key is not None:
-            if i < covered:  # nested in an object already read: only if the outer had no answer
-                continue
-            values.append(keys[key])
-            covered = i + end - i
+        if isinstance(obj, dict) and wanted(obj):
+            found.append(obj)
+            covered = end
+    return found
+
+
+def _answer_keys(obj: dict) -> dict:
+    return {re.sub(r"[\s\-]+", "_", str(k).strip().lower()): v for k, v in obj.items()}
+
+
+def _json_answers(text: str) -> list[object]:
+    """The answer-key values of the JSON objects in the text (outermost first)."""
+    values = []
+    for obj in json_objects(text, lambda o: any(k in _answer_keys(o) for k in _JSON_KEYS)):
+        keys = _answer_keys(obj)
+        values.append(keys[next(k for k in _JSON_KEYS if k in keys)])
     return values
 
 
