@@ -36,6 +36,18 @@ def test_parse_judgment(reply, expected):
     assert (j.status, j.verdict, j.error_category) == expected
 
 
+@pytest.mark.parametrize("reply", [
+    # a template pre-filled <think>: the reply opens with reasoning and has only the closing tag
+    'Weighing it. Perhaps {"verdict": "sound", "error_category": "none"}? No.\n</think>\n'
+    '{"verdict": "flawed", "error_category": "wrong_meaning", "rationale": "misread couplet 2"}',
+    "Draft:\nVERDICT: sound\nCATEGORY: none\n</think>\nVERDICT: flawed\nCATEGORY: wrong_meaning",
+    "<thinking>VERDICT: sound</thinking> VERDICT: flawed\nCATEGORY: wrong_meaning",
+])
+def test_judge_reasoning_is_split_as_the_answer_parser_splits_it(reply):
+    j = parse_judgment(reply, CATS)
+    assert (j.status, j.verdict, j.error_category) == ("ok", "flawed", "wrong_meaning"), j
+
+
 @pytest.fixture
 def judged(store):
     store.add_questions([make_question(f"q-{i}", couplets=[(f"الف {i} {j}", f"ب {i} {j}") for j in range(4)],

@@ -402,15 +402,6 @@ def test_json_pairs_carry_mde(two_runs):
     assert pair["mde"] > 0.5 and pair["n_needed"] > pair["n"]  # 5 questions detect nothing small
 
 
-def test_one_p_value_format_for_screen_and_files():
-    from persian_tui.io.report_files import format_p
-    from persian_tui.tui.screens.report import p_value
-
-    for p in (None, 0.0, 5e-5, 0.00049, 0.04, 1.0):
-        assert p_value(p) == format_p(p)
-    assert format_p(5e-5) == "< 0.0001" and format_p(0.04) == "0.0400"
-
-
 # ---------------------------------------------------------------- the seed's published answers
 
 

@@ -12,13 +12,15 @@ from textual.widgets import DataTable, Select, TabbedContent
 from tui_helpers import notices
 
 from persian_tui import bidi
+from persian_tui.display import signed_interval
 from persian_tui.models import Prediction
 from persian_tui.store import Store
 from persian_tui.tui.app import PersianTUI
 from persian_tui.tui.screens.bank import BankScreen
-from persian_tui.tui.screens.report import HardQuestionScreen, ReportScreen, signed_interval
+from persian_tui.tui.screens.report import ReportScreen
 from persian_tui.tui.widgets.report_charts import Bar, LeaderChart, PositionChart, tick_labels
 from persian_tui.tui.widgets.report_groups import RunGroups, group_lines
+from persian_tui.tui.widgets.report_question import HardQuestionScreen
 
 SIZE = (120, 40)
 N = 20

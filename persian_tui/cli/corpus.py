@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from ..display import json_safe
+from ..display import json_safe, percent
 from ..display import line as sanitize
 from ..models import QUESTION_SETS
 from .common import UserError, open_store
@@ -153,10 +153,6 @@ def cmd_corpus_link(args) -> int:
     return 0
 
 
-def _pct(x) -> str:
-    return "—" if x is None else f"{x:.1%}"
-
-
 def shortcut_report(store, which: str):
     from ..eval.shortcuts import analyse, lexical_picks
     from ..runs import couplet_text, select_questions
@@ -227,9 +223,9 @@ def cmd_shortcuts(args) -> int:
                   "finds the key alone |"),
                  "| --- | ---: | ---: | ---: | --- | ---: | ---: |"]
         for r in rep.rows:
-            ci = f"{_pct(r.precision)} ({_pct(r.low)}–{_pct(r.high)})" if r.fired else "—"
+            ci = f"{percent(r.precision)} ({percent(r.low)}–{percent(r.high)})" if r.fired else "—"
             p = "—" if r.p_value is None else f"{r.p_value:.3g}"
-            lines.append(f"| {r.cue} | {r.eligible} | {r.fired} | {r.hits} | {ci} | {p} | {_pct(r.recall)} |")
+            lines.append(f"| {r.cue} | {r.eligible} | {r.fired} | {r.hits} | {ci} | {p} | {percent(r.recall)} |")
         lines.append("")
         lines.append(f"{len(rep.flagged)} question(s) flagged: a surface cue finds the key")
         for uid, cues in sorted(rep.flagged.items())[:args.examples]:
