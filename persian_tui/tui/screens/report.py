@@ -168,7 +168,7 @@ class ReportScreen(Screen):
     KEY_TABLE = (
         Key("escape", "back", "Back", "back", palette="Back"),
         Key("r", "recompute", "Recompute", "compute the report again", palette="Recompute"),
-        Key("e", "export", "Export", "export the report (Markdown, CSV, LaTeX, JSON)", palette="Export"),
+        Key("e", "export", "Export", "export the report (Markdown, CSV and JSON)", palette="Export"),
         Key("c", "cycle_questions", "Questions", "question set: all, ready, curated", palette="Question set"),
         Key("x", "exclude_run", "Exclude run", "leave the highlighted run out", palette="Exclude run"),
         Key("a", "all_runs", "All runs", "bring back every excluded run", footer=False, palette="All runs"),
