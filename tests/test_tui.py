@@ -14,9 +14,9 @@ from persian_tui.io import jsonl
 from persian_tui.models import Option, Question
 from persian_tui.store import Store
 from persian_tui.tui.app import PersianTUI, run_app
+from persian_tui.tui.keys import APP_KEYS, help_rows
 from persian_tui.tui.render import GUTTER, detail_lines, plain
 from persian_tui.tui.screens.bank import BankScreen
-from persian_tui.tui.keys import APP_KEYS, help_rows
 from persian_tui.tui.screens.help import HelpScreen
 from persian_tui.tui.widgets.bank_table import BankTable
 from persian_tui.tui.widgets.couplets import QuestionView

@@ -13,9 +13,8 @@ from tui_helpers import shown, wait_for
 
 from persian_tui.models import Prediction
 from persian_tui.store import Store
-from persian_tui.tui.screens.bank import status_line
 from persian_tui.tui.keys import help_rows
-from persian_tui.tui.screens.bank import BankScreen
+from persian_tui.tui.screens.bank import BankScreen, status_line
 from persian_tui.tui.screens.help import HelpScreen, help_body
 from persian_tui.tui.screens.run_detail import row_cells
 from persian_tui.tui.screens.runs import RunsScreen

@@ -61,11 +61,15 @@ def empty_lines(filters: ReviewFilters, any_rows: bool, width: int = 80) -> list
     return [Line(part, style) for text, style in out for part in (bidi.wrap(text, width) or [""])]
 
 
+FILTER_HELP = {"judge_run": "judge run", "target_run": "judged run", "model": "model", "verdict": "verdict",
+               "category": "category", "show": "what is shown (to review, reviewed, flagged, all)"}
+
+
 class ReviewScreen(AppState, Screen[None]):
     KEYS_TITLE = "judge review"
     KEY_TABLE = (
-        Key("enter", "accept", "Accept", "accept the judge", display="y", priority=True, footer=False),
-        Key("y", "accept", "Accept judge", "accept the judge", palette="Accept judge"),
+        Key("enter", "accept", "Accept", display="y", priority=True, footer=False, help=False),
+        Key("y", "accept", "Accept judge", "accept the judge", palette="Accept judge", shown="y / Enter"),
         Key("1,۱,١", "verdict('sound')", "Sound", "override: sound", palette="Verdict: sound"),
         Key("2,۲,٢", "verdict('flawed')", "Flawed", "override: flawed (then pick the category)",
             palette="Verdict: flawed"),
@@ -77,8 +81,8 @@ class ReviewScreen(AppState, Screen[None]):
         Key("b", "blind", "Blind", "blind mode: the judged model's name hidden", footer=False, palette="Blind mode"),
         Key("t", "taxonomy", "Taxonomy", "the error taxonomy", palette="Taxonomy"),
         Key("space", "page", "Page", "page down the model's answer", footer=False),
-        *(Key(key, f"cycle('{name}')", label, f"filter: cycle the {label} (Shift: backwards)", footer=False,
-              palette=f"Filter: {label}") for name, (key, label) in KEYS.items()),
+        *(Key(key, f"cycle('{name}')", label, f"filter: the next {FILTER_HELP[name]} (Shift: the previous)",
+              footer=False, palette=f"Filter: {FILTER_HELP[name]}") for name, (key, label) in KEYS.items()),
         *(Key(key.upper(), f"cycle('{name}', -1)", label, footer=False, help=False)
           for name, (key, label) in KEYS.items()),
         Key("r", "reload", "Reload", "reload the judgments", footer=False, palette="Reload"),
