@@ -11,7 +11,7 @@ import tui_helpers
 from conftest import make_question
 
 from persian_tui.store import Store
-from persian_tui.tui.keys import APP_KEYS, help_rows, key_tokens
+from persian_tui.tui.keys import APP_KEYS, bindings, help_rows, key_tokens
 from persian_tui.tui.screens.adjudicate import AdjudicationScreen
 from persian_tui.tui.screens.agreement import AgreementScreen
 from persian_tui.tui.screens.author import AuthorScreen
@@ -83,11 +83,34 @@ def test_readme_parser_sees_a_missing_key():
     assert key_tokens(AgreementScreen.KEY_TABLE) - readme_key_tables(text)["Agreement"] == {"?", "F1"}
 
 
-def test_every_screen_table_has_help_and_back():
-    for screen in SECTIONS.values():
-        actions = {k.action for k in screen.KEY_TABLE}
-        assert "app.help" in actions, screen
+def tui_screens() -> list[type]:
+    """Every screen and dialog class the TUI defines."""
+    import importlib
+    import pkgutil
+
+    from textual.screen import Screen
+
+    import persian_tui.tui.screens as screens
+    import persian_tui.tui.widgets as widgets
+
+    out = []
+    for package in (screens, widgets):
+        for info in pkgutil.iter_modules(package.__path__):
+            module = importlib.import_module(f"{package.__name__}.{info.name}")
+            out += [c for c in vars(module).values()
+                    if isinstance(c, type) and issubclass(c, Screen) and c.__module__ == module.__name__]
+    return out
+
+
+def test_every_screen_binds_its_keys_from_its_table_and_has_help():
+    found = tui_screens()
+    assert len(found) >= 20
+    for screen in found:
+        assert "KEY_TABLE" in vars(screen), f"{screen.__name__} declares no key table"
+        assert screen.BINDINGS == bindings(screen.KEY_TABLE), f"{screen.__name__}: BINDINGS not from its table"
         assert screen.KEYS_TITLE, screen
+        if screen is not HelpScreen:
+            assert "app.help" in {k.action for k in screen.KEY_TABLE}, screen
 
 
 @pytest.fixture
