@@ -134,10 +134,11 @@ async def help_of(pilot, key: str) -> tuple[str, str]:
 
 
 # how each screen is reached from the bank, and its help key (the label screen's ? is its guidelines)
-OPEN = [("", BankScreen, "question_mark"), ("l", LabelScreen, "f1"), ("n", AuthorScreen, "f1"),
-        ("a", AdjudicationScreen, "question_mark"), ("g", AgreementScreen, "question_mark"),
-        ("m", RunsScreen, "question_mark"), ("v", ReviewScreen, "question_mark"),
-        ("vt", TaxonomyScreen, "question_mark"), ("p", ReportScreen, "question_mark")]
+OPEN = [((), BankScreen, "question_mark"), (("l",), LabelScreen, "f1"), (("n",), AuthorScreen, "f1"),
+        (("n", "ctrl+o"), CorpusScreen, "f1"), (("a",), AdjudicationScreen, "question_mark"),
+        (("g",), AgreementScreen, "question_mark"), (("m",), RunsScreen, "question_mark"),
+        (("v",), ReviewScreen, "question_mark"), (("v", "t"), TaxonomyScreen, "question_mark"),
+        (("p",), ReportScreen, "question_mark")]
 
 
 @pytest.mark.parametrize(("keys", "screen_type", "help_key"), OPEN, ids=[s.__name__ for _, s, _ in OPEN])
