@@ -14,9 +14,10 @@ from persian_tui.io import jsonl
 from persian_tui.models import Option, Question
 from persian_tui.store import Store
 from persian_tui.tui.app import PersianTUI, run_app
+from persian_tui.tui.keys import APP_KEYS, help_rows
 from persian_tui.tui.render import GUTTER, detail_lines, plain
 from persian_tui.tui.screens.bank import BankScreen
-from persian_tui.tui.screens.help import KEYS, HelpScreen
+from persian_tui.tui.screens.help import HelpScreen
 from persian_tui.tui.widgets.bank_table import BankTable
 from persian_tui.tui.widgets.couplets import QuestionView
 
@@ -241,8 +242,9 @@ async def test_help_screen(bank_db):
         assert isinstance(app.screen, HelpScreen)
         keys = str(app.screen.query_one("#help-keys").render())
         assert "reload" in keys and "Ctrl+P" in keys
+        rows = help_rows(BankScreen.KEY_TABLE + APP_KEYS)
         box = app.screen.query_one("#help-keys").region  # really on screen, not collapsed
-        assert box.width >= max(len(k) + len(w) for k, w in KEYS) and box.height == len(KEYS)
+        assert box.width >= max(len(k) + len(w) for k, w in rows) and box.height == len(rows)
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, BankScreen)
@@ -459,13 +461,13 @@ def first_hit(app) -> str:
 
 
 async def test_command_palette_opens_every_screen(bank_db):
-    from persian_tui.tui.commands import BankCommands
+    from persian_tui.tui.commands import ScreenCommands
     from persian_tui.tui.screens.report import ReportScreen
 
     app = make_app(bank_db)
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot)
-        titles = [title for title, _, _ in BankCommands(app.screen)._commands()]
+        titles = [title for title, _, _ in ScreenCommands(app.screen)._commands()]
         for title in ("Label", "Label this question", "New question", "Edit question", "Adjudicate",
                       "Agreement", "Runs", "Review", "Report", "Search", "Reload", "Help", "Quit"):
             assert title in titles, title

@@ -13,7 +13,8 @@ from tui_helpers import shown, wait_for
 
 from persian_tui.models import Prediction
 from persian_tui.store import Store
-from persian_tui.tui.screens.bank import status_line
+from persian_tui.tui.keys import help_rows
+from persian_tui.tui.screens.bank import BankScreen, status_line
 from persian_tui.tui.screens.help import HelpScreen, help_body
 from persian_tui.tui.screens.run_detail import row_cells
 from persian_tui.tui.screens.runs import RunsScreen
@@ -76,7 +77,7 @@ def test_status_line_fits_its_width():
 
 
 def test_help_wraps_under_its_descriptions():
-    lines = str(help_body(60)).split("\n")
+    lines = str(help_body(help_rows(BankScreen.KEY_TABLE), 60)).split("\n")
     assert all(len(line) <= 60 for line in lines)
     assert any(line.startswith("L ") for line in lines)  # label this question is listed
     assert any(line.startswith(" " * 10) for line in lines)  # continuation lines indented

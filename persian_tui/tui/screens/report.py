@@ -12,7 +12,6 @@ from pathlib import Path
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Static, TabbedContent
@@ -20,6 +19,7 @@ from textual.worker import get_current_worker
 
 from ...io.report_notes import no_shared_message, report_scope
 from ...models import QUESTION_SETS
+from ..keys import Key, bindings, help_key
 from ..messages import ReportExported, ReportFailed, ReportReady  # noqa: F401 (re-exported)
 from ..widgets.key_bar import KeyBar
 from ..widgets.report_behaviour import BehaviourTab
@@ -39,16 +39,23 @@ EXPORT_DIR = Path("exports") / "report"
 
 
 class ReportScreen(Screen):
-    BINDINGS = [
-        Binding("escape", "back", "Back"),
-        Binding("r", "recompute", "Recompute"),
-        Binding("e", "export", "Export"),
-        Binding("c", "cycle_questions", "Questions"),
-        Binding("x", "exclude_run", "Exclude run"),
-        Binding("a", "all_runs", "All runs", show=False),
-        Binding("d", "cycle_dimension", "Dimension", show=False),
-        *(Binding(str(i), f"tab({i})", TITLES[i - 1], show=False) for i in range(1, len(TITLES) + 1)),
-    ]
+    KEYS_TITLE = "report"
+    KEY_TABLE = (
+        Key("escape", "back", "Back", "back", palette="Back"),
+        Key("r", "recompute", "Recompute", "compute the report again", palette="Recompute"),
+        Key("e", "export", "Export", "export the report (Markdown, CSV and JSON)", palette="Export"),
+        Key("c", "cycle_questions", "Questions", "question set: all, ready, curated", palette="Question set"),
+        Key("x", "exclude_run", "Exclude run", "leave the highlighted run out", palette="Exclude run"),
+        Key("a", "all_runs", "All runs", "bring back every excluded run", footer=False, palette="All runs"),
+        Key("d", "cycle_dimension", "Dimension", "breakdowns: the next dimension", footer=False,
+            palette="Breakdown dimension"),
+        Key("1", "tab(1)", TITLES[0], f"tabs: {', '.join(TITLES)}", footer=False, shown=f"1–{len(TITLES)}",
+            palette=f"Tab: {TITLES[0]}"),
+        *(Key(str(i), f"tab({i})", TITLES[i - 1], footer=False, help=False, palette=f"Tab: {TITLES[i - 1]}")
+          for i in range(2, len(TITLES) + 1)),
+        help_key(),
+    )
+    BINDINGS = bindings(KEY_TABLE)
 
     def __init__(self, *, run_ids: list[int] | None = None, questions: str = "all",
                  seed: int = 0, n_boot: int = 2000, export_dir: str | Path | None = None) -> None:

@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from ..keys import Key, bindings, help_key
 from .couplets import QuestionDetail
 
 
 class HardQuestionScreen(ModalScreen):
     """One of the hardest questions: its couplets (key in green) and what the runs chose."""
 
-    BINDINGS = [Binding("escape,enter,q", "app.pop_screen", "Close")]
+    KEYS_TITLE = "question"
+    KEY_TABLE = (Key("escape,enter,q", "app.pop_screen", "Close", "close", palette="Close"), help_key())
+    BINDINGS = bindings(KEY_TABLE)
     DEFAULT_CSS = """
     HardQuestionScreen { align: center middle; }
     HardQuestionScreen > Vertical {

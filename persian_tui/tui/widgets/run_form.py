@@ -10,7 +10,6 @@ from collections.abc import Callable
 from pydantic import ValidationError
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
@@ -20,6 +19,7 @@ from ...eval.prompts import STRATEGIES
 from ...models import QUESTION_SETS
 from ...redact import check_env_name
 from ...runs.spec import SPECS, EmbedRunSpec, JudgeRunSpec, LLMRunSpec, ParaphraseRunSpec, field_errors
+from ..keys import Key, bindings, help_key
 from .persian_input import FitInput
 
 Spec = LLMRunSpec | ParaphraseRunSpec | JudgeRunSpec | EmbedRunSpec
@@ -155,10 +155,14 @@ class RunForm(ModalScreen[None]):
     """Launch a run. ``launch(spec)`` starts it and returns an error to show, or None
     (then the form closes). Enter in a field or Ctrl+S launches; Escape cancels."""
 
-    BINDINGS = [
-        Binding("escape", "cancel", "Cancel"),
-        Binding("ctrl+s", "launch", "Launch"),
-    ]
+    KEYS_TITLE = "new run"
+    KEY_TABLE = (
+        Key("escape", "cancel", "Cancel", "cancel", palette="Cancel"),
+        Key("ctrl+s", "launch", "Launch", "launch the run (Enter in a field too)", palette="Launch"),
+        Key("tab", "", "", "next field"),
+        help_key("f1"),
+    )
+    BINDINGS = bindings(KEY_TABLE)
 
     def __init__(self, launch: Callable[[Spec, dict[str, str]], str | None],
                  values: dict[str, str] | None = None,
