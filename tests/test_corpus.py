@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import json
-import shutil
 import sqlite3
-from pathlib import Path
 
 import pytest
-from conftest import SEED, make_question
-from test_embed import offline, tiny_st  # noqa: F401  (session fixtures: a tiny local model)
+from factories import BABA, HAFEZ_1, HAFEZ_2, MINI, ROBAEE, SAADI, copy_mini, make_question
 
 from persian_tui.cli import main
 from persian_tui.io.errors import InputError
@@ -17,27 +14,13 @@ from persian_tui.io.ganjoor import import_corpus
 from persian_tui.models import Option, Question
 from persian_tui.store import Store
 
-MINI = Path(__file__).parent / "data" / "ganjoor-mini"
-SAMPLE = SEED.parent / "ganjoor-sample"
 ZWNJ = "\u200c"
-
-HAFEZ_1 = ("اَلا یا اَیُّهَا السّاقی اَدِرْ کَأساً وَ ناوِلْها", "که عشق آسان نمود اول ولی افتاد مشکل‌ها")
-HAFEZ_2 = ("به بوی نافه‌ای کاخر صبا زان طره بگشاید", "ز تاب جعد مشکینش چه خون افتاد در دل‌ها")
-SAADI = ("چو عضوی به درد آورَد روزگار", "دگر عضوها را نمانَد قرار")
-BABA = ("مرا نه سر نه سامان آفریدند", "پریشانم پریشان آفریدند")
-ROBAEE = ("از منزل کفر تا به دین یک نفس است", "وز عالم شک تا به یقین یک نفس است")  # khayyam and attar
 
 
 @pytest.fixture
 def corpus(store):
     import_corpus(store, MINI)
     return store
-
-
-def copy_mini(tmp_path) -> Path:
-    dest = tmp_path / "export"
-    shutil.copytree(MINI, dest)
-    return dest
 
 
 def test_fts5_is_available():
@@ -226,13 +209,6 @@ def test_cli_errors_never_print_control_characters(tmp_path, capsys):
     assert main(["--db", str(tmp_path / "e.db"), "corpus", "import", str(root)]) == 0
     out = capsys.readouterr().out
     assert "skipped:" in out and "\x1b" not in out
-
-
-@pytest.fixture
-def sample() -> Path:
-    if not SAMPLE.is_dir():
-        pytest.skip("../shared/ganjoor-sample is not available")
-    return SAMPLE
 
 
 def test_sample_excerpt_imports_and_links(store, sample):

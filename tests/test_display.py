@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import make_question
+from factories import make_question
 from llm_server import LLMServer, Reply
 
 from persian_tui import bidi, display

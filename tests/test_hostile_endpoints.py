@@ -11,7 +11,7 @@ import sqlite3
 
 import numpy as np
 import pytest
-from conftest import make_question
+from factories import make_question
 from llm_server import LLMServer, Reply, chat
 from pydantic import ValidationError
 

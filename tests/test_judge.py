@@ -4,7 +4,7 @@ import asyncio
 import json
 
 import pytest
-from conftest import make_question
+from factories import make_question
 from llm_server import LLMServer, Reply, chat
 
 from persian_tui.cli import main

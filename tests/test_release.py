@@ -9,7 +9,7 @@ import threading
 
 import pytest
 import yaml
-from conftest import make_question
+from factories import make_question
 from llm_server import LLMServer, chat
 
 from persian_tui.cli import main

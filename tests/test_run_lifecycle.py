@@ -13,7 +13,7 @@ import sys
 import time
 
 import pytest
-from conftest import make_question
+from factories import make_question
 from llm_server import LLMServer, Reply, chat
 from pydantic import ValidationError
 

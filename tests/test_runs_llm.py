@@ -10,7 +10,7 @@ import threading
 import time
 
 import pytest
-from conftest import make_question
+from factories import make_question
 from llm_server import LLMServer, Reply, chat
 
 from persian_tui.runs import LLMRunSpec, create_llm_run, execute_llm_run

@@ -6,7 +6,7 @@ import sqlite3
 import threading
 
 import pytest
-from conftest import make_question
+from factories import make_question
 from llm_server import LLMServer, chat
 
 from persian_tui.cli import main

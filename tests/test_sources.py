@@ -10,8 +10,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import make_question, run_import
-from test_import_races import together
+from factories import make_question, run_import, together
 
 from persian_tui.cli import main
 from persian_tui.io.export import export_jsonl

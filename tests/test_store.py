@@ -1,7 +1,7 @@
 import sqlite3
 
 import pytest
-from conftest import make_question
+from factories import make_question
 
 from persian_tui.store import Store, StoreError
 from persian_tui.store.db import migrate

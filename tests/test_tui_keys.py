@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import tui_helpers
-from conftest import make_question
+from factories import make_question
 from textual import events
 
 from persian_tui.store import Store

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 import tui_helpers
-from conftest import make_question
+from factories import make_question
 from textual.widgets import DataTable, OptionList
 from tui_helpers import notices
 

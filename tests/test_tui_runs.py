@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 import tui_helpers
-from conftest import make_question
+from factories import make_question
 from llm_server import LLMServer, Reply, chat
 from rich.cells import cell_len
 from textual.widgets import DataTable, Input, Select

@@ -6,7 +6,7 @@ import asyncio
 import re
 
 import tui_helpers
-from conftest import make_question
+from factories import make_question
 from rich.segment import Segment
 from textual.color import Color
 
