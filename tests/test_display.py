@@ -65,7 +65,7 @@ def hostile_db(tmp_path):
 
 
 def q_couplets():
-    from conftest import COUPLETS
+    from factories import COUPLETS
 
     return COUPLETS
 

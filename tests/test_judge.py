@@ -151,7 +151,7 @@ def test_import_reasoning_attaches_traces(judged, tmp_path):
 
 
 def test_seed_reasoning_sample(store, seed):
-    from conftest import run_import
+    from factories import run_import
 
     from persian_tui.io.predictions import import_predictions
     from persian_tui.io.reasoning import import_reasoning
