@@ -249,23 +249,6 @@ def test_export_carries_provenance_and_reimports(corpus, tmp_path):
     assert main(["--db", str(tmp_path / "other.db"), "import", str(v1)]) == 0
 
 
-def test_migration_9_keeps_runs_and_their_lifecycle(tmp_path):
-    from persian_tui.store.db import _connect, migrate
-
-    path = tmp_path / "old.db"
-    conn = _connect(path)
-    migrate(conn, 8)
-    conn.execute("INSERT INTO runs (kind, model, created_at, reason, archived, lease_holder) "
-                 "VALUES ('llm', 'm', 't', 'why', 1, 'me')")
-    conn.close()
-    with Store(path) as s:
-        assert s.conn.execute("SELECT kind, model, reason, archived, lease_holder FROM runs").fetchall() == [
-            ("llm", "m", "why", 1, "me")]
-        assert s.create_run("baseline", "cue:poet", {}).kind == "baseline"
-        with pytest.raises(sqlite3.IntegrityError):
-            s.conn.execute("INSERT INTO runs (kind, model, created_at) VALUES ('bogus', 'm', 't')")
-
-
 def test_cli_similar_tfidf_and_model(tmp_path, capsys, tiny_st, monkeypatch):  # noqa: F811
     db = str(tmp_path / "sim.db")
     assert main(["--db", db, "corpus", "import", str(MINI)]) == 0
