@@ -5,7 +5,7 @@ import asyncio
 import threading
 
 import pytest
-from factories import make_question
+from factories import keyed_bank
 from llm_server import LLMServer, chat
 
 from persian_tui.cli import main
@@ -22,15 +22,9 @@ from persian_tui.runs import (
 )
 
 
-def couplets(i):
-    return [(f"مصراع اول {i} {j}", f"مصراع دوم {i} {j}") for j in range(4)]
-
-
 @pytest.fixture
 def bank(store):
-    store.add_questions([make_question(f"q-{i:03d}", couplets=couplets(i), key=(i % 4) + 1)
-                         for i in range(6)])
-    return store
+    return keyed_bank(store, 6)
 
 
 def shown_key(body):
