@@ -54,3 +54,12 @@ def test_ruff_is_clean():
         pytest.skip("ruff is not installed (it comes with the test extra)")
     done = subprocess.run([ruff, "check", "--no-cache", "."], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-1000:]
+
+
+def test_no_test_module_imports_another():
+    """What test modules share lives in conftest.py (fixtures) and helper modules (factories.py,
+    tui_helpers.py, llm_server.py), never in another test module nor imported from conftest."""
+    tests = ROOT / "tests"
+    found = {p.name: sorted(n for n in imports(p) if n.startswith("test_") or n == "conftest")
+             for p in sorted(tests.glob("test_*.py"))}
+    assert {name: names for name, names in found.items() if names} == {}
