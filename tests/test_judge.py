@@ -4,7 +4,7 @@ import asyncio
 import json
 
 import pytest
-from conftest import make_question
+from factories import make_question
 from llm_server import LLMServer, Reply, chat
 
 from persian_tui.cli import main
@@ -163,7 +163,7 @@ def test_import_reasoning_attaches_traces(judged, tmp_path):
 
 
 def test_seed_reasoning_sample(store, seed):
-    from conftest import run_import
+    from factories import run_import
 
     from persian_tui.io.predictions import import_predictions
     from persian_tui.io.reasoning import import_reasoning

@@ -130,8 +130,15 @@ def test_the_cycle_finder_finds_a_cycle(tmp_path, monkeypatch):
     assert import_cycles("cyclepkg") == [["cyclepkg.a", "cyclepkg.b"]]
 
 
-@pytest.mark.xfail(strict=False, reason="the store's cycles (store/questions <-> store/sources, "
-                                        "store/corpus <-> store/db) go on the h18-store branch")
 def test_no_import_cycles():
     """No import cycle anywhere in persian_tui (a package's __init__ included)."""
     assert import_cycles() == []
+
+
+def test_no_test_module_imports_another():
+    """What test modules share lives in conftest.py (fixtures) and helper modules (factories.py,
+    tui_helpers.py, llm_server.py), never in another test module nor imported from conftest."""
+    tests = ROOT / "tests"
+    found = {p.name: sorted(n for n in imports(p) if n.startswith("test_") or n == "conftest")
+             for p in sorted(tests.glob("test_*.py"))}
+    assert {name: names for name, names in found.items() if names} == {}

@@ -1,4 +1,4 @@
-from conftest import make_question
+from factories import make_question
 
 from persian_tui.search import BankSearch
 from persian_tui.store import Store

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 import tui_helpers
-from conftest import make_question
+from factories import make_question
 
 from persian_tui.store import Store
 from persian_tui.tui.keys import APP_KEYS, bindings, help_rows, key_tokens
