@@ -11,6 +11,7 @@ import numpy as np
 
 from ..models import QUESTION_SETS, Prediction, Question
 from ..store import Store
+from .ranking import rank_runs
 
 NO_ANSWERS = ("paraphrase", "judge")  # run kinds that answer no question themselves
 ABSTAINS = ("baseline",)  # run kinds whose empty answers are abstentions by design (shortcut cues)
@@ -54,9 +55,21 @@ class Inputs:
     key: np.ndarray  # (Q,) keys of the shared questions
     chosen: np.ndarray  # (R, Q) chosen option, 0 = invalid / no answer
     right: np.ndarray  # (R, Q) bool
-    order: list[int]  # run indices in leaderboard order
+    order: list[int]  # run indices in leaderboard order (eval/ranking.rank_runs)
     overall: list[tuple[int, int]]  # per run: (correct, answered) on all keyed questions it answered
     votes: dict = field(default_factory=dict)  # run id -> [models.Vote] for runs asked K > 1 times
+    answers: np.ndarray | None = None  # (R, keyed) chosen option, 0 = unusable, -1 = not answered
+
+    @property
+    def asked(self) -> np.ndarray:
+        """(R, keyed) bool: the run answered the keyed question."""
+        return self.answers >= 0
+
+    @property
+    def right_all(self) -> np.ndarray:
+        """(R, keyed) bool: the run answered the keyed question right."""
+        keys = np.array([q.key for q in self.keyed], dtype=np.int8)
+        return self.answers == keys[None, :]
 
 
 def report_inputs(store: Store, run_ids: list[int] | None, questions: str) -> tuple[Inputs, dict]:
@@ -82,21 +95,23 @@ def report_inputs(store: Store, run_ids: list[int] | None, questions: str) -> tu
         raise ReportError(f"run {', '.join(map(str, empty))} has no predictions")
     keyed = [q for q in store.questions(statuses=QUESTION_SETS[questions]) if q.key is not None]
     shared = [q for q in keyed if all(q.uid in preds[r.id] for r in runs)] if runs else []
-    overall = []
-    for r in runs:
-        mine = [(q.key, preds[r.id][q.uid]) for q in keyed if q.uid in preds[r.id]]
-        overall.append((sum(_usable(p) == k for k, p in mine), len(mine)))
+    answers = np.full((len(runs), len(keyed)), -1, dtype=np.int8)
+    for i, r in enumerate(runs):
+        mine = preds[r.id]
+        answers[i] = [_usable(mine[q.uid]) if q.uid in mine else -1 for q in keyed]
+    keys = np.array([q.key for q in keyed], dtype=np.int8)
+    overall = [(int((row == keys).sum()), int((row >= 0).sum())) for row in answers]
     key = np.array([q.key for q in shared], dtype=np.int8)
     chosen = np.zeros((len(runs), len(shared)), dtype=np.int8)
     for i, r in enumerate(runs):
         mine = preds[r.id]
         chosen[i] = [_usable(mine[q.uid]) for q in shared]
     right = chosen == key[None, :]
-    correct = right.sum(axis=1)
-    # the honest order: accuracy on everything each run answered, then on the shared questions
-    acc = [c / n if n else 0.0 for c, n in overall]
-    order = sorted(range(len(runs)), key=lambda i: (-acc[i], -int(correct[i]), runs[i].id))
+    # the one ranking rule: accuracy on everything each run answered, ties by run id
+    index = {r.id: i for i, r in enumerate(runs)}
+    order = [index[x.run_id] for x in rank_runs([r.id for r in runs], [c for c, _ in overall],
+                                                  [n for _, n in overall])]
     return Inputs(runs, preds, keyed, shared, key, chosen, right, order, overall,
-                  {r.id: votes[r.id] for r in runs if r.id in votes}), left_out
+                  {r.id: votes[r.id] for r in runs if r.id in votes}, answers), left_out
 
 

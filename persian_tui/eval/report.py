@@ -1,47 +1,48 @@
-"""The evaluation report: runs compared on the questions they all share, with the statistics
-done by the libraries in eval/stats.py. The CLI (`persian-tui report`) and the TUI report
-screen are views over `build_report`; io/report_files.py writes it as Markdown, CSV, JSON, PNG.
+"""The evaluation report, with the statistics done by the libraries in eval/stats.py. The CLI
+(`persian-tui report`) and the TUI report screen are views over `build_report`;
+io/report_files.py writes it as Markdown, CSV, JSON, PNG.
 
 Rules (README "Reports" repeats them):
 
 - Questions: the set chosen (`all` = draft, ready and curated; `ready` = ready and curated;
-  `curated`), with a key, that EVERY run in the report has a prediction for. `questions` is
-  their number; all figures are on these questions only.
+  `curated`) with a key (`keyed`). Each run is ranked on every keyed question it answered; each
+  pair is compared on the keyed questions both answered (eval/pairs.py); the sections marked
+  "shared" below are on the keyed questions EVERY run answered (`questions` is their number).
 - A prediction is correct when `predicted == current key`. A prediction that is not `ok`
   (invalid, ambiguous, empty, refusal, api_error) or has no answer is wrong and counts as invalid.
-- Leaderboard: accuracy descending, then run id. Wilson 95 % interval (statsmodels) and a
-  percentile bootstrap 95 % interval from `n_boot` resamples of the questions drawn with
-  numpy `default_rng(seed)`; the same resamples are used for every run (paired).
-- Pairs: every pair of runs, `a` ranked above `b` on the leaderboard. Exact McNemar p on the
-  discordant questions (a_only: only a right, b_only: only b right), Holm-adjusted over all
-  pairs; `diff` = accuracy(a) - accuracy(b) with its paired bootstrap 95 % interval.
-- Groups: runs that cannot be told apart, a partition built from the top down: the best run
-  not yet grouped leads a new group, which takes every ungrouped run ranked below it whose
-  Holm-adjusted p against the leader is >= 0.05.
-- Breakdowns: per category, source (source_name), poet (the question's poet, else its
+- Leaderboard (eval/ranking.rank_runs, the one ranking rule): accuracy on all answered, ties
+  share a rank, with Wilson 95 % (statsmodels) and a bootstrap 95 % rank interval (`n_boot`
+  resamples of the keyed questions, numpy `default_rng(seed)`); accuracy on the usable answers
+  and `invalid` on the same questions; the majority-key baseline of those questions. Shared:
+  accuracy with Wilson and a paired percentile bootstrap interval, tokens, latency, cost.
+- Pairs and groups: eval/pairs.py (exact McNemar on each pair's overlap, Holm, exact and
+  simultaneous intervals, Connor power).
+- Baseline: the majority-key baseline, always answering the most common key, on the keyed
+  questions (and per run on the questions it answered), Wilson 95 %.
+- Clusters: eval/clusters.py (SE of each run's accuracy clustered by poem, poet, source).
+- Breakdowns (shared): per category, source (source_name), poet (the question's poet, else its
   options' distinct poets sorted and joined with " + ") and difficulty tier, with counts;
   when options are linked to the corpus, also by poet, form and metre of the key couplet and
   of the question where all four agree (eval/provenance.py).
   Missing values are "(none)". Tiers follow the seed's exp-6 analysis, from the share of the
   report's runs that solve the item: easy >= 70 %, medium 50-70 %, hard 30-50 %,
   very hard < 30 % (descriptive: it depends on which runs are in the report).
-- Position bias: ORIGINAL option positions (a shuffled run's answers are stored mapped back
-  to the original order). `chosen` counts the run's valid answers per position 1..4, `keys`
+- Position bias (shared): ORIGINAL option positions (a shuffled run's answers are stored mapped
+  back to the original order). `chosen` counts the run's valid answers per position 1..4, `keys`
   the keys of those same questions (so both add up to the same total); chi-square goodness
   of fit of chosen against keys (scipy), None when undefined (see stats.chisquare_gof).
-- Confusion: per run a 4 x 5 matrix, rows key 1..4, columns chosen 1..4 and a fifth column
-  for invalid / no answer.
-- Agreement: for runs in leaderboard order, the share of the shared questions on which both
-  runs chose the same (valid) option; the diagonal is the run's share of valid answers.
-- Hardest: the questions solved by the fewest runs (then uid), with the wrong option chosen
-  most often (ties: the lower option) and how many runs chose it.
-- Human: each annotator's accuracy against the current key on the shared questions they
-  answered (the human baseline of eval/agreement.py), Wilson 95 %.
+- Confusion (shared): per run a 4 x 5 matrix, rows key 1..4, columns chosen 1..4 and a fifth
+  column for invalid / no answer.
+- Agreement (shared): for runs in leaderboard order, the share of the shared questions on which
+  both runs chose the same (valid) option; the diagonal is the run's share of valid answers.
+- Hardest (shared): the questions solved by the fewest runs (then uid), with the wrong option
+  chosen most often (ties: the lower option) and how many runs chose it.
+- Human (shared): each annotator's accuracy against the current key on the shared questions
+  they answered (the human baseline of eval/agreement.py), Wilson 95 %.
 - Samples: a run asked each question K times (`run llm --samples K`) takes part with its
   MAJORITY VOTE (per question the majority's first sample, models.vote); the samples section
-  gives per such run the accuracy by majority and by mean, the agreement among samples (the
-  consistency across option orders when it shuffles) on all keyed questions it answered
-  (eval/samples.py).
+  gives per such run the accuracy by majority (ties: fractional credit) and by mean with
+  intervals, the agreement among samples against chance (eval/samples.py).
 """
 
 from __future__ import annotations
@@ -54,12 +55,14 @@ from ..models import QUESTION_SETS, Question
 from ..store import Store
 from . import stats
 from .agreement import AnnotatorAccuracy
+from .clusters import ClusterRow, cluster_rows, question_units
 from .inputs import NO_ANSWERS, Inputs, ReportError, report_inputs  # noqa: F401 (ReportError: re-exported)
 from .items import ItemRow, item_analysis
+from .pairs import ALPHA, PairRow, groups, pair_rows  # noqa: F401 (ALPHA, PairRow: re-exported)
 from .provenance import DIMENSIONS as PROVENANCE
 from .provenance import provenance_values
+from .ranking import rank_runs
 
-ALPHA = 0.05
 NONE = "(none)"
 DIMENSIONS = ("category", "source", "poet", "difficulty", *PROVENANCE)  # provenance: when linked
 TIERS = ("easy", "medium", "hard", "very hard")
@@ -73,10 +76,10 @@ class LeaderRow:
     run_id: int
     model: str
     kind: str
-    correct: int
+    correct: int  # on the SHARED questions (the questions every run answered)
     total: int
-    invalid: int
-    accuracy: float
+    shared_invalid: int
+    accuracy: float | None
     wilson_low: float
     wilson_high: float
     boot_low: float
@@ -91,22 +94,30 @@ class LeaderRow:
     answered_accuracy: float | None = None
     answered_low: float | None = None  # Wilson 95 %
     answered_high: float | None = None
+    rank: int = 0  # eval/ranking.rank_runs: ties share a rank
+    rank_low: int | None = None  # bootstrap 95 % rank interval
+    rank_high: int | None = None
+    invalid: int = 0  # unusable answers among the answered ones (the ranking set)
+    usable_accuracy: float | None = None  # correct / usable answers
+    usable_low: float | None = None  # Wilson 95 %
+    usable_high: float | None = None
+    key_baseline: float | None = None  # always the most common key, on the questions it answered
 
 
 @dataclass
-class PairRow:
-    a: int  # run ids; a is ranked above b
-    b: int
-    n: int  # shared questions
-    a_only: int  # questions only a got right
-    b_only: int
-    p_exact: float  # exact McNemar
-    p_holm: float  # Holm-adjusted over all pairs
-    diff: float  # accuracy(a) - accuracy(b)
-    diff_low: float  # paired bootstrap 95 %, UNADJUSTED for the number of pairs
-    diff_high: float
-    mde: float | None = None  # minimum detectable difference (proportion), 80 % power, n questions
-    n_needed: int | None = None  # questions needed to detect Report.effect at 80 % power
+class Baseline:
+    """Always answering the most common key (the majority-key baseline), on `total` questions."""
+    keys: list[int]  # the most common key(s); several on a tie (same score)
+    counts: list[int]  # keys 1..4 on these questions
+    correct: int
+    total: int
+    share: float | None
+    low: float | None  # Wilson 95 %
+    high: float | None
+
+    @property
+    def label(self) -> str:
+        return "/".join(map(str, self.keys))
 
 
 @dataclass
@@ -162,6 +173,9 @@ class Report:
     samples: list = field(default_factory=list)  # eval/samples.SampleRun per run asked K > 1 times
     effect: float = EFFECT  # the difference n_needed is computed for
     power: float = POWER
+    baseline: Baseline | None = None  # majority key on the keyed questions
+    shared_baseline: Baseline | None = None  # majority key on the shared questions
+    clusters: list[ClusterRow] = field(default_factory=list)
 
     @property
     def limiting(self) -> list[int]:
@@ -192,77 +206,55 @@ def _sum(values: list) -> float | int | None:
     return sum(present) if present else None
 
 
-def _leaderboard(inp: Inputs, seed: int, n_boot: int) -> tuple[list[LeaderRow], np.ndarray]:
-    """Rows in leaderboard order, and the (n_boot, R) paired bootstrap accuracies."""
+def baseline(keys) -> Baseline:
+    """The majority-key baseline of these keys (1..4): the share of the most common one."""
+    counts = np.bincount(np.asarray(keys, dtype=np.int64), minlength=5)[1:5].astype(int).tolist()
+    total, top = sum(counts), max(counts)
+    low, high = stats.wilson(top, total) or (None, None)
+    return Baseline([k for k, c in enumerate(counts, 1) if c == top and top], counts, top, total,
+                    top / total if total else None, low, high)
+
+
+def _leaderboard(inp: Inputs, seed: int, n_boot: int) -> list[LeaderRow]:
+    """Rows in ranking order (eval/ranking.rank_runs, with bootstrap rank intervals)."""
     runs, right, Q, R = inp.runs, inp.right, len(inp.shared), len(inp.runs)
+    asked = inp.asked
+    ranked = rank_runs([r.id for r in runs], [c for c, _ in inp.overall], [n for _, n in inp.overall],
+                       right=inp.right_all, asked=asked, n_boot=n_boot, seed=seed)
+    index = {r.id: i for i, r in enumerate(runs)}
     correct = right.sum(axis=1)
-    invalid = (inp.chosen == 0).sum(axis=1)
+    shared_invalid = (inp.chosen == 0).sum(axis=1)
     wl, wh = stats.wilson_many(correct, np.full(R, Q))
     ac = np.array([c for c, _ in inp.overall], dtype=float)
     an = np.array([n for _, n in inp.overall], dtype=float)
     al, ah = stats.wilson_many(ac, an)
+    invalid = (inp.answers == 0).sum(axis=1)
+    usable = an - invalid
+    ul, uh = stats.wilson_many(ac, usable)
+    keys = np.array([q.key for q in inp.keyed], dtype=np.int64)
     weights = stats.bootstrap_weights(Q, n_boot, seed).astype(np.float64)
     boot = weights @ right.T.astype(np.float64) / Q  # (n_boot, R) accuracies, paired resamples
     bl, bh = stats.percentile_interval(boot)
     board = []
-    for i in inp.order:
+    for x in ranked:
+        i = index[x.run_id]
         r, mine = runs[i], inp.preds[runs[i].id]
         ps = [mine[q.uid] for q in inp.shared]
         lat = [p.latency for p in ps if p.latency is not None]
-        n_all = int(an[i])
+        n_all, n_ok = int(an[i]), int(usable[i])
         board.append(LeaderRow(
             run_id=r.id, model=r.model, kind=r.kind, correct=int(correct[i]), total=Q,
-            invalid=int(invalid[i]), accuracy=float(correct[i] / Q), wilson_low=float(wl[i]),
-            wilson_high=float(wh[i]), boot_low=float(bl[i]), boot_high=float(bh[i]),
+            shared_invalid=int(shared_invalid[i]), accuracy=float(correct[i] / Q),
+            wilson_low=float(wl[i]), wilson_high=float(wh[i]), boot_low=float(bl[i]), boot_high=float(bh[i]),
             tokens_in=_sum([p.tokens_in for p in ps]), tokens_out=_sum([p.tokens_out for p in ps]),
             latency_mean=float(np.mean(lat)) if lat else None, cost=_sum([p.cost for p in ps]),
-            answered=n_all, answered_correct=int(ac[i]),
-            answered_accuracy=float(ac[i] / n_all) if n_all else None,
-            answered_low=float(al[i]) if n_all else None, answered_high=float(ah[i]) if n_all else None))
-    return board, boot
-
-
-def _pairs(inp: Inputs, boot: np.ndarray, effect: float, power: float) -> list[PairRow]:
-    """Every pair (a above b): exact McNemar + Holm, unadjusted paired bootstrap interval of the
-    difference, and the power figures of stats.paired_mde / stats.paired_n_needed."""
-    runs, Q, R = inp.runs, len(inp.shared), len(inp.runs)
-    correct = inp.right.sum(axis=1)
-    ia, ib = np.triu_indices(R, k=1)
-    ia, ib = np.array(inp.order, dtype=np.int64)[ia], np.array(inp.order, dtype=np.int64)[ib]
-    r32 = inp.right.astype(np.int32)
-    both = r32 @ r32.T
-    a_only = correct[ia] - both[ia, ib]
-    b_only = correct[ib] - both[ia, ib]
-    p_exact = stats.mcnemar_exact_many(a_only, b_only)
-    p_holm = stats.holm(p_exact)
-    if len(ia):
-        dl, dh = stats.percentile_interval(boot[:, ia] - boot[:, ib])
-    else:
-        dl = dh = np.zeros(0)
-    sd = stats.paired_sd(a_only, b_only, Q)
-    mde = stats.paired_mde(sd, Q, power=power)
-    need = stats.paired_n_needed(sd, effect, power=power)
-    return [PairRow(a=runs[a].id, b=runs[b].id, n=Q, a_only=int(x), b_only=int(y), p_exact=float(p),
-                    p_holm=float(h), diff=float((correct[a] - correct[b]) / Q), diff_low=float(lo),
-                    diff_high=float(hi), mde=None if np.isnan(m) else float(m),
-                    n_needed=None if np.isnan(k) else int(k))
-            for a, b, x, y, p, h, lo, hi, m, k
-            in zip(ia, ib, a_only, b_only, p_exact, p_holm, dl, dh, mde, need)]
-
-
-def _groups(board: list[LeaderRow], pairs: list[PairRow]) -> list[list[int]]:
-    """From the top down, a leader and the ungrouped runs below it it cannot beat (Holm)."""
-    adjusted = {(p.a, p.b): p.p_holm for p in pairs}
-    groups, grouped = [], set()
-    ranked = [row.run_id for row in board]
-    for pos, leader in enumerate(ranked):
-        if leader in grouped:
-            continue
-        group = [leader] + [o for o in ranked[pos + 1:]
-                            if o not in grouped and adjusted[(leader, o)] >= ALPHA]
-        grouped.update(group)
-        groups.append(group)
-    return groups
+            answered=n_all, answered_correct=int(ac[i]), answered_accuracy=x.accuracy,
+            answered_low=float(al[i]) if n_all else None, answered_high=float(ah[i]) if n_all else None,
+            rank=x.rank, rank_low=x.rank_low, rank_high=x.rank_high, invalid=int(invalid[i]),
+            usable_accuracy=float(ac[i] / n_ok) if n_ok else None,
+            usable_low=float(ul[i]) if n_ok else None, usable_high=float(uh[i]) if n_ok else None,
+            key_baseline=baseline(keys[asked[i]]).share))
+    return board
 
 
 def _breakdowns(store: Store, inp: Inputs) -> list[BreakdownRow]:
@@ -372,9 +364,14 @@ def build_report(store: Store, *, run_ids: list[int] | None = None, questions: s
         report.samples = [sample_run(r, inp.votes[r.id], inp.keyed) for r in inp.runs if r.id in inp.votes]
     if not inp.shared:
         return report
-    report.leaderboard, boot = _leaderboard(inp, seed, n_boot)
-    report.pairs = _pairs(inp, boot, effect, power)
-    report.groups = _groups(report.leaderboard, report.pairs)
+    report.leaderboard = _leaderboard(inp, seed, n_boot)
+    ids = [r.id for r in inp.runs]
+    report.pairs = pair_rows(ids, inp.order, inp.right_all, inp.asked, effect, power)
+    report.groups = groups([row.run_id for row in report.leaderboard], report.pairs)
+    report.baseline = baseline([q.key for q in inp.keyed])
+    report.shared_baseline = baseline(inp.key)
+    units = question_units(inp.keyed, store.links([q.uid for q in inp.keyed]))
+    report.clusters = cluster_rows(ids, inp.order, inp.right_all, inp.asked, units)
     report.breakdowns = _breakdowns(store, inp)
     report.position = _position(inp)
     report.confusion = _confusion(inp)

@@ -182,47 +182,99 @@ def binom_greater(successes: int, trials: int, p: float) -> float | None:
     return float(binomtest(successes, trials, p, alternative="greater").pvalue)
 
 
-# ---------------------------------------------------------------- power of paired comparisons
+# ---------------------------------------------------------------- paired comparisons: interval and power
 #
-# Two runs on the same n questions: d_i = right_a(i) - right_b(i) in {-1, 0, 1}. The test of
-# mean(d) = 0 is a one-sample z-test on d (statsmodels NormalIndPower with ratio=0 is the same
-# test; tests/test_report.py checks the closed forms below against it). sd(d) comes from the
-# observed discordance: var(d) = (a_only + b_only)/n - diff^2 (sample variance, ddof=1).
+# Two runs on the same n questions; b = only A right, c = only B right (the discordant ones).
+# Conditional on m = b + c, b ~ Binomial(m, theta) and the accuracy difference is
+# (b - c)/n = m/n * (2 theta - 1). The exact McNemar test is the binomial test of theta = 1/2.
 
 
-def paired_sd(a_only, b_only, n: int) -> np.ndarray:
-    """Sample standard deviation of the per-question differences of many pairs (NaN for n < 2)."""
-    a = np.asarray(a_only, dtype=float)
-    b = np.asarray(b_only, dtype=float)
-    if n < 2:
-        return np.full(a.shape, np.nan)
-    var = ((a + b) / n - ((a - b) / n) ** 2) * n / (n - 1)
-    return np.sqrt(np.maximum(var, 0.0))
+def mcnemar_interval(b, c, n, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+    """Interval of the accuracy difference A - B derived from the exact conditional test: the
+    Clopper-Pearson interval of theta = b/(b+c) (statsmodels method="beta") mapped to
+    (b+c)/n * (2 theta - 1). It excludes 0 exactly when the exact McNemar p < alpha (both
+    invert the same two one-sided binomial tests at alpha/2). No discordant pair: [0, 0]."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    b = np.asarray(b, dtype=float)
+    c = np.asarray(c, dtype=float)
+    m = b + c
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lo, hi = proportion_confint(b, np.where(m > 0, m, 1.0), alpha=alpha, method="beta")
+        scale = np.where(np.asarray(n, dtype=float) > 0, m / np.asarray(n, dtype=float), 0.0)
+    lo = np.where(m > 0, np.asarray(lo, dtype=float), 0.5)
+    hi = np.where(m > 0, np.asarray(hi, dtype=float), 0.5)
+    lo = np.where(b == 0, 0.0, lo)  # exact ends where the beta quantile leaves rounding noise
+    hi = np.where(c == 0, 1.0, hi)
+    return scale * (2 * lo - 1), scale * (2 * hi - 1)
 
 
-def _z_sum(alpha: float, power: float) -> float:
+def _z(alpha: float, power: float) -> tuple[float, float]:
     from scipy.stats import norm
 
-    return float(norm.ppf(1 - alpha / 2) + norm.ppf(power))
+    return float(norm.ppf(1 - alpha / 2)), float(norm.ppf(power))
 
 
-def paired_mde(sd, n: int, alpha: float = 0.05, power: float = 0.8) -> np.ndarray:
-    """Minimum detectable difference (a proportion) at `power`, two-sided `alpha`, with n
-    questions: (z_{1-alpha/2} + z_power) * sd / sqrt(n). NaN where sd is 0 or undefined (two runs
-    that never disagree give no estimate of the spread)."""
-    sd = np.asarray(sd, dtype=float)
+def connor_n(psi, effect: float, alpha: float = 0.05, power: float = 0.8) -> np.ndarray:
+    """Questions needed to detect an accuracy difference `effect` with a two-sided McNemar test
+    at `alpha` with `power`, when a share `psi` of the questions is discordant (Connor 1987):
+    n = (z_{1-alpha/2} sqrt(psi) + z_power sqrt(psi - effect^2))^2 / effect^2, rounded up.
+    NaN where the difference is impossible at that discordance (effect > psi)."""
+    psi = np.asarray(psi, dtype=float)
+    za, zb = _z(alpha, power)
     with np.errstate(invalid="ignore"):
-        out = _z_sum(alpha, power) * sd / math.sqrt(n) if n > 0 else np.full(sd.shape, np.nan)
-    return np.where(sd > 0, out, np.nan)
+        n = np.ceil((za * np.sqrt(psi) + zb * np.sqrt(psi - effect ** 2)) ** 2 / effect ** 2 - 1e-9)
+    return np.where((psi > 0) & (effect <= psi), n, np.nan)
 
 
-def paired_n_needed(sd, effect: float, alpha: float = 0.05, power: float = 0.8) -> np.ndarray:
-    """Questions needed to detect a difference of `effect` (a proportion) at `power`:
-    ceil(((z_{1-alpha/2} + z_power) * sd / effect)^2). NaN where sd is 0 or undefined."""
-    sd = np.asarray(sd, dtype=float)
-    with np.errstate(invalid="ignore"):
-        n = np.ceil((_z_sum(alpha, power) * sd / effect) ** 2)
-    return np.where(sd > 0, n, np.nan)
+def connor_mde(psi, n, alpha: float = 0.05, power: float = 0.8) -> np.ndarray:
+    """Minimum detectable difference: the `effect` for which connor_n(psi, effect) = n, solved
+    in closed form, delta = sqrt(psi) (z_a sqrt(n) + z_b sqrt(n - z_a^2 + z_b^2)) / (n + z_b^2).
+    NaN with no discordance or when even delta = psi (every discordant question one way) is
+    not detectable."""
+    psi = np.asarray(psi, dtype=float)
+    n = np.asarray(n, dtype=float)
+    za, zb = _z(alpha, power)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        d = np.sqrt(psi) * (za * np.sqrt(n) + zb * np.sqrt(n - za ** 2 + zb ** 2)) / (n + zb ** 2)
+    return np.where((psi > 0) & (n > za ** 2) & (d <= psi), d, np.nan)
+
+
+def mcnemar_power(psi: float, effect: float, n: int, alpha: float = 0.05) -> float:
+    """The exact power of the exact McNemar test (scipy binomials): the number of discordant
+    questions m ~ Bin(n, psi), then b ~ Bin(m, (psi + effect) / (2 psi)); summed over m of the
+    chance that the exact two-sided p < alpha. Used by the tests to check Connor's formula."""
+    from scipy.stats import binom
+
+    ms = np.arange(n + 1)
+    pm = binom.pmf(ms, n, psi)
+    theta = (psi + effect) / (2 * psi)
+    total = 0.0
+    for m, w in zip(ms, pm):
+        if m == 0 or w < 1e-14:
+            continue
+        ks = np.arange(m + 1)
+        p = np.minimum(1.0, 2 * binom.cdf(np.minimum(ks, m - ks), m, 0.5))
+        total += w * binom.pmf(ks, m, theta)[p < alpha].sum()
+    return float(total)
+
+
+def chance_agreement(samples: int, options: int = 4) -> float:
+    """Expected agreement of a uniform random answerer asked `samples` times: E[max count] / K,
+    the largest count of one option among K independent uniform choices (scipy multinomial,
+    enumerated). K = 5, 4 options: 0.496."""
+    from itertools import combinations_with_replacement
+
+    from scipy.stats import multinomial
+
+    if samples < 1:
+        return float("nan")
+    total = 0.0
+    for combo in combinations_with_replacement(range(options), samples):
+        counts = np.bincount(combo, minlength=options)
+        # each multiset once, weighted by its multinomial probability
+        total += multinomial.pmf(counts, samples, [1 / options] * options) * counts.max()
+    return float(total / samples)
 
 
 def clustered_se(y, groups) -> float | None:

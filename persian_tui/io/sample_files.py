@@ -5,22 +5,29 @@ from __future__ import annotations
 import csv
 import io
 
+from ..display import interval, signed_interval
 from ..eval.samples import SampleRun
 
-SUMMARY_HEADER = ["run", "model", "K", "questions", "majority acc", "mean acc", "agreement",
-                  "unanimous", "agreement is"]
+SUMMARY_HEADER = ["run", "model", "K", "questions", "majority acc", "95 %", "mean acc", "95 %",
+                  "majority − mean", "95 %", "agreement", "chance", "unanimous", "ties", "agreement is"]
 ITEM_HEADER = ["run_id", "uid", "key", "answers", "majority", "agreement", "chosen_sample",
-               "majority_right", "mean_right"]
+               "majority_right", "mean_right", "tied", "credit"]
 
 
 def _f(x: float | None, pct: bool = True) -> str:
     return "—" if x is None else (f"{x:.1%}" if pct else f"{x:.2f}")
 
 
+def _pts(x: float | None) -> str:
+    return "—" if x is None else f"{100 * x:+.1f} pt"
+
+
 def summary_rows(runs: list[SampleRun]) -> list[list[str]]:
     return [[f"#{r.run_id}", r.model, str(r.samples), str(r.questions), _f(r.majority_accuracy),
-             _f(r.mean_accuracy), _f(r.mean_agreement), f"{r.unanimous}/{r.questions}",
-             r.agreement_label] for r in runs]
+             interval(r.majority_low, r.majority_high, " %"), _f(r.mean_accuracy),
+             interval(r.mean_low, r.mean_high, " %"), _pts(r.gap),
+             signed_interval(r.gap_low, r.gap_high), _f(r.mean_agreement), _f(r.chance_agreement),
+             f"{r.unanimous}/{r.questions}", str(r.ties), r.agreement_label] for r in runs]
 
 
 def answers_text(answers: list[int]) -> str:
@@ -30,7 +37,8 @@ def answers_text(answers: list[int]) -> str:
 
 def item_rows(run: SampleRun) -> list[list]:
     return [[run.run_id, i.uid, i.key, answers_text(i.answers), i.majority or "", i.agreement,
-             i.chosen, int(i.majority_right), i.mean_right] for i in run.items]
+             i.chosen, int(i.majority_right), i.mean_right, " ".join(map(str, i.tied)), i.credit]
+            for i in run.items]
 
 
 def items_csv(runs: list[SampleRun]) -> str:
@@ -47,11 +55,15 @@ def summary_csv(runs: list[SampleRun]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["run_id", "model", "samples", "shuffled", "questions", "majority_correct",
-                "majority_accuracy", "mean_accuracy", "mean_agreement", "unanimous"])
+                "majority_accuracy", "majority_low", "majority_high", "mean_accuracy", "mean_low",
+                "mean_high", "gap", "gap_low", "gap_high", "mean_agreement", "chance_agreement",
+                "unanimous", "ties"])
     for r in runs:
-        w.writerow([r.run_id, r.model, r.samples, int(r.shuffled), r.questions, r.majority_correct,
-                    *("" if x is None else f"{x:.6g}" for x in (r.majority_accuracy, r.mean_accuracy,
-                                                                r.mean_agreement)), r.unanimous])
+        w.writerow([r.run_id, r.model, r.samples, int(r.shuffled), r.questions, f"{r.majority_correct:.6g}",
+                    *("" if x is None else f"{x:.6g}" for x in (
+                        r.majority_accuracy, r.majority_low, r.majority_high, r.mean_accuracy, r.mean_low,
+                        r.mean_high, r.gap, r.gap_low, r.gap_high, r.mean_agreement, r.chance_agreement)),
+                    r.unanimous, r.ties])
     return buf.getvalue()
 
 
