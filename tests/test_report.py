@@ -137,12 +137,15 @@ def test_two_runs_five_questions_by_hand(two_runs):
     right_a, right_b = np.array([1, 1, 1, 1, 0]), np.array([1, 0, 0, 1, 1])
     ref = np.percentile(right_a[draws].mean(axis=1), [2.5, 97.5])
     assert (la.boot_low, la.boot_high) == (pytest.approx(ref[0]), pytest.approx(ref[1]))
-    diffs = right_a[draws].mean(axis=1) - right_b[draws].mean(axis=1)
     (pair,) = r.pairs
     # only A right on q2, q3; only B right on q5: exact McNemar 2·P(X <= 1 | 3) = 1
     assert (pair.a, pair.b, pair.n, pair.a_only, pair.b_only) == (a, b, 5, 2, 1)
     assert (pair.p_exact, pair.p_holm, pair.diff) == (1.0, 1.0, pytest.approx(0.2))
-    assert (pair.diff_low, pair.diff_high) == tuple(pytest.approx(x) for x in np.percentile(diffs, [2.5, 97.5]))
+    # the exact interval: Clopper-Pearson of 2/3, mapped to 3/5 · (2θ − 1)
+    from statsmodels.stats.proportion import proportion_confint
+
+    lo, hi = proportion_confint(2, 3, alpha=0.05, method="beta")
+    assert (pair.diff_low, pair.diff_high) == (pytest.approx(0.6 * (2 * lo - 1)), pytest.approx(0.6 * (2 * hi - 1)))
     assert r.groups == [[a, b]]
     # position bias: A chose 1 2 3 4 2 against keys 1 2 3 4 1 -> chi2 1.5; B chose position 3
     # where none of its answered questions has its key -> undefined
@@ -269,7 +272,8 @@ def test_cli_report_formats(two_runs, tmp_path, capsys):
     assert "model-a" in out and "How to read it" in out
     expected = {"md": {"report.md", "leaderboard.png", "position.png"}, "json": {"report.json"},
                 "csv": {"leaderboard.csv", "pairs.csv", "breakdowns.csv", "position.csv", "confusion.csv",
-                        "agreement.csv", "hardest.csv", "human.csv", "items.csv"}}
+                        "agreement.csv", "hardest.csv", "human.csv", "items.csv", "clusters.csv",
+                        "baseline.csv"}}
     for fmt, names in expected.items():
         folder = tmp_path / fmt
         assert main(["--db", db, "report", "--format", fmt, "-o", str(folder), "--bootstrap", "200"]) == 0
@@ -299,22 +303,22 @@ def test_cli_report_without_runs(tmp_path, capsys):
 # ---------------------------------------------------------------- honest leaderboard, power
 
 
-def test_paired_power_matches_statsmodels():
-    from statsmodels.stats.power import NormalIndPower
-
-    a_only, b_only, n = np.array([7, 30, 12, 0]), np.array([3, 10, 12, 0]), 120
-    sd = stats.paired_sd(a_only, b_only, n)
-    d = np.r_[np.ones(7), -np.ones(3), np.zeros(n - 10)]  # pair 0 by hand
-    assert sd[0] == pytest.approx(d.std(ddof=1), rel=1e-12)
-    mde = stats.paired_mde(sd, n)
-    need = stats.paired_n_needed(sd, 0.05)
-    for s_, m, k in zip(sd[:3], mde[:3], need[:3]):
-        # one-sample z-test on the differences = NormalIndPower with ratio=0
-        es = NormalIndPower().solve_power(effect_size=None, nobs1=n, alpha=0.05, power=0.8, ratio=0)
-        assert m == pytest.approx(es * s_, rel=1e-4)
-        n_sm = NormalIndPower().solve_power(effect_size=0.05 / s_, nobs1=None, alpha=0.05, power=0.8, ratio=0)
-        assert k == np.ceil(n_sm) or abs(k - n_sm) < 1
-    assert np.isnan(mde[3]) and np.isnan(need[3])  # runs that never disagree: no spread to go on
+def test_connor_power_round_trips_and_matches_the_exact_power():
+    psi, n = np.array([0.1, 0.25, 0.5, 0.0]), 200
+    mde = stats.connor_mde(psi, n)
+    for p_, m in zip(psi[:3], mde[:3]):
+        # Connor (1987): n = (z_a sqrt(psi) + z_b sqrt(psi - d^2))^2 / d^2 at the MDE gives n back
+        assert stats.connor_n(p_, m) == n
+        assert stats.connor_n(p_, m * 1.01) < n <= stats.connor_n(p_, m * 0.99)
+        # the exact power of the exact test at Connor's MDE is close to 80 % (a bit below: discrete)
+        assert 0.72 < stats.mcnemar_power(p_, m, n) < 0.85
+    assert np.isnan(mde[3]) and np.isnan(stats.connor_n(0.0, 0.05))  # runs that never disagree
+    assert np.isnan(stats.connor_n(0.03, 0.05))  # a 5-point difference needs >= 5 % discordant
+    # a stricter alpha (Holm's first step over 406 pairs) needs a larger difference
+    assert stats.connor_mde(0.25, n, alpha=0.05 / 406) > mde[1]
+    # the case: 44/4 discordant of 194 -> the MDE's exact power is 80 %, not 59 %
+    m = float(stats.connor_mde(48 / 194, 194))
+    assert stats.mcnemar_power(48 / 194, m, 194) == pytest.approx(0.8, abs=0.05)
 
 
 def test_clustered_se_matches_statsmodels_ols():
@@ -343,7 +347,7 @@ def test_leaderboard_ranks_by_all_answered_and_names_the_limit(store):
         proportion_confint(6, 10, method="wilson"), abs=1e-12)
     assert (top.correct, top.total) == (2, 2)  # the paired figures stay on the shared questions
     text = render_text(r)
-    assert "all answered" in text and "unadjusted" in text and f"#{short} (2)" in text
+    assert "EVERY keyed question" in text and "exact" in text and f"#{short} (2)" in text
 
 
 def test_broken_runs_are_left_out_by_default_and_listed(store):
@@ -373,9 +377,11 @@ def test_json_pairs_carry_mde(two_runs):
     store, a, b = two_runs
     data = json.loads(render_files(build_report(store, n_boot=50), "json")["report.json"])
     (pair,) = data["pairs"]
-    sd = stats.paired_sd([pair["a_only"]], [pair["b_only"]], pair["n"])
-    assert pair["mde"] == pytest.approx(float(stats.paired_mde(sd, pair["n"])[0]), rel=1e-5)
-    assert pair["mde"] > 0.5 and pair["n_needed"] > pair["n"]  # 5 questions detect nothing small
+    psi = (pair["a_only"] + pair["b_only"]) / pair["n"]
+    assert pair["mde"] is None  # 5 questions, 3 discordant: no difference is detectable
+    assert pair["n_needed"] == int(stats.connor_n(psi, 0.05)) > pair["n"]
+    assert pair["n_needed_adjusted"] == pair["n_needed"]  # one pair: Holm's first step is alpha
+    assert pair["diff_low_simultaneous"] == pair["diff_low"]
 
 
 # ---------------------------------------------------------------- the seed's published answers

@@ -163,7 +163,9 @@ def test_cli_samples_and_report_files(bank, tmp_path, capsys):
     run_id = bank.runs()[-1].id
     assert main(["--db", db, "samples", str(run_id)]) == 0
     out = capsys.readouterr().out
-    assert "2 sample(s) per question" in out and "majority vote 100.0%" in out and "mean 50.0%" in out
+    # every question a 1-1 tie: half credit each, not the first sample's answer (100 %)
+    assert "2 sample(s) per question" in out and "majority vote 50.0%" in out and "mean 50.0%" in out
+    assert "ties 6" in out and "(chance 62.5%)" in out  # K = 2: (1/4 · 2 + 3/4 · 1) / 2
     assert main(["--db", db, "samples", str(run_id), "--format", "csv"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("run_id,uid,key,answers") and len(lines) == 7

@@ -238,10 +238,10 @@ def cmd_report(args) -> int:
         raise UserError(f"runs {', '.join(map(str, report.run_ids))} share no question with a key in "
                         f"the question set {args.questions!r}")
     if args.format == "table":
-        sys.stdout.write(render_text(report))
+        sys.stdout.write(render_text(report, intervals=args.intervals))
         return 0
     try:
-        paths = write_report(report, args.output, args.format)
+        paths = write_report(report, args.output, args.format, args.intervals)
     except WriteError as e:
         raise UserError(f"cannot write the report: {e}") from None
     except OSError as e:
@@ -372,10 +372,11 @@ def parser() -> argparse.ArgumentParser:
     st.set_defaults(func=cmd_stats)
 
     rep = sub.add_parser("report", help="leaderboard with intervals, paired tests, breakdowns, charts",
-                         description="Compare runs on the questions they all share: accuracy with "
-                         "Wilson and bootstrap 95 % intervals, exact McNemar tests with Holm "
-                         "correction, breakdowns, position bias, confusion, agreement, hardest "
-                         "questions, the human baseline.")
+                         description="Rank runs on every keyed question each answered (Wilson 95 %, "
+                         "bootstrap rank intervals), compare each pair on the questions both answered "
+                         "(exact McNemar, Holm, exact intervals, power), the majority-key baseline, "
+                         "clustered standard errors; on the questions all share: breakdowns, position "
+                         "bias, confusion, agreement, hardest questions, the human baseline.")
     rep.add_argument("--runs", metavar="IDS", help="run ids, e.g. 1,2,5 (default: every finished run)")
     rep.add_argument("--questions", default="all", choices=QUESTION_SETS,
                      help="question set (all = draft, ready and curated; default: all)")
@@ -386,6 +387,10 @@ def parser() -> argparse.ArgumentParser:
     rep.add_argument("--seed", type=bounded_int(0), default=0, help="bootstrap seed (default: 0)")
     rep.add_argument("--bootstrap", type=bounded_int(1, 1_000_000), default=2000, metavar="N",
                      help="bootstrap resamples (default: 2000)")
+    rep.add_argument("--intervals", default="pair", choices=("pair", "simultaneous"),
+                     help="pair differences: the exact 95 %% interval of each pair's McNemar test "
+                     "(pair) or Bonferroni-adjusted intervals holding for all pairs at once "
+                     "(simultaneous); JSON and CSV always have both (default: pair)")
     rep.set_defaults(func=cmd_report)
 
     corpus.add_commands(sub)

@@ -68,8 +68,10 @@ def cmd_samples(args) -> int:
     else:
         (summary,) = summary_rows([result])
         print(f"run #{result.run_id} {result.model}: {result.samples} sample(s) per question, "
-                           f"{result.questions} keyed questions; majority vote {summary[4]}, mean {summary[5]}, "
-                           f"{result.agreement_label} {summary[6]}, unanimous {summary[7]}")
+                           f"{result.questions} keyed questions; majority vote {summary[4]} ({summary[5]}; "
+                           f"ties {summary[13]}, each 1/t credit), mean {summary[6]} ({summary[7]}), majority − "
+                           f"mean {summary[8]} ({summary[9]}), {result.agreement_label} {summary[10]} (chance "
+                           f"{summary[11]}), unanimous {summary[12]}")
         rows = [[str(c) if not isinstance(c, float) else f"{c:.2f}" for c in row[1:]] for row in item_rows(result)]
         print("\n".join(_table(ITEM_HEADER[1:], rows, right={1, 4, 5, 7})))
     return 0

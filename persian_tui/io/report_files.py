@@ -24,18 +24,21 @@ COLORS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52")  # positions 1..4
 
 HOW_TO_READ = [
     "accuracy = correct / questions; an invalid answer (unparseable, ambiguous, empty, refusal, API error) "
-    "counts as wrong and is also counted under `invalid`. Chance is 25 %.",
-    "Runs are ranked by `all answered`: accuracy on EVERY keyed question the run answered, with its "
-    "Wilson 95 % interval. The other columns are on the questions all the runs share (the paired "
-    "comparison): accuracy, Wilson 95 % and bootstrap 95 % from resampling those questions. "
-    "Overlapping intervals do NOT mean two runs are equal: compare them with the paired tests.",
-    "Pairs: exact McNemar on the questions exactly one of the two runs got right; `Holm p` corrects "
-    "for testing every pair (a difference is significant when Holm p < 0.05). `diff 95 %` is a paired "
-    "bootstrap interval NOT adjusted for the number of pairs: it can exclude 0 while Holm p >= 0.05; "
-    "trust Holm p. `MDE` is the smallest difference these shared questions detect with 80 % power; "
-    "`n for E` the questions needed to detect a difference of E.",
+    "counts as wrong and is also counted under `invalid`. `usable acc` = correct / usable answers (on "
+    "the same questions). Chance is 25 %; the majority-key baseline (always answering the most common "
+    "key) is the line a run must beat when the keys are unbalanced.",
+    "Ranking (one rule, also the release's): accuracy on EVERY keyed question the run answered, with its "
+    "Wilson 95 % interval; equal accuracies share a rank; `rank 95 %` is a bootstrap interval of the rank "
+    "(the keyed questions resampled). The `shared` columns are on the questions all the runs answered.",
+    "Pairs: each pair on the questions BOTH runs answered (`n`); exact McNemar on those only one of the two "
+    "got right; `Holm p` corrects for testing every pair (significant: Holm p < 0.05). The difference "
+    "interval is the exact one of the same test (it excludes 0 exactly when McNemar p < 0.05, not "
+    "adjusted for the number of pairs); --intervals simultaneous shows Bonferroni-adjusted intervals "
+    "that hold for all pairs at once. `MDE` is the smallest difference the pair's questions detect "
+    "with 80 % power at 0.05 and, `MDE (Holm)`, at 0.05 / pairs (Connor's formula); `n for E` the "
+    "questions needed to detect a difference of E.",
     "Groups: the best ungrouped run and every ungrouped run below it whose Holm p against it is "
-    ">= 0.05, from the top down: runs in one group cannot be told apart on these questions.",
+    ">= 0.05, from the top down: runs in one group cannot be told apart.",
 ]
 
 
@@ -108,10 +111,20 @@ def statement(report: Report) -> str:
     elif limit:
         text += f" (runs answering fewer: {', '.join(f'#{r} ({report.answered[r]})' for r in limit)})"
     text += f". Bootstrap: {report.n_boot} resamples, seed {report.seed}."
+    if report.baseline and report.baseline.share is not None:
+        text += " " + baseline_sentence(report)
     if report.left_out:
         text += (" Left out: " + ", ".join(f"#{r} ({why})" for r, why in sorted(report.left_out.items()))
                  + "; name runs with --runs to include them.")
     return text
+
+
+def baseline_sentence(report: Report) -> str:
+    """The majority-key baseline, said once for every format."""
+    b = report.baseline
+    return (f"Majority-key baseline: always answering {b.label} scores {_pct(b.share)} "
+            f"({b.correct}/{b.total} keyed questions, Wilson {_interval(b.low, b.high)}; keys 1/2/3/4: "
+            f"{'/'.join(map(str, b.counts))}); chance is 25 %.")
 
 
 def _models(report: Report) -> dict[int, str]:
@@ -131,28 +144,64 @@ def _table(header: list[str], rows: list[list[str]], right: set[int] = frozenset
     return [line(header), line(["-" * w for w in widths])] + [line(r) for r in rows]
 
 
+def _rank(r) -> str:
+    return "—" if r.rank_low is None else f"{r.rank_low}–{r.rank_high}"
+
+
 def _leader_rows(report: Report) -> list[list[str]]:
-    return [[str(rank), f"#{r.run_id}", r.model, r.kind, _pct(r.answered_accuracy),
-             f"{r.answered_correct}/{r.answered}", _interval(r.answered_low, r.answered_high),
-             _pct(r.accuracy), f"{r.correct}/{r.total}",
-             str(r.invalid), _interval(r.wilson_low, r.wilson_high), _interval(r.boot_low, r.boot_high),
-             _num(r.tokens_in), _num(r.tokens_out),
+    return [[str(r.rank), f"#{r.run_id}", r.model, r.kind, _pct(r.answered_accuracy),
+             f"{r.answered_correct}/{r.answered}", _interval(r.answered_low, r.answered_high), _rank(r),
+             _pct(r.usable_accuracy), str(r.invalid), _pct(r.key_baseline),
+             _pct(r.accuracy), f"{r.correct}/{r.total}", _num(r.tokens_in), _num(r.tokens_out),
              seconds(r.latency_mean), _num(r.cost)]
-            for rank, r in enumerate(report.leaderboard, 1)]
+            for r in report.leaderboard]
 
 
-LEADER_HEADER = ["#", "run", "model", "kind", "all answered", "correct", "Wilson 95 %",
-                 "shared accuracy", "correct", "invalid", "Wilson 95 %",
-                 "bootstrap 95 %", "tokens in", "tokens out", "latency", "cost"]
-PAIR_HEADER = ["a", "b", "only a right", "only b right", "McNemar p", "Holm p", "diff",
-               "diff 95 % (unadjusted)", "MDE", "n for E"]
+LEADER_HEADER = ["#", "run", "model", "kind", "accuracy", "correct", "Wilson 95 %", "rank 95 %",
+                 "usable acc", "invalid", "key baseline", "shared acc", "shared correct",
+                 "tokens in", "tokens out", "latency", "cost"]
+INTERVALS = ("pair", "simultaneous")
 
 
-def _pair_cells(p) -> list[str]:
-    mark = " *" if p.p_holm < 0.05 else ""
-    return [f"#{p.a}", f"#{p.b}", str(p.a_only), str(p.b_only), _p(p.p_exact), _p(p.p_holm) + mark,
-            f"{100 * p.diff:+.1f} pt", f"{100 * p.diff_low:+.1f} … {100 * p.diff_high:+.1f}",
-            "—" if p.mde is None else f"{100 * p.mde:.1f} pt", _num(p.n_needed)]
+def pair_header(intervals: str = "pair") -> list[str]:
+    ci = "diff 95 % (exact)" if intervals == "pair" else "diff 95 % (simultaneous)"
+    return ["a", "b", "n", "only a right", "only b right", "McNemar p", "Holm p", "diff", ci, "MDE",
+            "MDE (Holm)", "n for E", "n for E (Holm)"]
+
+
+def _pt(x: float | None) -> str:
+    return "—" if x is None else f"{100 * x:.1f} pt"
+
+
+def _pair_cells(p, intervals: str = "pair") -> list[str]:
+    mark = " *" if p.significant else ""
+    lo, hi = ((p.diff_low, p.diff_high) if intervals == "pair"
+              else (p.diff_low_simultaneous, p.diff_high_simultaneous))
+    return [f"#{p.a}", f"#{p.b}", str(p.n), str(p.a_only), str(p.b_only), _p(p.p_exact), _p(p.p_holm) + mark,
+            "—" if p.diff is None else f"{100 * p.diff:+.1f} pt",
+            "—" if lo is None else f"{100 * lo:+.1f} … {100 * hi:+.1f}",
+            _pt(p.mde), _pt(p.mde_adjusted), _num(p.n_needed), _num(p.n_needed_adjusted)]
+
+
+CLUSTER_HEADER = ["run", "unit", "questions", "clusters", "SE", "SE unclustered", "design effect"]
+
+
+def _cluster_rows(report: Report) -> list[list[str]]:
+    return [[f"#{c.run_id}", c.unit, str(c.questions), str(c.clusters),
+             "—" if c.se is None else f"{100 * c.se:.2f} pt",
+             "—" if c.se_unclustered is None else f"{100 * c.se_unclustered:.2f} pt",
+             "—" if c.design_effect is None else f"{c.design_effect:.2f}"] for c in report.clusters]
+
+
+def cluster_note(report: Report) -> str:
+    units = sorted({c.unit for c in report.clusters})
+    text = ("Standard error of each run's accuracy (on the questions it is ranked on) clustered by "
+            + ", ".join(units) + " (cluster-robust, statsmodels' small-sample correction), beside the "
+            "unclustered SE; design effect = (SE / SE unclustered)^2: above 1, questions of one unit "
+            "are not independent and the intervals above are too narrow by sqrt(design effect).")
+    if "poem" not in units:
+        text += " No corpus links: no poem or poet clusters (persian-tui corpus link adds them)."
+    return text
 
 
 POSITION_HEADER = ["run", "chosen 1/2/3/4", "keys 1/2/3/4", "chi2 vs uniform", "p vs uniform",
@@ -201,10 +250,15 @@ def _samples_text(report: Report, *, md: bool = False) -> list[str]:
     title = "## Repeated samples" if md else "== Repeated samples (persian-tui samples RUN lists every question)"
     out = ["", title, ""] if md else ["", title]
     out.append("These runs take part above with their majority vote. Majority acc: the majority's "
-               "answer; mean acc: the share of samples right (one sample's expected accuracy); on all "
-               "keyed questions each run answered.")
+               "answer, a tie for the majority giving 1/t credit when the key is one of the t tied options "
+               "(`ties` counts them; never decided by sample order), Wilson 95 %; mean acc: the share of "
+               "samples right (one sample's expected accuracy), t 95 % over questions; majority − mean: "
+               "the gain from voting with its paired t 95 % interval; agreement beside `chance`, the "
+               "agreement of a uniform random answerer asked K times (E[max count]/K); on all keyed "
+               "questions each run answered.")
     rows = summary_rows(report.samples)
-    out += [""] + (_md_table(SUMMARY_HEADER, rows) if md else _table(SUMMARY_HEADER, rows, right={2, 3, 4, 5, 6}))
+    out += [""] + (_md_table(SUMMARY_HEADER, rows) if md else
+                   _table(SUMMARY_HEADER, rows, right=set(range(2, 14))))
     for r in report.samples:
         worst = least_consistent(r, 5)
         if worst:
@@ -239,7 +293,7 @@ def _breakdown_pivot(report: Report, dim: str, *, summary: bool = False) -> tupl
     return header, rows
 
 
-def render_text(report: Report, *, max_pairs: int = 28) -> str:
+def render_text(report: Report, *, max_pairs: int = 28, intervals: str = "pair") -> str:
     """The report for a terminal: `persian-tui report --format table`."""
     out = ["== Evaluation report", statement(report), ""]
     if not report.questions:
@@ -247,11 +301,13 @@ def render_text(report: Report, *, max_pairs: int = 28) -> str:
                                                "the runs share no question with a key"))
         return "\n".join(out) + "\n"
     out += ["How to read it:"] + [f"  - {line}" for line in HOW_TO_READ] + [""]
-    out += ["== Leaderboard"] + _table(LEADER_HEADER, _leader_rows(report), right={0, 4, 5, 7, 8, 9, 12, 13, 14, 15})
+    out += ["== Leaderboard"] + _table(LEADER_HEADER, _leader_rows(report),
+                                       right={0, 4, 5, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
     out.append("groups that cannot be told apart (Holm p >= 0.05 against the group's leader): "
                + "  ".join("{" + ", ".join(f"#{r}" for r in g) + "}" for g in report.groups))
     if report.pairs:
-        out += ["", "== Paired comparisons (exact McNemar, Holm-corrected; * = significant at 0.05)"]
+        out += ["", "== Paired comparisons (each pair on the questions both answered; exact McNemar, "
+                "Holm-corrected; * = significant at 0.05)"]
         pairs = report.pairs
         if len(pairs) > max_pairs:
             ranked = [r.run_id for r in report.leaderboard]
@@ -259,7 +315,11 @@ def render_text(report: Report, *, max_pairs: int = 28) -> str:
             pairs = [p for p in pairs if (p.a, p.b) in neighbours]
             out.append(f"neighbours on the leaderboard only; all {len(report.pairs)} pairs are in "
                        "--format md/csv/json")
-        out += _table(PAIR_HEADER, [_pair_cells(p) for p in pairs], right={2, 3, 4, 5, 6, 8, 9})
+        out += _table(pair_header(intervals), [_pair_cells(p, intervals) for p in pairs],
+                      right={2, 3, 4, 5, 6, 7, 9, 10, 11, 12})
+    if report.clusters:
+        out += ["", "== Clustered standard errors", cluster_note(report)]
+        out += _table(CLUSTER_HEADER, _cluster_rows(report), right={2, 3, 4, 5, 6})
     if report.human:
         out += ["", "== Human baseline (annotators against the key, same questions)"]
         out += _table(["annotator", "accuracy", "correct", "Wilson 95 %"],
@@ -293,22 +353,29 @@ def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
             + ["| " + " | ".join(esc(c) for c in r) + " |" for r in rows])
 
 
-def render_markdown(report: Report) -> str:
+def render_markdown(report: Report, intervals: str = "pair") -> str:
     out = ["# Evaluation report", "", statement(report), ""]
     if not report.questions:
         out.append("Nothing to compare: " + ("no runs with predictions." if not report.run_ids else
                                                "the runs share no question with a key."))
         return "\n".join(out) + "\n"
     out += ["How to read it:", ""] + [f"- {line}" for line in HOW_TO_READ] + [""]
-    out += ["## Leaderboard", "", "![Leaderboard: accuracy with Wilson 95 % intervals](leaderboard.png)", ""]
+    out += ["## Leaderboard", "", "![Leaderboard: accuracy on all answered with Wilson 95 % intervals, "
+            "chance and the majority-key baseline](leaderboard.png)", ""]
     out += _md_table(LEADER_HEADER, _leader_rows(report)) + [""]
     out.append("Groups that cannot be told apart: "
                + ", ".join("{" + ", ".join(f"#{r}" for r in g) + "}" for g in report.groups) + ".")
     if report.pairs:
         out += ["", "## Paired comparisons", "",
-                "Exact McNemar on the shared questions, Holm-corrected over all pairs (* = significant "
-                "at 0.05); diff = accuracy of a minus b with its paired bootstrap 95 % interval.", ""]
-        out += _md_table(PAIR_HEADER, [_pair_cells(p) for p in report.pairs])
+                "Each pair on the questions both runs answered (n). Exact McNemar, Holm-corrected over "
+                "all pairs (* = significant at 0.05); diff = accuracy of a minus b on those questions "
+                + ("with the exact 95 % interval of the same test (per pair, not adjusted)."
+                   if intervals == "pair" else "with Bonferroni-adjusted simultaneous 95 % intervals.")
+                + " MDE at 0.05 and at 0.05 / pairs (Holm's first step), Connor's formula, 80 % power.", ""]
+        out += _md_table(pair_header(intervals), [_pair_cells(p, intervals) for p in report.pairs])
+    if report.clusters:
+        out += ["", "## Clustered standard errors", "", cluster_note(report), ""]
+        out += _md_table(CLUSTER_HEADER, _cluster_rows(report))
     if report.human:
         out += ["", "## Human baseline", "", "Annotators' accuracy against the current key on the same "
                 "questions (those each annotator answered).", ""]
@@ -376,12 +443,15 @@ def _samples_csvs(report: Report) -> dict[str, str]:
 def render_csvs(report: Report) -> dict[str, str]:
     """file name -> CSV text."""
     lb = ["run_id", "model", "kind", "answered", "answered_correct", "answered_accuracy",
-          "answered_low", "answered_high", "correct", "total", "invalid", "accuracy", "wilson_low",
-          "wilson_high", "boot_low", "boot_high", "tokens_in", "tokens_out", "latency_mean", "cost"]
+          "answered_low", "answered_high", "rank_low", "rank_high", "invalid", "usable_accuracy",
+          "usable_low", "usable_high", "key_baseline", "correct", "total", "shared_invalid", "accuracy",
+          "wilson_low", "wilson_high", "boot_low", "boot_high", "tokens_in", "tokens_out", "latency_mean",
+          "cost"]
     pair_cols = ["a", "b", "n", "a_only", "b_only", "p_exact", "p_holm", "diff", "diff_low",
-                 "diff_high", "mde", "n_needed"]
+                 "diff_high", "diff_low_simultaneous", "diff_high_simultaneous", "mde", "mde_adjusted",
+                 "n_needed", "n_needed_adjusted"]
     runs, matrix = report.agreement
-    rank = {r.run_id: i for i, r in enumerate(report.leaderboard, 1)}
+    rank = {r.run_id: r.rank for r in report.leaderboard}
     group_of = {r: i for i, g in enumerate(report.groups, 1) for r in g}
     return {
         "leaderboard.csv": _csv(["rank"] + lb + ["group"],
@@ -399,6 +469,13 @@ def render_csvs(report: Report) -> dict[str, str]:
                                for k, row in enumerate(m, 1)]),
         "agreement.csv": _csv(["run_id"] + [str(r) for r in runs],
                               [[r, *row] for r, row in zip(runs, matrix)]),
+        "clusters.csv": _csv(["run_id", "unit", "questions", "clusters", "se", "se_unclustered",
+                              "design_effect"], [list(asdict(c).values()) for c in report.clusters]),
+        "baseline.csv": _csv(["questions", "keys", "key_1", "key_2", "key_3", "key_4", "correct", "total",
+                              "share", "wilson_low", "wilson_high"],
+                             [[name, b.label, *b.counts, b.correct, b.total, b.share, b.low, b.high]
+                              for name, b in (("keyed", report.baseline), ("shared", report.shared_baseline))
+                              if b is not None]),
         "items.csv": _items_csv(report),
         **_samples_csvs(report),
         "hardest.csv": _csv(["uid", "solved", "runs", "common_wrong", "common_wrong_count"],
@@ -435,22 +512,27 @@ def _figure(width: float, height: float):
 
 
 def leaderboard_png(report: Report) -> bytes:
-    """Horizontal bars of accuracy, best on top, Wilson 95 % whiskers, dashed chance line."""
+    """Horizontal bars of what the table ranks (accuracy on all answered), best on top, Wilson 95 %
+    whiskers, the dashed chance line and the dotted majority-key baseline."""
     rows = report.leaderboard
     fig = _figure(8.0, 1.4 + 0.32 * max(len(rows), 1))
     ax = fig.add_subplot()
     y = list(range(len(rows)))
-    acc = [r.accuracy for r in rows]
-    err = [[max(0.0, r.accuracy - r.wilson_low) for r in rows],  # no -1e-17 from rounding
-           [max(0.0, r.wilson_high - r.accuracy) for r in rows]]
+    acc = [r.answered_accuracy or 0.0 for r in rows]
+    err = [[max(0.0, a - (r.answered_low if r.answered_low is not None else a)) for a, r in zip(acc, rows)],
+           [max(0.0, (r.answered_high if r.answered_high is not None else a) - a) for a, r in zip(acc, rows)]]
     ax.barh(y, acc, color="#4c72b0", height=0.65)
     ax.errorbar(acc, y, xerr=err, fmt="none", ecolor="black", elinewidth=1, capsize=3)
     ax.axvline(CHANCE, color="#c44e52", linestyle="--", linewidth=1.2, label="chance (25 %)")
-    ax.set_yticks(y, [_label(f"#{r.run_id} {r.model}") for r in rows])
+    b = report.baseline
+    if b is not None and b.share is not None:
+        ax.axvline(b.share, color="#8c613c", linestyle=":", linewidth=1.5,
+                   label=f"always key {b.label} ({100 * b.share:.1f} %)")
+    ax.set_yticks(y, [_label(f"{r.rank}. #{r.run_id} {r.model}") for r in rows])
     ax.invert_yaxis()
     ax.set_xlim(0, 1)
     ax.xaxis.set_major_formatter(lambda v, _: f"{100 * v:.0f} %")
-    ax.set_xlabel(f"accuracy on {report.questions} shared questions (whiskers: Wilson 95 %)")
+    ax.set_xlabel("accuracy on every keyed question the run answered (whiskers: Wilson 95 %)")
     ax.legend(loc="lower right", fontsize=8)
     ax.grid(axis="x", alpha=0.3)
     return _png(fig)
@@ -486,7 +568,7 @@ def position_png(report: Report) -> bytes:
 # ---------------------------------------------------------------- files
 
 
-def render_files(report: Report, fmt: str) -> dict[str, bytes]:
+def render_files(report: Report, fmt: str, intervals: str = "pair") -> dict[str, bytes]:
     """file name -> bytes for one format: md (report.md + the PNG charts it embeds), csv (one
     CSV per table), json (report.json)."""
     if fmt == "json":
@@ -495,7 +577,7 @@ def render_files(report: Report, fmt: str) -> dict[str, bytes]:
     if fmt == "csv":
         return {name: text.encode("utf-8") for name, text in render_csvs(report).items()}
     if fmt == "md":
-        files = {"report.md": render_markdown(report).encode("utf-8")}
+        files = {"report.md": render_markdown(report, intervals).encode("utf-8")}
         if report.questions:
             files["leaderboard.png"] = leaderboard_png(report)
             files["position.png"] = position_png(report)
@@ -503,11 +585,11 @@ def render_files(report: Report, fmt: str) -> dict[str, bytes]:
     raise ValueError(f"unknown report format {fmt!r}; choose {', '.join(FORMATS)}")
 
 
-def write_report(report: Report, directory: str | Path, fmt: str) -> list[Path]:
+def write_report(report: Report, directory: str | Path, fmt: str, intervals: str = "pair") -> list[Path]:
     """Write one format's files into `directory` (created), each atomically; returns the paths."""
     directory = Path(directory)
     paths = []
-    for name, data in render_files(report, fmt).items():
+    for name, data in render_files(report, fmt, intervals).items():
         write_atomic(directory / name, data)
         paths.append(directory / name)
     return paths
