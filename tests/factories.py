@@ -107,6 +107,35 @@ def add_run(store, model, answers, *, uids=None, status="done", **extra):
     return store.create_run("llm", model, {}, total=len(preds), status=status, predictions=preds).id
 
 
+def synthetic_bank(store, *, n_questions=200, abilities=None, limits=None, keys=None, seed=7):
+    """A bank of keyed questions q1..qN and one run per ability (the chance of a right answer),
+    each answering the first `limits[i]` questions (default all); a wrong answer is one of the
+    three other options. Returns the run ids. Deterministic (numpy default_rng(seed))."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    keys = list(keys) if keys is not None else [int(k) for k in rng.integers(1, 5, n_questions)]
+    add_questions(store, keys)
+    abilities = abilities if abilities is not None else list(np.linspace(0.3, 0.85, 29))
+    limits = limits or [n_questions] * len(abilities)
+    ids = []
+    for i, (p, limit) in enumerate(zip(abilities, limits)):
+        right = rng.random(n_questions) < p
+        wrong = (np.array(keys) - 1 + rng.integers(1, 4, n_questions)) % 4 + 1
+        answers = [int(k) if r else int(w) for k, r, w in zip(keys, right, wrong)][:limit]
+        ids.append(add_run(store, f"model-{i:02d}", answers))
+    return ids
+
+
+def planted_pair(store, *, n, a_only, b_only, both=0):
+    """Questions q1..qn (key 1) and two runs: a_only questions only A right, b_only only B right,
+    `both` both right, the rest both wrong (answer 2). Returns (a, b)."""
+    add_questions(store, [1] * n)
+    a = [1] * a_only + [2] * b_only + [1] * both + [2] * (n - a_only - b_only - both)
+    b = [2] * a_only + [1] * b_only + [1] * both + [2] * (n - a_only - b_only - both)
+    return add_run(store, "planted-a", a), add_run(store, "planted-b", b)
+
+
 # ------------------------------------------------------------------ LLM runs
 
 
