@@ -9,7 +9,6 @@ import pytest
 from factories import HAFEZ_1, HAFEZ_2, MINI, SAADI, add_questions, add_run, make_question, planted_pair, synthetic_bank
 
 from persian_tui.eval import stats
-from persian_tui.eval.ranking import rank_runs
 from persian_tui.eval.report import build_report
 from persian_tui.io.report_files import render_files, render_text
 
@@ -96,6 +95,8 @@ def test_ties_share_a_rank_and_the_rank_has_an_interval(store):
         assert x.rank_low <= x.rank <= x.rank_high
     accs = [x.answered_accuracy for x in r.leaderboard]
     assert accs == sorted(accs, reverse=True)  # the order is the ranked figure's
+    from persian_tui.eval.ranking import rank_runs
+
     ranked = rank_runs([a, b, c, d], [6, 6, 3, 2], [10, 10, 5, 10])
     assert [(x.run_id, x.rank) for x in ranked] == [(a, 1), (b, 1), (c, 1), (d, 4)]
     csv_text = render_files(r, "csv")["leaderboard.csv"].decode()
