@@ -100,16 +100,21 @@ async def test_leaderboard_is_in_accuracy_order(db):
         assert [r[1] for r in got] == ["2", "3", "1"]  # run ids
         assert [r[3] for r in got] == ["85.0%", "60.0%", "35.0%"]
         assert [r[4] for r in got] == ["17/20", "12/20", "7/20"]
-        assert got[2][7] == "2 (10%)"  # invalid answers of model-c
+        assert got[2][7] == "38.9%"  # model-c: 7 right of 18 usable answers
+        assert got[2][8] == "2 (10%)"  # invalid answers of model-c
+        assert got[0][6].count("–") == 1  # the bootstrap rank interval
         low, high = got[0][5].split("–")
         assert float(low) < 85 < float(high)
         head = str(screen.query_one("#report-head").render())
         assert "3 run(s) on 20 shared question(s)" in head and "computing" not in head
         note = str(screen.query_one("#lb-note").render())
-        assert "20 question(s)" in note and "all 3 runs" in note and "95 %" in note
+        assert "every keyed question" in note and "share a rank" in note and "95 %" in note
+        assert "majority-key baseline" in note
         chart = screen.query_one(LeaderChart)
         assert [round(b.value) for b in chart.bars] == [85, 60, 35]
         assert all(b.low < b.value < b.high for b in chart.bars)
+        assert chart.baseline is not None  # the majority-key line
+        assert "clustered by source" in str(screen.query_one("#lb-clusters").render())
         assert screen.focused is table
 
 
@@ -140,8 +145,10 @@ async def test_pairs_and_groups(db):
         assert [(r[0], r[1]) for r in got] == [("2 model-a", "3 model-b"), ("2 model-a", "1 model-c"),
                                                ("3 model-b", "1 model-c")]
         a_vs_c = got[1]
-        assert a_vs_c[2:4] == ["10", "0"]  # questions only A / only C got right
-        assert a_vs_c[6] == "+50.0" and a_vs_c[-1] == "differ"
+        assert a_vs_c[2:5] == ["20", "10", "0"]  # both answered; only A / only C got right
+        assert a_vs_c[7] == "+50.0" and a_vs_c[-1] == "differ"
+        low, high = a_vs_c[8].replace("−", "-").split("…")
+        assert 0 < float(low) < 50 <= float(high)  # the exact interval excludes 0, as p < 0.05 does
         groups = screen.query_one(RunGroups)
         assert groups.groups and groups.groups[0][0] == "2 model-a"
         assert sum(len(g) for g in groups.groups) == 3

@@ -24,31 +24,56 @@ def report_scope(questions: str) -> str:
 
 
 def leader_note(report) -> str:
-    """How many questions the runs are compared on, and how to read the intervals."""
+    """What the runs are ranked on, and how to read the intervals."""
     runs = len(report.run_ids)
-    every = "the run" if runs == 1 else f"all {runs} runs"
-    text = (f"Ranked by 'all answered': accuracy on every keyed question the run answered. The other "
-            f"columns compare on the {report.questions} question(s) with a key that {every} answered, of "
-            f"{report.keyed} keyed in set {report_scope(report.question_set)}.")
+    text = (f"Ranked by accuracy on every keyed question each run answered (of {report.keyed} keyed in set "
+            f"{report_scope(report.question_set)}); equal accuracies share a rank. Wilson 95 %: the run's "
+            f"true accuracy is likely inside; rank 95 %: the ranks it takes when the questions are "
+            f"resampled ({report.n_boot} resamples, seed {report.seed}). Usable acc: right of the usable "
+            f"answers; invalid: unusable answers, on the same questions.")
+    b = report.baseline
+    if b is not None and b.share is not None:
+        text += (f" Always answering key {b.label} scores {100 * b.share:.1f} % (the majority-key baseline, "
+                 "red line); chance is 25 % (grey line).")
     most = max(report.answered.values(), default=0)
     short = [r for r in report.run_ids if report.answered.get(r, 0) < most]
     if short and runs > 1:
         names = ", ".join(f"#{r} ({report.answered.get(r, 0)})" for r in short[:6])
-        text += (f" {len(short)} run(s) answered fewer than {most} and limit the shared set: {names}"
-                 f"{' …' if len(short) > 6 else ''}; x on a run leaves it out.")
-    text += (f" Wilson and bootstrap ({report.n_boot} resamples of these questions, seed {report.seed}) "
-             "are 95 % intervals: the run's true accuracy is likely inside. Overlapping intervals do not "
-             "mean equal runs: tab 2 tests each pair on the same questions. Chance is 25 %.")
+        text += (f" {len(short)} run(s) answered fewer than {most}: {names}{' …' if len(short) > 6 else ''}; "
+                 f"'shared' is on the {report.questions} question(s) all runs answered; x on a run leaves it out.")
+    text += " Overlapping intervals do not mean equal runs: tab 2 tests each pair on the questions both answered."
     return text
 
 
 def pairs_note(report, pairs: int, differ: int) -> str:
     """How to read the paired comparisons."""
-    return (f"Each pair on the same {report.questions} questions, A ranked above B. Only A / only B: "
-            f"questions just one of them got right; exact McNemar p on those, Holm-corrected for the "
-            f"{pairs} comparison(s). A − B: accuracy difference in points, with its paired bootstrap "
-            f"95 % interval NOT adjusted for the comparisons (trust Holm p); MDE: the smallest "
-            f"difference these questions detect with 80 % power. {differ} pair(s) differ (Holm p < {ALPHA}).")
+    return (f"Each pair on the n questions both runs answered, A ranked above B. Only A / only B: questions "
+            f"just one of them got right; exact McNemar p on those, Holm-corrected for the {pairs} "
+            f"comparison(s). A − B: accuracy difference in points on those n questions, with the exact 95 % "
+            f"interval of the same test (it excludes 0 exactly when McNemar p < {ALPHA}; not adjusted for "
+            f"the comparisons: Holm p decides); MDE: the smallest difference these questions detect with "
+            f"{100 * report.power:.0f} % power at {ALPHA}, MDE Holm at {ALPHA} / {pairs} (Connor's formula). "
+            f"{differ} pair(s) differ (Holm p < {ALPHA}).")
+
+
+def cluster_text(report) -> str:
+    """Clustered standard errors, one line per run: the unit, the SE and the design effect."""
+    if not report.clusters:
+        return ""
+    units = list(dict.fromkeys(c.unit for c in report.clusters))
+    lines = [("Standard error of each accuracy clustered by " + ", ".join(units) + " (design effect "
+              "(SE / SE unclustered)²: above 1, the Wilson interval is too narrow by its square root)"
+              + ("" if "poem" in units else "; no corpus links, so no poem or poet clusters") + ":")]
+    by_run: dict[int, list] = {}
+    for c in report.clusters:
+        by_run.setdefault(c.run_id, []).append(c)
+    for run_id, rows in by_run.items():
+        cells = [f"{c.unit}: {c.clusters} cluster(s), no clustered SE" if c.se is None else
+                 f"{c.unit} {100 * c.se:.1f} pt ({c.clusters} clusters, deff "
+                 f"{'—' if c.design_effect is None else f'{c.design_effect:.2f}'})" for c in rows]
+        se0 = rows[0].se_unclustered
+        lines.append(f"  #{run_id}: unclustered {'—' if se0 is None else f'{100 * se0:.1f} pt'}; " + "; ".join(cells))
+    return "\n".join(lines)
 
 
 GROUPS_TITLE = (f"Groups that cannot be told apart: from the top, each group's first run and every run "

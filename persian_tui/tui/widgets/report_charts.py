@@ -1,5 +1,6 @@
 """The report's charts (textual-plotext): the leaderboard's accuracy bars with their
-95 % interval whiskers and the chance line, and a run's position-bias bars.
+95 % interval whiskers, the chance line and the majority-key baseline, and a run's
+position-bias bars.
 
 Each chart keeps plain data and redraws the whole figure at the widget's current size, so
 the tick labels can follow the width and the same data always gives the same picture."""
@@ -16,6 +17,7 @@ CHANCE = 25.0  # % correct by guessing one of four options
 BAR = "blue+"
 WHISKER = "orange+"
 LINE = "gray"
+BASELINE = "red"
 Y_TICKS = [0, 25, 50, 75, 100]
 
 
@@ -47,16 +49,19 @@ def tick_labels(bars: list[Bar], width: int) -> list[str]:
 
 
 class LeaderChart(PlotextPlot):
-    """Accuracy per run (bars) with interval whiskers and the 25 % chance line."""
+    """Accuracy per run (bars) with interval whiskers, the 25 % chance line and the
+    majority-key baseline (always answering the most common key), in %."""
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.bars: list[Bar] = []
         self.interval_name = "Wilson 95 %"
+        self.baseline: float | None = None
 
-    def show(self, bars: list[Bar], interval_name: str = "Wilson 95 %") -> None:
+    def show(self, bars: list[Bar], interval_name: str = "Wilson 95 %", baseline: float | None = None) -> None:
         self.bars = list(bars)
         self.interval_name = interval_name
+        self.baseline = baseline
         self.refresh()
 
     def _draw(self, width: int) -> None:
@@ -73,11 +78,14 @@ class LeaderChart(PlotextPlot):
                 plt.plot([xi, xi], [b.low, b.high], color=WHISKER, marker="┃")
         plt.scatter(x, [b.value for b in bars], color=WHISKER, marker="◆")
         plt.hline(CHANCE, color=LINE)
+        if self.baseline is not None:
+            plt.hline(self.baseline, color=BASELINE)
         plt.ylim(0, 100)
         plt.yticks(Y_TICKS, [f"{t}%" for t in Y_TICKS])
         plt.xlim(0.4, len(bars) + 0.6)
         plt.xticks(x, tick_labels(bars, width))
-        plt.title(f"accuracy ◆ with {self.interval_name} ┃, chance 25 % ──")
+        base = "" if self.baseline is None else f", majority key {self.baseline:.1f} % ──"
+        plt.title(f"accuracy ◆ with {self.interval_name} ┃, chance 25 % ──{base}")
 
     def render(self):
         self._draw(self.size.width)

@@ -7,8 +7,8 @@ from textual.app import ComposeResult
 from textual.widgets import DataTable, Static, TabPane
 
 from ... import bidi
-from ...display import dollars, interval, percent, seconds, tokens
-from ...io.report_notes import leader_note
+from ...display import MISSING, dollars, interval, percent, seconds, tokens
+from ...io.report_notes import cluster_text, leader_note
 from .report_cells import RunNames, cursor_key, cut, restore_cursor, right
 from .report_charts import Bar, LeaderChart, short_model
 
@@ -22,6 +22,7 @@ class LeaderboardTab(TabPane):
         yield Static(id="lb-note", markup=False, classes="report-note")
         yield DataTable(id="lb-table", cursor_type="row", zebra_stripes=True)
         yield LeaderChart(id="lb-chart")
+        yield Static(id="lb-clusters", markup=False, classes="report-note")
 
     def fill(self, report, runs: RunNames) -> None:
         rows = report.leaderboard
@@ -32,25 +33,30 @@ class LeaderboardTab(TabPane):
         table.add_column("run", key="run")
         table.add_column("model", key="model")
         for label, key in (("accuracy", "accuracy"), ("correct", "correct"), ("Wilson", "wilson"),
-                           ("bootstrap", "boot"), ("invalid", "invalid"), ("tokens i/o", "tokens"),
-                           ("latency", "latency"), ("cost", "cost"), ("all answered", "all")):
+                           ("rank 95 %", "ranks"), ("usable acc", "usable"), ("invalid", "invalid"),
+                           ("tokens i/o", "tokens"), ("latency", "latency"), ("cost", "cost"),
+                           ("shared", "shared")):
             table.add_column(right(label), key=key)
-        for rank, r in enumerate(rows, 1):
-            invalid = str(r.invalid) if not r.invalid or not r.total else f"{r.invalid} ({r.invalid / r.total:.0%})"
-            table.add_row(right(rank), right(r.run_id), cut(r.model, MODEL_WIDTH), right(percent(r.accuracy)),
-                          right(f"{r.correct}/{r.total}"), right(interval(r.wilson_low, r.wilson_high)),
-                          right(interval(r.boot_low, r.boot_high)), right(invalid),
+        for r in rows:
+            n = r.answered
+            invalid = str(r.invalid) if not r.invalid or not n else f"{r.invalid} ({r.invalid / n:.0%})"
+            ranks = MISSING if r.rank_low is None else f"{r.rank_low}–{r.rank_high}"
+            table.add_row(right(r.rank), right(r.run_id), cut(r.model, MODEL_WIDTH),
+                          right(percent(r.answered_accuracy)), right(f"{r.answered_correct}/{n}"),
+                          right(interval(r.answered_low, r.answered_high)), right(ranks),
+                          right(percent(r.usable_accuracy)), right(invalid),
                           right(tokens(r.tokens_in, r.tokens_out)), right(seconds(r.latency_mean)),
-                          right(dollars(r.cost)),
-                          right(f"{percent(r.answered_accuracy)} {r.answered_correct}/{r.answered}"),
+                          right(dollars(r.cost)), right(f"{percent(r.accuracy)} {r.correct}/{r.total}"),
                           key=str(r.run_id))
         restore_cursor(table, current)
         self.query_one("#lb-note", Static).update(leader_note(report))
-        bars = [Bar(rank, short_model(r.model), 100 * (r.accuracy or 0.0),
-                    None if r.wilson_low is None else 100 * r.wilson_low,
-                    None if r.wilson_high is None else 100 * r.wilson_high)
-                for rank, r in enumerate(rows, 1)]
-        self.query_one(LeaderChart).show(bars, "Wilson 95 %")
+        bars = [Bar(r.rank, short_model(r.model), 100 * (r.answered_accuracy or 0.0),
+                    None if r.answered_low is None else 100 * r.answered_low,
+                    None if r.answered_high is None else 100 * r.answered_high)
+                for r in rows]  # what the table ranks
+        base = report.baseline.share if report.baseline is not None else None
+        self.query_one(LeaderChart).show(bars, "Wilson 95 %", None if base is None else 100 * base)
+        self.query_one("#lb-clusters", Static).update(cluster_text(report))
 
 
 class HumanTab(TabPane):
