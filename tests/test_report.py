@@ -204,7 +204,7 @@ def test_only_shared_questions_are_compared(store):
     assert r.run_ids == [full, part] and (r.questions, r.keyed) == (3, 5)
     assert r.answered == {full: 5, part: 3} and r.limiting == [part]
     assert [(x.run_id, x.correct, x.total) for x in r.leaderboard] == [(full, 3, 3), (part, 2, 3)]
-    assert "2 run(s) compared on the 3 question(s)" in render_text(r)
+    assert "3 question(s) answered by all" in render_text(r)
     alone = build_report(store, run_ids=[full])
     assert (alone.questions, alone.leaderboard[0].correct) == (5, 5)
     assert build_report(store, run_ids=[full], questions="curated").questions == 0
@@ -268,7 +268,7 @@ def test_cli_report_formats(two_runs, tmp_path, capsys):
     db = str(store.path)
     assert main(["--db", db, "report"]) == 0
     out = capsys.readouterr().out
-    assert "2 run(s) compared on the 5 question(s)" in out and "Wilson 95 %" in out
+    assert "5 question(s) answered by all" in out and "Wilson 95 %" in out
     assert "model-a" in out and "How to read it" in out
     expected = {"md": {"report.md", "leaderboard.png", "position.png"}, "json": {"report.json"},
                 "csv": {"leaderboard.csv", "pairs.csv", "breakdowns.csv", "position.csv", "confusion.csv",

@@ -353,7 +353,7 @@ def test_default_report_leaves_out_failed_and_archived_runs_and_says_so(bank, ca
     bank.archive_run(other.id)
     assert main(["--db", str(bank.path), "report"]) == 0
     out = capsys.readouterr().out
-    assert "1 run(s) compared on the 10 question(s)" in out
+    assert "10 question(s) answered by all" in out
     assert f"#{other.id} (archived)" in out and f"#{broken.id} (failed)" in out
     assert main(["--db", str(bank.path), "report", "--runs", f"{good.id},{other.id}"]) == 0
     assert "2 run(s) compared" in capsys.readouterr().out  # named: included, archived or not

@@ -100,8 +100,9 @@ def report_dict(report: Report) -> dict:
 def statement(report: Report) -> str:
     """The sentence saying what was compared on what."""
     n = len(report.run_ids)
-    text = (f"{n} run(s) compared on the {report.questions} question(s) they all answered, out of "
-            f"{report.keyed} with a key in the question set '{report.question_set}'")
+    text = (f"{n} run(s) ranked on the keyed questions each answered and compared pair by pair on the "
+            f"questions both answered; {report.questions} question(s) answered by all (the shared sections), "
+            f"out of {report.keyed} with a key in the question set '{report.question_set}'")
     limit = report.limiting
     if limit and len(limit) == len(report.run_ids) and len({report.answered[r] for r in limit}) == 1:
         text += f" (every run answered {report.answered[limit[0]]} of them)"
