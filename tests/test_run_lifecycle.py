@@ -356,7 +356,7 @@ def test_default_report_leaves_out_failed_and_archived_runs_and_says_so(bank, ca
     assert "10 question(s) answered by all" in out
     assert f"#{other.id} (archived)" in out and f"#{broken.id} (failed)" in out
     assert main(["--db", str(bank.path), "report", "--runs", f"{good.id},{other.id}"]) == 0
-    assert "2 run(s) compared" in capsys.readouterr().out  # named: included, archived or not
+    assert "2 run(s) ranked" in capsys.readouterr().out  # named: included, archived or not
 
 
 def test_reports_are_strict_json_and_never_show_non_finite_figures(bank, tmp_path, capsys):
