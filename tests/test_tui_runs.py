@@ -697,3 +697,31 @@ async def test_resume_at_another_base_url(db):
         events = [(h["event"], h["detail"]) for h in store.run_history(1)]
         assert ("resume-overrides", {"base_url": up.url}) in events
         assert len(up.requests) == N
+
+
+async def test_detail_shows_a_write_that_lands_while_it_reads(db, monkeypatch):
+    """An answer committed after the detail's worker has read the run, but before the rows reach
+    the screen, is shown at the next live check (never r), not lost until the next write."""
+    from persian_tui.tui.screens import run_detail
+
+    monkeypatch.setattr(run_detail, "LIVE_EVERY", 0.05)
+    with Store(db) as store:
+        run = store.create_run("llm", "m", {}, total=N)  # running
+    read = run_detail.load_detail
+
+    def read_then_a_write(db_path, run_id, known):
+        loaded = read(db_path, run_id, known)
+        if loaded.preds == []:  # the run's first answer commits just after the first read
+            with Store(db_path) as other:
+                other.save_predictions(run_id, [Prediction("q-000", 1, "ok")])
+        return loaded
+
+    monkeypatch.setattr(run_detail, "load_detail", read_then_a_write)
+    app = make_app(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_runs(pilot)
+        await pilot.press("enter")
+        detail = app.screen
+        assert isinstance(detail, RunDetailScreen)
+        await until(pilot, lambda: detail.shown == ["q-000"], "the answer written during the first read")
+        assert detail.run.id == run.id
