@@ -232,8 +232,9 @@ async def test_cancel_a_slow_run_then_resume_it(db):
 
 
 async def test_runs_go_on_when_the_screen_is_closed(db):
+    gate = Gate(answer(delay=0))  # no reply before the screen has closed
     app = make_app(db)
-    with LLMServer(answer(delay=0.05)) as server:
+    with LLMServer(gate) as server:
         async with app.run_test(size=SIZE) as pilot:
             await open_runs(pilot)
             await launch_llm(pilot, server.url, concurrency="1")
@@ -241,6 +242,7 @@ async def test_runs_go_on_when_the_screen_is_closed(db):
             await pilot.pause()
             assert app.screen is app.bank
             assert jobs_for(app).listener is None
+            gate.open()
             await settle(pilot)
             assert any("run 1 done" in n for n in notices(app))
             await pilot.press("m")
@@ -623,11 +625,14 @@ async def test_run_progress_message_flow(db):
         if isinstance(message, RunProgressed) and not any(f is message.figures for f in figures):
             figures.append(message.figures)  # once per message (it bubbles on to the app)
 
+    gate = Gate(answer(delay=0), free=1)  # the first answer's figures arrive while the rest wait
     app = make_app(db)
-    with LLMServer(answer(delay=0.05)) as server:
+    with LLMServer(gate) as server:
         async with app.run_test(size=SIZE, message_hook=hook) as pilot:
             screen = await open_runs(pilot)
             await launch_llm(pilot, server.url, concurrency="1")
+            await until(pilot, lambda: any(f.run_id == 1 and f.done == 1 for f in figures), "1 answer posted")
+            gate.open()
             await wait_for(pilot, lambda: cell(screen, 1, "status") == "done", "run 1 done")
             await settle(pilot)
             assert cell(screen, 1, "done") == f"{N}/{N}"
