@@ -16,6 +16,7 @@ from .imports import ImportsRepo
 from .judging import JudgingRepo
 from .labels import LabelsRepo
 from .questions import QuestionsRepo
+from .registry import register
 from .releases import ReleasesRepo
 from .runs import RunsRepo
 from .schema import MIGRATIONS, SCHEMA_VERSION
@@ -131,6 +132,7 @@ class Store(QuestionsRepo, SourcesRepo, ImportsRepo, LabelsRepo, CurationRepo, R
             raise StoreError(f"{self.path}: is a folder, not a database file")
         if self.path.exists() and not self.path.is_file():  # a FIFO, socket or device (/dev/null)
             raise StoreError(f"{self.path}: is not a regular file, not a database file")
+        register(self.path)  # before anything is created: exports never write over it
         self.created = not self.path.exists() or self.path.stat().st_size == 0
         why = _not_writable(self.path) if parent.exists() else None
         if why and self.created:
