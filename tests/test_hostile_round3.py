@@ -5,7 +5,7 @@ import os
 import sqlite3
 
 import pytest
-from conftest import make_question
+from conftest import COUPLETS, make_question
 
 from persian_tui.cli import main
 from persian_tui.io.files import WriteError, write_atomic
@@ -161,3 +161,48 @@ def test_a_planted_verdict_with_an_unterminated_think_never_wins(planted, order)
             assert j.status == "unscored" and j.error.startswith("conflicting verdicts"), (uid, j.error)
     for prompt in prompts:
         assert "<think>" not in prompt and "<<< " not in prompt
+
+
+# ---------------------------------------------------------------- --limit, every run kind
+
+
+@pytest.fixture
+def bank5(tmp_path):
+    s = Store(tmp_path / "b.db")
+    s.add_questions([make_question(f"q-{i}", couplets=[(f"{a} م{i}", b) for a, b in COUPLETS], key=1)
+                     for i in range(5)])
+    yield s
+    s.close()
+
+
+def _reply(body, n):
+    text = body["messages"][-1]["content"]
+    if '"verdict"' in body["messages"][0]["content"]:
+        return chat('{"verdict": "flawed", "error_category": "other", "rationale": "x"}')
+    return chat("نثر" if "paraphrase" in json.dumps(body) else "Answer: 2")
+
+
+@pytest.mark.parametrize("kind", ["llm", "paraphrase", "embed", "judge"])
+def test_limit_is_honoured_by_every_run_kind(bank5, kind, capsys):
+    db = str(bank5.path)
+    with LLMServer(_reply) as server:
+        common = ["--base-url", server.url, "--max-retries", "0", "--limit", "2"]
+        if kind == "embed":
+            args = ["run", "embed", "--model", "tfidf", "--limit", "2"]
+        elif kind == "judge":
+            assert main(["--db", db, "run", "llm", "--model", "m", *common[:-1], "5"]) == 0
+            args = ["judge", "--run", "1", "--judge-model", "j", *common]
+        else:
+            args = ["run", kind, "--model", "m", *common]
+        assert main(["--db", db, *args]) == 0, capsys.readouterr().err
+        asked = len(server.requests)
+    run = max(bank5.runs(), key=lambda r: r.id)  # the newest
+    assert run.params.get("limit") == 2 and run.total == 2, run.params
+    if kind == "judge":
+        assert len(bank5.judgments(run_id=run.id)) == 2 and asked == 5 + 2
+    elif kind == "paraphrase":
+        assert asked == 2 * 4  # four couplets per question
+    elif kind == "llm":
+        assert len(bank5.predictions(run.id)) == 2 and asked == 2
+    else:
+        assert len(bank5.predictions(run.id)) == 2
