@@ -176,7 +176,6 @@ def bank5(tmp_path):
 
 
 def _reply(body, n):
-    text = body["messages"][-1]["content"]
     if '"verdict"' in body["messages"][0]["content"]:
         return chat('{"verdict": "flawed", "error_category": "other", "rationale": "x"}')
     return chat("نثر" if "paraphrase" in json.dumps(body) else "Answer: 2")
@@ -206,3 +205,91 @@ def test_limit_is_honoured_by_every_run_kind(bank5, kind, capsys):
         assert len(bank5.predictions(run.id)) == 2 and asked == 2
     else:
         assert len(bank5.predictions(run.id)) == 2
+
+
+# ---------------------------------------------------------------- importers read regular files only
+
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def cli(db, *args):
+    """The CLI in a subprocess; the timeout is a guard against a hang, not a speed assertion."""
+    env = {**os.environ, "PYTHONPATH": ROOT}
+    return subprocess.run([sys.executable, "-m", "persian_tui.cli", "--db", str(db), *args],
+                          capture_output=True, text=True, env=env, timeout=120)
+
+
+def _targets(tmp_path):
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    folder = tmp_path / "traces"
+    folder.mkdir()
+    os.mkfifo(folder / "a.json")
+    devs = tmp_path / "devs"
+    devs.mkdir()
+    (devs / "z.json").symlink_to("/dev/zero")
+    return {"fifo": fifo, "zero": "/dev/zero", "fifo-folder": folder, "device-folder": devs}
+
+
+@pytest.mark.parametrize("command", ["import", "answers", "import-labels", "import-predictions",
+                                     "import-reasoning"])
+def test_importers_refuse_fifos_and_devices_at_once(db, tmp_path, command):
+    targets = _targets(tmp_path)
+    keys = tmp_path / "q.json"
+    keys.write_text('{"pages": []}', encoding="utf-8")
+    for name, target in targets.items():
+        if "folder" in name and command != "import-reasoning":
+            continue
+        if command == "answers":
+            args = ["import", str(keys), "--format", "book", "--answers", str(target)]
+        else:
+            args = [command, str(target)]
+        r = cli(db, *args)
+        assert r.returncode == 1, (name, r.stdout, r.stderr)
+        assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, (name, r.stderr)
+        assert "regular files only" in r.stderr, (name, r.stderr)
+    _intact(db)
+
+
+def test_a_file_over_the_input_cap_is_refused_naming_the_cap(db, tmp_path, monkeypatch, capsys):
+    from persian_tui.io import inputs
+
+    big = tmp_path / "big.jsonl"
+    big.write_bytes(b"x" * 2048)
+    monkeypatch.setattr(inputs, "MAX_INPUT_BYTES", 1024)
+    monkeypatch.setattr(inputs.read_input, "__defaults__", (1024,))
+    assert main(["--db", str(db), "import", str(big)]) == 1
+    err = capsys.readouterr().err
+    assert "big.jsonl: 0.00195312 MB is larger than the 0.000976562 MB an input file may be" in err, err
+
+
+@pytest.mark.parametrize("tokens", ["9" * 5000, "²", "-1", "1e9999", str(10**12)],
+                         ids=["5000-digits", "superscript", "negative", "exponent", "too-large"])
+def test_hostile_token_counts_are_one_line(db, tmp_path, tokens, capsys):
+    csv = tmp_path / "p.csv"
+    csv.write_text(f"model_name,question_id,model_answer,completion_tokens\nm,1,2,{tokens}\n", encoding="utf-8")
+    assert main(["--db", str(db), "import-predictions", str(csv)]) == 1
+    err = capsys.readouterr().err
+    assert "line 2: completion_tokens" in err and "Traceback" not in err, err
+
+
+def test_a_huge_reasoning_trace_is_capped_like_a_reply(tmp_path, capsys):
+    from persian_tui.eval.llm import MAX_REPLY_CHARS
+
+    s = Store(tmp_path / "r.db")
+    q = make_question("q-1", source_name="src", source_id="7")
+    s.add_questions([q])
+    s.create_run("imported", "m", {"source": "src"}, status="done",
+                 predictions=[Prediction("q-1", 1, "ok", raw_output="1")])
+    trace = tmp_path / "t.json"
+    trace.write_text(json.dumps({"model_id": "m", "question_id": "7", "reasoning_text": "ف" * (3 * MAX_REPLY_CHARS)}),
+                     encoding="utf-8")
+    assert main(["--db", str(s.path), "import-reasoning", str(trace)]) == 0
+    out = capsys.readouterr().out
+    assert "reasoning_text of 3000000 characters cut" in out, out
+    (p,) = s.predictions(1)
+    assert len(p.reasoning) < MAX_REPLY_CHARS + 100
+    s.close()

@@ -216,6 +216,8 @@ def cmd_import_reasoning(args) -> int:
         r = import_reasoning(store, [Path(p) for p in args.paths], source=args.source)
     for u in r.unmatched:
         print(f"unmatched: {u}")
+    for note in r.notes:
+        print(f"note: {note}")
     print(f"attached {r.attached} reasoning trace(s) to imported predictions")
     return 0
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ..models import Question
 from .errors import InputError
+from .inputs import read_input
 
 
 @dataclass
@@ -25,15 +26,13 @@ class Record:
 
 
 def read_text(path: Path) -> str:
-    """A UTF-8 file's text (a BOM is dropped), or an InputError naming the file and why."""
+    """A UTF-8 regular file's text (a BOM is dropped, line ends made \n), or an InputError naming
+    the file and why (a FIFO or device, larger than the input cap, not UTF-8, ...)."""
     try:
-        return path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
+        text = read_input(path).decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise InputError(f"{path}: not UTF-8 text (byte {e.start})") from None
-    except OSError as e:
-        raise InputError(f"{path}: cannot read ({e.strerror})") from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 MAX_DIGITS = 30  # the longest integer an input file may hold (ids and keys are short)
