@@ -293,3 +293,48 @@ def test_a_huge_reasoning_trace_is_capped_like_a_reply(tmp_path, capsys):
     (p,) = s.predictions(1)
     assert len(p.reasoning) < MAX_REPLY_CHARS + 100
     s.close()
+
+
+# ---------------------------------------------------------------- secrets in query strings
+
+SECRET = "qs-SECRET-9f8e7d6c5b4a3210"
+
+
+def _dump(path) -> str:
+    conn = sqlite3.connect(path)
+    try:
+        return "\n".join(conn.iterdump())
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("param", ["key", "api_key", "access_token", "sig", "token", "X-Api-Key", "whatever"])
+def test_a_key_in_the_query_string_is_never_stored_or_printed(bank5, param, capsys):
+    from llm_server import Reply
+
+    def script(body, n):  # a hostile endpoint echoing the secret (as some gateways do in a 401)
+        return Reply(401, {"error": {"message": f"bad key {SECRET} for {param}={SECRET}"}})
+
+    with LLMServer(script) as server:
+        url = f"{server.url}?{param}={SECRET}&v=1"
+        code = main(["--db", str(bank5.path), "run", "llm", "--base-url", url, "--model", "m",
+                     "--limit", "2", "--max-retries", "0"])
+        main(["--db", str(bank5.path), "runs"])
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert SECRET not in out + err and SECRET not in _dump(bank5.path), (out, err)
+    assert f"{param}=***" in _dump(bank5.path)
+    # the stored URL lost its key: a resume asks for it again
+    assert main(["--db", str(bank5.path), "run", "llm", "--resume", "1"]) == 1
+    assert "give --base-url again" in capsys.readouterr().err
+
+
+def test_redacted_urls_keep_what_is_not_secret():
+    from persian_tui import redact
+
+    assert redact.url("https://h/v1?key=abc&v=2#frag") == "https://h/v1?key=***&v=2"
+    assert redact.url("https://u:p@h/v1?sig=zz") == "https://***@h/v1?sig=***"
+    assert redact.url("https://h/v1?deployment=gpt4&api-version=2024-01-01") == \
+        "https://h/v1?deployment=gpt4&api-version=2024-01-01"
+    assert redact.url("https://h/v1?x=AbCdEf0123456789AbCdEf") == "https://h/v1?x=***"  # looks like a key
+    assert set(redact.url_secrets("https://h/v1?key=a%2Fbcd")) == {"a%2Fbcd", "a/bcd"}
