@@ -338,3 +338,61 @@ def test_redacted_urls_keep_what_is_not_secret():
         "https://h/v1?deployment=gpt4&api-version=2024-01-01"
     assert redact.url("https://h/v1?x=AbCdEf0123456789AbCdEf") == "https://h/v1?x=***"  # looks like a key
     assert set(redact.url_secrets("https://h/v1?key=a%2Fbcd")) == {"a%2Fbcd", "a/bcd"}
+
+
+# ---------------------------------------------------------------- releases are tamper-evident
+
+
+@pytest.fixture
+def released(tmp_path, capsys):
+    path = tmp_path / "rel.db"
+    with Store(path) as s:
+        s.add_questions([make_question(f"q-{i}", couplets=[(f"{a} ر{i}", b) for a, b in COUPLETS],
+                                       status="curated") for i in range(3)])
+    assert main(["--db", str(path), "release", "v1.0", "-o", str(tmp_path / "out")]) == 0
+    capsys.readouterr()
+    return path
+
+
+def _tamper(path, *statements):
+    conn = sqlite3.connect(path)
+    conn.execute("DROP TRIGGER IF EXISTS release_items_frozen_insert")  # a hand edit can drop triggers
+    conn.execute("DROP TRIGGER IF EXISTS release_items_frozen_update")
+    for sql in statements:
+        conn.execute(sql)
+    conn.commit()
+    conn.close()
+
+
+def test_a_row_inserted_into_a_frozen_release_is_refused_by_a_trigger(released):
+    conn = sqlite3.connect(released)
+    with pytest.raises(sqlite3.DatabaseError, match="immutable"):
+        conn.execute("INSERT INTO release_items (release_id, position, uid, sha256, key, record) "
+                     "SELECT release_id, 99, 'q-evil', sha256, key, record FROM release_items LIMIT 1")
+    conn.close()
+
+
+@pytest.mark.parametrize("edit", [
+    "INSERT INTO release_items (release_id, position, uid, sha256, key, record) "
+    "SELECT release_id, 99, 'q-evil', sha256, key, record FROM release_items LIMIT 1",
+    "UPDATE release_items SET record = 'not json' WHERE position = 0",
+    "UPDATE release_items SET key = 4 WHERE position = 1",
+])
+@pytest.mark.parametrize("frozen", [False, True])
+def test_a_tampered_release_is_refused_in_one_line(released, tmp_path, capsys, edit, frozen):
+    _tamper(released, edit)
+    out = tmp_path / "again"
+    code = main(["--db", str(released), "release", "v1.0", "-o", str(out), *(["--frozen"] if frozen else [])])
+    err = capsys.readouterr().err
+    assert code == 1 and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert "v1.0" in err and "digest" in err, err
+    assert not out.exists()
+
+
+def test_release_runs_are_checked_before_freezing(released, tmp_path, capsys):
+    with Store(released) as s:
+        s.add_questions([make_question("q-new", status="curated")])
+    code = main(["--db", str(released), "release", "v5", "--runs", "999", "-o", str(tmp_path / "v5")])
+    assert code == 1 and "no run 999" in capsys.readouterr().err
+    with Store(released) as s:
+        assert s.get_release("v5") is None

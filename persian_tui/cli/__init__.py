@@ -9,6 +9,7 @@ from pathlib import Path
 from .. import __version__, config, display
 from ..io.errors import InputError
 from ..io.files import WriteError
+from ..io.records import is_text
 from ..runs import RunError
 from ..store import DatabaseError, Store, StoreError
 
@@ -439,8 +440,26 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout, sys.stderr = out, err
 
 
+PATH_ARGS = frozenset(["file", "path", "paths", "db", "output", "answers"])  # a file name may be any bytes
+
+
+def _undecodable(args) -> str | None:
+    """The first argument (not a file name) that is not valid UTF-8 text: its bytes came from a
+    terminal in another encoding and cannot be stored, searched or printed."""
+    for name, value in vars(args).items():
+        values = value if isinstance(value, list) else [value]
+        if name not in PATH_ARGS and any(isinstance(v, str) and not is_text(v) for v in values):
+            return name
+    return None
+
+
 def _main(argv: list[str] | None) -> int:
     args = parser().parse_args(argv)
+    if bad := _undecodable(args):
+        flag = bad if bad in ("words", "couplet", "name") else "--" + bad.replace("_", "-")
+        print(f"persian-tui: error: {flag}: not valid UTF-8 text (check the terminal's encoding)",
+              file=sys.stderr)
+        return 2
     try:
         return args.func(args)
     except (InputError, StoreError, UserError, RunError, WriteError) as e:
