@@ -396,3 +396,28 @@ def test_release_runs_are_checked_before_freezing(released, tmp_path, capsys):
     assert code == 1 and "no run 999" in capsys.readouterr().err
     with Store(released) as s:
         assert s.get_release("v5") is None
+
+
+# ---------------------------------------------------------------- no traceback from undecodable arguments
+
+
+@pytest.mark.parametrize("args", [
+    ["corpus", "search", "w", "--poet", b"\xff".decode("utf-8", "surrogateescape")],
+    ["corpus", "search", "w", "--form", b"\xff".decode("utf-8", "surrogateescape")],
+    ["corpus", "search", "w", "--metre", b"\xfe".decode("utf-8", "surrogateescape")],
+    ["corpus", "search", b"\xff".decode("utf-8", "surrogateescape")],
+    ["export", "--category", b"\xff".decode("utf-8", "surrogateescape")],
+], ids=["poet", "form", "metre", "words", "category"])
+def test_undecodable_arguments_are_one_line(db, tmp_path, args, capsys):
+    if args[0] == "export":
+        args = [*args, "-o", str(tmp_path / "o.jsonl")]
+    code = main(["--db", str(db), *args])
+    err = capsys.readouterr().err
+    assert code == 2 and "not valid UTF-8 text" in err and "Traceback" not in err, err
+
+
+def test_undecodable_bytes_in_a_real_argv(db):
+    env = {**os.environ, "PYTHONPATH": ROOT}
+    r = subprocess.run([sys.executable, "-m", "persian_tui.cli", "--db", str(db), "corpus", "search", "w",
+                        "--poet", b"\xff"], capture_output=True, env=env, timeout=120)
+    assert r.returncode == 2 and b"--poet: not valid UTF-8 text" in r.stderr and b"Traceback" not in r.stderr
