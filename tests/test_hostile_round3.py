@@ -421,3 +421,48 @@ def test_undecodable_bytes_in_a_real_argv(db):
     r = subprocess.run([sys.executable, "-m", "persian_tui.cli", "--db", str(db), "corpus", "search", "w",
                         "--poet", b"\xff"], capture_output=True, env=env, timeout=120)
     assert r.returncode == 2 and b"--poet: not valid UTF-8 text" in r.stderr and b"Traceback" not in r.stderr
+
+
+# ---------------------------------------------------------------- disk full, read-only, reading commands
+
+
+def test_a_full_disk_is_named_as_such_and_nothing_is_written(tmp_path):
+    from persian_tui.store import StoreError
+
+    s = Store(tmp_path / "full.db")
+    pages = s.conn.execute("PRAGMA page_count").fetchone()[0]
+    s.conn.execute(f"PRAGMA max_page_count = {pages + 2}")  # SQLite's own SQLITE_FULL
+    big = [make_question(f"q-{i}", couplets=[(f"{a} {i}" * 5, b * 5) for a, b in COUPLETS]) for i in range(300)]
+    with pytest.raises(StoreError, match="disk full") as e:
+        s.add_questions(big)
+    assert "cannot rollback" not in str(e.value)
+    assert s.counts().total == 0
+    s.close()
+
+
+@pytest.mark.parametrize("command", [["stats"], ["corpus", "stats"], ["corpus", "search", "عشق"], ["shortcuts"],
+                                     ["runs"], ["report"], ["items"]])
+def test_reading_commands_never_create_a_database(tmp_path, command, capsys):
+    typo = tmp_path / "typo.db"
+    assert main(["--db", str(typo), *command]) == 1
+    assert "no such database" in capsys.readouterr().err
+    assert not typo.exists() and not os.path.exists(f"{typo}-wal")
+
+
+@pytest.mark.parametrize("command", [["stats"], ["corpus", "stats"], ["corpus", "search", "عشق"], ["shortcuts"],
+                                     ["export", "-o", "OUT"], ["runs"], ["agreement"]])
+def test_reading_commands_open_the_database_read_only(db, tmp_path, command, monkeypatch, capsys):
+    import persian_tui.cli as cli_module
+
+    opened = []
+
+    class Spy(Store):
+        def __init__(self, *a, **kw):
+            super().__init__(*a, **kw)
+            opened.append(self.read_only)
+
+    monkeypatch.setattr(cli_module, "Store", Spy)
+    command = [str(tmp_path / "o.jsonl") if c == "OUT" else c for c in command]
+    code = main(["--db", str(db), *command])
+    assert code == 0, capsys.readouterr().err
+    assert opened == [True]

@@ -12,6 +12,7 @@ from ..io.files import WriteError
 from ..io.records import is_text
 from ..runs import RunError
 from ..store import DatabaseError, Store, StoreError
+from ..store.db import write_error
 
 BIDI_MODES = ("auto", "app", "terminal", "off")
 MAX_ID = 2**63 - 1  # SQLite's largest integer
@@ -35,10 +36,13 @@ from .runs import UserError  # noqa: E402 (one class for every command module)
 
 
 def _store(args, *, read: bool = False) -> Store:
-    """The database; reading commands (``read``) also open a read-only file or folder.
-    Only the default folder (db/) is created: a --db in a missing folder is an error."""
+    """The database; reading commands (``read``) open it read-only and never create one (a
+    mistyped --db is an error, not a new empty database), but for the default file, made on
+    first use. Only the default folder (db/) is created: a --db in a missing folder is an error."""
     path = config.db_path(args.db)
-    return Store(path, create_dir=path == config.DEFAULT_DB, read_only=None if read else False)
+    default = path == config.DEFAULT_DB
+    read = read and not (default and not path.exists())
+    return Store(path, create_dir=default, read_only=None if read else False)
 
 
 def cmd_import(args) -> int:
@@ -475,8 +479,9 @@ def _main(argv: list[str] | None) -> int:
         print(f"persian-tui: error: {where}{(e.strerror or str(e)).lower()}", file=sys.stderr)
         return 1
     except DatabaseError as e:  # raised by any query on a damaged file
-        print(f"persian-tui: error: {config.db_path(args.db)}: database error: {e} "
-              "(the file may be damaged or read-only; nothing more was written)", file=sys.stderr)
+        why = write_error(e) or f"database error: {e} (the file may be damaged)"
+        print(f"persian-tui: error: {config.db_path(args.db)}: {why}; nothing more was written",
+              file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("persian-tui: interrupted", file=sys.stderr)

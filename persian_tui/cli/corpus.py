@@ -56,7 +56,7 @@ def cmd_corpus_import(args) -> int:
 
 
 def cmd_corpus_stats(args) -> int:
-    with _store(args) as store:
+    with _store(args, read=True) as store:
         s = store.corpus_stats()
         if args.format == "json":
             print(json_safe(json.dumps(s, ensure_ascii=False, indent=2)))
@@ -78,7 +78,7 @@ def cmd_corpus_stats(args) -> int:
 
 
 def cmd_corpus_search(args) -> int:
-    with _store(args) as store:
+    with _store(args, read=True) as store:
         found = store.search_couplets(" ".join(args.words), poet=args.poet, form=args.form,
                                       metre=args.metre, limit=args.limit)
         if args.format == "json":
@@ -201,7 +201,7 @@ def store_baseline_runs(store, questions, rep, which: str) -> list[str]:
 def cmd_shortcuts(args) -> int:
     from ..io.files import write_atomic
 
-    with _store(args) as store:
+    with _store(args, read=not args.store_runs) as store:  # only --store-runs writes
         questions, rep = shortcut_report(store, args.questions)
         rows = [{"cue": r.cue, "eligible": r.eligible, "fired": r.fired, "hits": r.hits,
                  "precision": r.precision, "ci95": [r.low, r.high] if r.fired else None,

@@ -38,6 +38,24 @@ class StoreBusy(StoreError):
 DatabaseError = sqlite3.DatabaseError
 
 
+def write_error(e: sqlite3.DatabaseError) -> str | None:
+    """What a failed write means, named for the user (None: not a write problem)."""
+    code = getattr(e, "sqlite_errorcode", None)
+    primary = code & 0xFF if isinstance(code, int) else None
+    text = str(e)
+    if primary == sqlite3.SQLITE_FULL or "disk is full" in text:
+        return "disk full (free some space and try again)"
+    if primary == sqlite3.SQLITE_READONLY or "readonly" in text or "read-only" in text:
+        return "the database is read-only (its file or folder cannot be written)"
+    if primary in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or "locked" in text or "busy" in text:
+        return f"database busy ({text})"
+    if primary == sqlite3.SQLITE_IOERR:
+        return f"disk I/O error ({text})"
+    if isinstance(e, sqlite3.OperationalError):
+        return text
+    return None
+
+
 def _connect(path: Path, read_only: bool = False, busy_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Connection:
     # autocommit mode: transactions are explicit (BEGIN IMMEDIATE ... COMMIT) and short
     if read_only:
@@ -62,6 +80,20 @@ def _connect_read_only(path: Path) -> sqlite3.Connection:
         conn = sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, isolation_level=None)
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     return conn
+
+
+def _schema_version(path: Path) -> int | None:
+    """The file's schema version read through a read-only connection (None: unreadable)."""
+    try:
+        conn = _connect_read_only(path)
+    except sqlite3.DatabaseError:
+        return None
+    try:
+        return conn.execute("PRAGMA user_version").fetchone()[0]
+    except sqlite3.DatabaseError:
+        return None
+    finally:
+        conn.close()
 
 
 def _not_writable(path: Path) -> str | None:
@@ -106,8 +138,11 @@ def _apply(conn: sqlite3.Connection, number: int) -> None:
             raise StoreError(f"migration {number} would break a reference in {broken[0]}")
         conn.execute(f"PRAGMA user_version = {number}")
         conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
+    except BaseException as e:
+        if conn.in_transaction:  # a full disk has rolled back already
+            conn.execute("ROLLBACK")
+        if isinstance(e, sqlite3.DatabaseError) and (why := write_error(e)):
+            raise StoreError(f"migration {number}: {why}; nothing was changed") from None
         raise
 
 
@@ -118,8 +153,9 @@ class Store(QuestionsRepo, SourcesRepo, ImportsRepo, LabelsRepo, CurationRepo, R
     def __init__(self, path: str | Path, *, create_dir: bool = True, read_only: bool | None = False,
                  busy_timeout_ms: int = BUSY_TIMEOUT_MS):
         """``create_dir``: make a missing parent folder (else that is an error).
-        ``read_only``: True opens with a read-only connection; None does so only when the
-        file or its folder cannot be written (for reading commands); False needs write access.
+        ``read_only``: True opens with a read-only connection; None is for reading commands:
+        the file must exist (it is never created) and is opened read-only, unless its schema is
+        older and it can be written (then it is upgraded); False needs write access.
         ``busy_timeout_ms``: how long a write waits for another connection's lock before
         StoreBusy (the TUI uses a short one and retries off the UI thread)."""
         self.path = Path(path)
@@ -133,8 +169,14 @@ class Store(QuestionsRepo, SourcesRepo, ImportsRepo, LabelsRepo, CurationRepo, R
         if self.path.exists() and not self.path.is_file():  # a FIFO, socket or device (/dev/null)
             raise StoreError(f"{self.path}: is not a regular file, not a database file")
         register(self.path)  # before anything is created: exports never write over it
+        if read_only is None and not self.path.exists():
+            raise StoreError(f"{self.path}: no such database (a reading command never creates one; "
+                             "check --db or $PERSIAN_TUI_DB)")
         self.created = not self.path.exists() or self.path.stat().st_size == 0
         why = _not_writable(self.path) if parent.exists() else None
+        if read_only is None:  # reading: read-only, unless an older schema can be upgraded here
+            version = _schema_version(self.path)
+            read_only = bool(why) or not (version is not None and 0 < version < SCHEMA_VERSION)
         if why and self.created:
             raise StoreError(f"{self.path}: cannot create the database: {why}")
         if why and read_only is False:
@@ -185,15 +227,22 @@ class Store(QuestionsRepo, SourcesRepo, ImportsRepo, LabelsRepo, CurationRepo, R
             raise StoreBusy(f"{self.path}: database busy ({e}); nothing was written") from None
         try:
             yield self.conn
-        except sqlite3.OperationalError as e:
-            self.conn.execute("ROLLBACK")
-            kind = StoreBusy if "locked" in str(e) or "busy" in str(e) else StoreError
-            raise kind(f"{self.path}: {e}; nothing was written") from None
+            self.conn.execute("COMMIT")
+        except sqlite3.DatabaseError as e:
+            self._rollback()  # SQLite may have rolled back already (a full disk does)
+            why = write_error(e)
+            if why is None:
+                raise
+            kind = StoreBusy if why.startswith("database busy") else StoreError
+            raise kind(f"{self.path}: {why}; nothing was written") from None
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            self._rollback()
             raise
-        self.conn.execute("COMMIT")
         self._writes += 1
+
+    def _rollback(self) -> None:
+        if self.conn.in_transaction:
+            self.conn.execute("ROLLBACK")
 
     def data_version(self) -> tuple[int, int]:
         """Changes whenever this or any other connection has committed a write."""
