@@ -466,3 +466,39 @@ def test_reading_commands_open_the_database_read_only(db, tmp_path, command, mon
     code = main(["--db", str(db), *command])
     assert code == 0, capsys.readouterr().err
     assert opened == [True]
+
+
+# ---------------------------------------------------------------- rejected-row reports are capped
+
+
+def _capped(out: str, kind: str, total: int) -> None:
+    lines = [line for line in out.splitlines() if line.startswith(f"{kind}: ")]
+    assert len(lines) == 21 and lines[-1] == f"{kind}: ... and {total - 20} more", lines[-3:]
+
+
+def test_label_rejections_are_capped(db, tmp_path, capsys):
+    csv = tmp_path / "labels.csv"
+    csv.write_text("annotator,uid,answer\n" + "".join(f"a{i},nope-{i},1\n" for i in range(500)), encoding="utf-8")
+    assert main(["--db", str(db), "import-labels", str(csv), "--dry-run"]) == 0
+    _capped(capsys.readouterr().out, "rejected", 500)
+
+
+def test_question_rejections_are_capped(db, tmp_path, capsys):
+    src = tmp_path / "bad.jsonl"
+    src.write_text("".join('{"uid": "x%d"}\n' % i for i in range(300)), encoding="utf-8")
+    assert main(["--db", str(db), "import", str(src), "--dry-run"]) == 0
+    _capped(capsys.readouterr().out, "rejected", 300)
+
+
+def test_reasoning_misses_are_capped(tmp_path, capsys):
+    s = Store(tmp_path / "r.db")
+    s.add_questions([make_question("q-1", source_name="src", source_id="7")])
+    s.create_run("imported", "m", {"source": "src"}, status="done", predictions=[Prediction("q-1", 1, "ok")])
+    folder = tmp_path / "traces"
+    folder.mkdir()
+    for i in range(100):
+        (folder / f"{i}.json").write_text(json.dumps({"model_id": "m", "question_id": f"n{i}",
+                                                      "reasoning_text": "x"}), encoding="utf-8")
+    assert main(["--db", str(s.path), "import-reasoning", str(folder)]) == 0
+    _capped(capsys.readouterr().out, "unmatched", 100)
+    s.close()

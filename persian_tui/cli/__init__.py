@@ -34,6 +34,19 @@ def bounded_int(low: int, high: int = MAX_ID):
 from . import runs as runs_commands  # noqa: E402
 from .runs import UserError  # noqa: E402 (one class for every command module)
 
+MAX_SHOWN = 20  # lines of one kind (rejected, unmatched, ...) an import prints before a count
+
+
+def print_capped(kind: str, lines) -> None:
+    """The first MAX_SHOWN lines as "kind: line", then how many more there were."""
+    n = 0
+    for line in lines:
+        n += 1
+        if n <= MAX_SHOWN:
+            print(f"{kind}: {line}")
+    if n > MAX_SHOWN:
+        print(f"{kind}: ... and {n - MAX_SHOWN} more")
+
 
 def _store(args, *, read: bool = False) -> Store:
     """The database; reading commands (``read``) open it read-only and never create one (a
@@ -56,16 +69,14 @@ def cmd_import(args) -> int:
         for w in plan.warnings:
             print(f"warning: {w}")
         for outcome in ("duplicate", "conflict", "rejected"):
-            for d in plan.of(outcome):
-                print(f"{outcome}: {d.record.where}: {d.reason}")
+            print_capped(outcome, (f"{d.record.where}: {d.reason}" for d in plan.of(outcome)))
         if args.verbose:
             for d in plan.decisions:
                 for note in d.record.notes:
                     print(f"note: {d.record.where}: {note}")
         if not args.dry_run:
             return _apply_and_report(store, plan, args, head=_import_head(plan))
-        for d in plan.of("linked"):
-            print(_linked_line(d))
+        print_capped("linked", (_linked_line(d) for d in plan.of("linked")))
         head = _import_head(plan)
         if plan.counts["rejected"] and not args.skip_invalid:
             print(f"dry run: {head}: {plan.summary()}; the import would fail "
@@ -81,19 +92,19 @@ def _import_head(plan) -> str:
 
 def _linked_line(d) -> str:
     refs = ", ".join(r.label() for r in d.refs)
-    return f"linked: {d.record.where}: {d.reason}; {refs} -> {d.target}"
+    return f"{d.record.where}: {d.reason}; {refs} -> {d.target}"
 
 
 def _apply_and_report(store, plan, args, head: str) -> int:
-    from ..io.importer import apply_import
+    from ..io.importer import OUTCOMES, apply_import
 
     planned = {id(d): d.outcome for d in plan.decisions}
     added = apply_import(store, plan, skip_invalid=args.skip_invalid)
-    for d in plan.decisions:  # what another import did meanwhile (the plan's lines were printed)
-        if d.outcome != planned[id(d)] and d.outcome != "linked":
-            print(f"{d.outcome}: {d.record.where}: {d.reason}")
-    for d in plan.of("linked"):
-        print(_linked_line(d))
+    # what another import did meanwhile (the plan's lines were printed)
+    changed = [d for d in plan.decisions if d.outcome != planned[id(d)] and d.outcome != "linked"]
+    for outcome in OUTCOMES:
+        print_capped(outcome, (f"{d.record.where}: {d.reason}" for d in changed if d.outcome == outcome))
+    print_capped("linked", (_linked_line(d) for d in plan.of("linked")))
     print(f"imported {head}: {plan.summary()} ({added} added)")
     return 0
 
@@ -118,8 +129,7 @@ def cmd_import_labels(args) -> int:
 
     with _store(args) as store:
         plan = plan_labels(store, args.file)
-        for r in plan.rejected:
-            print(f"rejected: {r}")
+        print_capped("rejected", plan.rejected)
         if args.dry_run:
             print(f"dry run: {plan.path}: {plan.summary()}; nothing written")
             return 0
@@ -165,11 +175,12 @@ def cmd_import_predictions(args) -> int:
         print(f"unmatched: {sum(r.unmatched.values())} row(s) of {len(r.unmatched)} question id(s) "
               f"not in the bank: {ids}{more}")
     if r.ambiguous:
-        ids = ", ".join(sorted(r.ambiguous, key=lambda s: (len(s), s)))
-        print(f"ambiguous: {sum(r.ambiguous.values())} row(s) skipped: question id(s) {ids} answered more "
-              "than once per model or shared by several questions (the source repeats the id)")
-        for why in r.reasons.values():
-            print(f"ambiguous: {why}")
+        ids = ", ".join(sorted(r.ambiguous, key=lambda s: (len(s), s))[:15])
+        more = " ..." if len(r.ambiguous) > 15 else ""
+        print(f"ambiguous: {sum(r.ambiguous.values())} row(s) skipped: {len(r.ambiguous)} question id(s) "
+              f"{ids}{more} answered more than once per model or shared by several questions (the source "
+              "repeats the id)")
+        print_capped("ambiguous", r.reasons.values())
     head = "dry run: would import" if args.dry_run else "imported"
     print(f"{head} {len(r.runs_new)} run(s) ({sum(r.runs_new.values())} predictions, {r.invalid} "
           f"without a usable answer); {len(r.runs_unchanged)} already imported")
@@ -219,10 +230,8 @@ def cmd_import_reasoning(args) -> int:
 
     with _store(args) as store:
         r = import_reasoning(store, [Path(p) for p in args.paths], source=args.source)
-    for u in r.unmatched:
-        print(f"unmatched: {u}")
-    for note in r.notes:
-        print(f"note: {note}")
+    print_capped("unmatched", r.unmatched)
+    print_capped("note", r.notes)
     print(f"attached {r.attached} reasoning trace(s) to imported predictions")
     return 0
 
