@@ -485,7 +485,7 @@ def test_label_rejections_are_capped(db, tmp_path, capsys):
 
 def test_question_rejections_are_capped(db, tmp_path, capsys):
     src = tmp_path / "bad.jsonl"
-    src.write_text("".join('{"uid": "x%d"}\n' % i for i in range(300)), encoding="utf-8")
+    src.write_text("".join(json.dumps({"uid": f"x{i}"}) + "\n" for i in range(300)), encoding="utf-8")
     assert main(["--db", str(db), "import", str(src), "--dry-run"]) == 0
     _capped(capsys.readouterr().out, "rejected", 300)
 
