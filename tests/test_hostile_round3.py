@@ -502,3 +502,49 @@ def test_reasoning_misses_are_capped(tmp_path, capsys):
     assert main(["--db", str(s.path), "import-reasoning", str(folder)]) == 0
     _capped(capsys.readouterr().out, "unmatched", 100)
     s.close()
+
+
+# ---------------------------------------------------------------- silently accepted before: now refused, named
+
+
+@pytest.mark.parametrize("content, reason", [
+    ('{"1": 4, "1": 1}', "the key '1' given twice in one object"),
+    ('{"1": NaN}', "NaN is not a number"),
+    ('{"1": 1e400}', "the number 1e400 is too large"),
+    ('{"1": -Infinity}', "-Infinity is not a number"),
+])
+def test_answer_keys_with_duplicate_keys_or_non_finite_numbers_are_refused(db, tmp_path, content, reason, capsys):
+    keys = tmp_path / "keys.json"
+    keys.write_text(content, encoding="utf-8")
+    book = tmp_path / "book.json"
+    book.write_text('{"pages": []}', encoding="utf-8")
+    assert main(["--db", str(db), "import", str(book), "--format", "book", "--answers", str(keys)]) == 1
+    err = capsys.readouterr().err
+    assert f"keys.json: {reason}" in err and len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.parametrize("content, reason", [
+    ("annotator,uid,answer,answer\na,q-0,1,2\n", "line 1: the column 'answer' appears twice"),
+    ('annotator,uid,answer,note\na,q-0,1,"never closed\n', 'line 2: a quoted field is never closed'),
+])
+def test_malformed_label_csvs_are_refused_naming_the_line(db, tmp_path, content, reason, capsys):
+    csv = tmp_path / "l.csv"
+    csv.write_text(content, encoding="utf-8")
+    assert main(["--db", str(db), "import-labels", str(csv)]) == 1
+    err = capsys.readouterr().err
+    assert f"l.csv: {reason}" in err, err
+
+
+@pytest.mark.parametrize("line, reason", [
+    ('{"annotator": "ali\\u0000", "uid": "q-0", "answer": 1}', "annotator holds a control character (U+0000)"),
+    ('{"annotator": "ali", "uid": "q-0", "answer": 1, "note": "a\\u0000b"}', "note holds a NUL character"),
+    ('{"annotator": "ali", "annotator": "reza", "uid": "q-0", "answer": 1}', "given twice"),
+])
+def test_label_rows_with_nul_or_duplicate_keys_are_rejected(db, tmp_path, line, reason, capsys):
+    src = tmp_path / "l.jsonl"
+    src.write_text(line + "\n", encoding="utf-8")
+    assert main(["--db", str(db), "import-labels", str(src)]) == 1
+    out, err = capsys.readouterr()
+    assert "line 1:" in out + err and reason in out + err, (out, err)
+    with Store(db) as s:
+        assert s.labels() == []
