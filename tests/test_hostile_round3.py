@@ -5,7 +5,7 @@ import os
 import sqlite3
 
 import pytest
-from conftest import COUPLETS, make_question
+from factories import COUPLETS, make_question
 
 from persian_tui.cli import main
 from persian_tui.io.files import WriteError, write_atomic
@@ -452,7 +452,7 @@ def test_reading_commands_never_create_a_database(tmp_path, command, capsys):
 @pytest.mark.parametrize("command", [["stats"], ["corpus", "stats"], ["corpus", "search", "عشق"], ["shortcuts"],
                                      ["export", "-o", "OUT"], ["runs"], ["agreement"]])
 def test_reading_commands_open_the_database_read_only(db, tmp_path, command, monkeypatch, capsys):
-    import persian_tui.cli as cli_module
+    import persian_tui.cli.common as cli_module
 
     opened = []
 

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from ..models import Prediction, Question
-from .parse import split_reasoning
+from .parse import json_objects, split_reasoning
 
 VERDICTS = ("sound", "flawed", "key_problem")
 JUDGE_VERSION = "judge/v4"  # v2: judged text quoted line by line inside the fences; v3: bank text on one line;
@@ -157,25 +157,6 @@ def _pairs(pairs: list[tuple]) -> dict:
     return obj
 
 
-def _json_objects(text: str) -> list[dict]:
-    """Top-level JSON objects in the text (objects nested in one already found are its parts)."""
-    found, decoder, end = [], json.JSONDecoder(object_pairs_hook=_pairs), 0
-    starts = [m.start() for m in re.finditer(r'\{(?=\s*(?:"|\}))', text)]  # an object starts with a key
-    if len(starts) > 64:  # a reply is not a data file: bound the work on hostile ones
-        starts = starts[:32] + starts[-32:]
-    for start in starts:
-        if start < end:
-            continue
-        try:
-            obj, stop = decoder.raw_decode(text, start)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(obj, dict):
-            found.append(obj)
-            end = stop
-    return found
-
-
 def _whole_json(text: str) -> dict | None:
     """The reply when it is exactly one JSON object (optionally in a ``` fence): the structured
     channel. Anything quoted inside its strings stays inside its strings."""
@@ -219,7 +200,7 @@ def parse_judgment(text: str | None, categories: list[str]) -> Judgment:
         candidates = [whole]
     else:
         text = _QUOTED.sub("", text)  # quoted data stays data: the judge's own verdict is outside
-        candidates = [o for o in _json_objects(text) if "verdict" in o] + _line_verdicts(text)
+        candidates = json_objects(text, lambda o: "verdict" in o, _pairs) + _line_verdicts(text)
     if not candidates:
         return _unscored("no verdict in the reply")
     if any(_DUPLICATE in obj for obj in candidates):

@@ -1,0 +1,53 @@
+"""What every command module of the CLI shares: the one error a command ends with, the
+database opener, the bounded-integer argument type and capped report lines (below the command modules, so none of
+them imports the package's `__init__`)."""
+
+from __future__ import annotations
+
+import argparse
+
+from .. import config
+from ..store import Store
+
+MAX_ID = 2**63 - 1  # SQLite's largest integer
+
+
+class UserError(Exception):
+    """Ends the command with a one-line message and exit status 1 (caught by cli.main)."""
+
+
+def bounded_int(low: int, high: int = MAX_ID):
+    """An argparse type: an integer in [low, high], else a one-line usage error naming the value."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be between {low} and {high}, got {text}")
+        return value
+    return parse
+
+
+def open_store(args, *, read: bool = False) -> Store:
+    """The database; reading commands (``read``) open it read-only and never create one (a
+    mistyped --db is an error, not a new empty database), but for the default file, made on
+    first use. Only the default folder (db/) is created: a --db in a missing folder is an error."""
+    path = config.db_path(args.db)
+    default = path == config.DEFAULT_DB
+    read = read and not (default and not path.exists())
+    return Store(path, create_dir=default, read_only=None if read else False)
+
+
+MAX_SHOWN = 20  # lines of one kind (rejected, unmatched, ...) an import prints before a count
+
+
+def print_capped(kind: str, lines) -> None:
+    """The first MAX_SHOWN lines as "kind: line", then how many more there were."""
+    n = 0
+    for line in lines:
+        n += 1
+        if n <= MAX_SHOWN:
+            print(f"{kind}: {line}")
+    if n > MAX_SHOWN:
+        print(f"{kind}: ... and {n - MAX_SHOWN} more")
