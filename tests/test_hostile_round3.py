@@ -548,3 +548,55 @@ def test_label_rows_with_nul_or_duplicate_keys_are_rejected(db, tmp_path, line, 
     assert "line 1:" in out + err and reason in out + err, (out, err)
     with Store(db) as s:
         assert s.labels() == []
+
+
+# ---------------------------------------------------------------- consistency
+
+
+def test_items_json_escapes_controls_and_bidi_overrides(tmp_path, capsys):
+    s = Store(tmp_path / "i.db")
+    s.add_questions([make_question("q-1", source_name="src\x9b\u202eevil", source_id="1")])
+    s.create_run("llm", "m", {}, status="done", predictions=[Prediction("q-1", 1, "ok")])
+    assert main(["--db", str(s.path), "items", "--format", "json"]) == 0
+    out = capsys.readouterr().out
+    assert "\\u009b" in out and "\\u202e" in out and "\x9b" not in out and "\u202e" not in out
+    assert json.loads(out)[0]["source"] == "src\x9b\u202eevil"
+    s.close()
+
+
+def test_samples_table_shows_missing_figures_as_a_dash(tmp_path, capsys):
+    s = Store(tmp_path / "s.db")
+    s.add_questions([make_question("q-1")])
+    run = s.create_run("llm", "m", {"samples": 2}, status="done",
+                       predictions=[Prediction("q-1", None, "api_error", sample=k) for k in range(2)])
+    assert main(["--db", str(s.path), "samples", str(run.id)]) == 0
+    out = capsys.readouterr().out
+    assert "None" not in out, out
+    s.close()
+
+
+def test_report_of_a_run_where_no_request_succeeded_shows_a_dash(tmp_path, capsys):
+    s = Store(tmp_path / "rep.db")
+    s.add_questions([make_question(f"q-{i}") for i in range(4)])
+    ok = s.create_run("llm", "good", {}, status="done", predictions=[Prediction(f"q-{i}", 1, "ok") for i in range(4)])
+    bad = s.create_run("llm", "down", {}, status="failed",
+                       predictions=[Prediction(f"q-{i}", None, "api_error", error="HTTP 500") for i in range(4)])
+    assert main(["--db", str(s.path), "report", "--runs", f"{ok.id},{bad.id}"]) == 0
+    out = capsys.readouterr().out
+    (line,) = [ln for ln in out.splitlines() if f"#{bad.id} " in ln and "down" in ln][:1]
+    assert "0.0" not in line and "—" in line, line
+    s.close()
+
+
+@pytest.mark.parametrize("words, reason", [([], "give words to search for"), (["؟!،"], "nothing to search for")])
+def test_an_empty_or_punctuation_search_is_refused(db, words, reason, capsys):
+    assert main(["--db", str(db), "corpus", "search", *words]) == 1
+    assert reason in capsys.readouterr().err
+
+
+def test_persian_release_names_are_letters_too(released, tmp_path, capsys):
+    out = tmp_path / "fa"
+    assert main(["--db", str(released), "release", "نسخه-۱", "-o", str(out)]) == 0, capsys.readouterr().err
+    assert (out / "release.json").is_file()
+    for bad in ("../x", ".hidden", "a/b", "_x"):
+        assert main(["--db", str(released), "release", bad, "-o", str(tmp_path / "bad")]) == 1

@@ -79,8 +79,15 @@ def cmd_corpus_stats(args) -> int:
 
 
 def cmd_corpus_search(args) -> int:
+    from ..text import corpus_key
+
+    words = " ".join(args.words)
+    if words.strip() and not corpus_key(words).split():
+        raise UserError(f"nothing to search for in {words!r}: no letters or digits")
+    if not words.strip() and not (args.poet or args.form or args.metre):
+        raise UserError("give words to search for (or --poet, --form or --metre to list couplets)")
     with open_store(args, read=True) as store:
-        found = store.search_couplets(" ".join(args.words), poet=args.poet, form=args.form,
+        found = store.search_couplets(words, poet=args.poet, form=args.form,
                                       metre=args.metre, limit=args.limit)
         if args.format == "json":
             print(json_safe(json.dumps([c.__dict__ for c in found], ensure_ascii=False, indent=2)))
