@@ -600,3 +600,13 @@ def test_persian_release_names_are_letters_too(released, tmp_path, capsys):
     assert (out / "release.json").is_file()
     for bad in ("../x", ".hidden", "a/b", "_x"):
         assert main(["--db", str(released), "release", bad, "-o", str(tmp_path / "bad")]) == 1
+
+
+def test_a_database_that_became_read_only_is_named_as_such(tmp_path):
+    from persian_tui.store import StoreError
+
+    s = Store(tmp_path / "ro.db")
+    s.conn.execute("PRAGMA query_only = ON")  # SQLite's own SQLITE_READONLY on the next write
+    with pytest.raises(StoreError, match="the database is read-only.*nothing was written"):
+        s.add_questions([make_question("q-1")])
+    s.close()

@@ -199,8 +199,10 @@ class Store(QuestionsRepo, SourcesRepo, ImportsRepo, LabelsRepo, CurationRepo, R
             raise StoreError(f"{self.path}: opened read-only; nothing was written")
         try:
             self.conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as e:  # locked past the busy timeout
-            raise StoreBusy(f"{self.path}: database busy ({e}); nothing was written") from None
+        except sqlite3.OperationalError as e:  # locked past the busy timeout, or read-only, or full
+            why = write_error(e) or str(e)
+            kind = StoreBusy if why.startswith("database busy") else StoreError
+            raise kind(f"{self.path}: {why}; nothing was written") from None
         try:
             yield self.conn
             self.conn.execute("COMMIT")
