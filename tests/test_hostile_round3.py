@@ -610,3 +610,20 @@ def test_a_database_that_became_read_only_is_named_as_such(tmp_path):
     with pytest.raises(StoreError, match="the database is read-only.*nothing was written"):
         s.add_questions([make_question("q-1")])
     s.close()
+
+
+@pytest.mark.parametrize("id_text, reason", [("1e400", "the number 1e400 is too large"),
+                                             ("NaN", "NaN is not a number")])
+def test_a_poem_id_that_is_not_a_finite_number_is_refused(store, tmp_path, id_text, reason):
+    """It used to be stored as NULL; now the file is skipped with the reason (the others import)."""
+    from factories import copy_mini
+
+    from persian_tui.io.ganjoor import import_corpus
+
+    root = copy_mini(tmp_path)
+    bad = root / "poets" / "hafez" / "ghazal" / "bad.json"
+    verses = '[{"VOrder": 1, "Position": "Right", "Text": "a", "CoupletIndex": 0}]'
+    bad.write_text(f'{{"Id": {id_text}, "Title": "t", "FullUrl": "/hafez/bad", "Verses": {verses}}}',
+                   encoding="utf-8")
+    p = import_corpus(store, root)
+    assert p.skipped == 1 and str(bad) in p.errors[0] and reason in p.errors[0], p.errors
