@@ -57,6 +57,7 @@ BAD_VECTORS = {
     "zero": (lambda i: [0.0, 0.0, 0.0], "zero vector"),
     "empty": (lambda i: [], "no numbers"),
     "text": (lambda i: "AAAAAAAA" if i == 0 else [1.0, 2.0, 3.0], "not a list of numbers"),
+    "boolean": (lambda i: [True, False, i % 2 == 0], "not a list of numbers"),
 }
 
 

@@ -9,12 +9,14 @@ from pathlib import Path
 from .. import __version__, config, display
 from ..io.errors import InputError
 from ..io.files import WriteError
+from ..io.records import is_text
 from ..models import QUESTION_SETS
 from ..runs import RunError
 from ..store import DatabaseError, StoreError
+from ..store.errors import write_error
 from . import corpus, items, release
 from . import runs as runs_commands
-from .common import MAX_ID, UserError, bounded_int, open_store
+from .common import MAX_ID, UserError, bounded_int, open_store, print_capped
 
 BIDI_MODES = ("auto", "app", "terminal", "off")
 
@@ -30,16 +32,14 @@ def cmd_import(args) -> int:
         for w in plan.warnings:
             print(f"warning: {w}")
         for outcome in ("duplicate", "conflict", "rejected"):
-            for d in plan.of(outcome):
-                print(f"{outcome}: {d.record.where}: {d.reason}")
+            print_capped(outcome, (f"{d.record.where}: {d.reason}" for d in plan.of(outcome)))
         if args.verbose:
             for d in plan.decisions:
                 for note in d.record.notes:
                     print(f"note: {d.record.where}: {note}")
         if not args.dry_run:
             return _apply_and_report(store, plan, args, head=_import_head(plan))
-        for d in plan.of("linked"):
-            print(_linked_line(d))
+        print_capped("linked", (_linked_line(d) for d in plan.of("linked")))
         head = _import_head(plan)
         if plan.counts["rejected"] and not args.skip_invalid:
             print(f"dry run: {head}: {plan.summary()}; the import would fail "
@@ -55,19 +55,19 @@ def _import_head(plan) -> str:
 
 def _linked_line(d) -> str:
     refs = ", ".join(r.label() for r in d.refs)
-    return f"linked: {d.record.where}: {d.reason}; {refs} -> {d.target}"
+    return f"{d.record.where}: {d.reason}; {refs} -> {d.target}"
 
 
 def _apply_and_report(store, plan, args, head: str) -> int:
-    from ..io.importer import apply_import
+    from ..io.importer import OUTCOMES, apply_import
 
     planned = {id(d): d.outcome for d in plan.decisions}
     added = apply_import(store, plan, skip_invalid=args.skip_invalid)
-    for d in plan.decisions:  # what another import did meanwhile (the plan's lines were printed)
-        if d.outcome != planned[id(d)] and d.outcome != "linked":
-            print(f"{d.outcome}: {d.record.where}: {d.reason}")
-    for d in plan.of("linked"):
-        print(_linked_line(d))
+    # what another import did meanwhile (the plan's lines were printed)
+    changed = [d for d in plan.decisions if d.outcome != planned[id(d)] and d.outcome != "linked"]
+    for outcome in OUTCOMES:
+        print_capped(outcome, (f"{d.record.where}: {d.reason}" for d in changed if d.outcome == outcome))
+    print_capped("linked", (_linked_line(d) for d in plan.of("linked")))
     print(f"imported {head}: {plan.summary()} ({added} added)")
     return 0
 
@@ -92,8 +92,7 @@ def cmd_import_labels(args) -> int:
 
     with open_store(args) as store:
         plan = plan_labels(store, args.file)
-        for r in plan.rejected:
-            print(f"rejected: {r}")
+        print_capped("rejected", plan.rejected)
         if args.dry_run:
             print(f"dry run: {plan.path}: {plan.summary()}; nothing written")
             return 0
@@ -139,11 +138,12 @@ def cmd_import_predictions(args) -> int:
         print(f"unmatched: {sum(r.unmatched.values())} row(s) of {len(r.unmatched)} question id(s) "
               f"not in the bank: {ids}{more}")
     if r.ambiguous:
-        ids = ", ".join(sorted(r.ambiguous, key=lambda s: (len(s), s)))
-        print(f"ambiguous: {sum(r.ambiguous.values())} row(s) skipped: question id(s) {ids} answered more "
-              "than once per model or shared by several questions (the source repeats the id)")
-        for why in r.reasons.values():
-            print(f"ambiguous: {why}")
+        ids = ", ".join(sorted(r.ambiguous, key=lambda s: (len(s), s))[:15])
+        more = " ..." if len(r.ambiguous) > 15 else ""
+        print(f"ambiguous: {sum(r.ambiguous.values())} row(s) skipped: {len(r.ambiguous)} question id(s) "
+              f"{ids}{more} answered more than once per model or shared by several questions (the source "
+              "repeats the id)")
+        print_capped("ambiguous", r.reasons.values())
     head = "dry run: would import" if args.dry_run else "imported"
     print(f"{head} {len(r.runs_new)} run(s) ({sum(r.runs_new.values())} predictions, {r.invalid} "
           f"without a usable answer); {len(r.runs_unchanged)} already imported")
@@ -193,8 +193,8 @@ def cmd_import_reasoning(args) -> int:
 
     with open_store(args) as store:
         r = import_reasoning(store, [Path(p) for p in args.paths], source=args.source)
-    for u in r.unmatched:
-        print(f"unmatched: {u}")
+    print_capped("unmatched", r.unmatched)
+    print_capped("note", r.notes)
     print(f"attached {r.attached} reasoning trace(s) to imported predictions")
     return 0
 
@@ -413,8 +413,26 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout, sys.stderr = out, err
 
 
+PATH_ARGS = frozenset(["file", "path", "paths", "db", "output", "answers"])  # a file name may be any bytes
+
+
+def _undecodable(args) -> str | None:
+    """The first argument (not a file name) that is not valid UTF-8 text: its bytes came from a
+    terminal in another encoding and cannot be stored, searched or printed."""
+    for name, value in vars(args).items():
+        values = value if isinstance(value, list) else [value]
+        if name not in PATH_ARGS and any(isinstance(v, str) and not is_text(v) for v in values):
+            return name
+    return None
+
+
 def _main(argv: list[str] | None) -> int:
     args = parser().parse_args(argv)
+    if bad := _undecodable(args):
+        flag = bad if bad in ("words", "couplet", "name") else "--" + bad.replace("_", "-")
+        print(f"persian-tui: error: {flag}: not valid UTF-8 text (check the terminal's encoding)",
+              file=sys.stderr)
+        return 2
     try:
         return args.func(args)
     except (InputError, StoreError, UserError, RunError, WriteError) as e:
@@ -430,8 +448,9 @@ def _main(argv: list[str] | None) -> int:
         print(f"persian-tui: error: {where}{(e.strerror or str(e)).lower()}", file=sys.stderr)
         return 1
     except DatabaseError as e:  # raised by any query on a damaged file
-        print(f"persian-tui: error: {config.db_path(args.db)}: database error: {e} "
-              "(the file may be damaged or read-only; nothing more was written)", file=sys.stderr)
+        why = write_error(e) or f"database error: {e} (the file may be damaged)"
+        print(f"persian-tui: error: {config.db_path(args.db)}: {why}; nothing more was written",
+              file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("persian-tui: interrupted", file=sys.stderr)

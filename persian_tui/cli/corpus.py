@@ -57,7 +57,7 @@ def cmd_corpus_import(args) -> int:
 
 
 def cmd_corpus_stats(args) -> int:
-    with open_store(args) as store:
+    with open_store(args, read=True) as store:
         s = store.corpus_stats()
         if args.format == "json":
             print(json_safe(json.dumps(s, ensure_ascii=False, indent=2)))
@@ -79,8 +79,15 @@ def cmd_corpus_stats(args) -> int:
 
 
 def cmd_corpus_search(args) -> int:
-    with open_store(args) as store:
-        found = store.search_couplets(" ".join(args.words), poet=args.poet, form=args.form,
+    from ..text import corpus_key
+
+    words = " ".join(args.words)
+    if words.strip() and not corpus_key(words).split():
+        raise UserError(f"nothing to search for in {words!r}: no letters or digits")
+    if not words.strip() and not (args.poet or args.form or args.metre):
+        raise UserError("give words to search for (or --poet, --form or --metre to list couplets)")
+    with open_store(args, read=True) as store:
+        found = store.search_couplets(words, poet=args.poet, form=args.form,
                                       metre=args.metre, limit=args.limit)
         if args.format == "json":
             print(json_safe(json.dumps([c.__dict__ for c in found], ensure_ascii=False, indent=2)))
@@ -198,7 +205,7 @@ def store_baseline_runs(store, questions, rep, which: str) -> list[str]:
 def cmd_shortcuts(args) -> int:
     from ..io.files import write_atomic
 
-    with open_store(args) as store:
+    with open_store(args, read=not args.store_runs) as store:  # only --store-runs writes
         questions, rep = shortcut_report(store, args.questions)
         rows = [{"cue": r.cue, "eligible": r.eligible, "fired": r.fired, "hits": r.hits,
                  "precision": r.precision, "ci95": [r.low, r.high] if r.fired else None,

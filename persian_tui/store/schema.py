@@ -547,6 +547,16 @@ MIGRATIONS: list[list[str]] = [
             BEGIN SELECT RAISE(ABORT, 'a release is immutable'); END
         """,
     ],
+    # 14: no row can be added to a frozen release either: a release takes exactly the number of
+    # items it was frozen with, inserted in the transaction that froze it
+    [
+        """
+            CREATE TRIGGER release_items_frozen_insert BEFORE INSERT ON release_items
+            WHEN (SELECT count(*) FROM release_items WHERE release_id = NEW.release_id)
+                 >= (SELECT questions FROM releases WHERE id = NEW.release_id)
+            BEGIN SELECT RAISE(ABORT, 'a release is immutable'); END
+        """,
+    ],
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
