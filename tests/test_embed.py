@@ -33,6 +33,14 @@ CORPUS = [
 ]
 
 
+NO_ST = "sentence-transformers is not installed (the embed extra: pip install -e '.[embed]')"
+
+
+def need_st():
+    """Skip the calling test or fixture, saying why, when the embed extra is absent."""
+    return pytest.importorskip("sentence_transformers", reason=NO_ST)
+
+
 def _cos(a, b):
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
 
@@ -95,6 +103,7 @@ _VOCAB += ["عشق", "دل", "آفتاب", "فلک", "query", ":", "-", "،", "�
 @pytest.fixture(scope="session")
 def offline():
     """Hub access off for the session: a load that would need the network fails at once."""
+    need_st()
     import huggingface_hub.constants
 
     with pytest.MonkeyPatch.context() as mp:
@@ -107,7 +116,7 @@ def offline():
 def tiny_st(tmp_path_factory, offline):
     """A random 2-layer BERT (hidden 32) with a Persian WordPiece vocabulary, saved as
     sentence-transformers folders: plain, with a configured "query" prompt, and e5-named."""
-    pytest.importorskip("sentence_transformers")
+    need_st()
     import torch
     from sentence_transformers import SentenceTransformer
     from transformers import BertConfig, BertModel, BertTokenizer
@@ -194,7 +203,6 @@ def test_st_hazm_normalization(tiny_st, plain_st):
 
 
 def test_st_missing_model_is_a_clear_error(monkeypatch, offline, tmp_path):
-    pytest.importorskip("sentence_transformers")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(EmbedderError,
                        match=r"cannot load model no-such-org/no-such-model: .*no network: pass a local folder"):
@@ -322,7 +330,7 @@ def test_openai_wrong_count_and_no_server(api):
 # ---------------------------------------------------------------- factory
 
 
-def test_make_embedder(tiny_st, api):
+def test_make_embedder(api):
     assert make_embedder("tfidf", corpus=CORPUS).revision == TfidfEmbedder(CORPUS).revision
     assert make_embedder("", corpus=CORPUS).model_id == "tfidf"
     assert make_embedder("tfidf", corpus=CORPUS, normalization="none").normalization == "none"
@@ -336,6 +344,9 @@ def test_make_embedder(tiny_st, api):
         make_embedder("openai:tiny-embed")
     with pytest.raises(EmbedderError, match="no model name"):
         make_embedder("openai:", base_url=api.base_url)
+
+
+def test_make_embedder_st(tiny_st):
     st = make_embedder(f"st:{tiny_st['plain']}", prefix="query: ")
     assert isinstance(st, SentenceTransformerEmbedder) and st.prefix == "query: "
     bare = make_embedder(tiny_st["tiny-multilingual-e5-small"])
