@@ -410,6 +410,7 @@ def parser() -> argparse.ArgumentParser:
     rep.set_defaults(func=cmd_report)
 
     corpus.add_commands(sub)
+    curate.add_commands(sub)
     items.add_commands(sub)
     release.add_commands(sub)
 
@@ -419,7 +420,7 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-from . import corpus, items, release  # noqa: E402  (command groups, each in its own module)
+from . import corpus, curate, items, release  # noqa: E402  (command groups, each in its own module)
 
 
 def main(argv: list[str] | None = None) -> int:
