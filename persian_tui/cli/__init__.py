@@ -30,6 +30,7 @@ def bounded_int(low: int, high: int = MAX_ID):
 
 
 from . import runs as runs_commands  # noqa: E402
+from .options import DB_HELP, Parser, db_everywhere, merge_run, one_run  # noqa: E402
 from .runs import UserError  # noqa: E402 (one class for every command module)
 
 
@@ -312,18 +313,17 @@ def add_tui_options(p: argparse.ArgumentParser) -> None:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="persian-tui",
+    p = Parser(prog="persian-tui",
                                 description="Build and evaluate Persian poetry outlier benchmarks.")
     p.add_argument("--version", action="version", version=f"persian-tui {__version__}")
-    p.add_argument("--db", metavar="PATH",
-                   help=f"SQLite file (default: $PERSIAN_TUI_DB or {config.DEFAULT_DB})")
+    p.add_argument("--db", metavar="PATH", help=DB_HELP)
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     imp = sub.add_parser("import", help="import questions from a file",
                          description="Import questions. Formats: benchmark (the seed's "
                          "benchmark_dataset.json), exp1 (question files + --answers), book "
                          "(pages[].data.questions[] + --answers), jsonl (what export writes).")
-    imp.add_argument("file")
+    imp.add_argument("file", help="the question file")
     imp.add_argument("--format", choices=("benchmark", "exp1", "book", "jsonl"),
                      help="input format (default: detected)")
     imp.add_argument("--answers", metavar="KEYS.json", help="answer-key file {\"id\": 1..4}")
@@ -342,11 +342,13 @@ def parser() -> argparse.ArgumentParser:
     imp.set_defaults(func=cmd_import)
 
     smp = sub.add_parser("sample", help="import the bundled sample bank (idempotent)")
-    smp.add_argument("--dry-run", action="store_true")
+    smp.add_argument("--dry-run", action="store_true", help="show what would happen, write nothing")
     smp.set_defaults(func=cmd_sample, skip_invalid=False, allow_duplicates=False,
                      no_swap=False, verbose=False)
 
-    exp = sub.add_parser("export", help="export questions as JSONL")
+    exp = sub.add_parser("export", help="export questions as JSONL",
+                         description="Write the bank's questions as JSONL (one question per line, the "
+                         "format `import` reads back); --with-labels adds labels and decisions.")
     exp.add_argument("-o", "--output", default="exports/questions.jsonl",
                      help="output file (default: exports/questions.jsonl)")
     exp.add_argument("--status", default="all",
@@ -362,20 +364,20 @@ def parser() -> argparse.ArgumentParser:
     lab = sub.add_parser("import-labels", help="import labels from CSV or JSONL",
                          description="Rows: annotator, uid (or source_id [+ source]), answer "
                          "(1..4, ۱..۴ or skip), optional confidence (low|medium|high) and note.")
-    lab.add_argument("file")
-    lab.add_argument("--dry-run", action="store_true")
-    lab.add_argument("--skip-invalid", action="store_true")
+    lab.add_argument("file", help="a CSV or JSONL file of labels")
+    lab.add_argument("--dry-run", action="store_true", help="show what would happen, write nothing")
+    lab.add_argument("--skip-invalid", action="store_true", help="import the valid rows and list the rejected ones")
     lab.set_defaults(func=cmd_import_labels)
 
     agr = sub.add_parser("agreement", help="inter-annotator agreement and accuracy against the key")
-    agr.add_argument("--format", choices=("table", "json"), default="table")
+    agr.add_argument("--format", choices=("table", "json"), default="table", help="table or json (default: table)")
     agr.set_defaults(func=cmd_agreement)
 
     runs_commands.add_commands(sub)
 
     er = sub.add_parser("errors", help="error categories per run and judge-vs-human agreement")
-    er.add_argument("--run", type=bounded_int(1), help="the judged run (default: all)")
-    er.add_argument("--format", choices=("table", "json"), default="table")
+    one_run(er, bounded_int(1), help="the judged run (default: all)")
+    er.add_argument("--format", choices=("table", "json"), default="table", help="table or json (default: table)")
     er.set_defaults(func=cmd_errors)
 
     ir = sub.add_parser("import-reasoning", help="attach reasoning traces (JSON files) to imported runs")
@@ -384,12 +386,14 @@ def parser() -> argparse.ArgumentParser:
     ir.set_defaults(func=cmd_import_reasoning)
 
     ip = sub.add_parser("import-predictions", help="import published answers (seed CSVs) as runs")
-    ip.add_argument("file")
+    ip.add_argument("file", help="a CSV of published answers")
     ip.add_argument("--source", help="the source name the questions were imported under")
-    ip.add_argument("--dry-run", action="store_true")
+    ip.add_argument("--dry-run", action="store_true", help="show what would be imported, write nothing")
     ip.set_defaults(func=cmd_import_predictions)
 
-    st = sub.add_parser("stats", help="counts of the question bank and the import history")
+    st = sub.add_parser("stats", help="counts of the question bank and the import history",
+                        description="The database file and schema version, questions by status, "
+                        "categories, source references and every import with its counts.")
     st.set_defaults(func=cmd_stats)
 
     rep = sub.add_parser("report", help="leaderboard with intervals, paired tests, breakdowns, charts",
@@ -417,6 +421,7 @@ def parser() -> argparse.ArgumentParser:
     tui = sub.add_parser("tui", help="open the terminal app")
     add_tui_options(tui)
     tui.set_defaults(func=cmd_tui)
+    db_everywhere(p)
     return p
 
 
@@ -441,6 +446,7 @@ def main(argv: list[str] | None = None) -> int:
 def _main(argv: list[str] | None) -> int:
     args = parser().parse_args(argv)
     try:
+        merge_run(args)
         return args.func(args)
     except (InputError, StoreError, UserError, RunError, WriteError) as e:
         for line in str(e).splitlines() or [""]:  # several (one per field of a spec): one line each

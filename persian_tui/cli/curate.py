@@ -76,6 +76,7 @@ def cmd_curate(args) -> int:
 def add_commands(sub) -> None:
     cu = sub.add_parser(
         "curate", help="accept questions' keys headlessly (the adjudication screen's bulk accept)",
+        usage="%(prog)s (UID ... | --agreeing) --annotator NAME [--force] [--reason TEXT] [--dry-run]",
         description="Accept the key of questions, as the adjudication screen does: each becomes curated "
         "and the decision is logged as an adjudication by --annotator. --agreeing takes every open "
         "question whose labels all agree with its key and that no annotator flag, reviewer's key "
