@@ -152,6 +152,10 @@ def cmd_agreement(args) -> int:
 
 def cmd_import_predictions(args) -> int:
     from ..io.predictions import import_predictions
+    from .harness import cmd_import_log, is_harness_log
+
+    if is_harness_log(args.file):
+        return cmd_import_log(args)
 
     with _store(args) as store:
         r = import_predictions(store, args.file, source=args.source, dry_run=args.dry_run)
@@ -385,8 +389,12 @@ def parser() -> argparse.ArgumentParser:
     ir.add_argument("--source", help="the source name the questions were imported under")
     ir.set_defaults(func=cmd_import_reasoning)
 
-    ip = sub.add_parser("import-predictions", help="import published answers (seed CSVs) as runs")
-    ip.add_argument("file", help="a CSV of published answers")
+    ip = sub.add_parser("import-predictions", help="import answers as runs: seed CSVs, Inspect logs, lm-eval samples",
+                        description="A CSV of published answers (model_name, question_id, model_answer; one "
+                        "run per model), an Inspect log (.eval or .json; one run) or lm-evaluation-harness "
+                        "--log_samples output (samples_*.jsonl; one run).")
+    ip.add_argument("file", help="the CSV, Inspect log or lm-eval samples file")
+    ip.add_argument("--model", metavar="NAME", help="lm-eval/Inspect: the run's model name (default: from the log)")
     ip.add_argument("--source", help="the source name the questions were imported under")
     ip.add_argument("--dry-run", action="store_true", help="show what would be imported, write nothing")
     ip.set_defaults(func=cmd_import_predictions)

@@ -27,6 +27,7 @@ from ..models import Question, Release, ReleaseItem, release_digest
 from ..store import Store
 from . import files, jsonl
 from .errors import InputError
+from .harness_files import harness_files
 
 DATA_FILE = "data/test.jsonl"
 LICENSE = re.compile(r"[a-z0-9][a-z0-9.+-]{0,63}")
@@ -283,6 +284,7 @@ def build_release(store: Store, name: str, out: str | Path, *, run_ids: list[int
              "release.json": manifest(release, list(run_ids))}
     if board:
         texts["leaderboard.csv"] = _board_csv(board)
+    texts.update(harness_files(release.name))
     paths = []
     for rel, text in texts.items():  # the manifest last: a folder with it is complete
         files.write_atomic(out / rel, text.encode("utf-8"))
