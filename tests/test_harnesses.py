@@ -136,3 +136,38 @@ def test_a_broken_log_is_one_line(release, tmp_path, capsys, monkeypatch, instal
     zipped.write_bytes(b"PK not a zip")
     assert main(["--db", db, "import-predictions", str(zipped)]) == 1
     assert "not an Inspect log" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- Hugging Face datasets
+
+
+def test_release_folder_loads_with_datasets_with_declared_types(release):
+    datasets = pytest.importorskip("datasets", reason="datasets is not installed (the test extra installs it)")
+    import re
+
+    import yaml
+
+    _, out = release
+    data = out / "data" / "test.jsonl"
+    lines = data.read_text("utf-8").splitlines()
+    # one option linked to the corpus, every other corpus field null: the types must not depend on it
+    rec = json.loads(lines[1])
+    rec["options"][0]["corpus"] = {"poem": "hafez/ghazal/sh1", "couplet": 3, "poet": "حافظ", "metre": "مفعول",
+                                   "method": "exact", "score": 100}
+    data.write_text("\n".join([lines[0], json.dumps(rec, ensure_ascii=False), *lines[2:]]) + "\n", "utf-8")
+    readme = (out / "README.md").read_text("utf-8")
+    header = yaml.safe_load(readme.split("---\n")[1])
+    declared = datasets.Features._from_yaml_list(header["dataset_info"]["features"])
+    ds = datasets.load_dataset(str(out))
+    (split,) = header["configs"][0]["data_files"]
+    assert list(ds) == [split["split"]] == ["test"] and ds["test"].num_rows == len(lines)
+    assert ds["test"].features == declared
+    assert ds["test"][1]["options"][0]["corpus"]["couplet"] == 3 and ds["test"][0]["options"][0]["corpus"] is None
+    # text, as declared (pyarrow reads ISO times as timestamps first: the same instant, space-separated)
+    assert ds["test"][0]["created_at"].replace(" ", "T") + "Z" == json.loads(lines[0])["created_at"]
+    assert header["dataset_info"]["splits"] == [{"name": "test", "num_examples": len(lines)}]
+    snippet = re.search(r"```python\n(.*?)```", readme, re.S)[1]
+    assert f'split="{split["split"]}"' in snippet
+    scope = {}
+    exec(snippet.replace('"<this folder or its hub repository>"', repr(str(out))), scope)  # noqa: S102
+    assert scope["ds"].num_rows == len(lines)
