@@ -3,9 +3,10 @@ and lm-evaluation-harness's task folder (io/lmeval_task.py). Relative path -> te
 
 from __future__ import annotations
 
-from . import inspect_task
+from . import inspect_task, lmeval_task
 
 
 def harness_files(release_name: str) -> dict[str, str]:
     return {inspect_task.TASK_FILE: inspect_task.task_source(release_name),
-            inspect_task.PARSER_FILE: inspect_task.parser_source()}
+            inspect_task.PARSER_FILE: inspect_task.parser_source(),
+            **lmeval_task.files(release_name)}

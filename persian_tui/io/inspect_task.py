@@ -48,6 +48,7 @@ persian-tui's zero-shot prompt (the seed benchmark's), temperature 0; a reply is
 parser reads the key's number from it. `persian-tui import-predictions LOG` reads the log back.
 Written by `persian-tui release`; regenerate it rather than edit it."""
 
+import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -59,8 +60,18 @@ from inspect_ai.scorer import CORRECT, INCORRECT, Score, Target, accuracy, score
 from inspect_ai.solver import TaskState, generate
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from {parser} import parse_answer  # noqa: E402
+
+
+def _load_parser():
+    """{parser}.py beside this file, loaded by path (sys.path is left alone)."""
+    spec = importlib.util.spec_from_file_location("persian_outlier_parse", HERE / "{parser}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module.parse_answer
+
+
+parse_answer = _load_parser()
 
 RELEASE = {name!r}
 TEMPLATE = {template}  # persian-tui's prompt strategy/version
