@@ -23,7 +23,7 @@ from persian_tui.store import ReleaseExists, Store
 
 ZWNJ = "\u200c"
 
-HARNESS_FILES = set(harness_files("any"))  # the Inspect and lm-eval tasks (test_harnesses.py)
+HARNESS_FILES = set(harness_files("v1.0"))  # the Inspect and lm-eval tasks (test_harnesses.py)
 
 
 def couplets(i):
