@@ -309,10 +309,11 @@ def test_lm_eval_samples_import_as_a_run(release, tmp_path, capsys, kind):
 
 def test_push_refuses_without_a_token_or_the_library_and_keeps_the_folder(release, tmp_path, monkeypatch, capsys):
     db, _ = release
-    hub = pytest.importorskip("huggingface_hub", reason="huggingface_hub is not installed (datasets brings it)")
+    pytest.importorskip("huggingface_hub", reason="huggingface_hub is not installed (datasets brings it)")
+    import huggingface_hub.constants as hub_constants
     monkeypatch.delenv("HF_TOKEN", raising=False)
-    monkeypatch.setattr(hub.constants, "HF_TOKEN_PATH", str(tmp_path / "hf" / "token"))  # no stored login
-    monkeypatch.setattr(hub.constants, "HF_STORED_TOKENS_PATH", str(tmp_path / "hf" / "stored_tokens"))
+    monkeypatch.setattr(hub_constants, "HF_TOKEN_PATH", str(tmp_path / "hf" / "token"))  # no stored login
+    monkeypatch.setattr(hub_constants, "HF_STORED_TOKENS_PATH", str(tmp_path / "hf" / "stored_tokens"))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     out = tmp_path / "p"
     assert main(["--db", db, "release", "v1", "-o", str(out), "--push", "someone/outlier"]) == 1
