@@ -112,3 +112,11 @@ def test_st_model_without_the_extra_creates_no_run(db, capsys, monkeypatch):
         assert says in err and len(err.strip().splitlines()) == 1, err
     with Store(db) as s:
         assert s.runs() == []
+
+
+def test_export_of_nothing_warns(db, tmp_path, capsys):
+    out = tmp_path / "none.jsonl"
+    assert main(["--db", db, "export", "-o", str(out), "--status", "retired"]) == 0
+    cap = capsys.readouterr()
+    assert "exported 0 question(s)" in cap.out
+    assert "warning: no question matched --status retired" in cap.err and "is empty" in cap.err

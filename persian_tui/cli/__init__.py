@@ -106,6 +106,10 @@ def cmd_export(args) -> int:
         n = export_jsonl(store, args.output, status=args.status, category=args.category,
                          with_labels=args.with_labels, anonymize=args.anonymize)
     print(f"exported {n} question(s) to {args.output}")
+    if not n:
+        scope = f"--status {args.status}" + (f" --category {args.category}" if args.category else "")
+        print(f"warning: no question matched {scope}; {args.output} is empty (persian-tui stats shows "
+              "the counts)", file=sys.stderr)
     return 0
 
 
