@@ -3,16 +3,30 @@
 from __future__ import annotations
 
 import pytest
-from test_tui_adjudicate import FLAG, build
+from factories import couplets
 
 from persian_tui.cli import main
 from persian_tui.eval.votes import BULK_REASON
+from persian_tui.models import Option, Question
 from persian_tui.store import Store
+
+FLAG = "دو گزینه یکسان‌اند"
 
 
 @pytest.fixture
 def db(tmp_path):
-    return str(build(tmp_path / "curate.db"))
+    """q-a annotators disagree, q-b both against the key, q-c flagged, q-d and q-e agree with
+    the key (bulk-acceptable), q-f unlabelled."""
+    path = tmp_path / "curate.db"
+    with Store(path) as s:
+        s.add_questions([Question(uid=f"q-{c}", options=[Option(i, a, b) for i, (a, b) in enumerate(couplets(n), 1)],
+                                  key=1, status="ready") for n, c in enumerate("abcdef")])
+        for uid, ali, sara in (("q-a", 1, 2), ("q-b", 3, 3), ("q-d", 1, 1), ("q-e", 1, 1)):
+            s.add_label(uid, "ali", ali)
+            s.add_label(uid, "sara", sara)
+        s.add_label("q-c", "ali", 1)
+        s.add_label("q-c", "sara", flag=FLAG)
+    return str(path)
 
 
 def statuses(db) -> dict[str, str]:

@@ -7,9 +7,10 @@ import sys
 import time
 from pathlib import Path
 
-from ..display import json_safe
+from ..display import json_safe, percent
 from ..display import line as sanitize
-from . import UserError, _store
+from ..models import QUESTION_SETS
+from .common import UserError, open_store
 
 
 class _Bar:
@@ -39,7 +40,7 @@ def cmd_corpus_import(args) -> int:
     from ..io.ganjoor import import_corpus
 
     bar = _Bar("import")
-    with _store(args) as store:
+    with open_store(args) as store:
         p = import_corpus(store, args.path, strict=args.strict,
                           on_progress=lambda p: bar(p.done, p.total, f"{p.rate:.0f} poems/s"))
         bar(p.done, p.total, f"{p.rate:.0f} poems/s", final=True)
@@ -56,7 +57,7 @@ def cmd_corpus_import(args) -> int:
 
 
 def cmd_corpus_stats(args) -> int:
-    with _store(args) as store:
+    with open_store(args) as store:
         s = store.corpus_stats()
         if args.format == "json":
             print(json_safe(json.dumps(s, ensure_ascii=False, indent=2)))
@@ -78,7 +79,7 @@ def cmd_corpus_stats(args) -> int:
 
 
 def cmd_corpus_search(args) -> int:
-    with _store(args) as store:
+    with open_store(args) as store:
         found = store.search_couplets(" ".join(args.words), poet=args.poet, form=args.form,
                                       metre=args.metre, limit=args.limit)
         if args.format == "json":
@@ -106,7 +107,7 @@ def cmd_corpus_similar(args) -> int:
         embedder = similar_embedder(spec)
     except EmbedderError as e:
         raise UserError(str(e)) from None
-    with _store(args) as store:
+    with open_store(args) as store:
         found = similar_couplets(store, m1, m2, limit=args.limit, embedder=embedder,
                                  poet=args.poet, form=args.form)
         for score, c in found:
@@ -122,7 +123,7 @@ def _link_summary(counts) -> str:
 
 
 def cmd_corpus_link(args) -> int:
-    with _store(args) as store:
+    with open_store(args) as store:
         if not store.has_corpus():
             raise UserError("no corpus loaded: run `persian-tui corpus import PATH` first")
         bar = _Bar("link")
@@ -150,10 +151,6 @@ def cmd_corpus_link(args) -> int:
         if methods:
             print("methods: " + ", ".join(f"{k} {v}" for k, v in sorted(methods.items())))
     return 0
-
-
-def _pct(x) -> str:
-    return "—" if x is None else f"{x:.1%}"
 
 
 def shortcut_report(store, which: str):
@@ -201,7 +198,7 @@ def store_baseline_runs(store, questions, rep, which: str) -> list[str]:
 def cmd_shortcuts(args) -> int:
     from ..io.files import write_atomic
 
-    with _store(args) as store:
+    with open_store(args) as store:
         questions, rep = shortcut_report(store, args.questions)
         rows = [{"cue": r.cue, "eligible": r.eligible, "fired": r.fired, "hits": r.hits,
                  "precision": r.precision, "ci95": [r.low, r.high] if r.fired else None,
@@ -226,9 +223,9 @@ def cmd_shortcuts(args) -> int:
                   "finds the key alone |"),
                  "| --- | ---: | ---: | ---: | --- | ---: | ---: |"]
         for r in rep.rows:
-            ci = f"{_pct(r.precision)} ({_pct(r.low)}–{_pct(r.high)})" if r.fired else "—"
+            ci = f"{percent(r.precision)} ({percent(r.low)}–{percent(r.high)})" if r.fired else "—"
             p = "—" if r.p_value is None else f"{r.p_value:.3g}"
-            lines.append(f"| {r.cue} | {r.eligible} | {r.fired} | {r.hits} | {ci} | {p} | {_pct(r.recall)} |")
+            lines.append(f"| {r.cue} | {r.eligible} | {r.fired} | {r.hits} | {ci} | {p} | {percent(r.recall)} |")
         lines.append("")
         lines.append(f"{len(rep.flagged)} question(s) flagged: a surface cue finds the key")
         for uid, cues in sorted(rep.flagged.items())[:args.examples]:
@@ -299,7 +296,7 @@ def add_commands(sub) -> None:
                         "metre, rhyme letters or form (from corpus links), a very different length, or "
                         "the TF-IDF centroid's pick? Over the bank: how often each cue finds the key "
                         "against chance (25 %), Wilson 95 % interval, one-sided binomial test.")
-    sc.add_argument("--questions", default="all", choices=("all", "ready", "curated"),
+    sc.add_argument("--questions", default="all", choices=QUESTION_SETS,
                     help="question set: ready (includes curated), curated or all (default: all)")
     sc.add_argument("--format", default="table", choices=("table", "md", "json"),
                     help="table prints; md or json print or write -o FILE (default: table)")

@@ -5,7 +5,7 @@ acceptance is an adjudication by `--annotator`, one short transaction each, as i
 
 from __future__ import annotations
 
-from . import UserError, _store
+from .common import UserError, open_store
 
 EXPLICIT_REASON = "accepted with persian-tui curate"
 
@@ -32,7 +32,7 @@ def cmd_curate(args) -> int:
         raise UserError("name the questions to accept (UID ...) or give --agreeing")
     if not args.dry_run and not (args.annotator or "").strip():
         raise UserError("--annotator NAME is needed: acceptances are recorded as that person's adjudications")
-    with _store(args, read=args.dry_run) as store:
+    with open_store(args, read=args.dry_run) as store:
         votes = item_votes(store, item_flags=queue_flags(store))  # read once, as the screen does
         by_uid = {v.uid: v for v in votes}
         plan: list[tuple[object, str]] = []  # (item, reason recorded)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import display
-from . import _store
+from .common import open_store
 
 
 def is_harness_log(path: str) -> bool:
@@ -18,7 +18,7 @@ def is_harness_log(path: str) -> bool:
 def cmd_import_log(args) -> int:
     from ..io.harness_logs import import_harness_log
 
-    with _store(args, read=args.dry_run) as store:
+    with open_store(args, read=args.dry_run) as store:
         r, facts = import_harness_log(store, args.file, source=args.source, model=args.model,
                                       dry_run=args.dry_run)
         keys = {q.uid: q.key for q in store.questions()}

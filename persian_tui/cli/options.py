@@ -8,7 +8,7 @@ import argparse
 import difflib
 import re
 
-from .runs import UserError
+from .common import UserError
 
 DB_HELP = "SQLite file (default: $PERSIAN_TUI_DB or db/persian_tui.db); before or after the command"
 

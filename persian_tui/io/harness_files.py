@@ -8,5 +8,5 @@ from . import inspect_task, lmeval_task
 
 def harness_files(release_name: str) -> dict[str, str]:
     return {inspect_task.TASK_FILE: inspect_task.task_source(release_name),
-            inspect_task.PARSER_FILE: inspect_task.parser_source(),
+            **inspect_task.parser_files(),
             **lmeval_task.files(release_name)}

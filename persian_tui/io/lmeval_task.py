@@ -8,7 +8,7 @@
                                    the four options' numbers scored by loglikelihood (acc, acc_norm)
     NAME/lm_eval/utils.py          the dataset loader (data/test.jsonl of the release), the prompt
                                    and the filter; standard library only, plus `datasets` (which
-                                   lm-eval installs) and outlier_parse.py of the release folder
+                                   lm-eval installs) and outlier_parser/ of the release folder
 
 Run with `lm_eval --include_path NAME/lm_eval --tasks <task>_gen ...`; `--log_samples` output
 imports back with `persian-tui import-predictions`."""
@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 
 from ..eval import prompts
-from .inspect_task import PARSER_FILE
+from .inspect_task import PARSER_DIR
 
 FOLDER = "lm_eval"
 
@@ -50,7 +50,7 @@ def files(release_name: str) -> dict[str, str]:
           "  - metric: acc_norm\n    aggregation: mean\n    higher_is_better: true\n"
           f"metadata:\n  version: 1.0\n  release: {_yaml_str(release_name)}\n")
     utils = _UTILS.format(user_head=repr(prompts.USER_HEAD), option_line=repr(prompts.OPTION_LINE),
-                          instruction=repr(instruction), parser=PARSER_FILE.removesuffix(".py"))
+                          instruction=repr(instruction), parser=PARSER_DIR)
     return {f"{FOLDER}/{name}_gen.yaml": gen, f"{FOLDER}/{name}_mc.yaml": mc, f"{FOLDER}/utils.py": utils}
 
 
@@ -63,7 +63,7 @@ def _yaml_str(text: str) -> str:
 
 _UTILS = '''"""lm-evaluation-harness helpers for a persian-tui release (written by `persian-tui release`).
 
-Standard library only, plus `datasets` (an lm-eval dependency) and the release's outlier_parse.py
+Standard library only, plus `datasets` (an lm-eval dependency) and the release's {parser}/
 (persian-tui's answer parser, copied verbatim). The prompt is persian-tui's zero-shot prompt: the
 system text is the task's `description`, doc_to_text the user message."""
 
@@ -75,12 +75,14 @@ RELEASE = Path(__file__).resolve().parent.parent
 
 
 def _load_parser():
-    """outlier_parse.py of the release folder, loaded by path (sys.path is left alone)."""
-    spec = importlib.util.spec_from_file_location("persian_outlier_parse", RELEASE / "{parser}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module.parse_answer
+    """The {parser}/ package of the release folder, loaded by path (sys.path is left alone)."""
+    folder = RELEASE / "{parser}"
+    spec = importlib.util.spec_from_file_location("persian_outlier_parser", folder / "__init__.py",
+                                                  submodule_search_locations=[str(folder)])
+    package = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = package  # its modules import each other relatively
+    spec.loader.exec_module(package)
+    return importlib.import_module(spec.name + ".parse").parse_answer
 
 
 parse_answer = _load_parser()

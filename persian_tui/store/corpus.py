@@ -11,17 +11,21 @@ from ..bank import now
 from ..linking import Candidate, Decision, decide, squash
 from ..models import CorpusCouplet, CorpusPoem, OptionLink
 from ..text import corpus_key
+from .errors import StoreBusy
 
 _COUPLET_SELECT = (
-    "SELECT p.path, c.idx, c.mesra1, c.mesra2, pt.nickname, pt.slug, p.title, p.form, p.metre, p.rhyme "
+    "SELECT p.path AS poem, c.idx AS couplet, c.mesra1, c.mesra2, pt.nickname AS poet, pt.slug AS poet_slug, "
+    "p.title, p.form, p.metre, p.rhyme "
     "FROM corpus_couplets c JOIN corpus_poems p ON p.id = c.poem_id "
     "JOIN corpus_poets pt ON pt.id = p.poet_id "
 )
 _CANDIDATE_SELECT = (
-    "SELECT c.id, c.poem_id, c.idx, c.norm1, c.norm2, pt.id, pt.nickname "
+    "SELECT c.id AS couplet_id, c.poem_id, c.idx AS \"index\", c.norm1, c.norm2, pt.id AS poet_id, "
+    "pt.nickname AS poet "
     "FROM corpus_couplets c JOIN corpus_poems p ON p.id = c.poem_id "
     "JOIN corpus_poets pt ON pt.id = p.poet_id "
 )
+_COUPLET_FIELDS = ("poem", "couplet", "poet", "poet_slug", "title", "form", "metre", "rhyme")  # and the mesras
 FTS_CANDIDATES = 40  # fuzzy candidates per option, best bm25 first
 RARE_TOKENS = 4  # the rarest words of an option make its FTS query
 MAX_JOINS = 5  # word boundaries of a search tried both joined and apart (2**5 spellings at most)
@@ -94,17 +98,17 @@ class CorpusRepo:
                     "name = excluded.name, nickname = excluded.nickname",
                     (poet["slug"], poet["ganjoor_id"], poet["name"], poet["nickname"]))
                 poet_ids[poet["slug"]] = self.conn.execute(
-                    "SELECT id FROM corpus_poets WHERE slug = ?", (poet["slug"],)).fetchone()[0]
+                    "SELECT id FROM corpus_poets WHERE slug = ?", (poet["slug"],)).fetchone()["id"]
             for poet, poem in batch:
                 row = self.conn.execute(
                     "SELECT id, sha256 FROM corpus_poems WHERE path = ?", (poem.path,)).fetchone()
                 values = (poet_ids[poet["slug"]], poem.ganjoor_id, poem.title, poem.form, poem.metre,
                           poem.rhyme, len(poem.couplets), poem.sha256, stamp)
-                if row and row[1] == poem.sha256:
+                if row and row["sha256"] == poem.sha256:
                     counts["unchanged"] += 1
                     continue
                 if row:
-                    poem_id = row[0]
+                    poem_id = row["id"]
                     self.conn.execute(
                         "UPDATE corpus_poems SET poet_id=?, ganjoor_id=?, title=?, form=?, metre=?, "
                         "rhyme=?, couplets=?, sha256=?, imported_at=? WHERE id = ?", (*values, poem_id))
@@ -128,34 +132,27 @@ class CorpusRepo:
 
     def corpus_stats(self) -> dict:
         """What is loaded: totals and, per poet, poems and couplets; forms; links."""
-        poets = self.conn.execute(
-            "SELECT pt.slug, pt.nickname, COUNT(p.id), COALESCE(SUM(p.couplets), 0) "
+        poets = [dict(r) for r in self.conn.execute(
+            "SELECT pt.slug, pt.nickname AS poet, COUNT(p.id) AS poems, COALESCE(SUM(p.couplets), 0) AS couplets "
             "FROM corpus_poets pt LEFT JOIN corpus_poems p ON p.poet_id = pt.id "
-            "GROUP BY pt.id ORDER BY 4 DESC, pt.slug").fetchall()
-        forms = self.conn.execute(
-            "SELECT COALESCE(form, '—'), COUNT(*) FROM corpus_poems GROUP BY 1 ORDER BY 2 DESC").fetchall()
-        links = dict(self.conn.execute("SELECT status, COUNT(*) FROM option_links GROUP BY status"))
+            "GROUP BY pt.id ORDER BY couplets DESC, pt.slug")]
+        forms = {r["form"]: r["n"] for r in self.conn.execute(
+            "SELECT COALESCE(form, '—') AS form, COUNT(*) AS n FROM corpus_poems GROUP BY 1 ORDER BY n DESC")}
+        links = {r["status"]: r["n"] for r in self.conn.execute(
+            "SELECT status, COUNT(*) AS n FROM option_links GROUP BY status")}
+        totals = self.conn.execute(
+            "SELECT (SELECT COALESCE(SUM((mesra1 != '') + (mesra2 != '')), 0) FROM corpus_couplets) AS hemistichs, "
+            "(SELECT COUNT(*) FROM corpus_poems WHERE metre IS NOT NULL) AS with_metre, "
+            "(SELECT MAX(imported_at) FROM corpus_poems) AS last_import").fetchone()
         return {
-            "poets": len(poets), "poems": sum(p[2] for p in poets),
-            "couplets": sum(p[3] for p in poets),
-            "hemistichs": self.conn.execute(
-                "SELECT COALESCE(SUM((mesra1 != '') + (mesra2 != '')), 0) FROM corpus_couplets").fetchone()[0],
-            "with_metre": self.conn.execute(
-                "SELECT COUNT(*) FROM corpus_poems WHERE metre IS NOT NULL").fetchone()[0],
-            "by_poet": [{"slug": s, "poet": n, "poems": p, "couplets": c} for s, n, p, c in poets],
-            "by_form": dict(forms),
+            "poets": len(poets), "poems": sum(p["poems"] for p in poets),
+            "couplets": sum(p["couplets"] for p in poets),
+            "hemistichs": totals["hemistichs"],
+            "with_metre": totals["with_metre"],
+            "by_poet": poets,
+            "by_form": forms,
             "links": links,
-            "last_import": self.conn.execute("SELECT MAX(imported_at) FROM corpus_poems").fetchone()[0],
-        }
-
-    def corpus_facets(self) -> dict[str, list[str]]:
-        """Values to filter the search by: poet nicknames, forms, metres."""
-        return {
-            "poet": [r[0] for r in self.conn.execute("SELECT nickname FROM corpus_poets ORDER BY nickname")],
-            "form": [r[0] for r in self.conn.execute(
-                "SELECT DISTINCT form FROM corpus_poems WHERE form IS NOT NULL ORDER BY form")],
-            "metre": [r[0] for r in self.conn.execute(
-                "SELECT metre FROM corpus_poems WHERE metre IS NOT NULL GROUP BY metre ORDER BY COUNT(*) DESC")],
+            "last_import": totals["last_import"],
         }
 
     # ------------------------------------------------------------ search
@@ -165,7 +162,7 @@ class CorpusRepo:
         words, found = sorted(words), set()
         for start in range(0, len(words), 500):
             chunk = words[start:start + 500]
-            found.update(r[0] for r in self.conn.execute(
+            found.update(r["term"] for r in self.conn.execute(
                 f"SELECT term FROM corpus_vocab WHERE term IN ({','.join('?' * len(chunk))})", chunk))
         return found
 
@@ -193,7 +190,7 @@ class CorpusRepo:
             params.append(metre)
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
         rows = self.conn.execute(f"{_COUPLET_SELECT} {where} ORDER BY c.id LIMIT ?", (*params, limit))
-        return [CorpusCouplet(*r) for r in rows]
+        return [CorpusCouplet(**r) for r in rows]
 
     def related_couplets(self, text: str, *, limit: int = 400, poet: str | None = None,
                          form: str | None = None) -> list[CorpusCouplet]:
@@ -203,7 +200,8 @@ class CorpusRepo:
         if not words:
             return []
         marks = ",".join("?" * len(words))
-        df = dict(self.conn.execute(f"SELECT term, doc FROM corpus_vocab WHERE term IN ({marks})", words))
+        df = {r["term"]: r["doc"] for r in self.conn.execute(
+            f"SELECT term, doc FROM corpus_vocab WHERE term IN ({marks})", words)}
         known = sorted((w for w in words if df.get(w)), key=lambda w: (df[w], w))
         # words found in one couplet only are often the couplet itself: they cannot fill the pool
         rare = [w for w in known if df[w] > 1][:8] + [w for w in known if df[w] == 1][:4]
@@ -218,27 +216,11 @@ class CorpusRepo:
             clauses.append("lower(p.form) = lower(?)")
             params.append(form)
         rows = self.conn.execute(f"{_COUPLET_SELECT} WHERE {' AND '.join(clauses)}", params)
-        return [CorpusCouplet(*r) for r in rows]
+        return [CorpusCouplet(**r) for r in rows]
 
     def couplet_at(self, poem: str, index: int) -> CorpusCouplet | None:
         row = self.conn.execute(f"{_COUPLET_SELECT} WHERE p.path = ? AND c.idx = ?", (poem, index)).fetchone()
-        return CorpusCouplet(*row) if row else None
-
-    def couplet_texts(self, *, poet: str | None = None, form: str | None = None,
-                      limit: int | None = None) -> list[tuple[str, int, str]]:
-        """(poem path, couplet index, normalized text) for similarity search."""
-        clauses, params = [], []
-        if poet:
-            clauses.append("(pt.nickname = ? OR pt.slug = ?)")
-            params += [poet, poet]
-        if form:
-            clauses.append("lower(p.form) = lower(?)")
-            params.append(form)
-        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-        sql = ("SELECT p.path, c.idx, c.norm1 || ' ' || c.norm2 FROM corpus_couplets c "
-               "JOIN corpus_poems p ON p.id = c.poem_id JOIN corpus_poets pt ON pt.id = p.poet_id "
-               f"{where} ORDER BY c.id" + (" LIMIT ?" if limit else ""))
-        return self.conn.execute(sql, (*params, limit) if limit else params).fetchall()
+        return CorpusCouplet(**row) if row else None
 
     # ------------------------------------------------------------ linking
 
@@ -253,27 +235,28 @@ class CorpusRepo:
                     f"{_CANDIDATE_SELECT} WHERE replace(c.norm1, ' ', '') IN ({marks}) "
                     f"UNION {_CANDIDATE_SELECT} WHERE replace(c.norm2, ' ', '') IN ({marks})",
                     (*keys, *keys)):
-                found[r[0]] = Candidate(*r)
+                found[r["couplet_id"]] = Candidate(**r)
         if any(squash(c.norm1) in keys and squash(c.norm2) in keys for c in found.values()):
             return list(found.values())  # an exact couplet: fuzzy candidates cannot win
         words = sorted(set(f"{a} {b}".split()))
         if words:
             marks = ",".join("?" * len(words))
-            df = dict(self.conn.execute(f"SELECT term, doc FROM corpus_vocab WHERE term IN ({marks})", words))
+            df = {r["term"]: r["doc"] for r in self.conn.execute(
+                f"SELECT term, doc FROM corpus_vocab WHERE term IN ({marks})", words)}
             rare = sorted((w for w in words if df.get(w)), key=lambda w: (df[w], w))[:RARE_TOKENS]
             if rare:
                 query = " OR ".join(fts_query([w]) for w in rare)
                 for r in self.conn.execute(
                         f"{_CANDIDATE_SELECT} WHERE c.id IN (SELECT rowid FROM corpus_fts "
                         "WHERE corpus_fts MATCH ? ORDER BY rank LIMIT ?)", (query, FTS_CANDIDATES)):
-                    found.setdefault(r[0], Candidate(*r))
+                    found.setdefault(r["couplet_id"], Candidate(**r))
         return list(found.values())
 
     def link_option(self, mesra1: str, mesra2: str, *, own_poet: str | None = None,
                     threshold: float | None = None, brute: bool = False) -> Decision:
         a, b = corpus_key(mesra1), corpus_key(mesra2)
         if brute:  # every couplet is a candidate (the benchmark's baseline)
-            cands = [Candidate(*r) for r in self.conn.execute(_CANDIDATE_SELECT)]
+            cands = [Candidate(**r) for r in self.conn.execute(_CANDIDATE_SELECT)]
         else:
             cands = self._candidates(a, b)
         kw = {"threshold": threshold} if threshold is not None else {}
@@ -287,8 +270,8 @@ class CorpusRepo:
         outside transactions; each batch of links is written in one short transaction."""
         if not self.has_corpus():
             return Counter()
-        sql = ("SELECT o.question_id, o.position, o.mesra1, o.mesra2, COALESCE(o.poet, q.poet), "
-               "o.match_key, l.match_key, l.status, l.method FROM options o "
+        sql = ("SELECT o.question_id, o.position, o.mesra1, o.mesra2, COALESCE(o.poet, q.poet) AS poet, "
+               "o.match_key, l.match_key AS link_key, l.status, l.method FROM options o "
                "JOIN questions q ON q.id = o.question_id "
                "LEFT JOIN option_links l ON l.question_id = o.question_id AND l.position = o.position")
         if uids is not None:
@@ -300,15 +283,16 @@ class CorpusRepo:
                     f"{sql} WHERE q.uid IN ({','.join('?' * len(chunk))})", chunk).fetchall()
         else:
             rows = self.conn.execute(sql).fetchall()
-        todo = [r for r in rows if force and r[8] != "chosen" or r[6] != r[5] or r[7] != "linked"]
+        todo = [r for r in rows
+                if force and r["method"] != "chosen" or r["link_key"] != r["match_key"] or r["status"] != "linked"]
         counts: Counter = Counter()
         pending: list[tuple] = []
-        for n, (qid, pos, m1, m2, poet, key, *_rest) in enumerate(todo, 1):
-            d = self.link_option(m1, m2, own_poet=poet, threshold=threshold)
+        for n, r in enumerate(todo, 1):
+            d = self.link_option(r["mesra1"], r["mesra2"], own_poet=r["poet"], threshold=threshold)
             counts[d.status] += 1
             c = d.candidate
-            pending.append((qid, pos, key, d.status, c.poem_id if c else None, c.index if c else None,
-                            d.method, d.score, d.candidates, now()))
+            pending.append((r["question_id"], r["position"], r["match_key"], d.status, c.poem_id if c else None,
+                            c.index if c else None, d.method, d.score, d.candidates, now()))
             if len(pending) >= batch or n == len(todo):
                 self._save_links(pending)
                 pending = []
@@ -320,8 +304,6 @@ class CorpusRepo:
     def link_saved(self, uids: list[str]) -> None:
         """The save hook: link these just-saved questions. Best effort: when the database is
         busy the save stands and the options stay unlinked until the next `corpus link`."""
-        from .db import StoreBusy
-
         try:
             self.link_questions(uids)
         except StoreBusy:
@@ -345,7 +327,8 @@ class CorpusRepo:
         """Record that this option was inserted from the corpus (method 'chosen')."""
         with self.tx():
             row = self.conn.execute(
-                "SELECT o.question_id, o.match_key, p.id FROM options o JOIN questions q ON q.id = o.question_id "
+                "SELECT o.question_id, o.match_key, p.id AS poem_id FROM options o "
+                "JOIN questions q ON q.id = o.question_id "
                 "JOIN corpus_poems p ON p.path = ? WHERE q.uid = ? AND o.position = ?",
                 (poem, uid, position)).fetchone()
             if row is None:
@@ -353,12 +336,12 @@ class CorpusRepo:
             self.conn.execute(
                 "INSERT OR REPLACE INTO option_links (question_id, position, match_key, status, poem_id, "
                 "couplet, method, score, candidates, created_at) VALUES (?,?,?,'linked',?,?,'chosen',100,1,?)",
-                (row[0], position, row[1], row[2], index, now()))
+                (row["question_id"], position, row["match_key"], row["poem_id"], index, now()))
 
     def links(self, uids: Iterable[str] | None = None) -> dict[str, dict[int, OptionLink]]:
         """uid -> position -> link (only options that have a link row)."""
-        sql = ("SELECT q.uid, l.position, l.status, l.method, l.score, l.candidates, p.path, l.couplet, "
-               "c.mesra1, c.mesra2, pt.nickname, pt.slug, p.title, p.form, p.metre, p.rhyme "
+        sql = ("SELECT q.uid, l.position, l.status, l.method, l.score, l.candidates, p.path AS poem, l.couplet, "
+               "c.mesra1, c.mesra2, pt.nickname AS poet, pt.slug AS poet_slug, p.title, p.form, p.metre, p.rhyme "
                "FROM option_links l JOIN questions q ON q.id = l.question_id "
                "JOIN options o ON o.question_id = l.question_id AND o.position = l.position "
                "AND o.match_key = l.match_key "
@@ -374,12 +357,13 @@ class CorpusRepo:
                 chunk = uids[start:start + 500]
                 rows += self.conn.execute(f"{sql} WHERE q.uid IN ({','.join('?' * len(chunk))})", chunk).fetchall()
         out: dict[str, dict[int, OptionLink]] = {}
-        for (uid, pos, status, method, score, cands, path, idx, m1, m2, poet, slug, title, form,
-             metre, rhyme) in rows:
+        for r in rows:
             couplet = None
-            if path is not None and idx is not None:
-                couplet = CorpusCouplet(path, idx, m1 or "", m2 or "", poet, slug, title, form, metre, rhyme)
-            out.setdefault(uid, {})[pos] = OptionLink(uid, pos, status, method, score, cands, couplet)
+            if r["poem"] is not None and r["couplet"] is not None:
+                couplet = CorpusCouplet(**{f: r[f] for f in _COUPLET_FIELDS},
+                                        mesra1=r["mesra1"] or "", mesra2=r["mesra2"] or "")
+            out.setdefault(r["uid"], {})[r["position"]] = OptionLink(
+                r["uid"], r["position"], r["status"], r["method"], r["score"], r["candidates"], couplet)
         return out
 
     def provenance_uids(self, *, poet: str | None = None, form: str | None = None) -> set[str]:
@@ -393,8 +377,8 @@ class CorpusRepo:
             clauses.append("l.status = 'linked' AND lower(p.form) = lower(?)")
             params.append(form)
         if not clauses:
-            return {r[0] for r in self.conn.execute("SELECT uid FROM questions")}
-        return {r[0] for r in self.conn.execute(
+            return {r["uid"] for r in self.conn.execute("SELECT uid FROM questions")}
+        return {r["uid"] for r in self.conn.execute(
             "SELECT DISTINCT q.uid FROM options o JOIN questions q ON q.id = o.question_id "
             "LEFT JOIN option_links l ON l.question_id = o.question_id AND l.position = o.position "
             "AND l.match_key = o.match_key "
@@ -403,11 +387,11 @@ class CorpusRepo:
 
     def poem_path(self, poem_id: int) -> str | None:
         row = self.conn.execute("SELECT path FROM corpus_poems WHERE id = ?", (poem_id,)).fetchone()
-        return row[0] if row else None
+        return row["path"] if row else None
 
     def couplet_uses(self, poem: str, index: int, *, exclude: str | None = None) -> list[str]:
         """uids of the questions with an option linked to this couplet."""
-        return [r[0] for r in self.conn.execute(
+        return [r["uid"] for r in self.conn.execute(
             "SELECT DISTINCT q.uid FROM option_links l JOIN questions q ON q.id = l.question_id "
             "JOIN corpus_poems p ON p.id = l.poem_id WHERE p.path = ? AND l.couplet = ? "
             "AND l.status = 'linked' AND q.uid IS NOT ? ORDER BY q.uid", (poem, index, exclude))]
