@@ -168,3 +168,13 @@ def together(db: Path, argvs: list[list[str]]) -> list[subprocess.CompletedProce
         stdout, stderr = p.communicate(timeout=300)
         out.append(subprocess.CompletedProcess(p.args, p.returncode, stdout, stderr))
     return out
+
+
+NO_ST = "sentence-transformers is not installed (the embed extra: pip install -e '.[embed]')"
+
+
+def need_st():
+    """Skip the calling test or fixture, saying why, when the embed extra is absent."""
+    import pytest
+
+    return pytest.importorskip("sentence_transformers", reason=NO_ST)

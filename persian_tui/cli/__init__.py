@@ -14,9 +14,10 @@ from ..models import QUESTION_SETS
 from ..runs import RunError
 from ..store import DatabaseError, StoreError
 from ..store.errors import write_error
-from . import corpus, items, release
+from . import corpus, curate, items, release
 from . import runs as runs_commands
 from .common import MAX_ID, UserError, bounded_int, open_store, print_capped
+from .options import DB_HELP, Parser, db_everywhere, merge_run, one_run
 
 BIDI_MODES = ("auto", "app", "terminal", "off")
 
@@ -84,6 +85,10 @@ def cmd_export(args) -> int:
         n = export_jsonl(store, args.output, status=args.status, category=args.category,
                          with_labels=args.with_labels, anonymize=args.anonymize)
     print(f"exported {n} question(s) to {args.output}")
+    if not n:
+        scope = f"--status {args.status}" + (f" --category {args.category}" if args.category else "")
+        print(f"warning: no question matched {scope}; {args.output} is empty (persian-tui stats shows "
+              "the counts)", file=sys.stderr)
     return 0
 
 
@@ -129,6 +134,10 @@ def cmd_agreement(args) -> int:
 
 def cmd_import_predictions(args) -> int:
     from ..io.predictions import import_predictions
+    from .harness import cmd_import_log, is_harness_log
+
+    if is_harness_log(args.file):
+        return cmd_import_log(args)
 
     with open_store(args) as store:
         r = import_predictions(store, args.file, source=args.source, dry_run=args.dry_run)
@@ -291,18 +300,17 @@ def add_tui_options(p: argparse.ArgumentParser) -> None:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="persian-tui",
+    p = Parser(prog="persian-tui",
                                 description="Build and evaluate Persian poetry outlier benchmarks.")
     p.add_argument("--version", action="version", version=f"persian-tui {__version__}")
-    p.add_argument("--db", metavar="PATH",
-                   help=f"SQLite file (default: $PERSIAN_TUI_DB or {config.DEFAULT_DB})")
+    p.add_argument("--db", metavar="PATH", help=DB_HELP)
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     imp = sub.add_parser("import", help="import questions from a file",
                          description="Import questions. Formats: benchmark (the seed's "
                          "benchmark_dataset.json), exp1 (question files + --answers), book "
                          "(pages[].data.questions[] + --answers), jsonl (what export writes).")
-    imp.add_argument("file")
+    imp.add_argument("file", help="the question file")
     imp.add_argument("--format", choices=("benchmark", "exp1", "book", "jsonl"),
                      help="input format (default: detected)")
     imp.add_argument("--answers", metavar="KEYS.json", help="answer-key file {\"id\": 1..4}")
@@ -321,11 +329,13 @@ def parser() -> argparse.ArgumentParser:
     imp.set_defaults(func=cmd_import)
 
     smp = sub.add_parser("sample", help="import the bundled sample bank (idempotent)")
-    smp.add_argument("--dry-run", action="store_true")
+    smp.add_argument("--dry-run", action="store_true", help="show what would happen, write nothing")
     smp.set_defaults(func=cmd_sample, skip_invalid=False, allow_duplicates=False,
                      no_swap=False, verbose=False)
 
-    exp = sub.add_parser("export", help="export questions as JSONL")
+    exp = sub.add_parser("export", help="export questions as JSONL",
+                         description="Write the bank's questions as JSONL (one question per line, the "
+                         "format `import` reads back); --with-labels adds labels and decisions.")
     exp.add_argument("-o", "--output", default="exports/questions.jsonl",
                      help="output file (default: exports/questions.jsonl)")
     exp.add_argument("--status", default="all",
@@ -341,20 +351,20 @@ def parser() -> argparse.ArgumentParser:
     lab = sub.add_parser("import-labels", help="import labels from CSV or JSONL",
                          description="Rows: annotator, uid (or source_id [+ source]), answer "
                          "(1..4, ۱..۴ or skip), optional confidence (low|medium|high) and note.")
-    lab.add_argument("file")
-    lab.add_argument("--dry-run", action="store_true")
-    lab.add_argument("--skip-invalid", action="store_true")
+    lab.add_argument("file", help="a CSV or JSONL file of labels")
+    lab.add_argument("--dry-run", action="store_true", help="show what would happen, write nothing")
+    lab.add_argument("--skip-invalid", action="store_true", help="import the valid rows and list the rejected ones")
     lab.set_defaults(func=cmd_import_labels)
 
     agr = sub.add_parser("agreement", help="inter-annotator agreement and accuracy against the key")
-    agr.add_argument("--format", choices=("table", "json"), default="table")
+    agr.add_argument("--format", choices=("table", "json"), default="table", help="table or json (default: table)")
     agr.set_defaults(func=cmd_agreement)
 
     runs_commands.add_commands(sub)
 
     er = sub.add_parser("errors", help="error categories per run and judge-vs-human agreement")
-    er.add_argument("--run", type=bounded_int(1), help="the judged run (default: all)")
-    er.add_argument("--format", choices=("table", "json"), default="table")
+    one_run(er, bounded_int(1), help="the judged run (default: all)")
+    er.add_argument("--format", choices=("table", "json"), default="table", help="table or json (default: table)")
     er.set_defaults(func=cmd_errors)
 
     ir = sub.add_parser("import-reasoning", help="attach reasoning traces (JSON files) to imported runs")
@@ -362,13 +372,19 @@ def parser() -> argparse.ArgumentParser:
     ir.add_argument("--source", help="the source name the questions were imported under")
     ir.set_defaults(func=cmd_import_reasoning)
 
-    ip = sub.add_parser("import-predictions", help="import published answers (seed CSVs) as runs")
-    ip.add_argument("file")
+    ip = sub.add_parser("import-predictions", help="import answers as runs: seed CSVs, Inspect logs, lm-eval samples",
+                        description="A CSV of published answers (model_name, question_id, model_answer; one "
+                        "run per model), an Inspect log (.eval or .json; one run) or lm-evaluation-harness "
+                        "--log_samples output (samples_*.jsonl; one run).")
+    ip.add_argument("file", help="the CSV, Inspect log or lm-eval samples file")
+    ip.add_argument("--model", metavar="NAME", help="lm-eval/Inspect: the run's model name (default: from the log)")
     ip.add_argument("--source", help="the source name the questions were imported under")
-    ip.add_argument("--dry-run", action="store_true")
+    ip.add_argument("--dry-run", action="store_true", help="show what would be imported, write nothing")
     ip.set_defaults(func=cmd_import_predictions)
 
-    st = sub.add_parser("stats", help="counts of the question bank and the import history")
+    st = sub.add_parser("stats", help="counts of the question bank and the import history",
+                        description="The database file and schema version, questions by status, "
+                        "categories, source references and every import with its counts.")
     st.set_defaults(func=cmd_stats)
 
     rep = sub.add_parser("report", help="leaderboard with intervals, paired tests, breakdowns, charts",
@@ -389,12 +405,14 @@ def parser() -> argparse.ArgumentParser:
     rep.set_defaults(func=cmd_report)
 
     corpus.add_commands(sub)
+    curate.add_commands(sub)
     items.add_commands(sub)
     release.add_commands(sub)
 
     tui = sub.add_parser("tui", help="open the terminal app")
     add_tui_options(tui)
     tui.set_defaults(func=cmd_tui)
+    db_everywhere(p)
     return p
 
 
@@ -434,6 +452,7 @@ def _main(argv: list[str] | None) -> int:
               file=sys.stderr)
         return 2
     try:
+        merge_run(args)
         return args.func(args)
     except (InputError, StoreError, UserError, RunError, WriteError) as e:
         for line in str(e).splitlines() or [""]:  # several (one per field of a spec): one line each

@@ -256,7 +256,7 @@ def add_commands(sub) -> None:
                             description="Reads poets/*/poet.json and the poem files under PATH "
                             "(git clone https://github.com/ganjoor/ganjoor-data). Re-import updates "
                             "changed poems and skips unchanged ones.")
-    imp.add_argument("path")
+    imp.add_argument("path", help="the ganjoor-data clone (or one poet's folder)")
     imp.add_argument("--strict", action="store_true",
                      help="check every file first; write nothing if one is malformed")
     imp.add_argument("--no-link", action="store_true", help="do not link the bank's options afterwards")
@@ -264,17 +264,17 @@ def add_commands(sub) -> None:
     imp.set_defaults(func=cmd_corpus_import)
 
     st = co_sub.add_parser("stats", help="what corpus is loaded")
-    st.add_argument("--format", choices=("table", "json"), default="table")
+    st.add_argument("--format", choices=("table", "json"), default="table", help="table or json (default: table)")
     st.add_argument("--top", type=int, default=20, help="poets listed (default: 20)")
     st.set_defaults(func=cmd_corpus_stats)
 
     se = co_sub.add_parser("search", help="couplets containing every word (normalized, ZWNJ-insensitive)")
-    se.add_argument("words", nargs="*")
+    se.add_argument("words", nargs="*", help="words that must all occur")
     se.add_argument("--poet", help="nickname or slug, e.g. حافظ or hafez")
     se.add_argument("--form", help="e.g. Ghazal, Robaee, Masnavi")
     se.add_argument("--metre", help="part of the metre, e.g. هزج")
-    se.add_argument("--limit", type=int, default=20)
-    se.add_argument("--format", choices=("table", "json"), default="table")
+    se.add_argument("--limit", type=int, default=20, help="couplets shown (default: 20)")
+    se.add_argument("--format", choices=("table", "json"), default="table", help="table or json (default: table)")
     se.set_defaults(func=cmd_corpus_search)
 
     sm = co_sub.add_parser("similar", help="couplets similar to one (TF-IDF, or an embedding model)",
@@ -283,9 +283,9 @@ def add_commands(sub) -> None:
                            "(st:FOLDER or a sentence-transformers name already in the local cache).")
     sm.add_argument("couplet", help='"hemistich 1 / hemistich 2" (or " - ", " ** ")')
     sm.add_argument("--model", help="st:FOLDER_OR_NAME, openai:MODEL (default: tfidf)")
-    sm.add_argument("--poet")
-    sm.add_argument("--form")
-    sm.add_argument("--limit", type=int, default=10)
+    sm.add_argument("--poet", help="only this poet (nickname or slug)")
+    sm.add_argument("--form", help="only this form, e.g. Ghazal")
+    sm.add_argument("--limit", type=int, default=10, help="couplets shown (default: 10)")
     sm.set_defaults(func=cmd_corpus_similar)
 
     ln = co_sub.add_parser("link", help="link every option of the bank to its corpus couplet",
@@ -303,8 +303,10 @@ def add_commands(sub) -> None:
                         "metre, rhyme letters or form (from corpus links), a very different length, or "
                         "the TF-IDF centroid's pick? Over the bank: how often each cue finds the key "
                         "against chance (25 %), Wilson 95 % interval, one-sided binomial test.")
-    sc.add_argument("--questions", default="all", choices=QUESTION_SETS)
-    sc.add_argument("--format", default="table", choices=("table", "md", "json"))
+    sc.add_argument("--questions", default="all", choices=QUESTION_SETS,
+                    help="question set: ready (includes curated), curated or all (default: all)")
+    sc.add_argument("--format", default="table", choices=("table", "md", "json"),
+                    help="table prints; md or json print or write -o FILE (default: table)")
     sc.add_argument("-o", "--output", metavar="FILE", help="write md/json to FILE instead of printing")
     sc.add_argument("--examples", type=int, default=10, help="flagged questions listed (default: 10)")
     sc.add_argument("--store-runs", action="store_true",

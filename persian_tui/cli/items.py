@@ -82,15 +82,19 @@ def add_commands(sub) -> None:
                         description="Per question: every sample's answer (- unusable), the majority's "
                         "answer, the agreement among samples (across option orders when shuffled), "
                         "the sample judging uses by default; per run: accuracy by majority and by mean.")
-    sm.add_argument("run", type=bounded_int(1), metavar="RUN")
-    sm.add_argument("--questions", default="all", choices=QUESTION_SETS)
-    sm.add_argument("--format", default="table", choices=("table", "csv", "json"))
+    sm.add_argument("run", type=bounded_int(1), metavar="RUN", help="the run asked several times")
+    sm.add_argument("--questions", default="all", choices=QUESTION_SETS,
+                    help="question set: ready (includes curated), curated or all (default: all)")
+    sm.add_argument("--format", default="table", choices=("table", "csv", "json"),
+                    help="table, csv or json, printed (default: table)")
     sm.set_defaults(func=cmd_samples)
     it = sub.add_parser("items", help="item analysis: difficulty, discrimination, distractors, flags",
                         description="Every keyed question's statistics from model runs and human "
                         "labels, sorted by flag severity (suspect_key, low_agreement, too_hard, "
                         "too_easy).")
     it.add_argument("--runs", metavar="IDS", help="run ids, e.g. 1,2,5 (default: the report's runs)")
-    it.add_argument("--questions", default="all", choices=QUESTION_SETS)
-    it.add_argument("--format", default="table", choices=("table", "csv", "json"))
+    it.add_argument("--questions", default="all", choices=QUESTION_SETS,
+                    help="question set: ready (includes curated), curated or all (default: all)")
+    it.add_argument("--format", default="table", choices=("table", "csv", "json"),
+                    help="table, csv or json, printed (default: table)")
     it.set_defaults(func=cmd_items)

@@ -170,9 +170,7 @@ class SentenceTransformerEmbedder:
         try:
             from sentence_transformers import SentenceTransformer
         except ImportError:
-            raise EmbedderError(
-                "st: models need the embed extra (sentence-transformers and torch): "
-                "pip install 'persian-tui[embed]' (CPU only: pip install torch==2.13.0 first)") from None
+            raise EmbedderError(NO_EXTRA) from None
 
         self.normalization = _check_normalization(normalization)
         self.batch_size = batch_size
@@ -340,6 +338,35 @@ class OpenAIEmbedder:
 
 
 # ---------------------------------------------------------------- factory
+
+
+NO_EXTRA = ("st: models need the embed extra (sentence-transformers and torch): pip install "
+            "'persian-tui[embed]' (CPU only: pip install torch==2.13.0 first)")
+
+
+def _st_installed() -> bool:
+    """Whether sentence-transformers can be imported, without importing it (and torch)."""
+    import importlib.util
+    import sys
+
+    if "sentence_transformers" in sys.modules:
+        return sys.modules["sentence_transformers"] is not None
+    return importlib.util.find_spec("sentence_transformers") is not None
+
+
+def check_available(spec: str) -> None:
+    """Refuse, before any run is recorded, a local model this install cannot load: an st: model
+    without the embed extra, or a bare name that is neither tfidf, openai:, st: nor a folder."""
+    spec = (spec or "tfidf").strip()
+    if spec == "tfidf" or spec.startswith("openai:") or _st_installed():
+        return
+    if spec.startswith("st:"):
+        raise EmbedderError(f"{spec} needs the embed extra: " + NO_EXTRA.split(": ", 1)[1])
+    if not Path(spec).expanduser().is_dir():
+        raise EmbedderError(f"unknown embedding model {spec!r}: the models are tfidf, openai:MODEL (with "
+                            "--base-url) and st:NAME_OR_FOLDER (the embed extra)")
+    raise EmbedderError(f"{spec} is a folder for sentence-transformers, which needs the embed extra: "
+                        + NO_EXTRA.split(": ", 1)[1])
 
 
 def make_embedder(

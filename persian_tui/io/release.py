@@ -10,8 +10,8 @@ repository can hold as it is:
     NAME/leaderboard.csv   the chosen runs on the release's questions (with --runs)
 
 Every byte comes from the database (the frozen time included, never the clock), so the same
-database state and options give identical files. `datasets.load_dataset("json",
-data_files="NAME/data/test.jsonl")` reads the data file (one JSON object per line)."""
+database state and options give identical files. `datasets.load_dataset("NAME")` reads it, with
+the column types the header declares (io/dataset_card.py)."""
 
 from __future__ import annotations
 
@@ -26,9 +26,12 @@ from ..display import figure
 from ..models import Question, Release, ReleaseItem, release_digest
 from ..store import Store
 from . import files, jsonl
+from .dataset_card import dataset_info
 from .errors import InputError
+from .harness_files import harness_files
 
 DATA_FILE = "data/test.jsonl"
+SPLIT = "test"
 LICENSE = re.compile(r"[a-z0-9][a-z0-9.+-]{0,63}")
 ISSUES_SHOWN = 50
 
@@ -134,7 +137,8 @@ def datasheet(store: Store, release: Release, board: list[_Board], license_id: s
         "task_categories:", "- multiple-choice",
         "tags:", "- persian", "- poetry", "- semantic-similarity",
         "size_categories:", f"- {_size_category(n)}",
-        "configs:", "- config_name: default", "  data_files:", "  - split: test", f"    path: {DATA_FILE}",
+        "configs:", "- config_name: default", "  data_files:", f"  - split: {SPLIT}", f"    path: {DATA_FILE}",
+        *dataset_info(SPLIT, n),
         "---", "",
     ]
     out = head + [
@@ -205,7 +209,7 @@ def datasheet(store: Store, release: Release, board: list[_Board], license_id: s
             "", "## Loading", "",
             "```python",
             "from datasets import load_dataset",
-            f"ds = load_dataset(\"json\", data_files=\"{DATA_FILE}\", split=\"train\")",
+            f"ds = load_dataset(\"<this folder or its hub repository>\", split=\"{SPLIT}\")",
             "```", "",
             f"Or without `datasets`: one JSON object per line in `{DATA_FILE}` (UTF-8), fields "
             "`uid`, `options` (position, mesra1, mesra2, poet, corpus), `key`, `category`, `poet`, "
@@ -314,6 +318,7 @@ def build_release(store: Store, name: str, out: str | Path, *, run_ids: list[int
              "release.json": manifest(release, list(run_ids))}
     if board:
         texts["leaderboard.csv"] = _board_csv(board)
+    texts.update(harness_files(release.name))
     paths = []
     for rel, text in texts.items():  # the manifest last: a folder with it is complete
         files.write_atomic(out / rel, text.encode("utf-8"))
