@@ -90,7 +90,17 @@ def _apply_and_report(store, plan, args, head: str) -> int:
     for d in plan.of("linked"):
         print(_linked_line(d))
     print(f"imported {head}: {plan.summary()} ({added} added)")
+    if plan.corpus:
+        print(corpus_line(plan.corpus))
     return 0
+
+
+def corpus_line(counts) -> str:
+    """What linking the new questions to the corpus did, in one line."""
+    released = f" ({counts['released']} in a release kept as they are)" if counts.get("released") else ""
+    return (f"corpus: linked {counts.get('linked', 0)}, ambiguous {counts.get('ambiguous', 0)}, "
+            f"unlinked {counts.get('unlinked', 0)}; {counts.get('reordered', 0)} option(s) put in the "
+            f"poet's hemistich order{released}")
 
 
 def cmd_sample(args) -> int:

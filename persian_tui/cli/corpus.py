@@ -117,8 +117,10 @@ def cmd_corpus_similar(args) -> int:
 
 
 def _link_summary(counts) -> str:
+    released = f" ({counts['released']} in a release kept as they are)" if counts.get("released") else ""
     return (f"linked {counts.get('linked', 0)}, ambiguous {counts.get('ambiguous', 0)}, "
-            f"unlinked {counts.get('unlinked', 0)}, up to date {counts.get('up to date', 0)}")
+            f"unlinked {counts.get('unlinked', 0)}, up to date {counts.get('up to date', 0)}; "
+            f"{counts.get('reordered', 0)} option(s) put in the poet's hemistich order{released}")
 
 
 def cmd_corpus_link(args) -> int:
@@ -139,7 +141,11 @@ def cmd_corpus_link(args) -> int:
                     if link.status != status or shown >= args.examples or uid not in questions:
                         continue
                     o = next(o for o in questions[uid].options if o.position == pos)
-                    where = f" (first candidate {link.couplet.poem}, {link.candidates} tied)" if link.couplet else ""
+                    where = ""
+                    if link.couplet:
+                        also = "".join(f", {p}#{i + 1}" for p, i, _ in link.others[:4])
+                        what = "candidates" if status == "ambiguous" else "only in a work quoting others"
+                        where = f" ({what}: {link.couplet.poem}#{link.couplet.couplet + 1}{also})"
                     print(f"{status}: {uid}/{pos}: {sanitize(o.mesra1)} / {sanitize(o.mesra2)}{where}")
                     shown += 1
         methods: dict[str, int] = {}
@@ -149,6 +155,16 @@ def cmd_corpus_link(args) -> int:
                     methods[link.method] = methods.get(link.method, 0) + 1
         if methods:
             print("methods: " + ", ".join(f"{k} {v}" for k, v in sorted(methods.items())))
+    return 0
+
+
+def cmd_corpus_reorder(args) -> int:
+    with _store(args) as store:
+        counts = store.undo_reorder(args.uid)
+        extra = [f"{counts[k]} {what}" for k, what in (("released", "in a release kept as they are"),
+                                                        ("edited", "edited since, kept")) if counts.get(k)]
+        print(f"{counts.get('restored', 0)} option(s) back in the file's hemistich order"
+              + (f" ({', '.join(extra)})" if extra else ""))
     return 0
 
 
@@ -286,12 +302,23 @@ def add_commands(sub) -> None:
 
     ln = co_sub.add_parser("link", help="link every option of the bank to its corpus couplet",
                            description="Exact match of the normalized hemistichs (either order), then "
-                           "fuzzy (rapidfuzz) over FTS candidates, then a single matching hemistich. "
-                           "Links are provenance: the stored text is never changed.")
+                           "fuzzy (rapidfuzz) over FTS candidates, then single matching hemistichs. "
+                           "The source is the earliest poet's poem, never a work quoting others. Links "
+                           "are provenance; the one edit: an option found in reversed order is put in "
+                           "the poet's order (a revision; `corpus reorder --undo` reverts), except in "
+                           "released questions.")
     ln.add_argument("--force", action="store_true", help="relink options that are already linked")
     ln.add_argument("--threshold", type=float, help="fuzzy score threshold 0..100 (default: 85)")
     ln.add_argument("--examples", type=int, default=5, help="examples shown per outcome (default: 5)")
     ln.set_defaults(func=cmd_corpus_link)
+
+    ro = co_sub.add_parser("reorder", help="undo the hemistich re-ordering done by linking",
+                           description="--undo puts back the file's order of every option the corpus "
+                           "re-ordered (or only those of --uid), one revision per question; those "
+                           "options are not re-ordered again.")
+    ro.add_argument("--undo", action="store_true", required=True)
+    ro.add_argument("--uid", action="append", help="only this question (repeatable)")
+    ro.set_defaults(func=cmd_corpus_reorder)
 
     sc = sub.add_parser("shortcuts", help="can surface cues (poet, metre, rhyme, form, length, "
                         "lexical baseline) find the key without reading?",

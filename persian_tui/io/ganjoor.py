@@ -29,6 +29,13 @@ MAX_HEMISTICH = 1000  # characters; the longest hemistichs of the export have ab
 MAX_COUPLETS = 1_000_000  # a CoupletIndex beyond this is not an index
 MAX_ID = 2**63 - 1  # SQLite's largest integer
 
+# Works that quote other poets (anthologies, tazkiras, prose books), named by a collection title
+# in the poem's FullTitle ("ملا احمد نراقی » معراج السعادة » باب سوم » ..."): what the data alone
+# cannot decide. The others are found from the data (CorpusRepo.mark_quoting).
+QUOTING_WORKS = ("معراج السعادة", "ریاض العارفین", "کشکول", "مجمع الفصحا", "تذکرة الشعرا",
+                 "لباب الالباب", "آتشکده", "نفحات الانس", "مرصاد العباد")
+_QUOTING_KEYS = tuple(corpus_key(t) for t in QUOTING_WORKS)
+
 # Positions of verses: Right/Left are the two hemistichs of a couplet; a band's centred verses
 # pair up the same way. Paragraphs (prose) and comments are not verse.
 _FIRST = {"Right", "CenteredVerse1"}
@@ -47,6 +54,7 @@ class ImportProgress:
     errors: list[str] = field(default_factory=list)
     started: float = field(default_factory=time.monotonic)
     longest_lock: float = 0.0  # seconds, the longest write transaction
+    quoting: int | None = None  # poems found to quote earlier poets (when anything changed)
 
     @property
     def rate(self) -> float:
@@ -143,7 +151,22 @@ def read_poet(poet_dir: Path) -> dict:
         "ganjoor_id": _id(d, poet_dir / "poet.json"),
         "name": _str(d, "Name", poet_dir / "poet.json") or "",
         "nickname": _str(d, "Nickname", poet_dir / "poet.json") or poet_dir.name,
+        "death_year": _year(d.get("DeathYearInLHijri")),
     }
+
+
+def _year(value) -> int | None:
+    """A death year in lunar Hijri years (the export writes 0 or nothing when unknown; its
+    ValidDeathDate false still has the right century, so the year is used)."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 < value < 10_000:
+        return value
+    return None
+
+
+def quotes_others(full_title: str | None) -> bool:
+    """Whether the poem is part of a listed work that quotes other poets (QUOTING_WORKS)."""
+    parts = [corpus_key(p) for p in (full_title or "").split("»")[1:]]
+    return any(k in p for p in parts for k in _QUOTING_KEYS)
 
 
 def _form(d: dict) -> str | None:
@@ -191,7 +214,8 @@ def read_poem(path: Path, poet_slug: str) -> CorpusPoem:
         ensure_ascii=False).encode()).hexdigest()
     return CorpusPoem(path=url, ganjoor_id=_id(d, path), title=title,
                       form=form, metre=metre["Rhythm"] if metre else None, rhyme=rhyme,
-                      couplets=couplets, sha256=digest)
+                      couplets=couplets, sha256=digest,
+                      quoting=quotes_others(_str(d, "FullTitle", path)))
 
 
 def _parsed(root: str | Path, progress: ImportProgress, on_error: Callable[[str], None]
@@ -258,6 +282,8 @@ def import_corpus(store: Store, root: str | Path, *, strict: bool = False,
             flush()
     if batch:
         flush()
+    if progress.new or progress.updated:
+        progress.quoting = store.mark_quoting()
     if on_progress:
         on_progress(progress)
     return progress

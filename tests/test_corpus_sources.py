@@ -1,0 +1,241 @@
+"""Couplets as the poets wrote them: the source poet of a couplet several poems hold (earliest
+death year, never a work that quotes others), the poet's hemistich order (per option, recorded
+and reversible, never in a release), and the links' `others`. Fixtures are built from the mini
+export plus poems written here in the export's layout."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import make_question
+from test_corpus import HAFEZ_1, HAFEZ_2, MINI, SAADI, copy_mini
+
+from persian_tui.cli import main
+from persian_tui.io.ganjoor import import_corpus
+from persian_tui.store import Store
+
+OWN = ("این بیت را جز نویسندهٔ جُنگ کسی نگفت", "و در هیچ دیوانی جز این مجموعه نیست")
+
+
+def write_poet(root: Path, slug: str, nickname: str, death: int | None) -> Path:
+    folder = root / "poets" / slug
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "poet.json").write_text(json.dumps(
+        {"Id": 900 + len(slug), "Name": nickname, "Nickname": nickname, "FullUrl": f"/{slug}",
+         "DeathYearInLHijri": death, "ValidDeathDate": False}, ensure_ascii=False))
+    return folder
+
+
+def write_poem(root: Path, slug: str, rel: str, couplets, *, full_title: str = "", prose: bool = False,
+               verses: list | None = None) -> Path:
+    f = root / "poets" / slug / f"{rel}.json"
+    f.parent.mkdir(parents=True, exist_ok=True)
+    if verses is None:
+        verses = []
+        for i, (a, b) in enumerate(couplets):
+            if prose:
+                verses.append({"Position": "Paragraph", "Text": "سخنی به نثر", "CoupletIndex": None})
+            verses += [{"Position": "Right", "Text": a, "CoupletIndex": i},
+                       {"Position": "Left", "Text": b, "CoupletIndex": i}]
+    for n, v in enumerate(verses, 1):
+        v.setdefault("VOrder", n)
+    f.write_text(json.dumps({"Id": abs(hash(rel)) % 10**6, "Title": rel, "FullTitle": full_title,
+                             "FullUrl": f"/{slug}/{rel}", "Metre": None, "Verses": verses},
+                            ensure_ascii=False))
+    return f
+
+
+@pytest.fixture
+def quoting(store, tmp_path):
+    """The mini export, plus: a prose book of ethics (listed by its title, as Naraghi's Me'raj)
+    quoting Hafez; a later poet's anthology (not listed) quoting Hafez and Saadi, with one couplet
+    of its own; a later poet's ghazal that quotes one couplet of Hafez among its own."""
+    root = copy_mini(tmp_path)
+    write_poet(root, "naraghi", "ملا احمد نراقی", 1245)
+    write_poem(root, "naraghi", "meraj/bab1/sh1", [HAFEZ_2, OWN], prose=True,
+               full_title="ملا احمد نراقی » معراج السعادة » باب اول » فصل اول")
+    write_poet(root, "jong", "گردآورنده", 1300)
+    write_poem(root, "jong", "majmue/sh1", [HAFEZ_1, SAADI, ("بنی آدم اعضای یک پیکرند", "که در آفرینش ز یک گوهرند"),
+                                            ("بیتی که تنها در این جنگ آمده است", "و کسی دیگر آن را نسروده است")],
+               full_title="گردآورنده » مجموعه")
+    write_poet(root, "later", "شاعر پسین", 1100)
+    write_poem(root, "later", "ghazal/sh1", [("غزلی نو سرودم به یاد شیراز", "که دلم در آن شهر مانده است باز"),
+                                            HAFEZ_1,
+                                            ("سخن از دل آمد و بر دل نشست", "که نوای او ز سر گرفته ساز"),
+                                            ("شب و روز در فکر آن یار بودم", "که مرا برد از سر آن ناز")],
+               full_title="شاعر پسین » غزلیات")
+    p = import_corpus(store, root)
+    assert p.skipped == 0 and p.quoting == 2  # the anthology and Attar's quatrain (Khayyam's, earlier)
+    return store
+
+
+def test_a_work_quoting_others_never_wins_a_link(quoting):
+    d = quoting.link_option(*HAFEZ_2)  # Hafez's ghazal and the prose book hold it
+    assert (d.status, d.method, d.candidate.poem) == ("linked", "exact", "/hafez/ghazal/sh1")
+    assert [(c.poem, c.poet_slug) for c in d.others] == [("/naraghi/meraj/bab1/sh1", "naraghi")]
+    # found only in a work that quotes others: not linked, but the place is told
+    d = quoting.link_option(*OWN)
+    assert (d.status, d.method, d.candidate.poem) == ("unlinked", "quoted", "/naraghi/meraj/bab1/sh1")
+
+
+def test_the_earliest_poet_holding_the_couplet_is_its_source(quoting):
+    d = quoting.link_option(*HAFEZ_1)  # Hafez (792), a later ghazal (1100), an anthology (1300)
+    assert (d.status, d.candidate.poet) == ("linked", "حافظ")
+    assert {c.poet_slug for c in d.others} == {"later", "jong"}
+    # the anthology is found from the data: most of its couplets are earlier poets'
+    flags = dict(quoting.conn.execute("SELECT path, quoting FROM corpus_poems"))
+    assert flags["/jong/majmue/sh1"] == 2 and flags["/naraghi/meraj/bab1/sh1"] == 1
+    assert flags["/later/ghazal/sh1"] == 0 and flags["/hafez/ghazal/sh1"] == 0
+    d = quoting.link_option("بیتی که تنها در این جنگ آمده است", "و کسی دیگر آن را نسروده است")
+    assert (d.status, d.method) == ("unlinked", "quoted")
+    d = quoting.link_option("غزلی نو سرودم به یاد شیراز", "که دلم در آن شهر مانده است باز")
+    assert (d.status, d.candidate.poet) == ("linked", "شاعر پسین")  # its own couplet
+
+
+def test_ambiguous_only_for_really_different_couplets(store, tmp_path):
+    root = copy_mini(tmp_path)
+    write_poet(root, "one", "یکم", 600)
+    write_poet(root, "two", "دوم", 700)
+    write_poem(root, "one", "a/sh1", [("دل من در هوای روی تو خون شد", "ز هجران تو حالم دگرگون شد")])
+    write_poem(root, "two", "a/sh1", [("دل من در هوای کوی تو خون شد", "ز هجران تو کارم دگرگون شد")])
+    import_corpus(store, root)
+    # the option sits between two variants (each >= 85 and within a point): they are one
+    # couplet to each other (ratio >= 85), so the earlier poet's is the source
+    d = store.link_option("دل من در هوای روی تو خون شد", "ز هجران تو کارم دگرگون شد")
+    assert (d.status, d.candidate.poet_slug) == ("linked", "one")
+    root2 = copy_mini(tmp_path / "b")
+    write_poet(root2, "one", "یکم", 600)
+    write_poet(root2, "two", "دوم", 700)
+    write_poem(root2, "one", "a/sh1", [("گل آمد و بهار آمد و می باید خورد", "ای دوست بیا که غم نمی باید خورد")])
+    write_poem(root2, "two", "a/sh1", [("گل رفت و خزان آمد و نی باید زد", "ای یار برو که دم نمی باید زد")])
+    with Store(tmp_path / "b.db") as other:
+        import_corpus(other, root2)
+        d = other.link_option("گل رفت و بهار آمد و می باید زد", "ای دوست برو که غم نمی باید زد")
+        if d.status != "unlinked":  # both far from each other: never one of them by chance
+            assert d.status == "ambiguous" and {c.poet_slug for c in d.others} <= {"one", "two"}
+
+
+def test_the_sample_prose_book_never_takes_hafez(store):
+    from test_corpus import SAMPLE
+
+    if not SAMPLE.is_dir():
+        pytest.skip("../shared/ganjoor-sample is not available")
+    import_corpus(store, SAMPLE)
+    quoted = store.conn.execute(
+        "SELECT COUNT(*) FROM corpus_poems WHERE path LIKE '/naraghi/meraj/%' AND quoting = 0").fetchone()[0]
+    assert quoted == 0  # the whole book is listed
+    shared = store.conn.execute(
+        "SELECT c.mesra1, c.mesra2 FROM corpus_couplets c JOIN corpus_poems p ON p.id = c.poem_id "
+        "WHERE p.path LIKE '/naraghi/%' AND c.norm2 != '' AND EXISTS (SELECT 1 FROM corpus_couplets h "
+        "JOIN corpus_poems hp ON hp.id = h.poem_id WHERE hp.path LIKE '/hafez/%' AND h.norm1 = c.norm1 "
+        "AND h.norm2 = c.norm2)").fetchall()
+    assert len(shared) >= 5
+    for m1, m2 in shared:
+        d = store.link_option(m1, m2)
+        assert d.status == "linked" and d.candidate.poet_slug == "hafez", (m1, d)
+
+
+# ---------------------------------------------------------------- the poet's order
+
+
+def _book_page(tmp_path: Path) -> Path:
+    """A book page (the seed's book format) whose extraction mixed both orders: options 1 and 3
+    are stored reversed, 2 and 4 in the poet's order (after the importer's file-wide swap)."""
+    opts = [HAFEZ_1[::-1], SAADI, HAFEZ_2[::-1], ("مرا نه سر نه سامان آفریدند", "پریشانم پریشان آفریدند")]
+    # the book format stores mesra2 first: the importer swaps every option back
+    data = {"pages": [{"page_number": 1, "data": {"questions": [
+        {"id": 1, "stem": "کدام بیت با بقیه فرق دارد؟",
+         "options": [{"label": i, "mesra1": b, "mesra2": a} for i, (a, b) in enumerate(opts, 1)]}]}}]}
+    f = tmp_path / "book.json"
+    f.write_text(json.dumps(data, ensure_ascii=False))
+    (tmp_path / "keys.json").write_text(json.dumps({"1": 2}))
+    return f
+
+
+def test_import_puts_each_option_in_the_poets_order_and_reports_it(tmp_path, capsys):
+    db = str(tmp_path / "o.db")
+    assert main(["--db", db, "corpus", "import", str(MINI)]) == 0
+    book = _book_page(tmp_path)
+    capsys.readouterr()
+    assert main(["--db", db, "import", str(book), "--format", "book", "--answers", str(tmp_path / "keys.json")]) == 0
+    out = capsys.readouterr().out
+    assert "corpus: linked 4, ambiguous 0, unlinked 0; 2 option(s) put in the poet's hemistich order" in out
+    with Store(db) as s:
+        q = s.questions()[0]
+        assert [(o.mesra1, o.mesra2) for o in q.options][:3] == [HAFEZ_1, SAADI, HAFEZ_2]
+        links = s.links([q.uid])[q.uid]
+        assert {p: l.order for p, l in links.items()} == {1: "poet", 2: "poet", 3: "poet", 4: "poet"}
+        assert s.revisions(q.uid)[-1].author == "corpus-order"
+        assert s.revisions(q.uid)[-1].changes == {"hemistich_order": [1, 3]}
+    # reversible: the file's order comes back, and stays
+    assert main(["--db", db, "corpus", "reorder", "--undo"]) == 0
+    assert "2 option(s) back in the file's hemistich order" in capsys.readouterr().out
+    assert main(["--db", db, "corpus", "link", "--force"]) == 0
+    assert "0 option(s) put in the poet's hemistich order" in capsys.readouterr().out
+    with Store(db) as s:
+        q = s.questions()[0]
+        assert (q.options[0].mesra1, q.options[0].mesra2) == HAFEZ_1[::-1]
+        assert s.links([q.uid])[q.uid][1].order == "reversed"
+    # importing the same file again changes nothing
+    assert main(["--db", db, "import", str(book), "--format", "book", "--answers", str(tmp_path / "keys.json")]) == 0
+    out = capsys.readouterr().out
+    assert "0 new, 0 linked, 1 unchanged" in out and "corpus:" not in out
+
+
+def test_a_released_question_keeps_its_order(store):
+    from persian_tui.models import ReleaseItem
+
+    store.add_questions([make_question("q-r", couplets=[SAADI[::-1], HAFEZ_1, HAFEZ_2, ("بیتی", "که نیست")])])
+    store.freeze_release("v1", [ReleaseItem("q-r", "0" * 64, 1, "{}")])
+    import_corpus(store, MINI)
+    counts = store.link_questions()
+    assert (counts["reordered"], counts["released"]) == (0, 1)
+    assert store.get_question("q-r").options[0].mesra1 == SAADI[1]
+    assert store.links(["q-r"])["q-r"][1].order == "reversed"
+
+
+def test_migration_14_reorders_verbatim_reversed_options_except_released(tmp_path):
+    from persian_tui.store.db import _connect, migrate
+
+    path = tmp_path / "v13.db"
+    conn = _connect(path)
+    migrate(conn, 13)
+    conn.close()
+    conn = _connect(path)
+    # a v13 database: two questions, options linked 'swapped'; the second is released
+    from persian_tui.text import couplet_key
+
+    for qid, uid in ((1, "q-1"), (2, "q-2")):
+        conn.execute("INSERT INTO questions (id, uid, status, created_at, updated_at, fingerprint) "
+                     "VALUES (?, ?, 'ready', 't', 't', ?)", (qid, uid, uid))
+        conn.execute("INSERT INTO options (question_id, position, mesra1, mesra2, match_key) VALUES (?,1,?,?,?)",
+                     (qid, SAADI[1], SAADI[0], couplet_key(*SAADI)))
+        conn.execute("INSERT INTO option_links (question_id, position, match_key, status, method, score, "
+                     "created_at) VALUES (?, 1, ?, 'linked', 'swapped', 100, 't')", (qid, couplet_key(*SAADI)))
+    conn.execute("INSERT INTO option_links (question_id, position, match_key, status, method, created_at) "
+                 "VALUES (1, 2, 'x', 'linked', 'hemistich', 't')")
+    conn.execute("INSERT INTO releases (name, digest, questions, created_at) VALUES ('v1', 'd', 1, 't')")
+    conn.execute("INSERT INTO release_items (release_id, position, uid, sha256, record) "
+                 "VALUES (1, 1, 'q-2', 's', '{}')")
+    conn.close()
+    with Store(path) as s:
+        rows = s.conn.execute("SELECT question_id, mesra1 FROM options ORDER BY question_id").fetchall()
+        assert rows == [(1, SAADI[0]), (2, SAADI[1])]  # q-2 is released: untouched
+        assert s.revisions("q-1")[-1].changes == {"hemistich_order": [1]}
+        assert s.revisions("q-2") == []
+        methods = s.conn.execute("SELECT question_id, position, method, reversed FROM option_links "
+                                 "ORDER BY 1, 2").fetchall()
+        assert methods == [(1, 1, "exact", 0), (1, 2, "one_hemistich", None), (2, 1, "swapped", 1)]
+        assert s.undo_reorder()["restored"] == 1
+        assert s.conn.execute("SELECT mesra1 FROM options WHERE question_id = 1").fetchone()[0] == SAADI[1]
+
+
+def test_option_clusters_name_poem_and_poet_of_whole_couplets_only(store):
+    import_corpus(store, MINI)
+    store.add_questions([make_question("q-k", couplets=[HAFEZ_1, HAFEZ_2, (HAFEZ_2[0], "مصراعی که در هیچ دیوانی نیست"),
+                                                        ("بیتی", "که نیست")])])
+    assert store.option_clusters() == {("q-k", 1): ("/hafez/ghazal/sh1", "hafez"),
+                                       ("q-k", 2): ("/hafez/ghazal/sh1", "hafez")}
+    assert store.links(["q-k"])["q-k"][3].method == "one_hemistich"  # linked, but not one couplet of it
