@@ -239,3 +239,49 @@ def test_option_clusters_name_poem_and_poet_of_whole_couplets_only(store):
     assert store.option_clusters() == {("q-k", 1): ("/hafez/ghazal/sh1", "hafez"),
                                        ("q-k", 2): ("/hafez/ghazal/sh1", "hafez")}
     assert store.links(["q-k"])["q-k"][3].method == "one_hemistich"  # linked, but not one couplet of it
+
+
+# ---------------------------------------------------------------- misnumbered couplets
+
+FIVE = [(f"مصراع نخست بیت {w}", f"مصراع دوم بیت {w}") for w in ("یکم", "دوم", "سوم", "چهارم", "پنجم")]
+
+
+def _verses(numbers: list[tuple[str, int]]) -> list[dict]:
+    """Verses in order: ("R"/"L", CoupletIndex) for the couplets of FIVE in turn."""
+    out, k = [], {"R": 0, "L": 0}
+    for side, index in numbers:
+        text = FIVE[k[side]][0 if side == "R" else 1]
+        k[side] += 1
+        out.append({"Position": "Right" if side == "R" else "Left", "Text": text, "CoupletIndex": index})
+    return out
+
+
+@pytest.mark.parametrize("numbers", [
+    # the second hemistich of couplet 2 carries 3: the verse order says it is couplet 2's
+    [("R", 0), ("L", 0), ("R", 1), ("L", 1), ("R", 2), ("L", 3), ("R", 3), ("L", 3), ("R", 4), ("L", 4)],
+    # the first hemistich of couplet 3 carries 2
+    [("R", 0), ("L", 0), ("R", 1), ("L", 1), ("R", 2), ("L", 2), ("R", 2), ("L", 3), ("R", 4), ("L", 4)],
+], ids=["second-misnumbered", "first-misnumbered"])
+def test_a_misnumbered_hemistich_is_repaired_by_verse_order(store, tmp_path, numbers, capsys):
+    root = copy_mini(tmp_path)
+    write_poem(root, "hafez", "ghazal/sh9", None, verses=_verses(numbers))
+    p = import_corpus(store, root)
+    assert p.skipped == 0 and p.new == 8
+    assert [(c.mesra1, c.mesra2) for c in (store.couplet_at("/hafez/ghazal/sh9", i) for i in range(5))] == FIVE
+    assert len(p.notes) == 1 and "sh9.json: couplet" in p.notes[0] and "renumbered" in p.notes[0]
+    assert main(["--db", str(tmp_path / "cli.db"), "corpus", "import", str(root)]) == 0
+    assert "repaired: " in capsys.readouterr().out
+
+
+def test_a_misnumbered_couplet_the_order_cannot_place_is_skipped_alone(store, tmp_path):
+    root = copy_mini(tmp_path)
+    # two first hemistichs in a row: which second hemistich is whose cannot be told
+    numbers = [("R", 0), ("L", 0), ("R", 1), ("R", 1), ("L", 1), ("L", 2), ("R", 3), ("L", 3)]
+    verses = _verses(numbers)
+    write_poem(root, "hafez", "ghazal/sh9", None, verses=verses)
+    p = import_corpus(store, root)
+    assert p.skipped == 0 and p.new == 8
+    kept = [c.couplet for c in store.search_couplets("مصراع", limit=50) if c.poem == "/hafez/ghazal/sh9"]
+    assert sorted(set(kept)) == [0, 2, 3]
+    assert p.notes == [f"{root / 'poets/hafez/ghazal/sh9.json'}: couplet 1 skipped: two hemistichs in one "
+                       "place and the verse order does not say which couplet each belongs to"]

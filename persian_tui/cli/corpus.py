@@ -47,6 +47,10 @@ def cmd_corpus_import(args) -> int:
             print(f"skipped: {sanitize(e)}")
         if len(p.errors) > args.max_errors:
             print(f"... and {len(p.errors) - args.max_errors} more skipped file(s)")
+        for note in p.notes[:args.max_errors]:
+            print(f"repaired: {sanitize(note)}" if "renumbered" in note else f"skipped: {sanitize(note)}")
+        if len(p.notes) > args.max_errors:
+            print(f"... and {len(p.notes) - args.max_errors} more misnumbered couplet(s)")
         print(f"imported {args.path}: {p.summary()}; {p.rate:.0f} poems/s, "
               f"longest write transaction {p.longest_lock * 1000:.0f} ms")
         if not args.no_link and store.questions():

@@ -52,6 +52,7 @@ class ImportProgress:
     skipped: int = 0
     couplets: int = 0
     errors: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # misnumbered couplets: renumbered or skipped
     started: float = field(default_factory=time.monotonic)
     longest_lock: float = 0.0  # seconds, the longest write transaction
     quoting: int | None = None  # poems found to quote earlier poets (when anything changed)
@@ -188,7 +189,7 @@ def read_poem(path: Path, poet_slug: str) -> CorpusPoem:
     metre = d.get("Metre")
     if metre is not None and not (isinstance(metre, dict) and isinstance(metre.get("Rhythm"), str)):
         raise InputError(f"{path}: 'Metre' must be null or {{Id, Rhythm}}")
-    halves: dict[int, list[str]] = {}
+    entries: list[tuple[int, int, str]] = []  # (slot 0/1, couplet index, text), in verse order
     for n, v in enumerate(verses, 1):
         if not isinstance(v, dict):
             raise InputError(f"{path}: verse {n} is not an object")
@@ -200,11 +201,8 @@ def read_poem(path: Path, poet_slug: str) -> CorpusPoem:
             raise InputError(f"{path}: verse {n} needs a string Text and a CoupletIndex from 0 to {MAX_COUPLETS}")
         if len(text) > MAX_HEMISTICH:
             raise InputError(f"{path}: verse {n} is longer than {MAX_HEMISTICH} characters ({len(text)})")
-        pair = halves.setdefault(index, ["", ""])
-        slot = 0 if pos in _FIRST else 1
-        if pair[slot]:
-            raise InputError(f"{path}: couplet {index} has two {'first' if slot == 0 else 'second'} hemistichs")
-        pair[slot] = nfc(text)
+        entries.append((0 if pos in _FIRST else 1, index, nfc(text)))
+    halves, notes = pair_verses(entries)
     couplets = [(i, a, b, corpus_key(a), corpus_key(b)) for i, (a, b) in sorted(halves.items())]
     title = _str(d, "Title", path) or ""
     rhyme = _str(d, "RhymeLetters", path)
@@ -215,7 +213,48 @@ def read_poem(path: Path, poet_slug: str) -> CorpusPoem:
     return CorpusPoem(path=url, ganjoor_id=_id(d, path), title=title,
                       form=form, metre=metre["Rhythm"] if metre else None, rhyme=rhyme,
                       couplets=couplets, sha256=digest,
-                      quoting=quotes_others(_str(d, "FullTitle", path)))
+                      quoting=quotes_others(_str(d, "FullTitle", path)),
+                      notes=tuple(f"{path}: {note}" for note in notes))
+
+
+def pair_verses(entries: list[tuple[int, int, str]]) -> tuple[dict[int, list[str]], list[str]]:
+    """Couplet index -> [first, second hemistich] from (slot, index, text) in verse order, and
+    notes on misnumbered couplets. A couplet index given to two first (or second) hemistichs is
+    repaired when the verse order decides it: first and second hemistichs alternate, and the
+    couplets numbered by their first hemistichs (else by their second ones) rise strictly.
+    Otherwise the couplets with a doubled index alone are skipped."""
+    halves: dict[int, list[str]] = {}
+    doubled: set[int] = set()
+    for slot, index, text in entries:
+        pair = halves.setdefault(index, ["", ""])
+        if pair[slot]:
+            doubled.add(index)
+        else:
+            pair[slot] = text
+    if not doubled:
+        return halves, []
+    pairs: list[list] = []  # [first's index, second's index, first, second]
+    alternate = True
+    for slot, index, text in entries:
+        if slot == 0:
+            pairs.append([index, None, text, ""])
+        elif pairs and pairs[-1][1] is None:
+            pairs[-1][1], pairs[-1][3] = index, text
+        else:
+            alternate = False
+            break
+    if alternate:
+        for numbering in ([p[0] for p in pairs], [p[0] if p[1] is None else p[1] for p in pairs]):
+            if all(a < b for a, b in zip(numbering, numbering[1:], strict=False)):
+                moved = sorted({n for n, p in zip(numbering, pairs, strict=True)
+                                if p[1] is not None and p[0] != p[1]})
+                return ({n: [p[2], p[3]] for n, p in zip(numbering, pairs, strict=True)},
+                        [f"couplet {', '.join(map(str, moved))} renumbered by verse order "
+                         f"(a hemistich had the index of its neighbour)"])
+    for index in doubled:
+        del halves[index]
+    return halves, [f"couplet {i} skipped: two hemistichs in one place and the verse order does not say "
+                    "which couplet each belongs to" for i in sorted(doubled)]
 
 
 def _parsed(root: str | Path, progress: ImportProgress, on_error: Callable[[str], None]
@@ -239,6 +278,7 @@ def _parsed(root: str | Path, progress: ImportProgress, on_error: Callable[[str]
                 progress.skipped += 1
                 progress.done += 1
                 continue
+            progress.notes.extend(poem.notes)
             if (seen := first_file.setdefault(poem.path, f)) != f:
                 on_error(f"{f}: FullUrl {poem.path} is also the poem of {seen}; skipped")
                 progress.skipped += 1
