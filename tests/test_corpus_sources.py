@@ -285,3 +285,47 @@ def test_a_misnumbered_couplet_the_order_cannot_place_is_skipped_alone(store, tm
     assert sorted(set(kept)) == [0, 2, 3]
     assert p.notes == [f"{root / 'poets/hafez/ghazal/sh9.json'}: couplet 1 skipped: two hemistichs in one "
                        "place and the verse order does not say which couplet each belongs to"]
+
+
+# ---------------------------------------------------------------- damaged words
+
+TARGET = ("ز انقلاب جهان هیچ سالاری نپاید دیر", "کلاه خسروی از باد بلا بیفتد زود")
+# the PDF wrote «لا» as «ال»: the damaged words are the option's rarest ones, and some are
+# words of other couplets (بال, کاله), so a search by the rarest words alone finds only those
+DAMAGED = ("ز انقالب جهان هیچ ساالری نپاید دیر", "کاله خسروی از باد بال بیفتد زود")
+DECOYS = [("پرنده را بال شکسته بود در قفس", "نه راه رفتن داشت و نه یار هم‌نفس"),
+          ("کاله دهقان پیر بر سر دیوار ماند", "و کس از آن خانه نامی به یاد ندارد"),
+          ("انقالب نوشت کاتب و خامه بلرزید", "ساالری نوشت و ورق را بگردانید"),
+          # the target's other words are commoner than the damaged ones
+          ("جهان هیچ نپاید دیر و زود ای دوست", "که خسروی ز سر افتد به باد و دیگر هیچ"),
+          ("ز باد خزان بیفتد برگ زود از شاخ", "جهان دیر نپاید و خسروی نماند")]
+
+
+def test_a_damaged_option_is_found_from_other_word_sets(store, tmp_path):
+    root = copy_mini(tmp_path)
+    write_poet(root, "sample", "سراینده", 700)
+    first = ("سخن ز باد صبا گفتم و دل آرام شد", "که بوی یار به یاد آمد و کار تمام شد")
+    write_poem(root, "sample", "ghazal/sh1", [first, TARGET])
+    write_poem(root, "sample", "ghazal/sh2", DECOYS)
+    import_corpus(store, root)
+    d = store.link_option(*DAMAGED)
+    assert (d.status, d.method, d.candidate.poem, d.candidate.index) == ("linked", "fuzzy", "/sample/ghazal/sh1", 1)
+    assert 85 <= d.score < 100 and d.reversed is False
+
+
+def test_pdf_repairs():
+    from persian_tui.store.corpus import pdf_repairs
+
+    assert pdf_repairs(["انقالب", "ساالری", "الله", "دل"]) == {"انقالب": ["انقلاب"], "ساالری": ["سالاری"]}
+
+
+def test_halves_of_two_couplets_are_split_not_one_couplet(store):
+    from persian_tui.eval.provenance import UNLINKED, provenance_values
+
+    import_corpus(store, MINI)
+    d = store.link_option(HAFEZ_1[0], HAFEZ_2[1])
+    assert (d.status, d.method, d.candidate.index) == ("linked", "split", 0)
+    store.add_questions([make_question("q-s", couplets=[(HAFEZ_1[0], HAFEZ_2[1]), HAFEZ_1, HAFEZ_2, SAADI], key=1)])
+    link = store.links(["q-s"])["q-s"][1]
+    assert link.method == "split" and not link.whole and link.order == "unverified"
+    assert provenance_values(store.questions(), store.links())["key poet"] == [UNLINKED]

@@ -25,10 +25,27 @@ _CANDIDATE_SELECT = (
     "JOIN corpus_poets pt ON pt.id = p.poet_id "
 )
 FTS_CANDIDATES = 40  # fuzzy candidates per option, best bm25 first
-RARE_TOKENS = 4  # the rarest words of an option make its FTS query
+RARE_TOKENS = 4  # the rarest words of an option make one of its FTS queries ...
+BROAD_TOKENS = 10  # ... and up to this many words, the commonest left out, another
+COMMON = 20_000  # couplets: a word in more is too common to find a couplet by
 QUOTING_LISTED, QUOTING_FOUND = 1, 2  # corpus_poems.quoting: a listed work; found from the data
 QUOTED_SHARE = 0.5  # a poem is found to quote when this share of its couplets are an earlier poet's
 MAX_JOINS = 5  # word boundaries of a search tried both joined and apart (2**5 spellings at most)
+
+
+def pdf_repairs(words: Iterable[str]) -> dict[str, list[str]]:
+    """Spellings a PDF's right-to-left extraction may have damaged, repaired: it writes the
+    ligature «لا» as «ال» («انقلاب» -> «انقالب», «سالاری» -> «ساالری»). Each word with «ال»
+    after its first letter -> the word with one or all of those turned back into «لا»."""
+    out: dict[str, list[str]] = {}
+    for w in words:
+        spots = [i for i in range(1, len(w) - 1) if w.startswith("ال", i)]
+        if not spots:
+            continue
+        alts = {w[:i] + "لا" + w[i + 2:] for i in spots}
+        alts.add(w[:1] + w[1:].replace("ال", "لا"))
+        out[w] = sorted(alts - {w})
+    return out
 
 
 def fts_query(words: Iterable[str]) -> str:
@@ -276,8 +293,11 @@ class CorpusRepo:
     # ------------------------------------------------------------ linking
 
     def _candidates(self, a: str, b: str) -> list[Candidate]:
-        """Couplets sharing an exact hemistich, plus the FTS best matches of the option's
-        rarest words (candidate blocking: never a scan of the corpus)."""
+        """Couplets sharing an exact hemistich, plus the FTS best matches of several word sets
+        (candidate blocking: never a scan of the corpus). A damaged word is often the rarest
+        one, so no single set decides: the rarest words of the option, the rarest of each
+        hemistich, repaired spellings of PDF damage (see pdf_repairs), and all but the
+        commonest words together."""
         keys = [k for k in {squash(a), squash(b)} if k]
         found: dict[int, Candidate] = {}
         if keys:
@@ -287,17 +307,37 @@ class CorpusRepo:
                     f"UNION {_CANDIDATE_SELECT} WHERE replace(c.norm2, ' ', '') IN ({marks})",
                     (*keys, *keys)):
                 found[r[0]] = Candidate(*r)
-        words = sorted(set(f"{a} {b}".split()))
-        if words:
-            marks = ",".join("?" * len(words))
-            df = dict(self.conn.execute(f"SELECT term, doc FROM corpus_vocab WHERE term IN ({marks})", words))
-            rare = sorted((w for w in words if df.get(w)), key=lambda w: (df[w], w))[:RARE_TOKENS]
-            if rare:
-                query = " OR ".join(fts_query([w]) for w in rare)
-                for r in self.conn.execute(
-                        f"{_CANDIDATE_SELECT} WHERE c.id IN (SELECT rowid FROM corpus_fts "
-                        "WHERE corpus_fts MATCH ? ORDER BY rank LIMIT ?)", (query, FTS_CANDIDATES)):
-                    found.setdefault(r[0], Candidate(*r))
+        halves = [sorted(set(h.split())) for h in (a, b)]
+        words = sorted(set(halves[0]) | set(halves[1]))
+        repairs = pdf_repairs(words)
+        asked = sorted(set(words) | {r for rs in repairs.values() for r in rs})
+        if not asked:
+            return list(found.values())
+        df: dict[str, int] = {}
+        for start in range(0, len(asked), 500):
+            chunk = asked[start:start + 500]
+            df.update(self.conn.execute(
+                f"SELECT term, doc FROM corpus_vocab WHERE term IN ({','.join('?' * len(chunk))})", chunk))
+
+        def rarest(ws, n):
+            return sorted((w for w in ws if df.get(w)), key=lambda w: (df[w], w))[:n]
+
+        # a repaired spelling more frequent than the damaged one stands in for it
+        fixed = {w: max(rs, key=lambda r: df.get(r, 0)) for w, rs in repairs.items()
+                 if max(df.get(r, 0) for r in rs) > df.get(w, 0)}
+        sets = [rarest(words, RARE_TOKENS), rarest(halves[0], 3), rarest(halves[1], 3),
+                rarest([fixed.get(w, w) for w in words], RARE_TOKENS),
+                rarest([fixed.get(w, w) for w in words if df.get(fixed.get(w, w), 0) <= COMMON], BROAD_TOKENS)]
+        seen: set[tuple[str, ...]] = set()
+        for ws in sets:
+            if not ws or tuple(ws) in seen:
+                continue
+            seen.add(tuple(ws))
+            for r in self.conn.execute(
+                    f"{_CANDIDATE_SELECT} WHERE c.id IN (SELECT rowid FROM corpus_fts "
+                    "WHERE corpus_fts MATCH ? ORDER BY rank LIMIT ?)",
+                    (" OR ".join(fts_query([w]) for w in ws), FTS_CANDIDATES)):
+                found.setdefault(r[0], Candidate(*r))
         return list(found.values())
 
     def link_option(self, mesra1: str, mesra2: str, *, own_poet: str | None = None,
