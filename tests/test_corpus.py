@@ -262,10 +262,12 @@ def test_export_carries_provenance_and_reimports(corpus, tmp_path):
 
     assert rec["schema_version"] == JSONL_VERSION
     assert rec["options"][0]["corpus"] == {
-        "poem": "/hafez/ghazal/sh1", "couplet": 0, "poet": "حافظ",
-        "metre": "مفاعیلن مفاعیلن مفاعیلن مفاعیلن (هزج مثمن سالم)", "method": "exact", "score": 100.0}
+        "status": "linked", "poem": "/hafez/ghazal/sh1", "couplet": 0, "poet": "حافظ",
+        "metre": "مفاعیلن مفاعیلن مفاعیلن مفاعیلن (هزج مثمن سالم)", "method": "exact", "score": 100.0,
+        "also_in": []}
     assert rec["options"][1]["corpus"]["method"] == "exact"  # put in the poet's order on import
-    assert rec["options"][3]["corpus"] is None and rec["options"][0]["poet"] is None  # derived, not stored
+    assert [o["order"] for o in rec["options"]] == ["poet", "poet", "poet", "unverified"]
+    assert rec["options"][3]["corpus"] == {"status": "unlinked"} and rec["options"][0]["poet"] is None
     with Store(tmp_path / "other.db") as other:
         assert main(["--db", str(tmp_path / "other.db"), "import", str(out)]) == 0
         assert other.get_question("q-e").options[1].mesra1 == SAADI[0]

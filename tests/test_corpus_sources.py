@@ -329,3 +329,26 @@ def test_halves_of_two_couplets_are_split_not_one_couplet(store):
     link = store.links(["q-s"])["q-s"][1]
     assert link.method == "split" and not link.whole and link.order == "unverified"
     assert provenance_values(store.questions(), store.links())["key poet"] == [UNLINKED]
+
+
+def test_export_tells_linked_ambiguous_unlinked_and_quoted_apart(quoting, tmp_path):
+    from persian_tui.io.export import export_jsonl
+
+    quoting.add_questions([make_question("q-x", couplets=[HAFEZ_2, OWN, SAADI, ("بیتی", "که نیست")])])
+    out = tmp_path / "x.jsonl"
+    export_jsonl(quoting, out)
+    corpus = [o["corpus"] for o in json.loads(out.read_text())["options"]]
+    assert corpus[0]["status"] == "linked" and corpus[0]["also_in"] == [{"poem": "/naraghi/meraj/bab1/sh1",
+                                                                          "couplet": 0}]
+    assert corpus[1] == {"status": "unlinked", "method": "quoted",
+                         "candidates": [{"poem": "/naraghi/meraj/bab1/sh1", "couplet": 1}]}
+    assert corpus[3] == {"status": "unlinked"}
+    # ambiguous: two different couplets by two poets tie
+    row = quoting.conn.execute("SELECT id FROM questions WHERE uid = 'q-x'").fetchone()[0]
+    quoting.conn.execute("UPDATE option_links SET status = 'ambiguous', method = 'fuzzy', others = ? "
+                         "WHERE question_id = ? AND position = 3",
+                         (json.dumps([["/khayyam/robaee/sh1", 0, "khayyam"]]), row))
+    export_jsonl(quoting, out)
+    amb = json.loads(out.read_text())["options"][2]["corpus"]
+    assert amb["status"] == "ambiguous" and amb["candidates"] == [
+        {"poem": "/saadi/golestan/sh10", "couplet": 1}, {"poem": "/khayyam/robaee/sh1", "couplet": 0}]
