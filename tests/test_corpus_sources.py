@@ -352,3 +352,26 @@ def test_export_tells_linked_ambiguous_unlinked_and_quoted_apart(quoting, tmp_pa
     amb = json.loads(out.read_text())["options"][2]["corpus"]
     assert amb["status"] == "ambiguous" and amb["candidates"] == [
         {"poem": "/saadi/golestan/sh10", "couplet": 1}, {"poem": "/khayyam/robaee/sh1", "couplet": 0}]
+
+
+def test_similar_couplets_never_return_the_couplet_itself(store):
+    from persian_tui.eval.similar import similar_couplets
+
+    import_corpus(store, MINI)
+    # the same couplet with its hemistichs swapped, a ZWNJ typed as a space and doubled spaces
+    m1, m2 = HAFEZ_2[1].replace("\u200c", " "), HAFEZ_2[0].replace(" ", "  ")
+    found = similar_couplets(store, m1, m2)
+    assert found and all((c.poem, c.couplet) != ("/hafez/ghazal/sh1", 1) for _, c in found)
+    assert all(score < 0.999 for score, _ in found)
+
+
+def test_poet_filters_accept_any_part_of_a_name_or_the_slug(quoting):
+    for poet in ("حافظ", "hafez", "HAFEZ", "حاف"):
+        assert {c.poem for c in quoting.search_couplets("", poet=poet)} == {"/hafez/ghazal/sh1", "/hafez/ghazal/sh2"}
+    # part of the full name (حافظ شیرازی, سعدی شیرازی)
+    assert {c.poet_slug for c in quoting.search_couplets("", poet="شیرازی")} == {"hafez", "saadi"}
+    assert {c.poet for c in quoting.search_couplets("", poet="نراقی")} == {"ملا احمد نراقی"}
+    assert {c.poet for c in quoting.search_couplets("", poet="نراقي")} == {"ملا احمد نراقی"}  # Arabic ي
+    assert quoting.search_couplets("", poet="فردوسی") == []
+    quoting.add_questions([make_question("q-p", couplets=[HAFEZ_1, HAFEZ_2, SAADI, ("بیتی", "که نیست")])])
+    assert quoting.provenance_uids(poet="سعد") == {"q-p"}

@@ -210,6 +210,17 @@ class CorpusRepo:
 
     # ------------------------------------------------------------ search
 
+    def poet_ids(self, poet: str) -> list[int]:
+        """The corpus poets a filter names: any part of the nickname or full name (normalized:
+        «پروین» finds «پروین اعتصامی», Arabic ي/ك match), or the slug (`parvin`)."""
+        want = corpus_key(poet).replace(" ", "")
+        if not want:
+            return []
+        return [pid for pid, slug, nickname, name in self.conn.execute(
+            "SELECT id, slug, nickname, name FROM corpus_poets ORDER BY id")
+            if slug.lower() == poet.strip().lower()
+            or want in corpus_key(nickname).replace(" ", "") or want in corpus_key(name).replace(" ", "")]
+
     def _known_words(self, words: Iterable[str]) -> set[str]:
         """Those of the words that occur in the corpus (the FTS vocabulary)."""
         words, found = sorted(words), set()
@@ -233,8 +244,9 @@ class CorpusRepo:
             clauses.append("(' ' || c.norm1 || ' ' || c.norm2 || ' ') LIKE ?")
             params.append(f"% {t} %")
         if poet:
-            clauses.append("(pt.nickname = ? OR pt.slug = ?)")
-            params += [poet, poet]
+            ids = self.poet_ids(poet)
+            clauses.append(f"pt.id IN ({','.join('?' * len(ids))})" if ids else "0")
+            params += ids
         if form:
             clauses.append("lower(p.form) = lower(?)")
             params.append(form)
@@ -262,8 +274,9 @@ class CorpusRepo:
         clauses, params = ["c.id IN (SELECT rowid FROM corpus_fts WHERE corpus_fts MATCH ? ORDER BY rank LIMIT ?)"], \
             [" OR ".join(fts_query([w]) for w in rare), limit]
         if poet:
-            clauses.append("(pt.nickname = ? OR pt.slug = ?)")
-            params += [poet, poet]
+            ids = self.poet_ids(poet)
+            clauses.append(f"pt.id IN ({','.join('?' * len(ids))})" if ids else "0")
+            params += ids
         if form:
             clauses.append("lower(p.form) = lower(?)")
             params.append(form)
@@ -279,8 +292,9 @@ class CorpusRepo:
         """(poem path, couplet index, normalized text) for similarity search."""
         clauses, params = [], []
         if poet:
-            clauses.append("(pt.nickname = ? OR pt.slug = ?)")
-            params += [poet, poet]
+            ids = self.poet_ids(poet)
+            clauses.append(f"pt.id IN ({','.join('?' * len(ids))})" if ids else "0")
+            params += ids
         if form:
             clauses.append("lower(p.form) = lower(?)")
             params.append(form)
@@ -553,8 +567,10 @@ class CorpusRepo:
         derived from its corpus link: nickname or slug) and from a poem of this form."""
         clauses, params = [], []
         if poet:
-            clauses.append("(o.poet = ? OR q.poet = ? OR (l.status = 'linked' AND (pt.nickname = ? OR pt.slug = ?)))")
-            params += [poet] * 4
+            ids = self.poet_ids(poet)
+            marks = ",".join("?" * len(ids))
+            clauses.append(f"(o.poet = ? OR q.poet = ? OR (l.status = 'linked' AND pt.id IN ({marks})))")
+            params += [poet, poet, *ids]
         if form:
             clauses.append("l.status = 'linked' AND lower(p.form) = lower(?)")
             params.append(form)
