@@ -226,11 +226,15 @@ def cmd_shortcuts(args) -> int:
         rows = [{"cue": r.cue, "eligible": r.eligible, "fired": r.fired, "hits": r.hits,
                  "precision": r.precision, "ci95": [r.low, r.high] if r.fired else None,
                  "recall": r.recall, "p_value_vs_chance": r.p_value} for r in rep.rows]
+        uniform = "—" if rep.uniform_p is None else f"{rep.uniform_p:.3g}"
+        keys_line = (f"key positions 1–4: {', '.join(str(rep.keys.get(k, 0)) for k in range(1, 5))}; "
+                     f"uniform? chi-square p = {uniform}")
         if args.store_runs:
             for line in store_baseline_runs(store, questions, rep, args.questions):
                 print(line)
         if args.format == "json":
             out = {"questions": rep.questions, "linked": rep.linked, "chance": 0.25, "cues": rows,
+                   "keys": {str(k): v for k, v in rep.keys.items()}, "keys_uniform_p": rep.uniform_p,
                    "flagged": rep.flagged}
             text = json.dumps(out, ensure_ascii=False, indent=2)
             if args.output:
@@ -240,9 +244,10 @@ def cmd_shortcuts(args) -> int:
                 print(json_safe(text))
             return 0
         lines = [(f"{rep.questions} questions with a key, {rep.linked} with all four options linked "
-                  "to the corpus; chance is 25 %"),
+                  "to the corpus as whole couplets; chance is 25 %"),
+                 keys_line,
                  "",
-                 ("| cue | eligible | fired | key found | right when fired (95 % CI) | p vs 25 % | "
+                 ("| cue | eligible | fired | key found | right when fired (95 % CI) | p vs 25 % (two-sided) | "
                   "finds the key alone |"),
                  "| --- | ---: | ---: | ---: | --- | ---: | ---: |"]
         for r in rep.rows:
@@ -325,11 +330,12 @@ def add_commands(sub) -> None:
     ro.set_defaults(func=cmd_corpus_reorder)
 
     sc = sub.add_parser("shortcuts", help="can surface cues (poet, metre, rhyme, form, length, "
-                        "lexical baseline) find the key without reading?",
+                        "key position, lexical baseline) find the key without reading?",
                         description="Per question: is the key the only option with a different poet, "
                         "metre, rhyme letters or form (from corpus links), a very different length, or "
-                        "the TF-IDF centroid's pick? Over the bank: how often each cue finds the key "
-                        "against chance (25 %), Wilson 95 % interval, one-sided binomial test.")
+                        "the TF-IDF centroid's pick, or the most common key position? Over the bank: "
+                        "how often each cue finds the key against chance (25 %), Wilson 95 % interval, "
+                        "two-sided exact binomial test; the key positions against uniform (chi-square).")
     sc.add_argument("--questions", default="all", choices=("all", "ready", "curated"))
     sc.add_argument("--format", default="table", choices=("table", "md", "json"))
     sc.add_argument("-o", "--output", metavar="FILE", help="write md/json to FILE instead of printing")
