@@ -6,6 +6,7 @@ export plus poems written here in the export's layout."""
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -375,3 +376,75 @@ def test_poet_filters_accept_any_part_of_a_name_or_the_slug(quoting):
     assert quoting.search_couplets("", poet="فردوسی") == []
     quoting.add_questions([make_question("q-p", couplets=[HAFEZ_1, HAFEZ_2, SAADI, ("بیتی", "که نیست")])])
     assert quoting.provenance_uids(poet="سعد") == {"q-p"}
+
+
+# ---------------------------------------------------------------- import cost
+
+
+def test_a_long_poem_is_written_in_several_short_transactions(store, tmp_path, monkeypatch):
+    from persian_tui.io import ganjoor
+
+    monkeypatch.setattr(ganjoor, "BATCH_COUPLETS", 3)
+    root = copy_mini(tmp_path)
+    long = [(f"مصراع نخست بیت {i} از مثنوی", f"مصراع دوم بیت {i} از مثنوی") for i in range(10)]
+    write_poem(root, "hafez", "masnavi/sh1", long)
+    sizes = []  # couplets written per transaction
+    real_tx = store.tx
+
+    @contextmanager
+    def counting_tx():
+        before = store.conn.execute("SELECT COUNT(*) FROM corpus_couplets").fetchone()[0]
+        with real_tx() as conn:
+            yield conn
+            sizes.append(abs(store.conn.execute("SELECT COUNT(*) FROM corpus_couplets").fetchone()[0] - before))
+
+    monkeypatch.setattr(store, "tx", counting_tx)
+    p = import_corpus(store, root)
+    monkeypatch.setattr(store, "tx", real_tx)
+    assert p.new == 8 and store.corpus_stats()["couplets"] == 28
+    assert max(sizes) <= 3 and sizes.count(3) >= 3  # the masnavi's 10 couplets: parts of <= 3
+    assert store.couplet_at("/hafez/masnavi/sh1", 9).mesra1 == long[9][0]
+    # changed: replaced in parts, never a half-old poem left behind; unchanged: nothing written
+    long[4] = ("مصراع دیگر", "که جای بیت پنجم آمد")
+    write_poem(root, "hafez", "masnavi/sh1", long)
+    p = import_corpus(store, root)
+    assert (p.updated, p.unchanged) == (1, 7) and store.couplet_at("/hafez/masnavi/sh1", 4).mesra1 == "مصراع دیگر"
+    assert store.corpus_stats()["couplets"] == 28
+    again = import_corpus(store, root)
+    assert (again.updated, again.unchanged, again.couplets) == (0, 8, 0)
+
+
+def test_a_killed_long_poem_is_replaced_by_the_next_import(store, tmp_path, monkeypatch):
+    from persian_tui.io import ganjoor
+
+    monkeypatch.setattr(ganjoor, "BATCH_COUPLETS", 3)
+    root = copy_mini(tmp_path)
+    long = [(f"مصراع نخست بیت {i} از مثنوی", f"مصراع دوم بیت {i} از مثنوی") for i in range(10)]
+    write_poem(root, "hafez", "masnavi/sh1", long)
+    calls = []
+    real = store.conn.executemany
+
+    class Killed(BaseException):
+        pass
+
+    def dies(sql, rows):  # the import is killed while writing the masnavi's second part
+        if "corpus_couplets" in sql and any("بیت 3 از" in str(r) for r in rows):
+            raise Killed
+        calls.append(sql)
+        return real(sql, rows)
+
+    class Conn:
+        def __getattr__(self, name):
+            return dies if name == "executemany" else getattr(real.__self__, name)
+
+    monkeypatch.setattr(store, "conn", Conn())
+    with pytest.raises(Killed):
+        import_corpus(store, root)
+    monkeypatch.undo()
+    assert store.conn.execute("SELECT sha256 LIKE 'pending %' FROM corpus_poems WHERE path = '/hafez/masnavi/sh1'"
+                              ).fetchone() == (1,)
+    monkeypatch.setattr(ganjoor, "BATCH_COUPLETS", 3)
+    p = import_corpus(store, root)
+    assert p.updated == 1 and store.couplet_at("/hafez/masnavi/sh1", 9) is not None
+    assert store.conn.execute("SELECT COUNT(*) FROM corpus_couplets c JOIN corpus_poems p ON p.id = c.poem_id "
+                              "WHERE p.path = '/hafez/masnavi/sh1'").fetchone() == (10,)

@@ -23,7 +23,7 @@ from .errors import InputError
 from .records import parse_json
 
 BATCH = 300  # poems per write transaction at most ...
-BATCH_COUPLETS = 2000  # ... and about this many couplets (a long masnavi fills one alone)
+BATCH_COUPLETS = 2000  # ... and at most this many couplets (a longer poem is written in parts)
 MAX_FILE = 20 * 1024 * 1024  # a poem file larger than this is not a poem
 MAX_HEMISTICH = 1000  # characters; the longest hemistichs of the export have about 100
 MAX_COUPLETS = 1_000_000  # a CoupletIndex beyond this is not an index
@@ -301,10 +301,10 @@ def import_corpus(store: Store, root: str | Path, *, strict: bool = False,
     batch: list[tuple[dict, CorpusPoem]] = []
     size = 0
 
-    def flush() -> None:
+    def flush(long: bool = False) -> None:
         nonlocal size
         size = 0
-        counts = store.upsert_poems(batch)
+        counts = store.upsert_long_poem(*batch[0], BATCH_COUPLETS) if long else store.upsert_poems(batch)
         progress.longest_lock = max(progress.longest_lock, counts["held"])
         progress.new += counts["new"]
         progress.updated += counts["updated"]
@@ -316,9 +316,17 @@ def import_corpus(store: Store, root: str | Path, *, strict: bool = False,
             on_progress(progress)
 
     for item in _parsed(root, progress, progress.errors.append):
+        if len(item[1].couplets) > BATCH_COUPLETS:  # a long poem: its own transactions
+            if batch:
+                flush()
+            batch.append(item)
+            flush(long=True)
+            continue
+        if size + len(item[1].couplets) > BATCH_COUPLETS and batch:
+            flush()
         batch.append(item)
         size += len(item[1].couplets)
-        if len(batch) >= BATCH or size >= BATCH_COUPLETS:
+        if len(batch) >= BATCH:
             flush()
     if batch:
         flush()

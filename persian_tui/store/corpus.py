@@ -7,9 +7,10 @@ import sqlite3
 import time
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import replace
 
 from ..bank import now
-from ..linking import Candidate, Decision, decide, squash
+from ..linking import Candidate, Decision, decide
 from ..models import CorpusCouplet, CorpusPoem, OptionLink
 from ..text import corpus_key
 
@@ -145,6 +146,41 @@ class CorpusRepo:
                     "VALUES (?,?,?,?,?,?)", [(poem_id, *c) for c in poem.couplets])
                 counts["couplets"] += len(poem.couplets)
         counts["held"] = time.monotonic() - t0  # from BEGIN IMMEDIATE to the end of COMMIT
+        return counts
+
+    def upsert_long_poem(self, poet: dict, poem: CorpusPoem, chunk: int) -> dict:
+        """A poem too long for one short transaction (a masnavi of 50,000 couplets), written in
+        several: its old couplets deleted `chunk` at a time, the poem row marked pending, its
+        couplets `chunk` at a time, then its digest. Until the last one readers see part of the
+        poem; a killed import leaves it pending, and the next import replaces it."""
+        row = self.conn.execute("SELECT id, sha256 FROM corpus_poems WHERE path = ?", (poem.path,)).fetchone()
+        if row and row[1] == poem.sha256:
+            return self.upsert_poems([(poet, poem)])
+        held = 0.0
+        while row:
+            with self.tx():
+                t0 = time.monotonic()
+                gone = self.conn.execute(
+                    "DELETE FROM corpus_couplets WHERE id IN (SELECT id FROM corpus_couplets WHERE poem_id = ? "
+                    "LIMIT ?)", (row[0], chunk)).rowcount
+            held = max(held, time.monotonic() - t0)
+            if not gone:
+                break
+        # a pending digest never equals a stored one (a killed run's pending row is replaced)
+        counts = self.upsert_poems([(poet, replace(poem, couplets=[], sha256=f"pending {time.time_ns()}"))])
+        poem_id = self.conn.execute("SELECT id FROM corpus_poems WHERE path = ?", (poem.path,)).fetchone()[0]
+        for start in range(0, len(poem.couplets), chunk):
+            with self.tx():
+                t0 = time.monotonic()
+                self.conn.executemany(
+                    "INSERT INTO corpus_couplets (poem_id, idx, mesra1, mesra2, norm1, norm2) VALUES (?,?,?,?,?,?)",
+                    [(poem_id, *c) for c in poem.couplets[start:start + chunk]])
+            held = max(held, time.monotonic() - t0)
+        with self.tx():
+            self.conn.execute("UPDATE corpus_poems SET sha256 = ?, couplets = ? WHERE id = ?",
+                              (poem.sha256, len(poem.couplets), poem_id))
+        counts["couplets"] = len(poem.couplets)
+        counts["held"] = max(held, counts["held"])
         return counts
 
     def mark_quoting(self) -> int:
@@ -307,19 +343,20 @@ class CorpusRepo:
     # ------------------------------------------------------------ linking
 
     def _candidates(self, a: str, b: str) -> list[Candidate]:
-        """Couplets sharing an exact hemistich, plus the FTS best matches of several word sets
+        """Couplets holding all words of a hemistich, plus the FTS best matches of several word sets
         (candidate blocking: never a scan of the corpus). A damaged word is often the rarest
         one, so no single set decides: the rarest words of the option, the rarest of each
         hemistich, repaired spellings of PDF damage (see pdf_repairs), and all but the
         commonest words together."""
-        keys = [k for k in {squash(a), squash(b)} if k]
         found: dict[int, Candidate] = {}
-        if keys:
-            marks = ",".join("?" * len(keys))
+        for half in {a, b}:  # couplets holding every word of a hemistich (spacing-insensitive)
+            terms = half.split()
+            if not terms:
+                continue
+            query = spellings_query(terms, self._known_words(split_candidates(terms)))
             for r in self.conn.execute(
-                    f"{_CANDIDATE_SELECT} WHERE replace(c.norm1, ' ', '') IN ({marks}) "
-                    f"UNION {_CANDIDATE_SELECT} WHERE replace(c.norm2, ' ', '') IN ({marks})",
-                    (*keys, *keys)):
+                    f"{_CANDIDATE_SELECT} WHERE c.id IN (SELECT rowid FROM corpus_fts "
+                    "WHERE corpus_fts MATCH ? ORDER BY rank LIMIT ?)", (query, FTS_CANDIDATES)):
                 found[r[0]] = Candidate(*r)
         halves = [sorted(set(h.split())) for h in (a, b)]
         words = sorted(set(halves[0]) | set(halves[1]))
