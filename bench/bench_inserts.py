@@ -17,20 +17,22 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import sqlite_utils  # noqa: E402
 from generate import write_bank  # noqa: E402
 
 from persian_tui.io import jsonl  # noqa: E402
 from persian_tui.store import Store  # noqa: E402
-from persian_tui.store.questions import Prepared, _rows_of  # noqa: E402
+from persian_tui.store.rows import Prepared, prepare  # noqa: E402
 
 
 def insert_all(store: Store, rows: list[Prepared]) -> None:
     """The same rows through sqlite-utils (nested in the store's transaction as a savepoint)."""
-    store.db["questions"].insert_all([p.row for p in rows])
-    ids = dict(store.conn.execute("SELECT uid, id FROM questions"))
-    store.db["options"].insert_all([{"question_id": ids[p.uid], **o} for p in rows for o in p.options])
-    store.db["question_sources"].insert_all([{"question_id": ids[p.uid], **s} for p in rows for s in p.sources],
-                                            ignore=True)
+    db = sqlite_utils.Database(store.conn)
+    db["questions"].insert_all([p.row for p in rows])
+    ids = {r["uid"]: r["id"] for r in store.conn.execute("SELECT uid, id FROM questions")}
+    db["options"].insert_all([{"question_id": ids[p.uid], **o} for p in rows for o in p.options])
+    db["question_sources"].insert_all([{"question_id": ids[p.uid], **s} for p in rows for s in p.sources],
+                                      ignore=True)
 
 
 def timed(folder: Path, name: str, rows: list[Prepared], insert) -> float:
@@ -39,7 +41,7 @@ def timed(folder: Path, name: str, rows: list[Prepared], insert) -> float:
         with store.tx():
             insert(store, rows)
         took = time.perf_counter() - start
-        counts = [store.conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
+        counts = [store.conn.execute(f"SELECT COUNT(*) AS n FROM {t}").fetchone()["n"]
                   for t in ("questions", "options", "question_sources")]
     assert counts == [len(rows), 4 * len(rows), len(rows)], counts
     return took
@@ -51,7 +53,7 @@ def main() -> None:
     write_bank(folder / "bank.jsonl", n)
     questions = [jsonl.from_record(json.loads(line))
                  for line in (folder / "bank.jsonl").read_text("utf-8").split("\n") if line]
-    rows = [_rows_of(q) for q in questions]  # normalized once, outside the timing
+    rows = [prepare(q) for q in questions]  # normalized once, outside the timing
     print(f"{n} questions (+{4 * n} options, {n} references) in one transaction, best of 3 (alternating)")
     times: dict[str, list[float]] = {"insert_many": [], "insert_all": []}
     for i in range(3):

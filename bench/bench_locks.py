@@ -21,7 +21,7 @@ from generate import write_bank  # noqa: E402
 
 from persian_tui.io import jsonl  # noqa: E402
 from persian_tui.store import Store  # noqa: E402
-from persian_tui.store.questions import _rows_of  # noqa: E402
+from persian_tui.store.rows import prepare  # noqa: E402
 
 
 def small_writer(db: str, stop, waits, failed) -> None:
@@ -55,7 +55,7 @@ def measure(db: Path, questions, *, old: bool) -> tuple[float, float, float, int
             if old:  # as before: normalize and insert inside one transaction
                 t = time.perf_counter()
                 with store.tx():
-                    store._insert_rows([_rows_of(q) for q in questions])
+                    store._insert_rows([prepare(q) for q in questions])
                 holds.append(time.perf_counter() - t)
             else:
                 real = store.tx

@@ -164,8 +164,8 @@ def main() -> None:
     print(f"  of which reading the runs and questions from SQLite: {statistics.median(load) * 1000:.0f} ms; "
           f"{report.questions} shared questions, {len(report.pairs)} pairs, {args.bootstrap} resamples, "
           f"item analysis of {len(report.items)} questions included")
+    from persian_tui.eval.inputs import report_inputs
     from persian_tui.eval.items import item_analysis
-    from persian_tui.eval.report import report_inputs
 
     with Store(db) as store:
         inp, _ = report_inputs(store, None, "all")

@@ -14,6 +14,10 @@ stored text is never changed. What users see instead:
 Kept as they are: newline and tab (``newlines=False`` shows a newline as ␤ for one-line
 fields), and the marks Persian needs: ZWNJ U+200C, ZWJ U+200D, LRM/RLM U+200E/U+200F,
 ALM U+061C, and all diacritics.
+
+The figures every view shows (TUI, CLI, report files) are formatted here too, once:
+``figure``, ``percent``, ``interval``, ``signed_interval``, ``points``, ``p_value``,
+``tokens``, ``seconds``, ``dollars``; a missing figure is ``MISSING``.
 """
 
 from __future__ import annotations
@@ -48,10 +52,6 @@ def clean(text: str, *, newlines: bool = True) -> str:
 def line(text: str) -> str:
     """``clean`` for a one-line field: a newline inside it shows as ␤."""
     return clean(text, newlines=False)
-
-
-def has_unsafe(text: str) -> bool:
-    return _UNSAFE_RE.search(text) is not None
 
 
 def strip_raw(text: str) -> str:
@@ -91,3 +91,66 @@ MISSING = "—"  # how every view shows a figure that does not exist (no answer,
 def figure(value, fmt: str = "{}") -> str:
     """A figure formatted with `fmt`, or MISSING when it is None."""
     return MISSING if value is None else fmt.format(value)
+
+
+def percent(x: float | None, digits: int = 1, unit: str = "%") -> str:
+    """A proportion as a percentage: 0.582 -> '58.2%' (``unit=" %"`` -> '58.2 %')."""
+    return MISSING if x is None else f"{100 * x:.{digits}f}{unit}"
+
+
+def interval(low: float | None, high: float | None, unit: str = "") -> str:
+    """A 95 % interval of a proportion, in %: '58.2–71.0' (``unit=" %"`` -> '58.2–71.0 %')."""
+    if low is None or high is None:
+        return MISSING
+    return f"{100 * low:.1f}–{100 * high:.1f}{unit}"
+
+
+def signed_interval(low: float | None, high: float | None) -> str:
+    """A 95 % interval of a difference, in points, with a real minus: '−5.1…+25.6'."""
+    if low is None or high is None:
+        return MISSING
+    return f"{100 * low:+.1f}…{100 * high:+.1f}".replace("-", "−")
+
+
+def points(diff: float | None) -> str:
+    """A difference of proportions in points: '+3.2'."""
+    return MISSING if diff is None else f"{100 * diff:+.1f}"
+
+
+def p_value(p: float | None) -> str:
+    """The p-value format of every report view: '< 0.0001' or 4 decimals."""
+    if p is None:
+        return MISSING
+    return "< 0.0001" if p < 1e-4 else f"{p:.4f}"
+
+
+def tokens(n_in: int | None, n_out: int | None) -> str:
+    """Tokens in/out, short: '12.3k/800'."""
+    if n_in is None and n_out is None:
+        return MISSING
+    return f"{_thousands(n_in)}/{_thousands(n_out)}"
+
+
+def _thousands(n: int | float | None) -> str:
+    if n is None:
+        return MISSING
+    if not n:
+        return "0"
+    if n >= 1_000_000:
+        return f"{n / 1_000_000:.1f}M"
+    if n >= 10_000:
+        return f"{n / 1000:.0f}k"
+    if n >= 1000:
+        return f"{n / 1000:.1f}k"
+    return str(int(n))
+
+
+def seconds(x: float | None) -> str:
+    return MISSING if x is None else f"{x:.2f} s"
+
+
+def dollars(x: float | None) -> str:
+    """A cost; none (or zero) is MISSING."""
+    if not x:
+        return MISSING
+    return f"${x:.4f}" if x < 1 else f"${x:.2f}"

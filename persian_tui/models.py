@@ -2,14 +2,30 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 STATUSES = ("draft", "ready", "curated", "retired")
+# the question sets a run, a report or an item analysis is built over: name -> the statuses in it
+QUESTION_SETS: dict[str, tuple[str, ...]] = {"ready": ("ready", "curated"), "curated": ("curated",),
+                                             "all": ("draft", "ready", "curated")}
+RELEASE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 # longest texts a question may hold, in characters (the longest classical hemistich is under 100;
 # the limits keep a pasted book or a hostile file out of the duplicate search and the screen)
 MAX_HEMISTICH = 400
 MAX_STEM = 2_000
 MAX_TEXT = 20_000  # explanation
+
+
+def check_release_name(value: str | None) -> str | None:
+    """A release's name: letters, digits, '.', '_' and '-', starting with a letter or digit
+    (it names a folder: no '/', no '..', nothing hidden)."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not RELEASE_NAME.fullmatch(value) or ".." in value:
+        raise ValueError("must be letters, digits, '.', '_' or '-' (at most 100, starting with a "
+                         "letter or digit), e.g. v1.0")
+    return value
 
 
 @dataclass
@@ -183,7 +199,6 @@ class QueueScope:
         return ", ".join(parts) or "the whole bank"
 
 
-PARSE_STATUSES = ("ok", "invalid", "empty", "refusal", "api_error", "ambiguous")
 
 
 @dataclass

@@ -1,39 +1,14 @@
-"""Shared fixtures: a fresh database, question factories, the seed data (skipped when absent)."""
+"""Shared fixtures: a fresh database, the seed data and the Ganjoor sample (skipped when absent),
+a tiny local sentence-transformers model. Plain builders are in factories.py."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from factories import SAMPLE, SEED
 
-from persian_tui.models import Option, Question
 from persian_tui.store import Store
-
-SEED = Path(__file__).resolve().parents[2] / "shared" / "seed-data"
-
-COUPLETS = [
-    ("طریق عشق پرآشوب و فتنه است ای دل", "بیفتد آن که در این راه با شتاب رود"),
-    ("گر نور عشق حق به دل و جانت اوفتد", "بالله از آفتاب فلک خوبتر شوی"),
-    ("شکوه عشق نگه کن که موی مجنون را", "فلک به شعشعه آفتاب، شانه کند"),
-    ("فرزانه درآید به پری خانه مقصود", "هر کس که در این بادیه دیوانه عشق است"),
-]
-
-
-def make_question(uid: str = "q-test", couplets=COUPLETS, **kw) -> Question:
-    options = [Option(i, a, b) for i, (a, b) in enumerate(couplets, 1)]
-    kw.setdefault("key", 1)
-    kw.setdefault("status", "ready")
-    return Question(uid=uid, options=options, **kw)
-
-
-def run_import(store, path, **kw):
-    """Plan and apply an import, as `persian-tui import` does."""
-    from persian_tui.io.importer import apply_import, plan_import
-
-    skip = kw.pop("skip_invalid", False)
-    plan = plan_import(store, path, **kw)
-    apply_import(store, plan, skip_invalid=skip)
-    return plan
 
 
 @pytest.fixture
@@ -48,3 +23,66 @@ def seed() -> Path:
     if not SEED.is_dir():
         pytest.skip("../shared/seed-data is not available")
     return SEED
+
+
+@pytest.fixture
+def sample() -> Path:
+    if not SAMPLE.is_dir():
+        pytest.skip("../shared/ganjoor-sample is not available")
+    return SAMPLE
+
+
+# ---------------------------------------------------------------- sentence-transformers
+
+_CHARS = "ابپتثجچحخدذرزژسشصضطظعغفقکگلمنوهیآءئأؤيك"
+_VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *_CHARS, *("##" + c for c in _CHARS)]
+_VOCAB += ["عشق", "دل", "آفتاب", "فلک", "query", ":", "-", "،", "؟"]
+
+
+@pytest.fixture(scope="session")
+def offline():
+    """Hub access off for the session: a load that would need the network fails at once."""
+    import huggingface_hub.constants
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HF_HUB_OFFLINE", "1")
+        mp.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
+        yield
+
+
+@pytest.fixture(scope="session")
+def tiny_st(tmp_path_factory, offline):
+    """A random 2-layer BERT (hidden 32) with a Persian WordPiece vocabulary, saved as
+    sentence-transformers folders: plain, with a configured "query" prompt, and e5-named."""
+    pytest.importorskip("sentence_transformers")
+    import torch
+    from sentence_transformers import SentenceTransformer
+    from transformers import BertConfig, BertModel, BertTokenizer
+
+    try:
+        from sentence_transformers.sentence_transformer.modules import Pooling, Transformer
+    except ImportError:  # sentence-transformers < 6
+        from sentence_transformers.models import Pooling, Transformer
+
+    root = tmp_path_factory.mktemp("tiny-st")
+    (root / "vocab.txt").write_text("\n".join(_VOCAB) + "\n", encoding="utf-8")
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=len(_VOCAB), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+        intermediate_size=64, max_position_embeddings=128,
+    )
+    bert = root / "bert"
+    BertModel(config).save_pretrained(bert)
+    BertTokenizer(str(root / "vocab.txt"), do_lower_case=False).save_pretrained(bert)
+    paths = {}
+    for name, kw in [
+        ("plain", {}),
+        ("prompted", {"prompts": {"query": "query: "}, "default_prompt_name": "query"}),
+        ("tiny-multilingual-e5-small", {}),
+    ]:
+        transformer = Transformer(str(bert))
+        dim = getattr(transformer, "get_embedding_dimension", None) or transformer.get_word_embedding_dimension
+        pooling = Pooling(dim(), "mean")
+        SentenceTransformer(modules=[transformer, pooling], device="cpu", **kw).save(str(root / name))
+        paths[name] = str(root / name)
+    return paths

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from conftest import make_question
+from factories import make_question
 
 from persian_tui.eval import stats
 from persian_tui.eval.agreement import agreement_report

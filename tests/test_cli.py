@@ -4,7 +4,7 @@ import json
 import re
 
 import pytest
-from test_import import benchmark_item
+from factories import benchmark_item
 
 from persian_tui.cli import main
 

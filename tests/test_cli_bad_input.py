@@ -1,7 +1,7 @@
 """Bad command-line input: one line naming the input, never a traceback."""
 
 import pytest
-from conftest import make_question
+from factories import make_question
 
 from persian_tui.cli import main
 from persian_tui.store import Store

@@ -5,7 +5,7 @@ import sys
 import textwrap
 
 import pytest
-from conftest import make_question
+from factories import make_question
 
 WORKER = textwrap.dedent("""
     import sys

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import json
-import shutil
 import sqlite3
-from pathlib import Path
 
 import pytest
-from conftest import SEED, make_question
-from test_embed import offline, tiny_st  # noqa: F401  (session fixtures: a tiny local model)
+from factories import BABA, HAFEZ_1, HAFEZ_2, MINI, ROBAEE, SAADI, copy_mini, make_question
 
 from persian_tui.cli import main
 from persian_tui.io.errors import InputError
@@ -17,27 +14,13 @@ from persian_tui.io.ganjoor import import_corpus
 from persian_tui.models import Option, Question
 from persian_tui.store import Store
 
-MINI = Path(__file__).parent / "data" / "ganjoor-mini"
-SAMPLE = SEED.parent / "ganjoor-sample"
 ZWNJ = "\u200c"
-
-HAFEZ_1 = ("اَلا یا اَیُّهَا السّاقی اَدِرْ کَأساً وَ ناوِلْها", "که عشق آسان نمود اول ولی افتاد مشکل‌ها")
-HAFEZ_2 = ("به بوی نافه‌ای کاخر صبا زان طره بگشاید", "ز تاب جعد مشکینش چه خون افتاد در دل‌ها")
-SAADI = ("چو عضوی به درد آورَد روزگار", "دگر عضوها را نمانَد قرار")
-BABA = ("مرا نه سر نه سامان آفریدند", "پریشانم پریشان آفریدند")
-ROBAEE = ("از منزل کفر تا به دین یک نفس است", "وز عالم شک تا به یقین یک نفس است")  # khayyam and attar
 
 
 @pytest.fixture
 def corpus(store):
     import_corpus(store, MINI)
     return store
-
-
-def copy_mini(tmp_path) -> Path:
-    dest = tmp_path / "export"
-    shutil.copytree(MINI, dest)
-    return dest
 
 
 def test_fts5_is_available():
@@ -232,13 +215,6 @@ def test_cli_errors_never_print_control_characters(tmp_path, capsys):
     assert "skipped:" in out and "\x1b" not in out
 
 
-@pytest.fixture
-def sample() -> Path:
-    if not SAMPLE.is_dir():
-        pytest.skip("../shared/ganjoor-sample is not available")
-    return SAMPLE
-
-
 def test_sample_excerpt_imports_and_links(store, sample):
     p = import_corpus(store, sample)
     assert p.skipped == 0 and p.new > 1700
@@ -280,23 +256,6 @@ def test_export_carries_provenance_and_reimports(corpus, tmp_path):
     assert main(["--db", str(tmp_path / "other.db"), "import", str(v1)]) == 0
 
 
-def test_migration_9_keeps_runs_and_their_lifecycle(tmp_path):
-    from persian_tui.store.db import _connect, migrate
-
-    path = tmp_path / "old.db"
-    conn = _connect(path)
-    migrate(conn, 8)
-    conn.execute("INSERT INTO runs (kind, model, created_at, reason, archived, lease_holder) "
-                 "VALUES ('llm', 'm', 't', 'why', 1, 'me')")
-    conn.close()
-    with Store(path) as s:
-        assert s.conn.execute("SELECT kind, model, reason, archived, lease_holder FROM runs").fetchall() == [
-            ("llm", "m", "why", 1, "me")]
-        assert s.create_run("baseline", "cue:poet", {}).kind == "baseline"
-        with pytest.raises(sqlite3.IntegrityError):
-            s.conn.execute("INSERT INTO runs (kind, model, created_at) VALUES ('bogus', 'm', 't')")
-
-
 def test_cli_similar_tfidf_and_model(tmp_path, capsys, tiny_st, monkeypatch):  # noqa: F811
     db = str(tmp_path / "sim.db")
     assert main(["--db", db, "corpus", "import", str(MINI)]) == 0
@@ -326,7 +285,7 @@ def test_malformed_poet_file_skips_that_poet_only(store, tmp_path):
 
 
 def test_a_busy_database_does_not_undo_a_save(corpus, monkeypatch):
-    from persian_tui.store.db import StoreBusy
+    from persian_tui.store import StoreBusy
 
     def busy(*a, **k):
         raise StoreBusy("busy")

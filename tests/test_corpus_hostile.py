@@ -6,8 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import make_question
-from test_corpus import copy_mini
+from factories import BABA, HAFEZ_1, HAFEZ_2, MINI, ROBAEE, SAADI, copy_mini, make_question
 
 from persian_tui.io.ganjoor import import_corpus
 
@@ -74,7 +73,6 @@ def test_a_folder_without_poet_json_is_named(store, tmp_path):
 
 
 def test_search_joins_words_typed_apart_and_ignores_the_form_case(store):
-    from test_corpus import MINI
 
     from persian_tui.store.corpus import MAX_JOINS, spellings_query
 
@@ -95,7 +93,6 @@ def test_an_edit_during_a_link_run_keeps_the_editors_link(store, tmp_path):
     """`corpus link` reads the options, matches them (seconds on a large bank), then writes.
     An option edited (and linked on save) by another process meanwhile must keep its new
     link: the run's result for the old text is dropped, not written over it."""
-    from test_corpus import BABA, HAFEZ_1, HAFEZ_2, MINI, ROBAEE, SAADI
 
     from persian_tui.models import Option
     from persian_tui.store import Store
@@ -122,7 +119,6 @@ def test_an_edit_during_a_link_run_keeps_the_editors_link(store, tmp_path):
 
 
 def test_progress_is_not_repeated_in_a_log(tmp_path, capsys):
-    from test_corpus import MINI
 
     from persian_tui.cli import main
 

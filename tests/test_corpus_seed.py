@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from conftest import run_import
-from test_corpus import SAMPLE, sample  # noqa: F401  (fixture: the excerpt, or a skip)
+from factories import SAMPLE, run_import
 
 from persian_tui.io.ganjoor import import_corpus
 

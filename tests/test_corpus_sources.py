@@ -10,8 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from conftest import make_question
-from test_corpus import HAFEZ_1, HAFEZ_2, MINI, SAADI, copy_mini
+from factories import HAFEZ_1, HAFEZ_2, MINI, SAADI, copy_mini, make_question
 
 from persian_tui.cli import main
 from persian_tui.io.ganjoor import import_corpus
@@ -119,7 +118,7 @@ def test_ambiguous_only_for_really_different_couplets(store, tmp_path):
 
 
 def test_the_sample_prose_book_never_takes_hafez(store):
-    from test_corpus import SAMPLE
+    from factories import SAMPLE
 
     if not SAMPLE.is_dir():
         pytest.skip("../shared/ganjoor-sample is not available")
@@ -223,12 +222,12 @@ def test_migration_14_reorders_verbatim_reversed_options_except_released(tmp_pat
     conn.close()
     with Store(path) as s:
         rows = s.conn.execute("SELECT question_id, mesra1 FROM options ORDER BY question_id").fetchall()
-        assert rows == [(1, SAADI[0]), (2, SAADI[1])]  # q-2 is released: untouched
+        assert [tuple(r) for r in rows] == [(1, SAADI[0]), (2, SAADI[1])]  # q-2 is released: untouched
         assert s.revisions("q-1")[-1].changes == {"hemistich_order": [1]}
         assert s.revisions("q-2") == []
         methods = s.conn.execute("SELECT question_id, position, method, reversed FROM option_links "
                                  "ORDER BY 1, 2").fetchall()
-        assert methods == [(1, 1, "exact", 0), (1, 2, "one_hemistich", None), (2, 1, "swapped", 1)]
+        assert [tuple(r) for r in methods] == [(1, 1, "exact", 0), (1, 2, "one_hemistich", None), (2, 1, "swapped", 1)]
         assert s.undo_reorder()["restored"] == 1
         assert s.conn.execute("SELECT mesra1 FROM options WHERE question_id = 1").fetchone()[0] == SAADI[1]
 
@@ -441,10 +440,10 @@ def test_a_killed_long_poem_is_replaced_by_the_next_import(store, tmp_path, monk
     with pytest.raises(Killed):
         import_corpus(store, root)
     monkeypatch.undo()
-    assert store.conn.execute("SELECT sha256 LIKE 'pending %' FROM corpus_poems WHERE path = '/hafez/masnavi/sh1'"
-                              ).fetchone() == (1,)
+    assert tuple(store.conn.execute(
+        "SELECT sha256 LIKE 'pending %' FROM corpus_poems WHERE path = '/hafez/masnavi/sh1'").fetchone()) == (1,)
     monkeypatch.setattr(ganjoor, "BATCH_COUPLETS", 3)
     p = import_corpus(store, root)
     assert p.updated == 1 and store.couplet_at("/hafez/masnavi/sh1", 9) is not None
-    assert store.conn.execute("SELECT COUNT(*) FROM corpus_couplets c JOIN corpus_poems p ON p.id = c.poem_id "
-                              "WHERE p.path = '/hafez/masnavi/sh1'").fetchone() == (10,)
+    assert tuple(store.conn.execute("SELECT COUNT(*) FROM corpus_couplets c JOIN corpus_poems p ON p.id = c.poem_id "
+                                    "WHERE p.path = '/hafez/masnavi/sh1'").fetchone()) == (10,)

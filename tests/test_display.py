@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import make_question
+from factories import make_question
 from llm_server import LLMServer, Reply
 
 from persian_tui import bidi, display
@@ -65,7 +65,7 @@ def hostile_db(tmp_path):
 
 
 def q_couplets():
-    from conftest import COUPLETS
+    from factories import COUPLETS
 
     return COUPLETS
 

@@ -1,7 +1,7 @@
 import json
 
 import pytest
-from conftest import make_question
+from factories import make_question
 
 from persian_tui.io.errors import InputError
 from persian_tui.io.export import export_jsonl

@@ -11,7 +11,7 @@ import sqlite3
 
 import numpy as np
 import pytest
-from conftest import make_question
+from factories import couplets, keyed_bank, make_question
 from llm_server import LLMServer, Reply, chat
 from pydantic import ValidationError
 
@@ -24,15 +24,9 @@ PASSWORD = "hunter2-Secret"
 BASIC = base64.b64encode(f"admin:{PASSWORD}".encode()).decode()
 
 
-def couplets(i):
-    return [(f"مصراع اول {i} {j}", f"مصراع دوم {i} {j}") for j in range(4)]
-
-
 @pytest.fixture
 def bank(store):
-    store.add_questions([make_question(f"q-{i:03d}", couplets=couplets(i), key=(i % 4) + 1)
-                         for i in range(6)])
-    return store
+    return keyed_bank(store, 6)
 
 
 def embeddings(body, vector):

@@ -9,7 +9,7 @@ import json
 import os
 
 import pytest
-from conftest import make_question
+from factories import make_question
 
 from persian_tui.cli import main
 from persian_tui.models import MAX_HEMISTICH

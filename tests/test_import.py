@@ -3,8 +3,8 @@
 import json
 
 import pytest
-from conftest import COUPLETS
-from conftest import run_import as run
+from factories import COUPLETS, benchmark_item
+from factories import run_import as run
 
 from persian_tui.io.errors import InputError
 from persian_tui.io.importer import ImportFailed, plan_import
@@ -15,10 +15,6 @@ OTHER = [
     ("یکی بود یکی نبود", "غیر از خدا هیچکس نبود"),
     ("توانا بود هر که دانا بود", "ز دانش دل پیر برنا بود"),
 ]
-
-
-def benchmark_item(id_, couplets=COUPLETS, index=0):
-    return {"id": id_, "options": [f"{a} - {b}" for a, b in couplets], "correct_answer_index": index}
 
 
 def write(tmp_path, name, data):

@@ -3,7 +3,7 @@
 import csv
 
 import pytest
-from conftest import make_question, run_import
+from factories import make_question, run_import
 
 from persian_tui.cli import main
 from persian_tui.io.errors import InputError

@@ -4,19 +4,13 @@ the same file end with exactly the rows one import makes, and all of them exit 0
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-from conftest import make_question
+from factories import make_question, together
 
 from persian_tui.cli import main
 from persian_tui.io.export import export_jsonl
 from persian_tui.store import Store
-
-ROOT = str(Path(__file__).resolve().parents[1])
-
 
 WORDS = ("دل", "عشق", "می", "ساقی", "باده", "یار", "گل", "بلبل", "شب", "ماه", "جان", "راه", "دریا",
          "کوه", "باد", "خاک", "آتش", "آب", "چشم", "زلف", "غم", "شادی", "مهر", "صبر", "خرد", "جام")
@@ -37,17 +31,6 @@ def benchmark_file(path: Path, n: int = 60) -> Path:
              for i in range(n)]
     path.write_text(json.dumps(items, ensure_ascii=False), "utf-8")
     return path
-
-
-def together(db: Path, argvs: list[list[str]]) -> list[subprocess.CompletedProcess]:
-    env = {**os.environ, "PYTHONPATH": ROOT}
-    procs = [subprocess.Popen([sys.executable, "-m", "persian_tui.cli", "--db", str(db), *argv], env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for argv in argvs]
-    out = []
-    for p in procs:
-        stdout, stderr = p.communicate(timeout=300)
-        out.append(subprocess.CompletedProcess(p.args, p.returncode, stdout, stderr))
-    return out
 
 
 def test_four_processes_import_one_file_under_different_sources(tmp_path):

@@ -5,7 +5,7 @@ import json
 
 import numpy as np
 import pytest
-from test_report import add_questions, add_run
+from factories import add_questions, add_run
 
 from persian_tui.cli import main
 from persian_tui.eval.items import item_analysis, rest_discrimination

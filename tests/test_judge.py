@@ -4,7 +4,7 @@ import asyncio
 import json
 
 import pytest
-from conftest import make_question
+from factories import make_question
 from llm_server import LLMServer, Reply, chat
 
 from persian_tui.cli import main
@@ -34,6 +34,18 @@ CATS = [row[0] for row in DEFAULT_TAXONOMY]
 def test_parse_judgment(reply, expected):
     j = parse_judgment(reply, CATS)
     assert (j.status, j.verdict, j.error_category) == expected
+
+
+@pytest.mark.parametrize("reply", [
+    # a template pre-filled <think>: the reply opens with reasoning and has only the closing tag
+    'Weighing it. Perhaps {"verdict": "sound", "error_category": "none"}? No.\n</think>\n'
+    '{"verdict": "flawed", "error_category": "wrong_meaning", "rationale": "misread couplet 2"}',
+    "Draft:\nVERDICT: sound\nCATEGORY: none\n</think>\nVERDICT: flawed\nCATEGORY: wrong_meaning",
+    "<thinking>VERDICT: sound</thinking> VERDICT: flawed\nCATEGORY: wrong_meaning",
+])
+def test_judge_reasoning_is_split_as_the_answer_parser_splits_it(reply):
+    j = parse_judgment(reply, CATS)
+    assert (j.status, j.verdict, j.error_category) == ("ok", "flawed", "wrong_meaning"), j
 
 
 @pytest.fixture
@@ -151,7 +163,7 @@ def test_import_reasoning_attaches_traces(judged, tmp_path):
 
 
 def test_seed_reasoning_sample(store, seed):
-    from conftest import run_import
+    from factories import run_import
 
     from persian_tui.io.predictions import import_predictions
     from persian_tui.io.reasoning import import_reasoning

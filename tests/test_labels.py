@@ -1,7 +1,7 @@
 """Labels: append-only, supersede, undo, the queue with leases, authoring history, adjudication."""
 
 import pytest
-from conftest import make_question
+from factories import make_question
 
 from persian_tui.models import QueueScope, SourceRef
 

@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from conftest import make_question
+from factories import make_question
 
 from persian_tui.cli import main
 from persian_tui.io.errors import InputError

@@ -1,9 +1,11 @@
-"""Architecture rules from design.md, enforced."""
+"""Architecture rules (README "Development"), enforced: textual only in tui/, SQL only in store/,
+the import-linter layers (naming every top-level module), no import cycle, ruff."""
 
 import ast
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -54,3 +56,89 @@ def test_ruff_is_clean():
         pytest.skip("ruff is not installed (it comes with the test extra)")
     done = subprocess.run([ruff, "check", "--no-cache", "."], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-1000:]
+
+
+def test_layers_name_every_top_level_module():
+    """A module missing from the layers is checked by nothing (specs.py imported upward unnoticed)."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
+    layers = config["tool"]["importlinter"]["contracts"][0]["layers"]
+    named = {m.strip().removeprefix("persian_tui.") for layer in layers for m in layer.split("|")}
+    top = {p.stem for p in PACKAGE.glob("*.py") if p.stem != "__init__"}
+    top |= {p.parent.name for p in PACKAGE.glob("*/__init__.py") if p.parent.name != "data"}
+    assert top - named == set()
+
+
+def import_cycles(package: str = "persian_tui") -> list[list[str]]:
+    """The strongly connected components (more than one module) of the import graph, built by
+    grimp: every import counts, one inside a function too (deferring an import hides a cycle,
+    it does not remove the dependency), and a package's `__init__` is a module like any other."""
+    grimp = pytest.importorskip("grimp")
+    graph = grimp.build_graph(package, cache_dir=None)
+
+    edges = {m: graph.find_modules_directly_imported_by(m) for m in graph.modules}
+    # Tarjan's algorithm, iterative
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles = []
+    for root in sorted(edges):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(edges[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            v, children = work[-1]
+            for w in children:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(sorted(edges[w]))))
+                    break
+                if w in on_stack:
+                    low[v] = min(low[v], index[w])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
+                if low[v] == index[v]:
+                    component = []
+                    while True:
+                        w = stack.pop()
+                        on_stack.discard(w)
+                        component.append(w)
+                        if w == v:
+                            break
+                    if len(component) > 1:
+                        cycles.append(sorted(component))
+    return sorted(cycles)
+
+
+def test_the_cycle_finder_finds_a_cycle(tmp_path, monkeypatch):
+    """The finder itself: two modules importing each other are a cycle (the one inside a function
+    too); a one-way import is not."""
+    pkg = tmp_path / "cyclepkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from . import b\n")
+    (pkg / "b.py").write_text("def f():\n    from . import a\n")
+    (pkg / "c.py").write_text("from . import a\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert import_cycles("cyclepkg") == [["cyclepkg.a", "cyclepkg.b"]]
+
+
+def test_no_import_cycles():
+    """No import cycle anywhere in persian_tui (a package's __init__ included)."""
+    assert import_cycles() == []
+
+
+def test_no_test_module_imports_another():
+    """What test modules share lives in conftest.py (fixtures) and helper modules (factories.py,
+    tui_helpers.py, llm_server.py), never in another test module nor imported from conftest."""
+    tests = ROOT / "tests"
+    found = {p.name: sorted(n for n in imports(p) if n.startswith("test_") or n == "conftest")
+             for p in sorted(tests.glob("test_*.py"))}
+    assert {name: names for name, names in found.items() if names} == {}

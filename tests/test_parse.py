@@ -243,7 +243,7 @@ def test_ambiguous_replies_are_stored_and_counted_as_unusable(store):
     answers in the run summary and the report, and never scored as an answer."""
     import asyncio
 
-    from conftest import make_question
+    from factories import make_question
     from llm_server import LLMServer, chat
 
     from persian_tui.eval.report import build_report

@@ -2,7 +2,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import COUPLETS, make_question
+from factories import COUPLETS, make_question
 
 from persian_tui.eval.parse import parse_answer
 from persian_tui.eval.prompts import (

@@ -9,7 +9,7 @@ import threading
 
 import pytest
 import yaml
-from conftest import make_question
+from factories import couplets, make_question
 from llm_server import LLMServer, chat
 
 from persian_tui.cli import main
@@ -23,16 +23,12 @@ from persian_tui.store import ReleaseExists, Store
 ZWNJ = "\u200c"
 
 
-def couplets(i):
-    return [(f"می{ZWNJ}خانه {i} {j}", f"مصراع دوم {i} {j}") for j in range(4)]
-
-
 @pytest.fixture
 def bank(store):
-    qs = [make_question(f"q-{i:02d}", couplets=couplets(i), key=i % 4 + 1, status="curated",
+    qs = [make_question(f"q-{i:02d}", couplets=couplets(i, first=f"می{ZWNJ}خانه"), key=i % 4 + 1, status="curated",
                         category=["تشبیه", "عشق"][i % 2], source_name="کنکور", source_id=str(i))
           for i in range(8)]
-    qs.append(make_question("q-draft", couplets=couplets(99), status="draft"))
+    qs.append(make_question("q-draft", couplets=couplets(99, first=f"می{ZWNJ}خانه"), status="draft"))
     store.add_questions(qs)
     for i in range(8):
         store.add_label(f"q-{i:02d}", "ann-a", i % 4 + 1)

@@ -6,14 +6,13 @@ import json
 
 import numpy as np
 import pytest
-from conftest import make_question, run_import
+from factories import add_questions, add_run, make_question, run_import
 
 from persian_tui.cli import main
 from persian_tui.eval import stats
 from persian_tui.eval.report import ReportError, build_report
 from persian_tui.io.predictions import import_predictions
 from persian_tui.io.report_files import render_files, render_text
-from persian_tui.models import Prediction
 
 # ---------------------------------------------------------------- statistics
 
@@ -110,29 +109,6 @@ def test_bootstrap_weights_are_the_draws_of_default_rng():
 
 
 # ---------------------------------------------------------------- hand-made databases
-
-
-def add_questions(store, keys, *, option_poets=None, **per_question):
-    """Questions q1, q2, ... with these keys; per_question: a list of values per field."""
-    qs = []
-    for i, k in enumerate(keys, 1):
-        kw = {name: values[i - 1] for name, values in per_question.items()}
-        q = make_question(f"q{i}", couplets=[(f"مصراع {i} {j} الف", f"مصراع {i} {j} ب") for j in range(4)],
-                          key=k, **kw)
-        for option, poet in zip(q.options, (option_poets or {}).get(q.uid, [])):
-            option.poet = poet
-        qs.append(q)
-    store.add_questions(qs)
-    return qs
-
-
-def add_run(store, model, answers, *, uids=None, status="done", **extra):
-    """answers[i] for question q{i+1}: 1..4, None (empty) or "x" (an API error)."""
-    uids = uids or [f"q{i}" for i in range(1, len(answers) + 1)]
-    preds = [Prediction(uid, None if a in (None, "x") else a,
-                        "api_error" if a == "x" else "empty" if a is None else "ok", **extra)
-             for uid, a in zip(uids, answers)]
-    return store.create_run("llm", model, {}, total=len(preds), status=status, predictions=preds).id
 
 
 @pytest.fixture
@@ -400,15 +376,6 @@ def test_json_pairs_carry_mde(two_runs):
     sd = stats.paired_sd([pair["a_only"]], [pair["b_only"]], pair["n"])
     assert pair["mde"] == pytest.approx(float(stats.paired_mde(sd, pair["n"])[0]), rel=1e-5)
     assert pair["mde"] > 0.5 and pair["n_needed"] > pair["n"]  # 5 questions detect nothing small
-
-
-def test_one_p_value_format_for_screen_and_files():
-    from persian_tui.io.report_files import format_p
-    from persian_tui.tui.screens.report import p_value
-
-    for p in (None, 0.0, 5e-5, 0.00049, 0.04, 1.0):
-        assert p_value(p) == format_p(p)
-    assert format_p(5e-5) == "< 0.0001" and format_p(0.04) == "0.0400"
 
 
 # ---------------------------------------------------------------- the seed's published answers

@@ -13,27 +13,21 @@ import sys
 import time
 
 import pytest
-from conftest import make_question
+from factories import keyed_bank, llm_run
 from llm_server import LLMServer, Reply, chat
 from pydantic import ValidationError
 
 from persian_tui.cli import main
 from persian_tui.runs import LLMRunSpec, RunError, create_llm_run, execute_llm_run
-from persian_tui.specs import EmbedRunSpec, field_errors
+from persian_tui.runs.spec import EmbedRunSpec, field_errors
 
 KEY = "sk-live-TOPSECRET-0123456789abcdef"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def couplets(i):
-    return [(f"مصراع اول {i} {j}", f"مصراع دوم {i} {j}") for j in range(4)]
-
-
 @pytest.fixture
 def bank(store):
-    store.add_questions([make_question(f"q-{i:03d}", couplets=couplets(i), key=(i % 4) + 1)
-                         for i in range(10)])
-    return store
+    return keyed_bank(store, 10)
 
 
 def closed_port() -> int:
@@ -45,10 +39,7 @@ def closed_port() -> int:
 
 
 def run(store, script, **kw):
-    with LLMServer(script) as server:
-        spec = LLMRunSpec(base_url=server.url, model="m", **{"max_retries": 0, **kw})
-        r = create_llm_run(store, spec)
-        return r, asyncio.run(execute_llm_run(store.path, r.id)), server
+    return llm_run(store, script, **kw)
 
 
 def cli(db, *args, env_extra=None, **kw):

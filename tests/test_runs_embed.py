@@ -5,7 +5,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import make_question
+from factories import make_question
 from llm_server import LLMServer, Reply
 
 from persian_tui.eval.outlier import predict

@@ -10,7 +10,7 @@ import threading
 import time
 
 import pytest
-from conftest import make_question
+from factories import keyed_bank, llm_run
 from llm_server import LLMServer, Reply, chat
 
 from persian_tui.runs import LLMRunSpec, create_llm_run, execute_llm_run
@@ -18,15 +18,9 @@ from persian_tui.runs import LLMRunSpec, create_llm_run, execute_llm_run
 SECRET = "sk-test-SECRET-never-stored-123"
 
 
-def couplets(i):
-    return [(f"مصراع اول {i} {j}", f"مصراع دوم {i} {j}") for j in range(4)]
-
-
 @pytest.fixture
 def bank(store):
-    store.add_questions([make_question(f"q-{i:03d}", couplets=couplets(i), key=(i % 4) + 1)
-                         for i in range(12)])
-    return store
+    return keyed_bank(store, 12)
 
 
 def key_of(body):
@@ -37,11 +31,7 @@ def key_of(body):
 
 
 def run(store, script, **kw):
-    with LLMServer(script) as server:
-        spec = LLMRunSpec(base_url=server.url, model="test-model", **{"max_retries": 2, **kw})
-        r = create_llm_run(store, spec)
-        progress = asyncio.run(execute_llm_run(store.path, r.id))
-        return r, progress, server
+    return llm_run(store, script, **{"model": "test-model", "max_retries": 2, **kw})
 
 
 FORMATS = ["{k}", "Answer: {k}", '{{"answer": {k}}}', "```json\n{{\"answer\": \"{k}\"}}\n```",

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import make_question
+from factories import make_question
 
 from persian_tui.cli import main
 from persian_tui.io.files import TAG, WriteError, remove_stale_temps, write_atomic

@@ -2,11 +2,10 @@
 per (run, question, sample), voted, resumed, judged on a picked sample, reported."""
 
 import asyncio
-import sqlite3
 import threading
 
 import pytest
-from conftest import make_question
+from factories import keyed_bank
 from llm_server import LLMServer, chat
 
 from persian_tui.cli import main
@@ -21,19 +20,11 @@ from persian_tui.runs import (
     execute_judge_run,
     execute_llm_run,
 )
-from persian_tui.store import Store
-from persian_tui.store.db import migrate
-
-
-def couplets(i):
-    return [(f"مصراع اول {i} {j}", f"مصراع دوم {i} {j}") for j in range(4)]
 
 
 @pytest.fixture
 def bank(store):
-    store.add_questions([make_question(f"q-{i:03d}", couplets=couplets(i), key=(i % 4) + 1)
-                         for i in range(6)])
-    return store
+    return keyed_bank(store, 6)
 
 
 def shown_key(body):
@@ -182,30 +173,6 @@ def test_cli_samples_and_report_files(bank, tmp_path, capsys):
     assert "--samples" in capsys.readouterr().err
     assert main(["--db", db, "run", "llm", "--resume", str(run_id), "--samples", "3"]) == 1
     assert "samples" in capsys.readouterr().err
-
-
-def test_migration_keeps_predictions_and_judgments_as_sample_0(tmp_path):
-    path = tmp_path / "old.db"
-    conn = sqlite3.connect(path, isolation_level=None)
-    migrate(conn, target=12)  # the last version without samples (migration 13 adds them)
-    conn.executescript("""
-        INSERT INTO questions (id, uid, created_at, updated_at, fingerprint) VALUES (1, 'q', 't', 't', 'f');
-        INSERT INTO runs (id, kind, model, created_at) VALUES (1, 'llm', 'm', 't');
-        INSERT INTO runs (id, kind, model, created_at) VALUES (2, 'judge', 'j', 't');
-        INSERT INTO predictions (id, run_id, question_id, predicted, parse_status, created_at)
-            VALUES (7, 1, 1, 3, 'ok', 't');
-        INSERT INTO judgments (run_id, prediction_id, status, created_at) VALUES (2, 7, 'ok', 't');
-    """)
-    conn.close()
-    with Store(path) as s:
-        assert s.conn.execute("SELECT id, sample, predicted FROM predictions").fetchall() == [(7, 0, 3)]
-        assert [j.sample for j in s.judgments()] == [0]
-        s.save_predictions(1, [Prediction("q", 2, "ok", sample=1)])
-        with pytest.raises(sqlite3.IntegrityError):  # (run, question, sample) is unique
-            s.conn.execute("INSERT INTO predictions (run_id, question_id, sample, parse_status, created_at) "
-                           "VALUES (1, 1, 1, 'ok', 't')")
-        s.conn.execute("DELETE FROM predictions WHERE id = 7")  # still cascades
-        assert s.conn.execute("SELECT COUNT(*) FROM judgments").fetchone()[0] == 0
 
 
 def test_kill_9_then_resume_asks_only_the_missing_samples(bank):

@@ -1,6 +1,6 @@
 """Import the real seed files from ../shared/seed-data (skipped when it is absent)."""
 
-from conftest import run_import as run
+from factories import run_import as run
 
 
 def test_benchmark_dataset(store, seed):

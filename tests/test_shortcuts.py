@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import make_question
+from factories import MINI, make_question
 from scipy.stats import binomtest
-from test_corpus import MINI
 
 from persian_tui.cli import main
 from persian_tui.eval.shortcuts import analyse, length_outlier, odd_one

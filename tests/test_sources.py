@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import itertools
 import json
-import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import make_question, run_import
-from test_import_races import together
+from factories import make_question, run_import, together
 
 from persian_tui.cli import main
 from persian_tui.io.export import export_jsonl
@@ -20,8 +18,6 @@ from persian_tui.io.predictions import import_predictions
 from persian_tui.io.reasoning import import_reasoning
 from persian_tui.models import SourceRef
 from persian_tui.store import Store
-from persian_tui.store.db import migrate
-from persian_tui.store.schema import SCHEMA_VERSION
 
 DATA = Path(__file__).parent / "data" / "sources"
 KEYS = DATA / "book-keys.json"
@@ -166,23 +162,6 @@ def test_version_2_files_still_import(store, tmp_path):
     bad.write_text(json.dumps({**line, "schema_version": 3, "sources": {"name": "x"}}) + "\n", "utf-8")
     plan = run_import(store, bad, skip_invalid=True)
     assert "'sources' must be a list" in plan.of("rejected")[0].reason
-
-
-def test_migration_backfills_references_from_the_question_columns(tmp_path):
-    path = tmp_path / "old.db"
-    conn = sqlite3.connect(path, isolation_level=None)
-    migrate(conn, 11)  # the last version without source references (migration 12 adds them)
-    conn.execute("INSERT INTO questions (uid, source_name, source_id, created_at, updated_at, fingerprint) "
-                 "VALUES ('q-a', 'book', '6', 't1', 't1', 'f1'), ('q-b', NULL, NULL, 't2', 't2', 'f2'), "
-                 "('q-c', 'exam', NULL, 't3', 't3', 'f3')")
-    conn.close()
-    with Store(path) as store:
-        assert store.version == SCHEMA_VERSION
-        rows = store.conn.execute("SELECT q.uid, s.source_name, s.source_id, s.created_at FROM question_sources s "
-                                  "JOIN questions q ON q.id = s.question_id ORDER BY s.id").fetchall()
-        assert rows == [("q-a", "book", "6", "t1"), ("q-c", "exam", None, "t3")]
-        with store.tx():  # one row per (question, name, id), NULL id included
-            assert not store._add_source(store._qid("q-c"), SourceRef("exam", None), "t")
 
 
 def test_editing_the_source_moves_its_reference(store):

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import make_question
+from factories import make_question
 
 from persian_tui.cli import main
 from persian_tui.store import Store, StoreError

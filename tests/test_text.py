@@ -80,7 +80,7 @@ def _keys(couplets):
 
 
 def test_duplicate_index_finds_near_and_swapped_copies():
-    from conftest import COUPLETS
+    from factories import COUPLETS
 
     index = DuplicateIndex()
     index.add("q1", _keys(COUPLETS))
@@ -95,7 +95,7 @@ def test_duplicate_index_finds_near_and_swapped_copies():
 
 
 def test_duplicate_index_reports_a_shared_couplet_below_threshold():
-    from conftest import COUPLETS
+    from factories import COUPLETS
 
     index = DuplicateIndex()
     index.add("q1", _keys(COUPLETS))

@@ -5,34 +5,26 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import tui_helpers
+from factories import dated_question
 from textual.widgets import Input
-from tui_helpers import notices
+from tui_helpers import bank_loaded, make_app, notices, wait_for
 
 from persian_tui import bidi, config
 from persian_tui.io import jsonl
-from persian_tui.models import Option, Question
 from persian_tui.store import Store
-from persian_tui.tui.app import PersianTUI, run_app
+from persian_tui.tui.app import run_app
+from persian_tui.tui.keys import APP_KEYS, help_rows
 from persian_tui.tui.render import GUTTER, detail_lines, plain
 from persian_tui.tui.screens.bank import BankScreen
-from persian_tui.tui.screens.help import KEYS, HelpScreen
+from persian_tui.tui.screens.help import HelpScreen
 from persian_tui.tui.widgets.bank_table import BankTable
 from persian_tui.tui.widgets.couplets import QuestionView
 
 SIZE = (120, 40)
-STAMP = "2024-03-01T12:00:00Z"
 ZWNJ = "\u200c"
 
 
-def question(uid, couplets, **kw) -> Question:
-    kw.setdefault("key", 1)
-    kw.setdefault("status", "ready")
-    return Question(uid=uid, options=[Option(i, a, b) for i, (a, b) in enumerate(couplets, 1)],
-                    created_at=STAMP, updated_at=STAMP, **kw)
-
-
-LOVE = question("q-love", [
+LOVE = dated_question("q-love", [
     ("طریق عشق پرآشوب و فتنه است ای دل", "بیفتد آن که در این راه با شتاب رود"),
     ("گر نور عشق حق به دل و جانت اوفتد", "بالله از آفتاب فلک خوبتر شوی"),
     ("شکوه عشق نگه کن که موی مجنون را", "فلک به شعشعه آفتاب، شانه کند"),
@@ -40,20 +32,20 @@ LOVE = question("q-love", [
 ], source_name="fixture", source_id="6", category="عرفانی", poet="حافظ",
    explanation="بیت نخست از دشواری راه عشق می‌گوید.")
 # Arabic yeh (U+064A) and kaf (U+0643) in the stored text
-ARABIC = question("q-arabic", [
+ARABIC = dated_question("q-arabic", [
     ("يكي را كه در بند بيني مخند", "مبادا كه ناگه در افتي به بند"),
     ("به نیکی گرای و میازار کس", "ره رستگاری همین است و بس"),
     ("توانا بود هر که دانا بود", "ز دانش دل پیر برنا بود"),
     ("چو از قومی یکی بی‌دانشی کرد", "نه که را منزلت ماند نه مه را"),
 ], source_name="fixture", source_id="12", key=3, status="draft", category="اخلاقی")
 # ZWNJ and diacritics
-ZWNJ_Q = question("q-zwnj", [
+ZWNJ_Q = dated_question("q-zwnj", [
     (f"بشنو این نی چون شکایت می{ZWNJ}کند", f"از جدایی{ZWNJ}ها حکایت می{ZWNJ}کند"),
     ("خُدا را چه دیدی، شاید مَن هم بیایم", "دلا نزد کسی بنشین که او از دل خبر دارد"),
     ("الا یا ایها الساقی ادر کاسا و ناولها", f"که عشق آسان نمود اول ولی افتاد مشکل{ZWNJ}ها"),
     ("هر که را جامه ز عشقی چاک شد", "او ز حرص و عیب کلی پاک شد"),
 ], source_name="fixture", source_id="14", key=2, status="curated")
-PERSIAN_KAF = question("q-kuy", [
+PERSIAN_KAF = dated_question("q-kuy", [
     ("بر سر کوی تو عقل از دست برفت", "دل نیز به دنبال تو پیوست برفت"),
     ("ای که پنجاه رفت و در خوابی", "مگر این پنج روزه دریابی"),
     ("سحر با باد می‌گفتم حدیث آرزومندی", "خطاب آمد که واثق شو به الطاف خداوندی"),
@@ -68,22 +60,6 @@ def bank_db(tmp_path) -> Path:
     with Store(path) as store:
         store.add_questions(QUESTIONS)
     return path
-
-
-def make_app(path: Path, mode: str = "app", **kw) -> PersianTUI:
-    kw.setdefault("db_label", "bank.db")
-    return tui_helpers.make_app(path, mode, **kw)
-
-
-async def loaded(pilot) -> BankScreen:
-    """Wait for the bank's first fill (it runs after the first layout)."""
-    for _ in range(200):
-        bank = pilot.app.bank
-        if bank is not None and bank.loaded_at is not None:
-            break
-        await pilot.pause(0.01)
-    await pilot.pause()
-    return pilot.app.bank
 
 
 def table_uids(app) -> list[str]:
@@ -113,7 +89,7 @@ async def type_search(pilot, text: str) -> None:
 async def test_bank_opens_with_all_rows(bank_db):
     app = make_app(bank_db)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot)
+        await bank_loaded(pilot)
         assert table_uids(app) == ["q-love", "q-arabic", "q-zwnj", "q-kuy"]
         status = status_text(app)
         assert "bank.db" in status and "4 questions" in status
@@ -125,7 +101,7 @@ async def test_bank_opens_with_all_rows(bank_db):
 async def test_search_narrows_and_escape_clears(bank_db):
     app = make_app(bank_db)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot)
+        await bank_loaded(pilot)
         await type_search(pilot, "عشق")
         assert table_uids(app) == ["q-love", "q-zwnj"]
         assert "2 match" in str(app.screen.query_one("#filters").render())
@@ -142,7 +118,7 @@ async def test_search_narrows_and_escape_clears(bank_db):
 async def test_search_matches_arabic_and_persian_letters(bank_db):
     app = make_app(bank_db)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot)
+        await bank_loaded(pilot)
         await type_search(pilot, "كوي")  # Arabic kaf and yeh: finds the Persian کوی
         assert table_uids(app) == ["q-kuy"]
         await pilot.press("escape")
@@ -153,7 +129,7 @@ async def test_search_matches_arabic_and_persian_letters(bank_db):
 async def test_search_keeps_zwnj_words(bank_db):
     app = make_app(bank_db)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot)
+        await bank_loaded(pilot)
         await type_search(pilot, f"جدایی{ZWNJ}ها")
         assert table_uids(app) == ["q-zwnj"]
 
@@ -161,7 +137,7 @@ async def test_search_keeps_zwnj_words(bank_db):
 async def test_detail_pane_shows_couplets_in_display_order(bank_db):
     app = make_app(bank_db)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot)
+        await bank_loaded(pilot)
         await pilot.press("down")  # q-arabic
         await pilot.pause()
         view = app.screen.query_one(QuestionView)
@@ -187,7 +163,7 @@ async def test_detail_pane_shows_couplets_in_display_order(bank_db):
 async def test_detail_pane_keeps_zwnj_and_diacritics(bank_db):
     app = make_app(bank_db)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot)
+        await bank_loaded(pilot)
         await pilot.press("down", "down")  # q-zwnj
         await pilot.pause()
         joined = "\n".join(detail_text(app))
@@ -199,7 +175,7 @@ async def test_detail_pane_keeps_zwnj_and_diacritics(bank_db):
 async def test_detail_follows_resize(bank_db):
     app = make_app(bank_db)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot)
+        await bank_loaded(pilot)
         before = app.screen.query_one(QuestionView).content_size.width
         await pilot.resize_terminal(160, 40)
         await pilot.pause()
@@ -214,7 +190,7 @@ async def test_detail_follows_resize(bank_db):
 async def test_status_and_category_filters(bank_db):
     app = make_app(bank_db)
     async with app.run_test(size=SIZE) as pilot:
-        bank = await loaded(pilot)
+        bank = await bank_loaded(pilot)
         await pilot.press("s")  # draft
         await pilot.pause()
         assert bank.status == "draft" and table_uids(app) == ["q-arabic"]
@@ -235,14 +211,15 @@ async def test_status_and_category_filters(bank_db):
 async def test_help_screen(bank_db):
     app = make_app(bank_db)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot)
+        await bank_loaded(pilot)
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
         keys = str(app.screen.query_one("#help-keys").render())
         assert "reload" in keys and "Ctrl+P" in keys
+        rows = help_rows(BankScreen.KEY_TABLE + APP_KEYS)
         box = app.screen.query_one("#help-keys").region  # really on screen, not collapsed
-        assert box.width >= max(len(k) + len(w) for k, w in KEYS) and box.height == len(KEYS)
+        assert box.width >= max(len(k) + len(w) for k, w in rows) and box.height == len(rows)
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, BankScreen)
@@ -251,9 +228,9 @@ async def test_help_screen(bank_db):
 async def test_reload_sees_other_writers(bank_db):
     app = make_app(bank_db)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot)
+        await bank_loaded(pilot)
         with Store(bank_db) as other:  # e.g. an annotator over SSH
-            other.add_questions([question("q-new", [(f"مصراع {i} نو", f"مصراع {i} دوم") for i in range(4)])])
+            other.add_questions([dated_question("q-new", [(f"مصراع {i} نو", f"مصراع {i} دوم") for i in range(4)])])
         assert len(table_uids(app)) == 4
         await pilot.press("r")
         await pilot.pause()
@@ -264,7 +241,7 @@ async def test_reload_sees_other_writers(bank_db):
 async def test_command_palette_filters_status(bank_db):
     app = make_app(bank_db)
     async with app.run_test(size=SIZE) as pilot:
-        bank = await loaded(pilot)
+        bank = await bank_loaded(pilot)
         await pilot.press("ctrl+p")
         await pilot.pause()
         for ch in "status: curated":
@@ -278,7 +255,7 @@ async def test_command_palette_filters_status(bank_db):
 async def test_bidi_modes(bank_db):
     app = make_app(bank_db)
     async with app.run_test(size=SIZE) as pilot:
-        bank = await loaded(pilot)
+        bank = await bank_loaded(pilot)
         body = app.screen.query_one("#body")
         assert not body.has_class("-stacked")
         await pilot.press("b")  # terminal: logical text, table and detail stacked
@@ -299,7 +276,7 @@ async def test_bidi_modes(bank_db):
 async def test_terminal_mode_starts_stacked(bank_db):
     app = make_app(bank_db, "terminal")
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot)
+        await bank_loaded(pilot)
         assert app.screen.query_one("#body").has_class("-stacked")
         table = app.screen.query_one(BankTable)
         assert table.size.width >= SIZE[0] - 2  # full width, the detail pane below it
@@ -309,7 +286,7 @@ async def test_terminal_mode_starts_stacked(bank_db):
 async def test_quit_key(bank_db):
     app = make_app(bank_db)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot)
+        await bank_loaded(pilot)
         await pilot.press("q")
         await pilot.pause()
     assert app.return_code == 0
@@ -322,7 +299,7 @@ async def test_new_database_gets_the_sample_bank(tmp_path, monkeypatch):
     monkeypatch.setattr(config, "sample_bank_path", lambda: sample)
     app = make_app(tmp_path / "new.db", sample=True)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot)
+        await bank_loaded(pilot)
         await app.workers.wait_for_complete()
         await pilot.pause()
         await pilot.pause()
@@ -333,7 +310,7 @@ async def test_missing_sample_bank_notifies(tmp_path, monkeypatch):
     monkeypatch.setattr(config, "sample_bank_path", lambda: tmp_path / "nope.jsonl")
     app = make_app(tmp_path / "new.db", sample=True)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot)
+        await bank_loaded(pilot)
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert table_uids(app) == []
@@ -363,7 +340,7 @@ def test_detail_lines_without_a_question():
 def test_bank_snapshot_app_mode(bank_db, snap_compare):
 
     async def run_before(pilot) -> None:
-        await loaded(pilot)
+        await bank_loaded(pilot)
 
     app = make_app(bank_db, "app")
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
@@ -379,7 +356,7 @@ async def test_agreement_panel_shows_the_figures(bank_db):
             store.add_label(uid, "sara", b)
     app = make_app(bank_db)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot)
+        await bank_loaded(pilot)
         await pilot.press("g")
         await pilot.pause()
         from textual.widgets import DataTable
@@ -400,7 +377,7 @@ async def test_name_is_asked_once(bank_db):
 
     app = make_app(bank_db)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot)
+        await bank_loaded(pilot)
         await pilot.press("g")  # the agreement panel needs no name
         await pilot.pause()
         await pilot.press("escape")
@@ -432,7 +409,7 @@ async def test_new_database_is_filled_at_the_first_load(tmp_path, monkeypatch):
             seen["status"] = str(app.bank.query_one("#status-line").render())
 
     async with app.run_test(size=SIZE, message_hook=first_load) as pilot:
-        await loaded(pilot)
+        await bank_loaded(pilot)
         assert seen["rows"] == ["q-love", "q-arabic"]
         assert "2 questions" in seen["status"]
         await pilot.pause()
@@ -444,7 +421,7 @@ async def test_bank_says_loading_until_the_first_fill(bank_db):
     async with app.run_test(size=SIZE) as pilot:
         bank = app.bank
         assert bank.loaded_at is None and "loading bank.db" in str(bank.query_one("#status-line").render())
-        await loaded(pilot)
+        await bank_loaded(pilot)
         assert "4 questions" in str(bank.query_one("#status-line").render())
 
 
@@ -459,13 +436,13 @@ def first_hit(app) -> str:
 
 
 async def test_command_palette_opens_every_screen(bank_db):
-    from persian_tui.tui.commands import BankCommands
+    from persian_tui.tui.commands import ScreenCommands
     from persian_tui.tui.screens.report import ReportScreen
 
     app = make_app(bank_db)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot)
-        titles = [title for title, _, _ in BankCommands(app.screen)._commands()]
+        await bank_loaded(pilot)
+        titles = [title for title, _, _ in ScreenCommands(app.screen)._commands()]
         for title in ("Label", "Label this question", "New question", "Edit question", "Adjudicate",
                       "Agreement", "Runs", "Review", "Report", "Search", "Reload", "Help", "Quit"):
             assert title in titles, title
@@ -473,9 +450,9 @@ async def test_command_palette_opens_every_screen(bank_db):
         await pilot.pause()
         for ch in "report":
             await pilot.press(ch)
-        await tui_helpers.wait_for(pilot, lambda: first_hit(app).startswith("Report"), "the palette lists Report")
+        await wait_for(pilot, lambda: first_hit(app).startswith("Report"), "the palette lists Report")
         await pilot.press("enter")
-        await tui_helpers.wait_for(pilot, lambda: isinstance(app.screen, ReportScreen), "the report opened")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReportScreen), "the report opened")
 
 
 async def test_detail_pane_lists_every_source_reference(bank_db):
@@ -487,7 +464,7 @@ async def test_detail_pane_lists_every_source_reference(bank_db):
         assert done.links == ["linked", "linked"]
     app = make_app(bank_db)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot)
+        await bank_loaded(pilot)
         await pilot.press("down")  # q-arabic
         await pilot.pause()
         words = " ".join(" ".join(detail_text(app)).split())  # the list wraps in the pane
@@ -507,16 +484,16 @@ async def test_notices_do_not_follow_the_user_to_another_screen(bank_db):
 
     app = make_app(bank_db)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await loaded(pilot)
+        await bank_loaded(pilot)
         app.notify("about the bank", timeout=60)
-        await tui_helpers.wait_for(pilot, lambda: any("about the bank" in t for t in toasts()), "the bank toast")
+        await wait_for(pilot, lambda: any("about the bank" in t for t in toasts()), "the bank toast")
         app.push_screen(ConfirmDialog("sure?"))
         await pilot.pause()
         assert any("about the bank" in t for t in toasts())  # under a dialog: still there
         app.pop_screen()
         await pilot.press("m")
-        await tui_helpers.wait_for(pilot, lambda: isinstance(app.screen, RunsScreen), "the runs screen")
+        await wait_for(pilot, lambda: isinstance(app.screen, RunsScreen), "the runs screen")
         await pilot.pause()
         assert not any("about the bank" in t for t in toasts())
         app.notify("about the runs", timeout=60)
-        await tui_helpers.wait_for(pilot, lambda: any("about the runs" in t for t in toasts()), "the runs toast")
+        await wait_for(pilot, lambda: any("about the runs" in t for t in toasts()), "the runs toast")

@@ -5,14 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import tui_helpers
 from textual.widgets import Input, OptionList
-from tui_helpers import notices
+from tui_helpers import make_app, notices, open_screen
 
 from persian_tui import bidi
 from persian_tui.models import Option, Question
 from persian_tui.store import Store
-from persian_tui.tui.app import PersianTUI
 from persian_tui.tui.screens.adjudicate import BULK_REASON, AdjudicationScreen
 from persian_tui.tui.screens.author import AuthorScreen
 from persian_tui.tui.screens.bank import BankScreen
@@ -57,28 +55,12 @@ def db(tmp_path) -> Path:
     return build(tmp_path / "adj.db")
 
 
-def make_app(path: Path, mode: str = "app") -> PersianTUI:
-    return tui_helpers.make_app(path, mode, db_label="adj.db", annotator="reza")
-
-
 async def open_queue(pilot) -> AdjudicationScreen:
-    for _ in range(200):
-        bank = pilot.app.bank
-        if bank is not None and bank.loaded_at is not None:
-            break
-        await pilot.pause(0.01)
-    await pilot.press("a")
-    await pilot.pause()
-    assert isinstance(pilot.app.screen, AdjudicationScreen)
-    return pilot.app.screen
+    return await open_screen(pilot, "a", AdjudicationScreen)
 
 
 def detail(app) -> str:
     return "\n".join(app.screen.query_one("#adj-view", LinesView).text_lines)
-
-
-def notes(app) -> list[str]:
-    return [n for n in notices(app)]
 
 
 async def answer(pilot, reason: str) -> None:
@@ -91,7 +73,7 @@ async def answer(pilot, reason: str) -> None:
 
 
 async def test_queue_shows_disagreeing_and_flagged_items(db):
-    app = make_app(db)
+    app = make_app(db, annotator="reza")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_queue(pilot)
         assert screen.uids == ["q-a", "q-b", "q-c"]
@@ -116,7 +98,7 @@ async def test_queue_shows_disagreeing_and_flagged_items(db):
 
 
 async def test_set_the_key_with_a_reason(db):
-    app = make_app(db)
+    app = make_app(db, annotator="reza")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_queue(pilot)
         await pilot.press("۲")  # Persian digits too
@@ -137,11 +119,11 @@ async def test_set_the_key_with_a_reason(db):
         assert screen.uids == ["q-b", "q-c"]  # it left the queue; the next one is selected
         assert screen.current.uid == "q-b"
         assert app.screen.query_one("#adj-queue", OptionList).highlighted == 0
-        assert "q-a: key set to 2" in notes(app)
+        assert "q-a: key set to 2" in notices(app)
 
 
 async def test_accept_the_key_reason_optional(db):
-    app = make_app(db)
+    app = make_app(db, annotator="reza")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_queue(pilot)
         await pilot.press("down", "down")  # q-c (flagged, key 1)
@@ -157,7 +139,7 @@ async def test_accept_the_key_reason_optional(db):
 
 
 async def test_escape_cancels_a_decision(db):
-    app = make_app(db)
+    app = make_app(db, annotator="reza")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_queue(pilot)
         await pilot.press("3")
@@ -170,7 +152,7 @@ async def test_escape_cancels_a_decision(db):
 
 
 async def test_retire_needs_a_reason(db):
-    app = make_app(db)
+    app = make_app(db, annotator="reza")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_queue(pilot)
         await pilot.press("down")  # q-b
@@ -189,7 +171,7 @@ async def test_retire_needs_a_reason(db):
 
 
 async def test_bulk_accept_after_confirming_the_count(db):
-    app = make_app(db)
+    app = make_app(db, annotator="reza")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_queue(pilot)
         await pilot.press("A")
@@ -211,11 +193,11 @@ async def test_bulk_accept_after_confirming_the_count(db):
             ("q-d", "accept", BULK_REASON, "reza"), ("q-e", "accept", BULK_REASON, "reza")]
         assert statuses == {"q-d": "curated", "q-e": "curated"}
         assert screen.uids == ["q-a", "q-b", "q-c"] and screen.bulk == 0
-        assert "accepted the key of 2 question(s)" in notes(app)
+        assert "accepted the key of 2 question(s)" in notices(app)
 
 
 async def test_empty_queue_says_so_and_counts_the_bulk(tmp_path):
-    app = make_app(build(tmp_path / "calm.db", queue=False))
+    app = make_app(build(tmp_path / "calm.db", queue=False), annotator="reza")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_queue(pilot)
         assert screen.uids == [] and not screen.query_one("#adj-queue").display
@@ -227,7 +209,7 @@ async def test_empty_queue_says_so_and_counts_the_bulk(tmp_path):
 
 
 async def test_decided_elsewhere_meanwhile(db):
-    app = make_app(db)
+    app = make_app(db, annotator="reza")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_queue(pilot)
         with Store(db) as other:  # another adjudicator, another process
@@ -235,12 +217,12 @@ async def test_decided_elsewhere_meanwhile(db):
         await pilot.press("2")
         await pilot.pause()
         assert isinstance(app.screen, AdjudicationScreen)  # no dialog
-        assert any("decided meanwhile" in n for n in notes(app))
+        assert any("decided meanwhile" in n for n in notices(app))
         assert screen.uids == ["q-b", "q-c"]
 
 
 async def test_edit_from_the_queue_and_reload(db):
-    app = make_app(db)
+    app = make_app(db, annotator="reza")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_queue(pilot)
         await pilot.press("down")  # q-b
@@ -267,7 +249,7 @@ async def test_edit_from_the_queue_and_reload(db):
 
 
 async def test_terminal_mode_stacks_queue_and_detail(db):
-    app = make_app(db, "terminal")
+    app = make_app(db, "terminal", annotator="reza")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_queue(pilot)
         await pilot.pause()
@@ -291,7 +273,7 @@ async def test_item_flags_feed_the_queue_with_their_evidence(tmp_path):
         for m in ("model-a", "model-b", "model-c"):
             preds = [Prediction(f"q-{c}", 3 if c == "d" else 1, "ok") for c in "abcdef"]
             s.create_run("imported", m, {}, status="done", total=6, predictions=preds)
-    app = make_app(path)
+    app = make_app(path, annotator="reza")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_queue(pilot)
         assert screen.uids == ["q-a", "q-b", "q-c", "q-d"]

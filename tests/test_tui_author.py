@@ -5,14 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import tui_helpers
+from factories import dated_question
 from textual.widgets import Input, Select, TextArea
-from tui_helpers import notices
+from tui_helpers import make_app, notices, open_screen, settle
 
 from persian_tui import bidi
-from persian_tui.models import Option, Question
 from persian_tui.store import Store
-from persian_tui.tui.app import PersianTUI
 from persian_tui.tui.screens.author import AuthorScreen, parse_key, parse_tags
 from persian_tui.tui.screens.bank import BankScreen
 from persian_tui.tui.widgets.dialogs import ConfirmDialog
@@ -20,7 +18,6 @@ from persian_tui.tui.widgets.lines_view import LinesView
 
 SIZE = (120, 40)
 ZWNJ = "\u200c"
-STAMP = "2024-03-01T12:00:00Z"
 
 LOVE = [
     ("طریق عشق پرآشوب و فتنه است ای دل", "بیفتد آن که در این راه با شتاب رود"),
@@ -36,36 +33,13 @@ NEW = [
 ]
 
 
-def question(uid: str, couplets, **kw) -> Question:
-    kw.setdefault("key", 1)
-    kw.setdefault("status", "ready")
-    return Question(uid=uid, options=[Option(i, a, b) for i, (a, b) in enumerate(couplets, 1)],
-                    created_at=STAMP, updated_at=STAMP, **kw)
-
-
 @pytest.fixture
 def db(tmp_path) -> Path:
     path = tmp_path / "author.db"
     with Store(path) as store:
-        store.add_questions([question("q-love", LOVE, category="عرفانی", source_name="fixture",
-                                      source_id="6", explanation="بیت نخست از دشواری راه عشق می‌گوید.")])
+        store.add_questions([dated_question("q-love", LOVE, category="عرفانی", source_name="fixture",
+                                            source_id="6", explanation="بیت نخست از دشواری راه عشق می‌گوید.")])
     return path
-
-
-def make_app(path: Path, mode: str = "app") -> PersianTUI:
-    return tui_helpers.make_app(path, mode, db_label="author.db", annotator="reza")
-
-
-async def open_author(pilot, key: str = "n") -> AuthorScreen:
-    for _ in range(200):
-        bank = pilot.app.bank
-        if bank is not None and bank.loaded_at is not None:
-            break
-        await pilot.pause(0.01)
-    await pilot.press(key)
-    await pilot.pause()
-    assert isinstance(pilot.app.screen, AuthorScreen)
-    return pilot.app.screen
 
 
 async def type_into(pilot, field: str, text: str) -> None:
@@ -87,22 +61,13 @@ def messages(app) -> str:
     return str(app.screen.query_one("#author-messages").render())
 
 
-def notes(app) -> list[str]:
-    return [n for n in notices(app)]
-
-
-async def settle(pilot, seconds: float = 0.0) -> None:
-    await pilot.pause(seconds)
-    await pilot.pause()
-
-
 # ------------------------------------------------------------------ new question
 
 
 async def test_author_a_new_question_end_to_end(db):
-    app = make_app(db)
+    app = make_app(db, annotator="reza")
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_author(pilot)
+        screen = await open_screen(pilot, "n", AuthorScreen)
         assert "new question" in str(screen.query_one("#author-header").render())
         await type_into(pilot, "stem", "کدام بیت متفاوت است")  # (nor "؟")
         await type_into(pilot, "m1-1", NEW[0][0])
@@ -142,7 +107,7 @@ async def test_author_a_new_question_end_to_end(db):
         await settle(pilot)
         uid = screen.uid
         assert uid and uid.startswith("q-")
-        assert any(n.startswith(f"saved {uid}") for n in notes(app))
+        assert any(n.startswith(f"saved {uid}") for n in notices(app))
         assert screen.query_one("#status", Select).value == "ready"
 
         with Store(db) as store:
@@ -167,11 +132,11 @@ async def test_author_a_new_question_end_to_end(db):
 
 
 async def test_near_duplicate_warns_and_asks_to_save_again(db):
-    app = make_app(db)
+    app = make_app(db, annotator="reza")
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_author(pilot)
+        screen = await open_screen(pilot, "n", AuthorScreen)
         fill(screen, LOVE)
-        await settle(pilot, 0.6)  # the check runs once typing pauses
+        await settle(pilot, seconds=0.6)  # the check runs once typing pauses
         assert "near-duplicate of q-love (score 100)" in messages(app)
         await pilot.press("ctrl+s")
         await settle(pilot)
@@ -186,19 +151,19 @@ async def test_near_duplicate_warns_and_asks_to_save_again(db):
 
 
 async def test_a_shared_couplet_is_named(db):
-    app = make_app(db)
+    app = make_app(db, annotator="reza")
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_author(pilot)
+        screen = await open_screen(pilot, "n", AuthorScreen)
         fill(screen, [NEW[0], LOVE[1], NEW[2], NEW[3]])
-        await settle(pilot, 0.6)
+        await settle(pilot, seconds=0.6)
         text = messages(app)
         assert "couplet 2 also in q-love" in text and "near-duplicate" not in text
 
 
 async def test_a_repeated_couplet_is_refused(db):
-    app = make_app(db)
+    app = make_app(db, annotator="reza")
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_author(pilot)
+        screen = await open_screen(pilot, "n", AuthorScreen)
         fill(screen, [NEW[0], NEW[1], (NEW[0][0] + " ", NEW[0][1]), NEW[3]])
         await pilot.press("ctrl+s")
         await settle(pilot)
@@ -207,9 +172,9 @@ async def test_a_repeated_couplet_is_refused(db):
 
 
 async def test_escape_with_unsaved_changes_asks_first(db):
-    app = make_app(db)
+    app = make_app(db, annotator="reza")
     async with app.run_test(size=SIZE) as pilot:
-        await open_author(pilot)
+        await open_screen(pilot, "n", AuthorScreen)
         await type_into(pilot, "stem", "تازه")
         await pilot.press("escape")
         await settle(pilot)
@@ -228,16 +193,16 @@ async def test_escape_with_unsaved_changes_asks_first(db):
 
 
 async def test_edit_an_existing_question_records_the_changes(db):
-    app = make_app(db)
+    app = make_app(db, annotator="reza")
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_author(pilot, "e")  # the bank's first row: q-love
+        screen = await open_screen(pilot, "e", AuthorScreen)  # the bank's first row: q-love
         assert screen.uid == "q-love"
         assert screen.query_one("#m1-1", Input).value == LOVE[0][0]
         assert screen.query_one("#category", Input).value == "عرفانی"
         assert screen.query_one("#explanation", TextArea).text.startswith("بیت نخست")
         assert "no revisions" in str(screen.query_one("#author-header").render())
         assert "no unsaved changes" in messages(app)
-        await settle(pilot, 0.6)
+        await settle(pilot, seconds=0.6)
         assert "near-duplicate" not in messages(app)  # not of itself
 
         key = screen.query_one("#key", Input)
@@ -247,7 +212,7 @@ async def test_edit_an_existing_question_records_the_changes(db):
         await type_into(pilot, "m2-2", " نو")
         await pilot.press("ctrl+s")
         await settle(pilot)
-        assert "saved q-love: key, options" in notes(app)
+        assert "saved q-love: key, options" in notices(app)
         with Store(db) as store:
             q = store.get_question("q-love")
             (revision,) = store.revisions("q-love")
@@ -259,7 +224,7 @@ async def test_edit_an_existing_question_records_the_changes(db):
 
         await pilot.press("ctrl+s")  # nothing changed since
         await settle(pilot)
-        assert "q-love: nothing changed" in notes(app)
+        assert "q-love: nothing changed" in notices(app)
 
 
 # ------------------------------------------------------------------ layout
@@ -267,9 +232,9 @@ async def test_edit_an_existing_question_records_the_changes(db):
 
 async def test_preview_beside_the_form_in_app_mode_below_in_terminal_mode(db):
     for mode, below in (("app", False), ("terminal", True)):
-        app = make_app(db, mode)
+        app = make_app(db, mode, annotator="reza")
         async with app.run_test(size=SIZE) as pilot:
-            screen = await open_author(pilot, "e")
+            screen = await open_screen(pilot, "e", AuthorScreen)
             await settle(pilot)
             form = screen.query_one("#author-form").region
             preview = screen.query_one("#author-preview").region
@@ -287,9 +252,9 @@ def test_parse_key_and_tags():
 
 
 async def test_saving_over_a_change_made_elsewhere_asks_first(db):
-    app = make_app(db)
+    app = make_app(db, annotator="reza")
     async with app.run_test(size=SIZE) as pilot:
-        await open_author(pilot, "e")
+        await open_screen(pilot, "e", AuthorScreen)
         with Store(db) as other:  # an adjudicator curates it meanwhile
             other.adjudicate("q-love", "maryam", "key", key=2, reason="بیت دوم")
         await type_into(pilot, "stem", "کدام بیت")
@@ -303,4 +268,4 @@ async def test_saving_over_a_change_made_elsewhere_asks_first(db):
         with Store(db) as s:
             q = s.get_question("q-love")
         assert q.stem == "کدام بیت" and q.key == 1  # the form's key
-        assert "saved q-love: stem, key, status" in notes(app)
+        assert "saved q-love: stem, key, status" in notices(app)

@@ -5,10 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_corpus import BABA, HAFEZ_1, MINI, SAADI
-from test_embed import offline, tiny_st  # noqa: F401  (session fixtures: a tiny local model)
-from test_tui_author import make_app, messages, notes, open_author, question, settle
+from factories import BABA, HAFEZ_1, MINI, SAADI, dated_question
 from textual.widgets import Input, OptionList
+from tui_helpers import bank_loaded, make_app, notices, open_screen, settle
 
 from persian_tui.io.ganjoor import import_corpus
 from persian_tui.store import Store
@@ -16,12 +15,16 @@ from persian_tui.tui.screens.author import AuthorScreen
 from persian_tui.tui.screens.corpus import CorpusScreen
 
 
+def messages(app) -> str:
+    return str(app.screen.query_one("#author-messages").render())
+
+
 @pytest.fixture
 def db(tmp_path) -> Path:
     path = tmp_path / "corpus.db"
     with Store(path) as store:
         import_corpus(store, MINI)
-        store.add_questions([question("q-used", [HAFEZ_1, SAADI, BABA, ("بیتی", "که نیست")])])
+        store.add_questions([dated_question("q-used", [HAFEZ_1, SAADI, BABA, ("بیتی", "که نیست")])])
     return path
 
 
@@ -37,9 +40,9 @@ async def search(pilot, words: str) -> CorpusScreen:
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)])
 async def test_search_insert_with_provenance_and_warnings(db, size):
-    app = make_app(db)
+    app = make_app(db, annotator="reza")
     async with app.run_test(size=size) as pilot:
-        author = await open_author(pilot)
+        author = await open_screen(pilot, "n", AuthorScreen)
         await pilot.press("ctrl+o")
         await settle(pilot)
         pane = await search(pilot, "میگذرد")  # no ZWNJ typed: finds می‌گذرد
@@ -65,7 +68,7 @@ async def test_search_insert_with_provenance_and_warnings(db, size):
         author.query_one("#m1-4", Input).value = BABA[0]
         author.query_one("#m2-4", Input).value = "مصراعی که در هیچ دیوانی نیست و نخواهد بود"
         author.query_one("#key", Input).value = "1"
-        await settle(pilot, 0.6)
+        await settle(pilot, seconds=0.6)
         text = messages(app)
         assert "options 2, 3 come from the same poem /khayyam/robaee/sh1" in text
         assert "couplet 1 (/saadi/golestan/sh10#2) is already used in q-used" in text
@@ -73,7 +76,7 @@ async def test_search_insert_with_provenance_and_warnings(db, size):
         await pilot.press("ctrl+s")
         await settle(pilot)
         uid = author.uid
-        assert uid and any(n.startswith(f"saved {uid}") for n in notes(app))
+        assert uid and any(n.startswith(f"saved {uid}") for n in notices(app))
     with Store(db) as store:
         links = store.links([uid])[uid]
         chosen = links[2]
@@ -82,9 +85,9 @@ async def test_search_insert_with_provenance_and_warnings(db, size):
 
 
 async def test_similar_couplets(db):
-    app = make_app(db)
+    app = make_app(db, annotator="reza")
     async with app.run_test(size=(120, 40)) as pilot:
-        author = await open_author(pilot)
+        author = await open_screen(pilot, "n", AuthorScreen)
         author.query_one("#m1-1", Input).value = "صلاح کار کجا و من خراب کجا"
         author.query_one("#m2-1", Input).value = "ببین تفاوت ره"
         author.query_one("#m1-1").focus()
@@ -102,9 +105,9 @@ async def test_similar_couplets(db):
 async def test_pane_without_corpus(tmp_path):
     path = tmp_path / "empty.db"
     Store(path).close()
-    app = make_app(path)
+    app = make_app(path, annotator="reza")
     async with app.run_test(size=(80, 24)) as pilot:
-        await open_author(pilot)
+        await open_screen(pilot, "n", AuthorScreen)
         await pilot.press("ctrl+o")
         await settle(pilot)
         assert "none loaded" in str(pilot.app.screen.query_one("#corpus-header").render())
@@ -113,7 +116,7 @@ async def test_pane_without_corpus(tmp_path):
         pilot.app.screen.query_one("#corpus-results").focus()
         await pilot.press("1")  # nothing highlighted: a warning, no crash
         await settle(pilot)
-        assert any("no couplet" in n for n in notes(app))
+        assert any("no couplet" in n for n in notices(app))
         assert isinstance(pilot.app.screen, CorpusScreen)
         await pilot.press("escape")
         await settle(pilot)
@@ -124,12 +127,9 @@ async def test_bank_detail_shows_derived_poets_marked(db):
     from persian_tui.tui.render import DERIVED
     from persian_tui.tui.widgets.couplets import QuestionDetail
 
-    app = make_app(db)
+    app = make_app(db, annotator="reza")
     async with app.run_test(size=(120, 40)) as pilot:
-        for _ in range(200):
-            if pilot.app.bank is not None and pilot.app.bank.loaded_at is not None:
-                break
-            await pilot.pause(0.01)
+        await bank_loaded(pilot)
         await settle(pilot)
         q = pilot.app.screen.query_one(QuestionDetail).view.question
         assert q.uid == "q-used"
@@ -142,9 +142,9 @@ async def test_similar_with_a_model_and_a_missing_one(db, tiny_st, monkeypatch):
     for spec, expect in [(f"st:{tiny_st['plain']}", f"(st:{tiny_st['plain']} cosine)"),
                          ("st:/nonexistent/model", "TF-IDF (st:/nonexistent/model unavailable")]:
         monkeypatch.setenv("PERSIAN_TUI_SIMILAR_MODEL", spec)
-        app = make_app(db)
+        app = make_app(db, annotator="reza")
         async with app.run_test(size=(120, 40)) as pilot:
-            await open_author(pilot)
+            await open_screen(pilot, "n", AuthorScreen)
             await pilot.press("ctrl+o")
             await settle(pilot)
             pane = await search(pilot, "کجا")

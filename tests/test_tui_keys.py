@@ -6,12 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import tui_helpers
-from conftest import make_question
+from factories import make_question
 from textual import events
+from tui_helpers import bank_loaded, make_app, settle
 
 from persian_tui.store import Store
-from persian_tui.tui.app import PersianTUI
 from persian_tui.tui.screens.author import AuthorScreen
 from persian_tui.tui.screens.label import LabelScreen
 
@@ -27,34 +26,18 @@ def db(tmp_path) -> Path:
     return path
 
 
-def make_app(path: Path) -> PersianTUI:
-    return tui_helpers.make_app(path, "app", db_label="keys.db", annotator="reza")
-
-
 def burst(app, keys: str) -> None:
     """Post every key at once, as the terminal driver does with one read."""
     for ch in keys:
         app.post_message(events.Key(NAMES.get(ch, ch), None if ch == "\t" else ch))
 
 
-async def settle(pilot) -> None:
-    for _ in range(5):
-        await pilot.pause()
-
-
-async def loaded(pilot):
-    for _ in range(200):
-        if pilot.app.bank is not None and pilot.app.bank.loaded_at is not None:
-            return
-        await pilot.pause(0.01)
-
-
 async def test_slash_then_typing_goes_to_the_search_not_the_bank_keys(db):
-    app = make_app(db)
+    app = make_app(db, annotator="reza")
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot)
+        await bank_loaded(pilot)
         burst(app, "/qsc")
-        await settle(pilot)
+        await settle(pilot, pauses=5)
         assert app.is_running  # q did not quit
         bank = app.bank
         assert bank.query_one("#search").value == "qsc"
@@ -62,15 +45,15 @@ async def test_slash_then_typing_goes_to_the_search_not_the_bank_keys(db):
 
 
 async def test_tab_then_typing_lands_in_the_next_field(db):
-    app = make_app(db)
+    app = make_app(db, annotator="reza")
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot)
+        await bank_loaded(pilot)
         burst(app, "n")
-        await settle(pilot)
+        await settle(pilot, pauses=5)
         screen = app.screen
         assert isinstance(screen, AuthorScreen)
         burst(app, "ab\tcd\tef")
-        await settle(pilot)
+        await settle(pilot, pauses=5)
         assert screen.query_one("#stem").value == "ab"
         assert screen.query_one("#m1-1").value == "cd"
         assert screen.query_one("#m2-1").value == "ef"
@@ -78,10 +61,10 @@ async def test_tab_then_typing_lands_in_the_next_field(db):
 
 async def test_a_key_right_after_opening_a_screen_acts_there(db):
     """l then 2 at once: the label screen opens and the 2 answers its first item."""
-    app = make_app(db)
+    app = make_app(db, annotator="reza")
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot)
+        await bank_loaded(pilot)
         burst(app, "l2")
-        await settle(pilot)
+        await settle(pilot, pauses=5)
         assert isinstance(app.screen, LabelScreen)
         assert [(lab.uid, lab.answer) for lab in app.store.labels(annotator="reza")] == [("q-1", 2)]

@@ -5,15 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import tui_helpers
-from conftest import make_question
+from factories import make_question, numbered_couplets
 from textual.widgets import TextArea
-from tui_helpers import notices
+from tui_helpers import bank_loaded, make_app, notices, open_screen, wait_for
 
 from persian_tui import bidi
 from persian_tui.models import QueueScope
 from persian_tui.store import Store
-from persian_tui.tui.app import PersianTUI
 from persian_tui.tui.screens.bank import BankScreen
 from persian_tui.tui.screens.guidelines import DEFAULT_GUIDELINES, GuidelinesScreen
 from persian_tui.tui.screens.label import LabelScreen
@@ -26,12 +24,8 @@ ME = "maryam"
 SECRET = "SECRET"  # in every field an annotator must not see
 
 
-def couplets(i: int) -> list[tuple[str, str]]:
-    return [(f"مصراع نخست بیت {n} پرسش {i}", f"مصراع دوم بیت {n} پرسش {i}") for n in range(1, 5)]
-
-
 QUESTIONS = [
-    make_question(f"q-{i}", couplets(i), key=(i % 4) + 1, stem=f"صورت پرسش {i}",
+    make_question(f"q-{i}", numbered_couplets(i), key=(i % 4) + 1, stem=f"صورت پرسش {i}",
                   explanation=f"{SECRET}-explanation توضیح", category=f"{SECRET}-category",
                   poet=f"{SECRET}-poet")
     for i in range(1, 7)
@@ -46,19 +40,8 @@ def db(tmp_path) -> Path:
     return path
 
 
-def make_app(path: Path, mode: str = "app") -> PersianTUI:
-    return tui_helpers.make_app(path, mode, db_label="label.db", annotator=ME)
-
-
 async def open_label(pilot) -> LabelScreen:
-    for _ in range(200):  # the bank fills after its first layout
-        if pilot.app.bank is not None and pilot.app.bank.loaded_at is not None:
-            break
-        await pilot.pause(0.01)
-    await pilot.press("l")
-    await pilot.pause()
-    assert isinstance(pilot.app.screen, LabelScreen)
-    return pilot.app.screen
+    return await open_screen(pilot, "l", LabelScreen)
 
 
 async def press(pilot, *keys: str) -> None:
@@ -100,7 +83,7 @@ async def test_opens_blind_with_the_four_couplets(db):
     with Store(db) as other:  # someone else's labels (and notes) are never shown
         for i in range(1, 7):
             other.add_label(f"q-{i}", "ali", 2, note=f"{SECRET}-others-note", flag=f"{SECRET}-flag")
-    app = make_app(db)
+    app = make_app(db, annotator=ME)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_label(pilot)
         assert shown_uid(screen) == "q-1"
@@ -109,7 +92,7 @@ async def test_opens_blind_with_the_four_couplets(db):
         assert bidi.display_lines("صورت پرسش 1", width, "app")[0] in lines
         numbers = [line[-1] for line in lines if line.endswith((" ۱", " ۲", " ۳", " ۴"))]
         assert numbers == list("۱۲۳۴")
-        for mesra1, mesra2 in couplets(1):
+        for mesra1, mesra2 in numbered_couplets(1):
             assert any(bidi.visual(mesra1) in line for line in lines)
             assert any(bidi.visual(mesra2) in line for line in lines)
         everything = screen_text(app)
@@ -120,19 +103,19 @@ async def test_opens_blind_with_the_four_couplets(db):
 
 
 async def test_terminal_mode_keeps_logical_text(db):
-    app = make_app(db, "terminal")
+    app = make_app(db, "terminal", annotator=ME)
     async with app.run_test(size=SIZE) as pilot:
         await open_label(pilot)
         lines = question_lines(app)
-        assert "۱ " + couplets(1)[0][0] in lines
-        assert "  " + couplets(1)[0][1] in lines
+        assert "۱ " + numbered_couplets(1)[0][0] in lines
+        assert "  " + numbered_couplets(1)[0][1] in lines
 
 
 # ------------------------------------------------------------------ one key answers
 
 
 async def test_digit_answers_and_moves_on(db):
-    app = make_app(db)
+    app = make_app(db, annotator=ME)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_label(pilot)
         await pilot.pause(0.1)
@@ -146,7 +129,7 @@ async def test_digit_answers_and_moves_on(db):
 
 
 async def test_persian_and_arabic_digits_answer(db):
-    app = make_app(db)
+    app = make_app(db, annotator=ME)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_label(pilot)
         await press(pilot, "۳")
@@ -156,7 +139,7 @@ async def test_persian_and_arabic_digits_answer(db):
 
 
 async def test_skip(db):
-    app = make_app(db)
+    app = make_app(db, annotator=ME)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_label(pilot)
         await press(pilot, "s")
@@ -168,7 +151,7 @@ async def test_skip(db):
 
 
 async def test_flag_asks_a_reason(db):
-    app = make_app(db)
+    app = make_app(db, annotator=ME)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_label(pilot)
         await press(pilot, "f")
@@ -185,7 +168,7 @@ async def test_flag_asks_a_reason(db):
 
 
 async def test_flag_cancelled_keeps_the_item(db):
-    app = make_app(db)
+    app = make_app(db, annotator=ME)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_label(pilot)
         await press(pilot, "f")
@@ -194,7 +177,7 @@ async def test_flag_cancelled_keeps_the_item(db):
 
 
 async def test_note_is_shown_and_saved_with_the_answer(db):
-    app = make_app(db)
+    app = make_app(db, annotator=ME)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_label(pilot)
         await press(pilot, "n")
@@ -211,7 +194,7 @@ async def test_note_is_shown_and_saved_with_the_answer(db):
 
 
 async def test_confidence_cycles_and_shift_digit_is_sure(db):
-    app = make_app(db)
+    app = make_app(db, annotator=ME)
     async with app.run_test(size=SIZE) as pilot:
         await open_label(pilot)
         await press(pilot, "c", "c")
@@ -229,7 +212,7 @@ async def test_confidence_cycles_and_shift_digit_is_sure(db):
 
 
 async def test_undo_twice_goes_back_and_retracts(db):
-    app = make_app(db)
+    app = make_app(db, annotator=ME)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_label(pilot)
         await press(pilot, "1")  # q-1
@@ -258,7 +241,7 @@ async def test_queue_end_state(db):
         for i in range(1, 5):
             other.add_label(f"q-{i}", "ali", 1)
         other.set_setting("label_target", "1")
-    app = make_app(db)
+    app = make_app(db, annotator=ME)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_label(pilot)
         assert screen.target == 1 and shown_uid(screen) == "q-5"
@@ -280,7 +263,7 @@ async def test_target_counts_other_annotators(db):
             other.add_label(f"q-{i}", "ali", 1)
             other.add_label(f"q-{i}", "sara", 2)
         other.add_label("q-4", "ali", skipped=True)  # a skip does not count towards the target
-    app = make_app(db)
+    app = make_app(db, annotator=ME)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_label(pilot)
         await press(pilot, "t", "t", "t", "t")  # 3 -> 4 -> 5 -> 1 -> 2
@@ -296,7 +279,7 @@ async def test_target_counts_other_annotators(db):
 async def test_the_lease_is_renewed_on_a_long_stay(db, monkeypatch):
     from persian_tui.tui.screens import label
 
-    app = make_app(db)
+    app = make_app(db, annotator=ME)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_label(pilot)
         expires = "SELECT expires_at FROM claims WHERE annotator = ?"
@@ -308,7 +291,7 @@ async def test_the_lease_is_renewed_on_a_long_stay(db, monkeypatch):
 
 
 async def test_escape_releases_the_claim(db):
-    app = make_app(db)
+    app = make_app(db, annotator=ME)
     async with app.run_test(size=SIZE) as pilot:
         await open_label(pilot)
         assert app.store.conn.execute("SELECT COUNT(*) FROM claims").fetchone()[0] == 1
@@ -318,7 +301,7 @@ async def test_escape_releases_the_claim(db):
 
 
 async def test_quitting_from_the_label_screen_releases_the_claim(db):
-    app = make_app(db)
+    app = make_app(db, annotator=ME)
     async with app.run_test(size=SIZE) as pilot:
         await open_label(pilot)
         await press(pilot, "ctrl+q")
@@ -330,7 +313,7 @@ async def test_quitting_from_the_label_screen_releases_the_claim(db):
 
 
 async def test_guidelines_default_and_edit(db):
-    app = make_app(db)
+    app = make_app(db, annotator=ME)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_label(pilot)
         await press(pilot, "question_mark")
@@ -360,12 +343,9 @@ async def test_guidelines_default_and_edit(db):
 
 
 async def test_label_this_question_from_the_bank(db):
-    app = make_app(db)
+    app = make_app(db, annotator=ME)
     async with app.run_test(size=SIZE) as pilot:
-        for _ in range(200):
-            if app.bank is not None and app.bank.loaded_at is not None:
-                break
-            await pilot.pause(0.01)
+        await bank_loaded(pilot)
         await press(pilot, "down", "down", "down")
         await press(pilot, "L")
         screen = app.screen
@@ -379,10 +359,10 @@ async def test_label_this_question_from_the_bank(db):
 async def test_scoped_queue_and_honest_bars(tmp_path):
     path = tmp_path / "scoped.db"
     with Store(path) as store:
-        store.add_questions([make_question(f"q-{i}", couplets(i), tags=["قدیم"] if i > 3 else [])
+        store.add_questions([make_question(f"q-{i}", numbered_couplets(i), tags=["قدیم"] if i > 3 else [])
                              for i in range(1, 7)])
         store.add_label("q-5", "ali", 1)
-    app = tui_helpers.make_app(path, "app", annotator=ME, queue_scope=QueueScope(tag="قدیم"))
+    app = make_app(path, "app", annotator=ME, queue_scope=QueueScope(tag="قدیم"))
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_label(pilot)
         assert shown_uid(screen) == "q-5"  # in scope, and another annotator started it
@@ -409,7 +389,7 @@ async def test_busy_database_does_not_freeze_the_label_screen(db):
     """Another connection holds the write lock while I answer: the screen stays responsive,
     says the database is busy, and the label is saved once (and the queue goes on) when
     the lock is released."""
-    app = make_app(db)
+    app = make_app(db, annotator=ME)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_label(pilot)
         assert shown_uid(screen) == "q-1"
@@ -449,7 +429,7 @@ async def test_label_saved_message_flow(db):
             seen.append(message)
             flow.append((message.uid, message.error, shown_uid(app.screen)))
 
-    app = make_app(db)
+    app = make_app(db, annotator=ME)
     async with app.run_test(size=SIZE, message_hook=hook) as pilot:
         screen = await open_label(pilot)
         other = Store(db)
@@ -460,7 +440,7 @@ async def test_label_saved_message_flow(db):
         finally:
             other.conn.execute("COMMIT")
             other.close()
-        await tui_helpers.wait_for(pilot, lambda: shown_uid(screen) == "q-2", "the next item")
+        await wait_for(pilot, lambda: shown_uid(screen) == "q-2", "the next item")
         assert flow == [("q-1", None, "q-1")]  # one message; the screen still on q-1 when it came
         await press(pilot, "4")  # a free database: saved at once, no message needed
         assert flow == [("q-1", None, "q-1")]
@@ -474,4 +454,4 @@ def test_label_snapshot(db, snap_compare, monkeypatch):
         await open_label(pilot)
         await press(pilot, "2", "s")  # one answer and one skip in the bars
 
-    assert snap_compare(make_app(db), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(make_app(db, annotator=ME), terminal_size=SIZE, run_before=run_before)

@@ -6,14 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import tui_helpers
-from conftest import make_question
+from factories import couplets, make_question
 from textual.widgets import DataTable, Input
-from tui_helpers import shown, wait_for
+from tui_helpers import bank_loaded, make_app, shown, wait_for
 
 from persian_tui.models import Prediction
 from persian_tui.store import Store
-from persian_tui.tui.screens.bank import status_line
+from persian_tui.tui.keys import help_rows
+from persian_tui.tui.screens.bank import BankScreen, status_line
 from persian_tui.tui.screens.help import HelpScreen, help_body
 from persian_tui.tui.screens.run_detail import row_cells
 from persian_tui.tui.screens.runs import RunsScreen
@@ -21,10 +21,6 @@ from persian_tui.tui.widgets.key_bar import ELLIPSIS_ITEM, KeyBar, KeyItem, fit_
 
 NARROW, WIDE = (80, 24), (120, 40)
 LONG_MODEL = "organisation-with-a-long-name/model-with-an-even-longer-name-v2"
-
-
-def couplets(i: int):
-    return [(f"مصراع اول {i} {j}", f"مصراع دوم {i} {j}") for j in range(4)]
 
 
 @pytest.fixture
@@ -35,11 +31,6 @@ def db(tmp_path) -> Path:
         store.create_run("paraphrase", LONG_MODEL, {}, status="done", total=6,
                          predictions=[Prediction(f"q-{i}", 1, "ok") for i in range(6)])
     return path
-
-
-async def bank_ready(pilot) -> None:
-    await wait_for(pilot, lambda: pilot.app.bank is not None and pilot.app.bank.loaded_at is not None, "bank")
-    await pilot.pause()
 
 
 def bar_text(screen) -> str:
@@ -76,7 +67,7 @@ def test_status_line_fits_its_width():
 
 
 def test_help_wraps_under_its_descriptions():
-    lines = str(help_body(60)).split("\n")
+    lines = str(help_body(help_rows(BankScreen.KEY_TABLE), 60)).split("\n")
     assert all(len(line) <= 60 for line in lines)
     assert any(line.startswith("L ") for line in lines)  # label this question is listed
     assert any(line.startswith(" " * 10) for line in lines)  # continuation lines indented
@@ -96,9 +87,9 @@ def test_tokens_cell_never_says_none():
 
 
 async def test_bank_footer_lists_every_key_at_120_and_marks_the_rest_at_80(db):
-    app = tui_helpers.make_app(db, "app")
+    app = make_app(db, "app")
     async with app.run_test(size=WIDE) as pilot:
-        await bank_ready(pilot)
+        await bank_loaded(pilot)
         text = bar_text(app.screen)
         for key in ("/ Search", "L Label this", "g Agreement", "v Review", "p Report", "b Bidi",
                     "r Reload", "? Help", "q Quit", "^p palette"):
@@ -117,9 +108,9 @@ async def test_bank_footer_lists_every_key_at_120_and_marks_the_rest_at_80(db):
 
 
 async def test_bank_texts_cut_with_an_ellipsis_at_80(db):
-    app = tui_helpers.make_app(db, "terminal", db_label="/a/long/folder/name/for/the/benchmark/narrow.db")
+    app = make_app(db, "terminal", db_label="/a/long/folder/name/for/the/benchmark/narrow.db")
     async with app.run_test(size=NARROW) as pilot:
-        await bank_ready(pilot)
+        await bank_loaded(pilot)
         status = shown(app.screen.query_one("#status-line"))[0].rstrip()
         assert status.endswith("bidi terminal") and "…" in status and len(status) <= 80
         search = app.screen.query_one("#search", Input)
@@ -128,9 +119,9 @@ async def test_bank_texts_cut_with_an_ellipsis_at_80(db):
 
 
 async def test_help_fits_80x24_and_scrolls(db):
-    app = tui_helpers.make_app(db, "app")
+    app = make_app(db, "app")
     async with app.run_test(size=NARROW) as pilot:
-        await bank_ready(pilot)
+        await bank_loaded(pilot)
         await pilot.press("question_mark")
         await pilot.pause()
         help_screen = app.screen
@@ -147,9 +138,9 @@ async def test_help_fits_80x24_and_scrolls(db):
 
 
 async def test_runs_columns_follow_the_width(db):
-    app = tui_helpers.make_app(db, "app")
+    app = make_app(db, "app")
     async with app.run_test(size=NARROW) as pilot:
-        await bank_ready(pilot)
+        await bank_loaded(pilot)
         await pilot.press("m")
         await pilot.pause()
         screen = app.screen
@@ -172,9 +163,9 @@ async def test_runs_columns_follow_the_width(db):
 async def test_name_prompt_shows_its_whole_question_at_80(db):
     from persian_tui.tui.screens.name import NameScreen
 
-    app = tui_helpers.make_app(db, "app", annotator=None)
+    app = make_app(db, "app", annotator=None)
     async with app.run_test(size=NARROW) as pilot:
-        await bank_ready(pilot)
+        await bank_loaded(pilot)
         await pilot.press("l")
         await pilot.pause()
         assert isinstance(app.screen, NameScreen)
@@ -196,9 +187,9 @@ async def test_agreement_lists_every_pair_and_fits_80_columns(tmp_path):
             store.add_label(f"q-{i}", "sara", b)
             store.add_label(f"q-{i}", "reza", c)
         store.add_label("q-0", "nima", 1)  # one shared item, one category: kappa undefined
-    app = tui_helpers.make_app(path, "app")
+    app = make_app(path, "app")
     async with app.run_test(size=NARROW) as pilot:
-        await bank_ready(pilot)
+        await bank_loaded(pilot)
         await pilot.press("g")
         await pilot.pause()
         screen = app.screen
@@ -220,9 +211,9 @@ async def test_review_messages_wrap_at_80(tmp_path):
     path = tmp_path / "empty.db"
     with Store(path) as store:
         store.add_questions([make_question("q-1", couplets=couplets(1), key=1)])
-    app = tui_helpers.make_app(path, "terminal", annotator="reza")
+    app = make_app(path, "terminal", annotator="reza")
     async with app.run_test(size=NARROW) as pilot:
-        await bank_ready(pilot)
+        await bank_loaded(pilot)
         await pilot.press("v")
         await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen), "the review screen")
         await pilot.pause()
@@ -235,9 +226,9 @@ async def test_review_messages_wrap_at_80(tmp_path):
 async def test_run_form_hints_end_with_an_ellipsis_at_80(db):
     from persian_tui.tui.widgets.run_form import RunForm
 
-    app = tui_helpers.make_app(db, "app")
+    app = make_app(db, "app")
     async with app.run_test(size=NARROW) as pilot:
-        await bank_ready(pilot)
+        await bank_loaded(pilot)
         await pilot.press("m")
         await pilot.pause()
         await pilot.press("n")

@@ -6,28 +6,24 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import tui_helpers
-from conftest import make_question
+from factories import couplets, make_question
 from textual.widgets import DataTable, Select, TabbedContent
-from tui_helpers import notices
+from tui_helpers import make_app, notices, settle
 
 from persian_tui import bidi
+from persian_tui.display import signed_interval
 from persian_tui.models import Prediction
 from persian_tui.store import Store
-from persian_tui.tui.app import PersianTUI
 from persian_tui.tui.screens.bank import BankScreen
-from persian_tui.tui.screens.report import HardQuestionScreen, ReportScreen, signed_interval
+from persian_tui.tui.screens.report import ReportScreen
 from persian_tui.tui.widgets.report_charts import Bar, LeaderChart, PositionChart, tick_labels
 from persian_tui.tui.widgets.report_groups import RunGroups, group_lines
+from persian_tui.tui.widgets.report_question import HardQuestionScreen
 
 SIZE = (120, 40)
 N = 20
 CATEGORIES = ("عرفانی", "اخلاقی")
 POETS = ("حافظ", "سعدی")
-
-
-def couplets(i: int):
-    return [(f"مصراع اول {i} {j}", f"مصراع دوم {i} {j}") for j in range(4)]
 
 
 def key_of(i: int) -> int:
@@ -71,10 +67,6 @@ def db(tmp_path) -> Path:
     return path
 
 
-def make_app(path: Path, mode: str = "app") -> PersianTUI:
-    return tui_helpers.make_app(path, mode, db_label="report.db")
-
-
 async def open_report(pilot, **kw) -> ReportScreen:
     """Push the report screen and wait for its worker and the tables it fills."""
     await pilot.pause()
@@ -84,12 +76,6 @@ async def open_report(pilot, **kw) -> ReportScreen:
     await settle(pilot)
     assert pilot.app.screen is screen
     return screen
-
-
-async def settle(pilot) -> None:
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-    await pilot.pause()
 
 
 def rows(table: DataTable) -> list[list[str]]:

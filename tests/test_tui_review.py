@@ -5,17 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import tui_helpers
-from conftest import make_question
+from factories import make_question, numbered_couplets
 from textual.widgets import DataTable, OptionList
-from tui_helpers import notices
+from tui_helpers import make_app, notices, open_screen, wait_for
 
 from persian_tui import bidi
 from persian_tui.eval.judge import DEFAULT_TAXONOMY
 from persian_tui.eval.votes import adjudication_queue
 from persian_tui.models import Prediction
 from persian_tui.store import Store
-from persian_tui.tui.app import PersianTUI
 from persian_tui.tui.screens.review import ReviewScreen
 from persian_tui.tui.screens.taxonomy import TaxonomyScreen
 from persian_tui.tui.widgets.dialogs import ConfirmDialog, ReasonDialog
@@ -34,13 +32,9 @@ JUDGED = {"q-0": (1, "sound", None), "q-1": (1, "sound", None), "q-2": (3, "flaw
           "q-5": (2, None, None)}
 
 
-def couplets(i: int) -> list[tuple[str, str]]:
-    return [(f"مصراع نخست بیت {j} پرسش {i}", f"مصراع دوم بیت {j} پرسش {i}") for j in range(1, 5)]
-
-
 def build(path: Path, *, judged: bool = True) -> Path:
     with Store(path) as s:
-        s.add_questions([make_question(f"q-{i}", couplets=couplets(i), explanation="سه بیت از صبر می‌گویند")
+        s.add_questions([make_question(f"q-{i}", couplets=numbered_couplets(i), explanation="سه بیت از صبر می‌گویند")
                          for i in range(6)])
         if not judged:
             return path
@@ -69,20 +63,8 @@ def db(tmp_path) -> Path:
     return build(tmp_path / "review.db")
 
 
-def make_app(path: Path, mode: str = "app") -> PersianTUI:
-    return tui_helpers.make_app(path, mode, db_label="review.db", annotator="reza")
-
-
 async def open_review(pilot) -> ReviewScreen:
-    for _ in range(200):
-        bank = pilot.app.bank
-        if bank is not None and bank.loaded_at is not None:
-            break
-        await pilot.pause(0.01)
-    await pilot.app.push_screen(ReviewScreen("reza"))
-    await pilot.pause()
-    assert isinstance(pilot.app.screen, ReviewScreen)
-    return pilot.app.screen
+    return await open_screen(pilot, ReviewScreen("reza"), ReviewScreen)
 
 
 def queue(screen) -> list[str]:
@@ -129,7 +111,7 @@ async def type_text(pilot, text: str) -> None:
 
 
 async def test_queue_shows_both_sides_and_filters(db):
-    app = make_app(db)
+    app = make_app(db, annotator="reza")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_review(pilot)
         # default: what is still to review (ali reviewed q-1)
@@ -142,7 +124,7 @@ async def test_queue_shows_both_sides_and_filters(db):
 
         await select(pilot, screen, "q-2")
         answer, judge = pane(screen, "answer"), pane(screen, "judge")
-        assert bidi.visual(couplets(2)[0][0]) in answer  # couplets in display order
+        assert bidi.visual(numbered_couplets(2)[0][0]) in answer  # couplets in display order
         assert "◆ key" in answer and "◆ model's choice ✗" in answer
         assert "choice      ۳" in answer and "key         ۱" in answer
         assert "Option 2 talks about" in answer and bidi.visual("گزینهٔ ۳ از عشق می‌گوید.") in answer
@@ -172,7 +154,7 @@ async def test_queue_shows_both_sides_and_filters(db):
 
 
 async def test_accept_and_override_persist_as_reviews(db):
-    app = make_app(db)
+    app = make_app(db, annotator="reza")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_review(pilot)
         await pilot.press("y")  # accept the judge on q-0 (sound)
@@ -216,7 +198,7 @@ async def test_accept_and_override_persist_as_reviews(db):
 
 
 async def test_unscored_cannot_be_accepted(db):
-    app = make_app(db)
+    app = make_app(db, annotator="reza")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_review(pilot)
         await select(pilot, screen, "q-5")
@@ -232,7 +214,7 @@ async def test_unscored_cannot_be_accepted(db):
 
 
 async def test_flag_sends_to_adjudication_and_undo_restores(db):
-    app = make_app(db)
+    app = make_app(db, annotator="reza")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_review(pilot)
         await select(pilot, screen, "q-4")
@@ -274,7 +256,7 @@ async def test_flag_sends_to_adjudication_and_undo_restores(db):
 
 
 async def test_note_keeps_the_item(db):
-    app = make_app(db)
+    app = make_app(db, annotator="reza")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_review(pilot)
         await select(pilot, screen, "q-3")
@@ -288,7 +270,7 @@ async def test_note_keeps_the_item(db):
 
 
 async def test_blind_mode_hides_the_model(db):
-    app = make_app(db)
+    app = make_app(db, annotator="reza")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_review(pilot)
         await pilot.press("m")  # filter by a model, then go blind
@@ -305,16 +287,16 @@ async def test_blind_mode_hides_the_model(db):
 
 @pytest.mark.parametrize("mode,width,stacked", [("terminal", 120, True), ("app", 90, True), ("app", 120, False)])
 async def test_panes_stack_in_terminal_mode_and_narrow(db, mode, width, stacked):
-    app = make_app(db, mode)
+    app = make_app(db, mode, annotator="reza")
     async with app.run_test(size=(width, 40)) as pilot:
         screen = await open_review(pilot)
         assert screen.query_one("#rv-body").has_class("-stacked") == stacked
         if mode == "terminal":  # logical text: the terminal reorders
-            assert couplets(0)[0][0] in pane(screen, "answer")
+            assert numbered_couplets(0)[0][0] in pane(screen, "answer")
 
 
 async def test_empty_database(tmp_path):
-    app = make_app(build(tmp_path / "empty.db", judged=False))
+    app = make_app(build(tmp_path / "empty.db", judged=False), annotator="reza")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_review(pilot)
         assert "No judgments yet" in pane(screen, "answer")
@@ -339,7 +321,7 @@ async def open_taxonomy(pilot) -> TaxonomyScreen:
 
 async def test_taxonomy_is_seeded_on_open(tmp_path):
     path = build(tmp_path / "t.db", judged=False)
-    app = make_app(path)
+    app = make_app(path, annotator="reza")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_taxonomy(pilot)
         assert table_names(screen) == [row[0] for row in DEFAULT_TAXONOMY]
@@ -348,7 +330,7 @@ async def test_taxonomy_is_seeded_on_open(tmp_path):
 
 
 async def test_taxonomy_add_edit_delete(db):
-    app = make_app(db)
+    app = make_app(db, annotator="reza")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_taxonomy(pilot)
         await pilot.press("n")
@@ -397,7 +379,7 @@ async def test_taxonomy_add_edit_delete(db):
 
 
 async def test_taxonomy_from_review_and_picker_labels(db):
-    app = make_app(db)
+    app = make_app(db, annotator="reza")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_review(pilot)
         await pilot.press("t")
@@ -422,7 +404,7 @@ def test_review_snapshot(db, snap_compare):
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
 
-    assert snap_compare(make_app(db), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(make_app(db, annotator="reza"), terminal_size=SIZE, run_before=run_before)
 
 
 async def test_a_flag_from_judge_review_shows_in_adjudication_with_its_judgment(db):
@@ -431,13 +413,13 @@ async def test_a_flag_from_judge_review_shows_in_adjudication_with_its_judgment(
     with Store(db) as s:  # reza flags q-4 in judge review, with a reason
         j = next(j for j in s.judgments() if j.uid == "q-4")
         s.add_review(j.id, "reza", "flag", note=FLAG)
-    app = make_app(db, "terminal")  # logical text, to compare with what was typed
+    app = make_app(db, "terminal", annotator="reza")  # logical text, to compare with what was typed
     async with app.run_test(size=SIZE) as pilot:
         await open_review(pilot)
         await pilot.press("escape")
         await pilot.pause()
         await pilot.press("a")
-        await tui_helpers.wait_for(pilot, lambda: isinstance(app.screen, AdjudicationScreen), "adjudication")
+        await wait_for(pilot, lambda: isinstance(app.screen, AdjudicationScreen), "adjudication")
         await pilot.pause()
         text = "\n".join(app.screen.query_one("#adj-view", LinesView).text_lines)
         assert "key problem flagged by reza" in text
@@ -459,14 +441,14 @@ async def test_taxonomy_counts_uses_in_a_worker(db):
             table = app.screen.query_one("#tx-table", DataTable)
             seen.append((message.used, str(table.get_cell("surface_overlap", "used"))))
 
-    app = make_app(db)
+    app = make_app(db, annotator="reza")
     async with app.run_test(size=SIZE, message_hook=hook) as pilot:
         await open_review(pilot)
         await pilot.press("t")  # opened by the app (a screen pushed from the test task would not see the hook)
-        await tui_helpers.wait_for(pilot, lambda: isinstance(app.screen, TaxonomyScreen), "the taxonomy")
+        await wait_for(pilot, lambda: isinstance(app.screen, TaxonomyScreen), "the taxonomy")
         screen = app.screen
         table = screen.query_one("#tx-table", DataTable)
-        await tui_helpers.wait_for(pilot, lambda: screen.used is not None, "the uses counted")
+        await wait_for(pilot, lambda: screen.used is not None, "the uses counted")
         assert [(used["surface_overlap"], cell) for used, cell in seen] == [(1, "…")]  # "…" until then
         assert str(table.get_cell("surface_overlap", "used")) == "1"
         assert str(table.get_cell("missed_contrast", "used")) == "1"  # model-y's judgment
@@ -475,7 +457,7 @@ async def test_taxonomy_counts_uses_in_a_worker(db):
 
 async def test_a_decision_rereads_one_judgment_not_all(db):
     """Accepting, noting and undoing re-read the judgment decided on; only r reads them all."""
-    app = make_app(db)
+    app = make_app(db, annotator="reza")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_review(pilot)
         calls = []

@@ -7,18 +7,16 @@ import json
 from pathlib import Path
 
 import pytest
-import tui_helpers
-from conftest import make_question
+from factories import couplets, make_question, question_index
 from llm_server import LLMServer, Reply, chat
 from rich.cells import cell_len
 from textual.widgets import DataTable, Input, Select
-from tui_helpers import notices
+from tui_helpers import make_app, notices, open_screen, settle, wait_for
 
 from persian_tui import bidi
 from persian_tui.models import Prediction
 from persian_tui.runs import EmbedRunSpec, LLMRunSpec
 from persian_tui.store import Store
-from persian_tui.tui.app import PersianTUI
 from persian_tui.tui.screens.run_detail import RunDetailScreen, mixed_lines
 from persian_tui.tui.screens.runs import RunsScreen
 from persian_tui.tui.widgets.run_form import RunForm, parse_form
@@ -28,16 +26,8 @@ SIZE = (120, 40)
 N = 8
 
 
-def couplets(i):
-    return [(f"مصراع اول {i} {j}", f"مصراع دوم {i} {j}") for j in range(4)]
-
-
-def index_of(body) -> int:
-    return int(body["messages"][-1]["content"].split("مصراع اول ")[1].split()[0])
-
-
 def key_of(body) -> int:
-    return index_of(body) % 4 + 1
+    return question_index(body) % 4 + 1
 
 
 @pytest.fixture
@@ -49,19 +39,8 @@ def db(tmp_path) -> Path:
     return path
 
 
-def make_app(path: Path, mode: str = "app") -> PersianTUI:
-    return tui_helpers.make_app(path, mode, db_label="runs.db")
-
-
 async def open_runs(pilot) -> RunsScreen:
-    for _ in range(200):
-        if pilot.app.bank is not None and pilot.app.bank.loaded_at is not None:
-            break
-        await pilot.pause(0.01)
-    await pilot.press("m")
-    await pilot.pause()
-    assert isinstance(pilot.app.screen, RunsScreen)
-    return pilot.app.screen
+    return await open_screen(pilot, "m", RunsScreen)
 
 
 async def open_form(pilot) -> RunForm:
@@ -91,12 +70,6 @@ async def launch_llm(pilot, url: str | None, typed: bool = False, **values) -> N
     await pilot.pause()
 
 
-async def settle(pilot) -> None:
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-    await pilot.pause()
-
-
 def table_rows(screen) -> list[list[str]]:
     table = screen.query_one(DataTable)
     return [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
@@ -108,7 +81,7 @@ def cell(screen, run_id: int, column: str) -> str:
 
 def answer(delay: float = 0.02, wrong=(), invalid=()):
     def script(body, n):
-        i = index_of(body)
+        i = question_index(body)
         given = key_of(body) % 4 + 1 if i in wrong else key_of(body)
         text = "Options 1 and 3 share love" if i in invalid else f"Answer: {given}"
         return Reply(body=chat(text).body, delay=delay)
@@ -683,7 +656,7 @@ async def test_run_progress_message_flow(db):
         async with app.run_test(size=SIZE, message_hook=hook) as pilot:
             screen = await open_runs(pilot)
             await launch_llm(pilot, server.url, concurrency="1")
-            await tui_helpers.wait_for(pilot, lambda: cell(screen, 1, "status") == "done", "run 1 done")
+            await wait_for(pilot, lambda: cell(screen, 1, "status") == "done", "run 1 done")
             await settle(pilot)
             assert cell(screen, 1, "done") == f"{N}/{N}"
     ran = [f for f in figures if f.run_id == 1]
@@ -740,13 +713,13 @@ async def test_resume_at_another_base_url(db):
             app.screen.query_one("#reason", Input).value = "ftp://elsewhere"
             await pilot.press("enter")
             await pilot.pause()
-            assert any("base URL must be an http(s) URL" in n for n in tui_helpers.notices(app))
+            assert any("base URL must be an http(s) URL" in n for n in notices(app))
             await pilot.press("U")
             await pilot.pause()
             app.screen.query_one("#reason", Input).value = up.url
             await pilot.press("enter")
             await settle(pilot)
-            await tui_helpers.wait_for(pilot, lambda: cell(screen, 1, "status") == "done", "run 1 done")
+            await wait_for(pilot, lambda: cell(screen, 1, "status") == "done", "run 1 done")
     with Store(db) as store:
         assert [p.parse_status for p in store.predictions(1)] == ["ok"] * N
         events = [(h["event"], h["detail"]) for h in store.run_history(1)]

@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 import re
 
-import tui_helpers
-from conftest import make_question
+from factories import make_question
 from rich.segment import Segment
 from textual.color import Color
+from tui_helpers import make_app, settle
 
 from persian_tui.models import SourceRef
 from persian_tui.store import Store
@@ -39,15 +39,10 @@ def hostile_db(tmp_path):
     return db
 
 
-async def settle(pilot):
-    for _ in range(4):
-        await pilot.pause()
-
-
 async def test_bank_and_detail_show_placeholders_not_controls(tmp_path):
-    app = tui_helpers.make_app(hostile_db(tmp_path), "app")
+    app = make_app(hostile_db(tmp_path), "app")
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+        await settle(pilot, pauses=4)
         shown = screen_text(app)
         assert not RAW.search(shown), [m.group() for m in RAW.finditer(shown)]
         # visible (in app mode the bidi algorithm reorders and mirrors around the Persian words)
@@ -56,7 +51,7 @@ async def test_bank_and_detail_show_placeholders_not_controls(tmp_path):
         assert "other␛[2J #9␇" in shown  # every source reference, each shown safely
         assert ZWNJ in shown and "ِ" in shown  # Persian marks still displayed
         app.notify("endpoint said \x1b[2J\x9b1m", title="model \x1b]0;t\x07")
-        await settle(pilot)
+        await settle(pilot, pauses=4)
         note = list(app._notifications)[-1]
         assert (note.message, note.title) == ("endpoint said ␛[2J\\x9b1m", "model ␛]0;t␇")
     with Store(tmp_path / "h.db") as s:  # the stored text is untouched
@@ -65,11 +60,11 @@ async def test_bank_and_detail_show_placeholders_not_controls(tmp_path):
 
 
 async def test_runs_screen_shows_model_name_safely(tmp_path):
-    app = tui_helpers.make_app(hostile_db(tmp_path), "app")
+    app = make_app(hostile_db(tmp_path), "app")
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+        await settle(pilot, pauses=4)
         await pilot.press("m")
-        await settle(pilot)
+        await settle(pilot, pauses=4)
         shown = screen_text(app)
         assert not RAW.search(shown) and "model␛[31m␇evil" in shown
 
@@ -94,13 +89,13 @@ def test_line_filter_shows_raw_controls_without_changing_width():
 
 async def test_header_text_from_data_shows_placeholders(tmp_path):
     """A widget that does not clean its text (run detail's header) still shows placeholders."""
-    app = tui_helpers.make_app(hostile_db(tmp_path), "app")
+    app = make_app(hostile_db(tmp_path), "app")
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+        await settle(pilot, pauses=4)
         await pilot.press("m")
-        await settle(pilot)
+        await settle(pilot, pauses=4)
         await pilot.press("enter")
-        await settle(pilot)
+        await settle(pilot, pauses=4)
         shown = screen_text(app)
         # (Rich itself drops BEL, backspace and CR from unclean text; ESC is shown)
         assert not RAW.search(shown) and "model␛[31mevil" in shown
@@ -110,9 +105,9 @@ async def test_header_text_from_data_shows_placeholders(tmp_path):
 async def test_damaged_database_inside_the_app_ends_with_one_line(tmp_path, monkeypatch):
     import sqlite3
 
-    app = tui_helpers.make_app(hostile_db(tmp_path), "app")
+    app = make_app(hostile_db(tmp_path), "app")
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+        await settle(pilot, pauses=4)
 
         def damaged(*a, **k):
             raise sqlite3.DatabaseError("database disk image is malformed")
@@ -129,11 +124,11 @@ async def test_damaged_database_inside_the_app_ends_with_one_line(tmp_path, monk
 
 
 async def test_notification_text_is_not_markup(tmp_path):
-    app = tui_helpers.make_app(hostile_db(tmp_path), "app")
+    app = make_app(hostile_db(tmp_path), "app")
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+        await settle(pilot, pauses=4)
         app.notify("endpoint said [/x] [@click=app.quit]q[/]", title="model [b]m")
-        await settle(pilot)
+        await settle(pilot, pauses=4)
         note = list(app._notifications)[-1]
         assert note.markup is False and note.message == "endpoint said [/x] [@click=app.quit]q[/]"
         assert app.is_running  # a markup error would have ended the app
@@ -151,11 +146,11 @@ async def test_table_cells_from_data_are_plain_text_not_markup(tmp_path):
     with Store(db) as s:
         for who in ("ann [/x] \x1b[31m", "ann2 [b]"):
             s.add_label("q-evil", who, 1, seconds=1.0)
-    app = tui_helpers.make_app(db, "app", annotator="t")
+    app = make_app(db, "app", annotator="t")
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+        await settle(pilot, pauses=4)
         await pilot.press("g")
-        await settle(pilot)
+        await settle(pilot, pauses=4)
         shown = screen_text(app)
         assert "Agreement between annotators" in shown and "ann [/x] ␛[31m" in shown
         assert "ann2 [b]" in shown and not RAW.search(shown)

@@ -1,5 +1,6 @@
 """What every TUI test shares: the app built by the product's factory, waiting on a
-condition (not on the clock) and the notices the app raised."""
+condition (not on the clock) — the bank's first fill, the app settled, a screen opened —, the
+notices the app raised and what a widget shows. Data builders are in factories.py."""
 
 from __future__ import annotations
 
@@ -34,6 +35,36 @@ async def wait_for(pilot, predicate: Callable[[], object], what: str = "") -> No
             return
         await pilot.pause(0.01)
     assert predicate(), f"never happened: {what or predicate}"
+
+
+async def bank_loaded(pilot):
+    """Wait for the bank's first fill (it runs after the first layout); the bank screen."""
+    await wait_for(pilot, lambda: pilot.app.bank is not None and pilot.app.bank.loaded_at is not None,
+                   "the bank's first fill")
+    await pilot.pause()
+    return pilot.app.bank
+
+
+async def settle(pilot, pauses: int = 2, seconds: float = 0.0) -> None:
+    """Let the app's workers finish, then its queued messages through: ``pauses`` rounds, the
+    first after ``seconds`` (for a timer the app starts, e.g. when typing pauses)."""
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause(seconds)
+    for _ in range(pauses - 1):
+        await pilot.pause()
+
+
+async def open_screen(pilot, how, kind: type):
+    """From the loaded bank, open a screen by pressing the key ``how`` (or pushing the screen
+    ``how``); check it is a ``kind`` and return it."""
+    await bank_loaded(pilot)
+    if isinstance(how, str):
+        await pilot.press(how)
+    else:
+        await pilot.app.push_screen(how)
+    await pilot.pause()
+    assert isinstance(pilot.app.screen, kind), f"{pilot.app.screen!r} is not a {kind.__name__}"
+    return pilot.app.screen
 
 
 def notices(app: PersianTUI) -> list[str]:

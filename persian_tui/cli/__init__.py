@@ -9,41 +9,20 @@ from pathlib import Path
 from .. import __version__, config, display
 from ..io.errors import InputError
 from ..io.files import WriteError
+from ..models import QUESTION_SETS
 from ..runs import RunError
-from ..store import DatabaseError, Store, StoreError
+from ..store import DatabaseError, StoreError
+from . import corpus, items, release
+from . import runs as runs_commands
+from .common import MAX_ID, UserError, bounded_int, open_store
 
 BIDI_MODES = ("auto", "app", "terminal", "off")
-MAX_ID = 2**63 - 1  # SQLite's largest integer
-
-
-def bounded_int(low: int, high: int = MAX_ID):
-    """An argparse type: an integer in [low, high], else a one-line usage error naming the value."""
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"must be between {low} and {high}, got {text}")
-        return value
-    return parse
-
-
-from . import runs as runs_commands  # noqa: E402
-from .runs import UserError  # noqa: E402 (one class for every command module)
-
-
-def _store(args, *, read: bool = False) -> Store:
-    """The database; reading commands (``read``) also open a read-only file or folder.
-    Only the default folder (db/) is created: a --db in a missing folder is an error."""
-    path = config.db_path(args.db)
-    return Store(path, create_dir=path == config.DEFAULT_DB, read_only=None if read else False)
 
 
 def cmd_import(args) -> int:
     from ..io.importer import plan_import
 
-    with _store(args, read=getattr(args, "dry_run", False)) as store:  # a dry run only reads
+    with open_store(args, read=getattr(args, "dry_run", False)) as store:  # a dry run only reads
         plan = plan_import(store, args.file, fmt=args.format, answers=args.answers,
                            source=args.source, allow_duplicates=args.allow_duplicates,
                            allow_dirty=getattr(args, "allow_dirty", False),
@@ -111,7 +90,7 @@ def cmd_sample(args) -> int:
 def cmd_export(args) -> int:
     from ..io.export import export_jsonl
 
-    with _store(args, read=True) as store:
+    with open_store(args, read=True) as store:
         n = export_jsonl(store, args.output, status=args.status, category=args.category,
                          with_labels=args.with_labels, anonymize=args.anonymize)
     print(f"exported {n} question(s) to {args.output}")
@@ -121,7 +100,7 @@ def cmd_export(args) -> int:
 def cmd_import_labels(args) -> int:
     from ..io.labels import apply_labels, plan_labels
 
-    with _store(args) as store:
+    with open_store(args) as store:
         plan = plan_labels(store, args.file)
         for r in plan.rejected:
             print(f"rejected: {r}")
@@ -139,7 +118,7 @@ def cmd_agreement(args) -> int:
 
     from ..eval.agreement import agreement_report, as_dict
 
-    with _store(args, read=True) as store:
+    with open_store(args, read=True) as store:
         report = agreement_report(store)
     if args.format == "json":
         print(display.json_safe(json.dumps([as_dict(a) for a in report], ensure_ascii=False, indent=2)))
@@ -162,7 +141,7 @@ def cmd_agreement(args) -> int:
 def cmd_import_predictions(args) -> int:
     from ..io.predictions import import_predictions
 
-    with _store(args) as store:
+    with open_store(args) as store:
         r = import_predictions(store, args.file, source=args.source, dry_run=args.dry_run)
     if r.unmatched:
         ids = ", ".join(sorted(r.unmatched, key=lambda s: (len(s), s))[:15])
@@ -186,7 +165,7 @@ def cmd_errors(args) -> int:
 
     from ..eval.errors import distributions, judge_agreement
 
-    with _store(args, read=True) as store:
+    with open_store(args, read=True) as store:
         rows = store.judgments(target_run=args.run) if args.run is not None else store.judgments()
         names = {c.name: c for c in store.error_categories()}
     if not rows:
@@ -222,7 +201,7 @@ def cmd_errors(args) -> int:
 def cmd_import_reasoning(args) -> int:
     from ..io.reasoning import import_reasoning
 
-    with _store(args) as store:
+    with open_store(args) as store:
         r = import_reasoning(store, [Path(p) for p in args.paths], source=args.source)
     for u in r.unmatched:
         print(f"unmatched: {u}")
@@ -231,7 +210,7 @@ def cmd_import_reasoning(args) -> int:
 
 
 def cmd_stats(args) -> int:
-    with _store(args, read=True) as store:
+    with open_store(args, read=True) as store:
         c = store.counts()
         print(f"database: {store.path} (schema v{store.version})")
         print(f"questions: {c.total}  " + "  ".join(f"{s}: {n}" for s, n in sorted(c.by_status.items())))
@@ -257,7 +236,7 @@ def cmd_report(args) -> int:
         except argparse.ArgumentTypeError:
             raise UserError(f"--runs takes run ids (1 to {MAX_ID}) separated by commas, e.g. 1,2,5 "
                             f"(got {args.runs!r})") from None
-    with _store(args, read=True) as store:
+    with open_store(args, read=True) as store:
         try:
             report = build_report(store, run_ids=run_ids, questions=args.questions, seed=args.seed,
                                   n_boot=args.bootstrap)
@@ -408,7 +387,7 @@ def parser() -> argparse.ArgumentParser:
                          "correction, breakdowns, position bias, confusion, agreement, hardest "
                          "questions, the human baseline.")
     rep.add_argument("--runs", metavar="IDS", help="run ids, e.g. 1,2,5 (default: every finished run)")
-    rep.add_argument("--questions", default="all", choices=("all", "ready", "curated"),
+    rep.add_argument("--questions", default="all", choices=QUESTION_SETS,
                      help="question set (all = draft, ready and curated; default: all)")
     rep.add_argument("--format", default="table", choices=("table", "md", "csv", "json"),
                      help="table prints; md (with PNG charts), csv and json write files (default: table)")
@@ -427,9 +406,6 @@ def parser() -> argparse.ArgumentParser:
     add_tui_options(tui)
     tui.set_defaults(func=cmd_tui)
     return p
-
-
-from . import corpus, items, release  # noqa: E402  (command groups, each in its own module)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,9 +7,10 @@ import sys
 import time
 from pathlib import Path
 
-from ..display import json_safe
+from ..display import json_safe, percent
 from ..display import line as sanitize
-from . import UserError, _store
+from ..models import QUESTION_SETS
+from .common import UserError, open_store
 
 
 class _Bar:
@@ -39,7 +40,7 @@ def cmd_corpus_import(args) -> int:
     from ..io.ganjoor import import_corpus
 
     bar = _Bar("import")
-    with _store(args) as store:
+    with open_store(args) as store:
         p = import_corpus(store, args.path, strict=args.strict,
                           on_progress=lambda p: bar(p.done, p.total, f"{p.rate:.0f} poems/s"))
         bar(p.done, p.total, f"{p.rate:.0f} poems/s", final=True)
@@ -60,7 +61,7 @@ def cmd_corpus_import(args) -> int:
 
 
 def cmd_corpus_stats(args) -> int:
-    with _store(args) as store:
+    with open_store(args) as store:
         s = store.corpus_stats()
         if args.format == "json":
             print(json_safe(json.dumps(s, ensure_ascii=False, indent=2)))
@@ -82,7 +83,7 @@ def cmd_corpus_stats(args) -> int:
 
 
 def cmd_corpus_search(args) -> int:
-    with _store(args) as store:
+    with open_store(args) as store:
         found = store.search_couplets(" ".join(args.words), poet=args.poet, form=args.form,
                                       metre=args.metre, limit=args.limit)
         if args.format == "json":
@@ -110,7 +111,7 @@ def cmd_corpus_similar(args) -> int:
         embedder = similar_embedder(spec)
     except EmbedderError as e:
         raise UserError(str(e)) from None
-    with _store(args) as store:
+    with open_store(args) as store:
         found = similar_couplets(store, m1, m2, limit=args.limit, embedder=embedder,
                                  poet=args.poet, form=args.form)
         for score, c in found:
@@ -128,7 +129,7 @@ def _link_summary(counts) -> str:
 
 
 def cmd_corpus_link(args) -> int:
-    with _store(args) as store:
+    with open_store(args) as store:
         if not store.has_corpus():
             raise UserError("no corpus loaded: run `persian-tui corpus import PATH` first")
         bar = _Bar("link")
@@ -163,17 +164,13 @@ def cmd_corpus_link(args) -> int:
 
 
 def cmd_corpus_reorder(args) -> int:
-    with _store(args) as store:
+    with open_store(args) as store:
         counts = store.undo_reorder(args.uid)
         extra = [f"{counts[k]} {what}" for k, what in (("released", "in a release kept as they are"),
                                                         ("edited", "edited since, kept")) if counts.get(k)]
         print(f"{counts.get('restored', 0)} option(s) back in the file's hemistich order"
               + (f" ({', '.join(extra)})" if extra else ""))
     return 0
-
-
-def _pct(x) -> str:
-    return "—" if x is None else f"{x:.1%}"
 
 
 def shortcut_report(store, which: str):
@@ -221,7 +218,7 @@ def store_baseline_runs(store, questions, rep, which: str) -> list[str]:
 def cmd_shortcuts(args) -> int:
     from ..io.files import write_atomic
 
-    with _store(args) as store:
+    with open_store(args) as store:
         questions, rep = shortcut_report(store, args.questions)
         rows = [{"cue": r.cue, "eligible": r.eligible, "fired": r.fired, "hits": r.hits,
                  "precision": r.precision, "ci95": [r.low, r.high] if r.fired else None,
@@ -251,9 +248,9 @@ def cmd_shortcuts(args) -> int:
                   "finds the key alone |"),
                  "| --- | ---: | ---: | ---: | --- | ---: | ---: |"]
         for r in rep.rows:
-            ci = f"{_pct(r.precision)} ({_pct(r.low)}–{_pct(r.high)})" if r.fired else "—"
+            ci = f"{percent(r.precision)} ({percent(r.low)}–{percent(r.high)})" if r.fired else "—"
             p = "—" if r.p_value is None else f"{r.p_value:.3g}"
-            lines.append(f"| {r.cue} | {r.eligible} | {r.fired} | {r.hits} | {ci} | {p} | {_pct(r.recall)} |")
+            lines.append(f"| {r.cue} | {r.eligible} | {r.fired} | {r.hits} | {ci} | {p} | {percent(r.recall)} |")
         lines.append("")
         lines.append(f"{len(rep.flagged)} question(s) flagged: a surface cue finds the key")
         for uid, cues in sorted(rep.flagged.items())[:args.examples]:
@@ -336,7 +333,7 @@ def add_commands(sub) -> None:
                         "the TF-IDF centroid's pick, or the most common key position? Over the bank: "
                         "how often each cue finds the key against chance (25 %), Wilson 95 % interval, "
                         "two-sided exact binomial test; the key positions against uniform (chi-square).")
-    sc.add_argument("--questions", default="all", choices=("all", "ready", "curated"))
+    sc.add_argument("--questions", default="all", choices=QUESTION_SETS)
     sc.add_argument("--format", default="table", choices=("table", "md", "json"))
     sc.add_argument("-o", "--output", metavar="FILE", help="write md/json to FILE instead of printing")
     sc.add_argument("--examples", type=int, default=10, help="flagged questions listed (default: 10)")

@@ -7,7 +7,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from . import MAX_ID, UserError, _store, bounded_int
+from ..models import QUESTION_SETS
+from .common import MAX_ID, UserError, bounded_int, open_store
 
 
 def _run_ids(text: str | None) -> list[int] | None:
@@ -21,12 +22,12 @@ def _run_ids(text: str | None) -> list[int] | None:
 
 
 def cmd_items(args) -> int:
+    from ..eval.inputs import ReportError, report_inputs
     from ..eval.items import item_analysis
-    from ..eval.report import ReportError, report_inputs
     from ..io.item_files import TABLE_HEADER, flag_summary, item_csv, item_dict, item_table_rows
     from ..io.report_files import _table
 
-    with _store(args, read=True) as store:
+    with open_store(args, read=True) as store:
         try:
             inp, _ = report_inputs(store, _run_ids(args.runs), args.questions)
         except ReportError as e:
@@ -46,16 +47,15 @@ def cmd_items(args) -> int:
 
 
 def cmd_samples(args) -> int:
-    from ..eval.report import STATUS_SETS
     from ..eval.samples import sample_run
     from ..io.report_files import _table
     from ..io.sample_files import ITEM_HEADER, item_rows, items_csv, summary_rows
 
-    with _store(args, read=True) as store:
+    with open_store(args, read=True) as store:
         run = store.get_run(args.run)
         if run is None:
             raise UserError(f"no run {args.run}")
-        keyed = [q for q in store.questions(statuses=STATUS_SETS[args.questions]) if q.key is not None]
+        keyed = [q for q in store.questions(statuses=QUESTION_SETS[args.questions]) if q.key is not None]
         chosen, voted = store.voted_predictions(run.id)
         result = sample_run(run, voted if voted is not None else store.votes(chosen), keyed)
     if args.format == "json":
@@ -81,7 +81,7 @@ def add_commands(sub) -> None:
                         "answer, the agreement among samples (across option orders when shuffled), "
                         "the sample judging uses by default; per run: accuracy by majority and by mean.")
     sm.add_argument("run", type=bounded_int(1), metavar="RUN")
-    sm.add_argument("--questions", default="all", choices=("all", "ready", "curated"))
+    sm.add_argument("--questions", default="all", choices=QUESTION_SETS)
     sm.add_argument("--format", default="table", choices=("table", "csv", "json"))
     sm.set_defaults(func=cmd_samples)
     it = sub.add_parser("items", help="item analysis: difficulty, discrimination, distractors, flags",
@@ -89,6 +89,6 @@ def add_commands(sub) -> None:
                         "labels, sorted by flag severity (suspect_key, low_agreement, too_hard, "
                         "too_easy).")
     it.add_argument("--runs", metavar="IDS", help="run ids, e.g. 1,2,5 (default: the report's runs)")
-    it.add_argument("--questions", default="all", choices=("all", "ready", "curated"))
+    it.add_argument("--questions", default="all", choices=QUESTION_SETS)
     it.add_argument("--format", default="table", choices=("table", "csv", "json"))
     it.set_defaults(func=cmd_items)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import UserError, _store
+from .common import UserError, open_store
 from .items import _run_ids
 
 
@@ -14,7 +14,7 @@ def cmd_release(args) -> int:
     from ..store import ReleaseExists
 
     if args.list:
-        with _store(args, read=True) as store:
+        with open_store(args, read=True) as store:
             rows = store.releases()
         if not rows:
             print("no releases yet (persian-tui release NAME)")
@@ -24,7 +24,7 @@ def cmd_release(args) -> int:
     if not args.name:
         raise UserError("name the release, e.g. persian-tui release v1.0 (or --list)")
     out = Path(args.output) if args.output else Path("exports") / "releases" / args.name
-    with _store(args) as store:
+    with open_store(args) as store:
         try:
             result = build_release(store, args.name, out, run_ids=_run_ids(args.runs) or [],
                                    license_id=args.license, frozen=args.frozen)

@@ -1,6 +1,6 @@
 """Run commands: `run llm|paraphrase|embed`, `judge`, and `runs` (list, archive, delete, history).
 
-Every run is built from its validated spec (persian_tui.specs); a resume may only change how the
+Every run is built from its validated spec (persian_tui.runs.spec); a resume may only change how the
 endpoint is reached (RESUME_OVERRIDES). SIGTERM and SIGHUP stop a run like Ctrl-C: `cancelled`,
 resumable, exit status 1."""
 
@@ -16,22 +16,13 @@ from pydantic import ValidationError
 
 from .. import display, redact
 from ..store import LeaseHeld
-
-
-class UserError(Exception):
-    """Ends the command with a one-line message and exit status 1 (caught by cli.main)."""
-
-
-def _store(args, *, read: bool = False):
-    from . import _store as open_store
-
-    return open_store(args, read=read)
+from .common import UserError, open_store
 
 
 def spec_of(kind: str, **values):
     """The validated spec of a run kind; field errors as a UserError of one line per field
     (flags named)."""
-    from ..specs import SPECS, describe
+    from ..runs.spec import SPECS, describe
 
     try:
         return SPECS[kind](**{k: v for k, v in values.items() if v is not None})
@@ -121,7 +112,7 @@ def _default(args, name: str):
 def cmd_run_llm(args, kind: str = "llm") -> int:
     from ..runs import create_llm_run, execute_llm_run
 
-    with _store(args) as store:
+    with open_store(args) as store:
         if args.resume is not None:
             run_id, overrides = _resume(store, args, kind)
         else:
@@ -165,17 +156,17 @@ def cmd_run_embed(args) -> int:
                    base_url=args.base_url, api_key_env=args.api_key_env, batch_size=args.batch_size,
                    questions=args.questions, limit=args.limit, paraphrase_run=args.paraphrases,
                    release=args.release)
-    with _store(args) as store:
+    with open_store(args) as store:
         run = create_embedding_run(store, spec)
-        progress = execute_embedding_run(store, run.id, on_progress=ProgressPrinter(),
-                                         base_url=spec.base_url)
+        db = store.path
+    progress = execute_embedding_run(db, run.id, on_progress=ProgressPrinter(), base_url=spec.base_url)
     return finish(progress)
 
 
 def cmd_judge(args) -> int:
     from ..runs import create_judge_run, execute_judge_run
 
-    with _store(args) as store:
+    with open_store(args) as store:
         if args.resume is not None:
             run_id, overrides = _resume(store, args, "judge")
         else:
@@ -201,7 +192,7 @@ def cmd_runs(args) -> int:
     action = getattr(args, "action", None) or "list"
     if action == "list":
         return _list_runs(args)
-    with _store(args) as store:
+    with open_store(args) as store:
         run = store.get_run(args.id)
         if run is None:
             raise UserError(f"no run {args.id}")
@@ -230,7 +221,7 @@ def cmd_runs(args) -> int:
 
 
 def _list_runs(args) -> int:
-    with _store(args, read=True) as store:
+    with open_store(args, read=True) as store:
         rows = store.run_summaries(archived=args.all)
     if not rows:
         print("no runs yet" if args.all else "no runs (archived ones: runs --all)")

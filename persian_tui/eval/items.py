@@ -31,6 +31,7 @@ import numpy as np
 
 from ..models import Question
 from ..store import Store
+from .inputs import report_inputs
 
 TOO_EASY = 0.95
 TOO_HARD = 0.10
@@ -180,8 +181,6 @@ QUEUED = ("suspect_key", "low_agreement", "too_hard")  # too_easy asks no decisi
 def queue_flags(store: Store) -> dict[str, dict[str, str]]:
     """uid -> {flag: evidence} of the flags that send a question to adjudication, from the
     default report's runs (finished, not archived, not broken) and every annotator's labels."""
-    from .report import report_inputs
-
     inp, _ = report_inputs(store, None, "all")
     rows = item_analysis(store, inp.keyed, [r.id for r in inp.runs], inp.preds)
     return {r.uid: {f: r.evidence[f] for f in r.flags if f in QUEUED}

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from ..models import Prediction, Question
+from .parse import json_objects, split_reasoning
 
 VERDICTS = ("sound", "flawed", "key_problem")
 JUDGE_VERSION = "judge/v3"  # v2: judged text quoted line by line inside the fences; v3: bank text on one line
@@ -126,7 +127,6 @@ def prompt_hash(categories: list[str]) -> str:
                           .encode()).hexdigest()
 
 
-_THINK = re.compile(r"<think(?:ing)?>.*?(?:</think(?:ing)?>|$)", re.DOTALL | re.IGNORECASE)
 # "VERDICT: sound", "**Category:** none", "- rationale = ..." (a JSON line '"verdict": ...' is read as JSON)
 _LINE = re.compile(r"(?im)^[ \t>*#_\-]*(verdict|error_category|category|rationale)[ \t*_]*[:=][ \t*_]*(.+?)\s*$")
 
@@ -143,25 +143,6 @@ def _pairs(pairs: list[tuple]) -> dict:
             obj[_DUPLICATE] = key
         obj.setdefault(key, value)
     return obj
-
-
-def _json_objects(text: str) -> list[dict]:
-    """Top-level JSON objects in the text (objects nested in one already found are its parts)."""
-    found, decoder, end = [], json.JSONDecoder(object_pairs_hook=_pairs), 0
-    starts = [m.start() for m in re.finditer(r'\{(?=\s*(?:"|\}))', text)]  # an object starts with a key
-    if len(starts) > 64:  # a reply is not a data file: bound the work on hostile ones
-        starts = starts[:32] + starts[-32:]
-    for start in starts:
-        if start < end:
-            continue
-        try:
-            obj, stop = decoder.raw_decode(text, start)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(obj, dict):
-            found.append(obj)
-            end = stop
-    return found
 
 
 def _whole_json(text: str) -> dict | None:
@@ -199,12 +180,12 @@ def parse_judgment(text: str | None, categories: list[str]) -> Judgment:
     is not a clear verdict is `unscored` with the reason, never guessed."""
     if not text or not text.strip():
         return _unscored("empty reply")
-    text = _THINK.sub("", text)
+    text = split_reasoning(text)[0]  # reasoning (<think> blocks, a pre-filled one) is not the verdict
     whole = _whole_json(text)
     if whole is not None and "verdict" in whole:
         candidates = [whole]
     else:
-        candidates = [o for o in _json_objects(text) if "verdict" in o] + _line_verdicts(text)
+        candidates = json_objects(text, lambda o: "verdict" in o, _pairs) + _line_verdicts(text)
     if not candidates:
         return _unscored("no verdict in the reply")
     if any(_DUPLICATE in obj for obj in candidates):

@@ -50,29 +50,22 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..models import Prediction, Question
+from ..models import QUESTION_SETS, Question
 from ..store import Store
 from . import stats
 from .agreement import AnnotatorAccuracy
+from .inputs import NO_ANSWERS, Inputs, ReportError, report_inputs  # noqa: F401 (ReportError: re-exported)
+from .items import ItemRow, item_analysis
 from .provenance import DIMENSIONS as PROVENANCE
 from .provenance import provenance_values
 
-STATUS_SETS = {"ready": ("ready", "curated"), "curated": ("curated",),
-               "all": ("draft", "ready", "curated")}
 ALPHA = 0.05
 NONE = "(none)"
 DIMENSIONS = ("category", "source", "poet", "difficulty", *PROVENANCE)  # provenance: when linked
 TIERS = ("easy", "medium", "hard", "very hard")
 HARDEST = 20
-NO_ANSWERS = ("paraphrase", "judge")  # run kinds that answer no question themselves
-ABSTAINS = ("baseline",)  # run kinds whose empty answers are abstentions by design (shortcut cues)
-BROKEN = 0.5  # a run whose share of unusable answers exceeds this is left out by default
 POWER = 0.8
 EFFECT = 0.05  # default effect (accuracy difference) for "questions needed"
-
-
-class ReportError(ValueError):
-    """A report that cannot be built as asked (unknown run, bad option); message for the user."""
 
 
 @dataclass
@@ -165,7 +158,7 @@ class Report:
     keyed: int = 0  # questions of the set with a key (before the shared restriction)
     answered: dict[int, int] = field(default_factory=dict)  # run -> keyed questions it answered
     left_out: dict[int, str] = field(default_factory=dict)  # run -> why the default left it out
-    items: list = field(default_factory=list)  # eval/items.ItemRow for every keyed question
+    items: list[ItemRow] = field(default_factory=list)  # every keyed question's item analysis
     samples: list = field(default_factory=list)  # eval/samples.SampleRun per run asked K > 1 times
     effect: float = EFFECT  # the difference n_needed is computed for
     power: float = POWER
@@ -174,17 +167,6 @@ class Report:
     def limiting(self) -> list[int]:
         """Runs that answered fewer keyed questions than the set has (they shrink `questions`)."""
         return [r for r in self.run_ids if self.answered.get(r, 0) < self.keyed]
-
-
-def _select_runs(store: Store, run_ids: list[int] | None):
-    runs = {r.id: r for r in store.runs(archived=True)}
-    if run_ids is None:
-        return [r for r in runs.values() if r.status == "done" and r.kind not in NO_ANSWERS
-                and not r.archived], False
-    missing = sorted({i for i in run_ids if i not in runs})
-    if missing:
-        raise ReportError(f"no run {', '.join(map(str, missing))}")
-    return [runs[i] for i in sorted(set(run_ids))], True
 
 
 def _poet(q: Question) -> str:
@@ -208,74 +190,6 @@ def _tier(solved: int, runs: int) -> str:
 def _sum(values: list) -> float | int | None:
     present = [v for v in values if v is not None]
     return sum(present) if present else None
-
-
-def _usable(p: Prediction) -> int:
-    """The chosen option 1..4 of a prediction, 0 when it is unusable (not ok, no answer)."""
-    return p.usable
-
-
-def _broken(preds: dict[str, Prediction]) -> str | None:
-    bad = sum(not _usable(p) for p in preds.values())
-    if preds and bad > BROKEN * len(preds):
-        return f"broken: {bad} of {len(preds)} answers unusable"
-    return None
-
-
-@dataclass
-class Inputs:
-    """What every section is computed from: runs, the shared questions and the answer matrix."""
-    runs: list  # Run rows in input order
-    preds: dict[int, dict[str, Prediction]]
-    keyed: list[Question]  # the set's questions with a key
-    shared: list[Question]  # keyed questions every run answered
-    key: np.ndarray  # (Q,) keys of the shared questions
-    chosen: np.ndarray  # (R, Q) chosen option, 0 = invalid / no answer
-    right: np.ndarray  # (R, Q) bool
-    order: list[int]  # run indices in leaderboard order
-    overall: list[tuple[int, int]]  # per run: (correct, answered) on all keyed questions it answered
-    votes: dict = field(default_factory=dict)  # run id -> [models.Vote] for runs asked K > 1 times
-
-
-def report_inputs(store: Store, run_ids: list[int] | None, questions: str) -> tuple[Inputs, dict]:
-    """The inputs of a report and the runs the default selection left out (run -> why)."""
-    runs, explicit = _select_runs(store, run_ids)
-    left_out = {} if explicit else {
-        r.id: "archived" if r.archived else r.status for r in store.runs(archived=True)
-        if r.kind not in NO_ANSWERS and r not in runs and (r.archived or r.status != "done")}
-    preds: dict[int, dict[str, Prediction]] = {}
-    votes: dict[int, list] = {}
-    for r in runs:  # one read per run: a run asked K times is voted (its majority's first)
-        chosen, voted = store.voted_predictions(r.id)
-        preds[r.id] = {p.uid: p for p in chosen}
-        if voted is not None:
-            votes[r.id] = voted
-    if not explicit:
-        runs = [r for r in runs if preds[r.id]]
-        for r in runs:
-            if r.kind not in ABSTAINS and (why := _broken(preds[r.id])):
-                left_out[r.id] = why
-        runs = [r for r in runs if r.id not in left_out]
-    elif empty := [r.id for r in runs if not preds[r.id]]:
-        raise ReportError(f"run {', '.join(map(str, empty))} has no predictions")
-    keyed = [q for q in store.questions(statuses=STATUS_SETS[questions]) if q.key is not None]
-    shared = [q for q in keyed if all(q.uid in preds[r.id] for r in runs)] if runs else []
-    overall = []
-    for r in runs:
-        mine = [(q.key, preds[r.id][q.uid]) for q in keyed if q.uid in preds[r.id]]
-        overall.append((sum(_usable(p) == k for k, p in mine), len(mine)))
-    key = np.array([q.key for q in shared], dtype=np.int8)
-    chosen = np.zeros((len(runs), len(shared)), dtype=np.int8)
-    for i, r in enumerate(runs):
-        mine = preds[r.id]
-        chosen[i] = [_usable(mine[q.uid]) for q in shared]
-    right = chosen == key[None, :]
-    correct = right.sum(axis=1)
-    # the honest order: accuracy on everything each run answered, then on the shared questions
-    acc = [c / n if n else 0.0 for c, n in overall]
-    order = sorted(range(len(runs)), key=lambda i: (-acc[i], -int(correct[i]), runs[i].id))
-    return Inputs(runs, preds, keyed, shared, key, chosen, right, order, overall,
-                  {r.id: votes[r.id] for r in runs if r.id in votes}), left_out
 
 
 def _leaderboard(inp: Inputs, seed: int, n_boot: int) -> tuple[list[LeaderRow], np.ndarray]:
@@ -438,8 +352,8 @@ def build_report(store: Store, *, run_ids: list[int] | None = None, questions: s
     (all | ready | curated). Raises ReportError for an unknown run, a chosen run without
     predictions, or a bad option; a database without runs, or runs sharing no keyed question,
     gives a report with `questions == 0` and empty tables."""
-    if questions not in STATUS_SETS:
-        raise ReportError(f"unknown question set {questions!r}; choose {', '.join(STATUS_SETS)}")
+    if questions not in QUESTION_SETS:
+        raise ReportError(f"unknown question set {questions!r}; choose {', '.join(QUESTION_SETS)}")
     if n_boot < 1:
         raise ReportError("the bootstrap needs at least 1 resample")
     if not 0 < effect < 1 or not 0 < power < 1:
@@ -452,8 +366,6 @@ def build_report(store: Store, *, run_ids: list[int] | None = None, questions: s
                     question_set=questions, keyed=len(inp.keyed), answered=answered,
                     left_out=left_out, effect=effect, power=power)
     if inp.runs or inp.keyed:
-        from .items import item_analysis
-
         report.items = item_analysis(store, inp.keyed, [r.id for r in inp.runs], inp.preds)
         from .samples import sample_run
 

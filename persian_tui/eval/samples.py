@@ -67,8 +67,3 @@ def sample_run(run: Run, votes: list[Vote], keyed: list[Question]) -> SampleRun:
                      correct / n if n else None, sum(i.mean_right for i in items) / n if n else None,
                      sum(agreements) / len(agreements) if agreements else None,
                      sum(i.agreement == 1.0 and i.majority != 0 for i in items), items)
-
-
-def repeated(run: Run) -> bool:
-    """A run asked each question more than once."""
-    return int(run.params.get("samples") or 1) > 1

@@ -253,7 +253,7 @@ def build_release(store: Store, name: str, out: str | Path, *, run_ids: list[int
     """Freeze the curated set as release `name` (or find it frozen with the same content), then
     write its folder. `frozen=True` writes an existing release as it was frozen, whatever the
     curated set is now. ReleaseExists when `name` holds other content."""
-    from ..specs import check_release_name
+    from ..models import check_release_name
 
     try:
         check_release_name(name)

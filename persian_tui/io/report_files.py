@@ -13,6 +13,7 @@ import math
 from dataclasses import asdict
 from pathlib import Path
 
+from ..display import interval, p_value, percent, seconds
 from ..eval.report import DIMENSIONS, Report
 from .files import write_atomic
 
@@ -48,18 +49,10 @@ def _g(x: float | None) -> float | None:
 
 
 def _pct(x: float | None, digits: int = 1) -> str:
-    x = _g(x)
-    return "—" if x is None else f"{100 * x:.{digits}f} %"
+    return percent(_g(x), digits, " %")
 
 
-def format_p(x: float | None) -> str:
-    """THE p-value format of every report view (TUI and files): '< 0.0001' or 4 decimals."""
-    if x is None:
-        return "—"
-    return "< 0.0001" if x < 1e-4 else f"{x:.4f}"
-
-
-_p = format_p
+_p = p_value
 
 
 def _num(x) -> str:
@@ -71,7 +64,7 @@ def _num(x) -> str:
 
 
 def _interval(low: float | None, high: float | None) -> str:
-    return "—" if low is None else f"{100 * low:.1f}–{100 * high:.1f} %"
+    return interval(low, high, " %")
 
 
 def _round(obj):
@@ -144,7 +137,7 @@ def _leader_rows(report: Report) -> list[list[str]]:
              _pct(r.accuracy), f"{r.correct}/{r.total}",
              str(r.invalid), _interval(r.wilson_low, r.wilson_high), _interval(r.boot_low, r.boot_high),
              _num(r.tokens_in), _num(r.tokens_out),
-             "—" if r.latency_mean is None else f"{r.latency_mean:.2f} s", _num(r.cost)]
+             seconds(r.latency_mean), _num(r.cost)]
             for rank, r in enumerate(report.leaderboard, 1)]
 
 

@@ -13,18 +13,21 @@ from ..bank import now
 from ..linking import Candidate, Decision, decide
 from ..models import CorpusCouplet, CorpusPoem, OptionLink
 from ..text import corpus_key
+from .errors import StoreBusy
 
 _COUPLET_SELECT = (
-    "SELECT p.path, c.idx, c.mesra1, c.mesra2, pt.nickname, pt.slug, p.title, p.form, p.metre, p.rhyme "
+    "SELECT p.path AS poem, c.idx AS couplet, c.mesra1, c.mesra2, pt.nickname AS poet, pt.slug AS poet_slug, "
+    "p.title, p.form, p.metre, p.rhyme "
     "FROM corpus_couplets c JOIN corpus_poems p ON p.id = c.poem_id "
     "JOIN corpus_poets pt ON pt.id = p.poet_id "
 )
 _CANDIDATE_SELECT = (
-    "SELECT c.id, c.poem_id, c.idx, c.norm1, c.norm2, pt.id, pt.nickname, pt.death_year, p.quoting, "
-    "p.path, pt.slug "
+    "SELECT c.id AS couplet_id, c.poem_id, c.idx AS \"index\", c.norm1, c.norm2, pt.id AS poet_id, "
+    "pt.nickname AS poet, pt.death_year, p.quoting, p.path AS poem, pt.slug AS poet_slug "
     "FROM corpus_couplets c JOIN corpus_poems p ON p.id = c.poem_id "
     "JOIN corpus_poets pt ON pt.id = p.poet_id "
 )
+_COUPLET_FIELDS = ("poem", "couplet", "poet", "poet_slug", "title", "form", "metre", "rhyme")  # and the mesras
 FTS_CANDIDATES = 40  # fuzzy candidates per option, best bm25 first
 RARE_TOKENS = 4  # the rarest words of an option make one of its FTS queries ...
 BROAD_TOKENS = 10  # ... and up to this many words, the commonest left out, another
@@ -116,20 +119,20 @@ class CorpusRepo:
                     "name = excluded.name, nickname = excluded.nickname, death_year = excluded.death_year",
                     (poet["slug"], poet["ganjoor_id"], poet["name"], poet["nickname"], poet.get("death_year")))
                 poet_ids[poet["slug"]] = self.conn.execute(
-                    "SELECT id FROM corpus_poets WHERE slug = ?", (poet["slug"],)).fetchone()[0]
+                    "SELECT id FROM corpus_poets WHERE slug = ?", (poet["slug"],)).fetchone()["id"]
             for poet, poem in batch:
                 row = self.conn.execute(
                     "SELECT id, sha256, quoting FROM corpus_poems WHERE path = ?", (poem.path,)).fetchone()
                 listed = QUOTING_LISTED if poem.quoting else 0
                 values = (poet_ids[poet["slug"]], poem.ganjoor_id, poem.title, poem.form, poem.metre,
                           poem.rhyme, len(poem.couplets), poem.sha256, stamp, listed)
-                if row and row[1] == poem.sha256:
+                if row and row["sha256"] == poem.sha256:
                     counts["unchanged"] += 1
-                    if (row[2] == QUOTING_LISTED) != bool(listed):  # the list of works changed
-                        self.conn.execute("UPDATE corpus_poems SET quoting = ? WHERE id = ?", (listed, row[0]))
+                    if (row["quoting"] == QUOTING_LISTED) != bool(listed):  # the list of works changed
+                        self.conn.execute("UPDATE corpus_poems SET quoting = ? WHERE id = ?", (listed, row["id"]))
                     continue
                 if row:
-                    poem_id = row[0]
+                    poem_id = row["id"]
                     self.conn.execute(
                         "UPDATE corpus_poems SET poet_id=?, ganjoor_id=?, title=?, form=?, metre=?, "
                         "rhyme=?, couplets=?, sha256=?, imported_at=?, quoting=? WHERE id = ?", (*values, poem_id))
@@ -154,7 +157,7 @@ class CorpusRepo:
         couplets `chunk` at a time, then its digest. Until the last one readers see part of the
         poem; a killed import leaves it pending, and the next import replaces it."""
         row = self.conn.execute("SELECT id, sha256 FROM corpus_poems WHERE path = ?", (poem.path,)).fetchone()
-        if row and row[1] == poem.sha256:
+        if row and row["sha256"] == poem.sha256:
             return self.upsert_poems([(poet, poem)])
         held = 0.0
         while row:
@@ -162,13 +165,13 @@ class CorpusRepo:
                 t0 = time.monotonic()
                 gone = self.conn.execute(
                     "DELETE FROM corpus_couplets WHERE id IN (SELECT id FROM corpus_couplets WHERE poem_id = ? "
-                    "LIMIT ?)", (row[0], chunk)).rowcount
+                    "LIMIT ?)", (row["id"], chunk)).rowcount
             held = max(held, time.monotonic() - t0)
             if not gone:
                 break
         # a pending digest never equals a stored one (a killed run's pending row is replaced)
         counts = self.upsert_poems([(poet, replace(poem, couplets=[], sha256=f"pending {time.time_ns()}"))])
-        poem_id = self.conn.execute("SELECT id FROM corpus_poems WHERE path = ?", (poem.path,)).fetchone()[0]
+        poem_id = self.conn.execute("SELECT id FROM corpus_poems WHERE path = ?", (poem.path,)).fetchone()["id"]
         for start in range(0, len(poem.couplets), chunk):
             with self.tx():
                 t0 = time.monotonic()
@@ -195,10 +198,10 @@ class CorpusRepo:
             "  FROM corpus_couplets c JOIN corpus_poems p ON p.id = c.poem_id "
             "  JOIN corpus_poets pt ON pt.id = p.poet_id WHERE c.norm1 != '' AND c.norm2 != ''), "
             "shared AS (SELECT k, MIN(dy) AS first FROM keyed GROUP BY k HAVING COUNT(DISTINCT poet_id) > 1) "
-            "SELECT keyed.poem_id, COUNT(*), p.couplets FROM keyed JOIN shared ON shared.k = keyed.k "
+            "SELECT keyed.poem_id, COUNT(*) AS quoted, p.couplets FROM keyed JOIN shared ON shared.k = keyed.k "
             "JOIN corpus_poems p ON p.id = keyed.poem_id "
             "WHERE shared.first < keyed.dy GROUP BY keyed.poem_id").fetchall()
-        found = sorted(pid for pid, quoted, total in rows if quoted >= QUOTED_SHARE * max(total, 1))
+        found = sorted(r["poem_id"] for r in rows if r["quoted"] >= QUOTED_SHARE * max(r["couplets"], 1))
         with self.tx():
             self.conn.execute("UPDATE corpus_poems SET quoting = 0 WHERE quoting = ?", (QUOTING_FOUND,))
             flagged = 0
@@ -214,34 +217,27 @@ class CorpusRepo:
 
     def corpus_stats(self) -> dict:
         """What is loaded: totals and, per poet, poems and couplets; forms; links."""
-        poets = self.conn.execute(
-            "SELECT pt.slug, pt.nickname, COUNT(p.id), COALESCE(SUM(p.couplets), 0) "
+        poets = [dict(r) for r in self.conn.execute(
+            "SELECT pt.slug, pt.nickname AS poet, COUNT(p.id) AS poems, COALESCE(SUM(p.couplets), 0) AS couplets "
             "FROM corpus_poets pt LEFT JOIN corpus_poems p ON p.poet_id = pt.id "
-            "GROUP BY pt.id ORDER BY 4 DESC, pt.slug").fetchall()
-        forms = self.conn.execute(
-            "SELECT COALESCE(form, '—'), COUNT(*) FROM corpus_poems GROUP BY 1 ORDER BY 2 DESC").fetchall()
-        links = dict(self.conn.execute("SELECT status, COUNT(*) FROM option_links GROUP BY status"))
+            "GROUP BY pt.id ORDER BY couplets DESC, pt.slug")]
+        forms = {r["form"]: r["n"] for r in self.conn.execute(
+            "SELECT COALESCE(form, '—') AS form, COUNT(*) AS n FROM corpus_poems GROUP BY 1 ORDER BY n DESC")}
+        links = {r["status"]: r["n"] for r in self.conn.execute(
+            "SELECT status, COUNT(*) AS n FROM option_links GROUP BY status")}
+        totals = self.conn.execute(
+            "SELECT (SELECT COALESCE(SUM((mesra1 != '') + (mesra2 != '')), 0) FROM corpus_couplets) AS hemistichs, "
+            "(SELECT COUNT(*) FROM corpus_poems WHERE metre IS NOT NULL) AS with_metre, "
+            "(SELECT MAX(imported_at) FROM corpus_poems) AS last_import").fetchone()
         return {
-            "poets": len(poets), "poems": sum(p[2] for p in poets),
-            "couplets": sum(p[3] for p in poets),
-            "hemistichs": self.conn.execute(
-                "SELECT COALESCE(SUM((mesra1 != '') + (mesra2 != '')), 0) FROM corpus_couplets").fetchone()[0],
-            "with_metre": self.conn.execute(
-                "SELECT COUNT(*) FROM corpus_poems WHERE metre IS NOT NULL").fetchone()[0],
-            "by_poet": [{"slug": s, "poet": n, "poems": p, "couplets": c} for s, n, p, c in poets],
-            "by_form": dict(forms),
+            "poets": len(poets), "poems": sum(p["poems"] for p in poets),
+            "couplets": sum(p["couplets"] for p in poets),
+            "hemistichs": totals["hemistichs"],
+            "with_metre": totals["with_metre"],
+            "by_poet": poets,
+            "by_form": forms,
             "links": links,
-            "last_import": self.conn.execute("SELECT MAX(imported_at) FROM corpus_poems").fetchone()[0],
-        }
-
-    def corpus_facets(self) -> dict[str, list[str]]:
-        """Values to filter the search by: poet nicknames, forms, metres."""
-        return {
-            "poet": [r[0] for r in self.conn.execute("SELECT nickname FROM corpus_poets ORDER BY nickname")],
-            "form": [r[0] for r in self.conn.execute(
-                "SELECT DISTINCT form FROM corpus_poems WHERE form IS NOT NULL ORDER BY form")],
-            "metre": [r[0] for r in self.conn.execute(
-                "SELECT metre FROM corpus_poems WHERE metre IS NOT NULL GROUP BY metre ORDER BY COUNT(*) DESC")],
+            "last_import": totals["last_import"],
         }
 
     # ------------------------------------------------------------ search
@@ -252,17 +248,16 @@ class CorpusRepo:
         want = corpus_key(poet).replace(" ", "")
         if not want:
             return []
-        return [pid for pid, slug, nickname, name in self.conn.execute(
-            "SELECT id, slug, nickname, name FROM corpus_poets ORDER BY id")
-            if slug.lower() == poet.strip().lower()
-            or want in corpus_key(nickname).replace(" ", "") or want in corpus_key(name).replace(" ", "")]
+        return [r["id"] for r in self.conn.execute("SELECT id, slug, nickname, name FROM corpus_poets ORDER BY id")
+                if r["slug"].lower() == poet.strip().lower()
+                or want in corpus_key(r["nickname"]).replace(" ", "") or want in corpus_key(r["name"]).replace(" ", "")]
 
     def _known_words(self, words: Iterable[str]) -> set[str]:
         """Those of the words that occur in the corpus (the FTS vocabulary)."""
         words, found = sorted(words), set()
         for start in range(0, len(words), 500):
             chunk = words[start:start + 500]
-            found.update(r[0] for r in self.conn.execute(
+            found.update(r["term"] for r in self.conn.execute(
                 f"SELECT term FROM corpus_vocab WHERE term IN ({','.join('?' * len(chunk))})", chunk))
         return found
 
@@ -291,7 +286,7 @@ class CorpusRepo:
             params.append(metre)
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
         rows = self.conn.execute(f"{_COUPLET_SELECT} {where} ORDER BY c.id LIMIT ?", (*params, limit))
-        return [CorpusCouplet(*r) for r in rows]
+        return [CorpusCouplet(**r) for r in rows]
 
     def related_couplets(self, text: str, *, limit: int = 400, poet: str | None = None,
                          form: str | None = None) -> list[CorpusCouplet]:
@@ -301,7 +296,8 @@ class CorpusRepo:
         if not words:
             return []
         marks = ",".join("?" * len(words))
-        df = dict(self.conn.execute(f"SELECT term, doc FROM corpus_vocab WHERE term IN ({marks})", words))
+        df = {r["term"]: r["doc"] for r in self.conn.execute(
+            f"SELECT term, doc FROM corpus_vocab WHERE term IN ({marks})", words)}
         known = sorted((w for w in words if df.get(w)), key=lambda w: (df[w], w))
         # words found in one couplet only are often the couplet itself: they cannot fill the pool
         rare = [w for w in known if df[w] > 1][:8] + [w for w in known if df[w] == 1][:4]
@@ -317,28 +313,11 @@ class CorpusRepo:
             clauses.append("lower(p.form) = lower(?)")
             params.append(form)
         rows = self.conn.execute(f"{_COUPLET_SELECT} WHERE {' AND '.join(clauses)}", params)
-        return [CorpusCouplet(*r) for r in rows]
+        return [CorpusCouplet(**r) for r in rows]
 
     def couplet_at(self, poem: str, index: int) -> CorpusCouplet | None:
         row = self.conn.execute(f"{_COUPLET_SELECT} WHERE p.path = ? AND c.idx = ?", (poem, index)).fetchone()
-        return CorpusCouplet(*row) if row else None
-
-    def couplet_texts(self, *, poet: str | None = None, form: str | None = None,
-                      limit: int | None = None) -> list[tuple[str, int, str]]:
-        """(poem path, couplet index, normalized text) for similarity search."""
-        clauses, params = [], []
-        if poet:
-            ids = self.poet_ids(poet)
-            clauses.append(f"pt.id IN ({','.join('?' * len(ids))})" if ids else "0")
-            params += ids
-        if form:
-            clauses.append("lower(p.form) = lower(?)")
-            params.append(form)
-        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-        sql = ("SELECT p.path, c.idx, c.norm1 || ' ' || c.norm2 FROM corpus_couplets c "
-               "JOIN corpus_poems p ON p.id = c.poem_id JOIN corpus_poets pt ON pt.id = p.poet_id "
-               f"{where} ORDER BY c.id" + (" LIMIT ?" if limit else ""))
-        return self.conn.execute(sql, (*params, limit) if limit else params).fetchall()
+        return CorpusCouplet(**row) if row else None
 
     # ------------------------------------------------------------ linking
 
@@ -357,7 +336,7 @@ class CorpusRepo:
             for r in self.conn.execute(
                     f"{_CANDIDATE_SELECT} WHERE c.id IN (SELECT rowid FROM corpus_fts "
                     "WHERE corpus_fts MATCH ? ORDER BY rank LIMIT ?)", (query, FTS_CANDIDATES)):
-                found[r[0]] = Candidate(*r)
+                found[r["couplet_id"]] = Candidate(**r)
         halves = [sorted(set(h.split())) for h in (a, b)]
         words = sorted(set(halves[0]) | set(halves[1]))
         repairs = pdf_repairs(words)
@@ -367,7 +346,7 @@ class CorpusRepo:
         df: dict[str, int] = {}
         for start in range(0, len(asked), 500):
             chunk = asked[start:start + 500]
-            df.update(self.conn.execute(
+            df.update((r["term"], r["doc"]) for r in self.conn.execute(
                 f"SELECT term, doc FROM corpus_vocab WHERE term IN ({','.join('?' * len(chunk))})", chunk))
 
         def rarest(ws, n):
@@ -388,14 +367,14 @@ class CorpusRepo:
                     f"{_CANDIDATE_SELECT} WHERE c.id IN (SELECT rowid FROM corpus_fts "
                     "WHERE corpus_fts MATCH ? ORDER BY rank LIMIT ?)",
                     (" OR ".join(fts_query([w]) for w in ws), FTS_CANDIDATES)):
-                found.setdefault(r[0], Candidate(*r))
+                found.setdefault(r["couplet_id"], Candidate(**r))
         return list(found.values())
 
     def link_option(self, mesra1: str, mesra2: str, *, own_poet: str | None = None,
                     threshold: float | None = None, brute: bool = False) -> Decision:
         a, b = corpus_key(mesra1), corpus_key(mesra2)
         if brute:  # every couplet is a candidate (the benchmark's baseline)
-            cands = [Candidate(*r) for r in self.conn.execute(_CANDIDATE_SELECT)]
+            cands = [Candidate(**r) for r in self.conn.execute(_CANDIDATE_SELECT)]
         else:
             cands = self._candidates(a, b)
         kw = {"threshold": threshold} if threshold is not None else {}
@@ -412,8 +391,8 @@ class CorpusRepo:
         `up to date`."""
         if not self.has_corpus():
             return Counter()
-        sql = ("SELECT o.question_id, o.position, o.mesra1, o.mesra2, COALESCE(o.poet, q.poet), "
-               "o.match_key, l.match_key, l.status, l.method FROM options o "
+        sql = ("SELECT o.question_id, o.position, o.mesra1, o.mesra2, COALESCE(o.poet, q.poet) AS poet, "
+               "o.match_key, l.match_key AS link_key, l.status, l.method FROM options o "
                "JOIN questions q ON q.id = o.question_id "
                "LEFT JOIN option_links l ON l.question_id = o.question_id AND l.position = o.position")
         if uids is not None:
@@ -425,18 +404,19 @@ class CorpusRepo:
                     f"{sql} WHERE q.uid IN ({','.join('?' * len(chunk))})", chunk).fetchall()
         else:
             rows = self.conn.execute(sql).fetchall()
-        todo = [r for r in rows if force and r[8] != "chosen" or r[6] != r[5] or r[7] != "linked"]
+        todo = [r for r in rows
+                if force and r["method"] != "chosen" or r["link_key"] != r["match_key"] or r["status"] != "linked"]
         counts: Counter = Counter()
         pending: list[tuple] = []
-        for n, (qid, pos, m1, m2, poet, key, *_rest) in enumerate(todo, 1):
-            d = self.link_option(m1, m2, own_poet=poet, threshold=threshold)
+        for n, r in enumerate(todo, 1):
+            d = self.link_option(r["mesra1"], r["mesra2"], own_poet=r["poet"], threshold=threshold)
             counts[d.status] += 1
             c = d.candidate
             others = json.dumps([[o.poem, o.index, o.poet_slug] for o in d.others], ensure_ascii=False) \
                 if d.others else None
-            pending.append(((qid, pos, key, d.status, c.poem_id if c else None, c.index if c else None,
-                             d.method, d.score, d.candidates, now(), others,
-                             None if d.reversed is None else int(d.reversed)), (m1, m2)))
+            pending.append(((r["question_id"], r["position"], r["match_key"], d.status, c.poem_id if c else None,
+                             c.index if c else None, d.method, d.score, d.candidates, now(), others,
+                             None if d.reversed is None else int(d.reversed)), (r["mesra1"], r["mesra2"])))
             if len(pending) >= batch or n == len(todo):
                 counts.update(self._save_links(pending))
                 pending = []
@@ -448,8 +428,6 @@ class CorpusRepo:
     def link_saved(self, uids: list[str]) -> Counter:
         """The save hook: link these just-saved questions. Best effort: when the database is
         busy the save stands and the options stay unlinked until the next `corpus link`."""
-        from .db import StoreBusy
-
         try:
             return self.link_questions(uids)
         except StoreBusy:
@@ -483,9 +461,9 @@ class CorpusRepo:
         counts: Counter = Counter()
         qids = sorted({r[0] for r, _ in turn})
         marks = ",".join("?" * len(qids))
-        released = {r[0] for r in self.conn.execute(
+        released = {r["id"] for r in self.conn.execute(
             f"SELECT q.id FROM questions q JOIN release_items ri ON ri.uid = q.uid WHERE q.id IN ({marks})", qids)}
-        pinned = {(r[0], r[1]) for r in self.conn.execute(
+        pinned = {(r["question_id"], r["value"]) for r in self.conn.execute(
             "SELECT r.question_id, j.value FROM revisions r, json_each(r.changes, '$.hemistich_order_undone') j "
             f"WHERE r.author = 'corpus-order' AND r.question_id IN ({marks})", qids)}
         done: dict[int, list[int]] = {}
@@ -520,8 +498,8 @@ class CorpusRepo:
         counts: Counter = Counter()
         with self.tx():
             rows = self.conn.execute(
-                "SELECT r.question_id, q.uid, j.value, "
-                "EXISTS (SELECT 1 FROM release_items ri WHERE ri.uid = q.uid) "
+                "SELECT r.question_id, q.uid, j.value AS position, "
+                "EXISTS (SELECT 1 FROM release_items ri WHERE ri.uid = q.uid) AS released "
                 "FROM revisions r JOIN questions q ON q.id = r.question_id, "
                 "json_each(r.changes, '$.hemistich_order') j WHERE r.author = 'corpus-order' "
                 "AND NOT EXISTS (SELECT 1 FROM revisions u, json_each(u.changes, '$.hemistich_order_undone') k "
@@ -529,10 +507,11 @@ class CorpusRepo:
                 "ORDER BY r.question_id, j.value").fetchall()
             wanted = set(uids) if uids is not None else None
             done: dict[int, list[int]] = {}
-            for qid, uid, pos, released in rows:
-                if wanted is not None and uid not in wanted or pos in done.get(qid, []):
+            for r in rows:
+                qid, pos = r["question_id"], r["position"]
+                if wanted is not None and r["uid"] not in wanted or pos in done.get(qid, []):
                     continue
-                if released:
+                if r["released"]:
                     counts["released"] += 1
                     continue
                 if not self.conn.execute(
@@ -559,7 +538,8 @@ class CorpusRepo:
         """Record that this option was inserted from the corpus (method 'chosen')."""
         with self.tx():
             row = self.conn.execute(
-                "SELECT o.question_id, o.match_key, p.id FROM options o JOIN questions q ON q.id = o.question_id "
+                "SELECT o.question_id, o.match_key, p.id AS poem_id FROM options o "
+                "JOIN questions q ON q.id = o.question_id "
                 "JOIN corpus_poems p ON p.path = ? WHERE q.uid = ? AND o.position = ?",
                 (poem, uid, position)).fetchone()
             if row is None:
@@ -568,12 +548,13 @@ class CorpusRepo:
                 "INSERT OR REPLACE INTO option_links (question_id, position, match_key, status, poem_id, "
                 "couplet, method, score, candidates, created_at, reversed) "
                 "VALUES (?,?,?,'linked',?,?,'chosen',100,1,?,0)",
-                (row[0], position, row[1], row[2], index, now()))
+                (row["question_id"], position, row["match_key"], row["poem_id"], index, now()))
 
     def links(self, uids: Iterable[str] | None = None) -> dict[str, dict[int, OptionLink]]:
         """uid -> position -> link (only options that have a link row)."""
-        sql = ("SELECT q.uid, l.position, l.status, l.method, l.score, l.candidates, p.path, l.couplet, "
-               "c.mesra1, c.mesra2, pt.nickname, pt.slug, p.title, p.form, p.metre, p.rhyme, l.others, l.reversed "
+        sql = ("SELECT q.uid, l.position, l.status, l.method, l.score, l.candidates, p.path AS poem, l.couplet, "
+               "c.mesra1, c.mesra2, pt.nickname AS poet, pt.slug AS poet_slug, p.title, p.form, p.metre, p.rhyme, "
+               "l.others, l.reversed "
                "FROM option_links l JOIN questions q ON q.id = l.question_id "
                "JOIN options o ON o.question_id = l.question_id AND o.position = l.position "
                "AND o.match_key = l.match_key "
@@ -589,14 +570,15 @@ class CorpusRepo:
                 chunk = uids[start:start + 500]
                 rows += self.conn.execute(f"{sql} WHERE q.uid IN ({','.join('?' * len(chunk))})", chunk).fetchall()
         out: dict[str, dict[int, OptionLink]] = {}
-        for (uid, pos, status, method, score, cands, path, idx, m1, m2, poet, slug, title, form,
-             metre, rhyme, others, rev) in rows:
+        for r in rows:
             couplet = None
-            if path is not None and idx is not None:
-                couplet = CorpusCouplet(path, idx, m1 or "", m2 or "", poet, slug, title, form, metre, rhyme)
-            elsewhere = tuple((p, i, s) for p, i, s in json.loads(others)) if others else ()
-            out.setdefault(uid, {})[pos] = OptionLink(uid, pos, status, method, score, cands, couplet,
-                                                      elsewhere, None if rev is None else bool(rev))
+            if r["poem"] is not None and r["couplet"] is not None:
+                couplet = CorpusCouplet(**{f: r[f] for f in _COUPLET_FIELDS},
+                                        mesra1=r["mesra1"] or "", mesra2=r["mesra2"] or "")
+            elsewhere = tuple((p, i, s) for p, i, s in json.loads(r["others"])) if r["others"] else ()
+            out.setdefault(r["uid"], {})[r["position"]] = OptionLink(
+                r["uid"], r["position"], r["status"], r["method"], r["score"], r["candidates"], couplet,
+                elsewhere, None if r["reversed"] is None else bool(r["reversed"]))
         return out
 
     def provenance_uids(self, *, poet: str | None = None, form: str | None = None) -> set[str]:
@@ -612,8 +594,8 @@ class CorpusRepo:
             clauses.append("l.status = 'linked' AND lower(p.form) = lower(?)")
             params.append(form)
         if not clauses:
-            return {r[0] for r in self.conn.execute("SELECT uid FROM questions")}
-        return {r[0] for r in self.conn.execute(
+            return {r["uid"] for r in self.conn.execute("SELECT uid FROM questions")}
+        return {r["uid"] for r in self.conn.execute(
             "SELECT DISTINCT q.uid FROM options o JOIN questions q ON q.id = o.question_id "
             "LEFT JOIN option_links l ON l.question_id = o.question_id AND l.position = o.position "
             "AND l.match_key = o.match_key "
@@ -625,7 +607,7 @@ class CorpusRepo:
         (not one_hemistich or split; fresh links only): the clusters for standard errors that
         allow for options from one poem or poet being correlated. Options missing here are
         their own cluster."""
-        return {(uid, pos): (path, slug) for uid, pos, path, slug in self.conn.execute(
+        return {(r["uid"], r["position"]): (r["path"], r["slug"]) for r in self.conn.execute(
             "SELECT q.uid, l.position, p.path, pt.slug FROM option_links l "
             "JOIN questions q ON q.id = l.question_id "
             "JOIN options o ON o.question_id = l.question_id AND o.position = l.position "
@@ -635,11 +617,11 @@ class CorpusRepo:
 
     def poem_path(self, poem_id: int) -> str | None:
         row = self.conn.execute("SELECT path FROM corpus_poems WHERE id = ?", (poem_id,)).fetchone()
-        return row[0] if row else None
+        return row["path"] if row else None
 
     def couplet_uses(self, poem: str, index: int, *, exclude: str | None = None) -> list[str]:
         """uids of the questions with an option linked to this couplet."""
-        return [r[0] for r in self.conn.execute(
+        return [r["uid"] for r in self.conn.execute(
             "SELECT DISTINCT q.uid FROM option_links l JOIN questions q ON q.id = l.question_id "
             "JOIN corpus_poems p ON p.id = l.poem_id WHERE p.path = ? AND l.couplet = ? "
             "AND l.status = 'linked' AND q.uid IS NOT ? ORDER BY q.uid", (poem, index, exclude))]

@@ -79,14 +79,14 @@ class CurationRepo:
         return changes
 
     def revisions(self, uid: str) -> list[Revision]:
-        return [Revision(uid, a, t, json.loads(c)) for a, t, c in self.conn.execute(
+        return [Revision(uid, r["author"], r["created_at"], json.loads(r["changes"])) for r in self.conn.execute(
             "SELECT r.author, r.created_at, r.changes FROM revisions r "
             "JOIN questions q ON q.id = r.question_id WHERE q.uid = ? ORDER BY r.id", (uid,))]
 
     def revision_counts(self) -> dict[str, int]:
-        return dict(self.conn.execute(
-            "SELECT q.uid, COUNT(*) FROM revisions r JOIN questions q ON q.id = r.question_id "
-            "GROUP BY q.uid"))
+        return {r["uid"]: r["n"] for r in self.conn.execute(
+            "SELECT q.uid, COUNT(*) AS n FROM revisions r JOIN questions q ON q.id = r.question_id "
+            "GROUP BY q.uid")}
 
     def adjudicate(self, uid: str, adjudicator: str, decision: str, *, key: int | None = None,
                    reason: str | None = None) -> Adjudication:
@@ -119,6 +119,6 @@ class CurationRepo:
 
     def adjudications(self, uid: str | None = None) -> list[Adjudication]:
         where, params = ("WHERE q.uid = ?", (uid,)) if uid else ("", ())
-        return [Adjudication(*r) for r in self.conn.execute(
+        return [Adjudication(**r) for r in self.conn.execute(
             "SELECT q.uid, a.adjudicator, a.decision, a.key, a.reason, a.created_at "
             f"FROM adjudications a JOIN questions q ON q.id = a.question_id {where} ORDER BY a.id", params)]

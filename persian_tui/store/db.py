@@ -8,10 +8,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import sqlite_utils
-
 from .corpus import CorpusRepo
 from .curation import CurationRepo
+from .errors import StoreBusy, StoreError
 from .imports import ImportsRepo
 from .judging import JudgingRepo
 from .labels import LabelsRepo
@@ -24,24 +23,12 @@ from .sources import SourcesRepo
 BUSY_TIMEOUT_MS = 10_000  # the CLI waits; the TUI passes a short one (a missed row beats a frozen window)
 
 
-class StoreError(Exception):
-    """A database problem worth a one-line message to the user."""
-
-
-class StoreBusy(StoreError):
-    """Another connection held the write lock past the busy timeout; nothing was written
-    (try again later)."""
-
-
-# what a damaged or unreadable database file raises on any query (for one-line errors)
-DatabaseError = sqlite3.DatabaseError
-
-
 def _connect(path: Path, read_only: bool = False, busy_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Connection:
     # autocommit mode: transactions are explicit (BEGIN IMMEDIATE ... COMMIT) and short
     if read_only:
         return _connect_read_only(path)
     conn = sqlite3.connect(path, timeout=busy_ms / 1000, isolation_level=None)
+    conn.row_factory = sqlite3.Row
     conn.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = NORMAL")
@@ -59,6 +46,7 @@ def _connect_read_only(path: Path) -> sqlite3.Connection:
         # a WAL database in a read-only folder cannot make its -shm file: nobody can be
         # writing it there, so read it as an immutable file
         conn = sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, isolation_level=None)
+    conn.row_factory = sqlite3.Row
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     return conn
 
@@ -72,9 +60,16 @@ def _not_writable(path: Path) -> str | None:
     return None
 
 
+def _one(conn: sqlite3.Connection, sql: str) -> sqlite3.Row | None:
+    """The first row of ``sql`` by column name, on any connection (tests migrate their own)."""
+    cur = conn.cursor()
+    cur.row_factory = sqlite3.Row
+    return cur.execute(sql).fetchone()
+
+
 def migrate(conn: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
     """Apply the migrations after the file's user_version, each in its own transaction."""
-    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    version = _one(conn, "PRAGMA user_version")["user_version"]
     if version > SCHEMA_VERSION:
         raise StoreError(
             f"database schema version {version} is newer than this persian-tui "
@@ -88,21 +83,21 @@ def migrate(conn: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
             _apply(conn, number)
     finally:
         conn.execute("PRAGMA foreign_keys = ON")
-    return conn.execute("PRAGMA user_version").fetchone()[0]
+    return _one(conn, "PRAGMA user_version")["user_version"]
 
 
 def _apply(conn: sqlite3.Connection, number: int) -> None:
     conn.execute("BEGIN IMMEDIATE")
     try:
         # re-check inside the lock: another process may have migrated meanwhile
-        if conn.execute("PRAGMA user_version").fetchone()[0] >= number:
+        if _one(conn, "PRAGMA user_version")["user_version"] >= number:
             conn.execute("ROLLBACK")
             return
         for statement in MIGRATIONS[number - 1]:
             conn.execute(statement)
-        broken = conn.execute("PRAGMA foreign_key_check").fetchone()
+        broken = _one(conn, "PRAGMA foreign_key_check")
         if broken:
-            raise StoreError(f"migration {number} would break a reference in {broken[0]}")
+            raise StoreError(f"migration {number} would break a reference in {broken['table']}")
         conn.execute(f"PRAGMA user_version = {number}")
         conn.execute("COMMIT")
     except BaseException:
@@ -148,11 +143,10 @@ class Store(QuestionsRepo, SourcesRepo, ImportsRepo, LabelsRepo, CurationRepo, R
             raise StoreError(f"{self.path}: cannot open: {e.strerror or e}") from None
         except sqlite3.DatabaseError as e:
             raise StoreError(f"{self.path}: cannot open as a persian-tui database ({e})") from None
-        self.db = sqlite_utils.Database(self.conn)
         self._writes = 0  # own commits: PRAGMA data_version only counts other connections'
 
     def _check_read_only(self) -> int:
-        version = self.conn.execute("PRAGMA user_version").fetchone()[0]
+        version = self.conn.execute("PRAGMA user_version").fetchone()["user_version"]
         if version == 0:
             raise StoreError(f"{self.path}: not a persian-tui database (opened read-only)")
         if version > SCHEMA_VERSION:
@@ -195,4 +189,4 @@ class Store(QuestionsRepo, SourcesRepo, ImportsRepo, LabelsRepo, CurationRepo, R
 
     def data_version(self) -> tuple[int, int]:
         """Changes whenever this or any other connection has committed a write."""
-        return self.conn.execute("PRAGMA data_version").fetchone()[0], self._writes
+        return self.conn.execute("PRAGMA data_version").fetchone()["data_version"], self._writes

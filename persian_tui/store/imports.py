@@ -8,12 +8,10 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-import sqlite_utils
-
 from ..bank import now
 from ..models import Question, SourceRef
 from ..text import DuplicateIndex
-from .questions import Prepared, _rows_of
+from .rows import Prepared, insert_many, prepare, source_ref
 
 BATCH_PAUSE = 0.1  # seconds between two write batches of a large import (SQLite's busy wait polls)
 
@@ -41,13 +39,8 @@ class _Others:
         self.seen = since
 
 
-def _ref(row: dict) -> SourceRef:
-    return SourceRef(row["source_name"], row["source_id"], row["file"], row["created_at"])
-
-
 class ImportsRepo:
     conn: sqlite3.Connection
-    db: sqlite_utils.Database
 
     def add_new_questions(self, questions: Iterable[Question], *, links: Iterable[tuple[str, SourceRef]] = (),
                           log: Callable[[ImportResult], dict] | None = None, same_question: bool = True,
@@ -67,7 +60,7 @@ class ImportsRepo:
 
         questions = list(questions)
         links = list(links)
-        rows = [_rows_of(q) for q in questions]
+        rows = [prepare(q) for q in questions]
         result = ImportResult()
         added_refs: list[tuple[int, str | None, str | None]] = []
         stamp = now()
@@ -121,7 +114,7 @@ class ImportsRepo:
                 keep.append(row)
                 continue
             qid = self._qid(target)
-            added = [self._add_source(qid, _ref(r), stamp) for r in row.sources]
+            added = [self._add_source(qid, source_ref(r), stamp) for r in row.sources]
             added_refs += [(qid, r["source_name"], r["source_id"]) for r, a in zip(row.sources, added) if a]
             result.skipped[uid] = ("linked" if any(added) else "unchanged" if row.sources else "duplicate", target)
         return keep
@@ -134,8 +127,8 @@ class ImportsRepo:
             row = self.conn.execute("SELECT id FROM questions WHERE uid = ?", (target,)).fetchone()
             if row is None:
                 result.links.append("missing")
-            elif self._add_source(row[0], ref, stamp):
-                added_refs.append((row[0], ref.name, ref.id))
+            elif self._add_source(row["id"], ref, stamp):
+                added_refs.append((row["id"], ref.name, ref.id))
                 result.links.append("linked")
             else:
                 result.links.append("unchanged")
@@ -157,7 +150,7 @@ class ImportsRepo:
         found: set[str] = set()
         for i in range(0, len(values), 500):
             chunk = values[i:i + 500]
-            found |= {r[0] for r in self.conn.execute(
+            found |= {r[column] for r in self.conn.execute(
                 f"SELECT {column} FROM questions WHERE {column} IN ({','.join('?' * len(chunk))})", chunk)}
         return found
 
@@ -166,32 +159,33 @@ class ImportsRepo:
         out: dict[str, str] = {}
         for i in range(0, len(prints), 500):
             chunk = prints[i:i + 500]
-            for fp, uid in self.conn.execute(
+            for r in self.conn.execute(
                 f"SELECT fingerprint, uid FROM questions WHERE fingerprint IN ({','.join('?' * len(chunk))}) "
                 "ORDER BY id", chunk
             ):
-                if uid not in ours:
-                    out.setdefault(fp, uid)
+                if r["uid"] not in ours:
+                    out.setdefault(r["fingerprint"], r["uid"])
         return out
 
     def _look_at_others(self, others: _Others, ours: set[str]) -> None:
         """Add the questions stored after row id ``others.seen`` (by other processes: this
         import's own are passed over) to ``others.index``. Each batch reads only what is new."""
         keys: dict[str, list[str]] = {}
-        for uid, key in self.conn.execute(
+        for r in self.conn.execute(
             "SELECT q.uid, o.match_key FROM questions q JOIN options o ON o.question_id = q.id "
             "WHERE q.id > ? ORDER BY q.id, o.position", (others.seen,)
         ):
-            if uid not in ours:
-                keys.setdefault(uid, []).append(key)
+            if r["uid"] not in ours:
+                keys.setdefault(r["uid"], []).append(r["match_key"])
         for uid, ks in keys.items():
             others.index.add(uid, ks)
 
     def _log_import(self, log: dict) -> None:
         columns = ("path", "sha256", "format", "source_name", "new", "linked", "unchanged", "duplicate",
                    "conflict", "rejected")
-        self.db["imports"].insert({**{c: log.get(c, 0) for c in columns}, "source_name": log.get("source_name"),
-                                   "created_at": now()})
+        insert_many(self.conn, "imports", [{**{c: log.get(c, 0) for c in columns},
+                                            "source_name": log.get("source_name"), "created_at": now()}])
 
     def iter_imports(self) -> Iterator[dict]:
-        yield from self.db["imports"].rows_where(order_by="id")
+        for r in self.conn.execute("SELECT * FROM imports ORDER BY id"):
+            yield dict(r)

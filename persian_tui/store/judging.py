@@ -14,14 +14,14 @@ class JudgingRepo:
     # ------------------------------------------------------------ taxonomy
 
     def error_categories(self) -> list[ErrorCategory]:
-        return [ErrorCategory(*r) for r in self.conn.execute(
+        return [ErrorCategory(**r) for r in self.conn.execute(
             "SELECT name, label_fa, label_en, description_fa, description_en, example "
             "FROM error_categories ORDER BY position, name")]
 
     def ensure_error_categories(self, defaults: list[tuple]) -> None:
         """Seed the taxonomy once (an edited taxonomy is never reset)."""
         with self.tx():
-            if self.conn.execute("SELECT COUNT(*) FROM error_categories").fetchone()[0]:
+            if self.conn.execute("SELECT COUNT(*) AS n FROM error_categories").fetchone()["n"]:
                 return
             self.conn.executemany(
                 "INSERT INTO error_categories (name, label_fa, label_en, description_fa, "
@@ -32,7 +32,8 @@ class JudgingRepo:
         if not c.name or not c.name.replace("_", "").isalnum():
             raise ValueError(f"category name {c.name!r}: letters, digits and _ only")
         with self.tx():
-            position = self.conn.execute("SELECT COALESCE(MAX(position), 0) + 1 FROM error_categories").fetchone()[0]
+            position = self.conn.execute(
+                "SELECT COALESCE(MAX(position), 0) + 1 AS next FROM error_categories").fetchone()["next"]
             self.conn.execute(
                 "INSERT INTO error_categories (name, label_fa, label_en, description_fa, description_en, "
                 "example, position) VALUES (?,?,?,?,?,?,?) ON CONFLICT (name) DO UPDATE SET "
@@ -43,8 +44,9 @@ class JudgingRepo:
 
     def delete_error_category(self, name: str) -> None:
         with self.tx():
-            used = self.conn.execute("SELECT COUNT(*) FROM judgments WHERE error_category = ?", (name,)).fetchone()[0]
-            used += self.conn.execute("SELECT COUNT(*) FROM reviews WHERE error_category = ?", (name,)).fetchone()[0]
+            used = self.conn.execute(
+                "SELECT (SELECT COUNT(*) FROM judgments WHERE error_category = ?) "
+                "+ (SELECT COUNT(*) FROM reviews WHERE error_category = ?) AS n", (name, name)).fetchone()["n"]
             if used:
                 raise ValueError(f"category {name} is used by {used} judgment(s) or review(s)")
             self.conn.execute("DELETE FROM error_categories WHERE name = ?", (name,))
@@ -62,7 +64,7 @@ class JudgingRepo:
         with self.tx():
             pid = self.conn.execute(
                 "SELECT p.id FROM predictions p JOIN questions q ON q.id = p.question_id "
-                "WHERE p.run_id = ? AND q.uid = ? AND p.sample = ?", (target_run, uid, sample)).fetchone()[0]
+                "WHERE p.run_id = ? AND q.uid = ? AND p.sample = ?", (target_run, uid, sample)).fetchone()["id"]
             self.conn.execute(
                 "INSERT INTO judgments (run_id, prediction_id, status, verdict, error_category, rationale, "
                 "prompt, prompt_version, raw_reply, tokens_in, tokens_out, latency, cost, error, created_at) "
@@ -83,7 +85,7 @@ class JudgingRepo:
         if statuses:
             sql += f" AND j.status IN ({','.join('?' * len(statuses))})"
             params += list(statuses)
-        return {r[0] for r in self.conn.execute(sql, params)}
+        return {r["uid"] for r in self.conn.execute(sql, params)}
 
     def judgments(self, *, run_id: int | None = None, target_run: int | None = None,
                   model: str | None = None, verdict: str | None = None, category: str | None = None,
@@ -105,25 +107,26 @@ class JudgingRepo:
             only = f"AND v.judgment_id IN ({marks}) "
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
         rows = self.conn.execute(
-            "SELECT j.id, j.run_id, p.run_id, q.uid, r.model, j.status, j.verdict, j.error_category, "
-            "j.rationale, j.raw_reply, j.error, p.sample FROM judgments j "
+            "SELECT j.id, j.run_id, p.run_id AS target_run, q.uid, r.model, j.status, j.verdict, "
+            "j.error_category, j.rationale, j.raw_reply, j.error, p.sample FROM judgments j "
             "JOIN predictions p ON p.id = j.prediction_id JOIN questions q ON q.id = p.question_id "
             f"JOIN runs r ON r.id = p.run_id {where} ORDER BY j.run_id, q.id", params).fetchall()
         live = {}
-        for jid, action, v, c, who, note in self.conn.execute(
+        for v in self.conn.execute(
             "SELECT v.judgment_id, v.action, v.verdict, v.error_category, v.reviewer, v.note FROM reviews v "
             "WHERE v.action != 'retract' AND NOT EXISTS (SELECT 1 FROM reviews x WHERE x.retracts = v.id) "
             f"{only}ORDER BY v.id", list(ids or ())):
-            state = live.setdefault(jid, {"flag": False})
-            if action == "flag":
+            state = live.setdefault(v["judgment_id"], {"flag": False})
+            if v["action"] == "flag":
                 state["flag"] = True
-            elif action == "note":
-                state["note"] = note
+            elif v["action"] == "note":
+                state["note"] = v["note"]
             else:
-                state.update(verdict=v, category=c, reviewer=who, note=note or state.get("note"))
+                state.update(verdict=v["verdict"], category=v["error_category"], reviewer=v["reviewer"],
+                             note=v["note"] or state.get("note"))
         out = []
         for row in rows:
-            j = JudgmentRow(*row[:-1], sample=row[-1])
+            j = JudgmentRow(**row)
             state = live.get(j.id, {})
             j.review_verdict, j.review_category = state.get("verdict"), state.get("category")
             j.reviewer, j.review_note, j.flagged = state.get("reviewer"), state.get("note"), state.get("flag", False)
@@ -138,14 +141,15 @@ class JudgingRepo:
         out: dict[str, dict[str, ReviewFlag]] = {}
         rows = self.conn.execute(
             "SELECT q.uid, v.reviewer, v.note, r.model, p.predicted, j.verdict, j.error_category, j.rationale, "
-            "jr.model, j.run_id "
+            "jr.model AS judge_model, j.run_id AS judge_run "
             "FROM reviews v JOIN judgments j ON j.id = v.judgment_id "
             "JOIN predictions p ON p.id = j.prediction_id JOIN questions q ON q.id = p.question_id "
             "JOIN runs r ON r.id = p.run_id JOIN runs jr ON jr.id = j.run_id "
             "WHERE v.action = 'flag' AND NOT EXISTS (SELECT 1 FROM reviews x WHERE x.retracts = v.id) "
             "AND (? IS NULL OR q.uid = ?) ORDER BY v.id", (uid, uid))
-        for quid, who, *judgment in rows:
-            out.setdefault(quid, {})[who] = ReviewFlag(who, *judgment)
+        for r in rows:
+            out.setdefault(r["uid"], {})[r["reviewer"]] = ReviewFlag(
+                **{k: r[k] for k in r.keys() if k != "uid"})
         return out
 
     # ------------------------------------------------------------ reviews
@@ -164,7 +168,7 @@ class JudgingRepo:
             if row is None:
                 raise KeyError(f"no judgment {judgment_id}")
             if action == "accept":
-                verdict, error_category = row
+                verdict, error_category = row["verdict"], row["error_category"]
                 if verdict is None:
                     raise ValueError("an unscored judgment cannot be accepted: override it")
             if action == "override" and verdict is None:
@@ -184,5 +188,5 @@ class JudgingRepo:
             if row is None:
                 return None
             self.conn.execute("INSERT INTO reviews (judgment_id, reviewer, action, retracts, created_at) "
-                              "VALUES (?, ?, 'retract', ?, ?)", (row[1], reviewer, row[0], now()))
-        return row[1]
+                              "VALUES (?, ?, 'retract', ?, ?)", (row["judgment_id"], reviewer, row["id"], now()))
+        return row["judgment_id"]

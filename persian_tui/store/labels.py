@@ -5,30 +5,26 @@ from __future__ import annotations
 import sqlite3
 import time
 
-import sqlite_utils
-
 from ..bank import now
 from ..models import CONFIDENCES, QUEUE_MODES, Label, Progress, Question, QueueScope
 
-LABELLED = ("draft", "ready", "curated")  # statuses offered for labelling
 _LABEL_COLUMNS = ("q.uid, l.annotator, l.answer, l.skipped, l.confidence, l.flag, l.note, "
                   "l.seconds, l.created_at")
 
 
-def _label(row: dict) -> Label:
-    """A Label from its row (a dict by column name: the names of Label's fields)."""
+def _label(row: sqlite3.Row) -> Label:
+    """A Label from its row (by column name: the names of Label's fields)."""
     return Label(**{**row, "skipped": bool(row["skipped"])})
 
 
 class LabelsRepo:
     conn: sqlite3.Connection
-    db: sqlite_utils.Database
 
     def _qid(self, uid: str) -> int:
         row = self.conn.execute("SELECT id FROM questions WHERE uid = ?", (uid,)).fetchone()
         if row is None:
             raise KeyError(f"no question {uid}")
-        return row[0]
+        return row["id"]
 
     def add_label(self, uid: str, annotator: str, answer: int | None = None, *, skipped: bool = False,
                   confidence: str | None = None, flag: str | None = None, note: str | None = None,
@@ -59,10 +55,11 @@ class LabelsRepo:
         file never supersedes labels made since. Returns how many were added."""
         stamp = now()
         with self.tx():
-            uids = dict(self.conn.execute("SELECT uid, id FROM questions"))
-            known = set(self.conn.execute(
-                "SELECT question_id, annotator, answer, skipped, confidence, note FROM annotations "
-                "WHERE retracts IS NULL"))
+            uids = {r["uid"]: r["id"] for r in self.conn.execute("SELECT uid, id FROM questions")}
+            known = {(r["question_id"], r["annotator"], r["answer"], r["skipped"], r["confidence"], r["note"])
+                     for r in self.conn.execute(
+                         "SELECT question_id, annotator, answer, skipped, confidence, note FROM annotations "
+                         "WHERE retracts IS NULL")}
             rows = []
             for l in labels:
                 sig = (uids[l.uid], l.annotator, l.answer, int(l.skipped), l.confidence, l.note)
@@ -88,8 +85,8 @@ class LabelsRepo:
                 return None
             self.conn.execute(
                 "INSERT INTO annotations (question_id, annotator, retracts, created_at) "
-                "SELECT question_id, annotator, id, ? FROM annotations WHERE id = ?", (now(), row[0]))
-        return row[1]
+                "SELECT question_id, annotator, id, ? FROM annotations WHERE id = ?", (now(), row["id"]))
+        return row["uid"]
 
     def labels(self, uid: str | None = None, *, annotator: str | None = None) -> list[Label]:
         """Effective labels (latest act of each annotator on each question)."""
@@ -101,12 +98,12 @@ class LabelsRepo:
             clauses.append("l.annotator = ?")
             params.append(annotator)
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-        return [_label(r) for r in self.db.query(
+        return [_label(r) for r in self.conn.execute(
             f"SELECT {_LABEL_COLUMNS} FROM labels l JOIN questions q ON q.id = l.question_id "
             f"{where} ORDER BY q.id, l.annotator", params)]
 
     def annotators(self) -> list[str]:
-        return [r[0] for r in self.conn.execute("SELECT DISTINCT annotator FROM labels ORDER BY 1")]
+        return [r["annotator"] for r in self.conn.execute("SELECT DISTINCT annotator FROM labels ORDER BY 1")]
 
     # ------------------------------------------------------------ queue
 
@@ -131,10 +128,10 @@ class LabelsRepo:
                 "(SELECT COUNT(*) FROM labels l WHERE l.question_id = q.id AND l.skipped = 0) "
                 "+ (SELECT COUNT(*) FROM claims o WHERE o.question_id = q.id AND o.annotator != ?) < ?",
                 (annotator, *params, annotator, target)).fetchone()
-            if held and held[0] not in skip:
+            if held and held["uid"] not in skip:
                 self.conn.execute("UPDATE claims SET expires_at = ? WHERE annotator = ?",
                                   (stamp + lease_seconds, annotator))
-                uid = held[0]
+                uid = held["uid"]
             else:
                 self.conn.execute("DELETE FROM claims WHERE annotator = ?", (annotator,))
                 marks = ",".join("?" * len(skip))
@@ -154,8 +151,8 @@ class LabelsRepo:
                 if row is None:
                     return None
                 self.conn.execute("INSERT INTO claims (question_id, annotator, expires_at) VALUES (?,?,?)",
-                                  (row[0], annotator, stamp + lease_seconds))
-                uid = row[1]
+                                  (row["id"], annotator, stamp + lease_seconds))
+                uid = row["uid"]
         return self.get_question(uid)
 
     def claim(self, annotator: str, uid: str, *, target: int = 3, lease_seconds: float = 900) -> bool:
@@ -168,8 +165,8 @@ class LabelsRepo:
             n = self.conn.execute(
                 "SELECT (SELECT COUNT(*) FROM labels l WHERE l.question_id = ? AND l.skipped = 0 "
                 "        AND l.annotator != ?) "
-                "     + (SELECT COUNT(*) FROM claims c WHERE c.question_id = ?)",
-                (qid, annotator, qid)).fetchone()[0]
+                "     + (SELECT COUNT(*) FROM claims c WHERE c.question_id = ?) AS n",
+                (qid, annotator, qid)).fetchone()["n"]
             if n >= target:
                 return False
             self.conn.execute("INSERT INTO claims (question_id, annotator, expires_at) VALUES (?,?,?)",
@@ -193,21 +190,21 @@ class LabelsRepo:
         where, params = _scope_where(scope)
         answers = "(SELECT COUNT(*) FROM labels l WHERE l.question_id = q.id AND l.skipped = 0)"
         row = self.conn.execute(
-            f"""SELECT COUNT(*),
-                  COALESCE(SUM(m.skipped = 0), 0), COALESCE(SUM(m.skipped = 1), 0),
-                  COALESCE(SUM(m.question_id IS NULL AND {answers} < ?), 0),
-                  COALESCE(SUM({answers} >= ?), 0)
+            f"""SELECT COUNT(*) AS bank,
+                  COALESCE(SUM(m.skipped = 0), 0) AS mine, COALESCE(SUM(m.skipped = 1), 0) AS skipped,
+                  COALESCE(SUM(m.question_id IS NULL AND {answers} < ?), 0) AS queue_left,
+                  COALESCE(SUM({answers} >= ?), 0) AS complete
                 FROM questions q
                 LEFT JOIN labels m ON m.question_id = q.id AND m.annotator = ?
                 WHERE {where}""", (target, target, annotator, *params)).fetchone()
-        bank, mine, skipped, left, complete = row
-        return Progress(mine, left, bank, target, skipped=skipped, complete=complete)
+        return Progress(row["mine"], row["queue_left"], row["bank"], target, skipped=row["skipped"],
+                        complete=row["complete"])
 
     # ------------------------------------------------------------ settings
 
     def get_setting(self, name: str, default: str | None = None) -> str | None:
         row = self.conn.execute("SELECT value FROM settings WHERE name = ?", (name,)).fetchone()
-        return row[0] if row else default
+        return row["value"] if row else default
 
     def set_setting(self, name: str, value: str) -> None:
         with self.tx():

@@ -5,19 +5,12 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable
-from dataclasses import dataclass
-from operator import itemgetter
 
-import sqlite_utils
-
-from ..bank import fingerprint, now, search_text
 from ..models import BankCounts, Option, Question, QuestionRow
-from ..text import DuplicateIndex, couplet_key, search_terms
-from .sources import source_rows
+from ..text import DuplicateIndex
+from .rows import QUESTION_FIELDS, Prepared, insert_many, prepare
 
-_FIELDS = ("uid", "stem", "key", "status", "explanation", "category", "poet", "source_name", "source_id",
-           "tags", "author", "created_at", "updated_at")
-_QUESTION_COLUMNS = ", ".join(_FIELDS)
+_QUESTION_COLUMNS = ", ".join(QUESTION_FIELDS)
 
 
 def _question(row: dict, options: list[Option]) -> Question:
@@ -25,68 +18,16 @@ def _question(row: dict, options: list[Option]) -> Question:
     return Question(**{**row, "tags": json.loads(row["tags"])}, options=options)
 
 
-@dataclass
-class Prepared:
-    """A question's rows, as dicts by column name, with the normalized copies computed (done
-    before any lock is taken)."""
-
-    row: dict  # questions
-    options: list[dict]
-    sources: list[dict]  # question_sources, without question_id
-
-    @property
-    def uid(self) -> str:
-        return self.row["uid"]
-
-    @property
-    def fingerprint(self) -> str:
-        return self.row["fingerprint"]
-
-    @property
-    def keys(self) -> list[str]:
-        """The options' match keys in position order (what DuplicateIndex compares)."""
-        return [o["match_key"] for o in sorted(self.options, key=lambda o: o["position"])]
-
-
-def insert_many(conn: sqlite3.Connection, table: str, rows: list[dict], *, ignore: bool = False,
-                question_ids: list[int] | None = None) -> None:
-    """Insert rows given as dicts by column name (each row's ``question_id`` from
-    ``question_ids`` when given) with one executemany; call inside a transaction.
-    sqlite-utils' insert_all does the same but measured 1.3-2x slower, which matters inside the
-    write lock (bench/bench_inserts.py)."""
-    if not rows:
-        return
-    columns = list(rows[0])
-    values = map(itemgetter(*columns), rows) if len(columns) > 1 else ((r[columns[0]],) for r in rows)
-    if question_ids is not None:
-        columns = ["question_id", *columns]
-        values = ((qid, *v) for qid, v in zip(question_ids, values))
-    conn.executemany(f"INSERT {'OR IGNORE ' if ignore else ''}INTO {table} ({', '.join(columns)}) "
-                     f"VALUES ({', '.join('?' * len(columns))})", values)
-
-
-def _rows_of(q: Question) -> Prepared:
-    stamp = now()
-    q.created_at = q.created_at or stamp
-    q.updated_at = q.updated_at or q.created_at
-    row = {f: getattr(q, f) for f in _FIELDS}
-    row.update(tags=json.dumps(q.tags, ensure_ascii=False), fingerprint=fingerprint(q), search_text=search_text(q))
-    options = [{"position": o.position, "mesra1": o.mesra1, "mesra2": o.mesra2, "poet": o.poet,
-                "match_key": couplet_key(o.mesra1, o.mesra2)} for o in q.options]
-    return Prepared(row, options, source_rows(q, stamp))
-
-
 class QuestionsRepo:
     conn: sqlite3.Connection
-    db: sqlite_utils.Database
 
     # ------------------------------------------------------------ writes
 
     def _insert_question(self, q: Question) -> None:
-        self._insert_rows([_rows_of(q)])
+        self._insert_rows([prepare(q)])
 
     def _insert_rows(self, rows: list[Prepared]) -> None:
-        """Insert prepared rows (see _rows_of): no normalization inside the transaction, and
+        """Insert prepared rows (see rows.prepare): no normalization inside the transaction, and
         bulk inserts so a large import holds the write lock briefly. Call inside a transaction."""
         if not rows:
             return
@@ -95,7 +36,7 @@ class QuestionsRepo:
         uids = [p.uid for p in rows]
         for i in range(0, len(uids), 500):
             chunk = uids[i:i + 500]
-            ids.update(self.conn.execute(
+            ids.update((r["uid"], r["id"]) for r in self.conn.execute(
                 f"SELECT uid, id FROM questions WHERE uid IN ({','.join('?' * len(chunk))})", chunk))
         insert_many(self.conn, "options", [o for p in rows for o in p.options],
                     question_ids=[ids[p.uid] for p in rows for _ in p.options])
@@ -104,7 +45,7 @@ class QuestionsRepo:
     def add_questions(self, questions: Iterable[Question], *, import_log: dict | None = None) -> int:
         """Insert questions (and the import's log row) in one transaction: all or nothing."""
         questions = list(questions)
-        rows = [_rows_of(q) for q in questions]  # normalized before the lock is taken
+        rows = [prepare(q) for q in questions]  # normalized before the lock is taken
         with self.tx():
             self._insert_rows(rows)
             if import_log is not None:
@@ -119,16 +60,16 @@ class QuestionsRepo:
         for start in range(0, len(ids), 500):
             chunk = ids[start:start + 500]
             marks = ",".join("?" * len(chunk))
-            for qid, pos, m1, m2, poet in self.conn.execute(
+            for r in self.conn.execute(
                 f"SELECT question_id, position, mesra1, mesra2, poet FROM options "
                 f"WHERE question_id IN ({marks}) ORDER BY question_id, position", chunk
             ):
-                out[qid].append(Option(pos, m1, m2, poet))
+                out[r["question_id"]].append(Option(r["position"], r["mesra1"], r["mesra2"], r["poet"]))
         return out
 
     def _questions(self, where: str = "", params: tuple = (), order: str = "uid") -> list[Question]:
-        rows = list(self.db.query(f"SELECT id, {_QUESTION_COLUMNS} FROM questions {where} ORDER BY {order}",
-                                  params))
+        rows = [dict(r) for r in self.conn.execute(
+            f"SELECT id, {_QUESTION_COLUMNS} FROM questions {where} ORDER BY {order}", params)]
         ids = [r.pop("id") for r in rows]
         options, sources = self._options_for(ids), self._sources_for(ids)
         out = []
@@ -168,52 +109,34 @@ class QuestionsRepo:
 
     def max_question_id(self) -> int:
         """The newest question's row id: an import re-checks the questions stored after it."""
-        return self.conn.execute("SELECT COALESCE(MAX(id), 0) FROM questions").fetchone()[0]
+        return self.conn.execute("SELECT COALESCE(MAX(id), 0) AS id FROM questions").fetchone()["id"]
 
     def uids(self) -> set[str]:
-        return {r[0] for r in self.conn.execute("SELECT uid FROM questions")}
+        return {r["uid"] for r in self.conn.execute("SELECT uid FROM questions")}
 
     def fingerprints(self) -> dict[str, str]:
         """fingerprint -> uid of the first question with it."""
         out: dict[str, str] = {}
-        for fp, uid in self.conn.execute("SELECT fingerprint, uid FROM questions ORDER BY id"):
-            out.setdefault(fp, uid)
+        for r in self.conn.execute("SELECT fingerprint, uid FROM questions ORDER BY id"):
+            out.setdefault(r["fingerprint"], r["uid"])
         return out
 
     def duplicate_index(self) -> DuplicateIndex:
         index = DuplicateIndex()
         keys: dict[str, list[str]] = {}
-        for uid, key in self.conn.execute(
+        for r in self.conn.execute(
             "SELECT q.uid, o.match_key FROM options o JOIN questions q ON q.id = o.question_id "
             "ORDER BY q.id, o.position"
         ):
-            keys.setdefault(uid, []).append(key)
+            keys.setdefault(r["uid"], []).append(r["match_key"])
         for uid, ks in keys.items():
             index.add(uid, ks)
         return index
 
-    def search_uids(self, search: str = "", *, status: str | None = None,
-                    category: str | None = None) -> list[str]:
-        """uids of the matching questions in bank order. `search` is normalized like the
-        stored search text, so Arabic ي/ك find Persian ی/ک; every word must occur."""
-        clauses, params = [], []
-        for term in search_terms(search):  # compacted: ZWNJ, ZWJ and spaces removed on both sides
-            clauses.append("instr(replace(replace(replace(search_text, char(8204), ''), "
-                           "char(8205), ''), ' ', ''), ?) > 0")
-            params.append(term)
-        if status:
-            clauses.append("status = ?")
-            params.append(status)
-        if category:
-            clauses.append("category = ?")
-            params.append(category)
-        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-        return [r[0] for r in self.conn.execute(f"SELECT uid FROM questions {where} ORDER BY id", params)]
-
     def search_entries(self) -> list[tuple[str, str, str, str | None]]:
         """(uid, search text, status, category) of every question, in bank order."""
-        return self.conn.execute(
-            "SELECT uid, search_text, status, category FROM questions ORDER BY id").fetchall()
+        return [(r["uid"], r["search_text"], r["status"], r["category"]) for r in self.conn.execute(
+            "SELECT uid, search_text, status, category FROM questions ORDER BY id")]
 
     def rows_for(self, uids: list[str]) -> list[QuestionRow]:
         """Bank-table rows of these questions, in the given order."""
@@ -221,23 +144,19 @@ class QuestionsRepo:
         for start in range(0, len(uids), 500):
             chunk = uids[start:start + 500]
             sql = (
-                "SELECT q.uid, q.source_id, o.mesra1 || ' / ' || o.mesra2, q.category, q.status, "
-                "q.key, (SELECT COUNT(*) FROM labels l "
-                " WHERE l.question_id = q.id AND l.answer IS NOT NULL) "
+                "SELECT q.uid, q.source_id, o.mesra1 || ' / ' || o.mesra2 AS first_couplet, q.category, "
+                "q.status, q.key, (SELECT COUNT(*) FROM labels l "
+                " WHERE l.question_id = q.id AND l.answer IS NOT NULL) AS labels "
                 "FROM questions q LEFT JOIN options o ON o.question_id = q.id AND o.position = 1 "
                 f"WHERE q.uid IN ({','.join('?' * len(chunk))})"
             )
             for r in self.conn.execute(sql, chunk):
-                found[r[0]] = QuestionRow(*r)
+                found[r["uid"]] = QuestionRow(**r)
         return [found[u] for u in uids if u in found]
 
-    def question_rows(self, search: str = "", *, status: str | None = None,
-                      category: str | None = None) -> list[QuestionRow]:
-        """Rows for the bank table (see search_uids)."""
-        return self.rows_for(self.search_uids(search, status=status, category=category))
-
     def counts(self) -> BankCounts:
-        by_status = dict(self.conn.execute("SELECT status, COUNT(*) FROM questions GROUP BY status"))
-        categories = [r[0] for r in self.conn.execute(
+        by_status = {r["status"]: r["n"] for r in self.conn.execute(
+            "SELECT status, COUNT(*) AS n FROM questions GROUP BY status")}
+        categories = [r["category"] for r in self.conn.execute(
             "SELECT DISTINCT category FROM questions WHERE category IS NOT NULL ORDER BY category")]
         return BankCounts(sum(by_status.values()), by_status, categories)

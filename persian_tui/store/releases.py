@@ -7,10 +7,13 @@ import sqlite3
 
 from ..bank import now
 from ..models import Release, ReleaseItem, release_digest
+from .errors import ReleaseExists
+
+_RELEASE_COLUMNS = "name, digest, questions, created_by, created_at"
 
 
-class ReleaseExists(Exception):
-    """A release of this name holds other content; the message says how it differs."""
+def _release(row: sqlite3.Row, items: tuple[ReleaseItem, ...] = ()) -> Release:
+    return Release(row["name"], row["digest"], row["questions"], row["created_by"], row["created_at"], items)
 
 
 class ReleasesRepo:
@@ -33,9 +36,9 @@ class ReleasesRepo:
                     "VALUES (?,?,?,?,?,?)",
                     [(cur.lastrowid, i, it.uid, it.sha256, it.key, it.record) for i, it in enumerate(items)])
                 created = True
-            elif row[1] != digest:
-                old = {u: h for u, h in self.conn.execute(
-                    "SELECT uid, sha256 FROM release_items WHERE release_id = ?", (row[0],))}
+            elif row["digest"] != digest:
+                old = {r["uid"]: r["sha256"] for r in self.conn.execute(
+                    "SELECT uid, sha256 FROM release_items WHERE release_id = ?", (row["id"],))}
                 new = {it.uid: it.sha256 for it in items}
                 changed = sum(u in old and old[u] != h for u, h in new.items())
                 raise ReleaseExists(
@@ -48,24 +51,22 @@ class ReleasesRepo:
         return self.get_release(name), created
 
     def get_release(self, name: str) -> Release | None:
-        row = self.conn.execute("SELECT id, name, digest, questions, created_by, created_at FROM releases "
-                                "WHERE name = ?", (name,)).fetchone()
+        row = self.conn.execute(f"SELECT id, {_RELEASE_COLUMNS} FROM releases WHERE name = ?", (name,)).fetchone()
         if row is None:
             return None
-        items = tuple(ReleaseItem(*r) for r in self.conn.execute(
+        items = tuple(ReleaseItem(**r) for r in self.conn.execute(
             "SELECT uid, sha256, key, record FROM release_items WHERE release_id = ? ORDER BY position",
-            (row[0],)))
-        return Release(*row[1:], items=items)
+            (row["id"],)))
+        return _release(row, items)
 
     def release_uids(self, name: str) -> list[str] | None:
         """The release's question uids in order (None: no such release)."""
         row = self.conn.execute("SELECT id FROM releases WHERE name = ?", (name,)).fetchone()
         if row is None:
             return None
-        return [r[0] for r in self.conn.execute(
-            "SELECT uid FROM release_items WHERE release_id = ? ORDER BY position", (row[0],))]
+        return [r["uid"] for r in self.conn.execute(
+            "SELECT uid FROM release_items WHERE release_id = ? ORDER BY position", (row["id"],))]
 
     def releases(self) -> list[Release]:
         """Every release, oldest first (without their items)."""
-        return [Release(*r) for r in self.conn.execute(
-            "SELECT name, digest, questions, created_by, created_at FROM releases ORDER BY id")]
+        return [_release(r) for r in self.conn.execute(f"SELECT {_RELEASE_COLUMNS} FROM releases ORDER BY id")]

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..bank import now
 from ..models import Prediction, Run, RunSummary, Vote, tally, vote
+from .errors import LeaseHeld
 
 _RUN_COLUMNS = ("id, kind, model, params, status, total, created_at, finished_at, prompt_template, "
                 "prompt_hash, note, reason, archived")
@@ -22,10 +23,9 @@ _PRED_COLUMNS = ("q.uid, p.predicted, p.parse_status, p.scores, p.raw_output, p.
                  "p.cost, p.error, p.created_at, p.sample")
 
 
-def _run(row: tuple) -> Run:
-    rid, kind, model, params, status, total, created, finished, template, phash, note, reason, archived = row
-    return Run(rid, kind, model, json.loads(params), status, total, created, finished, template, phash, note,
-               reason, bool(archived))
+def _run(row: sqlite3.Row) -> Run:
+    """A Run from its row (by column name: the names of Run's fields)."""
+    return Run(**{**row, "params": json.loads(row["params"]), "archived": bool(row["archived"])})
 
 
 def lease_holder() -> str:
@@ -45,10 +45,6 @@ def _alive(holder: str) -> bool:
     except (PermissionError, OverflowError):
         return True
     return True
-
-
-class LeaseHeld(Exception):
-    """Another process works on this run; the message names it."""
 
 
 def _json(value) -> str | None:
@@ -71,13 +67,23 @@ def _loads(value: str | None):
     return None if value is None else json.loads(value)
 
 
-def _prediction(r: tuple) -> Prediction:
-    """A prediction from a row of _PRED_COLUMNS (figures checked by _tokens / _finite)."""
-    (uid, predicted, status, scores, raw, reasoning, perm, phash, exemplars, tin, tout, lat, cost, error,
-     created, sample) = r
-    return Prediction(uid, predicted, status, _loads(scores), raw, reasoning, _loads(perm), phash,
-                      _loads(exemplars), _tokens(tin), _tokens(tout), _finite(lat), _finite(cost), error,
-                      created, sample)
+# where each of _PRED_COLUMNS stands, derived from the one column list: the hot paths below read
+# rows by name through it (a Row's lookup by name is a linear, case-insensitive scan; reports read
+# tens of thousands of predictions, bench/bench_report.py)
+_AT = {name.strip().rsplit(".", 1)[-1]: i for i, name in enumerate(_PRED_COLUMNS.split(","))}
+
+
+def _prediction(r: sqlite3.Row) -> Prediction:
+    """A prediction from a row of _PRED_COLUMNS, by column name (figures checked by _tokens / _finite)."""
+    def at(name: str):
+        return r[_AT[name]]
+
+    return Prediction(uid=at("uid"), predicted=at("predicted"), parse_status=at("parse_status"),
+                      scores=_loads(at("scores")), raw_output=at("raw_output"), reasoning=at("reasoning"),
+                      permutation=_loads(at("permutation")), prompt_hash=at("prompt_hash"),
+                      exemplars=_loads(at("exemplars")), tokens_in=_tokens(at("tokens_in")),
+                      tokens_out=_tokens(at("tokens_out")), latency=_finite(at("latency")),
+                      cost=_finite(at("cost")), error=at("error"), created_at=at("created_at"), sample=at("sample"))
 
 
 class RunsRepo:
@@ -144,9 +150,10 @@ class RunsRepo:
         """LeaseHeld when a live process other than `holder` holds the run (inside a transaction)."""
         row = self.conn.execute("SELECT lease_holder, lease_expires FROM runs WHERE id = ?",
                                 (run_id,)).fetchone()
-        if row and row[0] and row[0] != holder and (row[1] or 0) > stamp and _alive(row[0]):
-            raise LeaseHeld(f"run {run_id} is being worked on by process {row[0]} "
-                            f"(lease for {row[1] - stamp:.0f} s more); wait for it or stop it")
+        held, expires = (row["lease_holder"], row["lease_expires"]) if row else (None, None)
+        if held and held != holder and (expires or 0) > stamp and _alive(held):
+            raise LeaseHeld(f"run {run_id} is being worked on by process {held} "
+                            f"(lease for {expires - stamp:.0f} s more); wait for it or stop it")
 
     def renew_lease(self, run_id: int, seconds: float = 60.0, holder: str | None = None) -> bool:
         with self.tx():
@@ -169,8 +176,9 @@ class RunsRepo:
                            who or lease_holder(), now()))
 
     def run_history(self, run_id: int) -> list[dict]:
-        return [{"event": e, "detail": json.loads(d), "who": w, "at": t} for e, d, w, t in self.conn.execute(
-            "SELECT event, detail, who, created_at FROM run_history WHERE run_id = ? ORDER BY id", (run_id,))]
+        return [{"event": r["event"], "detail": json.loads(r["detail"]), "who": r["who"], "at": r["created_at"]}
+                for r in self.conn.execute(
+                    "SELECT event, detail, who, created_at FROM run_history WHERE run_id = ? ORDER BY id", (run_id,))]
 
     def archive_run(self, run_id: int, archived: bool = True) -> bool:
         with self.tx():
@@ -186,14 +194,14 @@ class RunsRepo:
         with self.tx():
             if not self.conn.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone():
                 return []
-            judges = [r[0] for r in self.conn.execute(
+            judges = [r["id"] for r in self.conn.execute(
                 "SELECT id FROM runs WHERE kind = 'judge' AND json_extract(params, '$.target_run') = ?",
                 (run_id,))]
             ids = [run_id, *judges]
             for rid in ids:
                 self._check_lease(rid, lease_holder(), time.time())
             for rid in ids:
-                n = self.conn.execute("SELECT COUNT(*) FROM predictions WHERE run_id = ?", (rid,)).fetchone()[0]
+                n = self.conn.execute("SELECT COUNT(*) AS n FROM predictions WHERE run_id = ?", (rid,)).fetchone()["n"]
                 self._log_run(rid, "delete", {"predictions": n, "with": ids}, None)
                 self.conn.execute("DELETE FROM runs WHERE id = ?", (rid,))  # cascades
         return ids
@@ -231,7 +239,7 @@ class RunsRepo:
         majority's first, see models.vote; the only row of a run asked once). `samples=True`:
         every row (question, then sample order); `sample=k`: that sample's rows."""
         rows = self._prediction_rows(run_id, uid, sample)
-        if samples or sample is not None or not any(r[-1] for r in rows):
+        if samples or sample is not None or not any(r[_AT["sample"]] for r in rows):
             return [_prediction(r) for r in rows]
         return [v.chosen for v in self._votes(rows)]
 
@@ -241,12 +249,12 @@ class RunsRepo:
         samples carry the answer fields only (uid, predicted, parse_status, sample): reports
         read thousands of them, so only the representative is built in full."""
         rows = self._prediction_rows(run_id, None, None)
-        if not any(r[-1] for r in rows):
+        if not any(r[_AT["sample"]] for r in rows):
             return [_prediction(r) for r in rows], None
         votes = self._votes(rows)
         return [v.chosen for v in votes], votes
 
-    def _prediction_rows(self, run_id: int, uid: str | None, sample: int | None) -> list[tuple]:
+    def _prediction_rows(self, run_id: int, uid: str | None, sample: int | None) -> list[sqlite3.Row]:
         where, params = "WHERE p.run_id = ?", [run_id]
         if uid is not None:
             where += " AND q.uid = ?"
@@ -259,16 +267,17 @@ class RunsRepo:
             f"{where} ORDER BY p.question_id, p.sample", params).fetchall()  # the unique index order
 
     @staticmethod
-    def _votes(rows: list[tuple]) -> list:
+    def _votes(rows: list[sqlite3.Row]) -> list:
         """models.Vote per question of rows in question order, the chosen sample built in full."""
-        groups: dict[str, list[tuple]] = {}
+        groups: dict[str, list[sqlite3.Row]] = {}
+        uid, predicted, status = _AT["uid"], _AT["predicted"], _AT["parse_status"]
         for r in rows:
-            groups.setdefault(r[0], []).append(r)
+            groups.setdefault(r[uid], []).append(r)
         out = []
         ok = (1, 2, 3, 4)
         for group in groups.values():  # rows come in sample order
-            answers = [r[1] if r[2] == "ok" and r[1] in ok else 0 for r in group]
-            answer, top, asked, i = tally(answers, [r[2] != "api_error" for r in group])
+            answers = [r[predicted] if r[status] == "ok" and r[predicted] in ok else 0 for r in group]
+            answer, top, asked, i = tally(answers, [r[status] != "api_error" for r in group])
             out.append(Vote(answer, top, asked, _prediction(group[i]), tuple(answers)))
         return out
 
@@ -293,10 +302,6 @@ class RunsRepo:
                     missing.append((run_id, uid))
         return missing
 
-    def predicted_uids(self, run_id: int, *, statuses: tuple[str, ...] | None = None) -> set[str]:
-        """The questions with at least one prediction row (of these statuses)."""
-        return {uid for uid, _ in self.predicted_samples(run_id, statuses=statuses)}
-
     def predicted_samples(self, run_id: int, *, statuses: tuple[str, ...] | None = None) -> set[tuple[str, int]]:
         """(question uid, sample) of every prediction row (of these statuses)."""
         sql = ("SELECT q.uid, p.sample FROM predictions p JOIN questions q ON q.id = p.question_id "
@@ -305,22 +310,25 @@ class RunsRepo:
         if statuses:
             sql += f" AND p.parse_status IN ({','.join('?' * len(statuses))})"
             params += list(statuses)
-        return {(r[0], r[1]) for r in self.conn.execute(sql, params)}
+        return {(r["uid"], r["sample"]) for r in self.conn.execute(sql, params)}
 
     def run_summaries(self, *, archived: bool = False) -> list[RunSummary]:
-        stats = {r[0]: r[1:] for r in self.conn.execute(
-            """SELECT p.run_id, COUNT(*),
-                      SUM(q.key IS NOT NULL AND p.predicted IS q.key),  -- IS: never NULL
-                      SUM(q.key IS NOT NULL),
-                      SUM(p.parse_status IN ('invalid', 'empty', 'refusal', 'ambiguous')),
-                      SUM(p.parse_status = 'api_error')
+        stats = {r["run_id"]: r for r in self.conn.execute(
+            """SELECT p.run_id, COUNT(*) AS done,
+                      SUM(q.key IS NOT NULL AND p.predicted IS q.key) AS correct,  -- IS: never NULL
+                      SUM(q.key IS NOT NULL) AS scored,
+                      SUM(p.parse_status IN ('invalid', 'empty', 'refusal', 'ambiguous')) AS invalid,
+                      SUM(p.parse_status = 'api_error') AS errors
                FROM predictions p JOIN questions q ON q.id = p.question_id GROUP BY p.run_id""")}
         # a judge run's items are its judgments: done, unscored (as invalid), API errors
-        stats |= {r[0]: (r[1], 0, 0, r[2], r[3]) for r in self.conn.execute(
-            """SELECT j.run_id, COUNT(*), SUM(j.status = 'unscored'), SUM(j.status = 'api_error')
+        stats |= {r["run_id"]: r for r in self.conn.execute(
+            """SELECT j.run_id, COUNT(*) AS done, 0 AS correct, 0 AS scored,
+                      SUM(j.status = 'unscored') AS invalid, SUM(j.status = 'api_error') AS errors
                FROM judgments j JOIN runs r ON r.id = j.run_id AND r.kind = 'judge'
                GROUP BY j.run_id""")}
-        return [RunSummary(run, *(stats.get(run.id) or (0, 0, 0, 0, 0))) for run in self.runs(archived=archived)]
+        none = {"done": 0, "correct": 0, "scored": 0, "invalid": 0, "errors": 0}
+        return [RunSummary(run, **{k: (stats[run.id][k] if run.id in stats else v) for k, v in none.items()})
+                for run in self.runs(archived=archived)]
 
     def save_paraphrases(self, run_id: int, uid: str, texts: list[str]) -> None:
         with self.tx():
@@ -331,10 +339,10 @@ class RunsRepo:
 
     def paraphrases(self, run_id: int) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
-        for uid, text in self.conn.execute(
+        for r in self.conn.execute(
             "SELECT q.uid, p.text FROM paraphrases p JOIN questions q ON q.id = p.question_id "
             "WHERE p.run_id = ? ORDER BY q.id, p.position", (run_id,)):
-            out.setdefault(uid, []).append(text)
+            out.setdefault(r["uid"], []).append(r["text"])
         return out
 
     # ------------------------------------------------------------ caches
@@ -343,11 +351,11 @@ class RunsRepo:
         out = {}
         for start in range(0, len(hashes), 500):
             chunk = hashes[start:start + 500]
-            for sha, blob in self.conn.execute(
+            for r in self.conn.execute(
                 "SELECT sha256, vector FROM embedding_cache WHERE model_id = ? AND revision = ? AND "
                 f"prefix = ? AND normalization = ? AND sha256 IN ({','.join('?' * len(chunk))})",
                 (*key, *chunk)):
-                out[sha] = np.frombuffer(blob, dtype=np.float32)
+                out[r["sha256"]] = np.frombuffer(r["vector"], dtype=np.float32)
         return out
 
     def cache_vectors(self, key: tuple[str, str, str, str], vectors: dict[str, np.ndarray]) -> None:
@@ -359,7 +367,7 @@ class RunsRepo:
 
     def cached_response(self, key: str) -> dict | None:
         row = self.conn.execute("SELECT response FROM response_cache WHERE key = ?", (key,)).fetchone()
-        return json.loads(row[0]) if row else None
+        return json.loads(row["response"]) if row else None
 
     def cache_response(self, key: str, response: dict) -> None:
         with self.tx():

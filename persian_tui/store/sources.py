@@ -6,43 +6,17 @@ from __future__ import annotations
 
 import sqlite3
 
-import sqlite_utils
-
 from ..models import Question, SourceRef
-
-
-def clean_ref(ref: SourceRef) -> SourceRef | None:
-    """The reference as stored: empty strings are no name / no id; None when nothing is left."""
-    name = ref.name.strip() if isinstance(ref.name, str) and ref.name.strip() else None
-    sid = ref.id.strip() if isinstance(ref.id, str) and ref.id.strip() else None
-    if name is None and sid is None:
-        return None
-    return SourceRef(name, sid, ref.file, ref.created_at)
-
-
-def source_row(ref: SourceRef, stamp: str) -> dict | None:
-    """The question_sources row of a reference (without question_id); None for an empty one."""
-    ref = clean_ref(ref)
-    if ref is None:
-        return None
-    return {"source_name": ref.name, "source_id": ref.id, "file": ref.file, "created_at": ref.created_at or stamp}
-
-
-def source_rows(q: Question, stamp: str) -> list[dict]:
-    """The rows of each reference of a question about to be inserted."""
-    return [row for row in (source_row(r, stamp) for r in q.references()) if row is not None]
+from .rows import insert_many, source_ref, source_row
 
 
 class SourcesRepo:
     conn: sqlite3.Connection
-    db: sqlite_utils.Database
 
     def _insert_sources(self, rows: list[dict], question_ids: list[int]) -> int:
         """Insert question_sources rows (see source_row) of these questions; one already there
         (same question, name and id) is left alone. Returns how many were added. Call inside a
         transaction."""
-        from .questions import insert_many
-
         before = self.conn.total_changes
         insert_many(self.conn, "question_sources", rows, ignore=True, question_ids=question_ids)
         return self.conn.total_changes - before
@@ -56,11 +30,11 @@ class SourcesRepo:
         out: dict[int, list[SourceRef]] = {i: [] for i in ids}
         for start in range(0, len(ids), 500):
             chunk = ids[start:start + 500]
-            for r in self.db.query(
-                "SELECT question_id, source_name AS name, source_id AS id, file, created_at FROM question_sources "
+            for r in self.conn.execute(
+                "SELECT question_id, source_name, source_id, file, created_at FROM question_sources "
                 f"WHERE question_id IN ({','.join('?' * len(chunk))}) ORDER BY id", chunk
             ):
-                out[r.pop("question_id")].append(SourceRef(**r))
+                out[r["question_id"]].append(source_ref(r))
         return out
 
     def _replace_own_source(self, question_id: int, old: SourceRef, new: SourceRef, stamp: str) -> None:
@@ -77,23 +51,25 @@ class SourcesRepo:
         sql = ("SELECT s.source_name, s.source_id, q.uid FROM question_sources s "
                "JOIN questions q ON q.id = s.question_id WHERE s.source_id IS NOT NULL")
         if source is not None:
-            return self.conn.execute(sql + " AND s.source_name = ? ORDER BY s.id", (source,)).fetchall()
-        return self.conn.execute(sql + " ORDER BY s.id").fetchall()
+            rows = self.conn.execute(sql + " AND s.source_name = ? ORDER BY s.id", (source,))
+        else:
+            rows = self.conn.execute(sql + " ORDER BY s.id")
+        return [(r["source_name"], r["source_id"], r["uid"]) for r in rows]
 
     def questions_by_source(self, source_name: str) -> dict[str, list[Question]]:
         """source id -> the questions that have a reference (source_name, id), in bank order."""
         pairs = self.conn.execute(
             "SELECT s.source_id, q.uid FROM question_sources s JOIN questions q ON q.id = s.question_id "
             "WHERE s.source_name = ? AND s.source_id IS NOT NULL ORDER BY q.id", (source_name,)).fetchall()
-        found = self.questions_for_uids(uid for _, uid in pairs)
+        found = self.questions_for_uids(r["uid"] for r in pairs)
         out: dict[str, list[Question]] = {}
-        for sid, uid in pairs:
-            out.setdefault(sid, []).append(found[uid])
+        for r in pairs:
+            out.setdefault(r["source_id"], []).append(found[r["uid"]])
         return out
 
     def source_counts(self) -> tuple[int, int, int]:
         """(references, questions with a reference, questions with two or more)."""
-        refs, questions, several = self.conn.execute(
-            "SELECT COALESCE(SUM(n), 0), COUNT(*), COALESCE(SUM(n > 1), 0) FROM "
-            "(SELECT COUNT(*) AS n FROM question_sources GROUP BY question_id)").fetchone()
-        return refs, questions, several
+        r = self.conn.execute(
+            "SELECT COALESCE(SUM(n), 0) AS refs, COUNT(*) AS questions, COALESCE(SUM(n > 1), 0) AS several "
+            "FROM (SELECT COUNT(*) AS n FROM question_sources GROUP BY question_id)").fetchone()
+        return r["refs"], r["questions"], r["several"]

@@ -9,7 +9,6 @@ from pathlib import Path
 
 from textual import events, work
 from textual.app import App
-from textual.binding import Binding
 from textual.screen import ModalScreen
 
 from .. import bidi, config, display
@@ -17,7 +16,8 @@ from ..bidi import resolve_shape
 from ..models import QueueScope
 from ..search import BankSearch
 from ..store import DatabaseError, Store, StoreError
-from .commands import BankCommands
+from .commands import ScreenCommands
+from .keys import APP_KEYS, bindings, help_rows, screen_table, screen_title
 from .safe_output import SHOW_CONTROLS
 from .screens.bank import BankScreen
 from .screens.help import HelpScreen
@@ -43,8 +43,8 @@ class PersianTUI(App[int]):
 
     TITLE = "persian-tui"
     CSS_PATH = "app.tcss"
-    COMMANDS = App.COMMANDS | {BankCommands}
-    BINDINGS = [Binding("ctrl+q", "quit", "Quit", show=False)]
+    COMMANDS = App.COMMANDS | {ScreenCommands}
+    BINDINGS = bindings(APP_KEYS)
 
     def __init__(self, db_path: str | Path, bidi_mode: str = "app", *, sample: bool = False,
                  db_label: str | None = None, warm_up: bool = True,
@@ -256,8 +256,10 @@ class PersianTUI(App[int]):
         self.push_screen(AgreementScreen())
 
     def action_help(self) -> None:
-        if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+        """The help: the keys of the screen on top (its key table), then the app's."""
+        screen = self.screen
+        if not isinstance(screen, HelpScreen):
+            self.push_screen(HelpScreen(screen_title(screen), help_rows(screen_table(screen) + APP_KEYS)))
 
 
 def make_app(db: str | Path | None = None, bidi: str | None = "app", *, sample: bool = False,

@@ -1,4 +1,5 @@
-"""Command palette (Ctrl+P) entries for the app's commands."""
+"""Command palette (Ctrl+P) entries: the current screen's actions and the app's, from their key
+tables (``tui/keys.py``), and on the bank one entry per filter value and bidi mode."""
 
 from __future__ import annotations
 
@@ -8,40 +9,21 @@ from functools import partial
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from ..models import STATUSES
+from .keys import APP_KEYS, palette_entries, screen_table
+
+Command = tuple[str, str, Callable[[], object]]
 
 
-class BankCommands(Provider):
-    """Every screen the bank opens, search, filters, bidi mode, reload, help and quit."""
+class ScreenCommands(Provider):
+    """The screen's palette entries (its key table's), the app-wide ones, and the bank's filters."""
 
-    def _commands(self) -> list[tuple[str, str, Callable[[], object]]]:
-        app = self.app
-        bank = app.bank  # type: ignore[attr-defined]
-        out: list[tuple[str, str, Callable[[], object]]] = [
-            ("Search", "focus the search box (/)", bank.action_focus_search),
-            ("Label", "the blind labelling queue (l)", app.action_label),  # type: ignore[attr-defined]
-            ("Label this question", "the highlighted question first, then the queue (L)",
-             bank.action_label_this),
-            ("New question", "author a new question (n)", app.action_author),  # type: ignore[attr-defined]
-            ("Edit question", "edit the highlighted question (e)", bank.action_edit),
-            ("Adjudicate", "decide disagreements and flags (a)", app.action_adjudicate),  # type: ignore[attr-defined]
-            ("Agreement", "kappas, alpha, accuracy against the key (g)", app.action_agreement),  # type: ignore[attr-defined]
-            ("Runs", "launch, watch and cancel runs (m)", app.action_runs),  # type: ignore[attr-defined]
-            ("Review", "review the LLM judge's verdicts (v)", app.action_review),  # type: ignore[attr-defined]
-            ("Report", "leaderboard, paired tests, breakdowns (p)", app.action_report),  # type: ignore[attr-defined]
-            ("Reload", "re-read the bank from the database (r)", bank.action_reload),
-            ("Help", "list the keys (?)", app.action_help),  # type: ignore[attr-defined]
-        ]
-        for status in (None, *STATUSES):
-            out.append((f"Filter status: {status or 'all'}", "show only questions with this status",
-                        partial(bank.set_status, status)))
-        for category in (None, *bank.counts.categories):
-            out.append((f"Filter category: {category or 'all'}", "show only this category",
-                        partial(bank.set_category, category)))
-        for mode, what in (("app", "this app reorders right-to-left text"),
-                           ("terminal", "a bidi terminal reorders (VTE, Konsole, mlterm)"),
-                           ("off", "logical order, no reordering")):
-            out.append((f"Bidi mode: {mode}", what, partial(bank.set_bidi, mode)))
-        out.append(("Quit", "leave persian-tui (q)", app.exit))
+    def _commands(self) -> list[Command]:
+        screen = self.screen
+        table = screen_table(screen)
+        out: list[Command] = [(title, hint, partial(screen.run_action, action))
+                              for title, hint, action in palette_entries(table + APP_KEYS)]
+        if getattr(screen, "id", None) == "bank":
+            out[-2:-2] = bank_commands(screen, {k.action: k for k in table})
         return out
 
     async def discover(self) -> Hits:
@@ -54,3 +36,20 @@ class BankCommands(Provider):
             score = matcher.match(title)
             if score > 0:
                 yield Hit(score, matcher.highlight(title), callback, text=title, help=help_text)
+
+
+def bank_commands(bank, keys) -> list[Command]:
+    """One entry per status, category and bidi mode; each hint is its cycling key's line."""
+    def hint(action: str) -> str:
+        key = keys[action]
+        return f"{key.what} ({key.names} cycles)"
+
+    out: list[Command] = []
+    for status in (None, *STATUSES):
+        out.append((f"Filter status: {status or 'all'}", hint("cycle_status"), partial(bank.set_status, status)))
+    for category in (None, *bank.counts.categories):
+        out.append((f"Filter category: {category or 'all'}", hint("cycle_category"),
+                    partial(bank.set_category, category)))
+    for mode in ("app", "terminal", "off"):
+        out.append((f"Bidi mode: {mode}", hint("cycle_bidi"), partial(bank.set_bidi, mode)))
+    return out

@@ -4,13 +4,16 @@ screens touch widgets (never a thread)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from textual.message import Message
 
+from ..models import accuracy
+
 if TYPE_CHECKING:
     from ..models import CorpusCouplet, Prediction, Question, Run
-    from .widgets.run_jobs import RunFigures
+    from ..runs import RunProgress
 
 
 # report
@@ -67,6 +70,36 @@ class SimilarFound(Message):
     def __init__(self, found: list[tuple[float, CorpusCouplet]], source: str, how: str = "TF-IDF") -> None:
         super().__init__()
         self.found, self.source, self.how = found, source, how
+
+
+@dataclass(frozen=True)
+class RunFigures:
+    """A copy of a run's progress, safe to hand from the worker thread to the UI."""
+
+    job: int
+    run_id: int | None
+    kind: str
+    model: str
+    total: int = 0
+    done: int = 0
+    correct: int = 0
+    scored: int = 0
+    invalid: int = 0
+    errors: int = 0
+    rate: float = 0.0
+    eta: float | None = None
+    status: str = "starting"
+    message: str = ""
+
+    @property
+    def accuracy(self) -> float | None:
+        return accuracy(self.correct, self.scored, self.done, self.errors)
+
+    @classmethod
+    def of(cls, job: int, kind: str, model: str, p: RunProgress) -> RunFigures:
+        """The figures of job `job` (a run of `kind` by `model`) from the worker's progress."""
+        return cls(job, p.run_id, kind, model, p.total, p.done, p.correct, p.scored,
+                   p.invalid, p.errors, p.rate, p.eta, p.status, p.message)
 
 
 # run_jobs

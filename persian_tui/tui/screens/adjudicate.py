@@ -7,7 +7,6 @@ from collections import Counter
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Container, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
@@ -17,6 +16,7 @@ from textual.widgets.option_list import Option
 from ... import bidi
 from ...eval.votes import ItemVotes, adjudication_queue, bulk_acceptable, item_votes
 from ...models import Question
+from ..keys import Key, bindings, help_key
 from ..render import GUTTER, LABEL, Line, couplet_lines, fa
 from ..widgets.dialogs import ConfirmDialog, ReasonDialog
 from ..widgets.key_bar import KeyBar
@@ -171,18 +171,22 @@ def empty_lines(bulk: int) -> list[Line]:
 
 
 class AdjudicationScreen(AppState, Screen[None]):
-    BINDINGS = [
-        Binding("1,۱,١", "set_key(1)", "Set key", key_display="1-4"),
-        Binding("2,۲,٢", "set_key(2)", "Key 2", show=False),
-        Binding("3,۳,٣", "set_key(3)", "Key 3", show=False),
-        Binding("4,۴,٤", "set_key(4)", "Key 4", show=False),
-        Binding("k", "accept", "Accept key"),
-        Binding("x", "retire", "Retire"),
-        Binding("e", "edit", "Edit"),
-        Binding("A", "bulk_accept", "Accept all agreeing", key_display="A"),
-        Binding("r", "reload", "Reload"),
-        Binding("escape", "back", "Back"),
-    ]
+    KEYS_TITLE = "adjudication"
+    KEY_TABLE = (
+        Key("1,۱,١", "set_key(1)", "Set key", "set the final key (asks the reason)", display="1-4", shown="1–4"),
+        Key("2,۲,٢", "set_key(2)", "Key 2", footer=False, help=False),
+        Key("3,۳,٣", "set_key(3)", "Key 3", footer=False, help=False),
+        Key("4,۴,٤", "set_key(4)", "Key 4", footer=False, help=False),
+        Key("k", "accept", "Accept key", "accept the current key", palette="Accept key"),
+        Key("x", "retire", "Retire", "retire the question (asks the reason)", palette="Retire question"),
+        Key("e", "edit", "Edit", "edit the question", palette="Edit question"),
+        Key("A", "bulk_accept", "Accept all agreeing", "accept in bulk every open question whose labels all "
+            "agree with the key (after a confirm)", display="A", palette="Accept all agreeing"),
+        Key("r", "reload", "Reload", "reload the queue and the item analysis", palette="Reload"),
+        help_key(),
+        Key("escape", "back", "Back", "back to the bank", palette="Back"),
+    )
+    BINDINGS = bindings(KEY_TABLE)
 
     def __init__(self, adjudicator: str) -> None:
         super().__init__()

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from textual import events
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from ... import bidi, display
 from ...eval.agreement import agreement_report
+from ..keys import Key, bindings, help_key
 from ..widgets.key_bar import KeyBar
 
 # (wide header, narrow header): under NARROW_BELOW columns the short ones keep every figure on screen
@@ -22,7 +22,13 @@ NARROW_BELOW = 100
 
 
 class AgreementScreen(Screen):
-    BINDINGS = [Binding("escape,q", "app.pop_screen", "Back"), Binding("r", "refresh_figures", "Refresh")]
+    KEYS_TITLE = "agreement"
+    KEY_TABLE = (
+        Key("escape,q", "app.pop_screen", "Back", "back to the bank", palette="Back"),
+        Key("r", "refresh_figures", "Refresh", "compute the figures again", palette="Refresh"),
+        help_key(),
+    )
+    BINDINGS = bindings(KEY_TABLE)
     DEFAULT_CSS = """
     AgreementScreen #scopes { height: auto; max-height: 45%; }
     AgreementScreen #pairs { height: auto; max-height: 30%; }

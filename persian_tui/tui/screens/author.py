@@ -8,7 +8,6 @@ import re
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Container, Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
@@ -18,6 +17,7 @@ from textual.widgets import Input, Label, Select, Static, TextArea
 from ...bank import repeated_couplets
 from ...models import Option, Question
 from ...text import DuplicateIndex, couplet_key, nfc
+from ..keys import Key, bindings, help_key
 from ..render import detail_lines
 from ..widgets.dialogs import ConfirmDialog
 from ..widgets.key_bar import KeyBar
@@ -118,12 +118,18 @@ class AuthorScreen(AppState, Screen["str | None"]):
     """``uid`` None: a new question; otherwise edit that question. Dismisses with the
     question's uid (None when nothing was ever saved)."""
 
-    BINDINGS = [
-        Binding("ctrl+s", "save", "Save", priority=True),
-        Binding("ctrl+r", "save('ready')", "Save as ready", priority=True),
-        Binding("ctrl+o", "corpus", "Corpus", priority=True),
-        Binding("escape", "leave", "Back"),
-    ]
+    KEYS_TITLE = "question editor"
+    KEY_TABLE = (
+        Key("ctrl+s", "save", "Save", "save with the status in the form (a second press saves past a warning)",
+            priority=True, palette="Save"),
+        Key("ctrl+r", "save('ready')", "Save as ready", "save as ready", priority=True, palette="Save as ready"),
+        Key("ctrl+o", "corpus", "Corpus", "the corpus pane: search the corpus, put a couplet into an option",
+            priority=True, palette="Corpus"),
+        Key("tab", "", "", "next field"),
+        help_key("f1"),
+        Key("escape", "leave", "Back", "leave (asks first when there are unsaved changes)", palette="Back"),
+    )
+    BINDINGS = bindings(KEY_TABLE)
 
     def __init__(self, author: str, uid: str | None = None) -> None:
         super().__init__()

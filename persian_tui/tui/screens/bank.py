@@ -7,7 +7,6 @@ from time import perf_counter
 from rich.cells import cell_len
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Container, Horizontal
 from textual.content import Content
 from textual.message import Message
@@ -16,6 +15,7 @@ from textual.widgets import DataTable, Input, Label, Static
 
 from ... import bidi, display
 from ...models import STATUSES, BankCounts
+from ..keys import Key, bindings, help_key
 from ..render import with_derived_poets
 from ..widgets.bank_table import BankTable
 from ..widgets.couplets import QuestionDetail
@@ -49,26 +49,40 @@ def status_line(db_label: str, total: int, by_status: dict[str, int], mode: str,
 class BankScreen(Screen):
     """The default screen."""
 
-    BINDINGS = [
-        # every key in the footer (two lines at most; past that "…", and ? lists them all)
-        Binding("slash", "focus_search", "Search"),
-        Binding("escape", "leave_search", "Clear search", show=False),
-        Binding("s", "cycle_status", "Status"),
-        Binding("c", "cycle_category", "Category"),
-        Binding("l", "app.label", "Label"),
-        Binding("L", "label_this", "Label this"),
-        Binding("n", "app.author", "New"),
-        Binding("e", "edit", "Edit"),
-        Binding("a", "app.adjudicate", "Adjudicate"),
-        Binding("g", "app.agreement", "Agreement"),
-        Binding("m", "app.runs", "Runs"),
-        Binding("v", "app.review", "Review"),
-        Binding("p", "app.report", "Report"),
-        Binding("b", "cycle_bidi", "Bidi"),
-        Binding("r", "reload", "Reload"),
-        Binding("question_mark", "app.help", "Help"),
-        Binding("q", "app.quit", "Quit"),
-    ]
+    KEYS_TITLE = "bank"
+    # every key in the footer (two lines at most; past that "…", and ? lists them all)
+    KEY_TABLE = (
+        Key("slash", "focus_search", "Search", "search (incremental; Arabic ي/ك find Persian ی/ک)",
+            palette="Search"),
+        Key("escape", "leave_search", "Clear search", "clear the search, back to the table", footer=False),
+        Key("enter", "", "", "from the search: back to the table"),
+        Key("up,down,pageup,pagedown", "", "", "move in the table; the detail pane follows",
+            shown="↑ ↓ PgUp PgDn"),
+        Key("tab", "", "", "next pane (search, table, detail)"),
+        Key("s", "cycle_status", "Status", "status filter: all, draft, ready, curated, retired"),
+        Key("c", "cycle_category", "Category", "category filter: all, then each category"),
+        Key("l", "app.label", "Label", "label: the blind labelling queue (your name is asked once)",
+            palette="Label"),
+        Key("L", "label_this", "Label this", "label the highlighted question first, then the queue",
+            palette="Label this question"),
+        Key("n", "app.author", "New", "new question", palette="New question"),
+        Key("e", "edit", "Edit", "edit the selected question", palette="Edit question"),
+        Key("a", "app.adjudicate", "Adjudicate", "adjudicate: disagreements, flags, bulk accept",
+            palette="Adjudicate"),
+        Key("g", "app.agreement", "Agreement", "agreement: kappas, alpha, accuracy against the key",
+            palette="Agreement"),
+        Key("m", "app.runs", "Runs", "runs: launch, watch, cancel, resume, retry; Enter reads a run's answers",
+            palette="Runs"),
+        Key("v", "app.review", "Review", "review the LLM judge's verdicts and error categories",
+            palette="Review"),
+        Key("p", "app.report", "Report", "report: leaderboard with intervals, paired tests, breakdowns, "
+            "position bias", palette="Report"),
+        Key("b", "cycle_bidi", "Bidi", "bidi mode: app (reorder here), terminal (a bidi terminal reorders), off"),
+        Key("r", "reload", "Reload", "reload from the database (others may write it)", palette="Reload"),
+        help_key(footer=True),
+        Key("q", "app.quit", "Quit", "quit"),
+    )
+    BINDINGS = bindings(KEY_TABLE)
 
     class FirstLoad(Message):
         """The bank has been read and shown for the first time."""

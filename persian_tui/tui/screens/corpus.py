@@ -7,7 +7,6 @@ from collections.abc import Callable
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.screen import Screen
@@ -16,6 +15,7 @@ from textual.widgets.option_list import Option as ListOption
 
 from ... import display
 from ...models import CorpusCouplet
+from ..keys import Key, bindings, help_key
 from ..messages import SimilarFound  # noqa: F401 (re-exported)
 from ..render import _field as field_lines
 from ..render import couplet_cell, couplet_lines, fa
@@ -40,15 +40,21 @@ class CorpusScreen(AppState, Screen[None]):
     CorpusScreen #corpus-detail { height: auto; max-height: 9; border-top: solid $panel; }
     """
 
-    BINDINGS = [
-        Binding("1", "insert(1)", "Into 1"),
-        Binding("2", "insert(2)", "2"),
-        Binding("3", "insert(3)", "3"),
-        Binding("4", "insert(4)", "4"),
-        Binding("ctrl+t", "similar", "Similar", priority=True),
-        Binding("ctrl+f", "focus_search", "Search", priority=True),
-        Binding("escape", "back", "Back"),
-    ]
+    KEYS_TITLE = "corpus"
+    KEY_TABLE = (
+        Key("1", "insert(1)", "Into 1", "put the highlighted couplet into option 1 (2, 3, 4 likewise)",
+            shown="1–4", palette="Into option 1"),
+        Key("2", "insert(2)", "2", help=False, palette="Into option 2"),
+        Key("3", "insert(3)", "3", help=False, palette="Into option 3"),
+        Key("4", "insert(4)", "4", help=False, palette="Into option 4"),
+        Key("ctrl+t", "similar", "Similar", "couplets similar to the highlighted one", priority=True,
+            palette="Similar couplets"),
+        Key("ctrl+f", "focus_search", "Search", "back to the search fields", priority=True, palette="Search"),
+        Key("enter", "", "", "in a search field: search"),
+        help_key("f1"),
+        Key("escape", "back", "Back", "back to the editor", palette="Back"),
+    )
+    BINDINGS = bindings(KEY_TABLE)
 
     def __init__(self, on_insert: Insert, seed: tuple[str, str] | None = None, limit: int = 200) -> None:
         super().__init__()

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static, TextArea
 
+from ..keys import Key, bindings, help_key
 from ..widgets.rtl_text import RtlText
 
 SETTING = "guidelines"
@@ -50,12 +50,15 @@ def guidelines_text(store) -> str:
 class GuidelinesScreen(ModalScreen[None]):
     """Read mode: Escape, q or ? closes, e edits. Edit mode: Ctrl+S saves, Escape cancels."""
 
-    BINDINGS = [
-        Binding("escape", "close", "Close"),
-        Binding("q,question_mark", "close", "Close", show=False),
-        Binding("e", "edit", "Edit"),
-        Binding("ctrl+s", "save", "Save", priority=True),
-    ]
+    KEYS_TITLE = "guidelines"
+    KEY_TABLE = (
+        Key("escape", "close", "Close", "close (while editing: drop the changes)", palette="Close"),
+        Key("q,question_mark", "close", "Close", "close", footer=False),
+        Key("e", "edit", "Edit", "edit the guidelines", palette="Edit guidelines"),
+        Key("ctrl+s", "save", "Save", "save the edited guidelines", priority=True, palette="Save"),
+        help_key("f1"),
+    )
+    BINDINGS = bindings(KEY_TABLE)
 
     def __init__(self) -> None:
         super().__init__()

@@ -11,7 +11,6 @@ from time import monotonic
 
 from textual import events, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
@@ -20,6 +19,7 @@ from textual.worker import get_current_worker
 from ... import bidi
 from ...models import Question, QueueScope
 from ...store import Store, StoreBusy, StoreError
+from ..keys import Key, bindings, help_key
 from ..messages import LabelSaved  # noqa: F401 (re-exported)
 from ..render import fa
 from ..widgets.blind_question import BlindQuestion
@@ -60,24 +60,31 @@ def clock(seconds: float) -> str:
 
 
 class LabelScreen(AppState, Screen):
-    BINDINGS = [
-        Binding("1", "answer(1)", "answer", key_display="1-4"),
-        Binding("2", "answer(2)", show=False),
-        Binding("3", "answer(3)", show=False),
-        Binding("4", "answer(4)", show=False),
-        Binding("exclamation_mark,shift+1", "answer(1, True)", "sure", key_display="⇧1-4"),
-        Binding("at,shift+2", "answer(2, True)", show=False),
-        Binding("number_sign,shift+3", "answer(3, True)", show=False),
-        Binding("dollar_sign,shift+4", "answer(4, True)", show=False),
-        Binding("s", "skip", "skip"),
-        Binding("f", "flag", "flag"),
-        Binding("n", "note", "note"),
-        Binding("c", "confidence", "confidence", show=False),  # the head line shows c and t
-        Binding("u", "undo", "undo"),
-        Binding("t", "target", "target", show=False),
-        Binding("question_mark", "guidelines", "guidelines"),
-        Binding("escape,q", "back", "bank", key_display="esc"),
-    ]
+    KEYS_TITLE = "labelling"
+    KEY_TABLE = (
+        Key("1", "answer(1)", "answer", "answer and move on (Persian digits too)", display="1-4", shown="1–4"),
+        Key("2", "answer(2)", footer=False, help=False),
+        Key("3", "answer(3)", footer=False, help=False),
+        Key("4", "answer(4)", footer=False, help=False),
+        Key("exclamation_mark,shift+1", "answer(1, True)", "sure", "answer with high confidence",
+            display="⇧1-4", shown="Shift+1–4"),
+        Key("at,shift+2", "answer(2, True)", footer=False, help=False),
+        Key("number_sign,shift+3", "answer(3, True)", footer=False, help=False),
+        Key("dollar_sign,shift+4", "answer(4, True)", footer=False, help=False),
+        Key("s", "skip", "skip", "skip this item", palette="Skip"),
+        Key("f", "flag", "flag", "flag the item as defective (asks the reason)", palette="Flag"),
+        Key("n", "note", "note", "a note for this item", palette="Note"),
+        # the head line shows c and t
+        Key("c", "confidence", "confidence", "confidence of this item: none, low, medium, high",
+            footer=False),
+        Key("u", "undo", "undo", "undo, several steps back: the item comes back to be answered", palette="Undo"),
+        Key("t", "target", "target", "labels wanted per question (1-5)", footer=False, palette="Target"),
+        Key("question_mark", "guidelines", "guidelines", "the labelling guidelines (e there edits them)",
+            palette="Guidelines"),
+        help_key("f1"),
+        Key("escape,q", "back", "bank", "back to the bank", display="esc", palette="Back"),
+    )
+    BINDINGS = bindings(KEY_TABLE)
 
     def __init__(self, annotator: str, *, scope: QueueScope | None = None,
                  queue_mode: str = "overlap", first: str | None = None) -> None:

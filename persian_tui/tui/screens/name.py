@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
+from ..keys import Key, bindings, help_key
 from ..widgets.persian_input import FitInput
 
 
 class NameScreen(ModalScreen[str | None]):
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    KEYS_TITLE = "your name"
+    KEY_TABLE = (
+        Key("enter", "", "", "use this name"),
+        help_key("f1"),
+        Key("escape", "cancel", "Cancel", "cancel", palette="Cancel"),
+    )
+    BINDINGS = bindings(KEY_TABLE)
     DEFAULT_CSS = """
     NameScreen { align: center middle; }
     NameScreen > Vertical { width: 60; max-width: 95%; height: auto; border: round $accent;

@@ -9,7 +9,6 @@ from dataclasses import replace
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Container, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
@@ -20,6 +19,7 @@ from ... import bidi
 from ...eval.errors import judge_agreement
 from ...eval.judge import DEFAULT_TAXONOMY
 from ...models import JudgmentRow
+from ..keys import Key, bindings, help_key
 from ..render import Line
 from ..widgets.dialogs import ReasonDialog
 from ..widgets.key_bar import KeyBar
@@ -61,24 +61,35 @@ def empty_lines(filters: ReviewFilters, any_rows: bool, width: int = 80) -> list
     return [Line(part, style) for text, style in out for part in (bidi.wrap(text, width) or [""])]
 
 
+FILTER_HELP = {"judge_run": "judge run", "target_run": "judged run", "model": "model", "verdict": "verdict",
+               "category": "category", "show": "what is shown (to review, reviewed, flagged, all)"}
+
+
 class ReviewScreen(AppState, Screen[None]):
-    BINDINGS = [
-        Binding("enter", "accept", "Accept", key_display="y", priority=True, show=False),
-        Binding("y", "accept", "Accept judge"),
-        Binding("1,۱,١", "verdict('sound')", "Sound"),
-        Binding("2,۲,٢", "verdict('flawed')", "Flawed"),
-        Binding("3,۳,٣", "verdict('key_problem')", "Key problem"),
-        Binding("f,x", "flag", "Flag key", key_display="f"),
-        Binding("n", "note", "Note"),
-        Binding("u", "undo", "Undo"),
-        Binding("b", "blind", "Blind", show=False),
-        Binding("t", "taxonomy", "Taxonomy"),
-        Binding("space", "page", "Page", show=False),
-        *[Binding(key, f"cycle('{name}')", label, show=False) for name, (key, label) in KEYS.items()],
-        *[Binding(key.upper(), f"cycle('{name}', -1)", label, show=False) for name, (key, label) in KEYS.items()],
-        Binding("r", "reload", "Reload", show=False),
-        Binding("escape", "back", "Back"),
-    ]
+    KEYS_TITLE = "judge review"
+    KEY_TABLE = (
+        Key("enter", "accept", "Accept", display="y", priority=True, footer=False, help=False),
+        Key("y", "accept", "Accept judge", "accept the judge", palette="Accept judge", shown="y / Enter"),
+        Key("1,۱,١", "verdict('sound')", "Sound", "override: sound", palette="Verdict: sound"),
+        Key("2,۲,٢", "verdict('flawed')", "Flawed", "override: flawed (then pick the category)",
+            palette="Verdict: flawed"),
+        Key("3,۳,٣", "verdict('key_problem')", "Key problem", "override: key problem", palette="Verdict: key problem"),
+        Key("f,x", "flag", "Flag key", "flag a key problem: the question goes to adjudication (reason required)",
+            display="f", palette="Flag key problem"),
+        Key("n", "note", "Note", "a note", palette="Note"),
+        Key("u", "undo", "Undo", "undo your latest review (back to that item)", palette="Undo"),
+        Key("b", "blind", "Blind", "blind mode: the judged model's name hidden", footer=False, palette="Blind mode"),
+        Key("t", "taxonomy", "Taxonomy", "the error taxonomy", palette="Taxonomy"),
+        Key("space", "page", "Page", "page down the model's answer", footer=False),
+        *(Key(key, f"cycle('{name}')", label, f"filter: the next {FILTER_HELP[name]} (Shift: the previous)",
+              footer=False, palette=f"Filter: {FILTER_HELP[name]}") for name, (key, label) in KEYS.items()),
+        *(Key(key.upper(), f"cycle('{name}', -1)", label, footer=False, help=False)
+          for name, (key, label) in KEYS.items()),
+        Key("r", "reload", "Reload", "reload the judgments", footer=False, palette="Reload"),
+        help_key(),
+        Key("escape", "back", "Back", "back to the bank", palette="Back"),
+    )
+    BINDINGS = bindings(KEY_TABLE)
 
     def __init__(self, reviewer: str) -> None:
         super().__init__()

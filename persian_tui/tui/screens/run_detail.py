@@ -9,7 +9,6 @@ import re
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Container, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
@@ -17,6 +16,7 @@ from textual.widgets import DataTable, Static
 from ... import bidi
 from ...models import Prediction, Question, Run
 from ...store import Store, StoreError
+from ..keys import Key, bindings, help_key
 from ..messages import DetailLoaded  # noqa: F401 (re-exported)
 from ..render import GUTTER, LABEL, Line, couplet_lines, fa
 from ..widgets.key_bar import KeyBar
@@ -228,13 +228,17 @@ def load_detail(db_path, run_id: int, known: dict[str, Question]) -> DetailLoade
 
 
 class RunDetailScreen(Screen):
-    BINDINGS = [
-        Binding("escape", "back", "Back"),
-        Binding("a", "filter('all')", "All"),
-        Binding("w", "filter('wrong')", "Wrong"),
-        Binding("i", "filter('invalid')", "Invalid/errors"),
-        Binding("r", "reload", "Reload"),
-    ]
+    KEYS_TITLE = "run answers"
+    KEY_TABLE = (
+        Key("escape", "back", "Back", "back to the runs", palette="Back"),
+        Key("a", "filter('all')", "All", "show every answer", palette="Show all answers"),
+        Key("w", "filter('wrong')", "Wrong", "show the wrong answers", palette="Show wrong answers"),
+        Key("i", "filter('invalid')", "Invalid/errors", "show the unparsed answers and API errors",
+            palette="Show invalid answers and errors"),
+        Key("r", "reload", "Reload", "reload the run's answers", palette="Reload"),
+        help_key(),
+    )
+    BINDINGS = bindings(KEY_TABLE)
 
     def __init__(self, run_id: int) -> None:
         super().__init__()

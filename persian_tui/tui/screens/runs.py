@@ -6,7 +6,6 @@ from __future__ import annotations
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Button, DataTable, Static
@@ -17,13 +16,14 @@ from ...runs import (
     EmbedRunSpec,
     JudgeRunSpec,
     RunError,
+    check_base_url,
     create_embedding_run,
     create_judge_run,
     create_llm_run,
     resume_overrides,
 )
-from ...specs import check_base_url
 from ...store import LeaseHeld, StoreError
+from ..keys import Key, bindings, help_key
 from ..widgets.dialogs import ReasonDialog
 from ..widgets.key_bar import KeyBar
 from ..widgets.run_form import RunForm, Spec
@@ -83,19 +83,26 @@ def _cell(column: str, value: str) -> Text:
 
 
 class RunsScreen(Screen):
-    BINDINGS = [
-        Binding("escape", "back", "Back"),
-        Binding("n", "new", "New run"),
-        Binding("enter", "open", "Predictions", priority=True),
-        Binding("c", "cancel_run", "Cancel"),
-        Binding("u", "resume", "Resume"),
-        Binding("U", "resume_elsewhere", "Resume at…"),
-        Binding("e", "retry_errors", "Retry errors"),
-        Binding("r", "reload", "Reload"),
-        Binding("a", "archive", "Archive"),
-        Binding("d", "delete", "Delete"),
-        Binding("h", "toggle_archived", "Archived", show=False),
-    ]
+    KEYS_TITLE = "runs"
+    KEY_TABLE = (
+        Key("escape", "back", "Back", "back to the bank", palette="Back"),
+        Key("n", "new", "New run", "launch a new run (embedding, LLM, paraphrase or judge)", palette="New run"),
+        Key("enter", "open", "Predictions", "the highlighted run's answers", priority=True,
+            palette="Open predictions"),
+        Key("c", "cancel_run", "Cancel", "cancel the highlighted run", palette="Cancel run"),
+        Key("u", "resume", "Resume", "resume an interrupted run", palette="Resume run"),
+        Key("U", "resume_elsewhere", "Resume at…", "resume at another base URL (asks it)",
+            palette="Resume run at another URL"),
+        Key("e", "retry_errors", "Retry errors", "answer again the questions that got an API error",
+            palette="Retry errors"),
+        Key("r", "reload", "Reload", "reload the runs", palette="Reload"),
+        Key("a", "archive", "Archive", "archive or unarchive the highlighted run", palette="Archive run"),
+        Key("d", "delete", "Delete", "delete the highlighted run (after a confirm)", palette="Delete run"),
+        Key("h", "toggle_archived", "Archived", "show or hide the archived runs", footer=False,
+            palette="Show archived runs"),
+        help_key(),
+    )
+    BINDINGS = bindings(KEY_TABLE)
 
     def __init__(self) -> None:
         super().__init__(id="runs")

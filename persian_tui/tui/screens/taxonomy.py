@@ -10,7 +10,6 @@ from collections import Counter
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
@@ -19,6 +18,7 @@ from textual.worker import get_current_worker
 from ... import bidi
 from ...eval.judge import DEFAULT_TAXONOMY
 from ...models import ErrorCategory
+from ..keys import Key, bindings, help_key
 from ..messages import UsageCounted
 from ..render import LABEL, Line, couplet_cell
 from ..widgets.dialogs import ConfirmDialog
@@ -59,12 +59,15 @@ def category_lines(c: ErrorCategory | None, used: int | None, width: int, mode: 
 
 
 class TaxonomyScreen(AppState, Screen[None]):
-    BINDINGS = [
-        Binding("n", "new", "New"),
-        Binding("e", "edit", "Edit"),
-        Binding("d", "delete", "Delete"),
-        Binding("escape", "back", "Back"),
-    ]
+    KEYS_TITLE = "error taxonomy"
+    KEY_TABLE = (
+        Key("n", "new", "New", "a new category", palette="New category"),
+        Key("e", "edit", "Edit", "edit the highlighted category", palette="Edit category"),
+        Key("d", "delete", "Delete", "delete the highlighted category (not one in use)", palette="Delete category"),
+        help_key(),
+        Key("escape", "back", "Back", "back to the review", palette="Back"),
+    )
+    BINDINGS = bindings(KEY_TABLE)
 
     def __init__(self) -> None:
         super().__init__()

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from ... import bidi
 from ...text import nfc
+from ..keys import Key, bindings, help_key
 from .persian_input import PersianInput
 
 _BOX = """
@@ -28,10 +28,13 @@ class ConfirmDialog(ModalScreen[bool]):
     """A question answered with y / Enter (True) or n / Escape (False)."""
 
     DEFAULT_CSS = _BOX.replace("{name}", "ConfirmDialog")
-    BINDINGS = [
-        Binding("y,enter", "answer(True)", "Yes"),
-        Binding("n,escape", "answer(False)", "No"),
-    ]
+    KEYS_TITLE = "confirm"
+    KEY_TABLE = (
+        Key("y,enter", "answer(True)", "Yes", "yes", palette="Yes"),
+        Key("n,escape", "answer(False)", "No", "no", palette="No"),
+        help_key(),
+    )
+    BINDINGS = bindings(KEY_TABLE)
 
     def __init__(self, message: str) -> None:
         super().__init__()
@@ -51,7 +54,13 @@ class ReasonDialog(ModalScreen["str | None"]):
     (None). The reason comes back as typed (NFC, outer spaces trimmed)."""
 
     DEFAULT_CSS = _BOX.replace("{name}", "ReasonDialog")
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    KEYS_TITLE = "reason"
+    KEY_TABLE = (
+        Key("enter", "", "", "accept what is typed"),
+        help_key("f1"),
+        Key("escape", "cancel", "Cancel", "cancel", palette="Cancel"),
+    )
+    BINDINGS = bindings(KEY_TABLE)
 
     def __init__(self, title: str, *, required: bool, what: str = "reason") -> None:
         super().__init__()

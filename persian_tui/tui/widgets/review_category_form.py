@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
@@ -14,6 +13,7 @@ from textual.widgets import Input, Label, Static
 from ... import bidi
 from ...models import ErrorCategory
 from ...text import nfc
+from ..keys import Key, bindings, help_key
 from .persian_input import PersianInput
 
 NAME = re.compile(r"^[A-Za-z0-9_]+$")
@@ -59,7 +59,13 @@ class CategoryForm(ModalScreen["ErrorCategory | None"]):
     CategoryForm #form-error { color: $text-error; height: auto; }
     CategoryForm .dialog-hint { color: $text-muted; margin: 1 0 0 0; }
     """
-    BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("ctrl+s", "save", "Save")]
+    KEYS_TITLE = "error category"
+    KEY_TABLE = (
+        Key("escape", "cancel", "Cancel", "cancel", palette="Cancel"),
+        Key("ctrl+s", "save", "Save", "save the category", palette="Save"),
+        help_key("f1"),
+    )
+    BINDINGS = bindings(KEY_TABLE)
 
     def __init__(self, category: ErrorCategory | None, existing: set[str]) -> None:
         super().__init__()

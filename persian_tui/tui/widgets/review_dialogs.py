@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
@@ -14,6 +13,7 @@ from textual.widgets.option_list import Option
 
 from ... import bidi
 from ...models import ErrorCategory
+from ..keys import Key, bindings, help_key
 
 FA_DIGITS = "۱۲۳۴۵۶۷۸۹"
 
@@ -43,8 +43,15 @@ class CategoryPicker(ModalScreen["str | None"]):
     CategoryPicker OptionList { height: auto; max-height: 24; margin: 1 0 0 0; }
     CategoryPicker .dialog-hint { color: $text-muted; margin: 1 0 0 0; }
     """
-    BINDINGS = [Binding("escape", "cancel", "Cancel"),
-                *[Binding(f"{i},{FA_DIGITS[i - 1]}", f"pick({i})", show=False) for i in range(1, 10)]]
+    KEYS_TITLE = "pick a category"
+    KEY_TABLE = (
+        Key("escape", "cancel", "Cancel", "cancel", palette="Cancel"),
+        Key("1,۱", "pick(1)", "", "pick that category (Persian digits too)", footer=False, shown="1–9"),
+        *(Key(f"{i},{FA_DIGITS[i - 1]}", f"pick({i})", footer=False, help=False) for i in range(2, 10)),
+        Key("enter", "", "", "pick the highlighted category"),
+        help_key(),
+    )
+    BINDINGS = bindings(KEY_TABLE)
 
     def __init__(self, title: str, categories: list[ErrorCategory], current: str | None,
                  mode: str = "app") -> None:

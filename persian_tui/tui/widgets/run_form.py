@@ -10,23 +10,16 @@ from collections.abc import Callable
 from pydantic import ValidationError
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
-from ...runs import STATUS_SETS
-from ...specs import (
-    SCORERS,
-    SPECS,
-    STRATEGIES,
-    EmbedRunSpec,
-    JudgeRunSpec,
-    LLMRunSpec,
-    ParaphraseRunSpec,
-    check_env_name,
-    field_errors,
-)
+from ...eval.outlier import SCORERS
+from ...eval.prompts import STRATEGIES
+from ...models import QUESTION_SETS
+from ...redact import check_env_name
+from ...runs.spec import SPECS, EmbedRunSpec, JudgeRunSpec, LLMRunSpec, ParaphraseRunSpec, field_errors
+from ..keys import Key, bindings, help_key
 from .persian_input import FitInput
 
 Spec = LLMRunSpec | ParaphraseRunSpec | JudgeRunSpec | EmbedRunSpec
@@ -102,7 +95,7 @@ def _value(field: str, text: str):
 
 
 def parse_form(values: dict[str, str]) -> tuple[Spec | None, list[tuple[str, str]]]:
-    """The validated spec of the form's values (persian_tui.specs, the one definition the CLI
+    """The validated spec of the form's values (persian_tui.runs.spec, the one definition the CLI
     uses too), or None and (form field, message) errors, never quoting what was typed."""
     v = {**DEFAULTS, **{k: (val or "") for k, val in values.items()}}
     kind = v["kind"]
@@ -162,10 +155,14 @@ class RunForm(ModalScreen[None]):
     """Launch a run. ``launch(spec)`` starts it and returns an error to show, or None
     (then the form closes). Enter in a field or Ctrl+S launches; Escape cancels."""
 
-    BINDINGS = [
-        Binding("escape", "cancel", "Cancel"),
-        Binding("ctrl+s", "launch", "Launch"),
-    ]
+    KEYS_TITLE = "new run"
+    KEY_TABLE = (
+        Key("escape", "cancel", "Cancel", "cancel", palette="Cancel"),
+        Key("ctrl+s", "launch", "Launch", "launch the run (Enter in a field too)", palette="Launch"),
+        Key("tab", "", "", "next field"),
+        help_key("f1"),
+    )
+    BINDINGS = bindings(KEY_TABLE)
 
     def __init__(self, launch: Callable[[Spec, dict[str, str]], str | None],
                  values: dict[str, str] | None = None,
@@ -204,7 +201,7 @@ class RunForm(ModalScreen[None]):
                     [("judge every answer", "no"), ("judge only wrong or unusable answers", "yes")],
                     value=i["only_wrong"], allow_blank=False, id="only_wrong", compact=True))
                 yield self._row("questions", "questions", Select(
-                    [(f"{k}: {', '.join(STATUS_SETS[k])}", k) for k in STATUS_SETS],
+                    [(f"{k}: {', '.join(QUESTION_SETS[k])}", k) for k in QUESTION_SETS],
                     value=i["questions"], allow_blank=False, id="questions", compact=True))
                 for field, label, hint in COMMON:
                     yield self._row(field, label, self._input(field, hint))

@@ -21,41 +21,11 @@ from textual.message import Message
 from textual.message_pump import MessagePump
 from textual.worker import Worker, get_current_worker
 
-from ...models import accuracy
 from ...runs import EmbedRunSpec, RunProgress
-from ..messages import RunFailed, RunProgressed  # noqa: F401 (re-exported)
+from ..messages import RunFailed, RunFigures, RunProgressed  # noqa: F401 (re-exported)
 
 FINAL = ("done", "cancelled", "failed")
 INTERVAL = 0.1  # seconds between two progress messages of one job
-
-
-@dataclass(frozen=True)
-class RunFigures:
-    """A copy of a run's progress, safe to hand from the worker thread to the UI."""
-
-    job: int
-    run_id: int | None
-    kind: str
-    model: str
-    total: int = 0
-    done: int = 0
-    correct: int = 0
-    scored: int = 0
-    invalid: int = 0
-    errors: int = 0
-    rate: float = 0.0
-    eta: float | None = None
-    status: str = "starting"
-    message: str = ""
-
-    @property
-    def accuracy(self) -> float | None:
-        return accuracy(self.correct, self.scored, self.done, self.errors)
-
-    @classmethod
-    def of(cls, job: Job, p: RunProgress) -> RunFigures:
-        return cls(job.key, p.run_id, job.kind, job.model, p.total, p.done, p.correct, p.scored,
-                   p.invalid, p.errors, p.rate, p.eta, p.status, p.message)
 
 
 @dataclass
@@ -137,7 +107,7 @@ class _Reporter:
         if (not final and now - self.last < INTERVAL) or (final and self.final_sent):
             return
         self.last, self.final_sent = now, final
-        figures = RunFigures.of(self.job, p)
+        figures = RunFigures.of(self.job.key, self.job.kind, self.job.model, p)
         if not self._post(RunProgressed(figures)) and final:
             acc = f", accuracy {figures.accuracy:.1%}" if figures.accuracy is not None else ""
             self.app.notify(f"run {p.run_id} {p.status}: {p.done}/{p.total}{acc}", timeout=6)
@@ -180,14 +150,12 @@ def _llm_work(app: App, jobs: Jobs, job: Job, db_path: Path, overrides: dict | N
 
 def _embed_work(app: App, jobs: Jobs, job: Job, db_path: Path, spec: EmbedRunSpec) -> None:
     from ...runs import execute_embedding_run
-    from ...store import Store
 
     report = _Reporter(app, jobs, job)
     report.starting(f"loading {spec.model} and embedding…")
-    try:
-        with Store(db_path) as store:  # sqlite connections belong to one thread
-            progress = execute_embedding_run(store, job.run_id, on_progress=report, cancel=job.cancel,
-                                             base_url=spec.base_url)
+    try:  # the run opens its own connection (sqlite connections belong to one thread)
+        progress = execute_embedding_run(db_path, job.run_id, on_progress=report, cancel=job.cancel,
+                                         base_url=spec.base_url)
     except Exception as e:  # noqa: BLE001
         report.failed(job.run_id, str(e) or type(e).__name__)
         return

@@ -7,7 +7,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import ProgressBar, Static
 
 from ...models import accuracy
-from .run_jobs import RunFigures
+from ..messages import RunFigures
 
 
 def duration(seconds: float | None) -> str:

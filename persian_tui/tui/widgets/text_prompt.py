@@ -8,18 +8,24 @@ from __future__ import annotations
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
 from ... import bidi
+from ..keys import Key, bindings, help_key
 from .persian_input import PersianInput
 
 
 class TextPrompt(ModalScreen[str | None]):
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    KEYS_TITLE = "text"
+    KEY_TABLE = (
+        Key("enter", "", "", "accept what is typed"),
+        help_key("f1"),
+        Key("escape", "cancel", "Cancel", "cancel", palette="Cancel"),
+    )
+    BINDINGS = bindings(KEY_TABLE)
 
     def __init__(self, title: str, value: str = "", *, placeholder: str = "", hint: str = "",
                  required: bool = False, mode: str = "app", id: str | None = None) -> None:

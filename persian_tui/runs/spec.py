@@ -6,36 +6,23 @@ errors. Messages never quote the rejected value (a key pasted by mistake must no
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
-from . import redact
-from .eval.outlier import SCORERS
-from .eval.prompts import STRATEGIES
-from .redact import check_env_name  # noqa: F401 (the TUI form imports it from here)
+from .. import redact
+from ..eval.outlier import SCORERS
+from ..eval.prompts import STRATEGIES
+from ..models import QUESTION_SETS, check_release_name
+from ..redact import check_env_name
 
-QUESTION_SETS = ("ready", "curated", "all")
-RELEASE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 MAX_SAMPLES = 100
-
-
-def check_release_name(value: str | None) -> str | None:
-    """A release's name: letters, digits, '.', '_' and '-', starting with a letter or digit
-    (it names a folder: no '/', no '..', nothing hidden)."""
-    if value is None:
-        return None
-    if not isinstance(value, str) or not RELEASE_NAME.fullmatch(value) or ".." in value:
-        raise ValueError("must be letters, digits, '.', '_' or '-' (at most 100, starting with a "
-                         "letter or digit), e.g. v1.0")
-    return value
 
 Strategy = Literal[STRATEGIES]  # type: ignore[valid-type]
 Scorer = Literal[SCORERS]  # type: ignore[valid-type]
-QuestionSet = Literal[QUESTION_SETS]  # type: ignore[valid-type]
+QuestionSet = Literal[tuple(QUESTION_SETS)]  # type: ignore[valid-type]
 
 
 def check_base_url(value: str | None) -> str | None:

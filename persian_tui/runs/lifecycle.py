@@ -1,0 +1,123 @@
+"""What every run shares between its start and its end: the lease that keeps a second process
+off the run (taken, kept alive by a heartbeat, released), the circuit breaker that stops asking
+an endpoint that is down, writes retried while another process holds the database, and the
+run's final status."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+from ..store import LeaseHeld, Store, StoreError
+from .progress import Callback, RunError, RunProgress
+
+LEASE_SECONDS = 60.0  # a killed process's run is free again after this
+BUSY_RETRIES = 8  # a busy database is retried (with backoff) before a run gives up
+
+
+class Breaker:
+    """The circuit breaker: `limit` connection, timeout, auth or endpoint failures (429/5xx after
+    the retries, 402, 404) in a row stop the run (an endpoint that is down or out of quota must
+    not be asked for an hour). Any success, or an item's own error, resets it."""
+
+    def __init__(self, limit: int, cancel: threading.Event):
+        self.limit, self.cancel = limit, cancel
+        self.streak = 0
+        self.successes = 0
+        self.tripped: str | None = None
+
+    def record(self, error=None) -> None:
+        if error is None:
+            self.streak, self.successes = 0, self.successes + 1
+            return
+        self.streak = self.streak + 1 if getattr(error, "unreachable", False) else 0
+        if self.streak >= self.limit and self.tripped is None:
+            what = "failing" if getattr(error, "kind", "") == "unavailable" else "unreachable"
+            self.tripped = (f"endpoint {what}: {self.streak} failures in a row "
+                            f"(last: {str(error)[:200]})")
+            self.cancel.set()
+
+
+async def save_when_free(call, *args, **kw) -> None:
+    """A run's write, retried while another process holds the database (an import, say)."""
+    for attempt in range(BUSY_RETRIES + 1):
+        try:
+            return call(*args, **kw)
+        except StoreError as e:
+            if "busy" not in str(e) or attempt == BUSY_RETRIES:
+                raise
+            await asyncio.sleep(min(5.0, 0.2 * 2 ** attempt))
+
+
+def take_lease(store: Store, run_id: int) -> None:
+    """Claim the run for this process (RunError names the process that holds it)."""
+    try:
+        store.take_lease(run_id, LEASE_SECONDS)
+    except LeaseHeld as e:
+        raise RunError(str(e)) from None
+
+
+async def keep_lease(store: Store, run_id: int) -> None:
+    """Renew the run's lease every third of its length until cancelled."""
+    while True:
+        await asyncio.sleep(LEASE_SECONDS / 3)
+        try:
+            store.renew_lease(run_id, LEASE_SECONDS)
+        except StoreError:
+            pass  # busy: the next beat renews it
+
+
+async def drive_requests(tasks: list, store: Store, run_id: int, client, cancel: threading.Event) -> None:
+    """Wait for a run's request tasks. Ctrl-C, SIGTERM or SIGHUP (the task is cancelled)
+    cancels them and the run ends `cancelled`; an unexpected error marks the run `failed` and
+    propagates. The run's lease is renewed meanwhile."""
+    beat = asyncio.ensure_future(keep_lease(store, run_id))
+    try:
+        await asyncio.gather(*tasks)
+    except asyncio.CancelledError:
+        cancel.set()
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    except BaseException as e:
+        for t in tasks:
+            t.cancel()
+        store.set_run_status(run_id, "failed", reason=f"{type(e).__name__}: {str(e)[:300]}")
+        store.release_lease(run_id)
+        raise
+    finally:
+        beat.cancel()
+        await client.close()
+
+
+def finish_run(store: Store, progress: RunProgress, complete: bool, on_progress: Callback | None,
+               breaker: Breaker | None = None) -> RunProgress:
+    """The run's final status: `failed` when the breaker stopped it or no request succeeded
+    (with the reason), `done` when every item has a row, else `cancelled` (resumable)."""
+    reason = None
+    if breaker is not None and breaker.tripped:
+        progress.status, reason = "failed", breaker.tripped
+    elif complete and progress.done and progress.errors >= progress.done:
+        progress.status = "failed"
+        reason = f"no request succeeded ({progress.errors} API errors; last: {progress.message[:200]})"
+    else:
+        progress.status = "done" if complete else "cancelled"
+    progress.reason = reason
+    if reason:
+        progress.message = reason
+    store.set_run_status(progress.run_id, progress.status, reason=reason)
+    store.release_lease(progress.run_id)
+    if on_progress:
+        on_progress(progress)
+    return progress
+
+
+def end_run(store: Store, progress: RunProgress, status: str, reason: str | None,
+            on_progress: Callback | None) -> RunProgress:
+    """Record a run's end as it is (no breaker, no counting): status, reason, the lease freed."""
+    progress.status, progress.reason = status, reason
+    store.set_run_status(progress.run_id, status, reason=reason)
+    store.release_lease(progress.run_id)
+    if on_progress:
+        on_progress(progress)
+    return progress

@@ -1,0 +1,250 @@
+"""LLM and paraphrase runs: a run spec in, predictions streamed into the store, progress out.
+
+Each prediction is committed the moment it is made, so a run killed at any point resumes
+where it stopped (a resume asks only the (question, sample) pairs that have no row;
+`retry_errors` asks the `api_error` ones again). A run with `samples` K asks each question K
+times (sample k: the seed moved by k, the cache's repeat index k, with --shuffle-seed its own
+option order) and stores every reply. Progress goes to a callback (the CLI prints it; the TUI
+posts it as a message); cancelling is a threading.Event checked between requests.
+
+`LLMSession` is the set-up every run that asks an endpoint shares (judge runs too): the run and
+its stored spec, the lease, the client, the concurrency gate, the breaker and the end."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import threading
+from pathlib import Path
+
+from ..models import Prediction, Question, Run
+from ..store import Store
+from .lifecycle import Breaker, drive_requests, finish_run, save_when_free, take_lease
+from .progress import Callback, RunError, RunProgress, select_questions, stored_progress
+from .spec import RESUME_OVERRIDES, LLMRunSpec, ParaphraseRunSpec
+
+
+def create_llm_run(store: Store, spec: LLMRunSpec, *, kind: str = "llm") -> Run:
+    """Record a new run (its questions fixed now, so a resume asks the same ones). `kind`
+    "paraphrase" asks for the prose meaning of every couplet instead of an answer."""
+    from ..eval.prompts import PARAPHRASE_HASH, PARAPHRASE_TEMPLATE, STRATEGIES, render
+
+    if isinstance(spec, ParaphraseRunSpec):
+        kind = "paraphrase"
+    if kind == "paraphrase":
+        spec.strategy = "paraphrase"
+        questions = select_questions(store, spec.questions, spec.limit, spec.release)
+        if not questions:
+            raise RunError(f"no questions to paraphrase (set {spec.questions!r})")
+        params = {**spec.stored(), "uids": [q.uid for q in questions]}
+        return store.create_run("paraphrase", spec.model, params, total=len(questions),
+                                prompt_template=PARAPHRASE_TEMPLATE, prompt_hash=PARAPHRASE_HASH)
+    if spec.strategy not in STRATEGIES:
+        raise RunError(f"unknown strategy {spec.strategy!r}; choose {', '.join(STRATEGIES)}")
+    questions = select_questions(store, spec.questions, spec.limit, spec.release)
+    if not questions:
+        raise RunError(f"no questions to ask (set {spec.questions!r})")
+    sample = render(spec.strategy, questions[0])
+    params = {**spec.stored(), "uids": [q.uid for q in questions]}
+    if spec.strategy == "few-shot":  # the seed's examples are in the prompt, answers included
+        from ..eval.prompts import leaks_few_shot
+
+        params["few_shot_leaks"] = [q.uid for q in questions if leaks_few_shot(q)]
+    return store.create_run("llm", spec.model, params, total=len(questions) * spec.samples,
+                            prompt_template=sample.template, prompt_hash=sample.template_hash)
+
+
+def stored_spec(run: Run, overrides: dict | None = None) -> LLMRunSpec:
+    """The run's stored spec with the allowed resume overrides (see resume_overrides)."""
+    fields = LLMRunSpec.model_fields
+    data = {k: v for k, v in run.params.items() if k in fields}
+    data.update(overrides or {})
+    if "***@" in (data.get("base_url") or ""):
+        raise RunError(f"run {run.id}'s base URL had a password, which is never stored: "
+                       "give --base-url again to resume it")
+    from pydantic import ValidationError
+
+    from .spec import describe
+
+    try:
+        return LLMRunSpec.model_validate(data)
+    except ValidationError as e:
+        raise RunError(f"run {run.id}: {describe(e)}") from None
+
+
+def resume_overrides(store: Store, run: Run, given: dict) -> dict:
+    """Check what a resume changes: reaching the endpoint and pushing it (base URL, key
+    variable, concurrency, timeout, retries, limit) may change, and is recorded in the
+    run's history; anything else would change what is asked, and is refused."""
+    changed = {k: v for k, v in given.items() if v is not None and run.params.get(k) != v}
+    refused = sorted(k for k in changed if k not in RESUME_OVERRIDES)
+    if refused:
+        raise RunError(f"run {run.id} cannot be resumed with a different "
+                       f"{', '.join(k.replace('_', ' ') for k in refused)}: that changes what is asked; "
+                       "start a new run instead")
+    if changed:
+        from .. import redact
+
+        shown = {k: redact.url(v) if k == "base_url" else v for k, v in changed.items()}
+        store.log_run(run.id, "resume-overrides", shown)
+    return changed
+
+
+async def cached_reply(store: Store, client, spec: LLMRunSpec, messages: list[dict],
+                       response_format: dict | None = None, sample: int = 0):
+    """A completion from the cache when `spec.cache` and it was asked before, else from the
+    endpoint (then cached; errors raise LLMError and are never cached). Sample k has its own
+    cache entry (the key's repeat index) and seed."""
+    from ..eval.llm import Completion, cache_key
+
+    params = spec.request_params(sample)
+    key = cache_key(spec.base_url, spec.model, messages, params, response_format, repeat=sample)
+    cached = store.cached_response(key) if spec.cache else None
+    if cached is not None:
+        return Completion(**cached, cached=True)
+    reply = await client.complete(messages, params=params, response_format=response_format)
+    if spec.cache:
+        store.cache_response(key, reply.to_cache())
+    return reply
+
+
+class LLMSession:
+    """One execution of a run that asks an endpoint (LLM, paraphrase or judge): opening it finds
+    the run (of one of `kinds`, else RunError "no `what` run"), its stored spec with `overrides`,
+    and takes the run's lease; `start()` marks it running and makes the client, the gate and the
+    breaker; `drive(tasks)` waits for the requests; `finish(...)` records the end."""
+
+    def __init__(self, store: Store, run_id: int, kinds: tuple[str, ...], what: str,
+                 overrides: dict | None = None, cancel: threading.Event | None = None) -> None:
+        run = store.get_run(run_id)
+        if run is None or run.kind not in kinds:
+            raise RunError(f"no {what} run {run_id}")
+        self.store, self.run, self.overrides = store, run, overrides
+        self.spec, self.uids = stored_spec(run, overrides), run.params["uids"]
+        take_lease(store, run_id)
+        self.cancel = cancel or threading.Event()
+        self.client = self.gate = self.breaker = None
+
+    def limited(self, todo: list) -> list:
+        """`todo` cut to the resume's `limit` (a resume may ask only this many more)."""
+        if self.overrides and self.overrides.get("limit"):
+            return todo[:self.overrides["limit"]]
+        return todo
+
+    def start(self) -> None:
+        from ..eval.llm import LLMClient
+
+        spec = self.spec
+        self.store.set_run_status(self.run.id, "running")
+        self.client = LLMClient(spec.base_url, spec.model, api_key_env=spec.api_key_env,
+                                timeout=spec.timeout, max_retries=spec.max_retries)
+        self.gate = asyncio.Semaphore(spec.concurrency)
+        self.breaker = Breaker(spec.max_failures, self.cancel)
+
+    async def reply(self, messages: list[dict], response_format: dict | None = None, sample: int = 0):
+        return await cached_reply(self.store, self.client, self.spec, messages, response_format, sample)
+
+    async def drive(self, tasks: list) -> None:
+        await drive_requests(tasks, self.store, self.run.id, self.client, self.cancel)
+
+    def finish(self, progress: RunProgress, finished: bool, on_progress: Callback | None) -> RunProgress:
+        return finish_run(self.store, progress, finished and not self.cancel.is_set(), on_progress,
+                          self.breaker)
+
+
+async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: bool = False,
+                          on_progress: Callback | None = None,
+                          cancel: threading.Event | None = None,
+                          overrides: dict | None = None) -> RunProgress:
+    """Ask every (question, sample) of the run that has no prediction yet (and, with
+    retry_errors, those that failed); one committed row per answer. `overrides` are checked resume
+    overrides (see resume_overrides) or the real base URL of a new run. One process at a
+    time: the run's lease is taken first (RunError names the holder)."""
+    from ..eval.llm import LLMError
+    from ..eval.parse import parse_answer, split_reasoning
+    from ..eval.prompts import original_answer, pick_exemplars, render, render_paraphrase, shuffled_order
+
+    store = Store(db_path)
+    try:
+        session = LLMSession(store, run_id, ("llm", "paraphrase"), "LLM or paraphrase", overrides, cancel)
+        run, spec, uids, cancel = session.run, session.spec, session.uids, session.cancel
+        K = spec.samples
+        done = store.predicted_samples(run_id)
+        if retry_errors:
+            done -= store.predicted_samples(run_id, statuses=("api_error",))
+        by_uid = {q.uid: q for q in store.questions()}
+        todo = session.limited([(by_uid[u], k) for u in uids if u in by_uid for k in range(K)
+                                if (u, k) not in done])
+        # rows asked again (retry_errors) are counted afresh, the others as stored
+        progress = stored_progress(store, run, uids, K, skip={(q.uid, k) for q, k in todo})
+        session.start()
+        bank = [q for q in by_uid.values() if q.key is not None and q.explanation]
+        gate, breaker = session.gate, session.breaker
+
+        async def paraphrase(q: Question, k: int = 0) -> None:
+            async with gate:
+                if cancel.is_set():
+                    return
+                pred = Prediction(q.uid, None, "api_error", prompt_hash=run.prompt_hash)
+                texts = []
+                try:
+                    for o in sorted(q.options, key=lambda o: o.position):
+                        reply = await session.reply(render_paraphrase(o.mesra1, o.mesra2))
+                        parsed_text = split_reasoning(reply.text or "")[0].strip()
+                        if not parsed_text:
+                            pred.parse_status, pred.error = "empty", f"no prose for couplet {o.position}"
+                            break
+                        texts.append(parsed_text)
+                    else:
+                        pred.parse_status = "ok"
+                        store.save_paraphrases(run_id, q.uid, texts)
+                    pred.raw_output = json.dumps(texts, ensure_ascii=False)
+                    breaker.record()
+                except LLMError as e:
+                    pred.error = str(e)
+                    breaker.record(e)
+                await save_when_free(store.save_predictions, run_id, [pred])
+                progress.count(pred, None)
+                if on_progress:
+                    on_progress(progress)
+
+        async def ask(q: Question, k: int) -> None:
+            async with gate:
+                if cancel.is_set():
+                    return
+                # each sample its own option order (sample 0: the order a single run uses)
+                order = shuffled_order(q.uid, spec.shuffle_seed + k) if spec.shuffle_seed is not None else None
+                exemplars = (pick_exemplars(q, bank, spec.exemplars, seed=spec.seed or 0)
+                             if spec.strategy == "explained-few-shot" else ())
+                prompt = render(spec.strategy, q, exemplars=exemplars, order=order)
+                pred = Prediction(q.uid, None, "api_error", permutation=list(prompt.order),
+                                  prompt_hash=hashlib.sha256(repr(prompt.messages).encode()).hexdigest(),
+                                  exemplars=list(prompt.exemplars) or None, sample=k)
+                try:
+                    reply = await session.reply(prompt.messages, prompt.response_format, k)
+                    parsed = parse_answer(reply.text, reasoning=reply.reasoning)
+                    pred.raw_output, pred.reasoning = reply.text, parsed.reasoning
+                    pred.parse_status = parsed.status
+                    pred.predicted = original_answer(parsed.answer, prompt.order)
+                    pred.tokens_in, pred.tokens_out = reply.tokens_in, reply.tokens_out
+                    pred.latency, pred.cost = reply.latency, reply.cost
+                    pred.error = reply.warning
+                    breaker.record()
+                except LLMError as e:
+                    pred.error = str(e)
+                    breaker.record(e)
+                await save_when_free(store.save_predictions, run_id, [pred])
+                progress.count(pred, q.key)
+                if pred.parse_status != "ok":
+                    which = f" sample {k}" if K > 1 else ""
+                    progress.message = f"{q.uid}{which}: {pred.error or pred.parse_status}"[:200]
+                if on_progress:
+                    on_progress(progress)
+
+        work = paraphrase if run.kind == "paraphrase" else ask
+        await session.drive([asyncio.ensure_future(work(q, k)) for q, k in todo])
+        finished = store.predicted_samples(run_id) >= {(u, k) for u in uids for k in range(K)}
+        return session.finish(progress, finished, on_progress)
+    finally:
+        store.close()

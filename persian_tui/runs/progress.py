@@ -1,0 +1,99 @@
+"""A run's progress figures and the questions a run asks.
+
+`RunProgress` counts (question, sample) pairs as their predictions are stored; the CLI prints it
+and the TUI posts a frozen copy of it. `select_questions` turns a question set (see
+`models.QUESTION_SETS`) or a release into the questions a new run fixes in its parameters."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..models import QUESTION_SETS, Prediction, Question, Run, accuracy
+from ..store import Store
+
+
+class RunError(Exception):
+    """A run that cannot start or go on (bad spec, unknown run); the message is for the user."""
+
+
+@dataclass
+class RunProgress:
+    run_id: int
+    total: int
+    done: int = 0
+    correct: int = 0
+    scored: int = 0  # done predictions of questions with a key
+    invalid: int = 0
+    errors: int = 0
+    started: float = field(default_factory=time.monotonic)
+    new: int = 0  # predictions made in this session (for the rate)
+    status: str = "running"
+    message: str = ""
+    reason: str | None = None  # why it ended failed
+
+    @property
+    def accuracy(self) -> float | None:
+        return accuracy(self.correct, self.scored, self.done, self.errors)
+
+    @property
+    def rate(self) -> float:
+        elapsed = time.monotonic() - self.started
+        return self.new / elapsed if elapsed > 0 else 0.0
+
+    @property
+    def eta(self) -> float | None:
+        left = self.total - self.done
+        return left / self.rate if self.rate > 0 else None
+
+    def count(self, p: Prediction, key: int | None) -> None:
+        self.done += 1
+        self.new += 1
+        if p.parse_status == "api_error":
+            self.errors += 1
+        elif p.parse_status != "ok":
+            self.invalid += 1
+        if key is not None:
+            self.scored += 1
+            self.correct += p.predicted == key
+
+
+Callback = Callable[[RunProgress], None]
+
+
+def select_questions(store: Store, which: str, limit: int | None = None,
+                     release: str | None = None) -> list[Question]:
+    """The questions of a set (ready | curated | all), or exactly those of a release (in its
+    order; a question no longer in the bank is an error)."""
+    if release is not None:
+        uids = store.release_uids(release)
+        if uids is None:
+            raise RunError(f"no release {release!r} (see persian-tui release --list)")
+        by_uid = store.questions_for_uids(uids)
+        gone = [u for u in uids if u not in by_uid]
+        if gone:
+            raise RunError(f"release {release!r}: {len(gone)} question(s) are no longer in the bank, "
+                           f"e.g. {gone[0]}")
+        questions = [by_uid[u] for u in uids]
+    else:
+        if which not in QUESTION_SETS:
+            raise RunError(f"unknown question set {which!r}; choose {', '.join(QUESTION_SETS)}")
+        questions = [q for q in store.questions(statuses=QUESTION_SETS[which])]
+    return questions[:limit] if limit else questions
+
+
+def stored_progress(store: Store, run: Run, uids: list[str], samples: int = 1,
+                    skip: set[tuple[str, int]] = frozenset()) -> RunProgress:
+    """Progress over (question, sample) pairs: every stored reply counts once, but those of
+    `skip` (the pairs about to be asked again: a retry counts them afresh)."""
+    progress = RunProgress(run.id, len(uids) * samples)
+    keys = {q.uid: q.key for q in store.questions()}
+    wanted = set(uids)
+    for p in store.predictions(run.id, samples=True):
+        if p.uid in wanted and p.sample < samples and (p.uid, p.sample) not in skip:
+            progress.count(p, keys.get(p.uid))
+            if p.parse_status != "ok":  # the last failure stays quotable in the run's reason
+                progress.message = f"{p.uid}: {p.error or p.parse_status}"[:200]
+    progress.new = 0
+    return progress

@@ -1,0 +1,83 @@
+"""The report's question tabs: the hardest questions and the item analysis; Enter opens one."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.widgets import DataTable, Static, TabPane
+
+from ... import bidi
+from .item_table import fill_items, item_note
+from .report_cells import RunNames, cut, right
+from .report_question import open_question
+
+
+class HardestTab(TabPane):
+    """Tab 5: the questions the fewest runs solve, and the wrong option they chose most."""
+
+    report = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="hard-note", markup=False, classes="report-note")
+        yield DataTable(id="hard-table", cursor_type="row", zebra_stripes=True)
+
+    def fill(self, report, runs: RunNames) -> None:
+        self.report = report
+        mode = self.app.bidi_mode
+        table = self.query_one("#hard-table", DataTable)
+        table.clear(columns=True)
+        table.add_column("question", key="uid")
+        table.add_column("source", key="source")
+        table.add_column(right("solved"), key="solved")
+        table.add_column(right("key"), key="key")
+        table.add_column(right("common wrong"), key="wrong")
+        table.add_column(right("chosen by"), key="share")
+        table.add_column(right("first couplet"), key="text")
+        for h in report.hardest:
+            q = self.app.store.get_question(h.uid)
+            wrong = "—" if h.common_wrong is None else str(h.common_wrong)
+            unsolved = h.runs - h.solved
+            share = f"{h.common_wrong_count} of {unsolved} wrong" if unsolved else "—"
+            source = cut(q.source_id or "", 8) if q else ""
+            first = next((o for o in q.options if o.position == 1), None) if q else None
+            text = bidi.display_line(first.mesra1, 40, mode) if first else ""
+            table.add_row(cut(h.uid, 16), source, right(f"{h.solved}/{h.runs}"),
+                          right(q.key if q and q.key else "—"), right(wrong), right(share),
+                          right(text), key=h.uid)
+        self.query_one("#hard-note", Static).update(
+            f"The {len(report.hardest)} question(s) the fewest runs solve, with the wrong option "
+            f"chosen most often and by how many of the runs that got it wrong. Enter shows the question.")
+
+    @on(DataTable.RowSelected, "#hard-table")
+    def _open(self, event: DataTable.RowSelected) -> None:
+        uid = event.row_key.value if event.row_key else None
+        h = next((h for h in self.report.hardest if h.uid == uid), None)
+
+        def note(question) -> str:
+            if h is None:
+                return ""
+            text = f"{uid}: solved by {h.solved} of {h.runs} run(s)"
+            if h.common_wrong is not None:
+                text += f"; {h.common_wrong_count} chose option {h.common_wrong}"
+            return text + (f"; key {question.key}" if question.key else "")
+
+        open_question(self, uid, note)
+
+
+class ItemsTab(TabPane):
+    """Tab 7: the item analysis (difficulty, discrimination, flags) of every question."""
+
+    report = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="items-note", markup=False, classes="report-note")
+        yield DataTable(id="items-table", cursor_type="row", zebra_stripes=True)
+
+    def fill(self, report, runs: RunNames) -> None:
+        self.report = report
+        fill_items(self.query_one("#items-table", DataTable), self.query_one("#items-note", Static), report.items)
+
+    @on(DataTable.RowSelected, "#items-table")
+    def _open(self, event: DataTable.RowSelected) -> None:
+        uid = event.row_key.value if event.row_key else None
+        open_question(self, uid, lambda question: item_note(self.report.items, uid))

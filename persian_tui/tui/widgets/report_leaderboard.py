@@ -1,0 +1,89 @@
+"""The report's accuracy tabs: the leaderboard (table and chart) and the human baseline."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.widgets import DataTable, Static, TabPane
+
+from ... import bidi
+from ...display import dollars, interval, percent, seconds, tokens
+from ...io.report_notes import leader_note
+from .report_cells import RunNames, cursor_key, cut, restore_cursor, right
+from .report_charts import Bar, LeaderChart, short_model
+
+MODEL_WIDTH = 25
+
+
+class LeaderboardTab(TabPane):
+    """Tab 1: every run's accuracy with its intervals, ranked, and the same as a chart."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="lb-note", markup=False, classes="report-note")
+        yield DataTable(id="lb-table", cursor_type="row", zebra_stripes=True)
+        yield LeaderChart(id="lb-chart")
+
+    def fill(self, report, runs: RunNames) -> None:
+        rows = report.leaderboard
+        table = self.query_one("#lb-table", DataTable)
+        current = cursor_key(table)
+        table.clear(columns=True)
+        table.add_column("#", key="rank")
+        table.add_column("run", key="run")
+        table.add_column("model", key="model")
+        for label, key in (("accuracy", "accuracy"), ("correct", "correct"), ("Wilson", "wilson"),
+                           ("bootstrap", "boot"), ("invalid", "invalid"), ("tokens i/o", "tokens"),
+                           ("latency", "latency"), ("cost", "cost"), ("all answered", "all")):
+            table.add_column(right(label), key=key)
+        for rank, r in enumerate(rows, 1):
+            invalid = str(r.invalid) if not r.invalid or not r.total else f"{r.invalid} ({r.invalid / r.total:.0%})"
+            table.add_row(right(rank), right(r.run_id), cut(r.model, MODEL_WIDTH), right(percent(r.accuracy)),
+                          right(f"{r.correct}/{r.total}"), right(interval(r.wilson_low, r.wilson_high)),
+                          right(interval(r.boot_low, r.boot_high)), right(invalid),
+                          right(tokens(r.tokens_in, r.tokens_out)), right(seconds(r.latency_mean)),
+                          right(dollars(r.cost)),
+                          right(f"{percent(r.answered_accuracy)} {r.answered_correct}/{r.answered}"),
+                          key=str(r.run_id))
+        restore_cursor(table, current)
+        self.query_one("#lb-note", Static).update(leader_note(report))
+        bars = [Bar(rank, short_model(r.model), 100 * (r.accuracy or 0.0),
+                    None if r.wilson_low is None else 100 * r.wilson_low,
+                    None if r.wilson_high is None else 100 * r.wilson_high)
+                for rank, r in enumerate(rows, 1)]
+        self.query_one(LeaderChart).show(bars, "Wilson 95 %")
+
+
+class HumanTab(TabPane):
+    """Tab 6: annotators' accuracy against the key beside the best runs."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="human-note", markup=False, classes="report-note")
+        yield DataTable(id="human-table", cursor_type="row", zebra_stripes=True)
+
+    def fill(self, report, runs: RunNames) -> None:
+        mode = self.app.bidi_mode
+        table = self.query_one("#human-table", DataTable)
+        table.clear(columns=True)
+        human = list(report.human or [])
+        note = self.query_one("#human-note", Static)
+        if not human:
+            note.update("No annotator labels on these questions yet: label some (l on the bank) to "
+                        "see people's accuracy against the key beside the models.")
+            return
+        table.add_column("", key="kind")
+        table.add_column("who", key="who")
+        for label, key in (("accuracy", "accuracy"), ("correct", "correct"), ("Wilson 95 %", "wilson")):
+            table.add_column(right(label), key=key)
+        entries = [(h.accuracy or 0.0, 0, "annotator", h.annotator, h.accuracy, h.correct, h.total,
+                    h.low, h.high) for h in human]
+        entries += [(r.accuracy, 1, "run", runs.name(r.run_id, 30), r.accuracy, r.correct, r.total,
+                     r.wilson_low, r.wilson_high) for r in list(report.leaderboard)[:3]]
+        entries.sort(key=lambda e: (-e[0], e[1], e[3]))
+        for _, is_run, kind, name, acc, c, n, lo, hi in entries:
+            shown = bidi.display_line(name, 30, mode) if bidi.has_rtl(name) else cut(name, 30)
+            style = "dim" if is_run else ""
+            table.add_row(Text(kind, style=style), Text(shown, style=style), right(percent(acc)),
+                          right(f"{c}/{n}"), right(interval(lo, hi)))
+        note.update(f"Annotators' accuracy against the key on the shared questions they labelled, "
+                    f"beside the {min(3, len(report.leaderboard))} best run(s) (dim, on all "
+                    f"{report.questions}); Wilson 95 %.")

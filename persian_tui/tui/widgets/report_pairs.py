@@ -1,0 +1,48 @@
+"""The report's paired comparisons tab: McNemar and Holm per pair, and the groups they imply."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.widgets import DataTable, Static, TabPane
+
+from ...display import MISSING, p_value, points, signed_interval
+from ...eval.report import ALPHA
+from ...io.report_notes import GROUPS_TITLE, pairs_note
+from .report_cells import RunNames, right, theme_color
+from .report_groups import RunGroups
+
+
+class PairsTab(TabPane):
+    """Tab 2: each pair of runs on the same questions."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="pairs-note", markup=False, classes="report-note")
+        yield DataTable(id="pairs-table", cursor_type="row", zebra_stripes=True)
+        yield RunGroups(id="pairs-groups")
+
+    def fill(self, report, runs: RunNames) -> None:
+        table = self.query_one("#pairs-table", DataTable)
+        table.clear(columns=True)
+        table.add_column("run A", key="a")
+        table.add_column("run B", key="b")
+        for label, key in (("only A", "a_only"), ("only B", "b_only"), ("McNemar p", "p"),
+                           ("Holm p", "holm"), ("A − B", "diff"), ("95 % (unadjusted)", "ci"),
+                           ("MDE", "mde")):
+            table.add_column(right(label), key=key)
+        table.add_column("", key="verdict")
+        pairs = sorted(report.pairs, key=lambda p: (runs.ranks.get(p.a, 0), runs.ranks.get(p.b, 0)))
+        for p in pairs:
+            differ = p.p_holm is not None and p.p_holm < ALPHA
+            verdict = Text("differ", style=f"bold {theme_color(self, 'success')}") if differ else Text("—", style="dim")
+            table.add_row(runs.name(p.a, 20), runs.name(p.b, 20), right(p.a_only),
+                          right(p.b_only), right(p_value(p.p_exact)), right(p_value(p.p_holm)),
+                          right(points(p.diff)), right(signed_interval(p.diff_low, p.diff_high)),
+                          right(MISSING if p.mde is None else f"{100 * p.mde:.1f}"), verdict, key=f"{p.a}-{p.b}")
+        differ = sum(p.p_holm is not None and p.p_holm < ALPHA for p in pairs)
+        self.query_one("#pairs-note", Static).update(pairs_note(report, len(pairs), differ))
+        groups = [[runs.name(r, 40) for r in g] for g in (report.groups or [])]
+        title = GROUPS_TITLE
+        if len(runs.models) < 2:
+            title, groups = "One run: nothing to compare.", []
+        self.query_one(RunGroups).show(title, groups)

@@ -1,0 +1,102 @@
+"""Schema migrations: a database left at an older version (built by the frozen migrations up to
+it, then given rows) opens at the current version with its rows intact and the new rules in
+force. One case per migration that reshapes data; a newer file is refused."""
+
+import sqlite3
+
+import pytest
+
+from persian_tui.models import Prediction, SourceRef
+from persian_tui.store import Store, StoreError
+from persian_tui.store.db import migrate
+from persian_tui.store.schema import SCHEMA_VERSION
+
+PREDICTION_AND_JUDGMENT = """
+    INSERT INTO questions (id, uid, created_at, updated_at, fingerprint) VALUES (1, 'q', 't', 't', 'f');
+    INSERT INTO runs (id, kind, model, created_at) VALUES (1, 'llm', 'm', 't');
+    INSERT INTO runs (id, kind, model, created_at) VALUES (2, 'judge', 'j', 't');
+    INSERT INTO predictions (id, run_id, question_id, predicted, parse_status, created_at)
+        VALUES (7, 1, 1, 3, 'ok', 't');
+    INSERT INTO judgments (run_id, prediction_id, status, created_at) VALUES (2, 7, 'ok', 't');
+"""
+
+
+def v1_questions_upgrade_in_place(s):
+    assert s.version == SCHEMA_VERSION and not s.created
+    assert [q.uid for q in s.questions()] == ["q-old"]
+    assert list(s.iter_imports()) == []  # table from migration 2 exists
+
+
+def v5_predictions_and_judgments_survive_the_table_rebuild(s):
+    assert [tuple(r) for r in s.conn.execute("SELECT id, predicted FROM predictions")] == [(7, 3)]
+    assert [tuple(r) for r in s.conn.execute("SELECT prediction_id FROM judgments")] == [(7,)]
+    assert s.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    s.conn.execute("INSERT INTO predictions (run_id, question_id, parse_status, created_at) "
+                   "VALUES (1, 1, 'ambiguous', 't') ON CONFLICT DO NOTHING")
+    with pytest.raises(sqlite3.IntegrityError):  # the reference is still enforced
+        s.conn.execute("INSERT INTO judgments (run_id, prediction_id, status, created_at) "
+                       "VALUES (2, 999, 'ok', 't')")
+    s.conn.execute("DELETE FROM predictions WHERE id = 7")  # and still cascades
+    assert s.conn.execute("SELECT COUNT(*) FROM judgments").fetchone()[0] == 0
+
+
+def v8_runs_keep_their_lifecycle(s):
+    assert [tuple(r) for r in s.conn.execute("SELECT kind, model, reason, archived, lease_holder FROM runs")] == [
+        ("llm", "m", "why", 1, "me")]
+    assert s.create_run("baseline", "cue:poet", {}).kind == "baseline"
+    with pytest.raises(sqlite3.IntegrityError):
+        s.conn.execute("INSERT INTO runs (kind, model, created_at) VALUES ('bogus', 'm', 't')")
+
+
+def v11_references_backfilled_from_the_question_columns(store):
+    assert store.version == SCHEMA_VERSION
+    rows = store.conn.execute("SELECT q.uid, s.source_name, s.source_id, s.created_at FROM question_sources s "
+                              "JOIN questions q ON q.id = s.question_id ORDER BY s.id").fetchall()
+    assert [tuple(r) for r in rows] == [("q-a", "book", "6", "t1"), ("q-c", "exam", None, "t3")]
+    with store.tx():  # one row per (question, name, id), NULL id included
+        assert not store._add_source(store._qid("q-c"), SourceRef("exam", None), "t")
+
+
+def v12_predictions_and_judgments_become_sample_0(s):
+    assert [tuple(r) for r in s.conn.execute("SELECT id, sample, predicted FROM predictions")] == [(7, 0, 3)]
+    assert [j.sample for j in s.judgments()] == [0]
+    s.save_predictions(1, [Prediction("q", 2, "ok", sample=1)])
+    with pytest.raises(sqlite3.IntegrityError):  # (run, question, sample) is unique
+        s.conn.execute("INSERT INTO predictions (run_id, question_id, sample, parse_status, created_at) "
+                       "VALUES (1, 1, 1, 'ok', 't')")
+    s.conn.execute("DELETE FROM predictions WHERE id = 7")  # still cascades
+    assert s.conn.execute("SELECT COUNT(*) FROM judgments").fetchone()[0] == 0
+
+
+# (the version left at: the last one before the migration under test, its rows, what must hold after)
+CASES = [
+    (1, "INSERT INTO questions (uid, created_at, updated_at, fingerprint) VALUES ('q-old', 't', 't', 'f')",
+     v1_questions_upgrade_in_place),
+    (5, PREDICTION_AND_JUDGMENT, v5_predictions_and_judgments_survive_the_table_rebuild),
+    (8, "INSERT INTO runs (kind, model, created_at, reason, archived, lease_holder) "
+        "VALUES ('llm', 'm', 't', 'why', 1, 'me')", v8_runs_keep_their_lifecycle),
+    (11, "INSERT INTO questions (uid, source_name, source_id, created_at, updated_at, fingerprint) "
+         "VALUES ('q-a', 'book', '6', 't1', 't1', 'f1'), ('q-b', NULL, NULL, 't2', 't2', 'f2'), "
+         "('q-c', 'exam', NULL, 't3', 't3', 'f3')", v11_references_backfilled_from_the_question_columns),
+    (12, PREDICTION_AND_JUDGMENT, v12_predictions_and_judgments_become_sample_0),
+]
+
+
+@pytest.mark.parametrize("version, rows, holds", [pytest.param(*c, id=c[2].__name__) for c in CASES])
+def test_an_older_database_upgrades_and_keeps_its_rows(tmp_path, version, rows, holds):
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    assert migrate(conn, target=version) == version
+    conn.executescript(rows)
+    conn.close()
+    with Store(path) as s:
+        holds(s)
+
+
+def test_newer_file_is_refused(tmp_path):
+    path = tmp_path / "new.db"
+    conn = sqlite3.connect(path)
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    conn.close()
+    with pytest.raises(StoreError, match="newer"):
+        Store(path)
