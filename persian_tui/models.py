@@ -385,6 +385,8 @@ class CorpusPoem:
     rhyme: str | None
     couplets: list[tuple[int, str, str, str, str]]
     sha256: str
+    quoting: bool = False  # part of a listed work that quotes other poets
+    notes: tuple[str, ...] = ()  # couplets repaired or skipped, one line each
 
 
 @dataclass(frozen=True)
@@ -410,10 +412,27 @@ class OptionLink:
     uid: str
     position: int
     status: str  # linked | ambiguous | unlinked
-    method: str | None  # exact | swapped | fuzzy | hemistich | chosen
+    method: str | None  # exact | swapped | fuzzy | one_hemistich | split | quoted | chosen
     score: float | None
     candidates: int
     couplet: CorpusCouplet | None
+    # (poem path, couplet index, poet slug): the couplet's other poems when linked (also_in),
+    # the other candidates when ambiguous
+    others: tuple[tuple[str, int, str], ...] = ()
+    reversed: bool | None = None  # the option's hemistichs are the poet's order reversed
+
+    @property
+    def whole(self) -> bool:
+        """The option is this one couplet (not one hemistich of it, not halves of two)."""
+        return self.status == "linked" and self.couplet is not None and self.method not in ("one_hemistich", "split")
+
+    @property
+    def order(self) -> str:
+        """`poet`: the hemistichs are in the poet's order (checked against the corpus);
+        `reversed`: checked and reversed (kept: a released question); else `unverified`."""
+        if not self.whole or self.reversed is None:
+            return "unverified"
+        return "reversed" if self.reversed else "poet"
 
 
 # ---------------------------------------------------------------- releases

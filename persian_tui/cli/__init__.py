@@ -70,7 +70,17 @@ def _apply_and_report(store, plan, args, head: str) -> int:
         print_capped(outcome, (f"{d.record.where}: {d.reason}" for d in changed if d.outcome == outcome))
     print_capped("linked", (_linked_line(d) for d in plan.of("linked")))
     print(f"imported {head}: {plan.summary()} ({added} added)")
+    if plan.corpus:
+        print(corpus_line(plan.corpus))
     return 0
+
+
+def corpus_line(counts) -> str:
+    """What linking the new questions to the corpus did, in one line."""
+    released = f" ({counts['released']} in a release kept as they are)" if counts.get("released") else ""
+    return (f"corpus: linked {counts.get('linked', 0)}, ambiguous {counts.get('ambiguous', 0)}, "
+            f"unlinked {counts.get('unlinked', 0)}; {counts.get('reordered', 0)} option(s) put in the "
+            f"poet's hemistich order{released}")
 
 
 def cmd_sample(args) -> int:

@@ -49,6 +49,7 @@ class ImportPlan:
     warnings: list[str] = field(default_factory=list)
     allow_duplicates: bool = False
     since: int = 0  # the newest question's row id when planned: later ones are re-checked
+    corpus: dict[str, int] = field(default_factory=dict)  # links of the written questions (when applied)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -293,4 +294,5 @@ def apply_import(store: Store, plan: ImportPlan, *, skip_invalid: bool = False) 
                                      since=plan.since, near=None if plan.allow_duplicates else NEAR_DUPLICATE)
     for d, outcome, reason, target in _final(plan, result):
         d.outcome, d.reason, d.target = outcome, reason, target
+    plan.corpus = result.corpus
     return len(result.written)
