@@ -255,6 +255,52 @@ class PersianTUI(App[int]):
 
         self.push_screen(AgreementScreen())
 
+    # ------------------------------------------------------------ quitting
+
+    def unsaved_work(self) -> list[str]:
+        """What quitting now would lose or stop, one line each: a screen's or dialog's unsaved
+        edit (its ``unsaved_work()``), and each live run."""
+        out = []
+        for screen in self.screen_stack:
+            what = getattr(screen, "unsaved_work", None)
+            text = what() if callable(what) else None
+            if text:
+                out.append(text)
+        from .widgets.run_jobs import live_runs
+
+        out += [f"{run}: it stops now and is marked cancelled; the answers it has are kept, and u "
+                "on the runs screen (or persian-tui run --resume) goes on from there" for run in live_runs(self)]
+        return out
+
+    async def action_quit(self) -> None:
+        """Ctrl+Q: quit, asking first when that would lose an edit or stop a run."""
+        lost = self.unsaved_work()
+        if not lost:
+            self.exit()
+            return
+        if getattr(self.screen, "quit_question", False):
+            return  # already asked: y quits, n stays
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.exit()
+
+        from .widgets.dialogs import ConfirmDialog
+
+        dialog = ConfirmDialog("Quit persian-tui?\n" + "\n".join(f"• {line}" for line in lost)
+                               + "\n\ny quits anyway · n or Escape stays")
+        dialog.quit_question = True
+        self.push_screen(dialog, answered)
+
+    async def action_help_quit(self) -> None:
+        """Ctrl+C (when there is no selection to copy): with work that quitting would lose, the
+        same question as Ctrl+Q; else how to quit (plain text, never markup)."""
+        if self.unsaved_work():
+            await self.action_quit()
+            return
+        self.notify("Ctrl+Q quits persian-tui (it asks first when an edit or a run would be lost)",
+                    title="Do you want to quit?", timeout=4)
+
     def action_help(self) -> None:
         """The help: the keys of the screen on top (its key table), then the app's."""
         screen = self.screen

@@ -254,6 +254,12 @@ class AuthorScreen(AppState, Screen["str | None"]):
     def dirty(self) -> bool:
         return self.values() != self._saved_values
 
+    def unsaved_work(self) -> str | None:
+        """What quitting would lose (the app asks before it does)."""
+        if not self.is_mounted or not self.dirty:
+            return None
+        return f"the question editor's unsaved changes to {self.uid or 'a new question'}"
+
     # ------------------------------------------------------------ live updates
 
     @on(Input.Changed)
