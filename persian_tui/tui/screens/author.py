@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, Label, Select, Static, TextArea
 
+from ... import bidi
 from ...bank import repeated_couplets
 from ...merge import fields
 from ...models import Option, Question
@@ -431,8 +432,27 @@ class AuthorScreen(AppState, Screen["str | None"]):
         seed = (self._get(f"m1-{pos}"), self._get(f"m2-{pos}")) if pos else None
         self.app.push_screen(CorpusScreen(self._insert_couplet, seed))
 
-    def _insert_couplet(self, position: int, couplet) -> None:
-        """One key in the corpus pane: the couplet's text and poet into option ``position``."""
+    def _insert_couplet(self, position: int, couplet) -> bool:
+        """One key in the corpus pane: the couplet's text and poet into option ``position``.
+        Over text the author typed there, it asks first (False: asked, not placed yet)."""
+        typed = [self._get(f"{f}-{position}").strip() for f in ("m1", "m2", "poet")]
+        if not any(typed[:2]) or (typed[0], typed[1]) == (couplet.mesra1.strip(), couplet.mesra2.strip()):
+            self._place(position, couplet)
+            return True
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._place(position, couplet)
+                self.notify(f"option {position} ← {couplet.poem}#{couplet.couplet + 1} ({couplet.poet})",
+                            timeout=3)
+
+        shown = bidi.display_line(" / ".join(t for t in typed[:2] if t), 64, self.mode)
+        self.app.push_screen(ConfirmDialog(
+            f"Option {position} holds text you typed:\n  {shown}\n"
+            f"Replace it with {couplet.poem}#{couplet.couplet + 1} ({couplet.poet})?"), answered)
+        return False
+
+    def _place(self, position: int, couplet) -> None:
         self._set(f"m1-{position}", couplet.mesra1)
         self._set(f"m2-{position}", couplet.mesra2)
         self._set(f"poet-{position}", couplet.poet)
