@@ -132,9 +132,10 @@ class CurationRepo:
             qid = self._qid(uid)
             self.conn.execute("UPDATE questions SET key = ?, status = ?, updated_at = ? WHERE id = ?",
                               (new_key, status, stamp, qid))
+            seen = self.conn.execute("SELECT COALESCE(MAX(id), 0) AS n FROM reviews").fetchone()["n"]
             self.conn.execute(
-                "INSERT INTO adjudications (question_id, adjudicator, decision, key, reason, created_at) "
-                "VALUES (?,?,?,?,?,?)", (qid, adjudicator, decision, key, reason, stamp))
+                "INSERT INTO adjudications (question_id, adjudicator, decision, key, reason, created_at, "
+                "reviews_seen) VALUES (?,?,?,?,?,?,?)", (qid, adjudicator, decision, key, reason, stamp, seen))
         return Adjudication(uid, adjudicator, decision, key, reason, stamp)
 
     def adjudications(self, uid: str | None = None) -> list[Adjudication]:
