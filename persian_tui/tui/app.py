@@ -215,8 +215,16 @@ class PersianTUI(App[int]):
         self.push_screen(NameScreen(), got)
 
     def action_label(self, uid: str | None = None) -> None:
-        """The labelling queue; with ``uid``, that question first, then the queue."""
+        """The labelling queue; with ``uid``, that question first, then the queue (a question
+        the queue does not serve, e.g. a retired one, is refused with a message)."""
         from .screens.label import LabelScreen
+
+        if uid is not None:
+            q = self.store.get_question(uid)
+            why = None if q is None else (self.queue_scope or QueueScope()).refusal(uid, q.status)
+            if why:
+                self.notify(f"not labelled: {why}", severity="warning", timeout=5)
+                return
 
         self.with_name(lambda name: self.push_screen(
             LabelScreen(name, scope=self.queue_scope, queue_mode=self.queue_mode, first=uid)))
