@@ -178,9 +178,13 @@ class Progress:
     target: int
     skipped: int = 0  # questions I skipped
     complete: int = 0  # questions of the scope that have `target` answers (anyone's)
+    flagged: int = 0  # questions I only flagged (a flag is not an answer)
 
 
 QUEUE_MODES = ("overlap", "spread")
+
+
+LABELLED_STATUSES = ("draft", "ready", "curated")  # the statuses a labelling queue serves by default
 
 
 @dataclass(frozen=True)
@@ -192,6 +196,19 @@ class QueueScope:
     source: str | None = None
     status: str | None = None  # draft | ready | curated (default: all three)
     uids: tuple[str, ...] = ()
+
+    @property
+    def statuses(self) -> tuple[str, ...]:
+        """The question statuses this queue serves (retired questions never)."""
+        return (self.status,) if self.status else LABELLED_STATUSES
+
+    def refusal(self, uid: str, status: str) -> str | None:
+        """Why a question of this status cannot be labelled in this queue (None: it can)."""
+        if status in self.statuses:
+            return None
+        if status == "retired":
+            return f"{uid} is retired: retired questions are not labelled"
+        return f"{uid} is {status}: this labelling queue serves {' and '.join(self.statuses)} questions only"
 
     def describe(self) -> str:
         parts = [f"{k} {v}" for k, v in (("tag", self.tag), ("category", self.category),

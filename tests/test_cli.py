@@ -60,3 +60,18 @@ def test_sample_command_is_idempotent(db, capsys):
     assert first and int(first[1]) >= 12
     assert main(["--db", db, "sample"]) == 0
     assert f"0 new, 0 linked, {first[1]} unchanged" in capsys.readouterr().out
+
+
+def test_setting_shows_and_sets_the_fast_minimum(db, capsys):
+    from persian_tui.eval.agreement import min_seconds
+    from persian_tui.store import Store
+
+    assert main(["--db", db, "setting"]) == 0
+    assert "label_min_seconds = (default)" in capsys.readouterr().out
+    assert main(["--db", db, "setting", "label_min_seconds", "1.5"]) == 0
+    assert "label_min_seconds = 1.5" in capsys.readouterr().out
+    assert main(["--db", db, "setting", "label_min_seconds", "soon"]) == 2
+    assert "'soon' is not valid" in capsys.readouterr().err
+    assert main(["--db", db, "setting", "colour", "red"]) == 2
+    with Store(db) as s:
+        assert min_seconds(s) == 1.5

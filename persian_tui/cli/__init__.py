@@ -138,7 +138,38 @@ def cmd_agreement(args) -> int:
         for acc in a.annotators:
             ci = f" [{acc.low:.2f}, {acc.high:.2f}]" if acc.low is not None else ""
             print(f"   accuracy vs key {acc.annotator}: {acc.correct}/{acc.total} "
-                  f"= {display.figure(acc.accuracy, '{:.3f}')}{ci}")
+                  f"= {display.figure(acc.accuracy, '{:.3f}')}{ci}; {acc.answered} answers, {acc.fast} fast")
+    return 0
+
+
+SETTINGS = {  # name -> (what it is, its check)
+    "label_min_seconds": ("answers faster than this many seconds are kept but marked fast (default 1)",
+                          lambda v: 0 <= float(v) <= 3600),
+    "label_target": ("labels wanted per question, 1-5 (default 3; t on the label screen cycles it)",
+                     lambda v: int(v) in range(1, 6)),
+}
+
+
+def cmd_setting(args) -> int:
+    """Show the shared settings, or set one (stored in the database, for every annotator)."""
+    if args.name is not None and args.name not in SETTINGS:
+        print(f"persian-tui: error: unknown setting {args.name!r}; known: {', '.join(SETTINGS)}", file=sys.stderr)
+        return 2
+    if args.value is not None:
+        try:
+            ok = SETTINGS[args.name][1](args.value)
+        except ValueError:
+            ok = False
+        if not ok:
+            print(f"persian-tui: error: {args.name}: {args.value!r} is not valid: {SETTINGS[args.name][0]}",
+                  file=sys.stderr)
+            return 2
+        with open_store(args) as store:
+            store.set_setting(args.name, args.value.strip())
+    with open_store(args, read=True) as store:
+        for name, (what, _) in SETTINGS.items():
+            if args.name in (None, name):
+                print(f"{name} = {store.get_setting(name) or '(default)'}    # {what}")
     return 0
 
 
@@ -369,6 +400,11 @@ def parser() -> argparse.ArgumentParser:
     agr = sub.add_parser("agreement", help="inter-annotator agreement and accuracy against the key")
     agr.add_argument("--format", choices=("table", "json"), default="table", help="table or json (default: table)")
     agr.set_defaults(func=cmd_agreement)
+
+    st = sub.add_parser("setting", help="show the shared settings, or set one (e.g. label_min_seconds 1.5)")
+    st.add_argument("name", nargs="?", help=f"one of: {', '.join(SETTINGS)}")
+    st.add_argument("value", nargs="?", help="the new value (omit to show it)")
+    st.set_defaults(func=cmd_setting)
 
     runs_commands.add_commands(sub)
 

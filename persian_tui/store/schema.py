@@ -629,6 +629,12 @@ MIGRATIONS: list[list[str]] = [
         """,
         "DROP TABLE temp.reorder",
     ],
+    # 16: an adjudication settles the judge-review flags raised before it: it records the last
+    # review row it saw, so a key-problem flag raised later (on a curated question too) reaches
+    # the queue, and one it settled does not come back
+    [
+        "ALTER TABLE adjudications ADD COLUMN reviews_seen INTEGER",
+    ],
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
