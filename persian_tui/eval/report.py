@@ -102,6 +102,7 @@ class LeaderRow:
     usable_low: float | None = None  # Wilson 95 %
     usable_high: float | None = None
     key_baseline: float | None = None  # always the most common key, on the questions it answered
+    no_success: bool = False  # not one request succeeded: every figure of accuracy is shown as missing
 
 
 @dataclass
@@ -253,7 +254,8 @@ def _leaderboard(inp: Inputs, seed: int, n_boot: int) -> list[LeaderRow]:
             rank=x.rank, rank_low=x.rank_low, rank_high=x.rank_high, invalid=int(invalid[i]),
             usable_accuracy=float(ac[i] / n_ok) if n_ok else None,
             usable_low=float(ul[i]) if n_ok else None, usable_high=float(uh[i]) if n_ok else None,
-            key_baseline=baseline(keys[asked[i]]).share))
+            key_baseline=baseline(keys[asked[i]]).share,
+            no_success=all(p.parse_status == "api_error" for p in ps)))
     return board
 
 

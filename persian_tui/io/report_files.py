@@ -13,7 +13,7 @@ import math
 from dataclasses import asdict
 from pathlib import Path
 
-from ..display import interval, p_value, percent, seconds
+from ..display import MISSING, interval, p_value, percent, seconds
 from ..eval.report import DIMENSIONS, Report
 from .files import write_atomic
 
@@ -150,12 +150,17 @@ def _rank(r) -> str:
 
 
 def _leader_rows(report: Report) -> list[list[str]]:
-    return [[str(r.rank), f"#{r.run_id}", r.model, r.kind, _pct(r.answered_accuracy),
-             f"{r.answered_correct}/{r.answered}", _interval(r.answered_low, r.answered_high), _rank(r),
-             _pct(r.usable_accuracy), str(r.invalid), _pct(r.key_baseline),
-             _pct(r.accuracy), f"{r.correct}/{r.total}", _num(r.tokens_in), _num(r.tokens_out),
-             seconds(r.latency_mean), _num(r.cost)]
-            for r in report.leaderboard]
+    def row(r) -> list[str]:
+        cells = [str(r.rank), f"#{r.run_id}", r.model, r.kind, _pct(r.answered_accuracy),
+                 f"{r.answered_correct}/{r.answered}", _interval(r.answered_low, r.answered_high), _rank(r),
+                 _pct(r.usable_accuracy), str(r.invalid), _pct(r.key_baseline),
+                 _pct(r.accuracy), f"{r.correct}/{r.total}", _num(r.tokens_in), _num(r.tokens_out),
+                 seconds(r.latency_mean), _num(r.cost)]
+        if r.no_success:  # not one request succeeded: no accuracy to show, not 0.0 %
+            for i in (4, 6, 7, 8, 11):
+                cells[i] = MISSING
+        return cells
+    return [row(r) for r in report.leaderboard]
 
 
 LEADER_HEADER = ["#", "run", "model", "kind", "accuracy", "correct", "Wilson 95 %", "rank 95 %",

@@ -40,13 +40,16 @@ class LeaderboardTab(TabPane):
         for r in rows:
             n = r.answered
             invalid = str(r.invalid) if not r.invalid or not n else f"{r.invalid} ({r.invalid / n:.0%})"
-            ranks = MISSING if r.rank_low is None else f"{r.rank_low}–{r.rank_high}"
+            none = r.no_success  # not one request succeeded: no accuracy, not 0.0 %
+            ranks = MISSING if r.rank_low is None or none else f"{r.rank_low}–{r.rank_high}"
             table.add_row(right(r.rank), right(r.run_id), cut(r.model, MODEL_WIDTH),
-                          right(percent(r.answered_accuracy)), right(f"{r.answered_correct}/{n}"),
-                          right(interval(r.answered_low, r.answered_high)), right(ranks),
-                          right(percent(r.usable_accuracy)), right(invalid),
+                          right(MISSING if none else percent(r.answered_accuracy)),
+                          right(f"{r.answered_correct}/{n}"),
+                          right(MISSING if none else interval(r.answered_low, r.answered_high)), right(ranks),
+                          right(MISSING if none else percent(r.usable_accuracy)), right(invalid),
                           right(tokens(r.tokens_in, r.tokens_out)), right(seconds(r.latency_mean)),
-                          right(dollars(r.cost)), right(f"{percent(r.accuracy)} {r.correct}/{r.total}"),
+                          right(dollars(r.cost)),
+                          right(f"{MISSING if none else percent(r.accuracy)} {r.correct}/{r.total}"),
                           key=str(r.run_id))
         restore_cursor(table, current)
         self.query_one("#lb-note", Static).update(leader_note(report))
