@@ -196,7 +196,7 @@ def test_a_released_question_keeps_its_order(store):
     assert store.links(["q-r"])["q-r"][1].order == "reversed"
 
 
-def test_migration_14_reorders_verbatim_reversed_options_except_released(tmp_path):
+def test_migration_15_reorders_verbatim_reversed_options_except_released(tmp_path):
     from persian_tui.store.db import _connect, migrate
 
     path = tmp_path / "v13.db"

@@ -69,7 +69,7 @@ def _eta(p) -> str:
 
 
 def cmd_corpus_stats(args) -> int:
-    with open_store(args) as store:
+    with open_store(args, read=True) as store:
         s = store.corpus_stats()
         if args.format == "json":
             print(json_safe(json.dumps(s, ensure_ascii=False, indent=2)))
@@ -91,8 +91,15 @@ def cmd_corpus_stats(args) -> int:
 
 
 def cmd_corpus_search(args) -> int:
-    with open_store(args) as store:
-        found = store.search_couplets(" ".join(args.words), poet=args.poet, form=args.form,
+    from ..text import corpus_key
+
+    words = " ".join(args.words)
+    if words.strip() and not corpus_key(words).split():
+        raise UserError(f"nothing to search for in {words!r}: no letters or digits")
+    if not words.strip() and not (args.poet or args.form or args.metre):
+        raise UserError("give words to search for (or --poet, --form or --metre to list couplets)")
+    with open_store(args, read=True) as store:
+        found = store.search_couplets(words, poet=args.poet, form=args.form,
                                       metre=args.metre, limit=args.limit)
         if args.format == "json":
             print(json_safe(json.dumps([c.__dict__ for c in found], ensure_ascii=False, indent=2)))
@@ -226,7 +233,7 @@ def store_baseline_runs(store, questions, rep, which: str) -> list[str]:
 def cmd_shortcuts(args) -> int:
     from ..io.files import write_atomic
 
-    with open_store(args) as store:
+    with open_store(args, read=not args.store_runs) as store:  # only --store-runs writes
         questions, rep = shortcut_report(store, args.questions)
         rows = [{"cue": r.cue, "eligible": r.eligible, "fired": r.fired, "hits": r.hits,
                  "precision": r.precision, "ci95": [r.low, r.high] if r.fired else None,
@@ -282,7 +289,7 @@ def add_commands(sub) -> None:
                             description="Reads poets/*/poet.json and the poem files under PATH "
                             "(git clone https://github.com/ganjoor/ganjoor-data). Re-import updates "
                             "changed poems and skips unchanged ones.")
-    imp.add_argument("path")
+    imp.add_argument("path", help="the ganjoor-data clone (or one poet's folder)")
     imp.add_argument("--strict", action="store_true",
                      help="check every file first; write nothing if one is malformed")
     imp.add_argument("--no-link", action="store_true", help="do not link the bank's options afterwards")
@@ -290,17 +297,17 @@ def add_commands(sub) -> None:
     imp.set_defaults(func=cmd_corpus_import)
 
     st = co_sub.add_parser("stats", help="what corpus is loaded")
-    st.add_argument("--format", choices=("table", "json"), default="table")
+    st.add_argument("--format", choices=("table", "json"), default="table", help="table or json (default: table)")
     st.add_argument("--top", type=int, default=20, help="poets listed (default: 20)")
     st.set_defaults(func=cmd_corpus_stats)
 
     se = co_sub.add_parser("search", help="couplets containing every word (normalized, ZWNJ-insensitive)")
-    se.add_argument("words", nargs="*")
+    se.add_argument("words", nargs="*", help="words that must all occur")
     se.add_argument("--poet", help="nickname or slug, e.g. حافظ or hafez")
     se.add_argument("--form", help="e.g. Ghazal, Robaee, Masnavi")
     se.add_argument("--metre", help="part of the metre, e.g. هزج")
-    se.add_argument("--limit", type=int, default=20)
-    se.add_argument("--format", choices=("table", "json"), default="table")
+    se.add_argument("--limit", type=int, default=20, help="couplets shown (default: 20)")
+    se.add_argument("--format", choices=("table", "json"), default="table", help="table or json (default: table)")
     se.set_defaults(func=cmd_corpus_search)
 
     sm = co_sub.add_parser("similar", help="couplets similar to one (TF-IDF, or an embedding model)",
@@ -309,9 +316,9 @@ def add_commands(sub) -> None:
                            "(st:FOLDER or a sentence-transformers name already in the local cache).")
     sm.add_argument("couplet", help='"hemistich 1 / hemistich 2" (or " - ", " ** ")')
     sm.add_argument("--model", help="st:FOLDER_OR_NAME, openai:MODEL (default: tfidf)")
-    sm.add_argument("--poet")
-    sm.add_argument("--form")
-    sm.add_argument("--limit", type=int, default=10)
+    sm.add_argument("--poet", help="only this poet (nickname or slug)")
+    sm.add_argument("--form", help="only this form, e.g. Ghazal")
+    sm.add_argument("--limit", type=int, default=10, help="couplets shown (default: 10)")
     sm.set_defaults(func=cmd_corpus_similar)
 
     ln = co_sub.add_parser("link", help="link every option of the bank to its corpus couplet",
@@ -341,8 +348,10 @@ def add_commands(sub) -> None:
                         "the TF-IDF centroid's pick, or the most common key position? Over the bank: "
                         "how often each cue finds the key against chance (25 %), Wilson 95 % interval, "
                         "two-sided exact binomial test; the key positions against uniform (chi-square).")
-    sc.add_argument("--questions", default="all", choices=QUESTION_SETS)
-    sc.add_argument("--format", default="table", choices=("table", "md", "json"))
+    sc.add_argument("--questions", default="all", choices=QUESTION_SETS,
+                    help="question set: ready (includes curated), curated or all (default: all)")
+    sc.add_argument("--format", default="table", choices=("table", "md", "json"),
+                    help="table prints; md or json print or write -o FILE (default: table)")
     sc.add_argument("-o", "--output", metavar="FILE", help="write md/json to FILE instead of printing")
     sc.add_argument("--examples", type=int, default=10, help="flagged questions listed (default: 10)")
     sc.add_argument("--store-runs", action="store_true",

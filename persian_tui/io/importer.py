@@ -23,6 +23,7 @@ from ..models import Question, SourceRef
 from ..store import Store
 from ..store.imports import ImportResult
 from .errors import InputError
+from .inputs import read_input
 from .question_files import read_file
 from .records import Record, shown_path
 
@@ -107,7 +108,7 @@ def plan_import(store: Store, path: str | Path, *, fmt: str | None = None,
     path = Path(path)
     answers = Path(answers) if answers else None
     fmt, source, records = read_file(path, fmt, answers, source, swapped)
-    sha = hashlib.sha256(path.read_bytes()).hexdigest()
+    sha = hashlib.sha256(read_input(path)).hexdigest()
     plan = ImportPlan(path, fmt, source, sha, allow_duplicates=allow_duplicates)
     plan.since = store.max_question_id()  # read first: anything stored later is re-checked on write
     for rec in records:

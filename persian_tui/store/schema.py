@@ -547,7 +547,17 @@ MIGRATIONS: list[list[str]] = [
             BEGIN SELECT RAISE(ABORT, 'a release is immutable'); END
         """,
     ],
-    # 14: couplets as the poets wrote them. Poets get their death year (the export's
+    # 14: no row can be added to a frozen release either: a release takes exactly the number of
+    # items it was frozen with, inserted in the transaction that froze it
+    [
+        """
+            CREATE TRIGGER release_items_frozen_insert BEFORE INSERT ON release_items
+            WHEN (SELECT count(*) FROM release_items WHERE release_id = NEW.release_id)
+                 >= (SELECT questions FROM releases WHERE id = NEW.release_id)
+            BEGIN SELECT RAISE(ABORT, 'a release is immutable'); END
+        """,
+    ],
+    # 15: couplets as the poets wrote them. Poets get their death year (the export's
     # DeathYearInLHijri; the earliest holder of a couplet is its source); poems that quote others
     # (anthologies, prose works) are marked; links record the couplet's other poems
     # (`others`: also_in for a link, the candidates when ambiguous), whether the option's
@@ -618,6 +628,12 @@ MIGRATIONS: list[list[str]] = [
             WHERE (question_id, position) IN (SELECT question_id, position FROM reorder)
         """,
         "DROP TABLE temp.reorder",
+    ],
+    # 16: an adjudication settles the judge-review flags raised before it: it records the last
+    # review row it saw, so a key-problem flag raised later (on a curated question too) reaches
+    # the queue, and one it settled does not come back
+    [
+        "ALTER TABLE adjudications ADD COLUMN reviews_seen INTEGER",
     ],
 ]
 
