@@ -7,6 +7,7 @@ import pytest
 from factories import benchmark_item
 
 from persian_tui.cli import main
+from persian_tui.store import Store
 
 
 @pytest.fixture
@@ -25,6 +26,9 @@ def test_every_command_has_help(command, capsys):
 def test_import_export_stats(db, tmp_path, capsys):
     src = tmp_path / "bench.json"
     src.write_text(json.dumps([benchmark_item(6)], ensure_ascii=False), "utf-8")
+    assert main(["--db", db, "import", str(src), "--dry-run"]) == 1  # a dry run creates no database
+    assert "no such database" in capsys.readouterr().err
+    Store(db).close()
     assert main(["--db", db, "import", str(src), "--dry-run"]) == 0
     assert "dry run" in capsys.readouterr().out
     assert main(["--db", db, "import", str(src)]) == 0
@@ -38,6 +42,7 @@ def test_import_export_stats(db, tmp_path, capsys):
 
 def test_db_from_environment(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("PERSIAN_TUI_DB", str(tmp_path / "env.db"))
+    Store(tmp_path / "env.db").close()
     assert main(["stats"]) == 0
     assert str(tmp_path / "env.db") in capsys.readouterr().out
 

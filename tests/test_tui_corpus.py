@@ -81,7 +81,7 @@ async def test_search_insert_with_provenance_and_warnings(db, size):
         links = store.links([uid])[uid]
         chosen = links[2]
         assert (chosen.method, chosen.couplet.poem, chosen.couplet.couplet) == ("chosen", "/khayyam/robaee/sh1", 0)
-        assert links[1].method == "chosen" and links[4].method == "hemistich"
+        assert links[1].method == "chosen" and links[4].method == "one_hemistich"
 
 
 async def test_similar_couplets(db):

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from factories import make_question, numbered_couplets
 from textual.widgets import TextArea
-from tui_helpers import bank_loaded, make_app, notices, open_screen, wait_for
+from tui_helpers import bank_loaded, make_app, notices, open_screen, until, wait_for
 
 from persian_tui import bidi
 from persian_tui.models import QueueScope
@@ -406,11 +406,8 @@ async def test_busy_database_does_not_freeze_the_label_screen(db):
         finally:
             other.conn.execute("COMMIT")
             other.close()
-        for _ in range(100):
-            if shown_uid(screen) == "q-2":
-                break
-            await pilot.pause(0.05)
-        assert shown_uid(screen) == "q-2" and screen.saving is None
+        await until(pilot, lambda: shown_uid(screen) == "q-2", "q-1 saved once the lock is free, q-2 shown")
+        assert screen.saving is None
         assert [(lab.uid, lab.answer) for lab in my_labels(app)] == [("q-1", 2)]
         assert "labelled q-1 as ۲" in text_of(app, "#label-last")
 

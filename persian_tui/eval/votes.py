@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from ..models import Label, Question, ReviewFlag
 from ..store import Store
 
+BULK_REASON = "all labels agree with the key"  # the reason recorded by a bulk acceptance
+
 
 @dataclass
 class ItemVotes:
@@ -89,3 +91,11 @@ def bulk_acceptable(store: Store, item_flags: dict[str, dict[str, str]] | None =
     """Open questions whose labels all agree with the key (and that no item flag questions)."""
     votes = votes if votes is not None else item_votes(store, item_flags=item_flags)
     return [v for v in votes if v.status not in ("curated", "retired") and v.acceptable]
+
+
+def flag_reasons(item: ItemVotes) -> list[str]:
+    """Why a question is flagged (annotators' flags, reviewers' key problems, item-analysis
+    flags), one phrase each; empty when nothing flags it."""
+    return ([f"flagged by {who}: {why}" for who, why in sorted(item.flags.items())]
+            + [f"key problem reported by {who}" for who in sorted(item.review_flags)]
+            + [f"{flag}: {evidence}" for flag, evidence in sorted(item.item_flags.items())])

@@ -36,3 +36,21 @@ class ReleaseExists(Exception):
 
 # what a damaged or unreadable database file raises on any query (for one-line errors)
 DatabaseError = sqlite3.DatabaseError
+
+
+def write_error(e: sqlite3.DatabaseError) -> str | None:
+    """What a failed write means, named for the user (None: not a write problem)."""
+    code = getattr(e, "sqlite_errorcode", None)
+    primary = code & 0xFF if isinstance(code, int) else None
+    text = str(e)
+    if primary == sqlite3.SQLITE_FULL or "disk is full" in text:
+        return "disk full (free some space and try again)"
+    if primary == sqlite3.SQLITE_READONLY or "readonly" in text or "read-only" in text:
+        return "the database is read-only (its file or folder cannot be written)"
+    if primary in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or "locked" in text or "busy" in text:
+        return f"database busy ({text})"
+    if primary == sqlite3.SQLITE_IOERR:
+        return f"disk I/O error ({text})"
+    if isinstance(e, sqlite3.OperationalError):
+        return text
+    return None

@@ -148,7 +148,7 @@ class JudgingRepo:
             "JOIN runs r ON r.id = p.run_id JOIN runs jr ON jr.id = j.run_id "
             "WHERE v.action = 'flag' AND NOT EXISTS (SELECT 1 FROM reviews x WHERE x.retracts = v.id) "
             # not yet settled by an adjudication of the question made after it (rows from before
-            # schema 14 have no reviews_seen: their time decides)
+            # schema 16 have no reviews_seen: their time decides)
             "AND NOT EXISTS (SELECT 1 FROM adjudications a WHERE a.question_id = q.id AND "
             "(a.reviews_seen >= v.id OR (a.reviews_seen IS NULL AND a.created_at >= v.created_at))) "
             "AND (? IS NULL OR q.uid = ?) ORDER BY v.id", (uid, uid))

@@ -62,7 +62,7 @@ KIND_FIELDS = {
             "shuffle_seed", "samples", "api_key_env"],
     "paraphrase": ["questions", "limit", "release", "base_url", "model", "concurrency", "temperature",
                    "api_key_env"],
-    "judge": ["target_run", "only_wrong", "sample", "base_url", "model", "concurrency", "temperature",
+    "judge": ["target_run", "only_wrong", "sample", "limit", "base_url", "model", "concurrency", "temperature",
               "api_key_env"],
     "embedding": ["questions", "limit", "release", "embed_model", "scorer", "embed_base_url", "prefix",
                   "api_key_env"],
