@@ -28,6 +28,7 @@ from ..widgets.report_cells import RunNames, cursor_key, cut, right
 from ..widgets.report_hardest import HardestTab, ItemsTab
 from ..widgets.report_leaderboard import HumanTab, LeaderboardTab
 from ..widgets.report_pairs import PairsTab
+from ..widgets.rows_table import RowsTable
 
 TABS = ("leaderboard", "pairs", "breakdowns", "behaviour", "hardest", "human", "items")
 MAIN_WIDGET = {"leaderboard": "#lb-table", "pairs": "#pairs-table", "breakdowns": "#bd-table",
@@ -79,7 +80,7 @@ class ReportScreen(Screen):
         yield Static(id="report-head", markup=False)
         with Vertical(id="report-empty"):
             yield Static(id="empty-message", markup=False)
-            yield DataTable(id="empty-runs", cursor_type="row", zebra_stripes=True)
+            yield RowsTable(id="empty-runs", cursor_type="row", zebra_stripes=True)
         with TabbedContent(id="report-tabs", initial="leaderboard"):
             for i, (tab, pane, title) in enumerate(zip(TAB_WIDGETS, TABS, TITLES), 1):
                 yield tab(f"{i} {title}", id=pane)

@@ -11,6 +11,7 @@ from ...display import dollars, interval, percent, seconds, tokens
 from ...io.report_notes import leader_note
 from .report_cells import RunNames, cursor_key, cut, restore_cursor, right
 from .report_charts import Bar, LeaderChart, short_model
+from .rows_table import RowsTable
 
 MODEL_WIDTH = 25
 
@@ -20,7 +21,7 @@ class LeaderboardTab(TabPane):
 
     def compose(self) -> ComposeResult:
         yield Static(id="lb-note", markup=False, classes="report-note")
-        yield DataTable(id="lb-table", cursor_type="row", zebra_stripes=True)
+        yield RowsTable(id="lb-table", cursor_type="row", zebra_stripes=True)
         yield LeaderChart(id="lb-chart")
 
     def fill(self, report, runs: RunNames) -> None:
@@ -58,7 +59,7 @@ class HumanTab(TabPane):
 
     def compose(self) -> ComposeResult:
         yield Static(id="human-note", markup=False, classes="report-note")
-        yield DataTable(id="human-table", cursor_type="row", zebra_stripes=True)
+        yield RowsTable(id="human-table", cursor_type="row", zebra_stripes=True)
 
     def fill(self, report, runs: RunNames) -> None:
         mode = self.app.bidi_mode
