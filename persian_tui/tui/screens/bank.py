@@ -79,7 +79,7 @@ class BankScreen(Screen):
             "position bias", palette="Report"),
         Key("b", "cycle_bidi", "Bidi", "bidi mode: app (reorder here), terminal (a bidi terminal reorders), off"),
         Key("r", "reload", "Reload", "reload from the database (others may write it)", palette="Reload"),
-        help_key(footer=True),
+        help_key(),
         Key("q", "app.quit", "Quit", "quit"),
     )
     BINDINGS = bindings(KEY_TABLE)

@@ -51,8 +51,8 @@ class CorpusScreen(AppState, Screen[None]):
             palette="Similar couplets"),
         Key("ctrl+f", "focus_search", "Search", "back to the search fields", priority=True, palette="Search"),
         Key("enter", "", "", "in a search field: search"),
-        help_key("f1"),
-        Key("escape", "back", "Back", "back to the editor", palette="Back"),
+        help_key(),
+        Key("escape,q", "back", "Back", "back to the editor", palette="Back"),
     )
     BINDINGS = bindings(KEY_TABLE)
 

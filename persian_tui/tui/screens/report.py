@@ -42,7 +42,7 @@ EXPORT_DIR = Path("exports") / "report"
 class ReportScreen(Screen):
     KEYS_TITLE = "report"
     KEY_TABLE = (
-        Key("escape", "back", "Back", "back", palette="Back"),
+        Key("escape,q", "back", "Back", "back", palette="Back"),
         Key("r", "recompute", "Recompute", "compute the report again", palette="Recompute"),
         Key("e", "export", "Export", "export the report (Markdown, CSV and JSON)", palette="Export"),
         Key("c", "cycle_questions", "Questions", "question set: all, ready, curated", palette="Question set"),

@@ -87,7 +87,7 @@ class ReviewScreen(AppState, Screen[None]):
           for name, (key, label) in KEYS.items()),
         Key("r", "reload", "Reload", "reload the judgments", footer=False, palette="Reload"),
         help_key(),
-        Key("escape", "back", "Back", "back to the bank", palette="Back"),
+        Key("escape,q", "back", "Back", "back to the bank", palette="Back"),
     )
     BINDINGS = bindings(KEY_TABLE)
 

@@ -231,7 +231,7 @@ def load_detail(db_path, run_id: int, known: dict[str, Question]) -> DetailLoade
 class RunDetailScreen(Screen):
     KEYS_TITLE = "run answers"
     KEY_TABLE = (
-        Key("escape", "back", "Back", "back to the runs", palette="Back"),
+        Key("escape,q", "back", "Back", "back to the runs", palette="Back"),
         Key("a", "filter('all')", "All", "show every answer", palette="Show all answers"),
         Key("w", "filter('wrong')", "Wrong", "show the wrong answers", palette="Show wrong answers"),
         Key("i", "filter('invalid')", "Invalid/errors", "show the unparsed answers and API errors",

@@ -93,7 +93,7 @@ def _cell(column: str, value: str) -> Text:
 class RunsScreen(Screen):
     KEYS_TITLE = "runs"
     KEY_TABLE = (
-        Key("escape", "back", "Back", "back to the bank", palette="Back"),
+        Key("escape,q", "back", "Back", "back to the bank", palette="Back"),
         Key("n", "new", "New run", "launch a new run (embedding, LLM, paraphrase or judge)", palette="New run"),
         Key("enter", "open", "Predictions", "the highlighted run's answers", priority=True,
             palette="Open predictions"),

@@ -66,7 +66,7 @@ class TaxonomyScreen(AppState, Screen[None]):
         Key("e", "edit", "Edit", "edit the highlighted category", palette="Edit category"),
         Key("d", "delete", "Delete", "delete the highlighted category (not one in use)", palette="Delete category"),
         help_key(),
-        Key("escape", "back", "Back", "back to the review", palette="Back"),
+        Key("escape,q", "back", "Back", "back to the review", palette="Back"),
     )
     BINDINGS = bindings(KEY_TABLE)
 
