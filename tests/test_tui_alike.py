@@ -189,3 +189,60 @@ async def test_home_and_end_move_to_the_first_and_last_row(tmp_path):
         assert runs.selected_id == 1
         await pilot.press("home")
         assert runs.selected_id == 3
+
+
+# ------------------------------------------------------------------ 80x24 first-class
+
+
+def visible_rows(screen, table) -> int:
+    """Data rows of ``table`` on the screen now (clipped by every container, less the header
+    and the horizontal scrollbar)."""
+    geometry = screen.find_widget(table)
+    seen = geometry.region.intersection(geometry.clip)
+    return max(0, min(table.row_count, seen.height - table.header_height - table.scrollbar_size_horizontal))
+
+
+def many_runs_db(path: Path) -> Path:
+    """30 questions, 9 runs: 9 leaderboard rows, 36 pairs."""
+    with Store(path) as s:
+        add_questions(s, [i % 4 + 1 for i in range(30)], status=["ready"] * 30)
+        for n in range(9):
+            add_run(s, f"vendor/model-{n}", [(i + (i % (n + 2) == 0)) % 4 + 1 for i in range(30)])
+    return path
+
+
+@pytest.mark.parametrize("tab,table_id", [("1", "lb-table"), ("2", "pairs-table"), ("3", "bd-table"),
+                                          ("5", "hard-table"), ("7", "items-table")])
+async def test_report_tabs_show_eight_rows_at_80x24(tmp_path, tab, table_id):
+    """Every report tab with a table shows at least 8 of its rows at 80x24 (the Pairs tab had
+    none: its note and the groups took the whole height)."""
+    from persian_tui.tui.screens.report import ReportScreen
+
+    app = make_app(many_runs_db(tmp_path / "runs9.db"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_screen(pilot, "p", ReportScreen)
+        await wait_for(pilot, lambda: screen.report is not None, "the report")
+        await pilot.press(tab)
+        await settle(pilot)
+        table = screen.query_one(f"#{table_id}", DataTable)
+        assert table.row_count >= 8
+        assert visible_rows(screen, table) >= 8, (table_id, visible_rows(screen, table))
+
+
+# (path from the bank, the main table's selector)
+TABLES = [([], "BankTable"), (["m"], "#runs-table"), (["m", "end", "enter"], "#rd-table"),
+          (["g"], "#people"), (["v", "t"], "#tx-table")]
+
+
+@pytest.mark.parametrize("keys,selector", TABLES)
+async def test_main_tables_show_eight_rows_at_80x24(tmp_path, keys, selector):
+    """Each screen's main table shows at least 8 rows (or all it has) at 80x24."""
+    app = make_app(full_db(tmp_path / "all.db"), annotator="reza")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await bank_loaded(pilot)
+        for key in keys:
+            await pilot.press(key)
+            await settle(pilot)
+        await settle(pilot)
+        table = app.screen.query_one(selector, DataTable)
+        assert visible_rows(app.screen, table) >= min(8, table.row_count), (selector, table.row_count)
