@@ -246,3 +246,35 @@ async def test_main_tables_show_eight_rows_at_80x24(tmp_path, keys, selector):
         await settle(pilot)
         table = app.screen.query_one(selector, DataTable)
         assert visible_rows(app.screen, table) >= min(8, table.row_count), (selector, table.row_count)
+
+
+async def test_review_at_80x24_blind_and_remembered(tmp_path):
+    """At 80x24 the couplets and the judge's lines get 8+ lines each; blind mode hides the run's
+    id as well as its model; the filters and blind mode come back for the same reviewer (and
+    only for them) when the screen opens again."""
+    from persian_tui.tui.screens.review import ReviewScreen
+
+    db = full_db(tmp_path / "all.db")
+    app = make_app(db, annotator="reza")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_screen(pilot, "v", ReviewScreen)
+        await settle(pilot)
+        for pane in ("#rv-answer", "#rv-judge"):
+            geometry = screen.find_widget(screen.query_one(pane))
+            assert geometry.region.intersection(geometry.clip).height >= 8, pane
+        answer = "\\n".join(screen.query_one("#rv-answer-view").text_lines)
+        assert "run 1" in answer
+        await pilot.press("b", "v")  # blind, verdict filter: sound
+        await settle(pilot)
+        answer = "\\n".join(screen.query_one("#rv-answer-view").text_lines)
+        bar = str(screen.query_one("#rv-filters").render())
+        assert "acme/model-x" not in answer and "run 1" not in answer and "run 1" not in bar
+        filters = screen.filters
+        await pilot.press("q")
+        screen = await open_screen(pilot, "v", ReviewScreen)
+        await settle(pilot)
+        assert screen.blind and screen.filters == filters
+    app = make_app(db, annotator="sara")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_screen(pilot, "v", ReviewScreen)
+        assert not screen.blind and screen.filters.verdict is None
