@@ -36,7 +36,8 @@ MAIN_WIDGET = {"leaderboard": "#lb-table", "pairs": "#pairs-table", "breakdowns"
                "items": "#items-table"}
 TITLES = ("Leaderboard", "Pairs", "Breakdowns", "Behaviour", "Hardest", "Human", "Items")
 TAB_WIDGETS = (LeaderboardTab, PairsTab, BreakdownsTab, BehaviourTab, HardestTab, HumanTab, ItemsTab)
-EXPORT_DIR = Path("exports") / "report"
+EXPORT_DIR = Path("exports") / "report"  # beside the database
+EXPORT_SETTING = "report.export_dir"  # the folder last exported to (the next prompt's default)
 
 
 class ReportScreen(Screen):
@@ -61,7 +62,7 @@ class ReportScreen(Screen):
     def __init__(self, *, run_ids: list[int] | None = None, questions: str = "all",
                  seed: int = 0, n_boot: int = 2000, export_dir: str | Path | None = None) -> None:
         super().__init__(id="report")
-        self.export_dir = Path(export_dir) if export_dir is not None else EXPORT_DIR
+        self.export_dir = Path(export_dir) if export_dir is not None else None  # None: ask the store
         self.run_ids = list(run_ids) if run_ids is not None else None
         self.questions = questions
         self.seed = seed
@@ -260,8 +261,30 @@ class ReportScreen(Screen):
         if not self.report.questions:
             self.notify("nothing to export: no runs compared on shared questions", timeout=3)
             return
-        self.notify(f"writing the report to {self.export_dir}/ …", timeout=2)
-        self._export(self.report, self.export_dir)
+        from ...store import StoreError
+        from ..widgets.text_prompt import TextPrompt
+
+        default = self.export_dir or self.app.store.get_setting(EXPORT_SETTING) or \
+            Path(self.app.db_path).resolve().parent / EXPORT_DIR
+        report = self.report
+
+        def chosen(folder: str | None) -> None:
+            if not folder:
+                return
+            directory = Path(folder).expanduser()
+            if not directory.is_absolute():  # relative to the database, never to the working directory
+                directory = Path(self.app.db_path).resolve().parent / directory
+            self.export_dir = directory
+            try:
+                self.app.store.set_setting(EXPORT_SETTING, str(directory))
+            except StoreError:
+                pass  # only the next prompt's default is lost
+            self.notify(f"writing the report to {directory}/ …", timeout=2)
+            self._export(report, directory)
+
+        self.app.push_screen(TextPrompt("Export the report (Markdown, CSV, JSON, PNG) to the folder",
+                                        str(default), hint="a relative folder is taken beside the database",
+                                        required=True, mode="off"), chosen)
 
     @work(thread=True, exclusive=True, group="report-export", exit_on_error=False)
     def _export(self, report, directory: Path) -> None:
