@@ -278,3 +278,46 @@ async def test_review_at_80x24_blind_and_remembered(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_screen(pilot, "v", ReviewScreen)
         assert not screen.blind and screen.filters.verdict is None
+
+
+# ------------------------------------------------------------------ poets and warnings
+
+
+async def test_a_poet_is_searchable_text_and_named_once(tmp_path):
+    """`حافظ` alone finds what `poet:حافظ` finds (a poet derived from a corpus link counts);
+    the detail pane names a poet both stored and derived once; the editor warns once for a
+    couplet another question uses (not once per way it was found)."""
+    from factories import BABA, HAFEZ_1, HAFEZ_2, MINI, SAADI, dated_question
+    from textual.widgets import Input
+
+    from persian_tui.io.ganjoor import import_corpus
+    from persian_tui.search import BankSearch
+    from persian_tui.tui.render import detail_lines, plain, with_derived_poets
+    from persian_tui.tui.screens.author import AuthorScreen
+
+    db = tmp_path / "poets.db"
+    with Store(db) as s:
+        import_corpus(s, MINI)
+        q1 = dated_question("q-linked", [HAFEZ_1, SAADI, BABA, ("بیتی", "که نیست")])
+        q2 = dated_question("q-named", [HAFEZ_2, SAADI, BABA, ("بیتی دیگر", "که نیست")])
+        q2.options[0].poet = "حافظ"
+        s.add_questions([q1, q2])
+        s.link_questions()
+        search = BankSearch(s)
+        assert search.uids("poet:حافظ") == ["q-linked", "q-named"]
+        assert search.uids("حافظ") == search.uids("poet:حافظ")
+        q = s.get_question("q-linked")  # option 1 is Hafez's by its link; the question says so too
+        q.poet = "حافظ"
+        shown = "\n".join(plain(detail_lines(with_derived_poets(q, s.links(["q-linked"])["q-linked"]), 80, "off")))
+    poet_line = next(line for line in shown.split("\n") if line.startswith("poet"))
+    assert poet_line.count("حافظ") == 1, poet_line
+    app = make_app(db, annotator="reza")
+    async with app.run_test(size=SIZE) as pilot:
+        author = await open_screen(pilot, "n", AuthorScreen)
+        for n, (m1, m2) in enumerate([SAADI, ("مصراع تازه", "که نیست"), ("مصراع دیگر", "هم نیست"),
+                                      ("سومین مصراع", "نیست")], 1):
+            author.query_one(f"#m1-{n}", Input).value = m1
+            author.query_one(f"#m2-{n}", Input).value = m2
+        await settle(pilot, seconds=0.6)
+        about_1 = [w for w in author.warnings if w.startswith("couplet 1")]
+        assert len(about_1) == 1, author.warnings
