@@ -136,12 +136,17 @@ def detail_lines(q: Question | None, width: int, mode: str) -> list[Line]:
     return out
 
 
+def padded(label: str) -> str:
+    """A field name in LABEL cells; a longer one keeps one space before its value."""
+    return label.ljust(LABEL) if len(label) < LABEL else label + " "
+
+
 def plain(lines: list[Line]) -> list[str]:
     """The lines as a user sees them (labels padded to LABEL cells)."""
     out = []
     for line in lines:
         if line.label:
-            out.append(line.label.ljust(LABEL) + line.text if line.text else line.label)
+            out.append(padded(line.label) + line.text if line.text else line.label)
         else:
             out.append(line.text)
     return out

@@ -27,7 +27,7 @@ from ..widgets.key_bar import KeyBar
 from ..widgets.lines_view import LinesView
 from ..widgets.review_dialogs import CategoryPicker
 from ..widgets.review_filters import KEYS, ReviewFilters, bar_parts, is_todo, model_alias
-from ..widgets.review_lines import judge_lines, question_lines, queue_entry, review_state, verdict_text
+from ..widgets.review_lines import category_text, judge_lines, question_lines, queue_entry, review_state, verdict_text
 from .base import AppState
 
 STACK_BELOW = 100
@@ -273,12 +273,12 @@ class ReviewScreen(AppState, Screen[None]):
             self._refresh_one(j.id)
             self._fill(j.id, index)
 
-    def _ask(self, title: str, required: bool, then) -> None:
+    def _ask(self, title: str, required: bool, then, what: str = "reason") -> None:
         def answered(reason: str | None) -> None:
             if reason is not None:
                 then(reason)
 
-        self.app.push_screen(ReasonDialog(title, required=required), answered)
+        self.app.push_screen(ReasonDialog(title, required=required, what=what), answered)
 
     def action_accept(self) -> None:
         j = self.current
@@ -308,7 +308,9 @@ class ReviewScreen(AppState, Screen[None]):
             self._record(j, "accept", f"accepted {verdict_text(verdict)}")
             return
         new = verdict_text(verdict) + (f" · {category}" if verdict == "flawed" else "")
-        judge = verdict_text(j.verdict) + (f" · {j.error_category}" if j.verdict == "flawed" else "")
+        judge = verdict_text(j.verdict)
+        if j.verdict == "flawed":
+            judge += f" · {category_text(j.error_category, self.cats)}"
         self._ask(f"{j.uid}: the judge said {judge if j.verdict else j.status}; you say {new}.\n"
                   "Reason (optional):", False,
                   lambda reason: self._record(j, "override", f"overridden: {new}", verdict=verdict,
@@ -328,7 +330,7 @@ class ReviewScreen(AppState, Screen[None]):
         j = self.current
         if j is not None:
             self._ask(f"Note on {j.uid} (kept with the reviews):", True,
-                      lambda note: self._record(j, "note", "note added", advance=False, note=note))
+                      lambda note: self._record(j, "note", "note added", advance=False, note=note), "note")
 
     def action_undo(self) -> None:
         jid = self.store.undo_review(self.reviewer)

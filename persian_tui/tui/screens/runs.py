@@ -381,9 +381,16 @@ class RunsScreen(Screen):
             # at the new endpoint, what failed at the old one is asked again too
             self._resume(bool(s.errors), {**changes, "base_url": url})
 
+        def problem(url: str) -> str | None:
+            try:
+                check_base_url(url)
+            except ValueError as e:
+                return f"base URL {e}"
+            return None
+
         stored = redact.url(run.params.get("base_url") or "") or "none"
         self.app.push_screen(ReasonDialog(f"Resume run {run.id} at another base URL (now {stored})",
-                                          required=True, what="base URL"), chosen)
+                                          required=True, what="base URL", check=problem), chosen)
 
     def action_resume(self) -> None:
         self._resume(False)

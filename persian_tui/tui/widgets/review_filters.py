@@ -117,7 +117,7 @@ def value_label(name: str, value, rows: list[JudgmentRow], runs: dict[int, Run],
         return run_label(value, runs, blind=blind, rows=rows)
     if name == "model":
         return model_alias(value, rows) if blind else value
-    return str(value).replace("_", " ") if name == "verdict" else str(value)
+    return str(value).replace("_", " ")  # verdict and category names read as words everywhere
 
 
 def bar_parts(f: ReviewFilters, rows: list[JudgmentRow], runs: dict[int, Run],
