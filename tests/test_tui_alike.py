@@ -11,7 +11,7 @@ from factories import add_questions, add_run
 from textual.widgets import DataTable
 from tui_helpers import bank_loaded, make_app, open_screen, settle, wait_for
 
-from persian_tui import display
+from persian_tui import bidi, display
 from persian_tui.eval.report import build_report
 from persian_tui.store import Store
 from persian_tui.tui.screens.run_detail import RunDetailScreen
@@ -321,3 +321,58 @@ async def test_a_poet_is_searchable_text_and_named_once(tmp_path):
         await settle(pilot, seconds=0.6)
         about_1 = [w for w in author.warnings if w.startswith("couplet 1")]
         assert len(about_1) == 1, author.warnings
+
+
+# ------------------------------------------------------------------ the smaller things (item 17)
+
+
+def test_small_things_read_right():
+    """The status line keeps "bidi MODE" at 80 columns; a field name as long as the label
+    column keeps a space before its value; corpus results put the poet in its own column
+    (on the right in app mode); category names read as words in the review's filter bar."""
+    from persian_tui.models import CorpusCouplet
+    from persian_tui.tui.render import LABEL, Line, plain
+    from persian_tui.tui.screens.bank import status_line
+    from persian_tui.tui.screens.corpus import result_row
+    from persian_tui.tui.widgets.review_filters import value_label
+
+    line = status_line("/home/someone/benchmarks/persian.db", 12345,
+                       {"draft": 1234, "ready": 4321, "curated": 5000, "retired": 1790}, "terminal", 78)
+    assert line.endswith("bidi terminal") and len(line) <= 78, line
+    assert plain([Line("key problem flagged by alice", "", "judge review")]) == \
+        ["judge review key problem flagged by alice"]
+    assert len("judge review") == LABEL
+    c = CorpusCouplet("/hafez/ghazal/sh1", 0, "الا یا ایها الساقی", "ادر کأسا", "حافظ", "hafez", "غزل ۱",
+                      "Ghazal", None, None)
+    row = result_row(c, 12, 40, "off")
+    assert row.startswith("حافظ ") and " │ " in row
+    app_row = result_row(c, 12, 40, "app")
+    assert app_row.index("│") == 41 and app_row.rstrip().endswith(bidi.display_line("حافظ", 12, "app").strip())
+    assert value_label("category", "figurative_misread", [], {}, False) == "figurative misread"
+
+
+async def test_note_dialog_and_corpus_footer(tmp_path):
+    """The review's note dialog asks for a note (not a reason); the corpus pane's footer
+    reads "1-4 Into option", not "1 Into 1  2 2  3 3  4 4"."""
+    from textual.widgets import Input
+
+    from persian_tui.tui.screens.review import ReviewScreen
+    from persian_tui.tui.widgets.key_bar import KeyBar
+
+    app = make_app(full_db(tmp_path / "all.db"), annotator="reza")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_screen(pilot, "v", ReviewScreen)
+        await settle(pilot)
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.screen.query_one("#reason", Input).placeholder == "note (required)"
+        await pilot.press("escape", "q")
+        await pilot.pause()
+        await pilot.press("n")
+        await settle(pilot)
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+        app.screen.query_one("#corpus-results").focus()  # digits are typed in the search field
+        await settle(pilot)
+        footer = str(app.screen.query_one(KeyBar).render())
+        assert "1-4 Into option" in footer and "2 2" not in footer, footer
