@@ -107,7 +107,7 @@ def full_db(path: Path) -> Path:
 PATHS = [
     (["l"], "labelling", False), (["l", "g"], "guidelines", False), (["n"], "question editor", True),
     (["n", "ctrl+o"], "corpus", True), (["a"], "adjudication", False), (["g"], "agreement", False),
-    (["m"], "runs", False), (["m", "enter"], "run answers", False), (["v"], "judge review", False),
+    (["m"], "runs", False), (["m", "end", "enter"], "run answers", False), (["v"], "judge review", False),
     (["v", "t"], "error taxonomy", False), (["p"], "report", False),
 ]
 
@@ -376,3 +376,46 @@ async def test_note_dialog_and_corpus_footer(tmp_path):
         await settle(pilot)
         footer = str(app.screen.query_one(KeyBar).render())
         assert "1-4 Into option" in footer and "2 2" not in footer, footer
+
+
+# ------------------------------------------------------------------ snapshots at 80x24
+
+SNAPSHOT_PATHS = [([], "bank"), *[(keys, title) for keys, title, _ in PATHS]]
+
+
+@pytest.mark.parametrize("keys,title", SNAPSHOT_PATHS, ids=[t.replace(" ", "-") for _, t in SNAPSHOT_PATHS])
+def test_every_screen_at_80x24(tmp_path, snap_compare, monkeypatch, keys, title):
+    """Every screen at 80x24 (tests/__snapshots__/test_tui_alike/): its main table or text
+    in view, its footer with "? Help"."""
+    monkeypatch.setattr("persian_tui.tui.screens.label.monotonic", lambda: 1000.0)  # ⏱ 0:00
+    db = full_db(tmp_path / "all.db")
+
+    async def run_before(pilot) -> None:
+        await bank_loaded(pilot)
+        for key in keys:
+            await pilot.press(key)
+            await settle(pilot)
+        if title == "report":
+            await wait_for(pilot, lambda: pilot.app.screen.report is not None, "the report")
+        for field in pilot.app.screen.query("Input"):
+            field.cursor_blink = False  # the cursor is drawn the same in every run
+        await settle(pilot)
+
+    assert snap_compare(make_app(db, annotator="reza", db_label="all.db"), terminal_size=(80, 24),
+                        run_before=run_before)
+
+
+@pytest.mark.parametrize("keys,selector", [(["n"], "#author-form"), (["a"], "#adj-detail"),
+                                           (["l"], "#label-question")])
+async def test_main_text_shows_eight_lines_at_80x24(tmp_path, keys, selector):
+    """The editor's form, the adjudication's question and the labelling item keep 8+ lines
+    at 80x24."""
+    app = make_app(full_db(tmp_path / "all.db"), annotator="reza")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await bank_loaded(pilot)
+        for key in keys:
+            await pilot.press(key)
+            await settle(pilot)
+        widget = app.screen.query_one(selector)
+        geometry = app.screen.find_widget(widget)
+        assert geometry.region.intersection(geometry.clip).height >= 8, selector
