@@ -690,10 +690,11 @@ async def test_resume_at_another_base_url(db):
             app.screen.query_one("#reason", Input).value = "ftp://elsewhere"
             await pilot.press("enter")
             await pilot.pause()
-            assert any("base URL must be an http(s) URL" in n for n in notices(app))
-            await pilot.press("U")
-            await pilot.pause()
-            app.screen.query_one("#reason", Input).value = up.url
+            # refused in the dialog, which stays open with what was typed, to be corrected
+            dialog = app.screen
+            assert dialog.query_one("#reason", Input).value == "ftp://elsewhere"
+            assert "base URL must be an http(s) URL" in str(dialog.query_one("#reason-error").render())
+            dialog.query_one("#reason", Input).value = up.url
             await pilot.press("enter")
             await settle(pilot)
             await wait_for(pilot, lambda: cell(screen, 1, "status") == "done", "run 1 done")
