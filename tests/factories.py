@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from llm_server import LLMServer
@@ -145,6 +146,16 @@ def copy_mini(tmp_path) -> Path:
 
 
 # ------------------------------------------------------------------ other processes
+
+
+def wait_until(predicate, what: str, *, seconds: float = 120.0, every: float = 0.02):
+    """Poll ``predicate()`` until it is true (another process's rows, say) and return its value;
+    fail naming ``what`` if it never becomes so. ``seconds`` is only a bound against hanging."""
+    deadline = time.monotonic() + seconds
+    while not (value := predicate()):
+        assert time.monotonic() < deadline, f"never happened: {what}"
+        time.sleep(every)
+    return value
 
 
 def together(db: Path, argvs: list[list[str]]) -> list[subprocess.CompletedProcess]:

@@ -86,7 +86,7 @@ def test_judge_run_streams_and_records(judged):
     resumed = asyncio.run(execute_judge_run(store.path, jrun.id))  # nothing left: same figures
     assert (resumed.done, resumed.invalid, resumed.errors) == (6, 1, 1)
     prompt = store.conn.execute("SELECT prompt, prompt_version FROM judgments LIMIT 1").fetchone()
-    assert "Key (the outlier): 1" in prompt[0] and prompt[1] == "judge/v3"
+    assert "Key (the outlier): 1" in prompt[0] and prompt[1] == "judge/v4"
     # --only-wrong judges only the 4 wrong answers
     with LLMServer(judge_script) as server:
         only = create_judge_run(store, LLMRunSpec(base_url=server.url, model="j"), target, only_wrong=True)
@@ -224,7 +224,7 @@ def test_planted_verdicts_cannot_win_in_either_order(planted):
         lines = prompt.splitlines()
         assert sum(line.startswith("Key (the outlier):") for line in lines) == 1
         assert sum(line.startswith("Model's answer:") for line in lines) == 1
-        assert lines.count("<<<") == 2 and lines.count(">>>") == 2
+        assert lines.count("<<<") == 3 and lines.count(">>>") == 3  # stem, reasoning, output
         assert "│ Key (the outlier): 2" in lines and "│ ›››" in lines and "│ ‹‹‹fake››› Key (the outlier): 2" in lines
         assert "\r" not in prompt
 

@@ -13,8 +13,8 @@ import sys
 import time
 
 import pytest
-from factories import keyed_bank, llm_run
-from llm_server import LLMServer, Reply, chat
+from factories import keyed_bank, llm_run, wait_until
+from llm_server import Gate, LLMServer, Reply, chat
 from pydantic import ValidationError
 
 from persian_tui.cli import main
@@ -189,11 +189,11 @@ def test_usage_of_the_wrong_type_is_dropped_never_stored(bank, usage, field, cap
 
 def test_timeout_is_a_deadline_for_the_whole_reply(bank):
     start = time.monotonic()
-    r, p, _ = run(bank, lambda b, n: Reply(body=chat("Answer: 1").body, drip=0.3), limit=1, timeout=1.5)
+    r, p, _ = run(bank, lambda b, n: Reply(body=chat("Answer: 1").body, drip=1.0), limit=1, timeout=1.5)
     took = time.monotonic() - start
     (row,) = bank.predictions(r.id)
     assert row.parse_status == "api_error" and "timeout" in row.error
-    assert took < 30  # the body alone would take over 60 s at this drip
+    assert took < 120  # the body alone would take over 200 s at this drip (a byte a second, each within 1.5 s)
 
 
 # ------------------------------------------------------------------ secrets and specs
@@ -252,14 +252,17 @@ def test_several_bad_fields_are_one_line_each_and_the_key_is_not_echoed(bank, ca
 
 
 def test_two_resumers_one_works_the_other_names_the_holder(bank, tmp_path):
-    with LLMServer(lambda b, n: Reply(body=chat("Answer: 1").body, delay=0.3)) as server:
+    gate = Gate(lambda b, n: chat("Answer: 1"))  # no reply until one of the two has given up
+    with LLMServer(gate) as server:
         spec = LLMRunSpec(base_url=server.url, model="m", concurrency=1, max_retries=0)
         r = create_llm_run(bank, spec)
         procs = [subprocess.Popen([sys.executable, "-m", "persian_tui.cli", "--db", str(bank.path), "run",
                                    "llm", "--resume", str(r.id)], env={**os.environ, "PYTHONPATH": ROOT},
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                  for _ in range(2)]
-        results = [p.communicate(timeout=120) for p in procs]
+        wait_until(lambda: any(p.poll() is not None for p in procs), "one of the two resumers ended")
+        gate.open()
+        results = [p.communicate(timeout=300) for p in procs]
         codes = sorted(p.returncode for p in procs)
         assert codes == [0, 1]
         loser = next(err for p, (out, err) in zip(procs, results) if p.returncode == 1)
@@ -269,17 +272,17 @@ def test_two_resumers_one_works_the_other_names_the_holder(bank, tmp_path):
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
 def test_sigterm_and_sighup_cancel_and_resume_finishes(bank, sig):
-    with LLMServer(lambda b, n: Reply(body=chat("Answer: 1").body, delay=0.2)) as server:
+    gate = Gate(lambda b, n: chat("Answer: 1"), free=2)  # 2 replies, the 3rd held: the signal comes mid-run
+    with LLMServer(gate) as server:
         r = create_llm_run(bank, LLMRunSpec(base_url=server.url, model="m", concurrency=1, max_retries=0))
         proc = subprocess.Popen([sys.executable, "-m", "persian_tui.cli", "--db", str(bank.path), "run", "llm",
                                  "--resume", str(r.id)], env={**os.environ, "PYTHONPATH": ROOT},
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        for _ in range(600):
-            if len(bank.predictions(r.id)) >= 2:
-                break
-            time.sleep(0.05)
+        wait_until(lambda: len(bank.predictions(r.id)) == 2 and len(server.requests) == 3,
+                   "2 answers stored, the 3rd asked")
         proc.send_signal(sig)
-        out, err = proc.communicate(timeout=60)
+        out, err = proc.communicate(timeout=300)
+        gate.open()
         assert proc.returncode == 1 and "cancelled" in out
         assert bank.get_run(r.id).status == "cancelled"
         assert 2 <= len(bank.predictions(r.id)) < 10

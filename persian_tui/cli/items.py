@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from .. import display
 from ..models import QUESTION_SETS
 from .common import MAX_ID, UserError, bounded_int, open_store
 
@@ -34,7 +35,7 @@ def cmd_items(args) -> int:
             raise UserError(str(e)) from None
         rows = item_analysis(store, inp.keyed, [r.id for r in inp.runs])
     if args.format == "json":
-        print(json.dumps([item_dict(r) for r in rows], ensure_ascii=False, indent=2))
+        print(display.json_safe(json.dumps([item_dict(r) for r in rows], ensure_ascii=False, indent=2)))
     elif args.format == "csv":
         print(item_csv(rows), end="")
     else:
@@ -61,8 +62,8 @@ def cmd_samples(args) -> int:
     if args.format == "json":
         from dataclasses import asdict
 
-        print(json.dumps({**asdict(result), "agreement_is": result.agreement_label}, ensure_ascii=False,
-                         indent=2))
+        print(display.json_safe(json.dumps({**asdict(result), "agreement_is": result.agreement_label},
+                                           ensure_ascii=False, indent=2)))
     elif args.format == "csv":
         print(items_csv([result]), end="")
     else:
@@ -70,7 +71,8 @@ def cmd_samples(args) -> int:
         print(f"run #{result.run_id} {result.model}: {result.samples} sample(s) per question, "
                            f"{result.questions} keyed questions; majority vote {summary[4]}, mean {summary[5]}, "
                            f"{result.agreement_label} {summary[6]}, unanimous {summary[7]}")
-        rows = [[str(c) if not isinstance(c, float) else f"{c:.2f}" for c in row[1:]] for row in item_rows(result)]
+        rows = [[display.MISSING if c is None else f"{c:.2f}" if isinstance(c, float) else str(c) for c in row[1:]]
+                for row in item_rows(result)]
         print("\n".join(_table(ITEM_HEADER[1:], rows, right={1, 4, 5, 7})))
     return 0
 

@@ -177,7 +177,8 @@ def cmd_judge(args) -> int:
                            max_tokens=args.max_tokens, seed=args.seed, concurrency=args.concurrency,
                            timeout=args.timeout, max_retries=args.max_retries,
                            max_failures=args.max_failures, cache=not args.no_cache,
-                           target_run=args.run, only_wrong=args.only_wrong, sample=args.sample)
+                           target_run=args.run, only_wrong=args.only_wrong, sample=args.sample,
+                           limit=args.limit)
             run_id = create_judge_run(store, spec, spec.target_run, only_wrong=spec.only_wrong).id
             overrides = {"base_url": spec.base_url}
             print(f"judge run {run_id}: {spec.model} judging run {args.run}", file=sys.stderr)

@@ -284,7 +284,23 @@ class OpenAIEmbedder:
         content_type = (raw.headers.get("content-type") or "no content type").split(";")[0].strip()
         if isinstance(response, str) and "json" not in content_type:
             raise self._error(f"the reply is not JSON ({content_type[:60]}): {' '.join(response.split())[:120]}")
+        self._check_raw(raw)
         return self._rows(response, len(batch))
+
+    def _check_raw(self, raw) -> None:
+        """The vectors as sent: the client turns true/false and numeric strings into floats, so
+        a reply of booleans (every score ties) is caught before it parses."""
+        try:
+            body = raw.http_response.json()
+        except Exception:  # noqa: BLE001 - not JSON: the parsed reply says what it was
+            return
+        data = body.get("data") if isinstance(body, dict) else None
+        for i, item in enumerate(data if isinstance(data, list) else []):
+            row = item.get("embedding") if isinstance(item, dict) else None
+            if isinstance(row, list) and not all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                                                 for x in row):
+                kind = next(type(x).__name__ for x in row if isinstance(x, bool) or not isinstance(x, (int, float)))
+                raise self._error(f"embedding {i} is not a list of numbers (it holds a {kind})")
 
     def _rows(self, response, n: int) -> list[list[float]]:
         """The vectors of a reply, checked: n of them, indexed 0..n-1, each a list of numbers."""

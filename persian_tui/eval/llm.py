@@ -177,7 +177,7 @@ def completion_of(reply, latency: float, content_type: str | None = None) -> Com
     if text is None and isinstance(refusal, str) and refusal.strip():
         text = refusal  # structured outputs: the model's refusal is its reply
     warnings: list[str] = []
-    text = _cut(storable(text), "reply", warnings)
+    text = cut_long(storable(text), "reply", warnings)
     finish = getattr(choices[0], "finish_reason", None)
     if finish is not None and not isinstance(finish, str):
         warnings.append(f"finish_reason {_kind(finish)} ignored")
@@ -185,7 +185,7 @@ def completion_of(reply, latency: float, content_type: str | None = None) -> Com
         warnings.append("reply cut short at the token limit (finish_reason length)")
     extra = getattr(message, "model_extra", None) or {}
     reasoning = extra.get("reasoning") or extra.get("reasoning_content")
-    reasoning = _cut(storable(reasoning), "reasoning", warnings) if isinstance(reasoning, str) else None
+    reasoning = cut_long(storable(reasoning), "reasoning", warnings) if isinstance(reasoning, str) else None
     usage = getattr(reply, "usage", None)
     if usage is not None and not hasattr(usage, "prompt_tokens"):
         warnings.append(f"usage {_kind(usage)} ignored")
@@ -204,7 +204,7 @@ def completion_of(reply, latency: float, content_type: str | None = None) -> Com
                       warning="; ".join(warnings) or None)
 
 
-def _cut(text: str | None, name: str, warnings: list[str]) -> str | None:
+def cut_long(text: str | None, name: str, warnings: list[str]) -> str | None:
     """A text longer than MAX_REPLY_CHARS kept as its head and tail (an answer usually closes a
     long reply), the cut noted: a hostile endpoint cannot grow the database by megabytes a row."""
     if text is None or len(text) <= MAX_REPLY_CHARS:

@@ -94,10 +94,12 @@ def help_key(keys: str = "question_mark,f1", footer: bool = False) -> Key:
     return Key(keys, "app.help", "Help", "the keys of this screen", footer=footer, palette="Help")
 
 
-# Every screen's help ends with these; the app binds Ctrl+Q (Ctrl+P is Textual's own).
+# Every screen's help ends with these; the app binds Ctrl+Q (Ctrl+P is Textual's own). Ctrl+Q is a
+# priority key (dialogs too) and asks first when an edit, typed text or a live run would be lost.
 APP_KEYS: tuple[Key, ...] = (
     Key("ctrl+p", "", "Palette", "command palette: this screen's actions and the app's"),
-    Key("ctrl+q", "app.quit", "Quit", "quit persian-tui", footer=False, palette="Quit"),
+    Key("ctrl+q", "app.quit", "Quit", "quit persian-tui (asks first when an unsaved edit or a live run "
+        "would be lost)", footer=False, palette="Quit", priority=True),
 )
 
 

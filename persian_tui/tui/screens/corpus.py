@@ -24,7 +24,7 @@ from ..widgets.lines_view import LinesView
 from ..widgets.persian_input import FitInput, PersianInput
 from .base import AppState
 
-Insert = Callable[[int, CorpusCouplet], None]
+Insert = Callable[[int, CorpusCouplet], "bool | None"]  # False: the editor asks first
 
 
 class CorpusScreen(AppState, Screen[None]):
@@ -194,7 +194,8 @@ class CorpusScreen(AppState, Screen[None]):
         if c is None:
             self.notify("no couplet highlighted", severity="warning")
             return
-        self.on_insert(position, c)
+        if self.on_insert(position, c) is False:  # the editor asks first (typed text there)
+            return
         self.notify(f"option {fa(position)} ← {c.poem}#{c.couplet + 1} ({c.poet})", timeout=3)
 
     def action_back(self) -> None:

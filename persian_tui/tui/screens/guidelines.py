@@ -102,6 +102,13 @@ class GuidelinesScreen(ModalScreen[None]):
     def _changed(self, event: TextArea.Changed) -> None:
         self.query_one("#guide-preview", RtlText).set_text(event.text_area.text)
 
+    def unsaved_work(self) -> str | None:
+        """What quitting would lose: the guidelines being edited, changed."""
+        if not self.editing:
+            return None
+        changed = self.query_one("#guide-editor", TextArea).text != self.query_one("#guide-text", RtlText).text
+        return "the guidelines being edited" if changed else None
+
     def action_edit(self) -> None:
         if not self.editing:
             self._set_editing(True)

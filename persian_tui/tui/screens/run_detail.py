@@ -251,6 +251,7 @@ class RunDetailScreen(Screen):
         self.which = "all"
         self.shown: list[str] = []  # uids in the table
         self.loaded_version: tuple | None = None  # the database state last shown
+        self.reading_version: tuple | None = None  # the state when the read in progress began
         self.loading = False
 
     @property
@@ -282,8 +283,13 @@ class RunDetailScreen(Screen):
         self._apply_layout()
 
     def reload(self) -> None:
-        """Read the run in a worker; the table is refilled when DetailLoaded arrives."""
+        """Read the run in a worker; the table is refilled when DetailLoaded arrives. The
+        database state is noted before the read: a write landing during it is read next time."""
         self.loading = True
+        try:
+            self.reading_version = self.app.store.data_version()
+        except StoreError:
+            self.reading_version = None
         self._load()
 
     @work(thread=True, exclusive=True, group="run-detail", exit_on_error=False)
@@ -308,10 +314,7 @@ class RunDetailScreen(Screen):
             self.query_one("#rd-head", Static).update(f"run {self.run_id}: {event.error}")
             return
         self.run, self.questions = event.run, event.questions
-        try:
-            self.loaded_version = self.app.store.data_version()
-        except StoreError:
-            self.loaded_version = None
+        self.loaded_version = self.reading_version
         if self.run is None:
             self.query_one("#rd-head", Static).update(f"no run {self.run_id}")
             return

@@ -35,6 +35,7 @@ class ConfirmDialog(ModalScreen[bool]):
         help_key(),
     )
     BINDINGS = bindings(KEY_TABLE)
+    quit_question = False  # the app's "Quit persian-tui?" (a second Ctrl+Q does not stack another)
 
     def __init__(self, message: str) -> None:
         super().__init__()
@@ -77,6 +78,11 @@ class ReasonDialog(ModalScreen["str | None"]):
             yield Static("", id="reason-preview", markup=False)
             yield Static("", id="reason-error", classes="dialog-error")
             yield Static(hint, classes="dialog-hint")
+
+    def unsaved_work(self) -> str | None:
+        """What quitting would lose: the text typed here."""
+        typed = self.query_one("#reason", Input).value.strip()
+        return f"the {self.what} typed in “{self.title_text}”" if typed else None
 
     def on_input_changed(self, event: Input.Changed) -> None:
         """In app bidi mode, RTL text is shown once more in display order under the input."""

@@ -7,7 +7,7 @@ from textual.app import ComposeResult
 from textual.widgets import DataTable, Static, TabPane
 
 from ... import bidi
-from ...display import dollars, interval, percent, seconds, tokens
+from ...display import MISSING, dollars, interval, percent, seconds, tokens
 from ...io.report_notes import leader_note
 from .report_cells import RunNames, cursor_key, cut, restore_cursor, right
 from .report_charts import Bar, LeaderChart, short_model
@@ -37,12 +37,16 @@ class LeaderboardTab(TabPane):
             table.add_column(right(label), key=key)
         for rank, r in enumerate(rows, 1):
             invalid = str(r.invalid) if not r.invalid or not r.total else f"{r.invalid} ({r.invalid / r.total:.0%})"
-            table.add_row(right(rank), right(r.run_id), cut(r.model, MODEL_WIDTH), right(percent(r.accuracy)),
-                          right(f"{r.correct}/{r.total}"), right(interval(r.wilson_low, r.wilson_high)),
-                          right(interval(r.boot_low, r.boot_high)), right(invalid),
+            none = r.no_success  # not one request succeeded: no accuracy, not 0.0 %
+            table.add_row(right(rank), right(r.run_id), cut(r.model, MODEL_WIDTH),
+                          right(MISSING if none else percent(r.accuracy)),
+                          right(f"{r.correct}/{r.total}"),
+                          right(MISSING if none else interval(r.wilson_low, r.wilson_high)),
+                          right(MISSING if none else interval(r.boot_low, r.boot_high)), right(invalid),
                           right(tokens(r.tokens_in, r.tokens_out)), right(seconds(r.latency_mean)),
                           right(dollars(r.cost)),
-                          right(f"{percent(r.answered_accuracy)} {r.answered_correct}/{r.answered}"),
+                          right(f"{MISSING if none else percent(r.answered_accuracy)} "
+                                f"{r.answered_correct}/{r.answered}"),
                           key=str(r.run_id))
         restore_cursor(table, current)
         self.query_one("#lb-note", Static).update(leader_note(report))

@@ -62,7 +62,7 @@ KIND_FIELDS = {
             "shuffle_seed", "samples", "api_key_env"],
     "paraphrase": ["questions", "limit", "release", "base_url", "model", "concurrency", "temperature",
                    "api_key_env"],
-    "judge": ["target_run", "only_wrong", "sample", "base_url", "model", "concurrency", "temperature",
+    "judge": ["target_run", "only_wrong", "sample", "limit", "base_url", "model", "concurrency", "temperature",
               "api_key_env"],
     "embedding": ["questions", "limit", "release", "embed_model", "scorer", "embed_base_url", "prefix",
                   "api_key_env"],
@@ -229,6 +229,7 @@ class RunForm(ModalScreen[None]):
                          classes="run-form-note")
 
     def on_mount(self) -> None:
+        self._loaded = self.values()
         self._show_kind(self.initial["kind"])
         first = {"embedding": "#embed_model", "judge": "#target_run"}.get(self.initial["kind"], "#base_url")
         self.query_one(first).focus()
@@ -240,6 +241,11 @@ class RunForm(ModalScreen[None]):
             value = self.query_one(f"#{f}", Select).value
             out[f] = "" if value is Select.NULL else str(value)
         return out
+
+    def unsaved_work(self) -> str | None:
+        """What quitting would lose: what was typed or chosen in the form."""
+        loaded = getattr(self, "_loaded", None)
+        return "the new-run form's fields" if loaded is not None and self.values() != loaded else None
 
     def _show_kind(self, kind: str) -> None:
         wanted = set(KIND_FIELDS.get(kind, ())) | {"kind"}
