@@ -337,7 +337,8 @@ def add_commands(sub) -> None:
                            description="--undo puts back the file's order of every option the corpus "
                            "re-ordered (or only those of --uid), one revision per question; those "
                            "options are not re-ordered again.")
-    ro.add_argument("--undo", action="store_true", required=True)
+    ro.add_argument("--undo", action="store_true", required=True,
+                    help="put the file's hemistich order back (required: the one action)")
     ro.add_argument("--uid", action="append", help="only this question (repeatable)")
     ro.set_defaults(func=cmd_corpus_reorder)
 
