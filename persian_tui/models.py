@@ -10,11 +10,21 @@ STATUSES = ("draft", "ready", "curated", "retired")
 # the question sets a run, a report or an item analysis is built over: name -> the statuses in it
 QUESTION_SETS: dict[str, tuple[str, ...]] = {"ready": ("ready", "curated"), "curated": ("curated",),
                                              "all": ("draft", "ready", "curated")}
+# The one accuracy rule (runs list, run detail, report, judge form): a prediction is scored when its
+# question has a key and is not retired; correct when it picked that key.
+SCORED_STATUSES = QUESTION_SETS["all"]
 RELEASE_NAME = re.compile(r"[^\W_][\w.\-]{0,99}")  # letters of any script (v1.0, نسخه-۱), digits, . _ -
 # longest texts a question may hold, in characters (the longest classical hemistich is under 100;
 # the limits keep a pasted book or a hostile file out of the duplicate search and the screen)
 MAX_HEMISTICH = 400
 MAX_STEM = 2_000
+
+
+def scored_key(key: int | None, status: str) -> int | None:
+    """The key a prediction is scored against: None for a keyless or retired question."""
+    return key if status in SCORED_STATUSES else None
+
+
 MAX_TEXT = 20_000  # explanation
 
 
@@ -316,7 +326,7 @@ class RunSummary:
     run: Run
     done: int  # predictions stored
     correct: int  # predicted == current key
-    scored: int  # predictions of questions that have a key
+    scored: int  # predictions of questions that have a key and are not retired (scored_key)
     invalid: int  # invalid / empty / refusal / ambiguous
     errors: int  # api_error
 

@@ -66,6 +66,9 @@ def test_setting_shows_and_sets_the_fast_minimum(db, capsys):
     from persian_tui.eval.agreement import min_seconds
     from persian_tui.store import Store
 
+    assert main(["--db", db, "setting"]) == 1  # reading a database that does not exist creates none
+    assert "no such database" in capsys.readouterr().err
+    Store(db).close()
     assert main(["--db", db, "setting"]) == 0
     assert "label_min_seconds = (default)" in capsys.readouterr().out
     assert main(["--db", db, "setting", "label_min_seconds", "1.5"]) == 0

@@ -447,3 +447,12 @@ def test_a_killed_long_poem_is_replaced_by_the_next_import(store, tmp_path, monk
     assert p.updated == 1 and store.couplet_at("/hafez/masnavi/sh1", 9) is not None
     assert tuple(store.conn.execute("SELECT COUNT(*) FROM corpus_couplets c JOIN corpus_poems p ON p.id = c.poem_id "
                                     "WHERE p.path = '/hafez/masnavi/sh1'").fetchone()) == (10,)
+
+
+def test_import_progress_shows_an_eta():
+    from types import SimpleNamespace
+
+    from persian_tui.cli.corpus import _eta
+
+    assert _eta(SimpleNamespace(done=10, total=70, rate=2.0)) == "0:30"
+    assert _eta(SimpleNamespace(done=0, total=70, rate=0.0)) == "…"

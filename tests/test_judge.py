@@ -162,6 +162,23 @@ def test_import_reasoning_attaches_traces(judged, tmp_path):
     assert store.predictions(run.id)[0].reasoning == "بیت دوم ..."
 
 
+def test_import_reasoning_source_names_the_questions_not_the_run(judged, tmp_path):
+    """As the README runs it: predictions imported without --source, reasoning with
+    `--source NAME` (the questions' source) still finds the run."""
+    from persian_tui.io.reasoning import import_reasoning
+
+    store, _ = judged
+    store.conn.execute("INSERT INTO question_sources (question_id, source_name, source_id, created_at) "
+                       "SELECT id, 'book', substr(uid, 3), created_at FROM questions")
+    run = store.create_run("imported", "deepseek/r1", {"source": None}, status="done",
+                           predictions=[Prediction("q-1", 2, "ok")])
+    (tmp_path / "a.json").write_text(json.dumps({"model_id": "deepseek/r1", "question_id": 1,
+                                                 "reasoning_text": "بیت دوم ..."}), "utf-8")
+    r = import_reasoning(store, [tmp_path], source="book")
+    assert r.attached == 1 and r.unmatched == []
+    assert store.predictions(run.id)[0].reasoning == "بیت دوم ..."
+
+
 def test_seed_reasoning_sample(store, seed):
     from factories import run_import
 

@@ -58,7 +58,7 @@ def test_nothing_listening_ends_failed_not_done(bank, capsys):
     out, err = capsys.readouterr()
     assert code == 1
     (run,) = bank.runs()
-    assert run.status == "failed" and "no request succeeded" in run.reason
+    assert run.status == "failed" and run.reason.startswith("endpoint unreachable: 2 failures in a row")
     assert "failed" in out and "accuracy —" in out and "0.0%" not in out + err
     assert main(["--db", str(bank.path), "runs"]) == 0  # no traceback on a failed run
     listed = capsys.readouterr().out
@@ -91,9 +91,44 @@ def test_circuit_breaker_stops_an_unreachable_endpoint(bank):
     spec = LLMRunSpec(base_url=url, model="m", max_retries=0, concurrency=1, max_failures=3)
     r = create_llm_run(bank, spec)
     p = asyncio.run(execute_llm_run(bank.path, r.id))
-    assert p.status == "failed" and p.done == 3  # stopped after 3, not 10
+    assert p.status == "failed" and p.done == 2  # refused twice: stopped, not 10 (nor 3)
     run = bank.get_run(r.id)
-    assert run.status == "failed" and run.reason.startswith("endpoint unreachable: 3 failures in a row")
+    assert run.status == "failed" and run.reason.startswith("endpoint unreachable: 2 failures in a row")
+
+
+def test_a_refused_connection_is_not_retried_like_a_busy_server(bank):
+    """Nothing listens at the URL: each request is retried once, shortly (not 4 times with
+    backoff), and two refusals in a row stop the run whatever max_failures says (the default
+    5 with 4 retries took a minute); no ETA is made up from errors."""
+    from persian_tui.eval.llm import CONNECT_BACKOFF, CONNECT_RETRIES, LLMClient, LLMError
+    from persian_tui.runs.lifecycle import CONNECT_LIMIT
+
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    client = LLMClient(url, "m", max_retries=4)
+    with pytest.raises(LLMError) as e:
+        asyncio.run(client.complete([{"role": "user", "content": "x"}], params={}))
+    assert e.value.kind == "connect" and e.value.unreachable
+    seen = []
+    spec = LLMRunSpec(base_url=url, model="m", concurrency=1)  # max_retries 4, max_failures 5
+    r = create_llm_run(bank, spec)
+    p = asyncio.run(execute_llm_run(bank.path, r.id, on_progress=lambda p: seen.append(p.eta)))
+    assert p.status == "failed" and p.done == CONNECT_LIMIT == 2
+    assert "cannot connect" in bank.get_run(r.id).reason
+    assert set(seen) == {None}
+    # the waits a failing endpoint costs before the run stops: well under 10 s
+    assert CONNECT_LIMIT * CONNECT_RETRIES * CONNECT_BACKOFF < 10
+
+
+def test_the_eta_waits_for_real_progress():
+    from persian_tui.runs.progress import RunProgress
+
+    p = RunProgress(1, 10)
+    from persian_tui.models import Prediction
+
+    p.count(Prediction("q-1", None, "api_error"), 1)
+    assert p.eta is None  # an error is no progress
+    p.count(Prediction("q-2", 1, "ok"), 1)
+    assert p.eta is not None and p.eta > 0
 
 
 def test_a_success_resets_the_breaker_and_some_errors_still_end_done(bank):

@@ -690,10 +690,11 @@ async def test_resume_at_another_base_url(db):
             app.screen.query_one("#reason", Input).value = "ftp://elsewhere"
             await pilot.press("enter")
             await pilot.pause()
-            assert any("base URL must be an http(s) URL" in n for n in notices(app))
-            await pilot.press("U")
-            await pilot.pause()
-            app.screen.query_one("#reason", Input).value = up.url
+            # refused in the dialog, which stays open with what was typed, to be corrected
+            dialog = app.screen
+            assert dialog.query_one("#reason", Input).value == "ftp://elsewhere"
+            assert "base URL must be an http(s) URL" in str(dialog.query_one("#reason-error").render())
+            dialog.query_one("#reason", Input).value = up.url
             await pilot.press("enter")
             await settle(pilot)
             await wait_for(pilot, lambda: cell(screen, 1, "status") == "done", "run 1 done")
@@ -730,3 +731,23 @@ async def test_detail_shows_a_write_that_lands_while_it_reads(db, monkeypatch):
         assert isinstance(detail, RunDetailScreen)
         await until(pilot, lambda: detail.shown == ["q-000"], "the answer written during the first read")
         assert detail.run.id == run.id
+
+
+async def test_the_form_says_which_values_it_keeps_from_the_last_launch(db):
+    from persian_tui.tui.widgets.run_form import kept_note
+
+    app = make_app(db)
+    with LLMServer(answer(delay=0)) as server:
+        async with app.run_test(size=SIZE) as pilot:
+            await open_runs(pilot)
+            form = await open_form(pilot)
+            assert not form.query_one("#run-form-kept").display  # a first launch: all defaults
+            await pilot.press("escape")
+            await launch_llm(pilot, server.url, concurrency="2", limit="3")
+            await wait_for(pilot, lambda: not any(j.running for j in app.screen.jobs.active()), "the run")
+            form = await open_form(pilot)
+            note = str(form.query_one("#run-form-kept").render())
+            assert "kept from your last launch: limit 3 (default none), concurrency 2 (default 4)" in note
+            assert form.query_one("#run-form-kept").display
+            assert form.query_one("#concurrency", Input).value == "2"
+    assert kept_note({"kind": "llm", "base_url": "http://x", "model": "m", "concurrency": "4"}) == ""

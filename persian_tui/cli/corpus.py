@@ -42,7 +42,7 @@ def cmd_corpus_import(args) -> int:
     bar = _Bar("import")
     with open_store(args) as store:
         p = import_corpus(store, args.path, strict=args.strict,
-                          on_progress=lambda p: bar(p.done, p.total, f"{p.rate:.0f} poems/s"))
+                          on_progress=lambda p: bar(p.done, p.total, f"{p.rate:.0f} poems/s, ETA {_eta(p)}"))
         bar(p.done, p.total, f"{p.rate:.0f} poems/s", final=True)
         for e in p.errors[:args.max_errors]:
             print(f"skipped: {sanitize(e)}")
@@ -58,6 +58,14 @@ def cmd_corpus_import(args) -> int:
             counts = store.link_questions()
             print("linked the bank: " + _link_summary(counts))
     return 0
+
+
+def _eta(p) -> str:
+    """Time left at the rate so far (m:ss), or "…" before the first batch."""
+    if not p.done or p.rate <= 0:
+        return "…"
+    left = round((p.total - p.done) / p.rate)
+    return f"{left // 60}:{left % 60:02d}"
 
 
 def cmd_corpus_stats(args) -> int:
@@ -329,7 +337,8 @@ def add_commands(sub) -> None:
                            description="--undo puts back the file's order of every option the corpus "
                            "re-ordered (or only those of --uid), one revision per question; those "
                            "options are not re-ordered again.")
-    ro.add_argument("--undo", action="store_true", required=True)
+    ro.add_argument("--undo", action="store_true", required=True,
+                    help="put the file's hemistich order back (required: the one action)")
     ro.add_argument("--uid", action="append", help="only this question (repeatable)")
     ro.set_defaults(func=cmd_corpus_reorder)
 

@@ -27,6 +27,7 @@ from ..eval.parse import parse_answer
 from ..models import Prediction
 from ..store import Store
 from .errors import InputError
+from .inputs import check_regular, read_input
 from .predictions import PredictionImport
 from .references import References
 
@@ -67,7 +68,7 @@ def _read_log_file(path: Path) -> dict:
                 log["samples"] = [json.loads(z.read(n)) for n in sorted(z.namelist())
                                   if n.startswith("samples/") and n.endswith(".json")]
                 return log
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(read_input(path).decode("utf-8"))
     except NotImplementedError:  # zstd-compressed members (recent Inspect): not in the standard library
         raise InputError(f"{path}: reading this .eval log needs inspect_ai (pip install 'persian-tui[inspect]'), "
                          "or convert it: inspect log convert --to json") from None
@@ -135,8 +136,8 @@ def _lmeval_model(path: Path) -> str | None:
     """The model named by a results_*.json beside the samples file (lm-eval writes both)."""
     for results in sorted(path.parent.glob("results_*.json")):
         try:
-            data = json.loads(results.read_text(encoding="utf-8"))
-        except (OSError, ValueError, UnicodeDecodeError):
+            data = json.loads(read_input(results).decode("utf-8"))
+        except (InputError, ValueError, UnicodeDecodeError):
             continue
         name = data.get("model_name") or (data.get("config") or {}).get("model_args")
         if isinstance(name, str) and name:
@@ -146,7 +147,7 @@ def _lmeval_model(path: Path) -> str | None:
 
 def read_lmeval(path: Path, model: str | None) -> tuple[dict, list[dict]]:
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = read_input(path).decode("utf-8").splitlines()
     except UnicodeDecodeError as e:
         raise InputError(f"{path}: not UTF-8 text (byte {e.start})") from None
     rows = []
@@ -184,8 +185,7 @@ def import_harness_log(store: Store, path: str | Path, *, source: str | None = N
                        dry_run: bool = False) -> tuple[PredictionImport, dict]:
     """One `imported` run from a harness log; (the usual import summary, the run's facts)."""
     path = Path(path)
-    if not path.is_file():
-        raise InputError(f"{path}: no such file")
+    check_regular(path)  # a FIFO, socket or device: refused at once
     kind = kind_of(path)
     facts, rows = read_inspect(path) if kind == "inspect" else read_lmeval(path, model)
     if model:
@@ -222,7 +222,7 @@ def import_harness_log(store: Store, path: str | Path, *, source: str | None = N
     if not preds:
         raise InputError(f"{path}: no sample matches a question of the bank (ids such as "
                          f"{', '.join(list(result.unmatched)[:3])})")
-    data = path.read_bytes()
+    data = read_input(path)
     sha = hashlib.sha256(data).hexdigest()
     k = max(p.sample for p in preds) + 1
     params = {**{k2: v for k2, v in facts.items() if v is not None}, "file": path.name, "sha256": sha,

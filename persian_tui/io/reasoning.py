@@ -26,10 +26,13 @@ def import_reasoning(store: Store, paths: list[Path], *, source: str | None = No
         files += sorted(path.glob("*.json")) if path.is_dir() else [path]
     if not files:
         raise InputError(f"no .json files in {', '.join(map(str, paths))}")
-    runs = {}
-    for run in store.runs():
-        if run.kind == "imported" and (source is None or run.params.get("source") == source):
-            runs.setdefault(run.model, run.id)
+    # --source names the questions' source; a run imported under that source is preferred,
+    # one imported without naming a source (the README's order of commands) serves too
+    runs: dict[str, int] = {}
+    imported = [r for r in store.runs() if r.kind == "imported"
+                and (source is None or r.params.get("source") in (source, None))]
+    for run in sorted(imported, key=lambda r: source is not None and r.params.get("source") != source):
+        runs.setdefault(run.model, run.id)
     refs = References(store, source)  # through any of a question's references
     result, updates = ReasoningImport(), []
     for f in files:

@@ -295,8 +295,8 @@ class PersianTUI(App[int]):
 
         from .widgets.dialogs import ConfirmDialog
 
-        dialog = ConfirmDialog("Quit persian-tui?\n" + "\n".join(f"• {line}" for line in lost)
-                               + "\n\ny quits anyway · n or Escape stays")
+        dialog = ConfirmDialog("Quit persian-tui? Quitting now loses or stops:\n"
+                               + "\n".join(f"• {line}" for line in lost))
         dialog.quit_question = True
         self.push_screen(dialog, answered)
 

@@ -89,8 +89,9 @@ def palette_entries(table: tuple[Key, ...]) -> list[tuple[str, str, str]]:
     return [(k.palette, f"{k.what} ({k.names})", k.action) for k in table if k.palette and k.action]
 
 
-def help_key(keys: str = "question_mark,f1", footer: bool = False) -> Key:
-    """The help key every screen's table has (the label screen's ? opens its guidelines: F1)."""
+def help_key(keys: str = "question_mark,f1", footer: bool = True) -> Key:
+    """The help key every screen's table has; its footer keeps it when other keys must be left
+    out (after a "…"), so a narrow footer always says where every key is listed."""
     return Key(keys, "app.help", "Help", "the keys of this screen", footer=footer, palette="Help")
 
 

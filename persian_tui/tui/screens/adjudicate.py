@@ -183,7 +183,7 @@ class AdjudicationScreen(AppState, Screen[None]):
             "agree with the key (after a confirm)", display="A", palette="Accept all agreeing"),
         Key("r", "reload", "Reload", "reload the queue and the item analysis", palette="Reload"),
         help_key(),
-        Key("escape", "back", "Back", "back to the bank", palette="Back"),
+        Key("escape,q", "back", "Back", "back to the bank", palette="Back"),
     )
     BINDINGS = bindings(KEY_TABLE)
 

@@ -56,8 +56,10 @@ def form_problems(q: Question) -> list[str]:
     return out + repeated_couplets(q)
 
 
-def duplicate_warnings(index: DuplicateIndex, options: list[Option], exclude: str | None) -> list[str]:
-    """Near-duplicates of the whole question, then other questions sharing a couplet."""
+def duplicate_warnings(index: DuplicateIndex, options: list[Option], exclude: str | None,
+                       shared: dict[int, set[str]] | None = None) -> list[str]:
+    """Near-duplicates of the whole question, then other questions sharing a couplet (their
+    uids by position are added to ``shared``: the corpus check names them no second time)."""
     keys = [couplet_key(o.mesra1, o.mesra2) for o in options]
     whole = [m for m in index.query(keys, min_score=90, exclude=exclude) if m.score >= 90]
     out = [f"near-duplicate of {m.uid} (score {m.score:g})" for m in whole]
@@ -67,15 +69,19 @@ def duplicate_warnings(index: DuplicateIndex, options: list[Option], exclude: st
             continue
         uids = [m.uid for m in index.query([key], min_score=90, exclude=exclude)
                 if m.shared and m.uid not in known]
+        if shared is not None:
+            shared.setdefault(o.position, set()).update(uids)
         if uids:
             more = f" and {len(uids) - 3} more" if len(uids) > 3 else ""
             out.append(f"couplet {o.position} also in {', '.join(uids[:3])}{more}")
     return out
 
 
-def corpus_warnings(store, options: list[Option], chosen: dict, exclude: str | None) -> list[str]:
+def corpus_warnings(store, options: list[Option], chosen: dict, exclude: str | None,
+                    warned: dict[int, set[str]] | None = None) -> list[str]:
     """Options taken from one poem, and couplets already used by other questions (found
-    through their corpus links); ``chosen``: position -> CorpusCouplet inserted from the corpus."""
+    through their corpus links; those ``warned`` about for that position already left out);
+    ``chosen``: position -> CorpusCouplet inserted from the corpus."""
     if not store.has_corpus():
         return []
     refs: dict[int, tuple[str, int]] = {}
@@ -97,7 +103,7 @@ def corpus_warnings(store, options: list[Option], chosen: dict, exclude: str | N
         if len(positions) > 1:
             out.append(f"options {', '.join(map(str, positions))} come from the same poem {poem}")
     for pos, (poem, idx) in sorted(refs.items()):
-        uses = store.couplet_uses(poem, idx, exclude=exclude)
+        uses = [u for u in store.couplet_uses(poem, idx, exclude=exclude) if u not in (warned or {}).get(pos, ())]
         if uses:
             more = f" and {len(uses) - 3} more" if len(uses) > 3 else ""
             out.append(f"couplet {pos} ({poem}#{idx + 1}) is already used in {', '.join(uses[:3])}{more}")
@@ -129,8 +135,8 @@ class AuthorScreen(AppState, Screen["str | None"]):
         Key("ctrl+o", "corpus", "Corpus", "the corpus pane: search the corpus, put a couplet into an option",
             priority=True, palette="Corpus"),
         Key("tab", "", "", "next field"),
-        help_key("f1"),
-        Key("escape", "leave", "Back", "leave (asks first when there are unsaved changes)", palette="Back"),
+        help_key(),
+        Key("escape,q", "leave", "Back", "leave (asks first when there are unsaved changes)", palette="Back"),
     )
     BINDINGS = bindings(KEY_TABLE)
 
@@ -294,8 +300,9 @@ class AuthorScreen(AppState, Screen["str | None"]):
         self._dup_timer = None
         if self.index is not None and self.is_mounted:
             options = self.question().options
-            self.warnings = (duplicate_warnings(self.index, options, self.uid)
-                             + corpus_warnings(self.store, options, self.chosen, self.uid))
+            shared: dict[int, set[str]] = {}  # one warning per couplet and question
+            self.warnings = (duplicate_warnings(self.index, options, self.uid, shared)
+                             + corpus_warnings(self.store, options, self.chosen, self.uid, shared))
             self._show_messages()
 
     def _show_messages(self) -> None:

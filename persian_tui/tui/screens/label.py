@@ -44,7 +44,7 @@ DB_ERRORS = (StoreError, KeyError, ValueError)  # see the store: sqlite3 stays i
 DIGITS = {c: i for s in ("۱۲۳۴", "١٢٣٤") for i, c in enumerate(s, 1)}
 HIGH = {"٬": 2, "٫": 3, "﷼": 4}  # Shift+2..4 on the Persian layout (Shift+1 is "!")
 LAYOUT = {"س": "skip", "ب": "flag", "د": "note", "ز": "confidence", "ع": "undo",
-          "ف": "target", "؟": "guidelines", "ض": "back"}
+          "ف": "target", "ل": "guidelines", "ض": "back"}
 
 
 def read_target(store) -> int:
@@ -80,9 +80,9 @@ class LabelScreen(AppState, Screen):
             footer=False),
         Key("u", "undo", "undo", "undo, several steps back: the item comes back to be answered", palette="Undo"),
         Key("t", "target", "target", "labels wanted per question (1-5)", footer=False, palette="Target"),
-        Key("question_mark", "guidelines", "guidelines", "the labelling guidelines (e there edits them)",
+        Key("g", "guidelines", "guidelines", "the labelling guidelines (e there edits them)",
             palette="Guidelines"),
-        help_key("f1"),
+        help_key(),
         Key("escape,q", "back", "bank", "back to the bank", display="esc", palette="Back"),
     )
     BINDINGS = bindings(KEY_TABLE)
@@ -118,7 +118,7 @@ class LabelScreen(AppState, Screen):
     def on_mount(self) -> None:
         self.target = read_target(self.store)
         self.min_seconds = min_seconds(self.store)
-        self.say(f"labelling as {self.annotator}: 1-4 answers, ? shows the guidelines")
+        self.say(f"labelling as {self.annotator}: 1-4 answers, g shows the guidelines, ? the keys")
         self.next_item()
         self.set_interval(1, self._tick)
 
@@ -415,6 +415,8 @@ class LabelScreen(AppState, Screen):
             action = lambda: self.action_answer(DIGITS[char])  # noqa: E731
         elif char in HIGH:
             action = lambda: self.action_answer(HIGH[char], True)  # noqa: E731
+        elif char == "؟":  # ? on the Persian layout
+            action = self.app.action_help
         elif char in LAYOUT:
             action = getattr(self, f"action_{LAYOUT[char]}")
         if action is not None:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from ... import bidi
+from ... import bidi, display
 from ...text import nfc
 from ..keys import Key, bindings, help_key
 from .persian_input import PersianInput
@@ -63,11 +65,13 @@ class ReasonDialog(ModalScreen["str | None"]):
     )
     BINDINGS = bindings(KEY_TABLE)
 
-    def __init__(self, title: str, *, required: bool, what: str = "reason") -> None:
+    def __init__(self, title: str, *, required: bool, what: str = "reason",
+                 check: Callable[[str], str | None] | None = None) -> None:
         super().__init__()
         self.title_text = title
         self.required = required
         self.what = what  # the word for what is asked: "reason", "base URL"
+        self.check = check  # what is wrong with a value (None: fine); the dialog stays open until fine
 
     def compose(self) -> ComposeResult:
         hint = "Enter: confirm   Escape: cancel"
@@ -97,6 +101,10 @@ class ReasonDialog(ModalScreen["str | None"]):
         reason = nfc(event.value)
         if self.required and not reason:
             self.query_one("#reason-error", Static).update(f"a {self.what} is required")
+            return
+        problem = self.check(reason) if self.check and reason else None
+        if problem:  # what was typed stays, to be corrected
+            self.query_one("#reason-error", Static).update(display.line(problem))
             return
         self.dismiss(reason)
 

@@ -6,11 +6,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import DataTable, Static, TabPane
 
-from ... import bidi
+from ... import bidi, display
 from ...display import MISSING, dollars, interval, percent, seconds, tokens
 from ...io.report_notes import cluster_text, leader_note
 from .report_cells import RunNames, cursor_key, cut, restore_cursor, right
 from .report_charts import Bar, LeaderChart, short_model
+from .rows_table import RowsTable
 
 MODEL_WIDTH = 25
 
@@ -20,7 +21,7 @@ class LeaderboardTab(TabPane):
 
     def compose(self) -> ComposeResult:
         yield Static(id="lb-note", markup=False, classes="report-note")
-        yield DataTable(id="lb-table", cursor_type="row", zebra_stripes=True)
+        yield RowsTable(id="lb-table", cursor_type="row", zebra_stripes=True)
         yield LeaderChart(id="lb-chart")
         yield Static(id="lb-clusters", markup=False, classes="report-note")
 
@@ -37,12 +38,14 @@ class LeaderboardTab(TabPane):
                            ("tokens i/o", "tokens"), ("latency", "latency"), ("cost", "cost"),
                            ("shared", "shared")):
             table.add_column(right(label), key=key)
+        models = dict(zip((r.run_id for r in rows),
+                          display.distinct_cuts([display.line(r.model) for r in rows], MODEL_WIDTH)))
         for r in rows:
             n = r.answered
             invalid = str(r.invalid) if not r.invalid or not n else f"{r.invalid} ({r.invalid / n:.0%})"
             none = r.no_success  # not one request succeeded: no accuracy, not 0.0 %
             ranks = MISSING if r.rank_low is None or none else f"{r.rank_low}–{r.rank_high}"
-            table.add_row(right(r.rank), right(r.run_id), cut(r.model, MODEL_WIDTH),
+            table.add_row(right(r.rank), right(r.run_id), models[r.run_id],
                           right(MISSING if none else percent(r.answered_accuracy)),
                           right(f"{r.answered_correct}/{n}"),
                           right(MISSING if none else interval(r.answered_low, r.answered_high)), right(ranks),
@@ -51,6 +54,7 @@ class LeaderboardTab(TabPane):
                           right(dollars(r.cost)),
                           right(f"{MISSING if none else percent(r.accuracy)} {r.correct}/{r.total}"),
                           key=str(r.run_id))
+        table.set_class(len(rows) >= 8, "-many")
         restore_cursor(table, current)
         self.query_one("#lb-note", Static).update(leader_note(report))
         bars = [Bar(r.rank, short_model(r.model), 100 * (r.answered_accuracy or 0.0),
@@ -67,7 +71,7 @@ class HumanTab(TabPane):
 
     def compose(self) -> ComposeResult:
         yield Static(id="human-note", markup=False, classes="report-note")
-        yield DataTable(id="human-table", cursor_type="row", zebra_stripes=True)
+        yield RowsTable(id="human-table", cursor_type="row", zebra_stripes=True)
 
     def fill(self, report, runs: RunNames) -> None:
         mode = self.app.bidi_mode
