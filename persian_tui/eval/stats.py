@@ -182,6 +182,15 @@ def binom_greater(successes: int, trials: int, p: float) -> float | None:
     return float(binomtest(successes, trials, p, alternative="greater").pvalue)
 
 
+def binom_less(successes: int, trials: int, p: float) -> float | None:
+    """One-sided exact binomial test p-value: are successes less frequent than p? (scipy)"""
+    from scipy.stats import binomtest
+
+    if trials == 0:
+        return None
+    return float(binomtest(successes, trials, p, alternative="less").pvalue)
+
+
 # ---------------------------------------------------------------- power of paired comparisons
 #
 # Two runs on the same n questions: d_i = right_a(i) - right_b(i) in {-1, 0, 1}. The test of
