@@ -67,12 +67,23 @@ def _loads(value: str | None):
     return None if value is None else json.loads(value)
 
 
+# where each of _PRED_COLUMNS stands, derived from the one column list: the hot paths below read
+# rows by name through it (a Row's lookup by name is a linear, case-insensitive scan; reports read
+# tens of thousands of predictions, bench/bench_report.py)
+_AT = {name.strip().rsplit(".", 1)[-1]: i for i, name in enumerate(_PRED_COLUMNS.split(","))}
+
+
 def _prediction(r: sqlite3.Row) -> Prediction:
     """A prediction from a row of _PRED_COLUMNS, by column name (figures checked by _tokens / _finite)."""
-    return Prediction(**{**r, "scores": _loads(r["scores"]), "permutation": _loads(r["permutation"]),
-                         "exemplars": _loads(r["exemplars"]), "tokens_in": _tokens(r["tokens_in"]),
-                         "tokens_out": _tokens(r["tokens_out"]), "latency": _finite(r["latency"]),
-                         "cost": _finite(r["cost"])})
+    def at(name: str):
+        return r[_AT[name]]
+
+    return Prediction(uid=at("uid"), predicted=at("predicted"), parse_status=at("parse_status"),
+                      scores=_loads(at("scores")), raw_output=at("raw_output"), reasoning=at("reasoning"),
+                      permutation=_loads(at("permutation")), prompt_hash=at("prompt_hash"),
+                      exemplars=_loads(at("exemplars")), tokens_in=_tokens(at("tokens_in")),
+                      tokens_out=_tokens(at("tokens_out")), latency=_finite(at("latency")),
+                      cost=_finite(at("cost")), error=at("error"), created_at=at("created_at"), sample=at("sample"))
 
 
 class RunsRepo:
@@ -228,7 +239,7 @@ class RunsRepo:
         majority's first, see models.vote; the only row of a run asked once). `samples=True`:
         every row (question, then sample order); `sample=k`: that sample's rows."""
         rows = self._prediction_rows(run_id, uid, sample)
-        if samples or sample is not None or not any(r["sample"] for r in rows):
+        if samples or sample is not None or not any(r[_AT["sample"]] for r in rows):
             return [_prediction(r) for r in rows]
         return [v.chosen for v in self._votes(rows)]
 
@@ -238,7 +249,7 @@ class RunsRepo:
         samples carry the answer fields only (uid, predicted, parse_status, sample): reports
         read thousands of them, so only the representative is built in full."""
         rows = self._prediction_rows(run_id, None, None)
-        if not any(r["sample"] for r in rows):
+        if not any(r[_AT["sample"]] for r in rows):
             return [_prediction(r) for r in rows], None
         votes = self._votes(rows)
         return [v.chosen for v in votes], votes
@@ -259,13 +270,14 @@ class RunsRepo:
     def _votes(rows: list[sqlite3.Row]) -> list:
         """models.Vote per question of rows in question order, the chosen sample built in full."""
         groups: dict[str, list[sqlite3.Row]] = {}
+        uid, predicted, status = _AT["uid"], _AT["predicted"], _AT["parse_status"]
         for r in rows:
-            groups.setdefault(r["uid"], []).append(r)
+            groups.setdefault(r[uid], []).append(r)
         out = []
         ok = (1, 2, 3, 4)
         for group in groups.values():  # rows come in sample order
-            answers = [r["predicted"] if r["parse_status"] == "ok" and r["predicted"] in ok else 0 for r in group]
-            answer, top, asked, i = tally(answers, [r["parse_status"] != "api_error" for r in group])
+            answers = [r[predicted] if r[status] == "ok" and r[predicted] in ok else 0 for r in group]
+            answer, top, asked, i = tally(answers, [r[status] != "api_error" for r in group])
             out.append(Vote(answer, top, asked, _prediction(group[i]), tuple(answers)))
         return out
 
