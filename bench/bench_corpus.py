@@ -8,7 +8,10 @@ Each figure has a baseline measured in the same run:
 The export is generated: the poems of ../shared/ganjoor-sample (else the test fixture) copied
 under new poet names with their words shuffled, until there are POEMS poems.
 
-Run: python bench/bench_corpus.py [POEMS] [QUESTIONS]   (prints figures; asserts nothing)"""
+Run: python bench/bench_corpus.py [POEMS] [QUESTIONS]   (prints figures; asserts nothing)
+     python bench/bench_corpus.py cost [POEMS]          (import cost: bytes written per byte
+       stored, longest write transaction; this version against the old way, in the same run.
+       POEMS defaults to the export's size, 132,591)"""
 
 from __future__ import annotations
 
@@ -208,5 +211,80 @@ def main(poems: int = 20_000, questions: int = 10_000) -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def written_bytes() -> int:
+    """Bytes this process has caused to be written to storage (Linux /proc/self/io)."""
+    for line in Path("/proc/self/io").read_text().splitlines():
+        if line.startswith("write_bytes:"):
+            return int(line.split()[1])
+    raise RuntimeError("no write_bytes in /proc/self/io")
+
+
+def import_cost(db: Path, export: Path, *, old: bool) -> dict:
+    """One import into a new database; `old`: as before issue 20 (the two exact-hemistich
+    B-trees, a poem of any length in one transaction)."""
+    with Store(db) as store:
+        if old:
+            store.conn.execute("CREATE INDEX corpus_couplets_key1 ON corpus_couplets (replace(norm1, ' ', ''))")
+            store.conn.execute("CREATE INDEX corpus_couplets_key2 ON corpus_couplets (replace(norm2, ' ', ''))")
+        saved = ganjoor.BATCH_COUPLETS
+        if old:
+            ganjoor.BATCH_COUPLETS = 10 ** 9  # long poems are not split (batches still close near 2,000)
+        try:
+            before, t = written_bytes(), time.perf_counter()
+            p = ganjoor.import_corpus(store, export)
+            seconds, written = time.perf_counter() - t, written_bytes() - before
+        finally:
+            ganjoor.BATCH_COUPLETS = saved
+        store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    size = sum(f.stat().st_size for f in db.parent.glob(db.name + "*"))
+    return {"poems": p.done, "couplets": p.couplets, "seconds": seconds, "written": written, "size": size,
+            "longest": p.longest_lock}
+
+
+LONG = 50_000  # couplets of the longest poem (the export has one of about this length)
+
+
+def add_long_poem(export: Path, couplets: int, rng: random.Random) -> int:
+    """A poet with one masnavi of `couplets` couplets, its hemistichs drawn from the export."""
+    verses = [v["Text"] for f in sorted((export / "poets").rglob("sh*.json"))[:400]
+              for v in json.loads(f.read_text("utf-8"))["Verses"] if v.get("Position") in ("Right", "Left")]
+    folder = export / "poets" / "longpoet"
+    (folder / "masnavi").mkdir(parents=True)
+    (folder / "poet.json").write_text(json.dumps({"Id": 99999, "Name": "long", "Nickname": "long"}), "utf-8")
+    rows = []
+    for i in range(couplets):
+        rows += [{"VOrder": 2 * i + 1, "Position": "Right", "Text": rng.choice(verses), "CoupletIndex": i},
+                 {"VOrder": 2 * i + 2, "Position": "Left", "Text": rng.choice(verses), "CoupletIndex": i}]
+    poem = {"Id": 99999, "Title": "long", "FullUrl": "/longpoet/masnavi/sh1", "Verses": rows}
+    (folder / "masnavi" / "sh1.json").write_text(json.dumps(poem, ensure_ascii=False), "utf-8")
+    return 1
+
+
+def cost(poems: int = 132_591) -> None:
+    rng = random.Random(7)
+    tmp = Path(tempfile.mkdtemp(prefix="ptui-bench-cost-"))
+    try:
+        export = tmp / "export"
+        n = make_export(export, poems - 1, rng) + add_long_poem(export, LONG, rng)
+        print(f"corpus import cost: {n:,} generated poems from {SOURCE}, one of them {LONG:,} couplets long")
+        rows = {}
+        for label, old in (("now", False), ("old way", True)):
+            (tmp / label).mkdir()
+            r = rows[label] = import_cost(tmp / label / "c.db", export, old=old)
+            print(f"{label:>8}: {r['couplets']:,} couplets in {r['seconds']:.0f} s ({r['poems'] / r['seconds']:,.0f} "
+                  f"poems/s); wrote {r['written'] / 2**20:,.0f} MiB for a {r['size'] / 2**20:,.0f} MiB database "
+                  f"-> write amplification {r['written'] / r['size']:.1f}x; longest write transaction "
+                  f"{r['longest'] * 1000:.0f} ms")
+        now, old = rows["now"], rows["old way"]
+        print(f"ratio: the old way wrote {old['written'] / now['written']:.1f}x the bytes, took "
+              f"{old['seconds'] / now['seconds']:.2f}x the time, held the lock at most "
+              f"{old['longest'] / max(now['longest'], 1e-9):.1f}x as long")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 if __name__ == "__main__":
-    main(*(int(a) for a in sys.argv[1:3]))
+    if sys.argv[1:2] == ["cost"]:
+        cost(*(int(a) for a in sys.argv[2:3]))
+    else:
+        main(*(int(a) for a in sys.argv[1:3]))

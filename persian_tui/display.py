@@ -154,3 +154,28 @@ def dollars(x: float | None) -> str:
     if not x:
         return MISSING
     return f"${x:.4f}" if x < 1 else f"${x:.2f}"
+
+
+def cut(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters, ending in "…" whenever it was cut."""
+    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
+
+
+def distinct_cuts(texts: list[str], width: int) -> list[str]:
+    """Each text cut to ``width`` (``cut``), except that texts which differ but would be cut
+    alike keep their ends instead ("qwen/qwen3-n…a3b-thinking"): a list of run names never
+    shows two different models the same way. Equal texts stay equal."""
+    out = [cut(t, width) for t in texts]
+    groups: dict[str, set[str]] = {}
+    for text, shown in zip(texts, out):
+        groups.setdefault(shown, set()).add(text)
+    for shown, same in groups.items():
+        if len(same) < 2 or width < 3:
+            continue
+        for tail in range(1, width - 1):  # the fewest end characters that tell them apart
+            head = width - 1 - tail
+            cuts = {t: t if len(t) <= width else t[:head] + "…" + t[-tail:] for t in same}
+            if len(set(cuts.values())) == len(same):
+                break
+        out = [cuts.get(t, o) if o == shown else o for t, o in zip(texts, out)]
+    return out

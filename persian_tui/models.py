@@ -3,17 +3,28 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
 STATUSES = ("draft", "ready", "curated", "retired")
 # the question sets a run, a report or an item analysis is built over: name -> the statuses in it
 QUESTION_SETS: dict[str, tuple[str, ...]] = {"ready": ("ready", "curated"), "curated": ("curated",),
                                              "all": ("draft", "ready", "curated")}
-RELEASE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+# The one accuracy rule (runs list, run detail, report, judge form): a prediction is scored when its
+# question has a key and is not retired; correct when it picked that key.
+SCORED_STATUSES = QUESTION_SETS["all"]
+RELEASE_NAME = re.compile(r"[^\W_][\w.\-]{0,99}")  # letters of any script (v1.0, نسخه-۱), digits, . _ -
 # longest texts a question may hold, in characters (the longest classical hemistich is under 100;
 # the limits keep a pasted book or a hostile file out of the duplicate search and the screen)
 MAX_HEMISTICH = 400
 MAX_STEM = 2_000
+
+
+def scored_key(key: int | None, status: str) -> int | None:
+    """The key a prediction is scored against: None for a keyless or retired question."""
+    return key if status in SCORED_STATUSES else None
+
+
 MAX_TEXT = 20_000  # explanation
 
 
@@ -22,7 +33,8 @@ def check_release_name(value: str | None) -> str | None:
     (it names a folder: no '/', no '..', nothing hidden)."""
     if value is None:
         return None
-    if not isinstance(value, str) or not RELEASE_NAME.fullmatch(value) or ".." in value:
+    if not isinstance(value, str) or not RELEASE_NAME.fullmatch(value) or ".." in value \
+            or unicodedata.normalize("NFC", value) != value:
         raise ValueError("must be letters, digits, '.', '_' or '-' (at most 100, starting with a "
                          "letter or digit), e.g. v1.0")
     return value
@@ -176,9 +188,13 @@ class Progress:
     target: int
     skipped: int = 0  # questions I skipped
     complete: int = 0  # questions of the scope that have `target` answers (anyone's)
+    flagged: int = 0  # questions I only flagged (a flag is not an answer)
 
 
 QUEUE_MODES = ("overlap", "spread")
+
+
+LABELLED_STATUSES = ("draft", "ready", "curated")  # the statuses a labelling queue serves by default
 
 
 @dataclass(frozen=True)
@@ -190,6 +206,19 @@ class QueueScope:
     source: str | None = None
     status: str | None = None  # draft | ready | curated (default: all three)
     uids: tuple[str, ...] = ()
+
+    @property
+    def statuses(self) -> tuple[str, ...]:
+        """The question statuses this queue serves (retired questions never)."""
+        return (self.status,) if self.status else LABELLED_STATUSES
+
+    def refusal(self, uid: str, status: str) -> str | None:
+        """Why a question of this status cannot be labelled in this queue (None: it can)."""
+        if status in self.statuses:
+            return None
+        if status == "retired":
+            return f"{uid} is retired: retired questions are not labelled"
+        return f"{uid} is {status}: this labelling queue serves {' and '.join(self.statuses)} questions only"
 
     def describe(self) -> str:
         parts = [f"{k} {v}" for k, v in (("tag", self.tag), ("category", self.category),
@@ -297,7 +326,7 @@ class RunSummary:
     run: Run
     done: int  # predictions stored
     correct: int  # predicted == current key
-    scored: int  # predictions of questions that have a key
+    scored: int  # predictions of questions that have a key and are not retired (scored_key)
     invalid: int  # invalid / empty / refusal / ambiguous
     errors: int  # api_error
 
@@ -383,6 +412,8 @@ class CorpusPoem:
     rhyme: str | None
     couplets: list[tuple[int, str, str, str, str]]
     sha256: str
+    quoting: bool = False  # part of a listed work that quotes other poets
+    notes: tuple[str, ...] = ()  # couplets repaired or skipped, one line each
 
 
 @dataclass(frozen=True)
@@ -408,10 +439,27 @@ class OptionLink:
     uid: str
     position: int
     status: str  # linked | ambiguous | unlinked
-    method: str | None  # exact | swapped | fuzzy | hemistich | chosen
+    method: str | None  # exact | swapped | fuzzy | one_hemistich | split | quoted | chosen
     score: float | None
     candidates: int
     couplet: CorpusCouplet | None
+    # (poem path, couplet index, poet slug): the couplet's other poems when linked (also_in),
+    # the other candidates when ambiguous
+    others: tuple[tuple[str, int, str], ...] = ()
+    reversed: bool | None = None  # the option's hemistichs are the poet's order reversed
+
+    @property
+    def whole(self) -> bool:
+        """The option is this one couplet (not one hemistich of it, not halves of two)."""
+        return self.status == "linked" and self.couplet is not None and self.method not in ("one_hemistich", "split")
+
+    @property
+    def order(self) -> str:
+        """`poet`: the hemistichs are in the poet's order (checked against the corpus);
+        `reversed`: checked and reversed (kept: a released question); else `unverified`."""
+        if not self.whole or self.reversed is None:
+            return "unverified"
+        return "reversed" if self.reversed else "poet"
 
 
 # ---------------------------------------------------------------- releases

@@ -14,24 +14,52 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 _TOKENS = (
     re.compile(r"(?i)(\b(?:bearer|basic)\s+)[^\s\"',;]+"),
     re.compile(r"\b()(?:sk|pk|rk)-[A-Za-z0-9_\-]{6,}"),
-    re.compile(r"(?i)(\b(?:api[_-]?key|token|password|secret)[\"']?\s*[:=]\s*[\"']?)"
+    re.compile(r"(?i)((?<![A-Za-z0-9])(?:api[_-]?key|(?:access|refresh|id|auth)[_-]?token|token|key|sig|signature|"
+               r"password|passwd|pwd|secret|client[_-]?secret|auth|code)[\"']?\s*[:=]\s*[\"']?)"
                r"(?!\*\*\*)(?!bearer\b)[^\s\"',;&]+"),
 )
 _URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/\s@]+@")
 MASK = "***"
+# query parameters that carry a credential (compared lower-case, without - and _)
+SECRET_PARAMS = frozenset(["apikey", "key", "token", "accesstoken", "refreshtoken", "idtoken", "authtoken",
+                           "auth", "sig", "signature", "secret", "clientsecret", "password", "passwd", "pwd",
+                           "code", "session", "sessionid", "credential", "credentials", "xapikey", "jwt"])
+_KEYLIKE = re.compile(r"(?=[A-Za-z0-9_\-+/=.%]*[0-9])(?=[A-Za-z0-9_\-+/=.%]*[A-Za-z])[A-Za-z0-9_\-+/=.%]{20,}")
+
+
+def _secret_param(name: str, value: str) -> bool:
+    """A credential by its name (api_key, key, token, sig, ...) or by its look (a long mix of
+    letters and digits, or an sk-... key)."""
+    plain = unquote(name).lower().replace("-", "").replace("_", "")
+    return bool(value) and (plain in SECRET_PARAMS or bool(_KEYLIKE.fullmatch(value))
+                            or bool(_TOKENS[1].search(unquote(value))))
+
+
+def _query_secrets(query: str) -> list[str]:
+    return [v for name, _, v in (part.partition("=") for part in query.split("&")) if _secret_param(name, v)]
 
 
 def url(value: str | None) -> str | None:
-    """The URL with any user-info replaced: https://user:pw@host/v1 -> https://***@host/v1."""
+    """The URL with any user-info and query credential replaced (the fragment dropped):
+    https://user:pw@host/v1?key=abc&x=1 -> https://***@host/v1?key=***&x=1."""
     if not value:
         return value
     try:
         parts = urlsplit(value)
     except ValueError:
-        return _URL_USERINFO.sub(rf"\1{MASK}@", value)
-    if "@" not in parts.netloc:
-        return value
-    return urlunsplit(parts._replace(netloc=f"{MASK}@{parts.netloc.rsplit('@', 1)[1]}"))
+        return text(value)
+    if "@" in parts.netloc:
+        parts = parts._replace(netloc=f"{MASK}@{parts.netloc.rsplit('@', 1)[1]}")
+    if parts.query or parts.fragment:
+        query = "&".join(f"{name}={MASK}" if sep and _secret_param(name, v) else name + sep + v
+                         for name, sep, v in (p.partition("=") for p in parts.query.split("&")))
+        parts = parts._replace(query=query if parts.query else "", fragment="")
+    return urlunsplit(parts)
+
+
+def was_redacted(value: str | None) -> bool:
+    """Whether a stored URL lost a secret (user-info or a query credential): it cannot be used."""
+    return bool(value) and (f"{MASK}@" in value or f"={MASK}" in value)
 
 
 def text(value: str | None, *, keys: tuple[str, ...] = ()) -> str | None:
@@ -54,20 +82,22 @@ def env_keys(*names: str) -> tuple[str, ...]:
 
 
 def url_secrets(value: str | None) -> tuple[str, ...]:
-    """What a base URL's user-info lets an endpoint echo back: the password, "user:password"
-    and its Basic-auth base64 (an HTTP client sends user-info as Basic credentials)."""
+    """What a base URL lets an endpoint echo back: the password, "user:password" and its
+    Basic-auth base64 (an HTTP client sends user-info as Basic credentials), and the values of
+    credentials in its query string (raw and decoded)."""
     try:
         parts = urlsplit(value or "")
     except ValueError:
         return ()
+    query = [q for v in _query_secrets(parts.query) for q in (v, unquote(v)) if len(q) >= 4]
     if "@" not in parts.netloc:
-        return ()
+        return tuple(query)
     info = parts.netloc.rsplit("@", 1)[0]
     user, _, password = info.partition(":")
     pairs = {f"{user}:{password}", f"{unquote(user)}:{unquote(password)}"}
     found = [password, unquote(password), *pairs,
              *(base64.b64encode(p.encode()).decode() for p in pairs)]
-    return tuple(s for s in found if s and len(s) >= 4 and s != ":")
+    return tuple(s for s in found + query if s and len(s) >= 4 and s != ":")
 
 
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")

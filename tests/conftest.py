@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from factories import SAMPLE, SEED
+from factories import SAMPLE, SEED, need_st
 
 from persian_tui.store import Store
 
@@ -42,6 +42,7 @@ _VOCAB += ["عشق", "دل", "آفتاب", "فلک", "query", ":", "-", "،", "�
 @pytest.fixture(scope="session")
 def offline():
     """Hub access off for the session: a load that would need the network fails at once."""
+    need_st()
     import huggingface_hub.constants
 
     with pytest.MonkeyPatch.context() as mp:
@@ -54,7 +55,7 @@ def offline():
 def tiny_st(tmp_path_factory, offline):
     """A random 2-layer BERT (hidden 32) with a Persian WordPiece vocabulary, saved as
     sentence-transformers folders: plain, with a configured "query" prompt, and e5-named."""
-    pytest.importorskip("sentence_transformers")
+    need_st()
     import torch
     from sentence_transformers import SentenceTransformer
     from transformers import BertConfig, BertModel, BertTokenizer

@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from llm_server import LLMServer
@@ -147,6 +148,16 @@ def copy_mini(tmp_path) -> Path:
 # ------------------------------------------------------------------ other processes
 
 
+def wait_until(predicate, what: str, *, seconds: float = 120.0, every: float = 0.02):
+    """Poll ``predicate()`` until it is true (another process's rows, say) and return its value;
+    fail naming ``what`` if it never becomes so. ``seconds`` is only a bound against hanging."""
+    deadline = time.monotonic() + seconds
+    while not (value := predicate()):
+        assert time.monotonic() < deadline, f"never happened: {what}"
+        time.sleep(every)
+    return value
+
+
 def together(db: Path, argvs: list[list[str]]) -> list[subprocess.CompletedProcess]:
     """Start one `persian-tui --db db ARGV` process per argv at once; wait for them all."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -157,3 +168,13 @@ def together(db: Path, argvs: list[list[str]]) -> list[subprocess.CompletedProce
         stdout, stderr = p.communicate(timeout=300)
         out.append(subprocess.CompletedProcess(p.args, p.returncode, stdout, stderr))
     return out
+
+
+NO_ST = "sentence-transformers is not installed (the embed extra: pip install -e '.[embed]')"
+
+
+def need_st():
+    """Skip the calling test or fixture, saying why, when the embed extra is absent."""
+    import pytest
+
+    return pytest.importorskip("sentence_transformers", reason=NO_ST)

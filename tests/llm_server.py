@@ -1,6 +1,8 @@
 """A small OpenAI-compatible HTTP server for tests, on 127.0.0.1 only.
 
-`script(request_json, n)` returns a Reply for the n-th request (0-based, counting all)."""
+`script(request_json, n)` returns a Reply for the n-th request (0-based, counting all). A script
+wrapped in `Gate` answers only the requests the test lets through, so "the run is still going" is a
+fact the test controls, not a race with the clock."""
 
 from __future__ import annotations
 
@@ -33,6 +35,33 @@ def chat(content: str | None, *, reasoning: str | None = None, tokens=(10, 2), c
     return Reply(body={"id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": "test",
                        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
                        "usage": usage})
+
+
+class Gate:
+    """A script whose replies wait until the test lets them through: `let(k)` frees k more, `open()`
+    frees every one from now on. A held request waits (a generous hour at most, so a failed test
+    never hangs a thread for good); its reply is the wrapped script's."""
+
+    HOLD = 3600.0
+
+    def __init__(self, script: Callable[[dict, int], Reply], free: int = 0):
+        self.script = script
+        self._tickets = threading.Semaphore(free)
+        self._open = threading.Event()
+
+    def __call__(self, body: dict, n: int) -> Reply:
+        deadline = time.monotonic() + self.HOLD
+        while not self._open.is_set() and time.monotonic() < deadline:
+            if self._tickets.acquire(timeout=0.02):
+                break
+        return self.script(body, n)
+
+    def let(self, k: int = 1) -> None:
+        for _ in range(k):
+            self._tickets.release()
+
+    def open(self) -> None:
+        self._open.set()
 
 
 class LLMServer:

@@ -7,6 +7,7 @@ import pytest
 from factories import benchmark_item
 
 from persian_tui.cli import main
+from persian_tui.store import Store
 
 
 @pytest.fixture
@@ -25,6 +26,9 @@ def test_every_command_has_help(command, capsys):
 def test_import_export_stats(db, tmp_path, capsys):
     src = tmp_path / "bench.json"
     src.write_text(json.dumps([benchmark_item(6)], ensure_ascii=False), "utf-8")
+    assert main(["--db", db, "import", str(src), "--dry-run"]) == 1  # a dry run creates no database
+    assert "no such database" in capsys.readouterr().err
+    Store(db).close()
     assert main(["--db", db, "import", str(src), "--dry-run"]) == 0
     assert "dry run" in capsys.readouterr().out
     assert main(["--db", db, "import", str(src)]) == 0
@@ -38,6 +42,7 @@ def test_import_export_stats(db, tmp_path, capsys):
 
 def test_db_from_environment(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("PERSIAN_TUI_DB", str(tmp_path / "env.db"))
+    Store(tmp_path / "env.db").close()
     assert main(["stats"]) == 0
     assert str(tmp_path / "env.db") in capsys.readouterr().out
 
@@ -55,3 +60,21 @@ def test_sample_command_is_idempotent(db, capsys):
     assert first and int(first[1]) >= 12
     assert main(["--db", db, "sample"]) == 0
     assert f"0 new, 0 linked, {first[1]} unchanged" in capsys.readouterr().out
+
+
+def test_setting_shows_and_sets_the_fast_minimum(db, capsys):
+    from persian_tui.eval.agreement import min_seconds
+    from persian_tui.store import Store
+
+    assert main(["--db", db, "setting"]) == 1  # reading a database that does not exist creates none
+    assert "no such database" in capsys.readouterr().err
+    Store(db).close()
+    assert main(["--db", db, "setting"]) == 0
+    assert "label_min_seconds = (default)" in capsys.readouterr().out
+    assert main(["--db", db, "setting", "label_min_seconds", "1.5"]) == 0
+    assert "label_min_seconds = 1.5" in capsys.readouterr().out
+    assert main(["--db", db, "setting", "label_min_seconds", "soon"]) == 2
+    assert "'soon' is not valid" in capsys.readouterr().err
+    assert main(["--db", db, "setting", "colour", "red"]) == 2
+    with Store(db) as s:
+        assert min_seconds(s) == 1.5

@@ -20,9 +20,13 @@ def test_book_sample_links_to_the_right_poets(store, seed, sample):  # noqa: F81
     links = [l for per in store.links().values() for l in per.values()]
     assert len(links) == 160
     linked = [l for l in links if l.status == "linked"]
-    assert Counter(l.method for l in linked) == {"exact": 7, "swapped": 4, "fuzzy": 3, "hemistich": 1}
-    assert {l.couplet.poet for l in linked} <= EXCERPT_POETS
+    # the 4 options linked in reversed order were put in the poet's order (now exact)
+    assert Counter(l.method for l in linked) == {"exact": 11, "fuzzy": 3, "one_hemistich": 1}
+    assert Counter(l.order for l in linked) == {"poet": 14, "unverified": 1}
+    assert {l.couplet.poet for l in linked} <= EXCERPT_POETS  # never Naraghi's prose book
     assert not [l for l in links if l.status == "ambiguous"]
+    quoted = [l for l in links if l.method == "quoted"]
+    assert [l.couplet.poet_slug for l in quoted] == ["naraghi"] * 2  # found only in the prose book
     # known ones, checked by hand: Hafez, ghazal 184 couplet 3 (index 2) and ghazal 200 couplet 10
     found = {(l.couplet.poem, l.couplet.couplet): l.method for l in linked}
-    assert found[("/hafez/ghazal/sh184", 2)] == "swapped" and found[("/hafez/ghazal/sh200", 9)] == "exact"
+    assert found[("/hafez/ghazal/sh184", 2)] == "exact" and found[("/hafez/ghazal/sh200", 9)] == "exact"

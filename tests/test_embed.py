@@ -141,7 +141,6 @@ def test_st_hazm_normalization(tiny_st, plain_st):
 
 
 def test_st_missing_model_is_a_clear_error(monkeypatch, offline, tmp_path):
-    pytest.importorskip("sentence_transformers")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(EmbedderError,
                        match=r"cannot load model no-such-org/no-such-model: .*no network: pass a local folder"):
@@ -269,7 +268,7 @@ def test_openai_wrong_count_and_no_server(api):
 # ---------------------------------------------------------------- factory
 
 
-def test_make_embedder(tiny_st, api):
+def test_make_embedder(api):
     assert make_embedder("tfidf", corpus=CORPUS).revision == TfidfEmbedder(CORPUS).revision
     assert make_embedder("", corpus=CORPUS).model_id == "tfidf"
     assert make_embedder("tfidf", corpus=CORPUS, normalization="none").normalization == "none"
@@ -283,6 +282,9 @@ def test_make_embedder(tiny_st, api):
         make_embedder("openai:tiny-embed")
     with pytest.raises(EmbedderError, match="no model name"):
         make_embedder("openai:", base_url=api.base_url)
+
+
+def test_make_embedder_st(tiny_st):
     st = make_embedder(f"st:{tiny_st['plain']}", prefix="query: ")
     assert isinstance(st, SentenceTransformerEmbedder) and st.prefix == "query: "
     bare = make_embedder(tiny_st["tiny-multilingual-e5-small"])

@@ -35,8 +35,8 @@ def test_export_schema_and_order(store, tmp_path):
                        "category", "poet", "sources", "tags", "author", "created_at", "updated_at"]
     assert b["schema_version"] == SCHEMA_VERSION and b["sources"] == [{"name": "book", "id": "6"}]
     assert b["options"][0] == {"position": 1, "mesra1": "طریق عشق پرآشوب و فتنه است ای دل",
-                               "mesra2": "بیفتد آن که در این راه با شتاب رود", "poet": None,
-                               "corpus": None}
+                               "mesra2": "بیفتد آن که در این راه با شتاب رود", "order": "unverified",
+                               "poet": None, "corpus": None}
     assert ZWNJ in b["explanation"] and "\\u" not in out.read_text("utf-8")
 
 

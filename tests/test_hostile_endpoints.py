@@ -57,6 +57,7 @@ BAD_VECTORS = {
     "zero": (lambda i: [0.0, 0.0, 0.0], "zero vector"),
     "empty": (lambda i: [], "no numbers"),
     "text": (lambda i: "AAAAAAAA" if i == 0 else [1.0, 2.0, 3.0], "not a list of numbers"),
+    "boolean": (lambda i: [True, False, i % 2 == 0], "not a list of numbers"),
 }
 
 
@@ -290,10 +291,10 @@ def test_a_run_being_worked_on_cannot_be_deleted_from_under_it(bank, capsys):
     from persian_tui.store import LeaseHeld
 
     r, p = run(bank, lambda body, n: chat("Answer: 1"), limit=2)
-    worker = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    worker = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])  # killed below
     try:
         holder = f"{worker.pid}@{socket.gethostname()}"
-        bank.take_lease(r.id, 60, holder=holder)
+        bank.take_lease(r.id, 3600, holder=holder)  # held for the whole test, however slow the machine
         assert main(["--db", str(bank.path), "runs", "delete", str(r.id), "--yes"]) == 1
         assert f"being worked on by process {holder}" in capsys.readouterr().err
         with pytest.raises(LeaseHeld):

@@ -120,4 +120,4 @@ def test_a_file_name_that_is_not_utf8_nor_clean(db, tmp_path, capsys):
         assert q.source_name == "b\ufffd\x1b[2Jx"  # stored as text, shown with placeholders
         assert q.sources[0].file.endswith("b\ufffd\x1b[2Jx.json")
     code, err = run(db, capsys, "import", os.fsdecode(name), "--source", os.fsdecode(b"a\xffb"))
-    assert code == 1 and "--source is not valid UTF-8 text" in err
+    assert code == 2 and "--source: not valid UTF-8 text" in err

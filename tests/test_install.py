@@ -1,6 +1,7 @@
-"""The default install is light (no torch, no CUDA); `.[embed]` and `.[test]` bring the models."""
+"""The default and test installs are light (no torch, no CUDA); `.[embed]` brings the models and CI\ninstalls it."""
 
 import re
+import subprocess
 import sys
 import tomllib
 from pathlib import Path
@@ -22,10 +23,13 @@ def test_default_requirements_have_no_torch():
     assert not [n for n in default if n.startswith(HEAVY)]
 
 
-def test_embed_extra_and_test_extra_bring_it_back():
+def test_embed_extra_brings_it_and_ci_installs_it():
     extras = PYPROJECT["project"]["optional-dependencies"]
     assert {"torch", "sentence-transformers"} <= names(extras["embed"])
-    assert any(r.replace(" ", "") == "persian-tui[embed]" for r in extras["test"])
+    assert "inspect-ai" in names(extras["inspect"])
+    ci = (Path(__file__).resolve().parents[1] / ".ci" / "run").read_text("utf-8")
+    torch_line = ci.index("pip install --quiet torch==")
+    assert torch_line < ci.index('pip install --quiet -e ".[test,embed,inspect]"')
 
 
 def test_st_model_without_the_extra_names_it(monkeypatch):
@@ -54,3 +58,26 @@ def test_start_up_paths_do_not_import_hazm():
             "print([m for m in sys.modules if m.split('.')[0] == 'hazm'])")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_test_extra_pulls_no_torch():
+    """`pip install -e ".[test]"` stays light: no embed extra, nothing that needs torch."""
+    test = PYPROJECT["project"]["optional-dependencies"]["test"]
+    torch_pulling = ("torch", "sentence-transformers", "nvidia", "triton")  # transformers alone needs no torch
+    assert not [n for n in names(test) if n.startswith(torch_pulling) or n == "persian-tui"]
+
+
+def test_st_tests_skip_with_a_reason_without_the_extra(tmp_path):
+    """Without sentence-transformers (and torch, and the hub client it brings) the model tests
+    skip, saying why, and every other test of the file still runs."""
+    blocked = ("sentence_transformers", "torch", "transformers")
+    code = (f"import sys\nfor m in {blocked!r}: sys.modules[m] = None\n"
+            "import pytest\nsys.exit(pytest.main(sys.argv[1:]))")
+    tests = Path(__file__).resolve().parent
+    done = subprocess.run([sys.executable, "-c", code, str(tests / "test_embed.py"), "-rs", "-p",
+                           "no:cacheprovider", "-p", "no:xdist", "--rootdir", str(tmp_path)],
+                          capture_output=True, text=True, cwd=tests.parent)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    skips = [line for line in done.stdout.splitlines() if line.startswith("SKIPPED")]
+    assert skips and all("embed extra" in line for line in skips), done.stdout[-3000:]
+    assert re.search(r"\d+ passed", done.stdout)

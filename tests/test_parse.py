@@ -82,10 +82,10 @@ def test_several_think_blocks_and_separate_reasoning_are_joined():
     assert parse_answer("3").reasoning is None
 
 
-def test_unterminated_think_is_all_reasoning():
+def test_unterminated_think_is_content_not_a_cut():
+    # only a closed block is reasoning: an unterminated tag cannot hide what follows it
     p = parse_answer("<think>Option 1 is about love... Answer: 2")
-    assert (p.status, p.answer) == ("empty", None)
-    assert p.reasoning == "Option 1 is about love... Answer: 2"
+    assert (p.status, p.answer, p.reasoning) == ("ok", 2, None)
 
 
 def test_orphan_closing_tag_closes_everything_before_it():

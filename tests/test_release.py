@@ -15,12 +15,15 @@ from llm_server import LLMServer, chat
 from persian_tui.cli import main
 from persian_tui.io import jsonl
 from persian_tui.io.errors import InputError
+from persian_tui.io.harness_files import harness_files
 from persian_tui.io.release import build_release, current_items
 from persian_tui.models import ReleaseItem
 from persian_tui.runs import LLMRunSpec, RunError, create_llm_run, execute_llm_run
 from persian_tui.store import ReleaseExists, Store
 
 ZWNJ = "\u200c"
+
+HARNESS_FILES = set(harness_files("v1.0"))  # the Inspect and lm-eval tasks (test_harnesses.py)
 
 
 @pytest.fixture
@@ -67,7 +70,7 @@ def test_a_release_builds_twice_to_identical_bytes_and_reads_back(bank, tmp_path
     b = build_release(bank, "v1.0", tmp_path / "b", run_ids=[run.id], license_id="cc-by-4.0")
     assert a.created and not b.created
     fa, fb = files_of(tmp_path / "a"), files_of(tmp_path / "b")
-    assert fa == fb and set(fa) == {"README.md", "data/test.jsonl", "release.json", "leaderboard.csv"}
+    assert fa == fb and set(fa) == {"README.md", "data/test.jsonl", "release.json", "leaderboard.csv", *HARNESS_FILES}
     header, split, rows = read_dataset(tmp_path / "a")
     assert header["license"] == "cc-by-4.0" and header["language"] == ["fa"] and split == "test"
     assert header["size_categories"] == ["n<1K"]

@@ -13,6 +13,7 @@ from persian_tui.eval import stats
 from persian_tui.eval.report import ReportError, build_report
 from persian_tui.io.predictions import import_predictions
 from persian_tui.io.report_files import render_files, render_text
+from persian_tui.store import Store
 
 # ---------------------------------------------------------------- statistics
 
@@ -292,6 +293,7 @@ def test_cli_report_formats(two_runs, tmp_path, capsys):
 
 
 def test_cli_report_without_runs(tmp_path, capsys):
+    Store(tmp_path / "empty.db").close()
     assert main(["--db", str(tmp_path / "empty.db"), "report"]) == 1
     assert "no runs to report" in capsys.readouterr().err
 

@@ -13,8 +13,8 @@ import sys
 import time
 
 import pytest
-from factories import keyed_bank, llm_run
-from llm_server import LLMServer, Reply, chat
+from factories import keyed_bank, llm_run, wait_until
+from llm_server import Gate, LLMServer, Reply, chat
 from pydantic import ValidationError
 
 from persian_tui.cli import main
@@ -58,7 +58,7 @@ def test_nothing_listening_ends_failed_not_done(bank, capsys):
     out, err = capsys.readouterr()
     assert code == 1
     (run,) = bank.runs()
-    assert run.status == "failed" and "no request succeeded" in run.reason
+    assert run.status == "failed" and run.reason.startswith("endpoint unreachable: 2 failures in a row")
     assert "failed" in out and "accuracy —" in out and "0.0%" not in out + err
     assert main(["--db", str(bank.path), "runs"]) == 0  # no traceback on a failed run
     listed = capsys.readouterr().out
@@ -91,9 +91,44 @@ def test_circuit_breaker_stops_an_unreachable_endpoint(bank):
     spec = LLMRunSpec(base_url=url, model="m", max_retries=0, concurrency=1, max_failures=3)
     r = create_llm_run(bank, spec)
     p = asyncio.run(execute_llm_run(bank.path, r.id))
-    assert p.status == "failed" and p.done == 3  # stopped after 3, not 10
+    assert p.status == "failed" and p.done == 2  # refused twice: stopped, not 10 (nor 3)
     run = bank.get_run(r.id)
-    assert run.status == "failed" and run.reason.startswith("endpoint unreachable: 3 failures in a row")
+    assert run.status == "failed" and run.reason.startswith("endpoint unreachable: 2 failures in a row")
+
+
+def test_a_refused_connection_is_not_retried_like_a_busy_server(bank):
+    """Nothing listens at the URL: each request is retried once, shortly (not 4 times with
+    backoff), and two refusals in a row stop the run whatever max_failures says (the default
+    5 with 4 retries took a minute); no ETA is made up from errors."""
+    from persian_tui.eval.llm import CONNECT_BACKOFF, CONNECT_RETRIES, LLMClient, LLMError
+    from persian_tui.runs.lifecycle import CONNECT_LIMIT
+
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    client = LLMClient(url, "m", max_retries=4)
+    with pytest.raises(LLMError) as e:
+        asyncio.run(client.complete([{"role": "user", "content": "x"}], params={}))
+    assert e.value.kind == "connect" and e.value.unreachable
+    seen = []
+    spec = LLMRunSpec(base_url=url, model="m", concurrency=1)  # max_retries 4, max_failures 5
+    r = create_llm_run(bank, spec)
+    p = asyncio.run(execute_llm_run(bank.path, r.id, on_progress=lambda p: seen.append(p.eta)))
+    assert p.status == "failed" and p.done == CONNECT_LIMIT == 2
+    assert "cannot connect" in bank.get_run(r.id).reason
+    assert set(seen) == {None}
+    # the waits a failing endpoint costs before the run stops: well under 10 s
+    assert CONNECT_LIMIT * CONNECT_RETRIES * CONNECT_BACKOFF < 10
+
+
+def test_the_eta_waits_for_real_progress():
+    from persian_tui.runs.progress import RunProgress
+
+    p = RunProgress(1, 10)
+    from persian_tui.models import Prediction
+
+    p.count(Prediction("q-1", None, "api_error"), 1)
+    assert p.eta is None  # an error is no progress
+    p.count(Prediction("q-2", 1, "ok"), 1)
+    assert p.eta is not None and p.eta > 0
 
 
 def test_a_success_resets_the_breaker_and_some_errors_still_end_done(bank):
@@ -189,11 +224,11 @@ def test_usage_of_the_wrong_type_is_dropped_never_stored(bank, usage, field, cap
 
 def test_timeout_is_a_deadline_for_the_whole_reply(bank):
     start = time.monotonic()
-    r, p, _ = run(bank, lambda b, n: Reply(body=chat("Answer: 1").body, drip=0.3), limit=1, timeout=1.5)
+    r, p, _ = run(bank, lambda b, n: Reply(body=chat("Answer: 1").body, drip=1.0), limit=1, timeout=1.5)
     took = time.monotonic() - start
     (row,) = bank.predictions(r.id)
     assert row.parse_status == "api_error" and "timeout" in row.error
-    assert took < 30  # the body alone would take over 60 s at this drip
+    assert took < 120  # the body alone would take over 200 s at this drip (a byte a second, each within 1.5 s)
 
 
 # ------------------------------------------------------------------ secrets and specs
@@ -252,14 +287,17 @@ def test_several_bad_fields_are_one_line_each_and_the_key_is_not_echoed(bank, ca
 
 
 def test_two_resumers_one_works_the_other_names_the_holder(bank, tmp_path):
-    with LLMServer(lambda b, n: Reply(body=chat("Answer: 1").body, delay=0.3)) as server:
+    gate = Gate(lambda b, n: chat("Answer: 1"))  # no reply until one of the two has given up
+    with LLMServer(gate) as server:
         spec = LLMRunSpec(base_url=server.url, model="m", concurrency=1, max_retries=0)
         r = create_llm_run(bank, spec)
         procs = [subprocess.Popen([sys.executable, "-m", "persian_tui.cli", "--db", str(bank.path), "run",
                                    "llm", "--resume", str(r.id)], env={**os.environ, "PYTHONPATH": ROOT},
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                  for _ in range(2)]
-        results = [p.communicate(timeout=120) for p in procs]
+        wait_until(lambda: any(p.poll() is not None for p in procs), "one of the two resumers ended")
+        gate.open()
+        results = [p.communicate(timeout=300) for p in procs]
         codes = sorted(p.returncode for p in procs)
         assert codes == [0, 1]
         loser = next(err for p, (out, err) in zip(procs, results) if p.returncode == 1)
@@ -269,17 +307,17 @@ def test_two_resumers_one_works_the_other_names_the_holder(bank, tmp_path):
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
 def test_sigterm_and_sighup_cancel_and_resume_finishes(bank, sig):
-    with LLMServer(lambda b, n: Reply(body=chat("Answer: 1").body, delay=0.2)) as server:
+    gate = Gate(lambda b, n: chat("Answer: 1"), free=2)  # 2 replies, the 3rd held: the signal comes mid-run
+    with LLMServer(gate) as server:
         r = create_llm_run(bank, LLMRunSpec(base_url=server.url, model="m", concurrency=1, max_retries=0))
         proc = subprocess.Popen([sys.executable, "-m", "persian_tui.cli", "--db", str(bank.path), "run", "llm",
                                  "--resume", str(r.id)], env={**os.environ, "PYTHONPATH": ROOT},
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        for _ in range(600):
-            if len(bank.predictions(r.id)) >= 2:
-                break
-            time.sleep(0.05)
+        wait_until(lambda: len(bank.predictions(r.id)) == 2 and len(server.requests) == 3,
+                   "2 answers stored, the 3rd asked")
         proc.send_signal(sig)
-        out, err = proc.communicate(timeout=60)
+        out, err = proc.communicate(timeout=300)
+        gate.open()
         assert proc.returncode == 1 and "cancelled" in out
         assert bank.get_run(r.id).status == "cancelled"
         assert 2 <= len(bank.predictions(r.id)) < 10

@@ -7,11 +7,10 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 
 import pytest
-from factories import keyed_bank, llm_run
-from llm_server import LLMServer, Reply, chat
+from factories import keyed_bank, llm_run, wait_until
+from llm_server import Gate, LLMServer, Reply, chat
 
 from persian_tui.runs import LLMRunSpec, create_llm_run, execute_llm_run
 
@@ -98,10 +97,19 @@ def test_persistent_errors_become_api_error_rows_then_retry_errors(bank):
 
 
 def test_timeouts(bank):
-    def script(body, n):
-        return Reply(body=chat("1").body, delay=1.0) if key_of(body) == 1 else chat(str(key_of(body)))
+    # the 3 questions keyed 1 get no reply before the run ends; the others get theirs at once, well
+    # inside a timeout that even a busy machine meets (the count does not depend on the clock)
+    ended = threading.Event()
 
-    r, p, _ = run(bank, script, timeout=0.2, max_retries=0, concurrency=6)
+    def script(body, n):
+        if key_of(body) == 1:
+            ended.wait(3600)
+        return chat(str(key_of(body)))
+
+    try:
+        r, p, _ = run(bank, script, timeout=5, max_retries=0, concurrency=6)
+    finally:
+        ended.set()
     errors = [x for x in bank.predictions(r.id) if x.parse_status == "api_error"]
     assert len(errors) == 3 and all("timeout" in x.error for x in errors)
 
@@ -167,24 +175,21 @@ def test_cancel_stops_cleanly(bank):
 
 
 def test_resume_after_kill_9(bank, tmp_path):
-    def script(body, n):
-        return Reply(body=chat(str(key_of(body))).body, delay=0.15)
-
-    with LLMServer(script) as server:
+    # 4 replies, then the rest held: the run is killed with 4 rows committed and requests in flight
+    gate = Gate(lambda body, n: chat(str(key_of(body))), free=4)
+    with LLMServer(gate) as server:
         env = {**os.environ, "PERSIAN_TUI_DB": str(bank.path)}
         cmd = [sys.executable, "-m", "persian_tui.cli", "run", "llm", "--base-url", server.url,
                "--model", "m", "--concurrency", "2"]
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        for _ in range(200):  # wait until some rows are committed
-            time.sleep(0.05)
-            n = bank.conn.execute("SELECT COUNT(*) FROM predictions").fetchone()[0]
-            if n >= 3:
-                break
+        wait_until(lambda: bank.conn.execute("SELECT COUNT(*) FROM predictions").fetchone()[0] >= 4
+                   and len(server.requests) >= 6, "4 rows committed, 2 more requests in flight")
         proc.send_signal(signal.SIGKILL)
         proc.wait()
+        gate.open()
         run_id = bank.runs()[0].id
         done_before = len(bank.predictions(run_id))
-        assert 3 <= done_before < 12 and bank.get_run(run_id).status == "running"
+        assert done_before == 4 and bank.get_run(run_id).status == "running"
         resumed = subprocess.run([sys.executable, "-m", "persian_tui.cli", "run", "llm", "--resume",
                                   str(run_id)], env=env, capture_output=True, text=True)
         assert resumed.returncode == 0, resumed.stderr

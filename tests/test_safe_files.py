@@ -82,11 +82,12 @@ def test_symlink_is_written_through(tmp_path):
         write_atomic(tmp_path / "to-pipe", b"x")
 
 
-def test_dangling_symlink_creates_its_target(tmp_path):
+def test_dangling_symlink_is_refused(tmp_path):
     link = tmp_path / "link"
     link.symlink_to(tmp_path / "target.jsonl")
-    write_atomic(link, b"x")
-    assert link.is_symlink() and (tmp_path / "target.jsonl").read_bytes() == b"x"
+    with pytest.raises(WriteError, match="link: is a dangling symlink"):
+        write_atomic(link, b"x")
+    assert link.is_symlink() and not (tmp_path / "target.jsonl").exists()
 
 
 def test_temp_removed_on_error(tmp_path, monkeypatch):

@@ -180,27 +180,25 @@ def test_kill_9_then_resume_asks_only_the_missing_samples(bank):
     import signal
     import subprocess
     import sys
-    import time
 
-    from llm_server import Reply
+    from factories import wait_until
+    from llm_server import Gate
 
-    def slow(body, n):
-        return Reply(body=chat(str(shown_key(body))).body, delay=0.1)
-
-    with LLMServer(slow) as server:
+    # 5 replies, then the rest held: killed with 5 rows committed and 2 requests in flight
+    gate = Gate(lambda body, n: chat(str(shown_key(body))), free=5)
+    with LLMServer(gate) as server:
         env = {**os.environ, "PERSIAN_TUI_DB": str(bank.path)}
         proc = subprocess.Popen([sys.executable, "-m", "persian_tui.cli", "run", "llm", "--base-url", server.url,
                                  "--model", "m", "--samples", "3", "--seed", "1", "--concurrency", "2",
                                  "--questions", "all"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        for _ in range(400):
-            time.sleep(0.05)
-            if bank.conn.execute("SELECT COUNT(*) FROM predictions").fetchone()[0] >= 5:
-                break
+        wait_until(lambda: bank.conn.execute("SELECT COUNT(*) FROM predictions").fetchone()[0] >= 5
+                   and len(server.requests) >= 7, "5 rows committed, 2 more requests in flight")
         proc.send_signal(signal.SIGKILL)
         proc.wait()
+        gate.open()
         run_id = bank.runs()[0].id
         before = bank.predicted_samples(run_id)
-        assert 5 <= len(before) < 18
+        assert len(before) == 5
         asked_before = len(server.requests)
         resumed = subprocess.run([sys.executable, "-m", "persian_tui.cli", "run", "llm", "--resume", str(run_id)],
                                  env=env, capture_output=True, text=True)

@@ -64,7 +64,7 @@ def test_planted_questions(planted):
     assert set(rep.flagged) == {"q-poet-key", "q-unlinked"}
     assert {"poet", "metre", "rhyme", "form"} <= set(rep.flagged["q-poet-key"])
     assert rep.picks["q-two-two"].get("poet") is None
-    assert rows["poet"].p_value == pytest.approx(binomtest(1, 2, 0.25, alternative="greater").pvalue)
+    assert rows["poet"].p_value == pytest.approx(binomtest(1, 2, 0.25, alternative="two-sided").pvalue)
     assert rows["poet"].low < 0.5 < rows["poet"].high
 
 
@@ -72,14 +72,15 @@ def test_cli_shortcuts_json_and_baseline_runs(planted, capsys):
     assert main(["--db", str(planted), "shortcuts", "--format", "json", "--store-runs"]) == 0
     out = capsys.readouterr().out
     stored = [line for line in out.splitlines() if line.startswith("stored run")]
-    assert len(stored) == 6
+    assert len(stored) == 7
     data = json.loads(out[out.index("{"):])
     cues = {c["cue"]: c for c in data["cues"]}
     assert cues["poet"]["hits"] == 1 and cues["lexical"]["eligible"] == 4
     assert sorted(data["flagged"]) == ["q-poet-key", "q-unlinked"]
     with Store(planted) as s:
         runs = [r for r in s.runs() if r.kind == "baseline"]
-        assert [r.model for r in runs] == [f"cue:{c}" for c in ("poet", "metre", "rhyme", "form", "length", "lexical")]
+        assert [r.model for r in runs] == [f"cue:{c}" for c in ("poet", "metre", "rhyme", "form", "length",
+                                                                  "position", "lexical")]
         poet = {p.uid: p.predicted for p in s.predictions(runs[0].id)}
         assert poet == {"q-poet-key": 4, "q-poet-miss": 4, "q-two-two": None, "q-unlinked": None}
     assert main(["--db", str(planted), "shortcuts"]) == 0
@@ -193,3 +194,41 @@ def test_each_question_set_gets_its_own_baseline_runs(planted, capsys):
     assert main(["--db", str(planted), "shortcuts", "--store-runs", "--questions", "ready"]) == 0
     out = capsys.readouterr().out
     assert "up to date" not in out
+
+
+BABA = ("مرا نه سر نه سامان آفریدند", "پریشانم پریشان آفریدند")  # a poem without a metre
+
+
+def test_eligible_only_when_all_four_values_are_known(tmp_path):
+    with Store(tmp_path / "e.db") as s:
+        import_corpus(s, MINI)
+        s.add_questions([make_question("q-m", couplets=[H1[0], H1[1], H1[2], BABA], key=4)])
+        rows = {r.cue: r for r in analyse(s.questions(), s.links()).rows}
+    assert rows["poet"].eligible == 1 and rows["poet"].hits == 1
+    assert rows["metre"].eligible == 0 and rows["metre"].fired == 0  # Baba Taher's metre is unknown
+
+
+def test_key_position_is_a_cue_and_tested_against_uniform():
+    from scipy.stats import chisquare
+
+    qs = [make_question(f"q-{i}", key=4 if i % 5 else 2) for i in range(40)]  # 32 fours, 8 twos
+    rep = analyse(qs, {})
+    rows = {r.cue: r for r in rep.rows}
+    assert rep.keys == {1: 0, 2: 8, 3: 0, 4: 32}
+    assert rep.uniform_p == pytest.approx(chisquare([0, 8, 0, 32]).pvalue) and rep.uniform_p < 1e-6
+    # always answering the most common key (among the other questions) finds the 32 fours
+    assert (rows["position"].eligible, rows["position"].fired, rows["position"].hits) == (40, 40, 32)
+    assert rows["position"].p_value < 1e-6
+    assert "position" not in {c for cues in rep.flagged.values() for c in cues}
+    # leave-one-out: with two keys 1 and 2, each question's "most common other key" is the other one
+    rep = analyse([make_question("a", key=1), make_question("b", key=2)], {})
+    assert rep.picks["a"]["position"] == 2 and rep.picks["b"]["position"] == 1
+
+
+def test_a_cue_far_below_chance_is_reported():
+    # the length cue fires on 20 questions and is never right: two-sided, that is significant
+    short = [("کوتاه", "بیت")] + [("این مصراعی بلندتر است از آن", "و این هم مصراعی بلند است")] * 3
+    qs = [make_question(f"q-{i}", couplets=short, key=2) for i in range(20)]
+    row = {r.cue: r for r in analyse(qs, {}).rows}["length"]
+    assert (row.fired, row.hits) == (20, 0)
+    assert row.p_value == pytest.approx(binomtest(0, 20, 0.25).pvalue) and row.p_value < 0.01

@@ -86,6 +86,8 @@ def test_read_only_database_opens_for_reading_commands(tmp_path, read_only, caps
     code = main(["--db", str(db), "sample"])
     one_line_error(capsys, code, "is read-only (reading commands such as stats")
     code = main(["--db", str(tmp_path / "ro" / "new.db"), "stats"])
+    one_line_error(capsys, code, "no such database (a reading command never creates one")
+    code = main(["--db", str(tmp_path / "ro" / "new.db"), "sample"])
     one_line_error(capsys, code, "cannot create the database: the folder")
 
 

@@ -246,7 +246,15 @@ async def test_command_palette_filters_status(bank_db):
         await pilot.pause()
         for ch in "status: curated":
             await pilot.press(ch)
-        await pilot.pause(0.3)
+
+        def offered():  # the palette's search (a worker) has put the filter first
+            from textual.command import CommandList
+
+            hits = app.screen.query_one(CommandList)
+            return hits.highlighted is not None and \
+                "status: curated" in str(hits.get_option_at_index(hits.highlighted).prompt)
+
+        await wait_for(pilot, offered, "the palette offers the curated filter")
         await pilot.press("enter")
         await pilot.pause()
         assert bank.status == "curated" and table_uids(app) == ["q-zwnj"]

@@ -251,21 +251,58 @@ def test_parse_key_and_tags():
     assert parse_tags(f" غزل، نیم{ZWNJ}فاصله ,, test ") == ["غزل", f"نیم{ZWNJ}فاصله", "test"]
 
 
-async def test_saving_over_a_change_made_elsewhere_asks_first(db):
-    app = make_app(db, annotator="reza")
+async def test_a_change_made_elsewhere_is_kept_on_save(db):
+    """Bob saves a stem, an adjudicator sets key 2 meanwhile; Alice's category edit keeps both."""
+    app = make_app(db, annotator="alice")
     async with app.run_test(size=SIZE) as pilot:
         await open_screen(pilot, "e", AuthorScreen)
-        with Store(db) as other:  # an adjudicator curates it meanwhile
+        with Store(db) as other:
+            q = other.get_question("q-love")
+            q.stem = "ساقه‌ی باب"
+            other.update_question(q, "bob")
             other.adjudicate("q-love", "maryam", "key", key=2, reason="بیت دوم")
-        await type_into(pilot, "stem", "کدام بیت")
-        await pilot.press("ctrl+s")
+        app.screen.query_one("#category", Input).value = "اخلاقی"
         await settle(pilot)
-        assert "changed in the database since you opened it (now curated, key 2" in messages(app)
-        with Store(db) as s:
-            assert s.get_question("q-love").stem == ""
-        await pilot.press("ctrl+s")  # the same save again: overwrite
+        await pilot.press("ctrl+s")
         await settle(pilot)
         with Store(db) as s:
             q = s.get_question("q-love")
-        assert q.stem == "کدام بیت" and q.key == 1  # the form's key
-        assert "saved q-love: stem, key, status" in notices(app)
+        assert (q.stem, q.key, q.status, q.category) == ("ساقه‌ی باب", 2, "curated", "اخلاقی")
+        assert any("kept what bob saved meanwhile: stem, key, status" in n for n in notices(app))
+        assert app.screen.query_one("#stem", Input).value == "ساقه‌ی باب"  # the form shows it
+        assert "no unsaved changes" in messages(app)
+
+
+@pytest.mark.parametrize("side, stem", [("t", "ساقه‌ی باب"), ("y", "ساقه‌ی آلیس")])
+async def test_a_real_conflict_shows_both_values_and_lets_you_choose(db, side, stem):
+    from persian_tui.tui.widgets.merge_dialog import MergeDialog
+
+    app = make_app(db, annotator="alice")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_screen(pilot, "e", AuthorScreen)
+        with Store(db) as other:
+            q = other.get_question("q-love")
+            q.stem, q.category = "ساقه‌ی باب", "bob's"
+            other.update_question(q, "bob")
+        app.screen.query_one("#stem", Input).value = "ساقه‌ی آلیس"
+        app.screen.query_one("#key", Input).value = "3"
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(app.screen, MergeDialog)
+        body = str(app.screen.query_one("#merge-body").render())
+        assert "stem" in body and "yours" in body and "theirs" in body
+        assert bidi.display_line("ساقه‌ی باب", 200, "app") in body
+        assert bidi.display_line("ساقه‌ی آلیس", 200, "app") in body
+        with Store(db) as s:
+            assert s.get_question("q-love").key == 1  # nothing saved while choosing
+        await pilot.press("enter")  # nothing chosen yet: refused
+        await settle(pilot)
+        assert isinstance(app.screen, MergeDialog)
+        await pilot.press(side, "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, AuthorScreen)
+        with Store(db) as s:
+            q = s.get_question("q-love")
+        assert (q.stem, q.key, q.category) == (stem, 3, "bob's")
+        assert app.screen.query_one("#stem", Input).value == stem

@@ -81,7 +81,7 @@ async def test_search_insert_with_provenance_and_warnings(db, size):
         links = store.links([uid])[uid]
         chosen = links[2]
         assert (chosen.method, chosen.couplet.poem, chosen.couplet.couplet) == ("chosen", "/khayyam/robaee/sh1", 0)
-        assert links[1].method == "chosen" and links[4].method == "hemistich"
+        assert links[1].method == "chosen" and links[4].method == "one_hemistich"
 
 
 async def test_similar_couplets(db):
@@ -152,3 +152,33 @@ async def test_similar_with_a_model_and_a_missing_one(db, tiny_st, monkeypatch):
             await pilot.app.workers.wait_for_complete()
             await settle(pilot)
             assert pane.results and expect in str(pane.query_one("#corpus-status").render())
+
+
+async def test_placing_a_couplet_over_typed_text_asks_first(db):
+    from persian_tui.tui.widgets.dialogs import ConfirmDialog
+
+    app = make_app(db, annotator="reza")
+    async with app.run_test(size=(120, 40)) as pilot:
+        author = await open_screen(pilot, "n", AuthorScreen)
+        author.query_one("#m1-2", Input).value = "مصراعی که نویسنده نوشت"
+        author.query_one("#m2-2", Input).value = "و نباید گم شود"
+        await settle(pilot)
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+        await search(pilot, "میگذرد")
+        await pilot.press("2")  # option 2 holds typed text: asked
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmDialog)
+        assert "Option 2 holds text you typed" in str(app.screen.query_one("#confirm-message").render())
+        await pilot.press("n")
+        await settle(pilot)
+        assert author.query_one("#m1-2", Input).value == "مصراعی که نویسنده نوشت"
+        await pilot.press("1")  # option 1 is empty: placed at once
+        await settle(pilot)
+        assert isinstance(app.screen, CorpusScreen)
+        assert author.query_one("#m1-1", Input).value == "این قافلهٔ عمر عجب می‌گذرد"
+        await pilot.press("2", "y")
+        await settle(pilot)
+        assert author.query_one("#m1-2", Input).value == "این قافلهٔ عمر عجب می‌گذرد"
+        assert author.query_one("#poet-2", Input).value == "خیام"
+        assert any("option 2 ← /khayyam/robaee/sh1#" in n for n in notices(app))

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from factories import make_question, numbered_couplets
 from textual.widgets import TextArea
-from tui_helpers import bank_loaded, make_app, notices, open_screen, wait_for
+from tui_helpers import bank_loaded, make_app, notices, open_screen, until, wait_for
 
 from persian_tui import bidi
 from persian_tui.models import QueueScope
@@ -316,7 +316,7 @@ async def test_guidelines_default_and_edit(db):
     app = make_app(db, annotator=ME)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_label(pilot)
-        await press(pilot, "question_mark")
+        await press(pilot, "g")
         assert isinstance(app.screen, GuidelinesScreen)
         shown = app.screen.query_one("#guide-text", RtlText)
         assert shown.text == DEFAULT_GUIDELINES
@@ -333,7 +333,7 @@ async def test_guidelines_default_and_edit(db):
         assert not app.screen.editing
         await press(pilot, "escape")
         assert app.screen is screen
-        await press(pilot, "question_mark")  # shown again from the database
+        await press(pilot, "g")  # shown again from the database
         assert app.screen.query_one("#guide-text", RtlText).text.startswith("نو ")
         await press(pilot, "e", "x", "escape")  # Escape while editing drops the change
         assert app.store.get_setting("guidelines").startswith("نو ")
@@ -406,11 +406,8 @@ async def test_busy_database_does_not_freeze_the_label_screen(db):
         finally:
             other.conn.execute("COMMIT")
             other.close()
-        for _ in range(100):
-            if shown_uid(screen) == "q-2":
-                break
-            await pilot.pause(0.05)
-        assert shown_uid(screen) == "q-2" and screen.saving is None
+        await until(pilot, lambda: shown_uid(screen) == "q-2", "q-1 saved once the lock is free, q-2 shown")
+        assert screen.saving is None
         assert [(lab.uid, lab.answer) for lab in my_labels(app)] == [("q-1", 2)]
         assert "labelled q-1 as ۲" in text_of(app, "#label-last")
 
@@ -455,3 +452,115 @@ def test_label_snapshot(db, snap_compare, monkeypatch):
         await press(pilot, "2", "s")  # one answer and one skip in the bars
 
     assert snap_compare(make_app(db, annotator=ME), terminal_size=SIZE, run_before=run_before)
+
+
+# ------------------------------------------------------------------ honest figures (issue 21)
+
+
+class Clock:
+    """A monotonic clock the test moves (the label screen's timer reads it)."""
+
+    def __init__(self, now: float = 100.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def test_the_item_timer_survives_t_and_fast_answers_are_marked(db, monkeypatch):
+    from textual.widgets import DataTable
+
+    from persian_tui.tui.screens.agreement import AgreementScreen
+
+    clock = Clock()
+    monkeypatch.setattr("persian_tui.tui.screens.label.monotonic", clock)
+    app = make_app(db, annotator=ME)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_label(pilot)
+        assert shown_uid(screen) == "q-1"
+        clock.now += 40
+        await press(pilot, "c")  # confidence low
+        await press(pilot, "t")  # target 4: the same item stays, its clock and confidence too
+        assert shown_uid(screen) == "q-1" and screen.confidence == "low"
+        clock.now += 0.5
+        await press(pilot, "1")
+        await press(pilot, *"234")  # typed ahead: nobody read those items
+        labels = {l.uid: l for l in my_labels(app)}
+        assert labels["q-1"].seconds == pytest.approx(40.5) and labels["q-1"].confidence == "low"
+        assert [labels[u].seconds for u in ("q-2", "q-3", "q-4")] == [0.0, 0.0, 0.0]  # kept
+        assert "fast: under 1 s, kept and marked fast" in text_of(app, "#label-last")
+        await press(pilot, "escape")
+        await pilot.press("g")
+        await wait_for(pilot, lambda: isinstance(app.screen, AgreementScreen), "the agreement screen")
+        people = app.screen.query_one("#people", DataTable)
+        row = [str(c) for c in people.get_row_at(0)]
+        assert row[0] == ME and row[1] == "4" and row[-1] == "3"  # 4 answers, 3 fast
+        assert "fast (< 1 s)" in str(people.ordered_columns[-1].label)
+
+
+async def test_the_fast_minimum_is_a_setting(db, monkeypatch):
+    from persian_tui.eval.agreement import agreement_report
+
+    clock = Clock()
+    monkeypatch.setattr("persian_tui.tui.screens.label.monotonic", clock)
+    with Store(db) as s:
+        s.set_setting("label_min_seconds", "5")
+    app = make_app(db, annotator=ME)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_label(pilot)
+        clock.now += 3
+        await press(pilot, "1")
+        assert "fast: under 5 s" in text_of(app, "#label-last")
+    with Store(db) as s:
+        assert agreement_report(s)[0].annotators[0].fast == 1
+
+
+async def test_a_flag_is_not_an_answer_in_the_bars(db):
+    with Store(db) as s:
+        s.set_setting("label_target", "1")
+    app = make_app(db, annotator=ME)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_label(pilot)
+        await press(pilot, "1", "2")
+        await press(pilot, "f")
+        await pilot.press(*"broken", "enter")
+        await pilot.pause()
+        await press(pilot, "3")
+        assert "3 answered (1 flagged), 2 to go" in text_of(app, "#progress-mine")
+        assert bar(app, "mine") == (3, 6)
+        assert "3 of 6 open questions have 1 label" in text_of(app, "#progress-bank")
+    from persian_tui.eval.agreement import agreement_report
+
+    with Store(db) as s:  # the agreement screen's figures agree with the bars
+        a = agreement_report(s)[0]
+        assert a.labelled == 3 and a.annotators[0].answered == 3
+
+
+@pytest.mark.parametrize("status", ["retired", "draft"])
+async def test_label_this_refuses_a_question_the_queue_does_not_serve(db, status):
+    with Store(db) as s:
+        if status == "retired":
+            s.adjudicate("q-2", "maryam", "retire", reason="broken")
+        else:
+            q = s.get_question("q-2")
+            q.status = "draft"
+            s.update_question(q, "ali")
+    scope = QueueScope(status="ready") if status == "draft" else None
+    app = make_app(db, annotator=ME, queue_scope=scope)
+    async with app.run_test(size=SIZE) as pilot:
+        await bank_loaded(pilot)
+        await press(pilot, "down")
+        await press(pilot, "L")
+        assert isinstance(app.screen, BankScreen)
+        assert f"not labelled: q-2 is {status}" in notices(app)[-1]
+    with Store(db) as s:
+        assert s.labels(annotator=ME) == []
+
+
+async def test_label_this_marks_the_item_chosen_not_undone(db):
+    app = make_app(db, annotator=ME)
+    async with app.run_test(size=SIZE) as pilot:
+        await bank_loaded(pilot)
+        await press(pilot, "down", "L")
+        head = text_of(app, "#label-head")
+        assert "q-2" in head and "chosen" in head and "undone" not in head

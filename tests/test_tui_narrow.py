@@ -78,7 +78,7 @@ def test_tokens_cell_never_says_none():
 
     run = Run(id=1, kind="imported", model="m", params={}, status="done", total=1, created_at="")
     q = make_question("q-1", couplets=couplets(1), key=1)
-    assert row_cells(run, Prediction("q-1", 1, "ok", tokens_out=7), q)[-1] == "?/7"
+    assert row_cells(run, Prediction("q-1", 1, "ok", tokens_out=7), q)[-1] == "—/7"
     assert row_cells(run, Prediction("q-1", 1, "ok", tokens_in=3, tokens_out=7), q)[-1] == "3/7"
     assert row_cells(run, Prediction("q-1", 1, "ok"), q)[-1] == "—"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from factories import couplets, make_question
-from textual.widgets import DataTable, Select, TabbedContent
+from textual.widgets import DataTable, Input, Select, TabbedContent
 from tui_helpers import make_app, notices, settle
 
 from persian_tui import bidi
@@ -264,11 +264,36 @@ async def test_export_writes_the_files(db, tmp_path):
     app = make_app(db)
     async with app.run_test(size=SIZE) as pilot:
         await open_report(pilot, export_dir=out)
-        await pilot.press("e")
+        await pilot.press("e")  # asks for the folder, this one filled in
+        await settle(pilot)
+        await pilot.press("enter")
         await settle(pilot)
         assert (out / "report.md").is_file() and (out / "leaderboard.png").is_file()
         assert (out / "report.json").is_file()
         assert any("report written to" in n for n in notices(app))
+
+
+async def test_export_asks_the_folder_and_defaults_beside_the_database(db, tmp_path, monkeypatch):
+    """Not the working directory: the prompt offers exports/report beside the database; a
+    relative folder typed is taken beside the database too; the next prompt offers it again."""
+    elsewhere = tmp_path / "cwd"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    app = make_app(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_report(pilot)
+        await pilot.press("e")
+        await settle(pilot)
+        field = app.screen.query_one(Input)
+        assert field.value == str(db.resolve().parent / "exports" / "report")
+        field.value = "mine"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert (db.parent / "mine" / "report.md").is_file()
+        await pilot.press("e")
+        await settle(pilot)
+        assert app.screen.query_one(Input).value == str(db.resolve().parent / "mine")
+    assert not (elsewhere / "exports").exists()
 
 
 async def test_question_set_switch(db):

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from factories import make_question, numbered_couplets
 from textual.widgets import DataTable, OptionList
-from tui_helpers import make_app, notices, open_screen, wait_for
+from tui_helpers import make_app, notices, open_screen, settle, wait_for
 
 from persian_tui import bidi
 from persian_tui.eval.judge import DEFAULT_TAXONOMY
@@ -482,3 +482,31 @@ async def test_a_decision_rereads_one_judgment_not_all(db):
             fresh = {j.id: j for j in s.judgments()}
         assert [(j.id, j.reviewed, j.flagged) for j in screen.all] == [
             (j.id, fresh[j.id].reviewed, fresh[j.id].flagged) for j in screen.all]
+
+
+async def test_a_flag_on_a_curated_question_reaches_adjudication(db):
+    from persian_tui.tui.screens.adjudicate import AdjudicationScreen
+
+    with Store(db) as s:
+        s.adjudicate("q-4", "maryam", "accept", reason="checked")  # curated before the review
+        assert s.get_question("q-4").status == "curated"
+    app = make_app(db, annotator="reza")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        await select(pilot, screen, "q-4")
+        await pilot.press("f")
+        await type_text(pilot, FLAG)
+        await pilot.press("enter")
+        await pilot.pause()
+        with Store(db) as s:
+            assert [v.uid for v in adjudication_queue(s)] == ["q-4"]
+        await pilot.press("escape")
+        await settle(pilot)
+        adj = await open_screen(pilot, AdjudicationScreen("maryam"), AdjudicationScreen)
+        assert [v.uid for v in adj.items] == ["q-4"]
+    with Store(db) as s:  # a decision made after the flag settles it: it leaves the queue
+        s.adjudicate("q-4", "maryam", "retire", reason=FLAG)
+        assert adjudication_queue(s) == []
+        flag = next(j for j in s.judgments() if j.uid == "q-2")
+        s.add_review(flag.id, "reza", "flag", note="again")  # a flag raised later comes back
+        assert [v.uid for v in adjudication_queue(s)] == ["q-2"]

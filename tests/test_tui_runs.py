@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
 import pytest
 from factories import couplets, make_question, question_index
-from llm_server import LLMServer, Reply, chat
+from llm_server import Gate, LLMServer, Reply, chat
 from rich.cells import cell_len
 from textual.widgets import DataTable, Input, Select
-from tui_helpers import make_app, notices, open_screen, settle, wait_for
+from tui_helpers import eventually, make_app, notices, open_screen, settle, until, wait_for
 
 from persian_tui import bidi
 from persian_tui.models import Prediction
@@ -117,20 +116,17 @@ async def test_launch_llm_run_from_the_form(db):
 
 
 async def test_progress_reaches_the_table_while_running(db):
+    gate = Gate(answer(delay=0), free=1)  # one reply, the next held until the table has shown it
     app = make_app(db)
-    with LLMServer(answer(delay=0.15)) as server:
+    with LLMServer(gate) as server:
         async with app.run_test(size=SIZE) as pilot:
             screen = await open_runs(pilot)
             await launch_llm(pilot, server.url, concurrency="1")
-            seen = set()
-            for _ in range(300):
-                await pilot.pause(0.02)
-                seen.add(cell(screen, 1, "done"))
-                if cell(screen, 1, "status") == "done":
-                    break
-            assert cell(screen, 1, "status") == "done"
-            mid = {s for s in seen if s not in ("0/8", "8/8")}
-            assert mid, seen  # rows arrived one by one
+            await until(pilot, lambda: cell(screen, 1, "done") == f"1/{N}", "1/8 in the table")
+            assert cell(screen, 1, "status").startswith("▶")  # a row arrived while the run goes
+            gate.open()
+            await wait_for(pilot, lambda: cell(screen, 1, "status") == "done", "run 1 done")
+            assert cell(screen, 1, "done") == f"{N}/{N}"
             await settle(pilot)
 
 
@@ -200,29 +196,31 @@ def test_parse_form():
 
 
 async def test_cancel_a_slow_run_then_resume_it(db):
+    gate = Gate(answer(delay=0), free=2)  # 2 replies, then the run waits on the test
     app = make_app(db)
-    with LLMServer(answer(delay=0.25)) as server:
+    with LLMServer(gate) as server:
         async with app.run_test(size=SIZE) as pilot:
             screen = await open_runs(pilot)
             await launch_llm(pilot, server.url, concurrency="1")
             with Store(db) as store:
-                for _ in range(300):
-                    await pilot.pause(0.02)
-                    if len(store.predictions(1)) >= 2:
-                        break
+                await until(pilot, lambda: len(store.predictions(1)) == 2 and len(server.requests) == 3
+                            and cell(screen, 1, "done") in (f"1/{N}", f"2/{N}"),
+                            "2 answers stored and shown, the 3rd asked")
             assert cell(screen, 1, "status").startswith("▶")
             await pilot.press("c")
             await pilot.pause()
             assert cell(screen, 1, "status") == "▶ cancelling"
+            gate.let(1)  # the request in flight is answered and kept; nothing more is asked
             await settle(pilot)
             assert cell(screen, 1, "status") == "cancelled"
             with Store(db) as store:
                 done = len(store.predictions(1))
-                assert store.get_run(1).status == "cancelled" and 2 <= done < N
+                assert store.get_run(1).status == "cancelled" and done == 3
             assert cell(screen, 1, "done") == f"{done}/{N}"
             await pilot.press("u")  # resume: asks only the rest
             await pilot.pause()
             assert cell(screen, 1, "status").startswith("▶")
+            gate.open()
             await settle(pilot)
             assert cell(screen, 1, "status") == "done" and cell(screen, 1, "done") == f"{N}/{N}"
             await pilot.press("u")
@@ -234,8 +232,9 @@ async def test_cancel_a_slow_run_then_resume_it(db):
 
 
 async def test_runs_go_on_when_the_screen_is_closed(db):
+    gate = Gate(answer(delay=0))  # no reply before the screen has closed
     app = make_app(db)
-    with LLMServer(answer(delay=0.05)) as server:
+    with LLMServer(gate) as server:
         async with app.run_test(size=SIZE) as pilot:
             await open_runs(pilot)
             await launch_llm(pilot, server.url, concurrency="1")
@@ -243,6 +242,7 @@ async def test_runs_go_on_when_the_screen_is_closed(db):
             await pilot.pause()
             assert app.screen is app.bank
             assert jobs_for(app).listener is None
+            gate.open()
             await settle(pilot)
             assert any("run 1 done" in n for n in notices(app))
             await pilot.press("m")
@@ -253,43 +253,31 @@ async def test_runs_go_on_when_the_screen_is_closed(db):
 
 
 async def test_quitting_cancels_runs_in_progress(db):
+    gate = Gate(answer(delay=0))  # no reply until the app has closed
     app = make_app(db)
-    with LLMServer(answer(delay=1.0)) as server:
+    with LLMServer(gate) as server:
         async with app.run_test(size=SIZE) as pilot:
             await open_runs(pilot)
             await launch_llm(pilot, server.url, concurrency="1")
-            await pilot.pause(0.3)
+            await until(pilot, lambda: len(server.requests) == 1, "the first request in flight")
         # the app closed with a request in flight: the run stops and says so
         with Store(db) as store:
-            for _ in range(100):
-                if store.get_run(1).status != "running":
-                    break
-                await asyncio.sleep(0.05)
+            await eventually(lambda: store.get_run(1).status != "running", "run 1 stopped")
             assert store.get_run(1).status == "cancelled" and len(store.predictions(1)) < N
+        gate.open()
 
 
 async def test_two_runs_at_once(db):
-    import threading
-
-    gate = threading.Event()  # no reply until both runs are seen in progress (no race on a busy machine)
-
-    def held(body, n):
-        gate.wait(60)
-        return answer(delay=0)(body, n)
-
+    gate = Gate(answer(delay=0))  # no reply until both runs are seen in progress (no race on a busy machine)
     app = make_app(db)
-    with LLMServer(held) as server:
+    with LLMServer(gate) as server:
         async with app.run_test(size=SIZE) as pilot:
             screen = await open_runs(pilot)
             await launch_llm(pilot, server.url, concurrency="2")
             await launch_llm(pilot, None, strategy="json", concurrency="2")  # the form remembers the URL
             head = screen.query_one("#runs-head")
-            for _ in range(200):
-                if "2 in progress here" in str(head.render()):
-                    break
-                await pilot.pause(0.01)
-            assert "2 in progress here" in str(head.render())
-            gate.set()
+            await until(pilot, lambda: "2 in progress here" in str(head.render()), "2 runs in progress")
+            gate.open()
             await settle(pilot)
             assert [cell(screen, i, "status") for i in (1, 2)] == ["done", "done"]
             assert [r[0] for r in table_rows(screen)] == ["2", "1"]  # newest first
@@ -479,39 +467,25 @@ async def test_a_run_without_one_usable_answer_opens_with_dashes(db):
 async def test_detail_updates_live_while_the_run_goes(db, monkeypatch):
     """The open detail screen shows rows as they come (never r). The server answers only the
     replies the test releases, so the half-done state holds until it has been seen."""
-    import threading
 
     from persian_tui.tui.screens import run_detail
 
     monkeypatch.setattr(run_detail, "LIVE_EVERY", 0.1)
-    released = threading.Semaphore(0)
-
-    def held(body, n):
-        released.acquire(timeout=60)
-        return answer(delay=0)(body, n)
-
-    async def until(predicate) -> bool:
-        for _ in range(1200):  # an upper bound for failing, not a timing: it ends when true
-            if predicate():
-                return True
-            await pilot.pause(0.05)
-        return predicate()
-
+    gate = Gate(answer(delay=0))
     app = make_app(db)
-    with LLMServer(held) as server:
+    with LLMServer(gate) as server:
         async with app.run_test(size=SIZE) as pilot:
             await open_runs(pilot)
             await launch_llm(pilot, server.url, concurrency="1")
             await pilot.press("enter")
             detail = app.screen
             assert isinstance(detail, RunDetailScreen)
-            for _ in range(3):
-                released.release()
-            assert await until(lambda: len(detail.shown) == 3), len(detail.shown)
+            gate.let(3)
+            await until(pilot, lambda: len(detail.shown) == 3, "3 rows in the detail")
             assert detail.run.status == "running"  # rows came in while it ran
-            for _ in range(N - 3):
-                released.release()
-            assert await until(lambda: len(detail.shown) == N and detail.run.status == "done")
+            gate.open()
+            await until(pilot, lambda: len(detail.shown) == N and detail.run.status == "done",
+                        "every row in the detail, the run done")
             await settle(pilot)
 
 
@@ -651,11 +625,14 @@ async def test_run_progress_message_flow(db):
         if isinstance(message, RunProgressed) and not any(f is message.figures for f in figures):
             figures.append(message.figures)  # once per message (it bubbles on to the app)
 
+    gate = Gate(answer(delay=0), free=1)  # the first answer's figures arrive while the rest wait
     app = make_app(db)
-    with LLMServer(answer(delay=0.05)) as server:
+    with LLMServer(gate) as server:
         async with app.run_test(size=SIZE, message_hook=hook) as pilot:
             screen = await open_runs(pilot)
             await launch_llm(pilot, server.url, concurrency="1")
+            await until(pilot, lambda: any(f.run_id == 1 and f.done == 1 for f in figures), "1 answer posted")
+            gate.open()
             await wait_for(pilot, lambda: cell(screen, 1, "status") == "done", "run 1 done")
             await settle(pilot)
             assert cell(screen, 1, "done") == f"{N}/{N}"
@@ -713,10 +690,11 @@ async def test_resume_at_another_base_url(db):
             app.screen.query_one("#reason", Input).value = "ftp://elsewhere"
             await pilot.press("enter")
             await pilot.pause()
-            assert any("base URL must be an http(s) URL" in n for n in notices(app))
-            await pilot.press("U")
-            await pilot.pause()
-            app.screen.query_one("#reason", Input).value = up.url
+            # refused in the dialog, which stays open with what was typed, to be corrected
+            dialog = app.screen
+            assert dialog.query_one("#reason", Input).value == "ftp://elsewhere"
+            assert "base URL must be an http(s) URL" in str(dialog.query_one("#reason-error").render())
+            dialog.query_one("#reason", Input).value = up.url
             await pilot.press("enter")
             await settle(pilot)
             await wait_for(pilot, lambda: cell(screen, 1, "status") == "done", "run 1 done")
@@ -725,3 +703,51 @@ async def test_resume_at_another_base_url(db):
         events = [(h["event"], h["detail"]) for h in store.run_history(1)]
         assert ("resume-overrides", {"base_url": up.url}) in events
         assert len(up.requests) == N
+
+
+async def test_detail_shows_a_write_that_lands_while_it_reads(db, monkeypatch):
+    """An answer committed after the detail's worker has read the run, but before the rows reach
+    the screen, is shown at the next live check (never r), not lost until the next write."""
+    from persian_tui.tui.screens import run_detail
+
+    monkeypatch.setattr(run_detail, "LIVE_EVERY", 0.05)
+    with Store(db) as store:
+        run = store.create_run("llm", "m", {}, total=N)  # running
+    read = run_detail.load_detail
+
+    def read_then_a_write(db_path, run_id, known):
+        loaded = read(db_path, run_id, known)
+        if loaded.preds == []:  # the run's first answer commits just after the first read
+            with Store(db_path) as other:
+                other.save_predictions(run_id, [Prediction("q-000", 1, "ok")])
+        return loaded
+
+    monkeypatch.setattr(run_detail, "load_detail", read_then_a_write)
+    app = make_app(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_runs(pilot)
+        await pilot.press("enter")
+        detail = app.screen
+        assert isinstance(detail, RunDetailScreen)
+        await until(pilot, lambda: detail.shown == ["q-000"], "the answer written during the first read")
+        assert detail.run.id == run.id
+
+
+async def test_the_form_says_which_values_it_keeps_from_the_last_launch(db):
+    from persian_tui.tui.widgets.run_form import kept_note
+
+    app = make_app(db)
+    with LLMServer(answer(delay=0)) as server:
+        async with app.run_test(size=SIZE) as pilot:
+            await open_runs(pilot)
+            form = await open_form(pilot)
+            assert not form.query_one("#run-form-kept").display  # a first launch: all defaults
+            await pilot.press("escape")
+            await launch_llm(pilot, server.url, concurrency="2", limit="3")
+            await wait_for(pilot, lambda: not any(j.running for j in app.screen.jobs.active()), "the run")
+            form = await open_form(pilot)
+            note = str(form.query_one("#run-form-kept").render())
+            assert "kept from your last launch: limit 3 (default none), concurrency 2 (default 4)" in note
+            assert form.query_one("#run-form-kept").display
+            assert form.query_one("#concurrency", Input).value == "2"
+    assert kept_note({"kind": "llm", "base_url": "http://x", "model": "m", "concurrency": "4"}) == ""

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
 
 from factories import make_question
 from rich.segment import Segment
 from textual.color import Color
-from tui_helpers import make_app, settle
+from tui_helpers import eventually, make_app, settle
 
 from persian_tui.models import SourceRef
 from persian_tui.store import Store
@@ -114,10 +113,7 @@ async def test_damaged_database_inside_the_app_ends_with_one_line(tmp_path, monk
 
         monkeypatch.setattr(app.store, "counts", damaged)
         app.screen.call_later(app.screen.action_reload)  # what r does; the exception ends the app
-        for _ in range(100):
-            if app.fatal_error:
-                break
-            await asyncio.sleep(0.05)
+        await eventually(lambda: app.fatal_error, "the app ended on the damaged file")
     assert app.return_code == 1
     assert app.fatal_error.endswith("(the file may be damaged; restore a backup or run sqlite3's .recover)")
     assert "database disk image is malformed" in app.fatal_error and "\n" not in app.fatal_error

@@ -4,6 +4,8 @@ notices the app raised and what a widget shows. Data builders are in factories.p
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -35,6 +37,25 @@ async def wait_for(pilot, predicate: Callable[[], object], what: str = "") -> No
             return
         await pilot.pause(0.01)
     assert predicate(), f"never happened: {what or predicate}"
+
+
+async def until(pilot, predicate: Callable[[], object], what: str = "", seconds: float = 120.0) -> None:
+    """Like wait_for, without waiting for the workers (one may be held on purpose, e.g. a run
+    whose replies the test server holds): poll ``predicate()`` while the app works; fail naming
+    ``what`` if it never becomes true. ``seconds`` only bounds a hang; it times nothing."""
+    deadline = time.monotonic() + seconds
+    while not predicate():
+        assert time.monotonic() < deadline, f"never happened: {what or predicate}"
+        await pilot.pause(0.02)
+
+
+async def eventually(predicate: Callable[[], object], what: str = "", seconds: float = 120.0) -> None:
+    """Poll ``predicate()`` once the app has closed (no pilot left), e.g. for what its exit
+    did to the database; fail naming ``what`` if it never becomes true."""
+    deadline = time.monotonic() + seconds
+    while not predicate():
+        assert time.monotonic() < deadline, f"never happened: {what or predicate}"
+        await asyncio.sleep(0.02)
 
 
 async def bank_loaded(pilot):

@@ -9,12 +9,15 @@ from pathlib import Path
 from .. import __version__, config, display
 from ..io.errors import InputError
 from ..io.files import WriteError
+from ..io.records import is_text
 from ..models import QUESTION_SETS
 from ..runs import RunError
 from ..store import DatabaseError, StoreError
-from . import corpus, items, release
+from ..store.errors import write_error
+from . import corpus, curate, items, release
 from . import runs as runs_commands
-from .common import MAX_ID, UserError, bounded_int, open_store
+from .common import MAX_ID, UserError, bounded_int, open_store, print_capped
+from .options import DB_HELP, Parser, db_everywhere, merge_run, one_run
 
 BIDI_MODES = ("auto", "app", "terminal", "off")
 
@@ -30,16 +33,14 @@ def cmd_import(args) -> int:
         for w in plan.warnings:
             print(f"warning: {w}")
         for outcome in ("duplicate", "conflict", "rejected"):
-            for d in plan.of(outcome):
-                print(f"{outcome}: {d.record.where}: {d.reason}")
+            print_capped(outcome, (f"{d.record.where}: {d.reason}" for d in plan.of(outcome)))
         if args.verbose:
             for d in plan.decisions:
                 for note in d.record.notes:
                     print(f"note: {d.record.where}: {note}")
         if not args.dry_run:
             return _apply_and_report(store, plan, args, head=_import_head(plan))
-        for d in plan.of("linked"):
-            print(_linked_line(d))
+        print_capped("linked", (_linked_line(d) for d in plan.of("linked")))
         head = _import_head(plan)
         if plan.counts["rejected"] and not args.skip_invalid:
             print(f"dry run: {head}: {plan.summary()}; the import would fail "
@@ -55,21 +56,31 @@ def _import_head(plan) -> str:
 
 def _linked_line(d) -> str:
     refs = ", ".join(r.label() for r in d.refs)
-    return f"linked: {d.record.where}: {d.reason}; {refs} -> {d.target}"
+    return f"{d.record.where}: {d.reason}; {refs} -> {d.target}"
 
 
 def _apply_and_report(store, plan, args, head: str) -> int:
-    from ..io.importer import apply_import
+    from ..io.importer import OUTCOMES, apply_import
 
     planned = {id(d): d.outcome for d in plan.decisions}
     added = apply_import(store, plan, skip_invalid=args.skip_invalid)
-    for d in plan.decisions:  # what another import did meanwhile (the plan's lines were printed)
-        if d.outcome != planned[id(d)] and d.outcome != "linked":
-            print(f"{d.outcome}: {d.record.where}: {d.reason}")
-    for d in plan.of("linked"):
-        print(_linked_line(d))
+    # what another import did meanwhile (the plan's lines were printed)
+    changed = [d for d in plan.decisions if d.outcome != planned[id(d)] and d.outcome != "linked"]
+    for outcome in OUTCOMES:
+        print_capped(outcome, (f"{d.record.where}: {d.reason}" for d in changed if d.outcome == outcome))
+    print_capped("linked", (_linked_line(d) for d in plan.of("linked")))
     print(f"imported {head}: {plan.summary()} ({added} added)")
+    if plan.corpus:
+        print(corpus_line(plan.corpus))
     return 0
+
+
+def corpus_line(counts) -> str:
+    """What linking the new questions to the corpus did, in one line."""
+    released = f" ({counts['released']} in a release kept as they are)" if counts.get("released") else ""
+    return (f"corpus: linked {counts.get('linked', 0)}, ambiguous {counts.get('ambiguous', 0)}, "
+            f"unlinked {counts.get('unlinked', 0)}; {counts.get('reordered', 0)} option(s) put in the "
+            f"poet's hemistich order{released}")
 
 
 def cmd_sample(args) -> int:
@@ -84,6 +95,10 @@ def cmd_export(args) -> int:
         n = export_jsonl(store, args.output, status=args.status, category=args.category,
                          with_labels=args.with_labels, anonymize=args.anonymize)
     print(f"exported {n} question(s) to {args.output}")
+    if not n:
+        scope = f"--status {args.status}" + (f" --category {args.category}" if args.category else "")
+        print(f"warning: no question matched {scope}; {args.output} is empty (persian-tui stats shows "
+              "the counts)", file=sys.stderr)
     return 0
 
 
@@ -92,8 +107,7 @@ def cmd_import_labels(args) -> int:
 
     with open_store(args) as store:
         plan = plan_labels(store, args.file)
-        for r in plan.rejected:
-            print(f"rejected: {r}")
+        print_capped("rejected", plan.rejected)
         if args.dry_run:
             print(f"dry run: {plan.path}: {plan.summary()}; nothing written")
             return 0
@@ -124,12 +138,47 @@ def cmd_agreement(args) -> int:
         for acc in a.annotators:
             ci = f" [{acc.low:.2f}, {acc.high:.2f}]" if acc.low is not None else ""
             print(f"   accuracy vs key {acc.annotator}: {acc.correct}/{acc.total} "
-                  f"= {display.figure(acc.accuracy, '{:.3f}')}{ci}")
+                  f"= {display.figure(acc.accuracy, '{:.3f}')}{ci}; {acc.answered} answers, {acc.fast} fast")
+    return 0
+
+
+SETTINGS = {  # name -> (what it is, its check)
+    "label_min_seconds": ("answers faster than this many seconds are kept but marked fast (default 1)",
+                          lambda v: 0 <= float(v) <= 3600),
+    "label_target": ("labels wanted per question, 1-5 (default 3; t on the label screen cycles it)",
+                     lambda v: int(v) in range(1, 6)),
+}
+
+
+def cmd_setting(args) -> int:
+    """Show the shared settings, or set one (stored in the database, for every annotator)."""
+    if args.name is not None and args.name not in SETTINGS:
+        print(f"persian-tui: error: unknown setting {args.name!r}; known: {', '.join(SETTINGS)}", file=sys.stderr)
+        return 2
+    if args.value is not None:
+        try:
+            ok = SETTINGS[args.name][1](args.value)
+        except ValueError:
+            ok = False
+        if not ok:
+            print(f"persian-tui: error: {args.name}: {args.value!r} is not valid: {SETTINGS[args.name][0]}",
+                  file=sys.stderr)
+            return 2
+        with open_store(args) as store:
+            store.set_setting(args.name, args.value.strip())
+    with open_store(args, read=True) as store:
+        for name, (what, _) in SETTINGS.items():
+            if args.name in (None, name):
+                print(f"{name} = {store.get_setting(name) or '(default)'}    # {what}")
     return 0
 
 
 def cmd_import_predictions(args) -> int:
     from ..io.predictions import import_predictions
+    from .harness import cmd_import_log, is_harness_log
+
+    if is_harness_log(args.file):
+        return cmd_import_log(args)
 
     with open_store(args) as store:
         r = import_predictions(store, args.file, source=args.source, dry_run=args.dry_run)
@@ -139,11 +188,12 @@ def cmd_import_predictions(args) -> int:
         print(f"unmatched: {sum(r.unmatched.values())} row(s) of {len(r.unmatched)} question id(s) "
               f"not in the bank: {ids}{more}")
     if r.ambiguous:
-        ids = ", ".join(sorted(r.ambiguous, key=lambda s: (len(s), s)))
-        print(f"ambiguous: {sum(r.ambiguous.values())} row(s) skipped: question id(s) {ids} answered more "
-              "than once per model or shared by several questions (the source repeats the id)")
-        for why in r.reasons.values():
-            print(f"ambiguous: {why}")
+        ids = ", ".join(sorted(r.ambiguous, key=lambda s: (len(s), s))[:15])
+        more = " ..." if len(r.ambiguous) > 15 else ""
+        print(f"ambiguous: {sum(r.ambiguous.values())} row(s) skipped: {len(r.ambiguous)} question id(s) "
+              f"{ids}{more} answered more than once per model or shared by several questions (the source "
+              "repeats the id)")
+        print_capped("ambiguous", r.reasons.values())
     head = "dry run: would import" if args.dry_run else "imported"
     print(f"{head} {len(r.runs_new)} run(s) ({sum(r.runs_new.values())} predictions, {r.invalid} "
           f"without a usable answer); {len(r.runs_unchanged)} already imported")
@@ -193,8 +243,8 @@ def cmd_import_reasoning(args) -> int:
 
     with open_store(args) as store:
         r = import_reasoning(store, [Path(p) for p in args.paths], source=args.source)
-    for u in r.unmatched:
-        print(f"unmatched: {u}")
+    print_capped("unmatched", r.unmatched)
+    print_capped("note", r.notes)
     print(f"attached {r.attached} reasoning trace(s) to imported predictions")
     return 0
 
@@ -291,18 +341,17 @@ def add_tui_options(p: argparse.ArgumentParser) -> None:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="persian-tui",
+    p = Parser(prog="persian-tui",
                                 description="Build and evaluate Persian poetry outlier benchmarks.")
     p.add_argument("--version", action="version", version=f"persian-tui {__version__}")
-    p.add_argument("--db", metavar="PATH",
-                   help=f"SQLite file (default: $PERSIAN_TUI_DB or {config.DEFAULT_DB})")
+    p.add_argument("--db", metavar="PATH", help=DB_HELP)
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     imp = sub.add_parser("import", help="import questions from a file",
                          description="Import questions. Formats: benchmark (the seed's "
                          "benchmark_dataset.json), exp1 (question files + --answers), book "
                          "(pages[].data.questions[] + --answers), jsonl (what export writes).")
-    imp.add_argument("file")
+    imp.add_argument("file", help="the question file")
     imp.add_argument("--format", choices=("benchmark", "exp1", "book", "jsonl"),
                      help="input format (default: detected)")
     imp.add_argument("--answers", metavar="KEYS.json", help="answer-key file {\"id\": 1..4}")
@@ -321,11 +370,13 @@ def parser() -> argparse.ArgumentParser:
     imp.set_defaults(func=cmd_import)
 
     smp = sub.add_parser("sample", help="import the bundled sample bank (idempotent)")
-    smp.add_argument("--dry-run", action="store_true")
+    smp.add_argument("--dry-run", action="store_true", help="show what would happen, write nothing")
     smp.set_defaults(func=cmd_sample, skip_invalid=False, allow_duplicates=False,
                      no_swap=False, verbose=False)
 
-    exp = sub.add_parser("export", help="export questions as JSONL")
+    exp = sub.add_parser("export", help="export questions as JSONL",
+                         description="Write the bank's questions as JSONL (one question per line, the "
+                         "format `import` reads back); --with-labels adds labels and decisions.")
     exp.add_argument("-o", "--output", default="exports/questions.jsonl",
                      help="output file (default: exports/questions.jsonl)")
     exp.add_argument("--status", default="all",
@@ -341,20 +392,25 @@ def parser() -> argparse.ArgumentParser:
     lab = sub.add_parser("import-labels", help="import labels from CSV or JSONL",
                          description="Rows: annotator, uid (or source_id [+ source]), answer "
                          "(1..4, ۱..۴ or skip), optional confidence (low|medium|high) and note.")
-    lab.add_argument("file")
-    lab.add_argument("--dry-run", action="store_true")
-    lab.add_argument("--skip-invalid", action="store_true")
+    lab.add_argument("file", help="a CSV or JSONL file of labels")
+    lab.add_argument("--dry-run", action="store_true", help="show what would happen, write nothing")
+    lab.add_argument("--skip-invalid", action="store_true", help="import the valid rows and list the rejected ones")
     lab.set_defaults(func=cmd_import_labels)
 
     agr = sub.add_parser("agreement", help="inter-annotator agreement and accuracy against the key")
-    agr.add_argument("--format", choices=("table", "json"), default="table")
+    agr.add_argument("--format", choices=("table", "json"), default="table", help="table or json (default: table)")
     agr.set_defaults(func=cmd_agreement)
+
+    st = sub.add_parser("setting", help="show the shared settings, or set one (e.g. label_min_seconds 1.5)")
+    st.add_argument("name", nargs="?", help=f"one of: {', '.join(SETTINGS)}")
+    st.add_argument("value", nargs="?", help="the new value (omit to show it)")
+    st.set_defaults(func=cmd_setting)
 
     runs_commands.add_commands(sub)
 
     er = sub.add_parser("errors", help="error categories per run and judge-vs-human agreement")
-    er.add_argument("--run", type=bounded_int(1), help="the judged run (default: all)")
-    er.add_argument("--format", choices=("table", "json"), default="table")
+    one_run(er, bounded_int(1), help="the judged run (default: all)")
+    er.add_argument("--format", choices=("table", "json"), default="table", help="table or json (default: table)")
     er.set_defaults(func=cmd_errors)
 
     ir = sub.add_parser("import-reasoning", help="attach reasoning traces (JSON files) to imported runs")
@@ -362,13 +418,19 @@ def parser() -> argparse.ArgumentParser:
     ir.add_argument("--source", help="the source name the questions were imported under")
     ir.set_defaults(func=cmd_import_reasoning)
 
-    ip = sub.add_parser("import-predictions", help="import published answers (seed CSVs) as runs")
-    ip.add_argument("file")
+    ip = sub.add_parser("import-predictions", help="import answers as runs: seed CSVs, Inspect logs, lm-eval samples",
+                        description="A CSV of published answers (model_name, question_id, model_answer; one "
+                        "run per model), an Inspect log (.eval or .json; one run) or lm-evaluation-harness "
+                        "--log_samples output (samples_*.jsonl; one run).")
+    ip.add_argument("file", help="the CSV, Inspect log or lm-eval samples file")
+    ip.add_argument("--model", metavar="NAME", help="lm-eval/Inspect: the run's model name (default: from the log)")
     ip.add_argument("--source", help="the source name the questions were imported under")
-    ip.add_argument("--dry-run", action="store_true")
+    ip.add_argument("--dry-run", action="store_true", help="show what would be imported, write nothing")
     ip.set_defaults(func=cmd_import_predictions)
 
-    st = sub.add_parser("stats", help="counts of the question bank and the import history")
+    st = sub.add_parser("stats", help="counts of the question bank and the import history",
+                        description="The database file and schema version, questions by status, "
+                        "categories, source references and every import with its counts.")
     st.set_defaults(func=cmd_stats)
 
     rep = sub.add_parser("report", help="leaderboard with intervals, paired tests, breakdowns, charts",
@@ -389,12 +451,14 @@ def parser() -> argparse.ArgumentParser:
     rep.set_defaults(func=cmd_report)
 
     corpus.add_commands(sub)
+    curate.add_commands(sub)
     items.add_commands(sub)
     release.add_commands(sub)
 
     tui = sub.add_parser("tui", help="open the terminal app")
     add_tui_options(tui)
     tui.set_defaults(func=cmd_tui)
+    db_everywhere(p)
     return p
 
 
@@ -413,9 +477,28 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout, sys.stderr = out, err
 
 
+PATH_ARGS = frozenset(["file", "path", "paths", "db", "output", "answers"])  # a file name may be any bytes
+
+
+def _undecodable(args) -> str | None:
+    """The first argument (not a file name) that is not valid UTF-8 text: its bytes came from a
+    terminal in another encoding and cannot be stored, searched or printed."""
+    for name, value in vars(args).items():
+        values = value if isinstance(value, list) else [value]
+        if name not in PATH_ARGS and any(isinstance(v, str) and not is_text(v) for v in values):
+            return name
+    return None
+
+
 def _main(argv: list[str] | None) -> int:
     args = parser().parse_args(argv)
+    if bad := _undecodable(args):
+        flag = bad if bad in ("words", "couplet", "name") else "--" + bad.replace("_", "-")
+        print(f"persian-tui: error: {flag}: not valid UTF-8 text (check the terminal's encoding)",
+              file=sys.stderr)
+        return 2
     try:
+        merge_run(args)
         return args.func(args)
     except (InputError, StoreError, UserError, RunError, WriteError) as e:
         for line in str(e).splitlines() or [""]:  # several (one per field of a spec): one line each
@@ -430,8 +513,9 @@ def _main(argv: list[str] | None) -> int:
         print(f"persian-tui: error: {where}{(e.strerror or str(e)).lower()}", file=sys.stderr)
         return 1
     except DatabaseError as e:  # raised by any query on a damaged file
-        print(f"persian-tui: error: {config.db_path(args.db)}: database error: {e} "
-              "(the file may be damaged or read-only; nothing more was written)", file=sys.stderr)
+        why = write_error(e) or f"database error: {e} (the file may be damaged)"
+        print(f"persian-tui: error: {config.db_path(args.db)}: {why}; nothing more was written",
+              file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("persian-tui: interrupted", file=sys.stderr)

@@ -1,5 +1,5 @@
 """What every command module of the CLI shares: the one error a command ends with, the
-database opener and the bounded-integer argument type (below the command modules, so none of
+database opener, the bounded-integer argument type and capped report lines (below the command modules, so none of
 them imports the package's `__init__`)."""
 
 from __future__ import annotations
@@ -30,7 +30,24 @@ def bounded_int(low: int, high: int = MAX_ID):
 
 
 def open_store(args, *, read: bool = False) -> Store:
-    """The database; reading commands (``read``) also open a read-only file or folder.
-    Only the default folder (db/) is created: a --db in a missing folder is an error."""
+    """The database; reading commands (``read``) open it read-only and never create one (a
+    mistyped --db is an error, not a new empty database), but for the default file, made on
+    first use. Only the default folder (db/) is created: a --db in a missing folder is an error."""
     path = config.db_path(args.db)
-    return Store(path, create_dir=path == config.DEFAULT_DB, read_only=None if read else False)
+    default = path == config.DEFAULT_DB
+    read = read and not (default and not path.exists())
+    return Store(path, create_dir=default, read_only=None if read else False)
+
+
+MAX_SHOWN = 20  # lines of one kind (rejected, unmatched, ...) an import prints before a count
+
+
+def print_capped(kind: str, lines) -> None:
+    """The first MAX_SHOWN lines as "kind: line", then how many more there were."""
+    n = 0
+    for line in lines:
+        n += 1
+        if n <= MAX_SHOWN:
+            print(f"{kind}: {line}")
+    if n > MAX_SHOWN:
+        print(f"{kind}: ... and {n - MAX_SHOWN} more")

@@ -42,12 +42,16 @@ def cmd_corpus_import(args) -> int:
     bar = _Bar("import")
     with open_store(args) as store:
         p = import_corpus(store, args.path, strict=args.strict,
-                          on_progress=lambda p: bar(p.done, p.total, f"{p.rate:.0f} poems/s"))
+                          on_progress=lambda p: bar(p.done, p.total, f"{p.rate:.0f} poems/s, ETA {_eta(p)}"))
         bar(p.done, p.total, f"{p.rate:.0f} poems/s", final=True)
         for e in p.errors[:args.max_errors]:
             print(f"skipped: {sanitize(e)}")
         if len(p.errors) > args.max_errors:
             print(f"... and {len(p.errors) - args.max_errors} more skipped file(s)")
+        for note in p.notes[:args.max_errors]:
+            print(f"repaired: {sanitize(note)}" if "renumbered" in note else f"skipped: {sanitize(note)}")
+        if len(p.notes) > args.max_errors:
+            print(f"... and {len(p.notes) - args.max_errors} more misnumbered couplet(s)")
         print(f"imported {args.path}: {p.summary()}; {p.rate:.0f} poems/s, "
               f"longest write transaction {p.longest_lock * 1000:.0f} ms")
         if not args.no_link and store.questions():
@@ -56,8 +60,16 @@ def cmd_corpus_import(args) -> int:
     return 0
 
 
+def _eta(p) -> str:
+    """Time left at the rate so far (m:ss), or "…" before the first batch."""
+    if not p.done or p.rate <= 0:
+        return "…"
+    left = round((p.total - p.done) / p.rate)
+    return f"{left // 60}:{left % 60:02d}"
+
+
 def cmd_corpus_stats(args) -> int:
-    with open_store(args) as store:
+    with open_store(args, read=True) as store:
         s = store.corpus_stats()
         if args.format == "json":
             print(json_safe(json.dumps(s, ensure_ascii=False, indent=2)))
@@ -79,8 +91,15 @@ def cmd_corpus_stats(args) -> int:
 
 
 def cmd_corpus_search(args) -> int:
-    with open_store(args) as store:
-        found = store.search_couplets(" ".join(args.words), poet=args.poet, form=args.form,
+    from ..text import corpus_key
+
+    words = " ".join(args.words)
+    if words.strip() and not corpus_key(words).split():
+        raise UserError(f"nothing to search for in {words!r}: no letters or digits")
+    if not words.strip() and not (args.poet or args.form or args.metre):
+        raise UserError("give words to search for (or --poet, --form or --metre to list couplets)")
+    with open_store(args, read=True) as store:
+        found = store.search_couplets(words, poet=args.poet, form=args.form,
                                       metre=args.metre, limit=args.limit)
         if args.format == "json":
             print(json_safe(json.dumps([c.__dict__ for c in found], ensure_ascii=False, indent=2)))
@@ -118,8 +137,10 @@ def cmd_corpus_similar(args) -> int:
 
 
 def _link_summary(counts) -> str:
+    released = f" ({counts['released']} in a release kept as they are)" if counts.get("released") else ""
     return (f"linked {counts.get('linked', 0)}, ambiguous {counts.get('ambiguous', 0)}, "
-            f"unlinked {counts.get('unlinked', 0)}, up to date {counts.get('up to date', 0)}")
+            f"unlinked {counts.get('unlinked', 0)}, up to date {counts.get('up to date', 0)}; "
+            f"{counts.get('reordered', 0)} option(s) put in the poet's hemistich order{released}")
 
 
 def cmd_corpus_link(args) -> int:
@@ -140,7 +161,11 @@ def cmd_corpus_link(args) -> int:
                     if link.status != status or shown >= args.examples or uid not in questions:
                         continue
                     o = next(o for o in questions[uid].options if o.position == pos)
-                    where = f" (first candidate {link.couplet.poem}, {link.candidates} tied)" if link.couplet else ""
+                    where = ""
+                    if link.couplet:
+                        also = "".join(f", {p}#{i + 1}" for p, i, _ in link.others[:4])
+                        what = "candidates" if status == "ambiguous" else "only in a work quoting others"
+                        where = f" ({what}: {link.couplet.poem}#{link.couplet.couplet + 1}{also})"
                     print(f"{status}: {uid}/{pos}: {sanitize(o.mesra1)} / {sanitize(o.mesra2)}{where}")
                     shown += 1
         methods: dict[str, int] = {}
@@ -150,6 +175,16 @@ def cmd_corpus_link(args) -> int:
                     methods[link.method] = methods.get(link.method, 0) + 1
         if methods:
             print("methods: " + ", ".join(f"{k} {v}" for k, v in sorted(methods.items())))
+    return 0
+
+
+def cmd_corpus_reorder(args) -> int:
+    with open_store(args) as store:
+        counts = store.undo_reorder(args.uid)
+        extra = [f"{counts[k]} {what}" for k, what in (("released", "in a release kept as they are"),
+                                                        ("edited", "edited since, kept")) if counts.get(k)]
+        print(f"{counts.get('restored', 0)} option(s) back in the file's hemistich order"
+              + (f" ({', '.join(extra)})" if extra else ""))
     return 0
 
 
@@ -198,16 +233,20 @@ def store_baseline_runs(store, questions, rep, which: str) -> list[str]:
 def cmd_shortcuts(args) -> int:
     from ..io.files import write_atomic
 
-    with open_store(args) as store:
+    with open_store(args, read=not args.store_runs) as store:  # only --store-runs writes
         questions, rep = shortcut_report(store, args.questions)
         rows = [{"cue": r.cue, "eligible": r.eligible, "fired": r.fired, "hits": r.hits,
                  "precision": r.precision, "ci95": [r.low, r.high] if r.fired else None,
                  "recall": r.recall, "p_value_vs_chance": r.p_value} for r in rep.rows]
+        uniform = "—" if rep.uniform_p is None else f"{rep.uniform_p:.3g}"
+        keys_line = (f"key positions 1–4: {', '.join(str(rep.keys.get(k, 0)) for k in range(1, 5))}; "
+                     f"uniform? chi-square p = {uniform}")
         if args.store_runs:
             for line in store_baseline_runs(store, questions, rep, args.questions):
                 print(line)
         if args.format == "json":
             out = {"questions": rep.questions, "linked": rep.linked, "chance": 0.25, "cues": rows,
+                   "keys": {str(k): v for k, v in rep.keys.items()}, "keys_uniform_p": rep.uniform_p,
                    "flagged": rep.flagged}
             text = json.dumps(out, ensure_ascii=False, indent=2)
             if args.output:
@@ -217,9 +256,10 @@ def cmd_shortcuts(args) -> int:
                 print(json_safe(text))
             return 0
         lines = [(f"{rep.questions} questions with a key, {rep.linked} with all four options linked "
-                  "to the corpus; chance is 25 %"),
+                  "to the corpus as whole couplets; chance is 25 %"),
+                 keys_line,
                  "",
-                 ("| cue | eligible | fired | key found | right when fired (95 % CI) | p vs 25 % | "
+                 ("| cue | eligible | fired | key found | right when fired (95 % CI) | p vs 25 % (two-sided) | "
                   "finds the key alone |"),
                  "| --- | ---: | ---: | ---: | --- | ---: | ---: |"]
         for r in rep.rows:
@@ -249,7 +289,7 @@ def add_commands(sub) -> None:
                             description="Reads poets/*/poet.json and the poem files under PATH "
                             "(git clone https://github.com/ganjoor/ganjoor-data). Re-import updates "
                             "changed poems and skips unchanged ones.")
-    imp.add_argument("path")
+    imp.add_argument("path", help="the ganjoor-data clone (or one poet's folder)")
     imp.add_argument("--strict", action="store_true",
                      help="check every file first; write nothing if one is malformed")
     imp.add_argument("--no-link", action="store_true", help="do not link the bank's options afterwards")
@@ -257,17 +297,17 @@ def add_commands(sub) -> None:
     imp.set_defaults(func=cmd_corpus_import)
 
     st = co_sub.add_parser("stats", help="what corpus is loaded")
-    st.add_argument("--format", choices=("table", "json"), default="table")
+    st.add_argument("--format", choices=("table", "json"), default="table", help="table or json (default: table)")
     st.add_argument("--top", type=int, default=20, help="poets listed (default: 20)")
     st.set_defaults(func=cmd_corpus_stats)
 
     se = co_sub.add_parser("search", help="couplets containing every word (normalized, ZWNJ-insensitive)")
-    se.add_argument("words", nargs="*")
+    se.add_argument("words", nargs="*", help="words that must all occur")
     se.add_argument("--poet", help="nickname or slug, e.g. حافظ or hafez")
     se.add_argument("--form", help="e.g. Ghazal, Robaee, Masnavi")
     se.add_argument("--metre", help="part of the metre, e.g. هزج")
-    se.add_argument("--limit", type=int, default=20)
-    se.add_argument("--format", choices=("table", "json"), default="table")
+    se.add_argument("--limit", type=int, default=20, help="couplets shown (default: 20)")
+    se.add_argument("--format", choices=("table", "json"), default="table", help="table or json (default: table)")
     se.set_defaults(func=cmd_corpus_search)
 
     sm = co_sub.add_parser("similar", help="couplets similar to one (TF-IDF, or an embedding model)",
@@ -276,28 +316,43 @@ def add_commands(sub) -> None:
                            "(st:FOLDER or a sentence-transformers name already in the local cache).")
     sm.add_argument("couplet", help='"hemistich 1 / hemistich 2" (or " - ", " ** ")')
     sm.add_argument("--model", help="st:FOLDER_OR_NAME, openai:MODEL (default: tfidf)")
-    sm.add_argument("--poet")
-    sm.add_argument("--form")
-    sm.add_argument("--limit", type=int, default=10)
+    sm.add_argument("--poet", help="only this poet (nickname or slug)")
+    sm.add_argument("--form", help="only this form, e.g. Ghazal")
+    sm.add_argument("--limit", type=int, default=10, help="couplets shown (default: 10)")
     sm.set_defaults(func=cmd_corpus_similar)
 
     ln = co_sub.add_parser("link", help="link every option of the bank to its corpus couplet",
                            description="Exact match of the normalized hemistichs (either order), then "
-                           "fuzzy (rapidfuzz) over FTS candidates, then a single matching hemistich. "
-                           "Links are provenance: the stored text is never changed.")
+                           "fuzzy (rapidfuzz) over FTS candidates, then single matching hemistichs. "
+                           "The source is the earliest poet's poem, never a work quoting others. Links "
+                           "are provenance; the one edit: an option found in reversed order is put in "
+                           "the poet's order (a revision; `corpus reorder --undo` reverts), except in "
+                           "released questions.")
     ln.add_argument("--force", action="store_true", help="relink options that are already linked")
     ln.add_argument("--threshold", type=float, help="fuzzy score threshold 0..100 (default: 85)")
     ln.add_argument("--examples", type=int, default=5, help="examples shown per outcome (default: 5)")
     ln.set_defaults(func=cmd_corpus_link)
 
+    ro = co_sub.add_parser("reorder", help="undo the hemistich re-ordering done by linking",
+                           description="--undo puts back the file's order of every option the corpus "
+                           "re-ordered (or only those of --uid), one revision per question; those "
+                           "options are not re-ordered again.")
+    ro.add_argument("--undo", action="store_true", required=True,
+                    help="put the file's hemistich order back (required: the one action)")
+    ro.add_argument("--uid", action="append", help="only this question (repeatable)")
+    ro.set_defaults(func=cmd_corpus_reorder)
+
     sc = sub.add_parser("shortcuts", help="can surface cues (poet, metre, rhyme, form, length, "
-                        "lexical baseline) find the key without reading?",
+                        "key position, lexical baseline) find the key without reading?",
                         description="Per question: is the key the only option with a different poet, "
                         "metre, rhyme letters or form (from corpus links), a very different length, or "
-                        "the TF-IDF centroid's pick? Over the bank: how often each cue finds the key "
-                        "against chance (25 %), Wilson 95 % interval, one-sided binomial test.")
-    sc.add_argument("--questions", default="all", choices=QUESTION_SETS)
-    sc.add_argument("--format", default="table", choices=("table", "md", "json"))
+                        "the TF-IDF centroid's pick, or the most common key position? Over the bank: "
+                        "how often each cue finds the key against chance (25 %), Wilson 95 % interval, "
+                        "two-sided exact binomial test; the key positions against uniform (chi-square).")
+    sc.add_argument("--questions", default="all", choices=QUESTION_SETS,
+                    help="question set: ready (includes curated), curated or all (default: all)")
+    sc.add_argument("--format", default="table", choices=("table", "md", "json"),
+                    help="table prints; md or json print or write -o FILE (default: table)")
     sc.add_argument("-o", "--output", metavar="FILE", help="write md/json to FILE instead of printing")
     sc.add_argument("--examples", type=int, default=10, help="flagged questions listed (default: 10)")
     sc.add_argument("--store-runs", action="store_true",

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from .. import display
 from ..models import QUESTION_SETS
 from .common import MAX_ID, UserError, bounded_int, open_store
 
@@ -34,7 +35,7 @@ def cmd_items(args) -> int:
             raise UserError(str(e)) from None
         rows = item_analysis(store, inp.keyed, [r.id for r in inp.runs])
     if args.format == "json":
-        print(json.dumps([item_dict(r) for r in rows], ensure_ascii=False, indent=2))
+        print(display.json_safe(json.dumps([item_dict(r) for r in rows], ensure_ascii=False, indent=2)))
     elif args.format == "csv":
         print(item_csv(rows), end="")
     else:
@@ -61,8 +62,8 @@ def cmd_samples(args) -> int:
     if args.format == "json":
         from dataclasses import asdict
 
-        print(json.dumps({**asdict(result), "agreement_is": result.agreement_label}, ensure_ascii=False,
-                         indent=2))
+        print(display.json_safe(json.dumps({**asdict(result), "agreement_is": result.agreement_label},
+                                           ensure_ascii=False, indent=2)))
     elif args.format == "csv":
         print(items_csv([result]), end="")
     else:
@@ -70,7 +71,8 @@ def cmd_samples(args) -> int:
         print(f"run #{result.run_id} {result.model}: {result.samples} sample(s) per question, "
                            f"{result.questions} keyed questions; majority vote {summary[4]}, mean {summary[5]}, "
                            f"{result.agreement_label} {summary[6]}, unanimous {summary[7]}")
-        rows = [[str(c) if not isinstance(c, float) else f"{c:.2f}" for c in row[1:]] for row in item_rows(result)]
+        rows = [[display.MISSING if c is None else f"{c:.2f}" if isinstance(c, float) else str(c) for c in row[1:]]
+                for row in item_rows(result)]
         print("\n".join(_table(ITEM_HEADER[1:], rows, right={1, 4, 5, 7})))
     return 0
 
@@ -80,15 +82,19 @@ def add_commands(sub) -> None:
                         description="Per question: every sample's answer (- unusable), the majority's "
                         "answer, the agreement among samples (across option orders when shuffled), "
                         "the sample judging uses by default; per run: accuracy by majority and by mean.")
-    sm.add_argument("run", type=bounded_int(1), metavar="RUN")
-    sm.add_argument("--questions", default="all", choices=QUESTION_SETS)
-    sm.add_argument("--format", default="table", choices=("table", "csv", "json"))
+    sm.add_argument("run", type=bounded_int(1), metavar="RUN", help="the run asked several times")
+    sm.add_argument("--questions", default="all", choices=QUESTION_SETS,
+                    help="question set: ready (includes curated), curated or all (default: all)")
+    sm.add_argument("--format", default="table", choices=("table", "csv", "json"),
+                    help="table, csv or json, printed (default: table)")
     sm.set_defaults(func=cmd_samples)
     it = sub.add_parser("items", help="item analysis: difficulty, discrimination, distractors, flags",
                         description="Every keyed question's statistics from model runs and human "
                         "labels, sorted by flag severity (suspect_key, low_agreement, too_hard, "
                         "low_discrimination, weak_distractor, too_easy), each flag with its evidence.")
     it.add_argument("--runs", metavar="IDS", help="run ids, e.g. 1,2,5 (default: the report's runs)")
-    it.add_argument("--questions", default="all", choices=QUESTION_SETS)
-    it.add_argument("--format", default="table", choices=("table", "csv", "json"))
+    it.add_argument("--questions", default="all", choices=QUESTION_SETS,
+                    help="question set: ready (includes curated), curated or all (default: all)")
+    it.add_argument("--format", default="table", choices=("table", "csv", "json"),
+                    help="table, csv or json, printed (default: table)")
     it.set_defaults(func=cmd_items)

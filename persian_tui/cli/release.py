@@ -34,6 +34,12 @@ def cmd_release(args) -> int:
     print(f"release {r.name}: {r.questions} questions, digest {r.digest[:16]}, "
           f"{'frozen now' if result.created else 'frozen ' + r.created_at}; wrote {out}/ "
           f"({', '.join(p.relative_to(out).as_posix() for p in result.paths)})")
+    if args.push:
+        from ..io.hub import push_release
+
+        url = push_release(out, args.push, f"persian-tui release {r.name} (digest {r.digest[:16]})",
+                           private=args.private)
+        print(f"pushed {out}/ to {url}")
     return 0
 
 
@@ -42,8 +48,9 @@ def add_commands(sub) -> None:
                         description="Freezes the curated questions (uids, content sha256, keys, records) "
                         "under NAME in the database (a name is frozen once: other content under it is "
                         "refused) and writes NAME/ with data/test.jsonl, a datasheet README.md for the "
-                        "Hugging Face hub, release.json and the leaderboard of --runs. The same database "
-                        "gives the same bytes.")
+                        "Hugging Face hub (column types declared for datasets.load_dataset), release.json, the "
+                        "leaderboard of --runs, an Inspect task (inspect_task.py + outlier_parser/) and an "
+                        "lm-evaluation-harness task folder (lm_eval/). The same database gives the same bytes.")
     rl.add_argument("name", nargs="?", metavar="NAME", help="e.g. v1.0 (letters, digits, . _ -)")
     rl.add_argument("-o", "--output", metavar="DIR", help="the folder (default: exports/releases/NAME)")
     rl.add_argument("--runs", metavar="IDS", help="runs for the leaderboard and item analysis, e.g. 1,2,5")
@@ -51,4 +58,7 @@ def add_commands(sub) -> None:
     rl.add_argument("--frozen", action="store_true",
                     help="write the existing release NAME as it was frozen (the curated set may have changed)")
     rl.add_argument("--list", action="store_true", help="list the releases")
+    rl.add_argument("--push", metavar="REPO", help="then upload the folder to this Hugging Face dataset "
+                    "repository (owner/name; needs huggingface_hub and a token: HF_TOKEN or `hf auth login`)")
+    rl.add_argument("--private", action="store_true", help="with --push: create the repository private")
     rl.set_defaults(func=cmd_release)

@@ -171,13 +171,14 @@ def cmd_judge(args) -> int:
             run_id, overrides = _resume(store, args, "judge")
         else:
             if args.run is None or not args.base_url or not args.judge_model:
-                raise UserError("--run, --judge-model and --base-url are needed (or --resume RUN)")
+                raise UserError("RUN, --judge-model and --base-url are needed (or --resume RUN)")
             spec = spec_of("judge", base_url=args.base_url, model=args.judge_model,
                            api_key_env=args.api_key_env, temperature=args.temperature,
                            max_tokens=args.max_tokens, seed=args.seed, concurrency=args.concurrency,
                            timeout=args.timeout, max_retries=args.max_retries,
                            max_failures=args.max_failures, cache=not args.no_cache,
-                           target_run=args.run, only_wrong=args.only_wrong, sample=args.sample)
+                           target_run=args.run, only_wrong=args.only_wrong, sample=args.sample,
+                           limit=args.limit)
             run_id = create_judge_run(store, spec, spec.target_run, only_wrong=spec.only_wrong).id
             overrides = {"base_url": spec.base_url}
             print(f"judge run {run_id}: {spec.model} judging run {args.run}", file=sys.stderr)
@@ -237,10 +238,15 @@ def _list_runs(args) -> int:
     return 0
 
 
+ENDPOINT_USAGE = ("persian-tui run {kind} --base-url URL --model NAME [options]\n"
+                  "       persian-tui run {kind} --resume RUN [options]")
+
+
 def add_llm_options(p: argparse.ArgumentParser, *, answers: bool, judge: bool = False) -> None:
-    p.add_argument("--base-url", help="e.g. https://openrouter.ai/api/v1 or http://localhost:8000/v1")
+    p.add_argument("--base-url", metavar="URL",
+                   help="OpenAI-compatible endpoint, e.g. https://openrouter.ai/api/v1 or http://localhost:8000/v1")
     if not judge:
-        p.add_argument("--model")
+        p.add_argument("--model", metavar="NAME", help="the model name the endpoint knows, e.g. openai/gpt-5-mini")
     if answers:
         p.add_argument("--strategy", default="zero-shot",
                        help="zero-shot, few-shot, json, justify or explained-few-shot (default: zero-shot)")
@@ -249,11 +255,11 @@ def add_llm_options(p: argparse.ArgumentParser, *, answers: bool, judge: bool = 
         p.add_argument("--samples", type=int, default=1, metavar="K",
                        help="ask each question K times (sample k: seed+k, its own cache entry and, "
                             "with --shuffle-seed, its own option order); every reply is stored")
-    p.add_argument("--api-key-env", default="OPENAI_API_KEY",
+    p.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="NAME",
                    help="NAME of the environment variable holding the API key (never stored)")
-    p.add_argument("--temperature", type=float, default=0.0)
-    p.add_argument("--max-tokens", type=int)
-    p.add_argument("--seed", type=int)
+    p.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (default: 0)")
+    p.add_argument("--max-tokens", type=int, help="reply length limit (default: the endpoint's)")
+    p.add_argument("--seed", type=int, help="sampling seed sent with each request (default: none)")
     p.add_argument("--concurrency", type=int, default=4, help="requests at once (1-256)")
     p.add_argument("--timeout", type=float, default=60.0,
                    help="seconds for a whole request, reply body included (default 60)")
@@ -263,7 +269,8 @@ def add_llm_options(p: argparse.ArgumentParser, *, answers: bool, judge: bool = 
                         "failures in a row (default 5)")
     p.add_argument("--no-cache", action="store_true", help="do not reuse cached replies")
     if not judge:
-        p.add_argument("--questions", default="ready", help="ready, curated or all (default: ready)")
+        p.add_argument("--questions", default="ready", choices=("ready", "curated", "all"),
+                       help="question set: ready (includes curated), curated or all (default: ready)")
         p.add_argument("--release", metavar="NAME",
                        help="ask exactly the questions of this release (recorded with the run)")
     p.add_argument("--limit", type=int, help="at most this many questions (with --resume: this many more "
@@ -276,13 +283,17 @@ def add_llm_options(p: argparse.ArgumentParser, *, answers: bool, judge: bool = 
 
 
 def add_commands(sub) -> None:
+    from .options import one_run
+
     run = sub.add_parser("run", help="evaluation runs: llm, paraphrase or embed")
     run_sub = run.add_subparsers(dest="kind", required=True, metavar="KIND")
-    llm = run_sub.add_parser("llm", help="ask an LLM every question (OpenAI-compatible endpoint)")
+    llm = run_sub.add_parser("llm", help="ask an LLM every question (OpenAI-compatible endpoint)",
+                             usage=ENDPOINT_USAGE.format(kind="llm"))
     add_llm_options(llm, answers=True)
     llm.set_defaults(func=cmd_run_llm)
     par = run_sub.add_parser("paraphrase", help="an LLM writes each couplet as plain prose "
-                             "(embed it later with run embed --paraphrases RUN)")
+                             "(embed it later with run embed --paraphrases RUN)",
+                             usage=ENDPOINT_USAGE.format(kind="paraphrase"))
     add_llm_options(par, answers=False)
     par.set_defaults(func=cmd_run_paraphrase)
     emb = run_sub.add_parser("embed", help="embedding outlier detection")
@@ -290,18 +301,22 @@ def add_commands(sub) -> None:
                      help="tfidf (offline baseline), st:NAME_OR_FOLDER, openai:MODEL (with --base-url)")
     emb.add_argument("--scorer", default="centroid", help="centroid, pairwise or isolation")
     emb.add_argument("--prefix", help="text put before every input, e.g. 'query: ' (default: the model's)")
-    emb.add_argument("--base-url")
-    emb.add_argument("--api-key-env", default="OPENAI_API_KEY")
-    emb.add_argument("--batch-size", type=int, default=64)
-    emb.add_argument("--questions", default="ready", help="ready, curated or all")
-    emb.add_argument("--limit", type=int)
+    emb.add_argument("--base-url", metavar="URL", help="the endpoint of an openai:MODEL embedder")
+    emb.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="NAME",
+                     help="NAME of the environment variable holding the API key (never stored)")
+    emb.add_argument("--batch-size", type=int, default=64, help="texts per request or batch (default: 64)")
+    emb.add_argument("--questions", default="ready", choices=("ready", "curated", "all"),
+                     help="question set: ready (includes curated), curated or all (default: ready)")
+    emb.add_argument("--limit", type=int, help="at most this many questions")
     emb.add_argument("--paraphrases", type=int, metavar="RUN", help="embed this paraphrase run's prose")
     emb.add_argument("--release", metavar="NAME", help="score exactly this release's questions (recorded)")
     emb.set_defaults(func=cmd_run_embed)
 
-    jd = sub.add_parser("judge", help="an LLM judge classifies the errors of a run")
-    jd.add_argument("--run", type=int, help="the run whose predictions are judged")
-    jd.add_argument("--judge-model")
+    jd = sub.add_parser("judge", help="an LLM judge classifies the errors of a run",
+                        usage="%(prog)s RUN --judge-model NAME --base-url URL [options]\n"
+                              "       %(prog)s --resume RUN [options]")
+    one_run(jd, int, help="the run whose predictions are judged (not with --resume)")
+    jd.add_argument("--judge-model", metavar="NAME", help="the judge's model name at --base-url")
     jd.add_argument("--only-wrong", action="store_true", help="judge only wrong or unusable answers")
     jd.add_argument("--sample", type=int, metavar="K",
                     help="for a run asked several times: judge sample K (0-based; default: each "
@@ -310,9 +325,9 @@ def add_commands(sub) -> None:
     jd.set_defaults(func=cmd_judge)
 
     rs = sub.add_parser("runs", help="list runs; archive, unarchive, delete, history of one run",
-                        description="`runs` lists runs (archived ones with --all); `runs archive N` "
-                        "hides a run from lists and default reports; `runs delete N` removes it with "
-                        "its predictions, judgments and judge runs (asks, or --yes); `runs history N`.")
+                        description="`runs` lists runs (archived ones with --all); `runs archive RUN` "
+                        "hides a run from lists and default reports; `runs delete RUN` removes it with "
+                        "its predictions, judgments and judge runs (asks, or --yes); `runs history RUN`.")
     rs.add_argument("--all", action="store_true", help="include archived runs")
     rs_sub = rs.add_subparsers(dest="action", metavar="ACTION")
     for name, help_ in (("archive", "hide a run from lists and default reports"),
@@ -320,7 +335,7 @@ def add_commands(sub) -> None:
                         ("delete", "delete a run, its predictions and judgments (logged)"),
                         ("history", "what happened to a run: resume overrides, archive, delete")):
         a = rs_sub.add_parser(name, help=help_)
-        a.add_argument("id", type=int, metavar="N")
+        a.add_argument("id", type=int, metavar="RUN", help="the run's id (persian-tui runs lists them)")
         if name == "delete":
             a.add_argument("--yes", action="store_true", help="do not ask")
     rs.set_defaults(func=cmd_runs)

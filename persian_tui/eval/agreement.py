@@ -8,6 +8,24 @@ from ..store import Store
 from . import stats
 from .votes import ItemVotes, item_votes
 
+MIN_SECONDS_SETTING = "label_min_seconds"
+DEFAULT_MIN_SECONDS = 1.0
+
+
+def min_seconds(store: Store) -> float:
+    """The shortest credible time from an item's display to its answer (the database setting
+    ``label_min_seconds``, default 1 s): faster answers are kept but marked fast."""
+    try:
+        value = float(store.get_setting(MIN_SECONDS_SETTING) or DEFAULT_MIN_SECONDS)
+    except ValueError:
+        return DEFAULT_MIN_SECONDS
+    return value if 0 <= value <= 3600 else DEFAULT_MIN_SECONDS
+
+
+def is_fast(seconds: float | None, minimum: float) -> bool:
+    """An answer given in less than ``minimum`` seconds (an unknown time is not fast)."""
+    return seconds is not None and seconds < minimum
+
 
 @dataclass
 class AnnotatorAccuracy:
@@ -16,6 +34,8 @@ class AnnotatorAccuracy:
     total: int  # items with a key that this annotator answered
     low: float | None = None  # Wilson 95 %
     high: float | None = None
+    answered: int = 0  # every item this annotator answered (keyed or not)
+    fast: int = 0  # of those, answered faster than the minimum (see min_seconds)
 
     @property
     def accuracy(self) -> float | None:
@@ -57,13 +77,28 @@ def annotator_accuracy(votes: list[ItemVotes]) -> list[AnnotatorAccuracy]:
     return out
 
 
-def agreement(votes: list[ItemVotes], scope: str = "all") -> Agreement:
+def with_fast(accuracy: list[AnnotatorAccuracy], votes: list[ItemVotes],
+              minimum: float) -> list[AnnotatorAccuracy]:
+    """The accuracy rows with each annotator's answers and fast answers counted (annotators
+    who answered only unkeyed items get a row too), sorted by name."""
+    rows = {a.annotator: a for a in accuracy}
+    for v in votes:
+        for label in v.labels:
+            if label.answer is None:
+                continue
+            row = rows.setdefault(label.annotator, AnnotatorAccuracy(label.annotator, 0, 0))
+            row.answered += 1
+            row.fast += is_fast(label.seconds, minimum)
+    return [rows[name] for name in sorted(rows)]
+
+
+def agreement(votes: list[ItemVotes], scope: str = "all", minimum: float = DEFAULT_MIN_SECONDS) -> Agreement:
     ballots = [v.votes for v in votes]
     pairs = stats.pairwise_cohen(ballots)
     kappas = [k for k, n in pairs.values() if k is not None]
     fleiss, fleiss_n = stats.fleiss_kappa(ballots)
     alpha, alpha_n = stats.krippendorff_alpha(ballots)
-    annotators = annotator_accuracy(votes)
+    annotators = with_fast(annotator_accuracy(votes), votes, minimum)
     return Agreement(
         scope=scope, items=len(votes), labelled=sum(bool(v.votes) for v in votes),
         multi=sum(len(v.votes) >= 2 for v in votes),
@@ -79,9 +114,10 @@ def agreement(votes: list[ItemVotes], scope: str = "all") -> Agreement:
 def agreement_report(store: Store) -> list[Agreement]:
     """Overall figures first, then one per category (questions not retired)."""
     votes = [v for v in item_votes(store) if v.status != "retired"]
-    out = [agreement(votes)]
+    minimum = min_seconds(store)
+    out = [agreement(votes, minimum=minimum)]
     for category in sorted({v.category for v in votes if v.category}):
-        out.append(agreement([v for v in votes if v.category == category], category))
+        out.append(agreement([v for v in votes if v.category == category], category, minimum))
     return out
 
 

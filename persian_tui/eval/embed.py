@@ -170,9 +170,7 @@ class SentenceTransformerEmbedder:
         try:
             from sentence_transformers import SentenceTransformer
         except ImportError:
-            raise EmbedderError(
-                "st: models need the embed extra (sentence-transformers and torch): "
-                "pip install 'persian-tui[embed]' (CPU only: pip install torch==2.13.0 first)") from None
+            raise EmbedderError(NO_EXTRA) from None
 
         self.normalization = _check_normalization(normalization)
         self.batch_size = batch_size
@@ -286,7 +284,23 @@ class OpenAIEmbedder:
         content_type = (raw.headers.get("content-type") or "no content type").split(";")[0].strip()
         if isinstance(response, str) and "json" not in content_type:
             raise self._error(f"the reply is not JSON ({content_type[:60]}): {' '.join(response.split())[:120]}")
+        self._check_raw(raw)
         return self._rows(response, len(batch))
+
+    def _check_raw(self, raw) -> None:
+        """The vectors as sent: the client turns true/false and numeric strings into floats, so
+        a reply of booleans (every score ties) is caught before it parses."""
+        try:
+            body = raw.http_response.json()
+        except Exception:  # noqa: BLE001 - not JSON: the parsed reply says what it was
+            return
+        data = body.get("data") if isinstance(body, dict) else None
+        for i, item in enumerate(data if isinstance(data, list) else []):
+            row = item.get("embedding") if isinstance(item, dict) else None
+            if isinstance(row, list) and not all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                                                 for x in row):
+                kind = next(type(x).__name__ for x in row if isinstance(x, bool) or not isinstance(x, (int, float)))
+                raise self._error(f"embedding {i} is not a list of numbers (it holds a {kind})")
 
     def _rows(self, response, n: int) -> list[list[float]]:
         """The vectors of a reply, checked: n of them, indexed 0..n-1, each a list of numbers."""
@@ -324,6 +338,35 @@ class OpenAIEmbedder:
 
 
 # ---------------------------------------------------------------- factory
+
+
+NO_EXTRA = ("st: models need the embed extra (sentence-transformers and torch): pip install "
+            "'persian-tui[embed]' (CPU only: pip install torch==2.13.0 first)")
+
+
+def _st_installed() -> bool:
+    """Whether sentence-transformers can be imported, without importing it (and torch)."""
+    import importlib.util
+    import sys
+
+    if "sentence_transformers" in sys.modules:
+        return sys.modules["sentence_transformers"] is not None
+    return importlib.util.find_spec("sentence_transformers") is not None
+
+
+def check_available(spec: str) -> None:
+    """Refuse, before any run is recorded, a local model this install cannot load: an st: model
+    without the embed extra, or a bare name that is neither tfidf, openai:, st: nor a folder."""
+    spec = (spec or "tfidf").strip()
+    if spec == "tfidf" or spec.startswith("openai:") or _st_installed():
+        return
+    if spec.startswith("st:"):
+        raise EmbedderError(f"{spec} needs the embed extra: " + NO_EXTRA.split(": ", 1)[1])
+    if not Path(spec).expanduser().is_dir():
+        raise EmbedderError(f"unknown embedding model {spec!r}: the models are tfidf, openai:MODEL (with "
+                            "--base-url) and st:NAME_OR_FOLDER (the embed extra)")
+    raise EmbedderError(f"{spec} is a folder for sentence-transformers, which needs the embed extra: "
+                        + NO_EXTRA.split(": ", 1)[1])
 
 
 def make_embedder(

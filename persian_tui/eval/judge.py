@@ -14,7 +14,8 @@ from ..models import Prediction, Question
 from .parse import json_objects, split_reasoning
 
 VERDICTS = ("sound", "flawed", "key_problem")
-JUDGE_VERSION = "judge/v3"  # v2: judged text quoted line by line inside the fences; v3: bank text on one line
+JUDGE_VERSION = "judge/v4"  # v2: judged text quoted line by line inside the fences; v3: bank text on one line;
+# v4: stem and explanation quoted too, <think> tags in quoted text neutralized
 
 # name, Persian label, English label, Persian description, English description, example
 DEFAULT_TAXONOMY = [
@@ -82,34 +83,43 @@ def schema(categories: list[str]) -> dict:
 
 
 _FENCE_CHARS = re.compile(r"<{2,}|>{2,}|[\u2502]")
+_TAGS = re.compile(r"<(/?\s*think(?:ing)?\s*)>", re.IGNORECASE)
 _LINE_BREAKS = re.compile(r"\r\n|[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]")
+
+
+def _swap(m: re.Match) -> str:
+    s = m.group()
+    return "|" if s == "\u2502" else ("‹" if s[0] == "<" else "›") * len(s)
+
+
+def _neutral(text: str) -> str:
+    """Fence runs, the quote bar and <think> tags made inert (‹‹‹, |, ‹think›): a judge that
+    echoes quoted text cannot echo a live fence or reasoning tag."""
+    return _TAGS.sub(r"‹\1›", _FENCE_CHARS.sub(_swap, text))
 
 
 def fence(text: str) -> str:
     """Judged text as data: fence runs (<<, >>) and the quote bar inside it are replaced, and
     every line is quoted with "│ ", so no line of it can pass for a line of the prompt
     ("Key (the outlier): 3", ">>>", "Model's answer: 2")."""
-    def swap(m: re.Match) -> str:
-        s = m.group()
-        return "|" if s == "\u2502" else ("‹" if s[0] == "<" else "›") * len(s)
-    lines = _LINE_BREAKS.split(_FENCE_CHARS.sub(swap, text))
+    lines = _LINE_BREAKS.split(_neutral(text))
     return "<<<\n" + "\n".join("│ " + line for line in lines) + "\n>>>"
 
 
 def one_line(text: str) -> str:
-    """Bank text (stem, hemistichs, explanation) on one line: an imported question cannot
-    start a line of the prompt ("Key (the outlier): 2") either."""
-    return _LINE_BREAKS.sub(" ", text)
+    """Bank text (stem, hemistichs, explanation) on one line, fences and tags inert: an
+    imported question cannot start a line of the prompt ("Key (the outlier): 2") either."""
+    return _LINE_BREAKS.sub(" ", _neutral(text))
 
 
 def render_judge(q: Question, p: Prediction, categories: list[str]) -> JudgePrompt:
     options = "\n".join(f"{o.position}. {one_line(o.mesra1)} - {one_line(o.mesra2)}"
                         for o in sorted(q.options, key=lambda o: o.position))
     answer = p.predicted if p.predicted is not None else f"no usable answer ({p.parse_status})"
-    parts = [f"Question: {one_line(q.stem or 'Which couplet differs in meaning from the others?')}",
-             f"Options:\n{options}", f"Key (the outlier): {q.key}"]
-    if q.explanation:
-        parts.append(f"Explanation: {one_line(q.explanation)}")
+    stem = q.stem or "Which couplet differs in meaning from the others?"
+    parts = [f"Question:\n{fence(one_line(stem))}", f"Options:\n{options}", f"Key (the outlier): {q.key}"]
+    if q.explanation:  # bank text is data too: quoted, on one line
+        parts.append(f"Explanation:\n{fence(one_line(q.explanation))}")
     parts.append(f"Model's answer: {answer}")
     if p.permutation and list(p.permutation) != [1, 2, 3, 4]:
         parts.append(f"(The model saw the options in the order {p.permutation}; its answer is "
@@ -127,6 +137,8 @@ def prompt_hash(categories: list[str]) -> str:
                           .encode()).hexdigest()
 
 
+# what the judge quotes of its prompt: a fenced block, or lines starting with the quote bar
+_QUOTED = re.compile(r"(?ms)^[ \t]*<<<[ \t]*$.*?^[ \t]*>>>[ \t]*$|^[ \t>]*\u2502[^\n]*")
 # "VERDICT: sound", "**Category:** none", "- rationale = ..." (a JSON line '"verdict": ...' is read as JSON)
 _LINE = re.compile(r"(?im)^[ \t>*#_\-]*(verdict|error_category|category|rationale)[ \t*_]*[:=][ \t*_]*(.+?)\s*$")
 
@@ -177,14 +189,17 @@ def parse_judgment(text: str | None, categories: list[str]) -> Judgment:
     its strings does not count); otherwise every verdict in it (JSON objects, VERDICT lines) is
     read, and verdicts that disagree make it `unscored` ("conflicting verdicts"), never resolved
     by position: a verdict planted in the judged answer and quoted back cannot win. Anything that
-    is not a clear verdict is `unscored` with the reason, never guessed."""
+    is not a clear verdict is `unscored` with the reason, never guessed. Only a closed <think>
+    block (or everything before a pre-filled one's </think>) is the judge's reasoning, and what
+    it quotes of its prompt (a <<< >>> block, "│ " lines) is data: neither holds a verdict."""
     if not text or not text.strip():
         return _unscored("empty reply")
-    text = split_reasoning(text)[0]  # reasoning (<think> blocks, a pre-filled one) is not the verdict
+    text = split_reasoning(text)[0]  # only closed <think> blocks (or a pre-filled one)
     whole = _whole_json(text)
     if whole is not None and "verdict" in whole:
         candidates = [whole]
     else:
+        text = _QUOTED.sub("", text)  # quoted data stays data: the judge's own verdict is outside
         candidates = json_objects(text, lambda o: "verdict" in o, _pairs) + _line_verdicts(text)
     if not candidates:
         return _unscored("no verdict in the reply")

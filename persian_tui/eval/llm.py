@@ -24,13 +24,18 @@ MAX_TOKENS = 10**9  # a usage figure above this is not believed
 MAX_COST = 10**6
 MAX_REPLY_CHARS = 1_000_000  # a longer reply is kept as its head and tail (stored and read)
 MAX_WAIT = 120.0  # seconds of retry waits per request, in total (Retry-After included)
+# a refused connection (nothing listens, no such host) is retried this often, shortly: it is not
+# a busy server (429/5xx) that backing off helps, and a run against it must fail within seconds
+CONNECT_RETRIES = 1
+CONNECT_BACKOFF = 0.5
 
 
 class LLMError(Exception):
     """A request that failed for good (after retries); the message is safe to store (secrets
-    redacted). `kind`: connection | timeout | auth | unavailable (429, 5xx, 402, 404 after the
-    retries) | status (other HTTP errors, e.g. 400: the item's) | invalid. All but status and
-    invalid are what the circuit breaker counts."""
+    redacted). `kind`: connect (no connection could be made: refused, unknown host) | connection
+    (dropped mid-request) | timeout | auth | unavailable (429, 5xx, 402, 404 after the retries) |
+    status (other HTTP errors, e.g. 400: the item's) | invalid. All but status and invalid are
+    what the circuit breaker counts (connect the fastest)."""
 
     def __init__(self, message: str, kind: str = "status"):
         super().__init__(message)
@@ -38,7 +43,7 @@ class LLMError(Exception):
 
     @property
     def unreachable(self) -> bool:
-        return self.kind in ("connection", "timeout", "auth", "unavailable")
+        return self.kind in ("connect", "connection", "timeout", "auth", "unavailable")
 
 
 @dataclass
@@ -110,6 +115,7 @@ class LLMClient:
 
         extra = {"response_format": response_format} if response_format else {}
         waited = 0.0
+        refused = 0
         for attempt in range(self.max_retries + 1):
             start = time.perf_counter()
             try:
@@ -130,13 +136,17 @@ class LLMClient:
             except openai.APIConnectionError as e:
                 cause, retry = e, True
                 cause_text = f" ({e.__cause__})" if e.__cause__ and str(e.__cause__) else ""  # refused, decoding ...
-                error = self._error(f"cannot connect to {self.shown_url}: {e}{cause_text}", "connection")
+                never = _never_connected(e)
+                error = self._error(f"cannot connect to {self.shown_url}: {e}{cause_text}",
+                                    "connect" if never else "connection")
+                refused += never
+                retry = not never or refused <= CONNECT_RETRIES
             except Exception as e:  # noqa: BLE001 - any other shape of reply is data, not a crash
                 cause, retry = e, False
                 error = self._error(f"malformed reply from {self.shown_url}: {_short(e)}", "invalid")
             if not retry or attempt == self.max_retries:
                 raise error from cause
-            delay = self._delay(attempt, cause)
+            delay = CONNECT_BACKOFF if error.kind == "connect" else self._delay(attempt, cause)
             if waited + delay > self.max_wait:  # bounded in total, whatever the endpoint asks
                 raise LLMError(f"{error} (gave up: retrying would wait {delay:.3g} s more, "
                                f"past the {self.max_wait:g} s retry budget)"[:600], error.kind) from cause
@@ -147,6 +157,19 @@ class LLMClient:
     def _error(self, message: str, kind: str) -> LLMError:
         return LLMError(storable(redact.text(message, keys=self.keys))[:500], kind)
 
+
+
+def _never_connected(error: BaseException) -> bool:
+    """The request never reached the server: the transport's ConnectError (refused, no such
+    host; httpx's class, whichever copy the openai client bundles) somewhere in the causes."""
+    seen = error
+    for _ in range(5):
+        seen = seen.__cause__ or seen.__context__
+        if seen is None:
+            return False
+        if type(seen).__name__ == "ConnectError" or isinstance(seen, ConnectionRefusedError):
+            return True
+    return False
 
 
 def completion_of(reply, latency: float, content_type: str | None = None) -> Completion:
@@ -177,7 +200,7 @@ def completion_of(reply, latency: float, content_type: str | None = None) -> Com
     if text is None and isinstance(refusal, str) and refusal.strip():
         text = refusal  # structured outputs: the model's refusal is its reply
     warnings: list[str] = []
-    text = _cut(storable(text), "reply", warnings)
+    text = cut_long(storable(text), "reply", warnings)
     finish = getattr(choices[0], "finish_reason", None)
     if finish is not None and not isinstance(finish, str):
         warnings.append(f"finish_reason {_kind(finish)} ignored")
@@ -185,7 +208,7 @@ def completion_of(reply, latency: float, content_type: str | None = None) -> Com
         warnings.append("reply cut short at the token limit (finish_reason length)")
     extra = getattr(message, "model_extra", None) or {}
     reasoning = extra.get("reasoning") or extra.get("reasoning_content")
-    reasoning = _cut(storable(reasoning), "reasoning", warnings) if isinstance(reasoning, str) else None
+    reasoning = cut_long(storable(reasoning), "reasoning", warnings) if isinstance(reasoning, str) else None
     usage = getattr(reply, "usage", None)
     if usage is not None and not hasattr(usage, "prompt_tokens"):
         warnings.append(f"usage {_kind(usage)} ignored")
@@ -204,7 +227,7 @@ def completion_of(reply, latency: float, content_type: str | None = None) -> Com
                       warning="; ".join(warnings) or None)
 
 
-def _cut(text: str | None, name: str, warnings: list[str]) -> str | None:
+def cut_long(text: str | None, name: str, warnings: list[str]) -> str | None:
     """A text longer than MAX_REPLY_CHARS kept as its head and tail (an answer usually closes a
     long reply), the cut noted: a hostile endpoint cannot grow the database by megabytes a row."""
     if text is None or len(text) <= MAX_REPLY_CHARS:

@@ -53,8 +53,9 @@ _CLOSE = re.compile(r"</(?:think|thinking)>", re.IGNORECASE)
 
 
 def split_reasoning(text: str) -> tuple[str, list[str]]:
-    """(text without reasoning blocks, the blocks). An unclosed <think> runs to the end; a
-    </think> with no opening tag (templates that pre-fill <think>) closes everything before it."""
+    """(text without reasoning blocks, the blocks). Only a closed <think>…</think> is a block,
+    and a </think> with no opening tag (templates that pre-fill <think>) closes everything
+    before it; an unterminated <think> is content, never a cut (text after it still counts)."""
     blocks, kept, pos = [], [], 0
     first_close, first_open = _CLOSE.search(text), _OPEN.search(text)
     if first_close and (not first_open or first_close.start() < first_open.start()):
@@ -68,7 +69,7 @@ def split_reasoning(text: str) -> tuple[str, list[str]]:
         kept.append(text[pos : m.start()])
         c = _CLOSE.search(text, m.end())
         if not c:
-            blocks.append(text[m.end() :])
+            kept[-1] = text[pos:]
             break
         blocks.append(text[m.end() : c.start()])
         pos = c.end()

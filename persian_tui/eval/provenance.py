@@ -1,6 +1,7 @@
 """Breakdown values from corpus provenance: the poet, form and metre of each question's key
 couplet, and of the question where all four options agree (else "(mixed)"). Options without
-a link count as "(unlinked)"; a question with any unlinked option is "(unlinked)" too."""
+a link count as "(unlinked)" (so do links of one hemistich or of halves of two couplets: the option
+is not one couplet of that poem); a question with any unlinked option is "(unlinked)" too."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ def metre_name(metre: str | None) -> str | None:
 
 
 def _value(link: OptionLink | None, what: str) -> str:
-    if link is None or link.status != "linked" or link.couplet is None:
+    if link is None or not link.whole:  # one hemistich, or halves of two couplets: not one poem
         return UNLINKED
     c = link.couplet
     value = {"poet": c.poet, "form": c.form, "metre": metre_name(c.metre)}[what]

@@ -91,6 +91,7 @@ class LeaderRow:
     answered_accuracy: float | None = None
     answered_low: float | None = None  # Wilson 95 %
     answered_high: float | None = None
+    no_success: bool = False  # not one request succeeded: every figure of accuracy is shown as missing
 
 
 @dataclass
@@ -218,7 +219,8 @@ def _leaderboard(inp: Inputs, seed: int, n_boot: int) -> tuple[list[LeaderRow], 
             latency_mean=float(np.mean(lat)) if lat else None, cost=_sum([p.cost for p in ps]),
             answered=n_all, answered_correct=int(ac[i]),
             answered_accuracy=float(ac[i] / n_all) if n_all else None,
-            answered_low=float(al[i]) if n_all else None, answered_high=float(ah[i]) if n_all else None))
+            answered_low=float(al[i]) if n_all else None, answered_high=float(ah[i]) if n_all else None,
+            no_success=all(p.parse_status == "api_error" for p in ps)))
     return board, boot
 
 

@@ -2,28 +2,35 @@
 
 For each question with a key, each cue either picks an option or abstains:
   poet, metre, rhyme, form  the only option whose value (from its corpus link) differs from the
-                            other three, which agree; abstains unless all four options are linked
+                            other three, which agree; eligible only when all four values are
+                            known (four options linked as whole couplets, each with that value)
   length                    an option at least 30 % longer or shorter than the mean of the other
                             three, which are within 15 % of their own mean
+  position                  "always answer the most common key": the key position most common
+                            among the *other* questions (leave-one-out, so a question's own key
+                            never votes for itself; ties go to the lower position)
   lexical                   the TF-IDF centroid baseline (never abstains)
 Over the bank: how often each cue fires, how often it is right when it fires, with a Wilson 95 %
-interval and a one-sided binomial test against chance (25 %). A question whose key a cue finds
-is flagged: its answer can be guessed from the surface.
+interval and a two-sided exact binomial test against chance (25 %): a cue far below chance is
+as telling as one far above. The keys' positions are also tested against a uniform
+distribution (Pearson's chi-square goodness of fit, 3 degrees of freedom). A question whose key
+a poet/metre/rhyme/form/length cue finds is flagged: its answer can be guessed from the surface.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..models import OptionLink, Question
 from ..text import corpus_key
-from .stats import binom_greater, wilson
+from .stats import binom_two_sided, wilson
 
-CUES = ("poet", "metre", "rhyme", "form", "length", "lexical")
+CUES = ("poet", "metre", "rhyme", "form", "length", "position", "lexical")
 # cues that abstain unless the surface singles one option out: a hit flags the question
-# (the lexical baseline always answers, so its hits alone say little about one question)
+# (the position and lexical baselines always answer, so their hits say little about one question)
 FLAG_CUES = ("poet", "metre", "rhyme", "form", "length")
 CHANCE = 0.25
 LENGTH_OUTLIER = 0.30
@@ -57,6 +64,8 @@ class ShortcutReport:
     rows: list[CueRow]
     picks: dict[str, dict[str, int]]  # uid -> cue -> picked option
     flagged: dict[str, list[str]] = field(default_factory=dict)  # uid -> cues that find the key
+    keys: dict[int, int] = field(default_factory=dict)  # key position -> questions
+    uniform_p: float | None = None  # chi-square goodness of fit of the keys' positions vs uniform
 
 
 def odd_one(values: list) -> int | None:
@@ -84,7 +93,7 @@ def length_outlier(lengths: list[int]) -> int | None:
 
 
 def _link_value(link: OptionLink | None, cue: str):
-    if link is None or link.status != "linked" or link.couplet is None:
+    if link is None or not link.whole:  # one hemistich, halves of two couplets: not one poem
         return None
     c = link.couplet
     return {"poet": c.poet_slug, "metre": c.metre, "rhyme": c.rhyme, "form": c.form}[cue]
@@ -100,23 +109,28 @@ def analyse(questions: list[Question], links: dict[str, dict[int, OptionLink]],
     picks: dict[str, dict[str, int]] = {}
     flagged: dict[str, list[str]] = {}
     linked = 0
+    keys = Counter(q.key for q in keyed)
     for q in keyed:
         ql = links.get(q.uid, {})
         opts = sorted(q.options, key=lambda o: o.position)
-        all_linked = all(ql.get(o.position) and ql[o.position].status == "linked" for o in opts)
-        linked += all_linked
+        linked += all(ql.get(o.position) and ql[o.position].whole for o in opts)
         mine: dict[str, int] = {}
         for cue in ("poet", "metre", "rhyme", "form"):
-            if not all_linked:
-                continue
+            values = [_link_value(ql.get(o.position), cue) for o in opts]
+            if any(v is None or v == "" for v in values):
+                continue  # eligible only when all four values are known
             eligible[cue] += 1
-            pick = odd_one([_link_value(ql.get(o.position), cue) for o in opts])
+            pick = odd_one(values)
             if pick:
                 mine[cue] = pick
         eligible["length"] += 1
         pick = length_outlier([len(corpus_key(f"{o.mesra1} {o.mesra2}").replace(" ", "")) for o in opts])
         if pick:
             mine["length"] = pick
+        eligible["position"] += 1
+        others = Counter(keys)
+        others[q.key] -= 1
+        mine["position"] = min(range(1, 5), key=lambda k: (-others[k], k))
         if lexical is not None and q.uid in lexical:
             eligible["lexical"] += 1
             mine["lexical"] = lexical[q.uid]
@@ -134,9 +148,21 @@ def analyse(questions: list[Question], links: dict[str, dict[int, OptionLink]],
         row = CueRow(cue, eligible[cue], fired[cue], hits[cue])
         if row.fired:
             row.low, row.high = wilson(row.hits, row.fired)
-            row.p_value = binom_greater(row.hits, row.fired, CHANCE)
+            row.p_value = binom_two_sided(row.hits, row.fired, CHANCE)
         rows.append(row)
-    return ShortcutReport(len(keyed), linked, rows, picks, flagged)
+    return ShortcutReport(len(keyed), linked, rows, picks, flagged, {k: keys[k] for k in range(1, 5)},
+                          uniform_keys(keys))
+
+
+def uniform_keys(keys: Counter) -> float | None:
+    """p of Pearson's chi-square goodness of fit of the key positions 1-4 against uniform
+    (None without keys). With fewer than 20 keys (expected counts under 5) it is approximate."""
+    from scipy.stats import chisquare
+
+    counts = [keys.get(k, 0) for k in range(1, 5)]
+    if not sum(counts):
+        return None
+    return float(chisquare(counts).pvalue)
 
 
 def lexical_picks(questions: list[Question], texts: dict[str, list[str]]) -> dict[str, int]:

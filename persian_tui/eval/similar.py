@@ -15,12 +15,14 @@ POOL = 400  # candidates ranked per query
 
 def similar_couplets(store: Store, mesra1: str, mesra2: str, *, limit: int = 20, embedder=None,
                      poet: str | None = None, form: str | None = None) -> list[tuple[float, CorpusCouplet]]:
-    """(cosine, couplet) best first; the couplet itself (same normalized text) is left out."""
+    """(cosine, couplet) best first. The couplet itself is left out, and so is any copy of it
+    (the same hemistichs after normalization, whatever the spacing or their order)."""
     query = f"{corpus_key(mesra1)} {corpus_key(mesra2)}".strip()
     if not query:
         return []
+    itself = _halves(mesra1, mesra2)
     pool = [c for c in store.related_couplets(query, limit=POOL, poet=poet, form=form)
-            if f"{corpus_key(c.mesra1)} {corpus_key(c.mesra2)}".strip() != query]
+            if _halves(c.mesra1, c.mesra2) != itself]
     if not pool:
         return []
     texts = [f"{c.mesra1} {c.mesra2}" for c in pool]
@@ -35,6 +37,11 @@ def similar_couplets(store: Store, mesra1: str, mesra2: str, *, limit: int = 20,
     sims = vectors[1:] @ vectors[0]
     order = np.argsort(-sims, kind="stable")[:limit]
     return [(float(sims[i]), pool[i]) for i in order]
+
+
+def _halves(mesra1: str, mesra2: str) -> frozenset[str]:
+    """The couplet's hemistichs as spacing-free corpus keys, in either order."""
+    return frozenset(k for k in (corpus_key(mesra1).replace(" ", ""), corpus_key(mesra2).replace(" ", "")) if k)
 
 
 def similar_embedder(spec: str | None):

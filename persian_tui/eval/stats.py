@@ -173,13 +173,14 @@ def percentile_interval(samples, alpha: float = 0.05, axis: int = 0) -> tuple[np
     return low, high
 
 
-def binom_greater(successes: int, trials: int, p: float) -> float | None:
-    """One-sided exact binomial test p-value: are successes more frequent than p? (scipy)"""
+def binom_two_sided(successes: int, trials: int, p: float) -> float | None:
+    """Two-sided exact binomial test p-value: do successes differ from p, either way? (scipy;
+    the two-sided p sums the outcomes no more likely than the one seen)"""
     from scipy.stats import binomtest
 
     if trials == 0:
         return None
-    return float(binomtest(successes, trials, p, alternative="greater").pvalue)
+    return float(binomtest(successes, trials, p, alternative="two-sided").pvalue)
 
 
 def binom_less(successes: int, trials: int, p: float) -> float | None:

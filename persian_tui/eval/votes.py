@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from ..models import Label, Question, ReviewFlag
 from ..store import Store
 
+BULK_REASON = "all labels agree with the key"  # the reason recorded by a bulk acceptance
+
 
 @dataclass
 class ItemVotes:
@@ -76,9 +78,12 @@ def item_votes(store: Store, questions: list[Question] | None = None,
 def adjudication_queue(store: Store, item_flags: dict[str, dict[str, str]] | None = None,
                        votes: list[ItemVotes] | None = None) -> list[ItemVotes]:
     """Open questions (not curated/retired) whose labels need a decision, or that the item
-    analysis flags (`item_flags`, eval/items.queue_flags); `votes`: item_votes already read."""
+    analysis flags (`item_flags`, eval/items.queue_flags); and any question, whatever its status,
+    with a judge-review key-problem flag no adjudication has settled yet. `votes`: item_votes
+    already read."""
     votes = votes if votes is not None else item_votes(store, item_flags=item_flags)
-    return [v for v in votes if v.status not in ("curated", "retired") and v.needs_adjudication]
+    return [v for v in votes if v.review_flags
+            or (v.status not in ("curated", "retired") and v.needs_adjudication)]
 
 
 def bulk_acceptable(store: Store, item_flags: dict[str, dict[str, str]] | None = None,
@@ -86,3 +91,11 @@ def bulk_acceptable(store: Store, item_flags: dict[str, dict[str, str]] | None =
     """Open questions whose labels all agree with the key (and that no item flag questions)."""
     votes = votes if votes is not None else item_votes(store, item_flags=item_flags)
     return [v for v in votes if v.status not in ("curated", "retired") and v.acceptable]
+
+
+def flag_reasons(item: ItemVotes) -> list[str]:
+    """Why a question is flagged (annotators' flags, reviewers' key problems, item-analysis
+    flags), one phrase each; empty when nothing flags it."""
+    return ([f"flagged by {who}: {why}" for who, why in sorted(item.flags.items())]
+            + [f"key problem reported by {who}" for who in sorted(item.review_flags)]
+            + [f"{flag}: {evidence}" for flag, evidence in sorted(item.item_flags.items())])

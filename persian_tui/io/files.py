@@ -2,7 +2,11 @@
 
 * Only a regular file (or a symlink to one, or nothing) is written: a directory, FIFO,
   socket or device at the target is refused with a ``WriteError``.
-* A symlink is written through: its real target gets the new content, the link stays.
+* A symlink is written through: its real target gets the new content, the link stays; a
+  dangling symlink (on the file or on a folder on the way) is refused, no folder is made
+  wherever it points.
+* A database this process has opened, its -wal, -shm or -journal file, or anything that
+  resolves to one of them (a symlink, a hard link: same device and inode) is refused.
 * An existing file keeps its mode (and, where allowed, its owner); a new file is 0644.
 * The temporary file is ``.NAME.persian-tui-PID-XXXX.tmp`` beside the real target; it is
   removed on any error, and temporaries left by a killed earlier run (their process is
@@ -16,6 +20,8 @@ import os
 import stat
 import tempfile
 from pathlib import Path
+
+from ..store.registry import database_files
 
 TAG = ".persian-tui-"
 NEW_FILE_MODE = 0o644  # others on the host read exports
@@ -83,10 +89,37 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
+def _dangling(path: Path) -> Path | None:
+    """The dangling symlink the path goes through (the file itself or a folder on the way)."""
+    for p in (path, *path.parents):
+        if os.path.lexists(p):
+            return p if os.path.islink(p) and not os.path.exists(p) else None
+    return None
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist
+        return False
+
+
+def check_not_database(path: Path, real: Path) -> None:
+    """Refuse a target that is (or resolves to) an open database or one of its side files."""
+    for db, side in database_files():
+        if os.path.realpath(side) == str(real) or _same_file(side, real):
+            what = "the database" if side == db else f"the database's {side[len(db):]} file"
+            raise WriteError(f"{path}: is {what} {db}; nothing was written (choose another file)")
+
+
 def write_atomic(path: Path, data: bytes) -> None:
     """Readers see the old file or the new one, never half of it."""
     path = Path(path)
-    real = Path(os.path.realpath(path))  # through symlinks (a dangling one: its target)
+    if link := _dangling(Path(os.path.abspath(path))):
+        where = "is" if link == Path(os.path.abspath(path)) else f"goes through {link},"
+        raise WriteError(f"{path}: {where} a dangling symlink (to {os.readlink(link)}); nothing was written")
+    real = Path(os.path.realpath(path))  # through symlinks
+    check_not_database(path, real)
     try:
         st = os.stat(real)
     except FileNotFoundError:

@@ -23,11 +23,18 @@ from .errors import InputError
 from .records import parse_json
 
 BATCH = 300  # poems per write transaction at most ...
-BATCH_COUPLETS = 2000  # ... and about this many couplets (a long masnavi fills one alone)
+BATCH_COUPLETS = 2000  # ... and at most this many couplets (a longer poem is written in parts)
 MAX_FILE = 20 * 1024 * 1024  # a poem file larger than this is not a poem
 MAX_HEMISTICH = 1000  # characters; the longest hemistichs of the export have about 100
 MAX_COUPLETS = 1_000_000  # a CoupletIndex beyond this is not an index
 MAX_ID = 2**63 - 1  # SQLite's largest integer
+
+# Works that quote other poets (anthologies, tazkiras, prose books), named by a collection title
+# in the poem's FullTitle ("ملا احمد نراقی » معراج السعادة » باب سوم » ..."): what the data alone
+# cannot decide. The others are found from the data (CorpusRepo.mark_quoting).
+QUOTING_WORKS = ("معراج السعادة", "ریاض العارفین", "کشکول", "مجمع الفصحا", "تذکرة الشعرا",
+                 "لباب الالباب", "آتشکده", "نفحات الانس", "مرصاد العباد")
+_QUOTING_KEYS = tuple(corpus_key(t) for t in QUOTING_WORKS)
 
 # Positions of verses: Right/Left are the two hemistichs of a couplet; a band's centred verses
 # pair up the same way. Paragraphs (prose) and comments are not verse.
@@ -45,8 +52,10 @@ class ImportProgress:
     skipped: int = 0
     couplets: int = 0
     errors: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # misnumbered couplets: renumbered or skipped
     started: float = field(default_factory=time.monotonic)
     longest_lock: float = 0.0  # seconds, the longest write transaction
+    quoting: int | None = None  # poems found to quote earlier poets (when anything changed)
 
     @property
     def rate(self) -> float:
@@ -143,7 +152,22 @@ def read_poet(poet_dir: Path) -> dict:
         "ganjoor_id": _id(d, poet_dir / "poet.json"),
         "name": _str(d, "Name", poet_dir / "poet.json") or "",
         "nickname": _str(d, "Nickname", poet_dir / "poet.json") or poet_dir.name,
+        "death_year": _year(d.get("DeathYearInLHijri")),
     }
+
+
+def _year(value) -> int | None:
+    """A death year in lunar Hijri years (the export writes 0 or nothing when unknown; its
+    ValidDeathDate false still has the right century, so the year is used)."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 < value < 10_000:
+        return value
+    return None
+
+
+def quotes_others(full_title: str | None) -> bool:
+    """Whether the poem is part of a listed work that quotes other poets (QUOTING_WORKS)."""
+    parts = [corpus_key(p) for p in (full_title or "").split("»")[1:]]
+    return any(k in p for p in parts for k in _QUOTING_KEYS)
 
 
 def _form(d: dict) -> str | None:
@@ -165,7 +189,7 @@ def read_poem(path: Path, poet_slug: str) -> CorpusPoem:
     metre = d.get("Metre")
     if metre is not None and not (isinstance(metre, dict) and isinstance(metre.get("Rhythm"), str)):
         raise InputError(f"{path}: 'Metre' must be null or {{Id, Rhythm}}")
-    halves: dict[int, list[str]] = {}
+    entries: list[tuple[int, int, str]] = []  # (slot 0/1, couplet index, text), in verse order
     for n, v in enumerate(verses, 1):
         if not isinstance(v, dict):
             raise InputError(f"{path}: verse {n} is not an object")
@@ -177,11 +201,8 @@ def read_poem(path: Path, poet_slug: str) -> CorpusPoem:
             raise InputError(f"{path}: verse {n} needs a string Text and a CoupletIndex from 0 to {MAX_COUPLETS}")
         if len(text) > MAX_HEMISTICH:
             raise InputError(f"{path}: verse {n} is longer than {MAX_HEMISTICH} characters ({len(text)})")
-        pair = halves.setdefault(index, ["", ""])
-        slot = 0 if pos in _FIRST else 1
-        if pair[slot]:
-            raise InputError(f"{path}: couplet {index} has two {'first' if slot == 0 else 'second'} hemistichs")
-        pair[slot] = nfc(text)
+        entries.append((0 if pos in _FIRST else 1, index, nfc(text)))
+    halves, notes = pair_verses(entries)
     couplets = [(i, a, b, corpus_key(a), corpus_key(b)) for i, (a, b) in sorted(halves.items())]
     title = _str(d, "Title", path) or ""
     rhyme = _str(d, "RhymeLetters", path)
@@ -191,7 +212,49 @@ def read_poem(path: Path, poet_slug: str) -> CorpusPoem:
         ensure_ascii=False).encode()).hexdigest()
     return CorpusPoem(path=url, ganjoor_id=_id(d, path), title=title,
                       form=form, metre=metre["Rhythm"] if metre else None, rhyme=rhyme,
-                      couplets=couplets, sha256=digest)
+                      couplets=couplets, sha256=digest,
+                      quoting=quotes_others(_str(d, "FullTitle", path)),
+                      notes=tuple(f"{path}: {note}" for note in notes))
+
+
+def pair_verses(entries: list[tuple[int, int, str]]) -> tuple[dict[int, list[str]], list[str]]:
+    """Couplet index -> [first, second hemistich] from (slot, index, text) in verse order, and
+    notes on misnumbered couplets. A couplet index given to two first (or second) hemistichs is
+    repaired when the verse order decides it: first and second hemistichs alternate, and the
+    couplets numbered by their first hemistichs (else by their second ones) rise strictly.
+    Otherwise the couplets with a doubled index alone are skipped."""
+    halves: dict[int, list[str]] = {}
+    doubled: set[int] = set()
+    for slot, index, text in entries:
+        pair = halves.setdefault(index, ["", ""])
+        if pair[slot]:
+            doubled.add(index)
+        else:
+            pair[slot] = text
+    if not doubled:
+        return halves, []
+    pairs: list[list] = []  # [first's index, second's index, first, second]
+    alternate = True
+    for slot, index, text in entries:
+        if slot == 0:
+            pairs.append([index, None, text, ""])
+        elif pairs and pairs[-1][1] is None:
+            pairs[-1][1], pairs[-1][3] = index, text
+        else:
+            alternate = False
+            break
+    if alternate:
+        for numbering in ([p[0] for p in pairs], [p[0] if p[1] is None else p[1] for p in pairs]):
+            if all(a < b for a, b in zip(numbering, numbering[1:], strict=False)):
+                moved = sorted({n for n, p in zip(numbering, pairs, strict=True)
+                                if p[1] is not None and p[0] != p[1]})
+                return ({n: [p[2], p[3]] for n, p in zip(numbering, pairs, strict=True)},
+                        [f"couplet {', '.join(map(str, moved))} renumbered by verse order "
+                         f"(a hemistich had the index of its neighbour)"])
+    for index in doubled:
+        del halves[index]
+    return halves, [f"couplet {i} skipped: two hemistichs in one place and the verse order does not say "
+                    "which couplet each belongs to" for i in sorted(doubled)]
 
 
 def _parsed(root: str | Path, progress: ImportProgress, on_error: Callable[[str], None]
@@ -215,6 +278,7 @@ def _parsed(root: str | Path, progress: ImportProgress, on_error: Callable[[str]
                 progress.skipped += 1
                 progress.done += 1
                 continue
+            progress.notes.extend(poem.notes)
             if (seen := first_file.setdefault(poem.path, f)) != f:
                 on_error(f"{f}: FullUrl {poem.path} is also the poem of {seen}; skipped")
                 progress.skipped += 1
@@ -237,10 +301,10 @@ def import_corpus(store: Store, root: str | Path, *, strict: bool = False,
     batch: list[tuple[dict, CorpusPoem]] = []
     size = 0
 
-    def flush() -> None:
+    def flush(long: bool = False) -> None:
         nonlocal size
         size = 0
-        counts = store.upsert_poems(batch)
+        counts = store.upsert_long_poem(*batch[0], BATCH_COUPLETS) if long else store.upsert_poems(batch)
         progress.longest_lock = max(progress.longest_lock, counts["held"])
         progress.new += counts["new"]
         progress.updated += counts["updated"]
@@ -252,12 +316,22 @@ def import_corpus(store: Store, root: str | Path, *, strict: bool = False,
             on_progress(progress)
 
     for item in _parsed(root, progress, progress.errors.append):
+        if len(item[1].couplets) > BATCH_COUPLETS:  # a long poem: its own transactions
+            if batch:
+                flush()
+            batch.append(item)
+            flush(long=True)
+            continue
+        if size + len(item[1].couplets) > BATCH_COUPLETS and batch:
+            flush()
         batch.append(item)
         size += len(item[1].couplets)
-        if len(batch) >= BATCH or size >= BATCH_COUPLETS:
+        if len(batch) >= BATCH:
             flush()
     if batch:
         flush()
+    if progress.new or progress.updated:
+        progress.quoting = store.mark_quoting()
     if on_progress:
         on_progress(progress)
     return progress

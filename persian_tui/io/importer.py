@@ -23,6 +23,7 @@ from ..models import Question, SourceRef
 from ..store import Store
 from ..store.imports import ImportResult
 from .errors import InputError
+from .inputs import read_input
 from .question_files import read_file
 from .records import Record, shown_path
 
@@ -48,6 +49,7 @@ class ImportPlan:
     warnings: list[str] = field(default_factory=list)
     allow_duplicates: bool = False
     since: int = 0  # the newest question's row id when planned: later ones are re-checked
+    corpus: dict[str, int] = field(default_factory=dict)  # links of the written questions (when applied)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -106,7 +108,7 @@ def plan_import(store: Store, path: str | Path, *, fmt: str | None = None,
     path = Path(path)
     answers = Path(answers) if answers else None
     fmt, source, records = read_file(path, fmt, answers, source, swapped)
-    sha = hashlib.sha256(path.read_bytes()).hexdigest()
+    sha = hashlib.sha256(read_input(path)).hexdigest()
     plan = ImportPlan(path, fmt, source, sha, allow_duplicates=allow_duplicates)
     plan.since = store.max_question_id()  # read first: anything stored later is re-checked on write
     for rec in records:
@@ -292,4 +294,5 @@ def apply_import(store: Store, plan: ImportPlan, *, skip_invalid: bool = False) 
                                      since=plan.since, near=None if plan.allow_duplicates else NEAR_DUPLICATE)
     for d, outcome, reason, target in _final(plan, result):
         d.outcome, d.reason, d.target = outcome, reason, target
+    plan.corpus = result.corpus
     return len(result.written)

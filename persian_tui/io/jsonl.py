@@ -1,12 +1,17 @@
 """The project's JSONL format: one question per line (what `export` writes).
 
-Schema version 3, keys in this order:
-  schema_version, uid, status, stem, options[{position, mesra1, mesra2, poet, corpus}], key,
-  explanation, category, poet, sources[{name, id}], tags, author, created_at, updated_at
+Schema version 4, keys in this order:
+  schema_version, uid, status, stem, options[{position, mesra1, mesra2, order, poet, corpus}],
+  key, explanation, category, poet, sources[{name, id}], tags, author, created_at, updated_at
 `sources` lists every reference the question is known by, its own source first (empty when it
-has none). An option's `corpus` is its provenance link (or null): {poem, couplet, poet, metre,
-method, score}; on import `corpus` is not read: links are recomputed against the local corpus.
-Versions 1 (no `corpus`) and 2 (one `source{name, id}` instead of `sources`) still import.
+has none). An option's `order` says whether its hemistichs were checked against the corpus
+(`poet`, `reversed`, `unverified`); its `corpus` is its provenance link, null when it has none
+(no corpus loaded): {status: linked, poem, couplet, poet, metre, method, score, also_in},
+{status: ambiguous, method, score, candidates} or {status: unlinked} (with method `quoted` and
+the quoting works as candidates when only such works hold it). On import `order` and `corpus`
+are not read: links are recomputed against the local corpus. Versions 1 (no `corpus`), 2 (one
+`source{name, id}` instead of `sources`) and 3 (`corpus` null unless linked, no `order`) still
+import.
 """
 
 from __future__ import annotations
@@ -19,17 +24,27 @@ from ..models import STATUSES, Option, OptionLink, Question, SourceRef
 from ..text import nfc
 from . import files
 
-SCHEMA_VERSION = 3
-READABLE_VERSIONS = (1, 2, 3)
+SCHEMA_VERSION = 4
+READABLE_VERSIONS = (1, 2, 3, 4)
 
 
 def corpus_field(link: OptionLink | None) -> dict | None:
-    """The export's provenance of one option (linked options only)."""
-    if link is None or link.status != "linked" or link.couplet is None:
+    """The export's provenance of one option: linked, ambiguous (with its candidates) or
+    unlinked; None when the option has no link (no corpus)."""
+    if link is None:
         return None
+    places = [{"poem": p, "couplet": i} for p, i, _ in link.others]
     c = link.couplet
-    return {"poem": c.poem, "couplet": c.couplet, "poet": c.poet, "metre": c.metre,
-            "method": link.method, "score": link.score}
+    if link.status == "linked" and c is not None:
+        return {"status": "linked", "poem": c.poem, "couplet": c.couplet, "poet": c.poet, "metre": c.metre,
+                "method": link.method, "score": link.score, "also_in": places}
+    if link.status == "ambiguous" and c is not None:
+        return {"status": "ambiguous", "method": link.method, "score": link.score,
+                "candidates": [{"poem": c.poem, "couplet": c.couplet}, *places]}
+    if link.method == "quoted" and c is not None:
+        return {"status": "unlinked", "method": "quoted",
+                "candidates": [{"poem": c.poem, "couplet": c.couplet}, *places]}
+    return {"status": link.status}
 
 
 def to_record(q: Question, links: dict[int, OptionLink] | None = None) -> dict:
@@ -40,7 +55,8 @@ def to_record(q: Question, links: dict[int, OptionLink] | None = None) -> dict:
         "status": q.status,
         "stem": q.stem,
         "options": [
-            {"position": o.position, "mesra1": o.mesra1, "mesra2": o.mesra2, "poet": o.poet,
+            {"position": o.position, "mesra1": o.mesra1, "mesra2": o.mesra2,
+             "order": links[o.position].order if o.position in links else "unverified", "poet": o.poet,
              "corpus": corpus_field(links.get(o.position))}
             for o in sorted(q.options, key=lambda o: o.position)
         ],

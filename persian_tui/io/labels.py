@@ -4,6 +4,7 @@ annotator, question (uid, or source id with optional source), answer, confidence
 from __future__ import annotations
 
 import json
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -75,6 +76,10 @@ def plan_labels(store: Store, path: str | Path) -> LabelPlan:
             annotator = str(row.get("annotator") or "").strip()
             if not annotator:
                 raise ValueError("annotator is empty")
+            if bad := next((c for c in annotator if unicodedata.category(c) in ("Cc", "Cs")), None):
+                raise ValueError(f"annotator holds a control character (U+{ord(bad):04X})")
+            if field := next((k for k, v in row.items() if isinstance(v, str) and "\x00" in v), None):
+                raise ValueError(f"{field} holds a NUL character")
             uid = str(row.get("uid") or "").strip()
             if uid:
                 if uid not in by_uid:

@@ -14,10 +14,12 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..eval.llm import MAX_TOKENS, cut_long
 from ..eval.parse import parse_answer
 from ..models import Prediction
 from ..store import Store
 from .errors import InputError
+from .inputs import read_input
 from .records import read_csv
 from .references import References
 
@@ -39,10 +41,8 @@ def import_predictions(store: Store, path: str | Path, *, source: str | None = N
                        dry_run: bool = False) -> PredictionImport:
     path = Path(path)
     try:
-        data = path.read_bytes()
+        data = read_input(path)
         text = data.decode("utf-8-sig")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
     except UnicodeDecodeError as e:
         raise InputError(f"{path}: not UTF-8 text (byte {e.start})") from None
     columns, rows = read_csv(path, text)
@@ -59,6 +59,10 @@ def import_predictions(store: Store, path: str | Path, *, source: str | None = N
         sid = (row.get(id_column) or "").strip()
         if not model or not sid:
             raise InputError(f"{path}: line {n}: empty model_name or {id_column}")
+        tokens = (row.get("completion_tokens") or "").strip()
+        if tokens and not (tokens.isascii() and tokens.isdigit() and len(tokens) <= 12 and int(tokens) <= MAX_TOKENS):
+            raise InputError(f"{path}: line {n}: completion_tokens {tokens[:20]!r} is not a whole "
+                             f"number from 0 to {MAX_TOKENS:,}")
         answers[(model, sid)] += 1
     for _, row in rows:
         model, sid = row["model_name"].strip(), row[id_column].strip()
@@ -73,7 +77,7 @@ def import_predictions(store: Store, path: str | Path, *, source: str | None = N
             result.ambiguous[sid] = result.ambiguous.get(sid, 0) + 1
             result.reasons.setdefault(sid, why)
             continue
-        raw = (row.get("model_answer") or "").strip()
+        raw = cut_long((row.get("model_answer") or "").strip(), "model_answer", [])  # as a reply
         tokens = (row.get("completion_tokens") or "").strip()
         parsed = parse_answer(raw)  # the one answer parser: "۳", "C", "Answer: 2", "گزینه سوم"
         answer, status = parsed.answer, parsed.status

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..eval.llm import cut_long
 from ..store import Store
 from .errors import InputError
 from .records import read_json
@@ -16,6 +17,7 @@ from .references import References
 class ReasoningImport:
     attached: int = 0
     unmatched: list[str] = field(default_factory=list)  # "file: why"
+    notes: list[str] = field(default_factory=list)  # "file: reasoning_text of N characters cut ..."
 
 
 def import_reasoning(store: Store, paths: list[Path], *, source: str | None = None) -> ReasoningImport:
@@ -24,10 +26,13 @@ def import_reasoning(store: Store, paths: list[Path], *, source: str | None = No
         files += sorted(path.glob("*.json")) if path.is_dir() else [path]
     if not files:
         raise InputError(f"no .json files in {', '.join(map(str, paths))}")
-    runs = {}
-    for run in store.runs():
-        if run.kind == "imported" and (source is None or run.params.get("source") == source):
-            runs.setdefault(run.model, run.id)
+    # --source names the questions' source; a run imported under that source is preferred,
+    # one imported without naming a source (the README's order of commands) serves too
+    runs: dict[str, int] = {}
+    imported = [r for r in store.runs() if r.kind == "imported"
+                and (source is None or r.params.get("source") in (source, None))]
+    for run in sorted(imported, key=lambda r: source is not None and r.params.get("source") != source):
+        runs.setdefault(run.model, run.id)
     refs = References(store, source)  # through any of a question's references
     result, updates = ReasoningImport(), []
     for f in files:
@@ -42,8 +47,10 @@ def import_reasoning(store: Store, paths: list[Path], *, source: str | None = No
                                     ("not in the bank" if sid not in refs else why))
         elif not isinstance(text, str) or not text.strip():
             result.unmatched.append(f"{f.name}: empty reasoning_text")
-        else:
-            updates.append((runs[model], refs.find(sid)[0], text))
+        else:  # capped like a reply: a 30 MB trace is not a 30 MB judge prompt
+            notes: list[str] = []
+            updates.append((runs[model], refs.find(sid)[0], cut_long(text, "reasoning_text", notes)))
+            result.notes += [f"{f.name}: {note}" for note in notes]
     missing = store.set_reasoning(updates)
     result.unmatched += [f"run {r}: no prediction for {u}" for r, u in missing]
     result.attached = len(updates) - len(missing)

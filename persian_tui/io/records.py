@@ -5,12 +5,14 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..models import Question
 from .errors import InputError
+from .inputs import read_input
 
 
 @dataclass
@@ -25,15 +27,13 @@ class Record:
 
 
 def read_text(path: Path) -> str:
-    """A UTF-8 file's text (a BOM is dropped), or an InputError naming the file and why."""
+    """A UTF-8 regular file's text (a BOM is dropped, line ends made \n), or an InputError naming
+    the file and why (a FIFO or device, larger than the input cap, not UTF-8, ...)."""
     try:
-        return path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
+        text = read_input(path).decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise InputError(f"{path}: not UTF-8 text (byte {e.start})") from None
-    except OSError as e:
-        raise InputError(f"{path}: cannot read ({e.strerror})") from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 MAX_DIGITS = 30  # the longest integer an input file may hold (ids and keys are short)
@@ -51,17 +51,47 @@ def _int(digits: str) -> int:
     return int(digits)
 
 
+class _Refused(Exception):
+    pass
+
+
+def _object(pairs: list[tuple]) -> dict:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):  # a key given twice: never let the last one win silently
+        seen: set = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _Refused(f"the key {key[:60]!r} given twice in one object")
+            seen.add(key)
+    return obj
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise _Refused(f"the number {text[:40]} is too large")
+    return value
+
+
+def _constant(name: str) -> float:
+    raise _Refused(f"{name} is not a number (JSON has no NaN or Infinity)")
+
+
 def parse_json(text: str) -> object:
     """json.loads for input files. Raises JSONDecodeError for malformed JSON, and ValueError
     with a one-line reason for what Python's parser would otherwise crash on or let through:
     nesting deeper than the interpreter's recursion limit, an integer longer than MAX_DIGITS
-    digits, a lone surrogate escape (``"\\ud800"``: not text, SQLite cannot store it)."""
+    digits, a lone surrogate escape (``"\\ud800"``: not text, SQLite cannot store it), a key
+    given twice in one object, NaN, Infinity or a number too large for a float (1e400)."""
     try:
-        obj = json.loads(text, parse_int=_int)
+        obj = json.loads(text, parse_int=_int, parse_float=_float, parse_constant=_constant,
+                         object_pairs_hook=_object)
     except RecursionError:
         raise ValueError("JSON nested too deeply (more than about 1,000 levels)") from None
     except _LongNumber as e:
         raise ValueError(f"a number with {e.args[0]} digits (at most {MAX_DIGITS})") from None
+    except _Refused as e:
+        raise ValueError(str(e)) from None
     found = _LONE_SURROGATE.search(text)
     if found and not is_text(json.dumps(obj, ensure_ascii=False)):
         raise ValueError(f"a lone surrogate {found.group()} (not a character){_line_of(text, found.start())}")
@@ -98,13 +128,16 @@ def read_json(path: Path) -> object:
 
 def read_csv(path: Path, text: str) -> tuple[list[str], list[tuple[int, dict]]]:
     """A CSV file's header and rows, each with the physical line it starts on (a quoted field
-    may span lines). A field may be up to MAX_FIELD characters; anything the csv module cannot
-    read is an InputError naming the line."""
+    may span lines). A field may be up to MAX_FIELD characters; a column named twice, a quote
+    never closed and anything else the csv module cannot read is an InputError naming the line."""
     csv.field_size_limit(MAX_FIELD)
-    reader = csv.DictReader(io.StringIO(text, newline=""))
+    reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)  # an unclosed quote is an error
     rows, start = [], 1
     try:
         header = list(reader.fieldnames or [])
+        twice = sorted({c for c in header if header.count(c) > 1})
+        if twice:
+            raise InputError(f"{path}: line 1: the column {twice[0]!r} appears twice in the header")
         start = reader.line_num + 1
         for row in reader:
             rows.append((start, row))
@@ -113,6 +146,8 @@ def read_csv(path: Path, text: str) -> tuple[list[str], list[tuple[int, dict]]]:
         reason = str(e)
         if "field larger than field limit" in reason:
             reason = f"a field longer than {MAX_FIELD:,} characters"
+        elif "unexpected end of data" in reason:
+            reason = "a quoted field is never closed (a \" is missing)"
         raise InputError(f"{path}: line {start}: {reason}") from None
     return header, rows
 

@@ -10,8 +10,8 @@ repository can hold as it is:
     NAME/leaderboard.csv   the chosen runs on the release's questions (with --runs)
 
 Every byte comes from the database (the frozen time included, never the clock), so the same
-database state and options give identical files. `datasets.load_dataset("json",
-data_files="NAME/data/test.jsonl")` reads the data file (one JSON object per line)."""
+database state and options give identical files. `datasets.load_dataset("NAME")` reads it, with
+the column types the header declares (io/dataset_card.py)."""
 
 from __future__ import annotations
 
@@ -26,9 +26,12 @@ from ..display import figure
 from ..models import Question, Release, ReleaseItem, release_digest
 from ..store import Store
 from . import files, jsonl
+from .dataset_card import dataset_info
 from .errors import InputError
+from .harness_files import harness_files
 
 DATA_FILE = "data/test.jsonl"
+SPLIT = "test"
 LICENSE = re.compile(r"[a-z0-9][a-z0-9.+-]{0,63}")
 ISSUES_SHOWN = 50
 
@@ -190,7 +193,8 @@ def datasheet(store: Store, release: Release, board: list[_Board], license_id: s
         "task_categories:", "- multiple-choice",
         "tags:", "- persian", "- poetry", "- semantic-similarity",
         "size_categories:", f"- {_size_category(n)}",
-        "configs:", "- config_name: default", "  data_files:", "  - split: test", f"    path: {DATA_FILE}",
+        "configs:", "- config_name: default", "  data_files:", f"  - split: {SPLIT}", f"    path: {DATA_FILE}",
+        *dataset_info(SPLIT, n),
         "---", "",
     ]
     out = head + [
@@ -259,7 +263,7 @@ def datasheet(store: Store, release: Release, board: list[_Board], license_id: s
     out += ["", "## Loading", "",
             "```python",
             "from datasets import load_dataset",
-            f"ds = load_dataset(\"json\", data_files=\"{DATA_FILE}\", split=\"train\")",
+            f"ds = load_dataset(\"<this folder or its hub repository>\", split=\"{SPLIT}\")",
             "```", "",
             f"Or without `datasets`: one JSON object per line in `{DATA_FILE}` (UTF-8), fields "
             "`uid`, `options` (position, mesra1, mesra2, poet, corpus), `key`, `category`, `poet`, "
@@ -302,6 +306,35 @@ def _check_folder(out: Path, name: str, digest: str) -> None:
         raise InputError(f"{out}: holds another release ({name!r}); choose another folder (-o)")
 
 
+def check_release(release: Release) -> None:
+    """Refuse a release whose stored rows no longer give its digest (a row added, changed or
+    damaged by hand): every record hashes to its sha256, names its uid and key, and the items
+    give the frozen digest and count."""
+    def refuse(why: str):
+        raise InputError(f"release {release.name!r}: {why}; it does not match its digest "
+                         f"{release.digest[:16]} (the database was edited by hand?); nothing was written")
+    if len(release.items) != release.questions:
+        refuse(f"{len(release.items)} stored questions, frozen with {release.questions}")
+    if release_digest(release.items) != release.digest:
+        refuse("its stored questions changed")
+    for n, item in enumerate(release.items, 1):
+        if not isinstance(item.record, str) or \
+                hashlib.sha256(item.record.encode("utf-8", "replace")).hexdigest() != item.sha256:
+            refuse(f"question {n} ({item.uid}) does not match its sha256")
+        try:
+            record = json.loads(item.record)
+        except ValueError:
+            refuse(f"question {n} ({item.uid}) is not a JSON record")
+        if not isinstance(record, dict) or (record.get("uid"), record.get("key")) != (item.uid, item.key):
+            refuse(f"question {n} ({item.uid}): its record names another uid or key")
+
+
+def check_runs(store: Store, run_ids: list[int]) -> None:
+    for rid in run_ids:
+        if store.get_run(rid) is None:
+            raise InputError(f"--runs: no run {rid}; nothing was frozen or written")
+
+
 def build_release(store: Store, name: str, out: str | Path, *, run_ids: list[int] = (),
                   license_id: str = "unknown", frozen: bool = False, who: str | None = None) -> ReleaseResult:
     """Freeze the curated set as release `name` (or find it frozen with the same content), then
@@ -316,6 +349,7 @@ def build_release(store: Store, name: str, out: str | Path, *, run_ids: list[int
     if not LICENSE.fullmatch(license_id):
         raise InputError("--license must be a licence identifier such as cc-by-4.0, mit or unknown")
     out = Path(out)
+    check_runs(store, list(run_ids))  # before freezing: a mistyped run id freezes nothing
     if frozen:
         release, created = store.get_release(name), False
         if release is None:
@@ -331,12 +365,14 @@ def build_release(store: Store, name: str, out: str | Path, *, run_ids: list[int
             store.freeze_release(name, items, who)  # raises ReleaseExists, saying what differs
         _check_folder(out, name, digest)  # before freezing: a refused folder freezes nothing
         release, created = store.freeze_release(name, items, who)
+    check_release(release)  # on every write: what is written is what was frozen
     board = leaderboard(store, release, list(run_ids))
     texts = {DATA_FILE: "".join(i.record + "\n" for i in release.items),
              "README.md": datasheet(store, release, board, license_id),
              "release.json": manifest(release, list(run_ids))}
     if board:
         texts["leaderboard.csv"] = _board_csv(board)
+    texts.update(harness_files(release.name))
     paths = []
     for rel, text in texts.items():  # the manifest last: a folder with it is complete
         files.write_atomic(out / rel, text.encode("utf-8"))

@@ -13,7 +13,7 @@ import math
 from dataclasses import asdict
 from pathlib import Path
 
-from ..display import interval, p_value, percent, seconds
+from ..display import MISSING, interval, p_value, percent, seconds
 from ..eval.report import DIMENSIONS, Report
 from .files import write_atomic
 
@@ -132,13 +132,17 @@ def _table(header: list[str], rows: list[list[str]], right: set[int] = frozenset
 
 
 def _leader_rows(report: Report) -> list[list[str]]:
-    return [[str(rank), f"#{r.run_id}", r.model, r.kind, _pct(r.answered_accuracy),
-             f"{r.answered_correct}/{r.answered}", _interval(r.answered_low, r.answered_high),
-             _pct(r.accuracy), f"{r.correct}/{r.total}",
-             str(r.invalid), _interval(r.wilson_low, r.wilson_high), _interval(r.boot_low, r.boot_high),
-             _num(r.tokens_in), _num(r.tokens_out),
-             seconds(r.latency_mean), _num(r.cost)]
-            for rank, r in enumerate(report.leaderboard, 1)]
+    def row(rank: int, r) -> list[str]:
+        cells = [str(rank), f"#{r.run_id}", r.model, r.kind, _pct(r.answered_accuracy),
+                 f"{r.answered_correct}/{r.answered}", _interval(r.answered_low, r.answered_high),
+                 _pct(r.accuracy), f"{r.correct}/{r.total}",
+                 str(r.invalid), _interval(r.wilson_low, r.wilson_high), _interval(r.boot_low, r.boot_high),
+                 _num(r.tokens_in), _num(r.tokens_out), seconds(r.latency_mean), _num(r.cost)]
+        if r.no_success:  # not one request succeeded: no accuracy to show, not 0.0 %
+            for i in (4, 6, 7, 10, 11):
+                cells[i] = MISSING
+        return cells
+    return [row(rank, r) for rank, r in enumerate(report.leaderboard, 1)]
 
 
 LEADER_HEADER = ["#", "run", "model", "kind", "all answered", "correct", "Wilson 95 %",

@@ -21,7 +21,14 @@ def couplet_text(mesra1: str, mesra2: str) -> str:
 
 
 def create_embedding_run(store: Store, spec: EmbedRunSpec) -> Run:
-    """Record an embedding run (its questions fixed now); execute_embedding_run does the work."""
+    """Record an embedding run (its questions fixed now); execute_embedding_run does the work.
+    A model this install cannot load is refused first (no run recorded)."""
+    from ..eval.embed import EmbedderError, check_available
+
+    try:
+        check_available(spec.model)
+    except EmbedderError as e:
+        raise RunError(str(e)) from None
     questions = select_questions(store, spec.questions, spec.limit, spec.release)
     if not questions:
         raise RunError(f"no questions to score (set {spec.questions!r})")

@@ -34,6 +34,7 @@ def create_judge_run(store: Store, spec: LLMRunSpec, target_run: int, *, only_wr
     if not preds:
         raise RunError(f"run {target_run} has no predictions to judge"
                        + (f" in sample {pick}" if pick is not None else ""))
+    preds = preds[:spec.limit] if spec.limit else preds  # a cost cap on a paid judge
     categories = [c.name for c in store.error_categories()]
     params = {**spec.stored(), "strategy": "judge", "target_run": target_run, "only_wrong": only_wrong,
               "uids": [p.uid for p in preds], "categories": categories}

@@ -12,27 +12,34 @@ from ..store import LeaseHeld, Store, StoreError
 from .progress import Callback, RunError, RunProgress
 
 LEASE_SECONDS = 60.0  # a killed process's run is free again after this
+CONNECT_LIMIT = 2  # refused connections in a row (each retried once) that stop a run at once
 BUSY_RETRIES = 8  # a busy database is retried (with backoff) before a run gives up
 
 
 class Breaker:
     """The circuit breaker: `limit` connection, timeout, auth or endpoint failures (429/5xx after
     the retries, 402, 404) in a row stop the run (an endpoint that is down or out of quota must
-    not be asked for an hour). Any success, or an item's own error, resets it."""
+    not be asked for an hour). A refused connection (nothing listens at the URL, no such host)
+    is not a busy server: CONNECT_LIMIT of them in a row stop it within seconds. Any success,
+    or an item's own error, resets it."""
 
     def __init__(self, limit: int, cancel: threading.Event):
         self.limit, self.cancel = limit, cancel
         self.streak = 0
+        self.refused = 0  # refused connections in a row
         self.successes = 0
         self.tripped: str | None = None
 
     def record(self, error=None) -> None:
         if error is None:
-            self.streak, self.successes = 0, self.successes + 1
+            self.streak, self.refused, self.successes = 0, 0, self.successes + 1
             return
+        kind = getattr(error, "kind", "")
         self.streak = self.streak + 1 if getattr(error, "unreachable", False) else 0
-        if self.streak >= self.limit and self.tripped is None:
-            what = "failing" if getattr(error, "kind", "") == "unavailable" else "unreachable"
+        self.refused = self.refused + 1 if kind == "connect" else 0
+        if (self.streak >= self.limit or self.refused >= min(self.limit, CONNECT_LIMIT)) \
+                and self.tripped is None:
+            what = "failing" if kind == "unavailable" else "unreachable"
             self.tripped = (f"endpoint {what}: {self.streak} failures in a row "
                             f"(last: {str(error)[:200]})")
             self.cancel.set()

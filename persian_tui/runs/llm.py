@@ -18,6 +18,7 @@ import json
 import threading
 from pathlib import Path
 
+from .. import redact
 from ..models import Prediction, Question, Run
 from ..store import Store
 from .lifecycle import Breaker, drive_requests, finish_run, save_when_free, take_lease
@@ -60,8 +61,8 @@ def stored_spec(run: Run, overrides: dict | None = None) -> LLMRunSpec:
     fields = LLMRunSpec.model_fields
     data = {k: v for k, v in run.params.items() if k in fields}
     data.update(overrides or {})
-    if "***@" in (data.get("base_url") or ""):
-        raise RunError(f"run {run.id}'s base URL had a password, which is never stored: "
+    if redact.was_redacted(data.get("base_url")):
+        raise RunError(f"run {run.id}'s base URL had a password or key, which is never stored: "
                        "give --base-url again to resume it")
     from pydantic import ValidationError
 
@@ -84,8 +85,6 @@ def resume_overrides(store: Store, run: Run, given: dict) -> dict:
                        f"{', '.join(k.replace('_', ' ') for k in refused)}: that changes what is asked; "
                        "start a new run instead")
     if changed:
-        from .. import redact
-
         shown = {k: redact.url(v) if k == "base_url" else v for k, v in changed.items()}
         store.log_run(run.id, "resume-overrides", shown)
     return changed

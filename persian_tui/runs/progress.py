@@ -29,6 +29,7 @@ class RunProgress:
     errors: int = 0
     started: float = field(default_factory=time.monotonic)
     new: int = 0  # predictions made in this session (for the rate)
+    answered_new: int = 0  # of those, replies that are not API errors (real progress)
     status: str = "running"
     message: str = ""
     reason: str | None = None  # why it ended failed
@@ -44,8 +45,10 @@ class RunProgress:
 
     @property
     def eta(self) -> float | None:
+        """Seconds left at this session's rate; None until a reply came back in this session
+        (API errors are no progress: an endpoint that refuses gets no made-up ETA)."""
         left = self.total - self.done
-        return left / self.rate if self.rate > 0 else None
+        return left / self.rate if self.answered_new and self.rate > 0 else None
 
     def count(self, p: Prediction, key: int | None) -> None:
         self.done += 1
@@ -54,6 +57,7 @@ class RunProgress:
             self.errors += 1
         elif p.parse_status != "ok":
             self.invalid += 1
+        self.answered_new += p.parse_status != "api_error"
         if key is not None:
             self.scored += 1
             self.correct += p.predicted == key
@@ -95,5 +99,5 @@ def stored_progress(store: Store, run: Run, uids: list[str], samples: int = 1,
             progress.count(p, keys.get(p.uid))
             if p.parse_status != "ok":  # the last failure stays quotable in the run's reason
                 progress.message = f"{p.uid}: {p.error or p.parse_status}"[:200]
-    progress.new = 0
+    progress.new = progress.answered_new = 0
     return progress

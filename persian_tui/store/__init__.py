@@ -13,6 +13,6 @@ before the lock, and the bulk insert), one repository module per table group, an
 (opening, migrating, transactions), whose ``Store`` combines the repositories."""
 
 from .db import Store
-from .errors import DatabaseError, LeaseHeld, ReleaseExists, StoreBusy, StoreError
+from .errors import DatabaseError, EditConflict, LeaseHeld, ReleaseExists, StoreBusy, StoreError
 
-__all__ = ["DatabaseError", "LeaseHeld", "ReleaseExists", "Store", "StoreBusy", "StoreError"]
+__all__ = ["DatabaseError", "EditConflict", "LeaseHeld", "ReleaseExists", "Store", "StoreBusy", "StoreError"]

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import time
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import replace
 
 from ..bank import now
-from ..linking import Candidate, Decision, decide, squash
+from ..linking import Candidate, Decision, decide
 from ..models import CorpusCouplet, CorpusPoem, OptionLink
 from ..text import corpus_key
 from .errors import StoreBusy
@@ -21,14 +23,33 @@ _COUPLET_SELECT = (
 )
 _CANDIDATE_SELECT = (
     "SELECT c.id AS couplet_id, c.poem_id, c.idx AS \"index\", c.norm1, c.norm2, pt.id AS poet_id, "
-    "pt.nickname AS poet "
+    "pt.nickname AS poet, pt.death_year, p.quoting, p.path AS poem, pt.slug AS poet_slug "
     "FROM corpus_couplets c JOIN corpus_poems p ON p.id = c.poem_id "
     "JOIN corpus_poets pt ON pt.id = p.poet_id "
 )
 _COUPLET_FIELDS = ("poem", "couplet", "poet", "poet_slug", "title", "form", "metre", "rhyme")  # and the mesras
 FTS_CANDIDATES = 40  # fuzzy candidates per option, best bm25 first
-RARE_TOKENS = 4  # the rarest words of an option make its FTS query
+RARE_TOKENS = 4  # the rarest words of an option make one of its FTS queries ...
+BROAD_TOKENS = 10  # ... and up to this many words, the commonest left out, another
+COMMON = 20_000  # couplets: a word in more is too common to find a couplet by
+QUOTING_LISTED, QUOTING_FOUND = 1, 2  # corpus_poems.quoting: a listed work; found from the data
+QUOTED_SHARE = 0.5  # a poem is found to quote when this share of its couplets are an earlier poet's
 MAX_JOINS = 5  # word boundaries of a search tried both joined and apart (2**5 spellings at most)
+
+
+def pdf_repairs(words: Iterable[str]) -> dict[str, list[str]]:
+    """Spellings a PDF's right-to-left extraction may have damaged, repaired: it writes the
+    ligature «لا» as «ال» («انقلاب» -> «انقالب», «سالاری» -> «ساالری»). Each word with «ال»
+    after its first letter -> the word with one or all of those turned back into «لا»."""
+    out: dict[str, list[str]] = {}
+    for w in words:
+        spots = [i for i in range(1, len(w) - 1) if w.startswith("ال", i)]
+        if not spots:
+            continue
+        alts = {w[:i] + "لا" + w[i + 2:] for i in spots}
+        alts.add(w[:1] + w[1:].replace("ال", "لا"))
+        out[w] = sorted(alts - {w})
+    return out
 
 
 def fts_query(words: Iterable[str]) -> str:
@@ -93,31 +114,34 @@ class CorpusRepo:
                 if poet["slug"] in poet_ids:
                     continue
                 self.conn.execute(
-                    "INSERT INTO corpus_poets (slug, ganjoor_id, name, nickname) VALUES (?,?,?,?) "
+                    "INSERT INTO corpus_poets (slug, ganjoor_id, name, nickname, death_year) VALUES (?,?,?,?,?) "
                     "ON CONFLICT (slug) DO UPDATE SET ganjoor_id = excluded.ganjoor_id, "
-                    "name = excluded.name, nickname = excluded.nickname",
-                    (poet["slug"], poet["ganjoor_id"], poet["name"], poet["nickname"]))
+                    "name = excluded.name, nickname = excluded.nickname, death_year = excluded.death_year",
+                    (poet["slug"], poet["ganjoor_id"], poet["name"], poet["nickname"], poet.get("death_year")))
                 poet_ids[poet["slug"]] = self.conn.execute(
                     "SELECT id FROM corpus_poets WHERE slug = ?", (poet["slug"],)).fetchone()["id"]
             for poet, poem in batch:
                 row = self.conn.execute(
-                    "SELECT id, sha256 FROM corpus_poems WHERE path = ?", (poem.path,)).fetchone()
+                    "SELECT id, sha256, quoting FROM corpus_poems WHERE path = ?", (poem.path,)).fetchone()
+                listed = QUOTING_LISTED if poem.quoting else 0
                 values = (poet_ids[poet["slug"]], poem.ganjoor_id, poem.title, poem.form, poem.metre,
-                          poem.rhyme, len(poem.couplets), poem.sha256, stamp)
+                          poem.rhyme, len(poem.couplets), poem.sha256, stamp, listed)
                 if row and row["sha256"] == poem.sha256:
                     counts["unchanged"] += 1
+                    if (row["quoting"] == QUOTING_LISTED) != bool(listed):  # the list of works changed
+                        self.conn.execute("UPDATE corpus_poems SET quoting = ? WHERE id = ?", (listed, row["id"]))
                     continue
                 if row:
                     poem_id = row["id"]
                     self.conn.execute(
                         "UPDATE corpus_poems SET poet_id=?, ganjoor_id=?, title=?, form=?, metre=?, "
-                        "rhyme=?, couplets=?, sha256=?, imported_at=? WHERE id = ?", (*values, poem_id))
+                        "rhyme=?, couplets=?, sha256=?, imported_at=?, quoting=? WHERE id = ?", (*values, poem_id))
                     self.conn.execute("DELETE FROM corpus_couplets WHERE poem_id = ?", (poem_id,))
                     counts["updated"] += 1
                 else:
                     poem_id = self.conn.execute(
                         "INSERT INTO corpus_poems (poet_id, ganjoor_id, title, form, metre, rhyme, "
-                        "couplets, sha256, imported_at, path) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                        "couplets, sha256, imported_at, quoting, path) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                         (*values, poem.path)).lastrowid
                     counts["new"] += 1
                 self.conn.executemany(
@@ -126,6 +150,67 @@ class CorpusRepo:
                 counts["couplets"] += len(poem.couplets)
         counts["held"] = time.monotonic() - t0  # from BEGIN IMMEDIATE to the end of COMMIT
         return counts
+
+    def upsert_long_poem(self, poet: dict, poem: CorpusPoem, chunk: int) -> dict:
+        """A poem too long for one short transaction (a masnavi of 50,000 couplets), written in
+        several: its old couplets deleted `chunk` at a time, the poem row marked pending, its
+        couplets `chunk` at a time, then its digest. Until the last one readers see part of the
+        poem; a killed import leaves it pending, and the next import replaces it."""
+        row = self.conn.execute("SELECT id, sha256 FROM corpus_poems WHERE path = ?", (poem.path,)).fetchone()
+        if row and row["sha256"] == poem.sha256:
+            return self.upsert_poems([(poet, poem)])
+        held = 0.0
+        while row:
+            with self.tx():
+                t0 = time.monotonic()
+                gone = self.conn.execute(
+                    "DELETE FROM corpus_couplets WHERE id IN (SELECT id FROM corpus_couplets WHERE poem_id = ? "
+                    "LIMIT ?)", (row["id"], chunk)).rowcount
+            held = max(held, time.monotonic() - t0)
+            if not gone:
+                break
+        # a pending digest never equals a stored one (a killed run's pending row is replaced)
+        counts = self.upsert_poems([(poet, replace(poem, couplets=[], sha256=f"pending {time.time_ns()}"))])
+        poem_id = self.conn.execute("SELECT id FROM corpus_poems WHERE path = ?", (poem.path,)).fetchone()["id"]
+        for start in range(0, len(poem.couplets), chunk):
+            with self.tx():
+                t0 = time.monotonic()
+                self.conn.executemany(
+                    "INSERT INTO corpus_couplets (poem_id, idx, mesra1, mesra2, norm1, norm2) VALUES (?,?,?,?,?,?)",
+                    [(poem_id, *c) for c in poem.couplets[start:start + chunk]])
+            held = max(held, time.monotonic() - t0)
+        with self.tx():
+            self.conn.execute("UPDATE corpus_poems SET sha256 = ?, couplets = ? WHERE id = ?",
+                              (poem.sha256, len(poem.couplets), poem_id))
+        counts["couplets"] = len(poem.couplets)
+        counts["held"] = max(held, counts["held"])
+        return counts
+
+    def mark_quoting(self) -> int:
+        """Find the poems that quote others from the data: at least QUOTED_SHARE of their
+        couplets (verbatim, either order) are also in a poem of a poet who died earlier. Read
+        outside any transaction; the flags are written in one short one. Returns how many
+        (listed works not counted)."""
+        rows = self.conn.execute(
+            "WITH keyed AS (SELECT c.poem_id, p.poet_id, COALESCE(NULLIF(pt.death_year, 0), 1e9) AS dy, "
+            "  min(replace(c.norm1, ' ', ''), replace(c.norm2, ' ', '')) || '|' || "
+            "  max(replace(c.norm1, ' ', ''), replace(c.norm2, ' ', '')) AS k "
+            "  FROM corpus_couplets c JOIN corpus_poems p ON p.id = c.poem_id "
+            "  JOIN corpus_poets pt ON pt.id = p.poet_id WHERE c.norm1 != '' AND c.norm2 != ''), "
+            "shared AS (SELECT k, MIN(dy) AS first FROM keyed GROUP BY k HAVING COUNT(DISTINCT poet_id) > 1) "
+            "SELECT keyed.poem_id, COUNT(*) AS quoted, p.couplets FROM keyed JOIN shared ON shared.k = keyed.k "
+            "JOIN corpus_poems p ON p.id = keyed.poem_id "
+            "WHERE shared.first < keyed.dy GROUP BY keyed.poem_id").fetchall()
+        found = sorted(r["poem_id"] for r in rows if r["quoted"] >= QUOTED_SHARE * max(r["couplets"], 1))
+        with self.tx():
+            self.conn.execute("UPDATE corpus_poems SET quoting = 0 WHERE quoting = ?", (QUOTING_FOUND,))
+            flagged = 0
+            for start in range(0, len(found), 500):
+                chunk = found[start:start + 500]
+                flagged += self.conn.execute(
+                    f"UPDATE corpus_poems SET quoting = ? WHERE quoting = 0 AND id IN ({','.join('?' * len(chunk))})",
+                    (QUOTING_FOUND, *chunk)).rowcount
+        return flagged
 
     def has_corpus(self) -> bool:
         return self.conn.execute("SELECT 1 FROM corpus_poems LIMIT 1").fetchone() is not None
@@ -157,6 +242,16 @@ class CorpusRepo:
 
     # ------------------------------------------------------------ search
 
+    def poet_ids(self, poet: str) -> list[int]:
+        """The corpus poets a filter names: any part of the nickname or full name (normalized:
+        «پروین» finds «پروین اعتصامی», Arabic ي/ك match), or the slug (`parvin`)."""
+        want = corpus_key(poet).replace(" ", "")
+        if not want:
+            return []
+        return [r["id"] for r in self.conn.execute("SELECT id, slug, nickname, name FROM corpus_poets ORDER BY id")
+                if r["slug"].lower() == poet.strip().lower()
+                or want in corpus_key(r["nickname"]).replace(" ", "") or want in corpus_key(r["name"]).replace(" ", "")]
+
     def _known_words(self, words: Iterable[str]) -> set[str]:
         """Those of the words that occur in the corpus (the FTS vocabulary)."""
         words, found = sorted(words), set()
@@ -180,8 +275,9 @@ class CorpusRepo:
             clauses.append("(' ' || c.norm1 || ' ' || c.norm2 || ' ') LIKE ?")
             params.append(f"% {t} %")
         if poet:
-            clauses.append("(pt.nickname = ? OR pt.slug = ?)")
-            params += [poet, poet]
+            ids = self.poet_ids(poet)
+            clauses.append(f"pt.id IN ({','.join('?' * len(ids))})" if ids else "0")
+            params += ids
         if form:
             clauses.append("lower(p.form) = lower(?)")
             params.append(form)
@@ -210,8 +306,9 @@ class CorpusRepo:
         clauses, params = ["c.id IN (SELECT rowid FROM corpus_fts WHERE corpus_fts MATCH ? ORDER BY rank LIMIT ?)"], \
             [" OR ".join(fts_query([w]) for w in rare), limit]
         if poet:
-            clauses.append("(pt.nickname = ? OR pt.slug = ?)")
-            params += [poet, poet]
+            ids = self.poet_ids(poet)
+            clauses.append(f"pt.id IN ({','.join('?' * len(ids))})" if ids else "0")
+            params += ids
         if form:
             clauses.append("lower(p.form) = lower(?)")
             params.append(form)
@@ -225,31 +322,52 @@ class CorpusRepo:
     # ------------------------------------------------------------ linking
 
     def _candidates(self, a: str, b: str) -> list[Candidate]:
-        """Couplets sharing an exact hemistich, plus the FTS best matches of the option's
-        rarest words (candidate blocking: never a scan of the corpus)."""
-        keys = [k for k in {squash(a), squash(b)} if k]
+        """Couplets holding all words of a hemistich, plus the FTS best matches of several word sets
+        (candidate blocking: never a scan of the corpus). A damaged word is often the rarest
+        one, so no single set decides: the rarest words of the option, the rarest of each
+        hemistich, repaired spellings of PDF damage (see pdf_repairs), and all but the
+        commonest words together."""
         found: dict[int, Candidate] = {}
-        if keys:
-            marks = ",".join("?" * len(keys))
+        for half in {a, b}:  # couplets holding every word of a hemistich (spacing-insensitive)
+            terms = half.split()
+            if not terms:
+                continue
+            query = spellings_query(terms, self._known_words(split_candidates(terms)))
             for r in self.conn.execute(
-                    f"{_CANDIDATE_SELECT} WHERE replace(c.norm1, ' ', '') IN ({marks}) "
-                    f"UNION {_CANDIDATE_SELECT} WHERE replace(c.norm2, ' ', '') IN ({marks})",
-                    (*keys, *keys)):
+                    f"{_CANDIDATE_SELECT} WHERE c.id IN (SELECT rowid FROM corpus_fts "
+                    "WHERE corpus_fts MATCH ? ORDER BY rank LIMIT ?)", (query, FTS_CANDIDATES)):
                 found[r["couplet_id"]] = Candidate(**r)
-        if any(squash(c.norm1) in keys and squash(c.norm2) in keys for c in found.values()):
-            return list(found.values())  # an exact couplet: fuzzy candidates cannot win
-        words = sorted(set(f"{a} {b}".split()))
-        if words:
-            marks = ",".join("?" * len(words))
-            df = {r["term"]: r["doc"] for r in self.conn.execute(
-                f"SELECT term, doc FROM corpus_vocab WHERE term IN ({marks})", words)}
-            rare = sorted((w for w in words if df.get(w)), key=lambda w: (df[w], w))[:RARE_TOKENS]
-            if rare:
-                query = " OR ".join(fts_query([w]) for w in rare)
-                for r in self.conn.execute(
-                        f"{_CANDIDATE_SELECT} WHERE c.id IN (SELECT rowid FROM corpus_fts "
-                        "WHERE corpus_fts MATCH ? ORDER BY rank LIMIT ?)", (query, FTS_CANDIDATES)):
-                    found.setdefault(r["couplet_id"], Candidate(**r))
+        halves = [sorted(set(h.split())) for h in (a, b)]
+        words = sorted(set(halves[0]) | set(halves[1]))
+        repairs = pdf_repairs(words)
+        asked = sorted(set(words) | {r for rs in repairs.values() for r in rs})
+        if not asked:
+            return list(found.values())
+        df: dict[str, int] = {}
+        for start in range(0, len(asked), 500):
+            chunk = asked[start:start + 500]
+            df.update((r["term"], r["doc"]) for r in self.conn.execute(
+                f"SELECT term, doc FROM corpus_vocab WHERE term IN ({','.join('?' * len(chunk))})", chunk))
+
+        def rarest(ws, n):
+            return sorted((w for w in ws if df.get(w)), key=lambda w: (df[w], w))[:n]
+
+        # a repaired spelling more frequent than the damaged one stands in for it
+        fixed = {w: max(rs, key=lambda r: df.get(r, 0)) for w, rs in repairs.items()
+                 if max(df.get(r, 0) for r in rs) > df.get(w, 0)}
+        sets = [rarest(words, RARE_TOKENS), rarest(halves[0], 3), rarest(halves[1], 3),
+                rarest([fixed.get(w, w) for w in words], RARE_TOKENS),
+                rarest([fixed.get(w, w) for w in words if df.get(fixed.get(w, w), 0) <= COMMON], BROAD_TOKENS)]
+        seen: set[tuple[str, ...]] = set()
+        for ws in sets:
+            if not ws or tuple(ws) in seen:
+                continue
+            seen.add(tuple(ws))
+            for r in self.conn.execute(
+                    f"{_CANDIDATE_SELECT} WHERE c.id IN (SELECT rowid FROM corpus_fts "
+                    "WHERE corpus_fts MATCH ? ORDER BY rank LIMIT ?)",
+                    (" OR ".join(fts_query([w]) for w in ws), FTS_CANDIDATES)):
+                found.setdefault(r["couplet_id"], Candidate(**r))
         return list(found.values())
 
     def link_option(self, mesra1: str, mesra2: str, *, own_poet: str | None = None,
@@ -267,7 +385,10 @@ class CorpusRepo:
                        on_progress=None) -> Counter:
         """Link the options of these questions (default: all) whose link is missing, stale
         (option text changed) or not linked; `force` relinks all. Reads and matching happen
-        outside transactions; each batch of links is written in one short transaction."""
+        outside transactions; each batch of links is written in one short transaction, with
+        the options found in reversed order put in the poet's order (see _save_links).
+        Counts: per status, `reordered`, `released` (reversed, kept: in a release) and
+        `up to date`."""
         if not self.has_corpus():
             return Counter()
         sql = ("SELECT o.question_id, o.position, o.mesra1, o.mesra2, COALESCE(o.poet, q.poet) AS poet, "
@@ -291,37 +412,127 @@ class CorpusRepo:
             d = self.link_option(r["mesra1"], r["mesra2"], own_poet=r["poet"], threshold=threshold)
             counts[d.status] += 1
             c = d.candidate
-            pending.append((r["question_id"], r["position"], r["match_key"], d.status, c.poem_id if c else None,
-                            c.index if c else None, d.method, d.score, d.candidates, now()))
+            others = json.dumps([[o.poem, o.index, o.poet_slug] for o in d.others], ensure_ascii=False) \
+                if d.others else None
+            pending.append(((r["question_id"], r["position"], r["match_key"], d.status, c.poem_id if c else None,
+                             c.index if c else None, d.method, d.score, d.candidates, now(), others,
+                             None if d.reversed is None else int(d.reversed)), (r["mesra1"], r["mesra2"])))
             if len(pending) >= batch or n == len(todo):
-                self._save_links(pending)
+                counts.update(self._save_links(pending))
                 pending = []
                 if on_progress:
                     on_progress(n, len(todo))
         counts["up to date"] = len(rows) - len(todo)
         return counts
 
-    def link_saved(self, uids: list[str]) -> None:
+    def link_saved(self, uids: list[str]) -> Counter:
         """The save hook: link these just-saved questions. Best effort: when the database is
         busy the save stands and the options stay unlinked until the next `corpus link`."""
         try:
-            self.link_questions(uids)
+            return self.link_questions(uids)
         except StoreBusy:
-            pass
+            return Counter()
 
-    def _save_links(self, rows: list[tuple]) -> None:
+    def _save_links(self, rows: list[tuple]) -> Counter:
         """Write links computed outside the transaction; a link for an option text that was
         edited meanwhile (another process: match_key changed) is dropped, never written over
-        the editor's own link."""
+        the editor's own link. Options linked in reversed order are put in the poet's order
+        (one revision per question, author `corpus-order`), unless the question is in a
+        release or that order was undone (`undo_reorder`)."""
+        counts: Counter = Counter()
         with self.tx():
             self.conn.executemany(
                 "INSERT INTO option_links (question_id, position, match_key, status, poem_id, couplet, "
-                "method, score, candidates, created_at) SELECT ?,?,?,?,?,?,?,?,?,? "
+                "method, score, candidates, created_at, others, reversed) SELECT ?,?,?,?,?,?,?,?,?,?,?,? "
                 "WHERE EXISTS (SELECT 1 FROM options WHERE question_id = ? AND position = ? AND match_key IS ?) "
                 "ON CONFLICT (question_id, position) DO UPDATE SET match_key = excluded.match_key, "
                 "status = excluded.status, poem_id = excluded.poem_id, couplet = excluded.couplet, "
                 "method = excluded.method, score = excluded.score, candidates = excluded.candidates, "
-                "created_at = excluded.created_at", [(*r, *r[:3]) for r in rows])
+                "created_at = excluded.created_at, others = excluded.others, reversed = excluded.reversed",
+                [(*r, *r[:3]) for r, _ in rows])
+            turn = [(r, text) for r, text in rows
+                    if r[3] == "linked" and r[11] == 1 and r[6] in ("swapped", "fuzzy")]
+            if turn:
+                counts.update(self._reorder(turn))
+        return counts
+
+    def _reorder(self, turn: list[tuple]) -> Counter:
+        """Inside _save_links' transaction: swap the hemistichs of these reversed options."""
+        counts: Counter = Counter()
+        qids = sorted({r[0] for r, _ in turn})
+        marks = ",".join("?" * len(qids))
+        released = {r["id"] for r in self.conn.execute(
+            f"SELECT q.id FROM questions q JOIN release_items ri ON ri.uid = q.uid WHERE q.id IN ({marks})", qids)}
+        pinned = {(r["question_id"], r["value"]) for r in self.conn.execute(
+            "SELECT r.question_id, j.value FROM revisions r, json_each(r.changes, '$.hemistich_order_undone') j "
+            f"WHERE r.author = 'corpus-order' AND r.question_id IN ({marks})", qids)}
+        done: dict[int, list[int]] = {}
+        for r, (m1, m2) in turn:
+            qid, pos = r[0], r[1]
+            if qid in released:
+                counts["released"] += 1
+                continue
+            if (qid, pos) in pinned:
+                continue
+            changed = self.conn.execute(
+                "UPDATE options SET mesra1 = mesra2, mesra2 = mesra1 WHERE question_id = ? AND position = ? "
+                "AND mesra1 = ? AND mesra2 = ? AND match_key = ?", (qid, pos, m1, m2, r[2])).rowcount
+            if changed:
+                self.conn.execute(
+                    "UPDATE option_links SET reversed = 0, method = CASE method WHEN 'swapped' THEN 'exact' "
+                    "ELSE method END WHERE question_id = ? AND position = ?", (qid, pos))
+                done.setdefault(qid, []).append(pos)
+        stamp = now()
+        for qid, positions in done.items():
+            self.conn.execute(
+                "INSERT INTO revisions (question_id, author, created_at, changes) VALUES (?, 'corpus-order', ?, ?)",
+                (qid, stamp, json.dumps({"hemistich_order": sorted(positions)})))
+            self.conn.execute("UPDATE questions SET updated_at = ? WHERE id = ?", (stamp, qid))
+        counts["reordered"] = sum(len(p) for p in done.values())
+        return counts
+
+    def undo_reorder(self, uids: Iterable[str] | None = None) -> Counter:
+        """Put back the file's order of options the corpus re-ordered (revisions of author
+        `corpus-order`), one revision per question; those options are not re-ordered again.
+        Options edited since, or in a release, are left as they are (counted)."""
+        counts: Counter = Counter()
+        with self.tx():
+            rows = self.conn.execute(
+                "SELECT r.question_id, q.uid, j.value AS position, "
+                "EXISTS (SELECT 1 FROM release_items ri WHERE ri.uid = q.uid) AS released "
+                "FROM revisions r JOIN questions q ON q.id = r.question_id, "
+                "json_each(r.changes, '$.hemistich_order') j WHERE r.author = 'corpus-order' "
+                "AND NOT EXISTS (SELECT 1 FROM revisions u, json_each(u.changes, '$.hemistich_order_undone') k "
+                "WHERE u.question_id = r.question_id AND u.author = 'corpus-order' AND k.value = j.value) "
+                "ORDER BY r.question_id, j.value").fetchall()
+            wanted = set(uids) if uids is not None else None
+            done: dict[int, list[int]] = {}
+            for r in rows:
+                qid, pos = r["question_id"], r["position"]
+                if wanted is not None and r["uid"] not in wanted or pos in done.get(qid, []):
+                    continue
+                if r["released"]:
+                    counts["released"] += 1
+                    continue
+                if not self.conn.execute(
+                        "UPDATE options SET mesra1 = mesra2, mesra2 = mesra1 WHERE question_id = ? AND position = ? "
+                        "AND EXISTS (SELECT 1 FROM option_links l WHERE l.question_id = options.question_id "
+                        "AND l.position = options.position AND l.match_key = options.match_key AND l.reversed = 0)",
+                        (qid, pos)).rowcount:
+                    counts["edited"] += 1  # edited or relinked since: its text stays as it is now
+                    continue
+                self.conn.execute(
+                    "UPDATE option_links SET reversed = 1, method = CASE method WHEN 'exact' THEN 'swapped' "
+                    "ELSE method END WHERE question_id = ? AND position = ? AND reversed = 0", (qid, pos))
+                done.setdefault(qid, []).append(pos)
+            stamp = now()
+            for qid, positions in done.items():
+                self.conn.execute(
+                    "INSERT INTO revisions (question_id, author, created_at, changes) VALUES (?, 'corpus-order', ?, ?)",
+                    (qid, stamp, json.dumps({"hemistich_order_undone": positions})))
+                self.conn.execute("UPDATE questions SET updated_at = ? WHERE id = ?", (stamp, qid))
+        counts["restored"] = sum(len(p) for p in done.values())
+        return counts
 
     def choose_link(self, uid: str, position: int, poem: str, index: int) -> None:
         """Record that this option was inserted from the corpus (method 'chosen')."""
@@ -335,13 +546,15 @@ class CorpusRepo:
                 raise KeyError(f"no option {uid}/{position} or no poem {poem}")
             self.conn.execute(
                 "INSERT OR REPLACE INTO option_links (question_id, position, match_key, status, poem_id, "
-                "couplet, method, score, candidates, created_at) VALUES (?,?,?,'linked',?,?,'chosen',100,1,?)",
+                "couplet, method, score, candidates, created_at, reversed) "
+                "VALUES (?,?,?,'linked',?,?,'chosen',100,1,?,0)",
                 (row["question_id"], position, row["match_key"], row["poem_id"], index, now()))
 
     def links(self, uids: Iterable[str] | None = None) -> dict[str, dict[int, OptionLink]]:
         """uid -> position -> link (only options that have a link row)."""
         sql = ("SELECT q.uid, l.position, l.status, l.method, l.score, l.candidates, p.path AS poem, l.couplet, "
-               "c.mesra1, c.mesra2, pt.nickname AS poet, pt.slug AS poet_slug, p.title, p.form, p.metre, p.rhyme "
+               "c.mesra1, c.mesra2, pt.nickname AS poet, pt.slug AS poet_slug, p.title, p.form, p.metre, p.rhyme, "
+               "l.others, l.reversed "
                "FROM option_links l JOIN questions q ON q.id = l.question_id "
                "JOIN options o ON o.question_id = l.question_id AND o.position = l.position "
                "AND o.match_key = l.match_key "
@@ -362,8 +575,10 @@ class CorpusRepo:
             if r["poem"] is not None and r["couplet"] is not None:
                 couplet = CorpusCouplet(**{f: r[f] for f in _COUPLET_FIELDS},
                                         mesra1=r["mesra1"] or "", mesra2=r["mesra2"] or "")
+            elsewhere = tuple((p, i, s) for p, i, s in json.loads(r["others"])) if r["others"] else ()
             out.setdefault(r["uid"], {})[r["position"]] = OptionLink(
-                r["uid"], r["position"], r["status"], r["method"], r["score"], r["candidates"], couplet)
+                r["uid"], r["position"], r["status"], r["method"], r["score"], r["candidates"], couplet,
+                elsewhere, None if r["reversed"] is None else bool(r["reversed"]))
         return out
 
     def provenance_uids(self, *, poet: str | None = None, form: str | None = None) -> set[str]:
@@ -371,8 +586,10 @@ class CorpusRepo:
         derived from its corpus link: nickname or slug) and from a poem of this form."""
         clauses, params = [], []
         if poet:
-            clauses.append("(o.poet = ? OR q.poet = ? OR (l.status = 'linked' AND (pt.nickname = ? OR pt.slug = ?)))")
-            params += [poet] * 4
+            ids = self.poet_ids(poet)
+            marks = ",".join("?" * len(ids))
+            clauses.append(f"(o.poet = ? OR q.poet = ? OR (l.status = 'linked' AND pt.id IN ({marks})))")
+            params += [poet, poet, *ids]
         if form:
             clauses.append("l.status = 'linked' AND lower(p.form) = lower(?)")
             params.append(form)
@@ -384,6 +601,19 @@ class CorpusRepo:
             "AND l.match_key = o.match_key "
             "LEFT JOIN corpus_poems p ON p.id = l.poem_id LEFT JOIN corpus_poets pt ON pt.id = p.poet_id "
             f"WHERE {' AND '.join(clauses)}", params)}
+
+    def option_clusters(self) -> dict[tuple[str, int], tuple[str, str]]:
+        """(uid, position) -> (poem path, poet slug) of every option linked as one whole couplet
+        (not one_hemistich or split; fresh links only): the clusters for standard errors that
+        allow for options from one poem or poet being correlated. Options missing here are
+        their own cluster."""
+        return {(r["uid"], r["position"]): (r["path"], r["slug"]) for r in self.conn.execute(
+            "SELECT q.uid, l.position, p.path, pt.slug FROM option_links l "
+            "JOIN questions q ON q.id = l.question_id "
+            "JOIN options o ON o.question_id = l.question_id AND o.position = l.position "
+            "AND o.match_key = l.match_key "
+            "JOIN corpus_poems p ON p.id = l.poem_id JOIN corpus_poets pt ON pt.id = p.poet_id "
+            "WHERE l.status = 'linked' AND l.method NOT IN ('one_hemistich', 'split')")}
 
     def poem_path(self, poem_id: int) -> str | None:
         row = self.conn.execute("SELECT path FROM corpus_poems WHERE id = ?", (poem_id,)).fetchone()

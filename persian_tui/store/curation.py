@@ -6,8 +6,10 @@ import json
 import sqlite3
 
 from ..bank import fingerprint, new_uid, now, search_text
+from ..merge import merge
 from ..models import Adjudication, Question, Revision, SourceRef
 from ..text import couplet_key
+from .errors import EditConflict
 
 _EDITABLE = ("stem", "key", "status", "explanation", "category", "poet", "source_name",
              "source_id", "tags")
@@ -40,19 +42,37 @@ class CurationRepo:
 
     def update_question(self, q: Question, author: str | None) -> dict:
         """Write the edited question `q` (same uid) and log what changed; returns the changes."""
+        return self.save_edit(q, author)[1]
+
+    def save_edit(self, q: Question, author: str | None,
+                  base: Question | None = None) -> tuple[Question, dict, list[str]]:
+        """Write the edited question `q` and log what changed. With `base` (the version the
+        editor loaded) the edit is merged, in the write transaction, with what was stored
+        since: fields only the other side changed keep their value; fields both changed
+        differently raise EditConflict (nothing written). Returns (the question as saved, the
+        changes, the fields kept from the stored version)."""
         problems = q.problems()
         if problems:
             raise ValueError("; ".join(problems))
+        kept: list[str] = []
         with self.tx():
             old = self.get_question(q.uid)
             if old is None:
                 raise KeyError(f"no question {q.uid}")
+            if base is not None:
+                merged = merge(base, q, old)
+                if merged.conflicts:
+                    raise EditConflict(merged.conflicts, old, merged.question)
+                q, kept = merged.question, merged.kept
+                problems = q.problems()
+                if problems:
+                    raise ValueError("; ".join(problems))
             changes = {f: [getattr(old, f), getattr(q, f)] for f in _EDITABLE
                        if getattr(old, f) != getattr(q, f)}
             if _option_dicts(old) != _option_dicts(q):
                 changes["options"] = [_option_dicts(old), _option_dicts(q)]
             if not changes:
-                return {}
+                return old, {}, kept
             q.updated_at = now()
             qid = self._qid(q.uid)
             self.conn.execute(
@@ -76,7 +96,7 @@ class CurationRepo:
                 (qid, author, q.updated_at, json.dumps(changes, ensure_ascii=False)))
         if "options" in changes:
             self.link_saved([q.uid])  # corpus provenance, its own short transaction
-        return changes
+        return q, changes, kept
 
     def revisions(self, uid: str) -> list[Revision]:
         return [Revision(uid, r["author"], r["created_at"], json.loads(r["changes"])) for r in self.conn.execute(
@@ -112,9 +132,10 @@ class CurationRepo:
             qid = self._qid(uid)
             self.conn.execute("UPDATE questions SET key = ?, status = ?, updated_at = ? WHERE id = ?",
                               (new_key, status, stamp, qid))
+            seen = self.conn.execute("SELECT COALESCE(MAX(id), 0) AS n FROM reviews").fetchone()["n"]
             self.conn.execute(
-                "INSERT INTO adjudications (question_id, adjudicator, decision, key, reason, created_at) "
-                "VALUES (?,?,?,?,?,?)", (qid, adjudicator, decision, key, reason, stamp))
+                "INSERT INTO adjudications (question_id, adjudicator, decision, key, reason, created_at, "
+                "reviews_seen) VALUES (?,?,?,?,?,?,?)", (qid, adjudicator, decision, key, reason, stamp, seen))
         return Adjudication(uid, adjudicator, decision, key, reason, stamp)
 
     def adjudications(self, uid: str | None = None) -> list[Adjudication]:

@@ -10,11 +10,12 @@ from pathlib import Path
 
 from .corpus import CorpusRepo
 from .curation import CurationRepo
-from .errors import StoreBusy, StoreError
+from .errors import StoreBusy, StoreError, write_error
 from .imports import ImportsRepo
 from .judging import JudgingRepo
 from .labels import LabelsRepo
 from .questions import QuestionsRepo
+from .registry import register
 from .releases import ReleasesRepo
 from .runs import RunsRepo
 from .schema import MIGRATIONS, SCHEMA_VERSION
@@ -49,6 +50,20 @@ def _connect_read_only(path: Path) -> sqlite3.Connection:
     conn.row_factory = sqlite3.Row
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     return conn
+
+
+def _schema_version(path: Path) -> int | None:
+    """The file's schema version read through a read-only connection (None: unreadable)."""
+    try:
+        conn = _connect_read_only(path)
+    except sqlite3.DatabaseError:
+        return None
+    try:
+        return conn.execute("PRAGMA user_version").fetchone()[0]
+    except sqlite3.DatabaseError:
+        return None
+    finally:
+        conn.close()
 
 
 def _not_writable(path: Path) -> str | None:
@@ -100,8 +115,11 @@ def _apply(conn: sqlite3.Connection, number: int) -> None:
             raise StoreError(f"migration {number} would break a reference in {broken['table']}")
         conn.execute(f"PRAGMA user_version = {number}")
         conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
+    except BaseException as e:
+        if conn.in_transaction:  # a full disk has rolled back already
+            conn.execute("ROLLBACK")
+        if isinstance(e, sqlite3.DatabaseError) and (why := write_error(e)):
+            raise StoreError(f"migration {number}: {why}; nothing was changed") from None
         raise
 
 
@@ -112,8 +130,9 @@ class Store(QuestionsRepo, SourcesRepo, ImportsRepo, LabelsRepo, CurationRepo, R
     def __init__(self, path: str | Path, *, create_dir: bool = True, read_only: bool | None = False,
                  busy_timeout_ms: int = BUSY_TIMEOUT_MS):
         """``create_dir``: make a missing parent folder (else that is an error).
-        ``read_only``: True opens with a read-only connection; None does so only when the
-        file or its folder cannot be written (for reading commands); False needs write access.
+        ``read_only``: True opens with a read-only connection; None is for reading commands:
+        the file must exist (it is never created) and is opened read-only, unless its schema is
+        older and it can be written (then it is upgraded); False needs write access.
         ``busy_timeout_ms``: how long a write waits for another connection's lock before
         StoreBusy (the TUI uses a short one and retries off the UI thread)."""
         self.path = Path(path)
@@ -126,8 +145,15 @@ class Store(QuestionsRepo, SourcesRepo, ImportsRepo, LabelsRepo, CurationRepo, R
             raise StoreError(f"{self.path}: is a folder, not a database file")
         if self.path.exists() and not self.path.is_file():  # a FIFO, socket or device (/dev/null)
             raise StoreError(f"{self.path}: is not a regular file, not a database file")
+        register(self.path)  # before anything is created: exports never write over it
+        if read_only is None and not self.path.exists():
+            raise StoreError(f"{self.path}: no such database (a reading command never creates one; "
+                             "check --db or $PERSIAN_TUI_DB)")
         self.created = not self.path.exists() or self.path.stat().st_size == 0
         why = _not_writable(self.path) if parent.exists() else None
+        if read_only is None:  # reading: read-only, unless an older schema can be upgraded here
+            version = _schema_version(self.path)
+            read_only = bool(why) or not (version is not None and 0 < version < SCHEMA_VERSION)
         if why and self.created:
             raise StoreError(f"{self.path}: cannot create the database: {why}")
         if why and read_only is False:
@@ -173,19 +199,28 @@ class Store(QuestionsRepo, SourcesRepo, ImportsRepo, LabelsRepo, CurationRepo, R
             raise StoreError(f"{self.path}: opened read-only; nothing was written")
         try:
             self.conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as e:  # locked past the busy timeout
-            raise StoreBusy(f"{self.path}: database busy ({e}); nothing was written") from None
+        except sqlite3.OperationalError as e:  # locked past the busy timeout, or read-only, or full
+            why = write_error(e) or str(e)
+            kind = StoreBusy if why.startswith("database busy") else StoreError
+            raise kind(f"{self.path}: {why}; nothing was written") from None
         try:
             yield self.conn
-        except sqlite3.OperationalError as e:
-            self.conn.execute("ROLLBACK")
-            kind = StoreBusy if "locked" in str(e) or "busy" in str(e) else StoreError
-            raise kind(f"{self.path}: {e}; nothing was written") from None
+            self.conn.execute("COMMIT")
+        except sqlite3.DatabaseError as e:
+            self._rollback()  # SQLite may have rolled back already (a full disk does)
+            why = write_error(e)
+            if why is None:
+                raise
+            kind = StoreBusy if why.startswith("database busy") else StoreError
+            raise kind(f"{self.path}: {why}; nothing was written") from None
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            self._rollback()
             raise
-        self.conn.execute("COMMIT")
         self._writes += 1
+
+    def _rollback(self) -> None:
+        if self.conn.in_transaction:
+            self.conn.execute("ROLLBACK")
 
     def data_version(self) -> tuple[int, int]:
         """Changes whenever this or any other connection has committed a write."""

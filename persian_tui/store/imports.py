@@ -27,6 +27,7 @@ class ImportResult:
     written: list[str] = field(default_factory=list)
     skipped: dict[str, tuple[str, str]] = field(default_factory=dict)
     links: list[str] = field(default_factory=list)
+    corpus: dict[str, int] = field(default_factory=dict)  # link_questions' counts (reordered, ...)
 
 
 class _Others:
@@ -82,7 +83,8 @@ class ImportsRepo:
         except BaseException:
             self._undo(result.written, added_refs, batch)
             raise
-        self.link_saved(result.written)  # corpus provenance
+        if result.written:
+            result.corpus = dict(self.link_saved(result.written))  # corpus provenance, poet's order
         return result
 
     def _still_new(self, part: list[Prepared], result: ImportResult, added_refs: list, same_question: bool,

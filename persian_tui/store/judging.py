@@ -135,7 +135,8 @@ class JudgingRepo:
         return out
 
     def review_flags(self, uid: str | None = None) -> dict[str, dict[str, ReviewFlag]]:
-        """uid -> {reviewer: flag} of judgments flagged as key problems (flags in force), each
+        """uid -> {reviewer: flag} of judgments flagged as key problems (flags in force that no
+        adjudication of the question has settled since, whatever its status), each
         with the judgment it was about (the judged model and answer, the judge's verdict);
         of one question when ``uid`` is given."""
         out: dict[str, dict[str, ReviewFlag]] = {}
@@ -146,6 +147,10 @@ class JudgingRepo:
             "JOIN predictions p ON p.id = j.prediction_id JOIN questions q ON q.id = p.question_id "
             "JOIN runs r ON r.id = p.run_id JOIN runs jr ON jr.id = j.run_id "
             "WHERE v.action = 'flag' AND NOT EXISTS (SELECT 1 FROM reviews x WHERE x.retracts = v.id) "
+            # not yet settled by an adjudication of the question made after it (rows from before
+            # schema 16 have no reviews_seen: their time decides)
+            "AND NOT EXISTS (SELECT 1 FROM adjudications a WHERE a.question_id = q.id AND "
+            "(a.reviews_seen >= v.id OR (a.reviews_seen IS NULL AND a.created_at >= v.created_at))) "
             "AND (? IS NULL OR q.uid = ?) ORDER BY v.id", (uid, uid))
         for r in rows:
             out.setdefault(r["uid"], {})[r["reviewer"]] = ReviewFlag(

@@ -125,7 +125,7 @@ class LabelsRepo:
             held = self.conn.execute(
                 "SELECT q.uid FROM claims c JOIN questions q ON q.id = c.question_id "
                 f"WHERE c.annotator = ? AND {where} AND "
-                "(SELECT COUNT(*) FROM labels l WHERE l.question_id = q.id AND l.skipped = 0) "
+                "(SELECT COUNT(*) FROM labels l WHERE l.question_id = q.id AND l.answer IS NOT NULL) "
                 "+ (SELECT COUNT(*) FROM claims o WHERE o.question_id = q.id AND o.annotator != ?) < ?",
                 (annotator, *params, annotator, target)).fetchone()
             if held and held["uid"] not in skip:
@@ -138,7 +138,7 @@ class LabelsRepo:
                 order = "n DESC, q.id" if mode == "overlap" else "n, q.id"
                 row = self.conn.execute(
                     f"""SELECT q.id, q.uid,
-                          (SELECT COUNT(*) FROM labels l WHERE l.question_id = q.id AND l.skipped = 0)
+                          (SELECT COUNT(*) FROM labels l WHERE l.question_id = q.id AND l.answer IS NOT NULL)
                           + (SELECT COUNT(*) FROM claims c WHERE c.question_id = q.id) AS n
                         FROM questions q
                         WHERE {where}
@@ -163,7 +163,7 @@ class LabelsRepo:
             qid = self._qid(uid)
             self.conn.execute("DELETE FROM claims WHERE expires_at < ? OR annotator = ?", (stamp, annotator))
             n = self.conn.execute(
-                "SELECT (SELECT COUNT(*) FROM labels l WHERE l.question_id = ? AND l.skipped = 0 "
+                "SELECT (SELECT COUNT(*) FROM labels l WHERE l.question_id = ? AND l.answer IS NOT NULL "
                 "        AND l.annotator != ?) "
                 "     + (SELECT COUNT(*) FROM claims c WHERE c.question_id = ?) AS n",
                 (qid, annotator, qid)).fetchone()["n"]
@@ -185,20 +185,23 @@ class LabelsRepo:
             self.conn.execute("DELETE FROM claims WHERE annotator = ?", (annotator,))
 
     def progress(self, annotator: str, *, target: int = 3, scope: QueueScope | None = None) -> Progress:
-        """What the labelling bars show, within the queue's scope: my answers and skips, what
-        is left for me, and how many questions have reached the target (anyone's answers)."""
+        """What the labelling bars show, within the queue's scope: my answers, skips and flags
+        (a flag without an answer is not an answer), what is left for me, and how many questions
+        have reached the target (anyone's answers)."""
         where, params = _scope_where(scope)
-        answers = "(SELECT COUNT(*) FROM labels l WHERE l.question_id = q.id AND l.skipped = 0)"
+        answers = "(SELECT COUNT(*) FROM labels l WHERE l.question_id = q.id AND l.answer IS NOT NULL)"
         row = self.conn.execute(
             f"""SELECT COUNT(*) AS bank,
-                  COALESCE(SUM(m.skipped = 0), 0) AS mine, COALESCE(SUM(m.skipped = 1), 0) AS skipped,
+                  COALESCE(SUM(m.answer IS NOT NULL), 0) AS mine,
+                  COALESCE(SUM(m.skipped = 1), 0) AS skipped,
+                  COALESCE(SUM(m.answer IS NULL AND m.skipped = 0), 0) AS flagged,
                   COALESCE(SUM(m.question_id IS NULL AND {answers} < ?), 0) AS queue_left,
                   COALESCE(SUM({answers} >= ?), 0) AS complete
                 FROM questions q
                 LEFT JOIN labels m ON m.question_id = q.id AND m.annotator = ?
                 WHERE {where}""", (target, target, annotator, *params)).fetchone()
         return Progress(row["mine"], row["queue_left"], row["bank"], target, skipped=row["skipped"],
-                        complete=row["complete"])
+                        complete=row["complete"], flagged=row["flagged"])
 
     # ------------------------------------------------------------ settings
 
@@ -215,7 +218,7 @@ class LabelsRepo:
 def _scope_where(scope: QueueScope | None) -> tuple[str, tuple]:
     """The SQL condition on `q` (questions) for a queue scope; open questions only."""
     scope = scope or QueueScope()
-    statuses = (scope.status,) if scope.status else ("draft", "ready", "curated")
+    statuses = scope.statuses
     where = [f"q.status IN ({','.join('?' * len(statuses))})"]
     params: list = list(statuses)
     if scope.tag:

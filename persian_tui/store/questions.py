@@ -134,9 +134,18 @@ class QuestionsRepo:
         return index
 
     def search_entries(self) -> list[tuple[str, str, str, str | None]]:
-        """(uid, search text, status, category) of every question, in bank order."""
-        return [(r["uid"], r["search_text"], r["status"], r["category"]) for r in self.conn.execute(
-            "SELECT uid, search_text, status, category FROM questions ORDER BY id")]
+        """(uid, search text, status, category) of every question, in bank order. The search
+        text gets the poets its options' corpus links name (nickname and slug), so a plain word
+        finds what the poet: facet finds (Store.provenance_uids)."""
+        return [(r["uid"], r["search_text"] + (" " + r["linked"] if r["linked"] else ""), r["status"],
+                 r["category"]) for r in self.conn.execute(
+            """SELECT q.uid, q.search_text, q.status, q.category,
+                      (SELECT group_concat(pt.nickname || ' ' || pt.slug, ' ')
+                       FROM options o JOIN option_links l ON l.question_id = o.question_id
+                            AND l.position = o.position AND l.match_key = o.match_key AND l.status = 'linked'
+                       JOIN corpus_poems p ON p.id = l.poem_id JOIN corpus_poets pt ON pt.id = p.poet_id
+                       WHERE o.question_id = q.id) AS linked
+               FROM questions q ORDER BY q.id""")]
 
     def rows_for(self, uids: list[str]) -> list[QuestionRow]:
         """Bank-table rows of these questions, in the given order."""

@@ -13,7 +13,7 @@ import time
 import numpy as np
 
 from ..bank import now
-from ..models import Prediction, Run, RunSummary, Vote, tally, vote
+from ..models import SCORED_STATUSES, Prediction, Run, RunSummary, Vote, tally, vote
 from .errors import LeaseHeld
 
 _RUN_COLUMNS = ("id, kind, model, params, status, total, created_at, finished_at, prompt_template, "
@@ -315,11 +315,14 @@ class RunsRepo:
     def run_summaries(self, *, archived: bool = False) -> list[RunSummary]:
         stats = {r["run_id"]: r for r in self.conn.execute(
             """SELECT p.run_id, COUNT(*) AS done,
-                      SUM(q.key IS NOT NULL AND p.predicted IS q.key) AS correct,  -- IS: never NULL
-                      SUM(q.key IS NOT NULL) AS scored,
+                      SUM(q.key IS NOT NULL AND q.status IN ({scored}) AND p.predicted IS q.key)
+                          AS correct,  -- IS: never NULL; models.scored_key's rule
+                      SUM(q.key IS NOT NULL AND q.status IN ({scored})) AS scored,
                       SUM(p.parse_status IN ('invalid', 'empty', 'refusal', 'ambiguous')) AS invalid,
                       SUM(p.parse_status = 'api_error') AS errors
-               FROM predictions p JOIN questions q ON q.id = p.question_id GROUP BY p.run_id""")}
+               FROM predictions p JOIN questions q ON q.id = p.question_id
+               GROUP BY p.run_id""".format(scored=",".join("?" * len(SCORED_STATUSES))),
+            SCORED_STATUSES * 2)}
         # a judge run's items are its judgments: done, unscored (as invalid), API errors
         stats |= {r["run_id"]: r for r in self.conn.execute(
             """SELECT j.run_id, COUNT(*) AS done, 0 AS correct, 0 AS scored,

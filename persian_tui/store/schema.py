@@ -547,6 +547,94 @@ MIGRATIONS: list[list[str]] = [
             BEGIN SELECT RAISE(ABORT, 'a release is immutable'); END
         """,
     ],
+    # 14: no row can be added to a frozen release either: a release takes exactly the number of
+    # items it was frozen with, inserted in the transaction that froze it
+    [
+        """
+            CREATE TRIGGER release_items_frozen_insert BEFORE INSERT ON release_items
+            WHEN (SELECT count(*) FROM release_items WHERE release_id = NEW.release_id)
+                 >= (SELECT questions FROM releases WHERE id = NEW.release_id)
+            BEGIN SELECT RAISE(ABORT, 'a release is immutable'); END
+        """,
+    ],
+    # 15: couplets as the poets wrote them. Poets get their death year (the export's
+    # DeathYearInLHijri; the earliest holder of a couplet is its source); poems that quote others
+    # (anthologies, prose works) are marked; links record the couplet's other poems
+    # (`others`: also_in for a link, the candidates when ambiguous), whether the option's
+    # hemistichs are the poet's order reversed (`reversed`: NULL unknown), and the methods
+    # one_hemistich (was hemistich), split (halves of two couplets) and quoted (found only in
+    # a work that quotes). Options linked verbatim in reversed order are put in the poet's
+    # order, one revision per question (author corpus-order; `corpus reorder --undo` reverts),
+    # except in released questions. Written so it applies after any other migration.
+    [
+        "ALTER TABLE corpus_poets ADD COLUMN death_year INTEGER",
+        # exact hemistichs are found through the FTS index: these two B-trees took 4 of every 5
+        # bytes an import wrote (each insert dirties a random page of each)
+        "DROP INDEX IF EXISTS corpus_couplets_key1",
+        "DROP INDEX IF EXISTS corpus_couplets_key2",
+        "ALTER TABLE corpus_poems ADD COLUMN quoting INTEGER NOT NULL DEFAULT 0",
+        """
+            CREATE TABLE option_links_new (
+                question_id INTEGER NOT NULL REFERENCES questions (id) ON DELETE CASCADE,
+                position INTEGER NOT NULL CHECK (position BETWEEN 1 AND 4),
+                match_key TEXT NOT NULL,
+                status TEXT NOT NULL CHECK (status IN ('linked', 'ambiguous', 'unlinked')),
+                poem_id INTEGER REFERENCES corpus_poems (id) ON DELETE SET NULL,
+                couplet INTEGER,
+                method TEXT CHECK (method IN ('exact', 'swapped', 'fuzzy', 'one_hemistich', 'split',
+                                              'quoted', 'chosen')),
+                score REAL,
+                candidates INTEGER NOT NULL DEFAULT 0,
+                created_at TEXT NOT NULL,
+                others TEXT,
+                reversed INTEGER,
+                PRIMARY KEY (question_id, position)
+            )
+        """,
+        """
+            INSERT INTO option_links_new (question_id, position, match_key, status, poem_id, couplet,
+                                          method, score, candidates, created_at, reversed)
+            SELECT question_id, position, match_key, status, poem_id, couplet,
+                   CASE method WHEN 'hemistich' THEN 'one_hemistich' ELSE method END,
+                   score, candidates, created_at,
+                   CASE WHEN method = 'exact' THEN 0 WHEN method = 'swapped' THEN 1 END
+            FROM option_links
+        """,
+        "DROP TABLE option_links",
+        "ALTER TABLE option_links_new RENAME TO option_links",
+        "CREATE INDEX option_links_poem ON option_links (poem_id, couplet)",
+        # the options linked verbatim in reversed order, outside releases (fresh links only)
+        """
+            CREATE TEMP TABLE reorder AS
+            SELECT l.question_id, l.position FROM option_links l
+            JOIN options o ON o.question_id = l.question_id AND o.position = l.position
+                AND o.match_key = l.match_key
+            JOIN questions q ON q.id = l.question_id
+            WHERE l.status = 'linked' AND l.reversed = 1
+              AND q.uid NOT IN (SELECT uid FROM release_items)
+        """,
+        """
+            INSERT INTO revisions (question_id, author, created_at, changes)
+            SELECT question_id, 'corpus-order', strftime('%Y-%m-%dT%H:%M:%SZ', 'now'),
+                   json_object('hemistich_order', json_group_array(position))
+            FROM (SELECT * FROM reorder ORDER BY question_id, position) GROUP BY question_id
+        """,
+        """
+            UPDATE options SET mesra1 = mesra2, mesra2 = mesra1
+            WHERE (question_id, position) IN (SELECT question_id, position FROM reorder)
+        """,
+        """
+            UPDATE option_links SET method = 'exact', reversed = 0
+            WHERE (question_id, position) IN (SELECT question_id, position FROM reorder)
+        """,
+        "DROP TABLE temp.reorder",
+    ],
+    # 16: an adjudication settles the judge-review flags raised before it: it records the last
+    # review row it saw, so a key-problem flag raised later (on a curated question too) reaches
+    # the queue, and one it settled does not come back
+    [
+        "ALTER TABLE adjudications ADD COLUMN reviews_seen INTEGER",
+    ],
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

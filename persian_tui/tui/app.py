@@ -215,8 +215,16 @@ class PersianTUI(App[int]):
         self.push_screen(NameScreen(), got)
 
     def action_label(self, uid: str | None = None) -> None:
-        """The labelling queue; with ``uid``, that question first, then the queue."""
+        """The labelling queue; with ``uid``, that question first, then the queue (a question
+        the queue does not serve, e.g. a retired one, is refused with a message)."""
         from .screens.label import LabelScreen
+
+        if uid is not None:
+            q = self.store.get_question(uid)
+            why = None if q is None else (self.queue_scope or QueueScope()).refusal(uid, q.status)
+            if why:
+                self.notify(f"not labelled: {why}", severity="warning", timeout=5)
+                return
 
         self.with_name(lambda name: self.push_screen(
             LabelScreen(name, scope=self.queue_scope, queue_mode=self.queue_mode, first=uid)))
@@ -254,6 +262,52 @@ class PersianTUI(App[int]):
         from .screens.agreement import AgreementScreen
 
         self.push_screen(AgreementScreen())
+
+    # ------------------------------------------------------------ quitting
+
+    def unsaved_work(self) -> list[str]:
+        """What quitting now would lose or stop, one line each: a screen's or dialog's unsaved
+        edit (its ``unsaved_work()``), and each live run."""
+        out = []
+        for screen in self.screen_stack:
+            what = getattr(screen, "unsaved_work", None)
+            text = what() if callable(what) else None
+            if text:
+                out.append(text)
+        from .widgets.run_jobs import live_runs
+
+        out += [f"{run}: it stops now and is marked cancelled; the answers it has are kept, and u "
+                "on the runs screen (or persian-tui run --resume) goes on from there" for run in live_runs(self)]
+        return out
+
+    async def action_quit(self) -> None:
+        """Ctrl+Q: quit, asking first when that would lose an edit or stop a run."""
+        lost = self.unsaved_work()
+        if not lost:
+            self.exit()
+            return
+        if getattr(self.screen, "quit_question", False):
+            return  # already asked: y quits, n stays
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.exit()
+
+        from .widgets.dialogs import ConfirmDialog
+
+        dialog = ConfirmDialog("Quit persian-tui? Quitting now loses or stops:\n"
+                               + "\n".join(f"• {line}" for line in lost))
+        dialog.quit_question = True
+        self.push_screen(dialog, answered)
+
+    async def action_help_quit(self) -> None:
+        """Ctrl+C (when there is no selection to copy): with work that quitting would lose, the
+        same question as Ctrl+Q; else how to quit (plain text, never markup)."""
+        if self.unsaved_work():
+            await self.action_quit()
+            return
+        self.notify("Ctrl+Q quits persian-tui (it asks first when an edit or a run would be lost)",
+                    title="Do you want to quit?", timeout=4)
 
     def action_help(self) -> None:
         """The help: the keys of the screen on top (its key table), then the app's."""

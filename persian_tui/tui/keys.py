@@ -89,15 +89,18 @@ def palette_entries(table: tuple[Key, ...]) -> list[tuple[str, str, str]]:
     return [(k.palette, f"{k.what} ({k.names})", k.action) for k in table if k.palette and k.action]
 
 
-def help_key(keys: str = "question_mark,f1", footer: bool = False) -> Key:
-    """The help key every screen's table has (the label screen's ? opens its guidelines: F1)."""
+def help_key(keys: str = "question_mark,f1", footer: bool = True) -> Key:
+    """The help key every screen's table has; its footer keeps it when other keys must be left
+    out (after a "…"), so a narrow footer always says where every key is listed."""
     return Key(keys, "app.help", "Help", "the keys of this screen", footer=footer, palette="Help")
 
 
-# Every screen's help ends with these; the app binds Ctrl+Q (Ctrl+P is Textual's own).
+# Every screen's help ends with these; the app binds Ctrl+Q (Ctrl+P is Textual's own). Ctrl+Q is a
+# priority key (dialogs too) and asks first when an edit, typed text or a live run would be lost.
 APP_KEYS: tuple[Key, ...] = (
     Key("ctrl+p", "", "Palette", "command palette: this screen's actions and the app's"),
-    Key("ctrl+q", "app.quit", "Quit", "quit persian-tui", footer=False, palette="Quit"),
+    Key("ctrl+q", "app.quit", "Quit", "quit persian-tui (asks first when an unsaved edit or a live run "
+        "would be lost)", footer=False, palette="Quit", priority=True),
 )
 
 

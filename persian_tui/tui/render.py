@@ -114,6 +114,9 @@ def detail_lines(q: Question | None, width: int, mode: str) -> list[Line]:
     refs = [r.label() for r in q.references()]  # every source the question is known by
     poets = [q.poet] if q.poet else []
     poets += [p for p in dict.fromkeys(o.poet for o in q.options if o.poet) if p not in poets]
+    # a poet both stored and derived from a link is one poet: named once, as stored
+    named = {p for p in poets if not p.endswith(DERIVED)}
+    poets = [p for p in poets if not p.endswith(DERIVED) or p.removesuffix(DERIVED) not in named]
     fields = [
         ("key", fa(q.key) if q.key else "—"),
         ("category", q.category or "—"),
@@ -133,12 +136,17 @@ def detail_lines(q: Question | None, width: int, mode: str) -> list[Line]:
     return out
 
 
+def padded(label: str) -> str:
+    """A field name in LABEL cells; a longer one keeps one space before its value."""
+    return label.ljust(LABEL) if len(label) < LABEL else label + " "
+
+
 def plain(lines: list[Line]) -> list[str]:
     """The lines as a user sees them (labels padded to LABEL cells)."""
     out = []
     for line in lines:
         if line.label:
-            out.append(line.label.ljust(LABEL) + line.text if line.text else line.label)
+            out.append(padded(line.label) + line.text if line.text else line.label)
         else:
             out.append(line.text)
     return out

@@ -14,7 +14,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from ... import bidi
-from ...eval.votes import ItemVotes, adjudication_queue, bulk_acceptable, item_votes
+from ...eval.votes import BULK_REASON, ItemVotes, adjudication_queue, bulk_acceptable, item_votes
 from ...models import Question
 from ..keys import Key, bindings, help_key
 from ..render import GUTTER, LABEL, Line, couplet_lines, fa
@@ -25,7 +25,6 @@ from .base import AppState
 
 STACK_BELOW = 100
 ITEM_MARKS = {"suspect_key": "key?", "low_agreement": "agree?", "too_hard": "hard"}  # queue-line marks
-BULK_REASON = "all labels agree with the key"
 
 
 # ------------------------------------------------------------------ pure layout
@@ -184,7 +183,7 @@ class AdjudicationScreen(AppState, Screen[None]):
             "agree with the key (after a confirm)", display="A", palette="Accept all agreeing"),
         Key("r", "reload", "Reload", "reload the queue and the item analysis", palette="Reload"),
         help_key(),
-        Key("escape", "back", "Back", "back to the bank", palette="Back"),
+        Key("escape,q", "back", "Back", "back to the bank", palette="Back"),
     )
     BINDINGS = bindings(KEY_TABLE)
 

@@ -9,9 +9,10 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from ... import bidi, display
-from ...eval.agreement import agreement_report
+from ...eval.agreement import agreement_report, min_seconds
 from ..keys import Key, bindings, help_key
 from ..widgets.key_bar import KeyBar
+from ..widgets.rows_table import RowsTable
 
 # (wide header, narrow header): under NARROW_BELOW columns the short ones keep every figure on screen
 SCOPE_COLUMNS = [("scope", "scope"), ("items", "items"), ("labelled", "lab."), ("2+ votes", "2+"),
@@ -43,13 +44,13 @@ class AgreementScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Static("Agreement between annotators (items rated by 2+ people) and majority vs key",
                      classes="title")
-        yield DataTable(id="scopes", cursor_type="row", zebra_stripes=True)
+        yield RowsTable(id="scopes", cursor_type="row", zebra_stripes=True)
         yield Static("Cohen's κ of every pair of annotators (n: the items both labelled)",
                      classes="title")
-        yield DataTable(id="pairs", cursor_type="row", zebra_stripes=True)
-        yield Static("Each annotator's accuracy against the key (the human baseline), Wilson 95 %",
-                     classes="title")
-        yield DataTable(id="people", cursor_type="row", zebra_stripes=True)
+        yield RowsTable(id="pairs", cursor_type="row", zebra_stripes=True)
+        yield Static("Each annotator: answers, accuracy against the key (the human baseline, Wilson 95 %), "
+                     "answers faster than the minimum (kept, marked fast)", classes="title")
+        yield RowsTable(id="people", cursor_type="row", zebra_stripes=True)
         yield KeyBar()
 
     def on_mount(self) -> None:
@@ -82,8 +83,9 @@ class AgreementScreen(Screen):
                           display.figure(p["kappa"], "{:.3f}"), p["items"])
         people = self.query_one("#people", DataTable)
         people.clear(columns=True)
-        people.add_columns("annotator", "correct", "answered", "accuracy", "95 % interval")
+        people.add_columns("annotator", "answers", "keyed", "correct", "accuracy", "95 % interval",
+                           f"fast (< {min_seconds(self.app.store):g} s)")
         for acc in (overall.annotators if overall else []):
             ci = f"{acc.low:.2f}–{acc.high:.2f}" if acc.low is not None else "—"
-            people.add_row(bidi.display_line(acc.annotator, 24, mode), acc.correct, acc.total,
-                           display.figure(acc.accuracy, "{:.3f}"), ci)
+            people.add_row(bidi.display_line(acc.annotator, 24, mode), acc.answered, acc.total, acc.correct,
+                           display.figure(acc.accuracy, "{:.3f}"), ci, acc.fast)

@@ -14,8 +14,11 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, Label, Select, Static, TextArea
 
+from ... import bidi
 from ...bank import repeated_couplets
+from ...merge import fields
 from ...models import Option, Question
+from ...store import EditConflict, StoreError
 from ...text import DuplicateIndex, couplet_key, nfc
 from ..keys import Key, bindings, help_key
 from ..render import detail_lines
@@ -53,8 +56,10 @@ def form_problems(q: Question) -> list[str]:
     return out + repeated_couplets(q)
 
 
-def duplicate_warnings(index: DuplicateIndex, options: list[Option], exclude: str | None) -> list[str]:
-    """Near-duplicates of the whole question, then other questions sharing a couplet."""
+def duplicate_warnings(index: DuplicateIndex, options: list[Option], exclude: str | None,
+                       shared: dict[int, set[str]] | None = None) -> list[str]:
+    """Near-duplicates of the whole question, then other questions sharing a couplet (their
+    uids by position are added to ``shared``: the corpus check names them no second time)."""
     keys = [couplet_key(o.mesra1, o.mesra2) for o in options]
     whole = [m for m in index.query(keys, min_score=90, exclude=exclude) if m.score >= 90]
     out = [f"near-duplicate of {m.uid} (score {m.score:g})" for m in whole]
@@ -64,15 +69,19 @@ def duplicate_warnings(index: DuplicateIndex, options: list[Option], exclude: st
             continue
         uids = [m.uid for m in index.query([key], min_score=90, exclude=exclude)
                 if m.shared and m.uid not in known]
+        if shared is not None:
+            shared.setdefault(o.position, set()).update(uids)
         if uids:
             more = f" and {len(uids) - 3} more" if len(uids) > 3 else ""
             out.append(f"couplet {o.position} also in {', '.join(uids[:3])}{more}")
     return out
 
 
-def corpus_warnings(store, options: list[Option], chosen: dict, exclude: str | None) -> list[str]:
+def corpus_warnings(store, options: list[Option], chosen: dict, exclude: str | None,
+                    warned: dict[int, set[str]] | None = None) -> list[str]:
     """Options taken from one poem, and couplets already used by other questions (found
-    through their corpus links); ``chosen``: position -> CorpusCouplet inserted from the corpus."""
+    through their corpus links; those ``warned`` about for that position already left out);
+    ``chosen``: position -> CorpusCouplet inserted from the corpus."""
     if not store.has_corpus():
         return []
     refs: dict[int, tuple[str, int]] = {}
@@ -94,7 +103,7 @@ def corpus_warnings(store, options: list[Option], chosen: dict, exclude: str | N
         if len(positions) > 1:
             out.append(f"options {', '.join(map(str, positions))} come from the same poem {poem}")
     for pos, (poem, idx) in sorted(refs.items()):
-        uses = store.couplet_uses(poem, idx, exclude=exclude)
+        uses = [u for u in store.couplet_uses(poem, idx, exclude=exclude) if u not in (warned or {}).get(pos, ())]
         if uses:
             more = f" and {len(uses) - 3} more" if len(uses) > 3 else ""
             out.append(f"couplet {pos} ({poem}#{idx + 1}) is already used in {', '.join(uses[:3])}{more}")
@@ -126,8 +135,8 @@ class AuthorScreen(AppState, Screen["str | None"]):
         Key("ctrl+o", "corpus", "Corpus", "the corpus pane: search the corpus, put a couplet into an option",
             priority=True, palette="Corpus"),
         Key("tab", "", "", "next field"),
-        help_key("f1"),
-        Key("escape", "leave", "Back", "leave (asks first when there are unsaved changes)", palette="Back"),
+        help_key(),
+        Key("escape,q", "leave", "Back", "leave (asks first when there are unsaved changes)", palette="Back"),
     )
     BINDINGS = bindings(KEY_TABLE)
 
@@ -252,6 +261,12 @@ class AuthorScreen(AppState, Screen["str | None"]):
     def dirty(self) -> bool:
         return self.values() != self._saved_values
 
+    def unsaved_work(self) -> str | None:
+        """What quitting would lose (the app asks before it does)."""
+        if not self.is_mounted or not self.dirty:
+            return None
+        return f"the question editor's unsaved changes to {self.uid or 'a new question'}"
+
     # ------------------------------------------------------------ live updates
 
     @on(Input.Changed)
@@ -285,8 +300,9 @@ class AuthorScreen(AppState, Screen["str | None"]):
         self._dup_timer = None
         if self.index is not None and self.is_mounted:
             options = self.question().options
-            self.warnings = (duplicate_warnings(self.index, options, self.uid)
-                             + corpus_warnings(self.store, options, self.chosen, self.uid))
+            shared: dict[int, set[str]] = {}  # one warning per couplet and question
+            self.warnings = (duplicate_warnings(self.index, options, self.uid, shared)
+                             + corpus_warnings(self.store, options, self.chosen, self.uid, shared))
             self._show_messages()
 
     def _show_messages(self) -> None:
@@ -335,28 +351,41 @@ class AuthorScreen(AppState, Screen["str | None"]):
         self._check_duplicates()
         attempt = (self.values(), q.status)
         key = "ctrl+r" if status == "ready" else "ctrl+s"
-        stale = self._changed_elsewhere()
-        if (self.warnings or stale) and self._confirmed != attempt:
+        if self.warnings and self._confirmed != attempt:
             self._confirmed = attempt  # the same save once more goes ahead
-            what = stale or self.warnings[0]
-            self._note = (attempt[0], f"{stale + chr(10) if stale else ''}press {key} again to save anyway")
+            self._note = (attempt[0], f"press {key} again to save anyway")
             self._show_messages()
-            self.notify(f"{what}: press {key} again to save anyway", severity="warning", timeout=6)
+            self.notify(f"{self.warnings[0]}: press {key} again to save anyway", severity="warning", timeout=6)
             return
+        self._store_edit(q, status, self.original)
+
+    def _store_edit(self, q: Question, status: str | None, base: Question | None) -> None:
+        """Save ``q``; an edit is merged with what others saved since ``base`` (the version
+        this editor loaded): their changes to other fields are kept, a field both changed is
+        chosen in the conflict dialog."""
+        kept: list[str] = []
+        who = self._last_author()  # before this save adds a revision of its own
         try:
             if self.uid is None:
                 q = self.store.create_question(q, self.author)
                 self.uid = q.uid
                 message = f"saved {q.uid}: new question ({q.status})"
             else:
-                changes = self.store.update_question(q, self.author)
+                q, changes, kept = self.store.save_edit(q, self.author, base)
                 message = (f"saved {q.uid}: {', '.join(changes)}" if changes
                            else f"{q.uid}: nothing changed")
-        except (ValueError, KeyError) as e:
+        except EditConflict as e:
+            self._resolve(e, status)
+            return
+        except (ValueError, KeyError, StoreError) as e:
             self.notify(f"not saved: {e}", severity="error", timeout=8)
             return
         self._record_provenance(q)
         self.original = self.store.get_question(self.uid)
+        if self.original is not None and fields(self.original) != fields(self.question()):
+            self._fill(self.original)  # the form shows what is saved: their values included
+        if kept:
+            message += f"; kept what {who} saved meanwhile: {', '.join(kept)}"
         if status:
             self.query_one("#status", Select).value = status
         self._tried = False
@@ -364,7 +393,30 @@ class AuthorScreen(AppState, Screen["str | None"]):
         self._saved_values = self.values()
         self._update_header()
         self._update()
-        self.notify(message, timeout=4)
+        self.notify(message, timeout=6 if kept else 4)
+
+    def _last_author(self) -> str:
+        """Who saved the question last (an adjudication logs no revision: "someone")."""
+        revisions = self.store.revisions(self.uid) if self.uid else []
+        name = revisions[-1].author if revisions else None
+        return name if name and name != self.author else "someone"
+
+    def _resolve(self, conflict: EditConflict, status: str | None) -> None:
+        """Both changed some field: show both values per field; save the choices, merged again
+        against the version stored now (a third save meanwhile is caught the same way)."""
+        from ...merge import with_fields
+        from ..widgets.merge_dialog import THEIRS, MergeDialog
+
+        def chosen(choices: dict[str, str] | None) -> None:
+            if choices is None:
+                self.notify("not saved: your edit is still in the form (Ctrl+S tries again)",
+                            severity="warning", timeout=6)
+                return
+            theirs = {c.field: c.theirs for c in conflict.conflicts if choices.get(c.field) == THEIRS}
+            self._store_edit(with_fields(conflict.merged, theirs), status, conflict.theirs)
+
+        who = self._last_author()
+        self.app.push_screen(MergeDialog(self.uid, who, conflict.conflicts, self.mode), chosen)
 
     def _record_provenance(self, q: Question) -> None:
         """Options inserted from the corpus (and unchanged since) link to that couplet."""
@@ -387,22 +439,31 @@ class AuthorScreen(AppState, Screen["str | None"]):
         seed = (self._get(f"m1-{pos}"), self._get(f"m2-{pos}")) if pos else None
         self.app.push_screen(CorpusScreen(self._insert_couplet, seed))
 
-    def _insert_couplet(self, position: int, couplet) -> None:
-        """One key in the corpus pane: the couplet's text and poet into option ``position``."""
+    def _insert_couplet(self, position: int, couplet) -> bool:
+        """One key in the corpus pane: the couplet's text and poet into option ``position``.
+        Over text the author typed there, it asks first (False: asked, not placed yet)."""
+        typed = [self._get(f"{f}-{position}").strip() for f in ("m1", "m2", "poet")]
+        if not any(typed[:2]) or (typed[0], typed[1]) == (couplet.mesra1.strip(), couplet.mesra2.strip()):
+            self._place(position, couplet)
+            return True
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._place(position, couplet)
+                self.notify(f"option {position} ← {couplet.poem}#{couplet.couplet + 1} ({couplet.poet})",
+                            timeout=3)
+
+        shown = bidi.display_line(" / ".join(t for t in typed[:2] if t), 64, self.mode)
+        self.app.push_screen(ConfirmDialog(
+            f"Option {position} holds text you typed:\n  {shown}\n"
+            f"Replace it with {couplet.poem}#{couplet.couplet + 1} ({couplet.poet})?"), answered)
+        return False
+
+    def _place(self, position: int, couplet) -> None:
         self._set(f"m1-{position}", couplet.mesra1)
         self._set(f"m2-{position}", couplet.mesra2)
         self._set(f"poet-{position}", couplet.poet)
         self.chosen[position] = couplet
-
-    def _changed_elsewhere(self) -> str:
-        """Non-empty when someone else saved or adjudicated the question since it was opened."""
-        if self.uid is None or self.original is None:
-            return ""
-        now = self.store.get_question(self.uid)
-        if now is None or now.updated_at == self.original.updated_at:
-            return ""
-        return (f"{self.uid} changed in the database since you opened it (now {now.status}, "
-                f"key {now.key or '—'}, updated {now.updated_at}); saving overwrites it")
 
     def action_leave(self) -> None:
         if not self.dirty:

@@ -33,10 +33,11 @@ SEARCH_HINT = "/ to search: words, ids, poets (ي/ك = ی/ک)"
 def status_line(db_label: str, total: int, by_status: dict[str, int], mode: str, width: int) -> str:
     """The bank's status line in ``width`` cells (pure): database, counts by status, bidi
     mode. When narrow, statuses with no question are left out, then the database name is
-    cut at its start ("…qs/bench.db"), then the whole line is cut with "…"."""
+    cut at its start ("…qs/bench.db"), then the counts by status go (the bidi mode stays),
+    then the whole line is cut with "…"."""
     full = " · ".join(f"{s} {by_status.get(s, 0)}" for s in STATUSES)
     short = " · ".join(f"{s} {by_status[s]}" for s in STATUSES if by_status.get(s))
-    for counts in (full, short):
+    for counts in (full, short, ""):
         tail = f" │ {total} questions{': ' + counts if counts else ''} │ bidi {mode}"
         room = width - cell_len(tail)
         if cell_len(db_label) <= room:
@@ -56,8 +57,9 @@ class BankScreen(Screen):
             palette="Search"),
         Key("escape", "leave_search", "Clear search", "clear the search, back to the table", footer=False),
         Key("enter", "", "", "from the search: back to the table"),
-        Key("up,down,pageup,pagedown", "", "", "move in the table; the detail pane follows",
-            shown="↑ ↓ PgUp PgDn"),
+        Key("up,down,pageup,pagedown,home,end", "", "",
+            "move in the table (Home/End: first/last question); the detail pane follows",
+            shown="↑ ↓ PgUp PgDn Home End"),
         Key("tab", "", "", "next pane (search, table, detail)"),
         Key("s", "cycle_status", "Status", "status filter: all, draft, ready, curated, retired"),
         Key("c", "cycle_category", "Category", "category filter: all, then each category"),
@@ -79,7 +81,7 @@ class BankScreen(Screen):
             "position bias", palette="Report"),
         Key("b", "cycle_bidi", "Bidi", "bidi mode: app (reorder here), terminal (a bidi terminal reorders), off"),
         Key("r", "reload", "Reload", "reload from the database (others may write it)", palette="Reload"),
-        help_key(footer=True),
+        help_key(),
         Key("q", "app.quit", "Quit", "quit"),
     )
     BINDINGS = bindings(KEY_TABLE)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from rich.cells import cell_len
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
@@ -24,7 +25,17 @@ from ..widgets.lines_view import LinesView
 from ..widgets.persian_input import FitInput, PersianInput
 from .base import AppState
 
-Insert = Callable[[int, CorpusCouplet], None]
+Insert = Callable[[int, CorpusCouplet], "bool | None"]  # False: the editor asks first
+
+
+def result_row(c: CorpusCouplet, poet_w: int, text_w: int, mode: str) -> str:
+    """One result in two columns: in app mode right-aligned, the poet on the right (read
+    first, right to left); otherwise in logical order, the poet first. A "│" between."""
+    poet = couplet_cell(c.poet, poet_w, mode)
+    verse = couplet_cell(f"{c.mesra1} / {c.mesra2}", text_w, mode)
+    if mode == "app":
+        return " " * (text_w - cell_len(verse)) + verse + " │ " + " " * (poet_w - cell_len(poet)) + poet
+    return poet + " " * (poet_w - cell_len(poet)) + " │ " + verse
 
 
 class CorpusScreen(AppState, Screen[None]):
@@ -42,17 +53,17 @@ class CorpusScreen(AppState, Screen[None]):
 
     KEYS_TITLE = "corpus"
     KEY_TABLE = (
-        Key("1", "insert(1)", "Into 1", "put the highlighted couplet into option 1 (2, 3, 4 likewise)",
-            shown="1–4", palette="Into option 1"),
-        Key("2", "insert(2)", "2", help=False, palette="Into option 2"),
-        Key("3", "insert(3)", "3", help=False, palette="Into option 3"),
-        Key("4", "insert(4)", "4", help=False, palette="Into option 4"),
+        Key("1", "insert(1)", "Into option", "put the highlighted couplet into option 1 (2, 3, 4 likewise)",
+            shown="1–4", display="1-4", palette="Into option 1"),
+        Key("2", "insert(2)", footer=False, help=False, palette="Into option 2"),
+        Key("3", "insert(3)", footer=False, help=False, palette="Into option 3"),
+        Key("4", "insert(4)", footer=False, help=False, palette="Into option 4"),
         Key("ctrl+t", "similar", "Similar", "couplets similar to the highlighted one", priority=True,
             palette="Similar couplets"),
         Key("ctrl+f", "focus_search", "Search", "back to the search fields", priority=True, palette="Search"),
         Key("enter", "", "", "in a search field: search"),
-        help_key("f1"),
-        Key("escape", "back", "Back", "back to the editor", palette="Back"),
+        help_key(),
+        Key("escape,q", "back", "Back", "back to the editor", palette="Back"),
     )
     BINDINGS = bindings(KEY_TABLE)
 
@@ -148,12 +159,9 @@ class CorpusScreen(AppState, Screen[None]):
         ol = self.query_one("#corpus-results", OptionList)
         width = max(ol.size.width or self.app.size.width, 40) - 2
         poet_w = 12
-        text_w = max(width - poet_w - 1, 10)
+        text_w = max(width - poet_w - 3, 10)
         ol.clear_options()
-        ol.add_options([
-            ListOption(Content(couplet_cell(c.poet, poet_w, self.mode) + " "
-                               + couplet_cell(f"{c.mesra1} / {c.mesra2}", text_w, self.mode)))
-            for c in found])
+        ol.add_options([ListOption(Content(result_row(c, poet_w, text_w, self.mode))) for c in found])
         self._status(status)
         if found:
             ol.highlighted = 0
@@ -194,7 +202,8 @@ class CorpusScreen(AppState, Screen[None]):
         if c is None:
             self.notify("no couplet highlighted", severity="warning")
             return
-        self.on_insert(position, c)
+        if self.on_insert(position, c) is False:  # the editor asks first (typed text there)
+            return
         self.notify(f"option {fa(position)} ← {c.poem}#{c.couplet + 1} ({c.poet})", timeout=3)
 
     def action_back(self) -> None:

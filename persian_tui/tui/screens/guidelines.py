@@ -1,4 +1,4 @@
-"""The labelling guidelines: shown from the label screen (?), editable (e), kept in the DB."""
+"""The labelling guidelines: shown from the label screen (g), editable (e), kept in the DB."""
 
 from __future__ import annotations
 
@@ -48,15 +48,14 @@ def guidelines_text(store) -> str:
 
 
 class GuidelinesScreen(ModalScreen[None]):
-    """Read mode: Escape, q or ? closes, e edits. Edit mode: Ctrl+S saves, Escape cancels."""
+    """Read mode: Escape or q closes, e edits, ? lists the keys. Edit mode: Ctrl+S saves, Escape cancels."""
 
     KEYS_TITLE = "guidelines"
     KEY_TABLE = (
-        Key("escape", "close", "Close", "close (while editing: drop the changes)", palette="Close"),
-        Key("q,question_mark", "close", "Close", "close", footer=False),
+        Key("escape,q", "close", "Close", "close (while editing: drop the changes)", palette="Close"),
         Key("e", "edit", "Edit", "edit the guidelines", palette="Edit guidelines"),
         Key("ctrl+s", "save", "Save", "save the edited guidelines", priority=True, palette="Save"),
-        help_key("f1"),
+        help_key(),
     )
     BINDINGS = bindings(KEY_TABLE)
 
@@ -91,7 +90,7 @@ class GuidelinesScreen(ModalScreen[None]):
         # the preview shows the display order (app mode); a bidi terminal shows the editor as is
         self.query_one("#guide-preview-scroll").display = editing and self.mode == "app"
         hint = ("editing (logical text; the preview below shows how it reads) · "
-                "Ctrl+S saves · Escape cancels" if editing else "e edits · Escape, q or ? closes")
+                "Ctrl+S saves · Escape cancels" if editing else "e edits · Escape or q closes · ? keys")
         self.query_one("#guide-hint", Static).update(hint)
         if editing:
             self.query_one("#guide-editor", TextArea).focus()
@@ -101,6 +100,13 @@ class GuidelinesScreen(ModalScreen[None]):
     @on(TextArea.Changed, "#guide-editor")
     def _changed(self, event: TextArea.Changed) -> None:
         self.query_one("#guide-preview", RtlText).set_text(event.text_area.text)
+
+    def unsaved_work(self) -> str | None:
+        """What quitting would lose: the guidelines being edited, changed."""
+        if not self.editing:
+            return None
+        changed = self.query_one("#guide-editor", TextArea).text != self.query_one("#guide-text", RtlText).text
+        return "the guidelines being edited" if changed else None
 
     def action_edit(self) -> None:
         if not self.editing:

@@ -17,6 +17,7 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from ... import bidi
+from ...eval.agreement import is_fast, min_seconds
 from ...models import Question, QueueScope
 from ...store import Store, StoreBusy, StoreError
 from ..keys import Key, bindings, help_key
@@ -43,7 +44,7 @@ DB_ERRORS = (StoreError, KeyError, ValueError)  # see the store: sqlite3 stays i
 DIGITS = {c: i for s in ("۱۲۳۴", "١٢٣٤") for i, c in enumerate(s, 1)}
 HIGH = {"٬": 2, "٫": 3, "﷼": 4}  # Shift+2..4 on the Persian layout (Shift+1 is "!")
 LAYOUT = {"س": "skip", "ب": "flag", "د": "note", "ز": "confidence", "ع": "undo",
-          "ف": "target", "؟": "guidelines", "ض": "back"}
+          "ف": "target", "ل": "guidelines", "ض": "back"}
 
 
 def read_target(store) -> int:
@@ -79,9 +80,9 @@ class LabelScreen(AppState, Screen):
             footer=False),
         Key("u", "undo", "undo", "undo, several steps back: the item comes back to be answered", palette="Undo"),
         Key("t", "target", "target", "labels wanted per question (1-5)", footer=False, palette="Target"),
-        Key("question_mark", "guidelines", "guidelines", "the labelling guidelines (e there edits them)",
+        Key("g", "guidelines", "guidelines", "the labelling guidelines (e there edits them)",
             palette="Guidelines"),
-        help_key("f1"),
+        help_key(),
         Key("escape,q", "back", "bank", "back to the bank", display="esc", palette="Back"),
     )
     BINDINGS = bindings(KEY_TABLE)
@@ -96,11 +97,13 @@ class LabelScreen(AppState, Screen):
         self.target = DEFAULT_TARGET
         self.current: Question | None = None
         self.from_queue = False  # the current item is my claim (not an undone item shown again)
+        self.chosen = False  # the current item was chosen in the bank (L), not undone
         self.back: list[str] = []  # undone items still to answer again, the next one last
         self.note: str | None = None
         self.confidence: str | None = None
-        self.shown_at = monotonic()
+        self.shown_at = monotonic()  # when the item on screen was first shown (t keeps it)
         self.renewed_at = monotonic()
+        self.min_seconds = 1.0  # answers faster than this are marked fast (a setting)
         self.saving: str | None = None  # uid whose label a worker is saving (database busy)
 
     def compose(self) -> ComposeResult:
@@ -114,7 +117,8 @@ class LabelScreen(AppState, Screen):
 
     def on_mount(self) -> None:
         self.target = read_target(self.store)
-        self.say(f"labelling as {self.annotator}: 1-4 answers, ? shows the guidelines")
+        self.min_seconds = min_seconds(self.store)
+        self.say(f"labelling as {self.annotator}: 1-4 answers, g shows the guidelines, ? the keys")
         self.next_item()
         self.set_interval(1, self._tick)
 
@@ -138,7 +142,7 @@ class LabelScreen(AppState, Screen):
                     if not self.store.claim(self.annotator, uid, target=self.target):
                         self.notify(f"{uid} has {self.target} label(s) already; your label is extra",
                                     severity="warning")
-                    self.show(q, from_queue=False)
+                    self.show(q, from_queue=False, chosen=True)
                     return
             while self.back:
                 uid = self.back.pop()
@@ -161,12 +165,15 @@ class LabelScreen(AppState, Screen):
         self.saving = None
         self.next_item()
 
-    def show(self, q: Question | None, *, from_queue: bool) -> None:
+    def show(self, q: Question | None, *, from_queue: bool, chosen: bool = False) -> None:
+        same = q is not None and self.current is not None and q.uid == self.current.uid
         self.current = q
         self.from_queue = from_queue and q is not None
-        self.note = None
-        self.confidence = None
-        self.shown_at = self.renewed_at = monotonic()
+        self.chosen = chosen and q is not None
+        if not same:  # the same item again (t re-reads the queue): its clock, note and confidence go on
+            self.note = None
+            self.confidence = None
+            self.shown_at = self.renewed_at = monotonic()
         self.query_one(BlindQuestion).show(q, self.mode)
         self.query_one(BlindQuestion).display = q is not None
         empty = self.query_one("#label-empty", Static)
@@ -197,7 +204,8 @@ class LabelScreen(AppState, Screen):
         q = self.current
         parts: list = [("✎ ", "dim"), (self.annotator, "bold")]
         if q is not None:
-            parts += [" │ ", (q.uid, "bold"), (" ↶ undone", "bold $text-warning") if not self.from_queue else "",
+            mark = (" ◆ chosen", "bold $text-accent") if self.chosen else (" ↶ undone", "bold $text-warning")
+            parts += [" │ ", (q.uid, "bold"), mark if not self.from_queue else "",
                       " │ ⏱ ", (clock(monotonic() - self.shown_at), "bold"),
                       " │ confidence ", (self.confidence or "—", "bold $text-accent"), (" (c)", "dim")]
         parts += [" │ target ", (fa(self.target), "bold"), (" (t)", "dim")]
@@ -240,8 +248,11 @@ class LabelScreen(AppState, Screen):
         """Append one label for the current item, then show the next item. When another
         program holds the database, the save goes on in a worker and the screen says so."""
         q = self.current
-        seconds = round(monotonic() - self.shown_at, 1)
+        seconds = round(monotonic() - self.shown_at, 2)
         label = dict(note=self.note, seconds=seconds, **label)
+        done = f"{done} ({seconds:.1f} s)"
+        if label.get("answer") is not None and is_fast(seconds, self.min_seconds):
+            done += f" — fast: under {self.min_seconds:g} s, kept and marked fast"
         try:
             self.store.add_label(q.uid, self.annotator, **label)
         except StoreBusy:
@@ -249,12 +260,12 @@ class LabelScreen(AppState, Screen):
             self.say(f"database busy (another program is writing): saving {q.uid} in the background …")
             self.notify("database busy: your label is saved as soon as it is free", severity="warning",
                         timeout=4)
-            self._save_later(q.uid, label, f"{done} ({seconds:.0f} s)")
+            self._save_later(q.uid, label, done)
             return
         except DB_ERRORS as e:
             self.fail(f"not saved ({q.uid})", e)
             return
-        self.say(f"{done} ({seconds:.0f} s)")
+        self.say(done)
         self.next_item()
 
     @work(thread=True, group="label-save", exit_on_error=False)
@@ -404,6 +415,8 @@ class LabelScreen(AppState, Screen):
             action = lambda: self.action_answer(DIGITS[char])  # noqa: E731
         elif char in HIGH:
             action = lambda: self.action_answer(HIGH[char], True)  # noqa: E731
+        elif char == "؟":  # ? on the Persian layout
+            action = self.app.action_help
         elif char in LAYOUT:
             action = getattr(self, f"action_{LAYOUT[char]}")
         if action is not None:

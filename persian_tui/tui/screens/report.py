@@ -28,6 +28,7 @@ from ..widgets.report_cells import RunNames, cursor_key, cut, right
 from ..widgets.report_hardest import HardestTab, ItemsTab
 from ..widgets.report_leaderboard import HumanTab, LeaderboardTab
 from ..widgets.report_pairs import PairsTab
+from ..widgets.rows_table import RowsTable
 
 TABS = ("leaderboard", "pairs", "breakdowns", "behaviour", "hardest", "human", "items")
 MAIN_WIDGET = {"leaderboard": "#lb-table", "pairs": "#pairs-table", "breakdowns": "#bd-table",
@@ -35,13 +36,14 @@ MAIN_WIDGET = {"leaderboard": "#lb-table", "pairs": "#pairs-table", "breakdowns"
                "items": "#items-table"}
 TITLES = ("Leaderboard", "Pairs", "Breakdowns", "Behaviour", "Hardest", "Human", "Items")
 TAB_WIDGETS = (LeaderboardTab, PairsTab, BreakdownsTab, BehaviourTab, HardestTab, HumanTab, ItemsTab)
-EXPORT_DIR = Path("exports") / "report"
+EXPORT_DIR = Path("exports") / "report"  # beside the database
+EXPORT_SETTING = "report.export_dir"  # the folder last exported to (the next prompt's default)
 
 
 class ReportScreen(Screen):
     KEYS_TITLE = "report"
     KEY_TABLE = (
-        Key("escape", "back", "Back", "back", palette="Back"),
+        Key("escape,q", "back", "Back", "back", palette="Back"),
         Key("r", "recompute", "Recompute", "compute the report again", palette="Recompute"),
         Key("e", "export", "Export", "export the report (Markdown, CSV and JSON)", palette="Export"),
         Key("c", "cycle_questions", "Questions", "question set: all, ready, curated", palette="Question set"),
@@ -60,7 +62,7 @@ class ReportScreen(Screen):
     def __init__(self, *, run_ids: list[int] | None = None, questions: str = "all",
                  seed: int = 0, n_boot: int = 2000, export_dir: str | Path | None = None) -> None:
         super().__init__(id="report")
-        self.export_dir = Path(export_dir) if export_dir is not None else EXPORT_DIR
+        self.export_dir = Path(export_dir) if export_dir is not None else None  # None: ask the store
         self.run_ids = list(run_ids) if run_ids is not None else None
         self.questions = questions
         self.seed = seed
@@ -79,7 +81,7 @@ class ReportScreen(Screen):
         yield Static(id="report-head", markup=False)
         with Vertical(id="report-empty"):
             yield Static(id="empty-message", markup=False)
-            yield DataTable(id="empty-runs", cursor_type="row", zebra_stripes=True)
+            yield RowsTable(id="empty-runs", cursor_type="row", zebra_stripes=True)
         with TabbedContent(id="report-tabs", initial="leaderboard"):
             for i, (tab, pane, title) in enumerate(zip(TAB_WIDGETS, TABS, TITLES), 1):
                 yield tab(f"{i} {title}", id=pane)
@@ -259,8 +261,30 @@ class ReportScreen(Screen):
         if not self.report.questions:
             self.notify("nothing to export: no runs compared on shared questions", timeout=3)
             return
-        self.notify(f"writing the report to {self.export_dir}/ …", timeout=2)
-        self._export(self.report, self.export_dir)
+        from ...store import StoreError
+        from ..widgets.text_prompt import TextPrompt
+
+        default = self.export_dir or self.app.store.get_setting(EXPORT_SETTING) or \
+            Path(self.app.db_path).resolve().parent / EXPORT_DIR
+        report = self.report
+
+        def chosen(folder: str | None) -> None:
+            if not folder:
+                return
+            directory = Path(folder).expanduser()
+            if not directory.is_absolute():  # relative to the database, never to the working directory
+                directory = Path(self.app.db_path).resolve().parent / directory
+            self.export_dir = directory
+            try:
+                self.app.store.set_setting(EXPORT_SETTING, str(directory))
+            except StoreError:
+                pass  # only the next prompt's default is lost
+            self.notify(f"writing the report to {directory}/ …", timeout=2)
+            self._export(report, directory)
+
+        self.app.push_screen(TextPrompt("Export the report (Markdown, CSV, JSON, PNG) to the folder",
+                                        str(default), hint="a relative folder is taken beside the database",
+                                        required=True, mode="off"), chosen)
 
     @work(thread=True, exclusive=True, group="report-export", exit_on_error=False)
     def _export(self, report, directory: Path) -> None:

@@ -19,6 +19,7 @@ from ... import bidi
 from ...eval.errors import judge_agreement
 from ...eval.judge import DEFAULT_TAXONOMY
 from ...models import JudgmentRow
+from ...store import StoreError
 from ..keys import Key, bindings, help_key
 from ..render import Line
 from ..widgets.dialogs import ReasonDialog
@@ -26,10 +27,11 @@ from ..widgets.key_bar import KeyBar
 from ..widgets.lines_view import LinesView
 from ..widgets.review_dialogs import CategoryPicker
 from ..widgets.review_filters import KEYS, ReviewFilters, bar_parts, is_todo, model_alias
-from ..widgets.review_lines import judge_lines, question_lines, queue_entry, review_state, verdict_text
+from ..widgets.review_lines import category_text, judge_lines, question_lines, queue_entry, review_state, verdict_text
 from .base import AppState
 
 STACK_BELOW = 100
+SHORT_BELOW = 30  # lines: a shorter screen gives the panes the room the queue had
 
 
 def kappa_text(rows: list[JudgmentRow]) -> str:
@@ -87,7 +89,7 @@ class ReviewScreen(AppState, Screen[None]):
           for name, (key, label) in KEYS.items()),
         Key("r", "reload", "Reload", "reload the judgments", footer=False, palette="Reload"),
         help_key(),
-        Key("escape", "back", "Back", "back to the bank", palette="Back"),
+        Key("escape,q", "back", "Back", "back to the bank", palette="Back"),
     )
     BINDINGS = bindings(KEY_TABLE)
 
@@ -117,15 +119,29 @@ class ReviewScreen(AppState, Screen[None]):
                     yield LinesView(id="rv-judge-view")
         yield KeyBar()
 
+    @property
+    def view_setting(self) -> str:
+        """The setting that keeps this reviewer's filters and blind mode between visits."""
+        return f"review.view.{self.reviewer}"
+
+    def _save_view(self) -> None:
+        try:
+            self.store.set_setting(self.view_setting, self.filters.saved(self.blind))
+        except StoreError as e:  # the view still changes; only remembering it failed
+            self.notify(f"filters not remembered: {e}", severity="warning", timeout=3)
+
     def on_mount(self) -> None:
+        self.filters, self.blind = ReviewFilters.from_saved(self.store.get_setting(self.view_setting))
         self.store.ensure_error_categories(DEFAULT_TAXONOMY)
         self._apply_layout()
         self.reload()
         self.query_one("#rv-queue").focus()
 
     def _apply_layout(self) -> None:
-        stacked = self.mode == "terminal" or self.app.size.width < STACK_BELOW
-        self.query_one("#rv-body").set_class(stacked, "-stacked")
+        short = self.app.size.height < SHORT_BELOW
+        # a short screen keeps the panes side by side (stacked, each would get 5 lines)
+        stacked = self.mode == "terminal" or (self.app.size.width < STACK_BELOW and not short)
+        self.query_one("#rv-body").set_class(stacked, "-stacked").set_class(short, "-short")
 
     def on_resize(self) -> None:
         self._apply_layout()
@@ -210,7 +226,7 @@ class ReviewScreen(AppState, Screen[None]):
         model, mode, cats = self.model_name(j), self.mode, self.cats
         judge_run = self.runs.get(j.run_id)
         judge_model = judge_run.model if judge_run else None
-        self.query_one("#rv-answer-view", LinesView).show(lambda w: question_lines(j, q, p, model, w, mode))
+        self.query_one("#rv-answer-view", LinesView).show(lambda w: question_lines(j, q, p, model, w, mode, self.blind))
         self.query_one("#rv-judge-view", LinesView).show(lambda w: judge_lines(j, cats, judge_model, w, mode))
         self.query_one("#rv-answer").scroll_home(animate=False)
         self.query_one("#rv-judge").scroll_home(animate=False)
@@ -257,12 +273,12 @@ class ReviewScreen(AppState, Screen[None]):
             self._refresh_one(j.id)
             self._fill(j.id, index)
 
-    def _ask(self, title: str, required: bool, then) -> None:
+    def _ask(self, title: str, required: bool, then, what: str = "reason") -> None:
         def answered(reason: str | None) -> None:
             if reason is not None:
                 then(reason)
 
-        self.app.push_screen(ReasonDialog(title, required=required), answered)
+        self.app.push_screen(ReasonDialog(title, required=required, what=what), answered)
 
     def action_accept(self) -> None:
         j = self.current
@@ -292,7 +308,9 @@ class ReviewScreen(AppState, Screen[None]):
             self._record(j, "accept", f"accepted {verdict_text(verdict)}")
             return
         new = verdict_text(verdict) + (f" · {category}" if verdict == "flawed" else "")
-        judge = verdict_text(j.verdict) + (f" · {j.error_category}" if j.verdict == "flawed" else "")
+        judge = verdict_text(j.verdict)
+        if j.verdict == "flawed":
+            judge += f" · {category_text(j.error_category, self.cats)}"
         self._ask(f"{j.uid}: the judge said {judge if j.verdict else j.status}; you say {new}.\n"
                   "Reason (optional):", False,
                   lambda reason: self._record(j, "override", f"overridden: {new}", verdict=verdict,
@@ -312,7 +330,7 @@ class ReviewScreen(AppState, Screen[None]):
         j = self.current
         if j is not None:
             self._ask(f"Note on {j.uid} (kept with the reviews):", True,
-                      lambda note: self._record(j, "note", "note added", advance=False, note=note))
+                      lambda note: self._record(j, "note", "note added", advance=False, note=note), "note")
 
     def action_undo(self) -> None:
         jid = self.store.undo_review(self.reviewer)
@@ -338,10 +356,12 @@ class ReviewScreen(AppState, Screen[None]):
 
     def action_cycle(self, name: str, step: int = 1) -> None:
         self.filters = self.filters.cycled(name, self.all, step)
+        self._save_view()
         self.reload(select=self.current.id if self.current else None)
 
     def action_blind(self) -> None:
         self.blind = not self.blind
+        self._save_view()
         self.reload(select=self.current.id if self.current else None)
         self.notify("blind: the judged model's name is hidden" if self.blind else "blind mode off", timeout=2)
 

@@ -14,13 +14,14 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from ... import bidi
-from ...models import Prediction, Question, Run
+from ...models import Prediction, Question, Run, scored_key
 from ...store import Store, StoreError
 from ..keys import Key, bindings, help_key
 from ..messages import DetailLoaded  # noqa: F401 (re-exported)
 from ..render import GUTTER, LABEL, Line, couplet_lines, fa
 from ..widgets.key_bar import KeyBar
 from ..widgets.lines_view import LinesView
+from ..widgets.rows_table import RowsTable
 from ..widgets.run_panel import accuracy_text
 
 STACK_BELOW = 100
@@ -35,8 +36,8 @@ _RTL_RUN = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc](?:[^A-Za-z\u00c
 
 
 def is_correct(p: Prediction, q: Question | None) -> bool | None:
-    """None when the question has no key."""
-    key = q.key if q else None
+    """None when the question is not scored (no key, or retired: models.scored_key)."""
+    key = scored_key(q.key, q.status) if q else None
     return None if key is None else p.predicted == key
 
 
@@ -63,9 +64,9 @@ def row_cells(run: Run, p: Prediction, q: Question | None) -> list[str]:
     if run.kind == "embedding":
         m = margin(p.scores)
         return cells + ["—" if m is None else f"{m:.4f}"]
-    tokens = "—"  # in/out; a side the source did not give shows "?" (never "None")
+    tokens = "—"  # in/out; a side the source did not give shows "—" (never "None")
     if p.tokens_in is not None or p.tokens_out is not None:
-        tokens = "/".join("?" if t is None else str(t) for t in (p.tokens_in, p.tokens_out))
+        tokens = "/".join("—" if t is None else str(t) for t in (p.tokens_in, p.tokens_out))
     return cells + ["—" if p.latency is None else f"{p.latency:.2f}s", tokens]
 
 
@@ -230,7 +231,7 @@ def load_detail(db_path, run_id: int, known: dict[str, Question]) -> DetailLoade
 class RunDetailScreen(Screen):
     KEYS_TITLE = "run answers"
     KEY_TABLE = (
-        Key("escape", "back", "Back", "back to the runs", palette="Back"),
+        Key("escape,q", "back", "Back", "back to the runs", palette="Back"),
         Key("a", "filter('all')", "All", "show every answer", palette="Show all answers"),
         Key("w", "filter('wrong')", "Wrong", "show the wrong answers", palette="Show wrong answers"),
         Key("i", "filter('invalid')", "Invalid/errors", "show the unparsed answers and API errors",
@@ -251,6 +252,7 @@ class RunDetailScreen(Screen):
         self.which = "all"
         self.shown: list[str] = []  # uids in the table
         self.loaded_version: tuple | None = None  # the database state last shown
+        self.reading_version: tuple | None = None  # the state when the read in progress began
         self.loading = False
 
     @property
@@ -261,7 +263,7 @@ class RunDetailScreen(Screen):
         yield Static(id="rd-head", markup=False)
         yield Static(id="rd-filter")
         with Container(id="rd-body"):
-            yield DataTable(id="rd-table", cursor_type="row", zebra_stripes=True)
+            yield RowsTable(id="rd-table", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="rd-pane"):
                 yield LinesView(id="rd-view")
         yield KeyBar()
@@ -282,8 +284,13 @@ class RunDetailScreen(Screen):
         self._apply_layout()
 
     def reload(self) -> None:
-        """Read the run in a worker; the table is refilled when DetailLoaded arrives."""
+        """Read the run in a worker; the table is refilled when DetailLoaded arrives. The
+        database state is noted before the read: a write landing during it is read next time."""
         self.loading = True
+        try:
+            self.reading_version = self.app.store.data_version()
+        except StoreError:
+            self.reading_version = None
         self._load()
 
     @work(thread=True, exclusive=True, group="run-detail", exit_on_error=False)
@@ -308,16 +315,13 @@ class RunDetailScreen(Screen):
             self.query_one("#rd-head", Static).update(f"run {self.run_id}: {event.error}")
             return
         self.run, self.questions = event.run, event.questions
-        try:
-            self.loaded_version = self.app.store.data_version()
-        except StoreError:
-            self.loaded_version = None
+        self.loaded_version = self.reading_version
         if self.run is None:
             self.query_one("#rd-head", Static).update(f"no run {self.run_id}")
             return
         self.preds, self.votes = event.preds, event.votes
         self.by_uid = {p.uid: p for p in self.preds}
-        keys = {uid: q.key for uid, q in self.questions.items()}
+        keys = {uid: scored_key(q.key, q.status) for uid, q in self.questions.items()}
         replies = sum(len(v.answers) for v in self.votes.values()) if self.votes else None
         self.query_one("#rd-head", Static).update(run_head(self.run, self.preds, keys, replies))
         table = self.query_one(DataTable)

@@ -26,6 +26,7 @@ from ...store import LeaseHeld, StoreError
 from ..keys import Key, bindings, help_key
 from ..widgets.dialogs import ReasonDialog
 from ..widgets.key_bar import KeyBar
+from ..widgets.rows_table import RowsTable
 from ..widgets.run_form import RunForm, Spec
 from ..widgets.run_jobs import FINAL, Job, RunFailed, RunFigures, RunProgressed, jobs_for, start_embedding, start_llm
 from ..widgets.run_panel import RunPanel, accuracy_text
@@ -38,10 +39,6 @@ NARROW_COLUMNS = [("id", "id", 4), ("kind", "kind", 10), ("model", "model", 16),
                   ("done", "done", 9), ("acc.", "acc", 6), ("inv/err", "inv_err", 7)]  # 62 + 14
 NARROW_BELOW = 100
 RIGHT = {"id", "done", "accuracy", "invalid", "errors", "acc", "inv_err"}
-
-
-def _cut(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def status_cell(status: str, job: Job | None, archived: bool = False) -> str:
@@ -78,6 +75,17 @@ def figures_cells(f: RunFigures, job: Job | None) -> dict[str, str]:
     return _figures(status_cell(f.status, job), f.done, f.total, f.correct, f.scored, f.invalid, f.errors)
 
 
+def judgeable(summaries) -> list[tuple[str, str]]:
+    """(label, run id) of the runs a judge run can judge, newest first: LLM or imported runs
+    with at least one answer that is not an API error; the label has the run's accuracy (the
+    runs list's rule) and a model name cut with "…" so that no two read alike."""
+    runs = sorted((s for s in summaries if s.run.kind in ("llm", "imported") and s.done > s.errors),
+                  key=lambda s: -s.run.id)
+    models = display.distinct_cuts([display.line(s.run.label) for s in runs], 32)
+    return [(f"#{s.run.id} {s.run.kind} {model} · {accuracy_text(s.correct, s.scored, s.done, s.errors)}"
+             f" · {s.done} answers", str(s.run.id)) for s, model in zip(runs, models)]
+
+
 def _cell(column: str, value: str) -> Text:
     return Text(display.line(value), justify="right" if column in RIGHT else "left", no_wrap=True)
 
@@ -85,7 +93,7 @@ def _cell(column: str, value: str) -> Text:
 class RunsScreen(Screen):
     KEYS_TITLE = "runs"
     KEY_TABLE = (
-        Key("escape", "back", "Back", "back to the bank", palette="Back"),
+        Key("escape,q", "back", "Back", "back to the bank", palette="Back"),
         Key("n", "new", "New run", "launch a new run (embedding, LLM, paraphrase or judge)", palette="New run"),
         Key("enter", "open", "Predictions", "the highlighted run's answers", priority=True,
             palette="Open predictions"),
@@ -124,7 +132,7 @@ class RunsScreen(Screen):
         with Horizontal(id="runs-bar"):
             yield Static(id="runs-head", markup=False)
             yield Button("New run (n)", id="runs-new", compact=True)
-        yield DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
+        yield RowsTable(id="runs-table", cursor_type="row", zebra_stripes=True)
         yield RunPanel(id="run-panel")
         yield KeyBar()
 
@@ -161,9 +169,12 @@ class RunsScreen(Screen):
                 table.add_column(label, key=key, width=width)
             self._columns = columns
         table.clear()
-        for run_id in sorted(self.summaries, reverse=True):  # newest first
-            cells = summary_cells(self.summaries[run_id], self.jobs.for_run(run_id))
-            table.add_row(*(_cell(k, _cut(cells[k], w)) for _, k, w in columns), key=str(run_id))
+        order = sorted(self.summaries, reverse=True)  # newest first
+        width = dict((k, w) for _, k, w in columns)["model"]
+        models = dict(zip(order, display.distinct_cuts([self.summaries[r].run.label for r in order], width)))
+        for run_id in order:
+            cells = summary_cells(self.summaries[run_id], self.jobs.for_run(run_id)) | {"model": models[run_id]}
+            table.add_row(*(_cell(k, display.cut(cells[k], w)) for _, k, w in columns), key=str(run_id))
         if current in self.summaries:
             table.move_cursor(row=table.get_row_index(str(current)), animate=False)
         self._update_head()
@@ -289,10 +300,7 @@ class RunsScreen(Screen):
         return None
 
     def action_new(self) -> None:
-        judgeable = [(f"#{s.run.id} {s.run.kind} {display.line(s.run.model)[:30]} ({s.done} answers)",
-                      str(s.run.id)) for s in sorted(self.summaries.values(), key=lambda s: -s.run.id)
-                     if s.run.kind in ("llm", "imported") and s.done]
-        self.app.push_screen(RunForm(self.launch, self.jobs.last_form, judgeable))
+        self.app.push_screen(RunForm(self.launch, self.jobs.last_form, judgeable(self.summaries.values())))
 
     @on(Button.Pressed, "#runs-new")
     def _new_pressed(self) -> None:
@@ -373,9 +381,16 @@ class RunsScreen(Screen):
             # at the new endpoint, what failed at the old one is asked again too
             self._resume(bool(s.errors), {**changes, "base_url": url})
 
+        def problem(url: str) -> str | None:
+            try:
+                check_base_url(url)
+            except ValueError as e:
+                return f"base URL {e}"
+            return None
+
         stored = redact.url(run.params.get("base_url") or "") or "none"
         self.app.push_screen(ReasonDialog(f"Resume run {run.id} at another base URL (now {stored})",
-                                          required=True, what="base URL"), chosen)
+                                          required=True, what="base URL", check=problem), chosen)
 
     def action_resume(self) -> None:
         self._resume(False)

@@ -25,6 +25,7 @@ from ..widgets.dialogs import ConfirmDialog
 from ..widgets.key_bar import KeyBar
 from ..widgets.lines_view import LinesView
 from ..widgets.review_category_form import CategoryForm
+from ..widgets.rows_table import RowsTable
 from .base import AppState
 
 # column, width, Persian?
@@ -65,7 +66,7 @@ class TaxonomyScreen(AppState, Screen[None]):
         Key("e", "edit", "Edit", "edit the highlighted category", palette="Edit category"),
         Key("d", "delete", "Delete", "delete the highlighted category (not one in use)", palette="Delete category"),
         help_key(),
-        Key("escape", "back", "Back", "back to the review", palette="Back"),
+        Key("escape,q", "back", "Back", "back to the review", palette="Back"),
     )
     BINDINGS = bindings(KEY_TABLE)
 
@@ -77,7 +78,7 @@ class TaxonomyScreen(AppState, Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="tx-header", markup=False)
-        yield DataTable(id="tx-table", cursor_type="row", zebra_stripes=True)
+        yield RowsTable(id="tx-table", cursor_type="row", zebra_stripes=True)
         with VerticalScroll(id="tx-detail"):
             yield LinesView(id="tx-view")
         yield KeyBar()

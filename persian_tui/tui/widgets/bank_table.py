@@ -13,11 +13,11 @@ from collections.abc import Callable
 from rich.cells import cell_len
 from rich.text import Text
 from textual.message import Message
-from textual.widgets import DataTable
 
 from ... import display
 from ...models import QuestionRow
 from ..render import couplet_cell, fa, row_id
+from .rows_table import RowsTable
 
 PAGE = 100  # rows added at a time
 NEAR_END = 10  # load the next page when the cursor is this close to the end
@@ -27,7 +27,7 @@ STATUS_W, KEY_W, LABELS_W = 7, 3, 6
 ID_MAX, CATEGORY_MAX, COUPLET_MIN = 12, 14, 12
 
 
-class BankTable(DataTable):
+class BankTable(RowsTable):
     """Questions of the bank; ``fill`` replaces the rows and keeps the cursor's question."""
 
     class Loaded(Message):
@@ -46,6 +46,12 @@ class BankTable(DataTable):
         self.mode = "app"
         self.couplet_width = self.category_width = 0
         self._layout: tuple | None = None
+
+    def last_row(self) -> int:
+        """End: every matching row loaded, the last one."""
+        while self.loaded < len(self.all_uids) and self.load_more(len(self.all_uids)):
+            pass
+        return self.row_count - 1
 
     @property
     def loaded(self) -> int:

@@ -10,13 +10,13 @@ from textual.widget import Widget
 
 from ...display import clean
 from ...models import Question
-from ..render import LABEL, Line, detail_lines, plain
+from ..render import Line, detail_lines, padded, plain
 
 
 def _content(line: Line) -> Content:
     parts: list = []
     if line.label:
-        parts.append((line.label.ljust(LABEL) if line.text else line.label, "dim"))
+        parts.append((padded(line.label) if line.text else line.label, "dim"))
     text = line.text
     if line.mark:
         a, b, style = line.mark

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from ... import bidi
+from ... import bidi, display
 from ...text import nfc
 from ..keys import Key, bindings, help_key
 from .persian_input import PersianInput
@@ -35,6 +37,7 @@ class ConfirmDialog(ModalScreen[bool]):
         help_key(),
     )
     BINDINGS = bindings(KEY_TABLE)
+    quit_question = False  # the app's "Quit persian-tui?" (a second Ctrl+Q does not stack another)
 
     def __init__(self, message: str) -> None:
         super().__init__()
@@ -62,11 +65,13 @@ class ReasonDialog(ModalScreen["str | None"]):
     )
     BINDINGS = bindings(KEY_TABLE)
 
-    def __init__(self, title: str, *, required: bool, what: str = "reason") -> None:
+    def __init__(self, title: str, *, required: bool, what: str = "reason",
+                 check: Callable[[str], str | None] | None = None) -> None:
         super().__init__()
         self.title_text = title
         self.required = required
         self.what = what  # the word for what is asked: "reason", "base URL"
+        self.check = check  # what is wrong with a value (None: fine); the dialog stays open until fine
 
     def compose(self) -> ComposeResult:
         hint = "Enter: confirm   Escape: cancel"
@@ -77,6 +82,11 @@ class ReasonDialog(ModalScreen["str | None"]):
             yield Static("", id="reason-preview", markup=False)
             yield Static("", id="reason-error", classes="dialog-error")
             yield Static(hint, classes="dialog-hint")
+
+    def unsaved_work(self) -> str | None:
+        """What quitting would lose: the text typed here."""
+        typed = self.query_one("#reason", Input).value.strip()
+        return f"the {self.what} typed in “{self.title_text}”" if typed else None
 
     def on_input_changed(self, event: Input.Changed) -> None:
         """In app bidi mode, RTL text is shown once more in display order under the input."""
@@ -91,6 +101,10 @@ class ReasonDialog(ModalScreen["str | None"]):
         reason = nfc(event.value)
         if self.required and not reason:
             self.query_one("#reason-error", Static).update(f"a {self.what} is required")
+            return
+        problem = self.check(reason) if self.check and reason else None
+        if problem:  # what was typed stays, to be corrected
+            self.query_one("#reason-error", Static).update(display.line(problem))
             return
         self.dismiss(reason)
 

@@ -1,4 +1,4 @@
-"""The labelling progress: mine (answered by me; a skip is not an answer), the queue left for
+"""The labelling progress: mine (answered by me; a skip or a flag is not an answer), the queue left for
 me, the whole bank. Each bar counts what the text beside it says."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from ...models import Progress
 def progress_texts(p: Progress) -> dict[str, str]:
     """The text beside each bar (pure)."""
     labels = f"label{'s' if p.target > 1 else ''}"
-    skipped = f" ({p.skipped} skipped)" if p.skipped else ""
+    aside = ", ".join(f"{n} {what}" for n, what in ((p.skipped, "skipped"), (p.flagged, "flagged")) if n)
     return {
-        "mine": f"{p.mine} answered{skipped}, {p.queue_left} to go",  # the row is "mine"
+        "mine": f"{p.mine} answered{f' ({aside})' if aside else ''}, {p.queue_left} to go",  # the row is "mine"
         "queue": f"{p.queue_left} left for you (fewer than {p.target} {labels})",
         "bank": f"{p.complete} of {p.bank} open question{'s' if p.bank != 1 else ''} "
                 f"have {p.target} {labels}",
@@ -24,10 +24,11 @@ def progress_texts(p: Progress) -> dict[str, str]:
 
 def bar_counts(p: Progress) -> tuple[tuple[int, int], tuple[int, int]]:
     """(done, total) of the mine and bank bars (pure). Mine: my answers out of my answers, my
-    skips and what is left for me (a skipped question stays short of full). Bank: questions
+    skips, my flags and what is left for me (a skipped or only flagged question stays short of
+    full). Bank: questions
     at the target out of the scope's open questions. A total of 0 would make a bar pulse
     forever: at least 1."""
-    return ((p.mine, max(p.mine + p.skipped + p.queue_left, 1)),
+    return ((p.mine, max(p.mine + p.skipped + p.flagged + p.queue_left, 1)),
             (min(p.complete, p.bank), max(p.bank, 1)))
 
 

@@ -12,6 +12,7 @@ from ... import bidi
 from ...display import percent
 from ...io.report_notes import BREAKDOWN_HELP
 from .report_cells import RunNames, cut, right
+from .rows_table import RowsTable
 
 DIMENSIONS = (("category", "category"), ("source", "source"), ("poet", "poet"),
               ("difficulty", "difficulty"), ("key poet (corpus)", "key poet"),
@@ -33,7 +34,7 @@ class BreakdownsTab(TabPane):
             yield Select(DIMENSIONS, value="category", allow_blank=False, compact=True, id="bd-dimension")
             yield Static(id="bd-note", markup=False, classes="bar-note")
         yield Static(id="bd-help", markup=False, classes="report-note")
-        yield DataTable(id="bd-table", cursor_type="row", zebra_stripes=True)
+        yield RowsTable(id="bd-table", cursor_type="row", zebra_stripes=True)
 
     @property
     def dimension(self) -> str:

@@ -10,6 +10,7 @@ from ... import bidi
 from .item_table import fill_items, item_note
 from .report_cells import RunNames, cut, right
 from .report_question import open_question
+from .rows_table import RowsTable
 
 
 class HardestTab(TabPane):
@@ -19,7 +20,7 @@ class HardestTab(TabPane):
 
     def compose(self) -> ComposeResult:
         yield Static(id="hard-note", markup=False, classes="report-note")
-        yield DataTable(id="hard-table", cursor_type="row", zebra_stripes=True)
+        yield RowsTable(id="hard-table", cursor_type="row", zebra_stripes=True)
 
     def fill(self, report, runs: RunNames) -> None:
         self.report = report
@@ -71,7 +72,7 @@ class ItemsTab(TabPane):
 
     def compose(self) -> ComposeResult:
         yield Static(id="items-note", markup=False, classes="report-note")
-        yield DataTable(id="items-table", cursor_type="row", zebra_stripes=True)
+        yield RowsTable(id="items-table", cursor_type="row", zebra_stripes=True)
 
     def fill(self, report, runs: RunNames) -> None:
         self.report = report

@@ -6,11 +6,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import DataTable, Static, TabPane
 
-from ... import bidi
-from ...display import dollars, interval, percent, seconds, tokens
+from ... import bidi, display
+from ...display import MISSING, dollars, interval, percent, seconds, tokens
 from ...io.report_notes import leader_note
 from .report_cells import RunNames, cursor_key, cut, restore_cursor, right
 from .report_charts import Bar, LeaderChart, short_model
+from .rows_table import RowsTable
 
 MODEL_WIDTH = 25
 
@@ -20,7 +21,7 @@ class LeaderboardTab(TabPane):
 
     def compose(self) -> ComposeResult:
         yield Static(id="lb-note", markup=False, classes="report-note")
-        yield DataTable(id="lb-table", cursor_type="row", zebra_stripes=True)
+        yield RowsTable(id="lb-table", cursor_type="row", zebra_stripes=True)
         yield LeaderChart(id="lb-chart")
 
     def fill(self, report, runs: RunNames) -> None:
@@ -31,19 +32,26 @@ class LeaderboardTab(TabPane):
         table.add_column("#", key="rank")
         table.add_column("run", key="run")
         table.add_column("model", key="model")
-        for label, key in (("accuracy", "accuracy"), ("correct", "correct"), ("Wilson", "wilson"),
-                           ("bootstrap", "boot"), ("invalid", "invalid"), ("tokens i/o", "tokens"),
-                           ("latency", "latency"), ("cost", "cost"), ("all answered", "all")):
+        # "all answered" ranks the runs: it comes first, never cut off on the right
+        for label, key in (("all answered", "all"), ("accuracy", "accuracy"), ("correct", "correct"),
+                           ("Wilson", "wilson"), ("bootstrap", "boot"), ("invalid", "invalid"),
+                           ("tokens i/o", "tokens"), ("latency", "latency"), ("cost", "cost")):
             table.add_column(right(label), key=key)
+        models = dict(zip((r.run_id for r in rows),
+                          display.distinct_cuts([display.line(r.model) for r in rows], MODEL_WIDTH)))
         for rank, r in enumerate(rows, 1):
             invalid = str(r.invalid) if not r.invalid or not r.total else f"{r.invalid} ({r.invalid / r.total:.0%})"
-            table.add_row(right(rank), right(r.run_id), cut(r.model, MODEL_WIDTH), right(percent(r.accuracy)),
-                          right(f"{r.correct}/{r.total}"), right(interval(r.wilson_low, r.wilson_high)),
-                          right(interval(r.boot_low, r.boot_high)), right(invalid),
+            none = r.no_success  # not one request succeeded: no accuracy, not 0.0 %
+            table.add_row(right(rank), right(r.run_id), models[r.run_id],
+                          right(f"{MISSING if none else percent(r.answered_accuracy)} "
+                                f"{r.answered_correct}/{r.answered}"),
+                          right(MISSING if none else percent(r.accuracy)),
+                          right(f"{r.correct}/{r.total}"),
+                          right(MISSING if none else interval(r.wilson_low, r.wilson_high)),
+                          right(MISSING if none else interval(r.boot_low, r.boot_high)), right(invalid),
                           right(tokens(r.tokens_in, r.tokens_out)), right(seconds(r.latency_mean)),
-                          right(dollars(r.cost)),
-                          right(f"{percent(r.answered_accuracy)} {r.answered_correct}/{r.answered}"),
-                          key=str(r.run_id))
+                          right(dollars(r.cost)), key=str(r.run_id))
+        table.set_class(len(rows) >= 8, "-many")
         restore_cursor(table, current)
         self.query_one("#lb-note", Static).update(leader_note(report))
         bars = [Bar(rank, short_model(r.model), 100 * (r.accuracy or 0.0),
@@ -58,7 +66,7 @@ class HumanTab(TabPane):
 
     def compose(self) -> ComposeResult:
         yield Static(id="human-note", markup=False, classes="report-note")
-        yield DataTable(id="human-table", cursor_type="row", zebra_stripes=True)
+        yield RowsTable(id="human-table", cursor_type="row", zebra_stripes=True)
 
     def fill(self, report, runs: RunNames) -> None:
         mode = self.app.bidi_mode

@@ -11,6 +11,7 @@ from ...eval.report import ALPHA
 from ...io.report_notes import GROUPS_TITLE, pairs_note
 from .report_cells import RunNames, right, theme_color
 from .report_groups import RunGroups
+from .rows_table import RowsTable
 
 
 class PairsTab(TabPane):
@@ -18,7 +19,7 @@ class PairsTab(TabPane):
 
     def compose(self) -> ComposeResult:
         yield Static(id="pairs-note", markup=False, classes="report-note")
-        yield DataTable(id="pairs-table", cursor_type="row", zebra_stripes=True)
+        yield RowsTable(id="pairs-table", cursor_type="row", zebra_stripes=True)
         yield RunGroups(id="pairs-groups")
 
     def fill(self, report, runs: RunNames) -> None:

@@ -90,6 +90,7 @@ class CategoryForm(ModalScreen["ErrorCategory | None"]):
                          classes="dialog-hint")
 
     def on_mount(self) -> None:
+        self._loaded = self.values()
         first = "f-label_fa" if self.category else "f-name"
         self.query_one(f"#{first}", Input).focus()
         for field, _, persian, _ in FIELDS:
@@ -117,6 +118,11 @@ class CategoryForm(ModalScreen["ErrorCategory | None"]):
             inputs[index + 1].focus()
         else:
             self.action_save()
+
+    def unsaved_work(self) -> str | None:
+        """What quitting would lose: the fields typed here."""
+        loaded = getattr(self, "_loaded", None)
+        return "the error category form's fields" if loaded is not None and self.values() != loaded else None
 
     def values(self) -> dict[str, str]:
         return {field: nfc(self.query_one(f"#f-{field}", Input).value) for field, *_ in FIELDS}

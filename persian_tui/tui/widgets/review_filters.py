@@ -4,6 +4,7 @@ cycles through, and the filter bar's text. Blind mode shows no judged model's na
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass, fields, replace
 
 from ...eval.judge import VERDICTS
@@ -67,6 +68,22 @@ class ReviewFilters:
         i = values.index(current) if current in values else 0
         return replace(self, **{name: values[(i + step) % len(values)]})
 
+    def saved(self, blind: bool) -> str:
+        """These filters and blind mode as the setting that keeps them per reviewer (JSON)."""
+        return json.dumps({**{f.name: getattr(self, f.name) for f in fields(self)}, "blind": blind})
+
+    @classmethod
+    def from_saved(cls, text: str | None) -> tuple[ReviewFilters, bool]:
+        """(filters, blind) from ``saved``'s text; the defaults for a missing or bad one."""
+        try:
+            data = json.loads(text or "{}")
+            known = {f.name: data[f.name] for f in fields(cls) if f.name in data}
+            if known.get("show", "todo") not in SHOW:
+                known.pop("show")
+            return cls(**known), data.get("blind") is True
+        except (ValueError, TypeError, AttributeError, KeyError):
+            return cls(), False
+
     @property
     def active(self) -> list[str]:
         return [f.name for f in fields(self) if f.name != "show" and getattr(self, f.name) is not None]
@@ -79,9 +96,12 @@ def model_alias(model: str, rows: list[JudgmentRow]) -> str:
     return f"model #{names.index(model) + 1}" if model in names else "model #?"
 
 
-def run_label(run_id: int, runs: dict[int, Run], *, blind: bool = False) -> str:
+def run_label(run_id: int, runs: dict[int, Run], *, blind: bool = False,
+              rows: list[JudgmentRow] | None = None) -> str:
     run = runs.get(run_id)
-    if run is None or blind:
+    if blind:  # the id would name the model (the runs list shows it)
+        return f"run of {model_alias(run.model, rows)}" if run is not None and rows is not None else "a run"
+    if run is None:
         return f"run {run_id}"
     return f"run {run_id} {run.model}"
 
@@ -94,10 +114,10 @@ def value_label(name: str, value, rows: list[JudgmentRow], runs: dict[int, Run],
     if name == "judge_run":
         return run_label(value, runs)
     if name == "target_run":
-        return run_label(value, runs, blind=blind)
+        return run_label(value, runs, blind=blind, rows=rows)
     if name == "model":
         return model_alias(value, rows) if blind else value
-    return str(value).replace("_", " ") if name == "verdict" else str(value)
+    return str(value).replace("_", " ")  # verdict and category names read as words everywhere
 
 
 def bar_parts(f: ReviewFilters, rows: list[JudgmentRow], runs: dict[int, Run],

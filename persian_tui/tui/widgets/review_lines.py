@@ -70,11 +70,11 @@ def _block(title: str, text: str | None, width: int, mode: str, style: str = "")
 
 
 def question_lines(j: JudgmentRow, q: Question | None, p: Prediction | None, model: str,
-                   width: int, mode: str) -> list[Line]:
+                   width: int, mode: str, blind: bool = False) -> list[Line]:
     """The question with the key and the model's choice marked, then the model's raw output
-    and reasoning."""
+    and reasoning. Blind: the run's id is left out too (the runs list would name the model)."""
     width = max(width, 20)
-    head = f"{j.uid}  ·  {model}  ·  run {j.target_run}"
+    head = f"{j.uid}  ·  {model}" + ("" if blind else f"  ·  run {j.target_run}")
     if j.sample:  # the run asked each question several times: which reply was judged
         head += f"  ·  sample {j.sample}"
     out = [Line(head, "dim")]

@@ -62,7 +62,7 @@ KIND_FIELDS = {
             "shuffle_seed", "samples", "api_key_env"],
     "paraphrase": ["questions", "limit", "release", "base_url", "model", "concurrency", "temperature",
                    "api_key_env"],
-    "judge": ["target_run", "only_wrong", "sample", "base_url", "model", "concurrency", "temperature",
+    "judge": ["target_run", "only_wrong", "sample", "limit", "base_url", "model", "concurrency", "temperature",
               "api_key_env"],
     "embedding": ["questions", "limit", "release", "embed_model", "scorer", "embed_base_url", "prefix",
                   "api_key_env"],
@@ -133,6 +133,22 @@ def _label(field: str) -> str:
     return labels.get(field, field.replace("_", " "))
 
 
+# what the form keeps from the last launch without a word: where and whom to ask; the other
+# fields it keeps are named on top of the form when they differ from the default
+IDENTITY = {"kind", "base_url", "model", "api_key_env", "embed_model", "embed_base_url"}
+
+
+def kept_note(values: dict[str, str] | None) -> str:
+    """The form's line naming the last launch's values it keeps that differ from the defaults
+    (pure): "kept from your last launch: concurrency 16 (default 4), limit 5 (default none)"."""
+    if not values:
+        return ""
+    kind = values.get("kind") or DEFAULTS["kind"]
+    kept = [f"{_label(f)} {values[f]} (default {DEFAULTS[f] or 'none'})" for f in KIND_FIELDS.get(kind, ())
+            if f not in IDENTITY and f in values and (values[f] or "") != DEFAULTS[f]]
+    return "kept from your last launch: " + ", ".join(kept) if kept else ""
+
+
 def looks_like_key(text: str) -> bool:
     try:
         check_env_name(text)
@@ -170,6 +186,7 @@ class RunForm(ModalScreen[None]):
         super().__init__()
         self.launch = launch
         self.initial = {**DEFAULTS, **(values or {})}
+        self.kept = kept_note(values)
         self.judgeable = judgeable or []  # (label, run id) of runs with answers to judge
         self.shown_errors: dict[str, str] = {}
 
@@ -189,6 +206,9 @@ class RunForm(ModalScreen[None]):
         i = self.initial
         with Vertical(id="run-form-box"):
             yield Static("New run", id="run-form-title")
+            kept = Static(self.kept, id="run-form-kept", classes="run-form-note", markup=False)
+            kept.display = bool(self.kept)
+            yield kept
             with VerticalScroll(id="run-form-fields"):
                 yield self._row("kind", "kind", Select([(KIND_LABELS[k], k) for k in KINDS],
                                                        value=i["kind"], allow_blank=False, id="kind",
@@ -229,6 +249,7 @@ class RunForm(ModalScreen[None]):
                          classes="run-form-note")
 
     def on_mount(self) -> None:
+        self._loaded = self.values()
         self._show_kind(self.initial["kind"])
         first = {"embedding": "#embed_model", "judge": "#target_run"}.get(self.initial["kind"], "#base_url")
         self.query_one(first).focus()
@@ -240,6 +261,11 @@ class RunForm(ModalScreen[None]):
             value = self.query_one(f"#{f}", Select).value
             out[f] = "" if value is Select.NULL else str(value)
         return out
+
+    def unsaved_work(self) -> str | None:
+        """What quitting would lose: what was typed or chosen in the form."""
+        loaded = getattr(self, "_loaded", None)
+        return "the new-run form's fields" if loaded is not None and self.values() != loaded else None
 
     def _show_kind(self, kind: str) -> None:
         wanted = set(KIND_FIELDS.get(kind, ())) | {"kind"}

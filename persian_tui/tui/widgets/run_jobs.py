@@ -83,6 +83,12 @@ def jobs_for(app: App) -> Jobs:
     return _REGISTRY[app]
 
 
+def live_runs(app: App) -> list[str]:
+    """How each run this app is executing now is named ("run 12 (llm gpt-4o-mini)")."""
+    jobs = _REGISTRY.get(app)
+    return [f"run {j.run_id or '(new)'} ({j.kind} {j.model})" for j in jobs.active() if j.running] if jobs else []
+
+
 # ------------------------------------------------------------------ worker side
 
 

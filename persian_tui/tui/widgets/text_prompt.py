@@ -48,6 +48,11 @@ class TextPrompt(ModalScreen[str | None]):
     def on_mount(self) -> None:
         self._preview(self.value)
 
+    def unsaved_work(self) -> str | None:
+        """What quitting would lose: text typed here (other than what it opened with)."""
+        typed = self.query_one("#prompt-input", Input).value.strip()
+        return f"the text typed in “{self.title_text}”" if typed != self.value.strip() else None
+
     @on(Input.Changed, "#prompt-input")
     def _changed(self, event: Input.Changed) -> None:
         self._preview(event.value)

@@ -1,0 +1,122 @@
+"""CLI habits: --db after the command, "did you mean", one way to name run ids, help for every
+option, required options marked in usage, and an st: model without the extra refused up front."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import pytest
+
+from persian_tui.cli import main, parser
+from persian_tui.store import Store
+
+
+@pytest.fixture
+def db(tmp_path, monkeypatch):
+    monkeypatch.delenv("PERSIAN_TUI_DB", raising=False)
+    path = str(tmp_path / "habits.db")
+    assert main(["--db", path, "sample"]) == 0
+    return path
+
+
+def all_parsers(p: argparse.ArgumentParser, name: str = "persian-tui"):
+    yield name, p
+    for action in p._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub_name, sub in action.choices.items():
+                yield from all_parsers(sub, f"{name} {sub_name}")
+
+
+def test_db_after_the_command(db, capsys):
+    capsys.readouterr()
+    assert main(["stats", "--db", db]) == 0
+    assert f"database: {db}" in capsys.readouterr().out
+    assert main(["runs", "--db", db]) == 0  # nested commands too
+    assert main(["run", "embed", "--model", "tfidf", "--questions", "all", "--db", db]) == 0
+    assert main(["runs", "history", "1", "--db", db]) == 0
+    assert main(["--db", db, "stats"]) == 0  # before the command, as always
+    assert f"database: {db}" in capsys.readouterr().out
+
+
+def test_did_you_mean(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["stat"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "did you mean 'stats'?" in err and "invalid choice: 'stat'" in err
+    with pytest.raises(SystemExit):
+        main(["run", "lm"])
+    assert "did you mean 'llm'?" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["zzzzqq"])
+    assert "did you mean" not in capsys.readouterr().err
+
+
+def test_every_option_and_command_has_help():
+    missing = []
+    for name, p in all_parsers(parser()):
+        if p.description is None and name != "persian-tui" and not any(
+                isinstance(a, argparse._SubParsersAction) for a in p._actions):
+            missing.append(f"{name}: no description")
+        for a in p._actions:
+            if a.help is None and not isinstance(a, argparse._SubParsersAction):
+                missing.append(f"{name} {'/'.join(a.option_strings) or a.dest}")
+    assert not missing, missing
+
+
+def test_run_ids_are_named_one_way():
+    """One run: a RUN positional (old --run kept, hidden); several: --runs IDS."""
+    for name, p in all_parsers(parser()):
+        for a in p._actions:
+            if a.help == argparse.SUPPRESS:
+                continue
+            if not a.option_strings and a.dest in ("id", "run"):
+                assert a.metavar == "RUN", f"{name} {a.dest}"
+            assert "--run" not in a.option_strings, f"{name}: --run is shown; RUN is the positional"
+            if "--runs" in a.option_strings:
+                assert a.metavar == "IDS", name
+
+
+def test_old_run_spellings_still_work(db, capsys):
+    assert main(["--db", db, "run", "embed", "--questions", "all"]) == 0
+    capsys.readouterr()
+    for argv in (["errors", "--run", "1"], ["errors", "1"]):
+        assert main(["--db", db, *argv]) == 1
+        assert "no judgments yet for run 1" in capsys.readouterr().err
+    assert main(["--db", db, "errors", "1", "--run", "2"]) == 1
+    assert "run 1 or --run 2" in capsys.readouterr().err
+
+
+def test_usage_marks_required_options(capsys):
+    for argv, shown in ((["run", "llm"], "--base-url URL --model NAME"),
+                        (["judge"], "RUN --judge-model NAME --base-url URL"),
+                        (["run", "paraphrase"], "--base-url URL --model NAME")):
+        with pytest.raises(SystemExit):
+            main([*argv, "--help"])
+        usage = " ".join(capsys.readouterr().out.split("\n\n")[0].split())
+        assert shown in usage and f"[{shown.split()[0]}" not in usage, usage
+
+
+def test_run_questions_are_a_set_name(db, capsys):
+    with pytest.raises(SystemExit):
+        main(["--db", db, "run", "embed", "--questions", "sample"])
+    assert "invalid choice: 'sample'" in capsys.readouterr().err
+
+
+def test_st_model_without_the_extra_creates_no_run(db, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)  # as if not installed
+    for model, says in (("st:some/model", "needs the embed extra"),
+                        ("some-model", "unknown embedding model 'some-model'")):
+        assert main(["--db", db, "run", "embed", "--model", model, "--questions", "all"]) == 1
+        err = capsys.readouterr().err
+        assert says in err and len(err.strip().splitlines()) == 1, err
+    with Store(db) as s:
+        assert s.runs() == []
+
+
+def test_export_of_nothing_warns(db, tmp_path, capsys):
+    out = tmp_path / "none.jsonl"
+    assert main(["--db", db, "export", "-o", str(out), "--status", "retired"]) == 0
+    cap = capsys.readouterr()
+    assert "exported 0 question(s)" in cap.out
+    assert "warning: no question matched --status retired" in cap.err and "is empty" in cap.err

@@ -1,0 +1,78 @@
+"""`persian-tui curate`: the adjudication screen's acceptance without the screen."""
+
+from __future__ import annotations
+
+import pytest
+from factories import couplets
+
+from persian_tui.cli import main
+from persian_tui.eval.votes import BULK_REASON
+from persian_tui.models import Option, Question
+from persian_tui.store import Store
+
+FLAG = "دو گزینه یکسان‌اند"
+
+
+@pytest.fixture
+def db(tmp_path):
+    """q-a annotators disagree, q-b both against the key, q-c flagged, q-d and q-e agree with
+    the key (bulk-acceptable), q-f unlabelled."""
+    path = tmp_path / "curate.db"
+    with Store(path) as s:
+        s.add_questions([Question(uid=f"q-{c}", options=[Option(i, a, b) for i, (a, b) in enumerate(couplets(n), 1)],
+                                  key=1, status="ready") for n, c in enumerate("abcdef")])
+        for uid, ali, sara in (("q-a", 1, 2), ("q-b", 3, 3), ("q-d", 1, 1), ("q-e", 1, 1)):
+            s.add_label(uid, "ali", ali)
+            s.add_label(uid, "sara", sara)
+        s.add_label("q-c", "ali", 1)
+        s.add_label("q-c", "sara", flag=FLAG)
+    return str(path)
+
+
+def statuses(db) -> dict[str, str]:
+    with Store(db) as s:
+        return {q.uid: q.status for q in s.questions()}
+
+
+def test_agreeing_accepts_what_the_screen_would(db, capsys):
+    assert main(["--db", db, "curate", "--agreeing", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "would accept q-d: key 1" in out and "would accept q-e: key 1" in out and "q-c" not in out
+    assert "nothing written" in out and statuses(db)["q-d"] == "ready"
+    assert main(["--db", db, "curate", "--agreeing", "--annotator", "mina"]) == 0
+    assert "accepted the key of 2 question(s) by mina" in capsys.readouterr().out
+    st = statuses(db)
+    assert st["q-d"] == st["q-e"] == "curated" and st["q-a"] == st["q-b"] == st["q-c"] == "ready"
+    with Store(db) as s:
+        (adj,) = s.adjudications("q-d")
+    assert (adj.adjudicator, adj.decision, adj.key, adj.reason) == ("mina", "accept", 1, BULK_REASON)
+    assert main(["--db", db, "curate", "--agreeing", "--annotator", "mina"]) == 0  # nothing left
+    assert "accepted the key of 0 question(s)" in capsys.readouterr().out
+
+
+def test_named_flagged_question_is_refused_unless_forced(db, capsys):
+    assert main(["--db", db, "curate", "q-c", "q-d", "--annotator", "mina"]) == 1
+    cap = capsys.readouterr()
+    assert f"refused q-c: flagged by sara: {FLAG}" in cap.out and "--force" in cap.out
+    assert "nothing was accepted" in cap.err and statuses(db)["q-d"] == "ready"  # all or nothing
+    assert main(["--db", db, "curate", "q-c", "q-d", "--annotator", "mina", "--force"]) == 0
+    st = statuses(db)
+    assert st["q-c"] == st["q-d"] == "curated"
+    with Store(db) as s:
+        (adj,) = s.adjudications("q-c")
+    assert adj.adjudicator == "mina" and "forced over: flagged by sara" in adj.reason
+    assert main(["--db", db, "curate", "q-d", "--annotator", "mina"]) == 0
+    assert "skipped q-d: already curated" in capsys.readouterr().out
+
+
+def test_bad_requests_are_one_line(db, capsys):
+    assert main(["--db", db, "curate", "--agreeing"]) == 1
+    assert "--annotator NAME is needed" in capsys.readouterr().err
+    assert main(["--db", db, "curate", "--annotator", "mina"]) == 1
+    assert "or give --agreeing" in capsys.readouterr().err
+    assert main(["--db", db, "curate", "q-nope", "--annotator", "mina"]) == 1
+    assert "refused q-nope: no such question" in capsys.readouterr().out
+    with Store(db) as s:
+        s.adjudicate("q-f", "ali", "retire", reason="weak")
+    assert main(["--db", db, "curate", "q-f", "--annotator", "mina", "--force"]) == 1
+    assert "refused q-f: retired" in capsys.readouterr().out
