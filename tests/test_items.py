@@ -34,9 +34,9 @@ def _bank(store):
     keys[2] = 4
     add_questions(store, keys)
     runs = []
-    for skill in range(8):  # run s gets the first (s + 3) questions right, the rest wrong (3)
-        answers = [1 if j < skill + 3 else 3 for j in range(10)]
-        answers[2] = 2 if skill >= 3 else 4  # strong runs choose 2 on q3; weak ones the "key"
+    for skill in range(10):  # run s gets the first (s + 3) questions right, the rest wrong (spread)
+        answers = [1 if j < skill + 3 else 2 + (skill + j) % 3 for j in range(10)]
+        answers[2] = 2 if skill >= 1 else 4  # every run but the weakest chooses 2 on q3
         runs.append(add_run(store, f"model-{skill}", answers))
     return runs
 
@@ -48,9 +48,12 @@ def test_planted_wrong_key_is_flagged_suspect_key(store):
     assert list(flagged) == ["q3"]
     q3 = flagged["q3"]
     assert rows[0].uid == "q3"  # the most serious flag sorts first
-    assert q3.runs.distractors[2] == [f"#{r} model-{s}" for s, r in enumerate(runs) if s >= 3]
-    assert q3.runs.discrimination < 0 and "discrimination -" in q3.evidence["suspect_key"]
-    assert q3.runs.difficulty == pytest.approx(3 / 8)
+    assert q3.runs.distractors[2] == [f"#{r} model-{s}" for s, r in enumerate(runs) if s >= 1]
+    assert q3.runs.discrimination < 0 < q3.runs.distractor_discrimination[2]
+    assert q3.evidence["suspect_key"].startswith("9 of 10 runs chose 2, 1 the key 4 (binomial p 0.011)")
+    assert "upper half (5 runs by rest score): 5 chose 2, 0 the key; 2's point-biserial +" in q3.evidence["suspect_key"]
+    assert q3.details["suspect_key"]["p_value"] == pytest.approx(11 / 1024)
+    assert q3.runs.difficulty == pytest.approx(1 / 10)
     q1 = next(r for r in rows if r.uid == "q1")
     assert "too_easy" in q1.flags and q1.runs.difficulty == 1.0
 
@@ -71,7 +74,7 @@ def test_items_command_formats(store, tmp_path, capsys):
     db = str(store.path)
     assert main(["--db", db, "items", "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data[0]["uid"] == "q3" and data[0]["flags"] == ["suspect_key"]
+    assert data[0]["uid"] == "q3" and data[0]["flags"] == ["suspect_key", "low_discrimination"]
     assert data[0]["runs"]["distractors"]["2"]
     assert main(["--db", db, "items", "--format", "csv", "--runs", ",".join(map(str, runs[:3]))]) == 0
     out = capsys.readouterr().out.splitlines()
@@ -87,12 +90,12 @@ def test_every_report_format_has_the_item_section(store):
 
     _bank(store)
     report = build_report(store, n_boot=50)
-    assert report.items[0].uid == "q3" and report.items[0].flags == ["suspect_key"]
+    assert report.items[0].uid == "q3" and report.items[0].flags == ["suspect_key", "low_discrimination"]
     text = render_text(report)
-    assert "== Item analysis" in text and "q3 suspect_key: 4 of 4 strong runs chose 2" in text
+    assert "== Item analysis" in text and "q3 suspect_key: 9 of 10 runs chose 2, 1 the key 4" in text
     md = render_files(report, "md")["report.md"].decode()
     assert "## Item analysis" in md and "q3 suspect_key" in md
     data = json.loads(render_files(report, "json")["report.json"])
-    assert data["items"][0]["uid"] == "q3" and data["items"][0]["flags"] == ["suspect_key"]
+    assert data["items"][0]["uid"] == "q3" and data["items"][0]["flags"] == ["suspect_key", "low_discrimination"]
     items_csv = render_files(report, "csv")["items.csv"].decode().splitlines()
     assert items_csv[1].startswith("q3,") and "suspect_key" in items_csv[1]

@@ -263,14 +263,14 @@ async def test_terminal_mode_stacks_queue_and_detail(db):
 
 
 async def test_item_flags_feed_the_queue_with_their_evidence(tmp_path):
-    """Three runs all choose option 3 on q-d (key 1, which both annotators chose too): the item
-    analysis flags suspect_key, so q-d waits in adjudication with the evidence and is no longer
-    accepted in bulk."""
+    """Five runs all choose option 3 on q-d (key 1, which both annotators chose too): the item
+    analysis flags suspect_key (5 to 0, binomial p 0.031), so q-d waits in adjudication with the
+    evidence and is no longer accepted in bulk."""
     from persian_tui.models import Prediction
 
     path = build(tmp_path / "flags.db")
     with Store(path) as s:
-        for m in ("model-a", "model-b", "model-c"):
+        for m in ("model-a", "model-b", "model-c", "model-d", "model-e"):
             preds = [Prediction(f"q-{c}", 3 if c == "d" else 1, "ok") for c in "abcdef"]
             s.create_run("imported", m, {}, status="done", total=6, predictions=preds)
     app = make_app(path, annotator="reza")
@@ -285,7 +285,7 @@ async def test_item_flags_feed_the_queue_with_their_evidence(tmp_path):
         await pilot.press("down", "down", "down")
         await pilot.pause()
         text = " ".join(detail(app).split())
-        assert "item analysis suspect_key: 3 of 3 strong runs chose 3, not the key 1; 3 of 3 runs in all" in text
+        assert "item analysis suspect_key: 5 of 5 runs chose 3, 0 the key 1 (binomial p 0.031)" in text
         await pilot.press("A")  # bulk accept takes the one agreeing question, never the flagged one
         await pilot.pause()
         assert "1 question(s)" in str(app.screen.query_one("#confirm-message").render())

@@ -380,8 +380,11 @@ def test_signed_interval_uses_a_real_minus():
 
 
 async def test_items_tab_sorted_by_flag_severity(db):
-    """Every run picks the same wrong option on q-017..q-019: suspect_key, listed first, with the
-    evidence; Enter shows the question and why."""
+    """Six runs, and every one picks the same wrong option on q-017..q-019 (6 to 0 against the key:
+    binomial p 0.016): suspect_key, listed first, with the evidence; Enter shows the question and why."""
+    with Store(db) as store:
+        for model, right in (("acme/model-d", 17), ("acme/model-e", 12), ("acme/model-f", 7)):
+            store.create_run("llm", model, {}, status="done", total=N, predictions=answers(right))
     app = make_app(db)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_report(pilot)
@@ -391,14 +394,14 @@ async def test_items_tab_sorted_by_flag_severity(db):
         assert screen.focused is table and table.row_count == N
         rows = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
         assert [r[0] for r in rows[:3]] == ["q-017", "q-018", "q-019"]
-        assert all(r[1] == "suspect_key" for r in rows[:3]) and "suspect_key" not in rows[3][1]
-        assert rows[0][5].startswith("3 of 3 strong runs chose")
+        assert all(r[1].startswith("suspect_key") for r in rows[:3]) and "suspect_key" not in rows[3][1]
+        assert rows[0][5].startswith("6 of 6 runs chose")
         note = str(screen.query_one("#items-note").render())
-        assert f"{N} keyed question(s)" in note and "3 suspect_key" in note
+        assert f"{N} keyed question(s)" in note and "3 suspect_key" in note and "0 weak_distractor" in note
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, HardQuestionScreen)
-        assert "q-017: suspect_key: 3 of 3 strong runs chose" in str(app.screen.query_one("#hq-note").render())
+        assert "q-017: suspect_key: 6 of 6 runs chose" in str(app.screen.query_one("#hq-note").render())
 
 
 # ------------------------------------------------------------------ snapshot

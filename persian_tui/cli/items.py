@@ -93,7 +93,7 @@ def add_commands(sub) -> None:
     it = sub.add_parser("items", help="item analysis: difficulty, discrimination, distractors, flags",
                         description="Every keyed question's statistics from model runs and human "
                         "labels, sorted by flag severity (suspect_key, low_agreement, too_hard, "
-                        "too_easy).")
+                        "low_discrimination, weak_distractor, too_easy), each flag with its evidence.")
     it.add_argument("--runs", metavar="IDS", help="run ids, e.g. 1,2,5 (default: the report's runs)")
     it.add_argument("--questions", default="all", choices=QUESTION_SETS,
                     help="question set: ready (includes curated), curated or all (default: all)")

@@ -183,6 +183,24 @@ def binom_two_sided(successes: int, trials: int, p: float) -> float | None:
     return float(binomtest(successes, trials, p, alternative="two-sided").pvalue)
 
 
+def binom_greater(successes: int, trials: int, p: float) -> float | None:
+    """One-sided exact binomial test p-value: are successes more frequent than p? (scipy)"""
+    from scipy.stats import binomtest
+
+    if trials == 0:
+        return None
+    return float(binomtest(successes, trials, p, alternative="greater").pvalue)
+
+
+def binom_less(successes: int, trials: int, p: float) -> float | None:
+    """One-sided exact binomial test p-value: are successes less frequent than p? (scipy)"""
+    from scipy.stats import binomtest
+
+    if trials == 0:
+        return None
+    return float(binomtest(successes, trials, p, alternative="less").pvalue)
+
+
 # ---------------------------------------------------------------- paired comparisons: interval and power
 #
 # Two runs on the same n questions; b = only A right, c = only B right (the discordant ones).

@@ -100,9 +100,14 @@ class _Board:
         return self.correct / self.answered if self.answered else None
 
 
+RANKING_RULE = ("ranked by accuracy on the release's keyed questions each run answered (an unusable answer "
+                "counts as wrong), highest first; equal accuracy: the lower run id first")
+
+
 def leaderboard(store: Store, release: Release, run_ids: list[int]) -> list[_Board]:
     """The runs on the release's questions against the FROZEN keys: each run's answers (a run
-    asked K times: its majority vote) on the keyed questions it answered, Wilson 95 %."""
+    asked K times: its majority vote) on the keyed questions it answered, Wilson 95 %, in the
+    order RANKING_RULE states."""
     from ..eval.stats import wilson
 
     keys = {i.uid: i.key for i in release.items if i.key is not None}
@@ -119,12 +124,63 @@ def leaderboard(store: Store, release: Release, run_ids: list[int]) -> list[_Boa
     return sorted(out, key=lambda b: (-(b.accuracy or 0.0), b.run_id))
 
 
+def _runs_named(board: list[_Board]) -> str:
+    if not board:
+        return "no runs"
+    named = [f"#{b.run_id} {b.model} ({b.kind})" for b in sorted(board, key=lambda b: b.run_id)]
+    return f"{len(board)} run(s): " + ", ".join(named)
+
+
+DECISIONS = {"accept": "key accepted", "key": "key set", "retire": "retired"}  # adjudication decisions
+
+
+def _made(store: Store, release: Release, questions: list[Question], votes, agreement, board) -> list[str]:
+    """What was done to these questions, in numbers (0 is a number): labels, annotators, agreement,
+    adjudications, and what fed the item analysis and leaderboard."""
+    from ..store.schema import SCHEMA_VERSION
+
+    uids = {q.uid for q in questions}
+    n = len(questions)
+    labels = [lab for v in votes for lab in v.labels]
+    answered = sum(lab.answer is not None for lab in labels)
+    decisions = [d for d in store.adjudications() if d.uid in uids]
+    decided = {d.uid for d in decisions}
+    by_kind = Counter(d.decision for d in decisions)
+    a = agreement
+    if labels:
+        labelled = (f"{len(labels)} recorded ({answered} answer(s), {len(labels) - answered} skip(s)) by "
+                    f"{len(a.annotators)} annotator(s), on {a.labelled} of {n} questions ({a.multi} with two or "
+                    "more answers). persian-tui's labelling screen hides the key, the other labels and the model "
+                    "answers; labels imported from files (`persian-tui import-labels`) carry no such guarantee.")
+        agreed = (f"Agreement: the majority answer matches the key on {a.majority_agrees} question(s) and differs "
+                  f"on {a.majority_disagrees}; Fleiss' kappa {figure(a.fleiss, '{:.3f}')} (n={a.fleiss_items}), "
+                  f"Krippendorff's alpha {figure(a.alpha, '{:.3f}')} (n={a.alpha_items}).")
+    else:
+        labelled = "0: no annotator answered these questions, so no key was checked against an annotator's answer."
+        agreed = "Agreement: not measured (0 labels)."
+    adjudicated = (f"{len(decisions)} adjudication decision(s) on {len(decided)} of {n} questions"
+                   + (" (" + ", ".join(f"{by_kind[c]} {what}" for c, what in DECISIONS.items() if by_kind[c]) + ")"
+                      if decisions else "")
+                   + f"; {n - len(decided)} question(s) were marked curated without one.")
+    return [
+        f"- Questions: {n}, authored or imported and marked curated in persian-tui (a terminal tool for "
+        f"building these benchmarks; database schema version {SCHEMA_VERSION}).",
+        f"- Labels: {labelled}",
+        f"- {agreed}",
+        f"- Adjudication: {adjudicated}",
+        f"- Item analysis and leaderboard: {_runs_named(board)}"
+        + (f", {RANKING_RULE}." if board else " (name them with `persian-tui release NAME --runs 1,2,...`)."),
+        f"- Freezing: `persian-tui release {release.name}` froze the curated set: each question's record is "
+        "stored in the database with its sha256, and this folder is written from those frozen records, so it "
+        "can be rebuilt byte for byte. The figures above are computed from the database when the folder is written.",
+    ]
+
+
 def datasheet(store: Store, release: Release, board: list[_Board], license_id: str) -> str:
     """README.md: the YAML header the hub reads, then the datasheet."""
     from ..eval.agreement import agreement
-    from ..eval.items import item_analysis
+    from ..eval.items import FLAGS, item_analysis
     from ..eval.votes import item_votes
-    from ..store.schema import SCHEMA_VERSION
     from .item_files import flag_summary
 
     questions = [jsonl.from_record(json.loads(i.record)) for i in release.items]
@@ -173,14 +229,16 @@ def datasheet(store: Store, release: Release, board: list[_Board], license_id: s
 
     run_ids = [b.run_id for b in board]
     items = item_analysis(store, questions, run_ids)
+    labels = sum(len(v.votes) for v in votes)
     out += ["", "## Item analysis", "",
-            flag_summary(items) + f", from {len(run_ids)} run(s) and the human labels "
-            "(flags: suspect_key, low_agreement, too_hard, too_easy; the persian-tui README explains them)."]
+            flag_summary(items) + f"; from {_runs_named(board)} and {labels} human label(s) "
+            f"(flags: {', '.join(FLAGS)}; the persian-tui README, \"Item analysis\", explains them)."]
 
     out += ["", "## Leaderboard", ""]
     if board:
         out += ["Each run on the release's keyed questions it answered, against the frozen keys; "
-                "a run asked several times counts with its majority vote. Wilson 95 % intervals.", ""]
+                "a run asked several times counts with its majority vote. Wilson 95 % intervals. "
+                f"Runs: {_runs_named(board)} (chosen with `--runs`), {RANKING_RULE}.", ""]
         out += _table(["rank", "run", "model", "kind", "accuracy", "95 % interval", "answered", "run on this release"],
                       [[i, f"#{b.run_id}", b.model, b.kind, figure(b.accuracy, "{:.1%}"),
                         f"{figure(b.low, '{:.1%}')}–{figure(b.high, '{:.1%}')}", b.answered,
@@ -189,7 +247,8 @@ def datasheet(store: Store, release: Release, board: list[_Board], license_id: s
     else:
         out.append("No runs were chosen (`persian-tui release NAME --runs 1,2,...`).")
 
-    issues = [f"`{r.uid}` {f}: {r.evidence[f]}" for r in items for f in r.flags]
+    flagged = sorted(((f, r) for r in items for f in r.flags), key=lambda fr: (FLAGS.index(fr[0]), fr[1].uid))
+    issues = [f"`{r.uid}` {f}: {r.evidence[f]}" for f, r in flagged]  # the most serious flags first
     keyless = [q.uid for q in questions if q.key is None]
     out += ["", "## Known issues", ""]
     if keyless:
@@ -200,13 +259,8 @@ def datasheet(store: Store, release: Release, board: list[_Board], license_id: s
     if not keyless and not issues:
         out.append("None flagged by the item analysis.")
 
-    out += ["", "## How it was made", "",
-            "Questions were authored or imported, labelled blind by annotators, adjudicated, and marked "
-            "curated in persian-tui (a terminal tool for building these benchmarks; database schema "
-            f"version {SCHEMA_VERSION}). `persian-tui release {release.name}` froze the curated set: "
-            "each question's record is stored in the database with its sha256, and this folder is "
-            "written from those frozen records, so it can be rebuilt byte for byte.",
-            "", "## Loading", "",
+    out += ["", "## How it was made", ""] + _made(store, release, questions, votes, a, board)
+    out += ["", "## Loading", "",
             "```python",
             "from datasets import load_dataset",
             f"ds = load_dataset(\"<this folder or its hub repository>\", split=\"{SPLIT}\")",

@@ -1,5 +1,6 @@
 """The report's Items tab: every keyed question's item analysis, the most serious flag first
-(eval/items.py sorts them: suspect_key, low_agreement, too_hard, too_easy, then unflagged)."""
+(eval/items.py sorts them: suspect_key, low_agreement, too_hard, low_discrimination,
+weak_distractor, too_easy, then unflagged)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ from rich.text import Text
 from textual.widgets import DataTable, Static
 
 from ... import display
-from ...eval.items import ItemRow
+from ...eval.items import FLAGS, ItemRow
 
-FLAG_STYLE = {"suspect_key": "bold red", "low_agreement": "yellow", "too_hard": "magenta", "too_easy": "dim"}
+FLAG_STYLE = {"suspect_key": "bold red", "low_agreement": "yellow", "too_hard": "magenta",
+              "low_discrimination": "cyan", "weak_distractor": "dim", "too_easy": "dim"}
 
 
 
@@ -38,7 +40,7 @@ def fill_items(table: DataTable, note: Static, rows: list[ItemRow]) -> None:
                       Text(display.figure(r.runs.discrimination, "{:.2f}"), justify="right"),
                       Text(display.figure(r.humans.difficulty, "{:.2f}"), justify="right"),
                       _cut(r.evidence[r.flags[0]], 70) if r.flags else "", key=r.uid)
-    counts = {f: sum(f in r.flags for r in rows) for f in FLAG_STYLE}
+    counts = {f: sum(f in r.flags for r in rows) for f in FLAGS}
     note.update(f"{len(rows)} keyed question(s), most serious flag first: "
                 + ", ".join(f"{n} {f}" for f, n in counts.items())
                 + ". p = share right, disc = rest-score point-biserial. Enter shows the question; "
