@@ -98,10 +98,11 @@ async def test_leaderboard_is_in_accuracy_order(db):
         assert [r[2] for r in got] == ["acme/model-a", "acme/model-b", "acme/model-c"]
         assert [r[0] for r in got] == ["1", "2", "3"]
         assert [r[1] for r in got] == ["2", "3", "1"]  # run ids
-        assert [r[3] for r in got] == ["85.0%", "60.0%", "35.0%"]
-        assert [r[4] for r in got] == ["17/20", "12/20", "7/20"]
-        assert got[2][7] == "2 (10%)"  # invalid answers of model-c
-        low, high = got[0][5].split("–")
+        assert [r[3] for r in got] == ["85.0% 17/20", "60.0% 12/20", "35.0% 7/20"]  # all answered: the ranking
+        assert [r[4] for r in got] == ["85.0%", "60.0%", "35.0%"]
+        assert [r[5] for r in got] == ["17/20", "12/20", "7/20"]
+        assert got[2][8] == "2 (10%)"  # invalid answers of model-c
+        low, high = got[0][6].split("–")
         assert float(low) < 85 < float(high)
         head = str(screen.query_one("#report-head").render())
         assert "3 run(s) on 20 shared question(s)" in head and "computing" not in head

@@ -59,6 +59,7 @@ class BankScreen(Screen):
         Key("enter", "", "", "from the search: back to the table"),
         Key("up,down,pageup,pagedown", "", "", "move in the table; the detail pane follows",
             shown="↑ ↓ PgUp PgDn"),
+        Key("home,end", "", "", "the first / last question (End loads the rest)"),
         Key("tab", "", "", "next pane (search, table, detail)"),
         Key("s", "cycle_status", "Status", "status filter: all, draft, ready, curated, retired"),
         Key("c", "cycle_category", "Category", "category filter: all, then each category"),
