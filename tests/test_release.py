@@ -191,3 +191,20 @@ def test_unsafe_targets_give_one_line_and_freeze_nothing_wrong(bank, tmp_path, c
     assert main(["--db", db, "release", "v2", "-o", str(tmp_path / "bad")]) == 1
     assert "not a release manifest" in capsys.readouterr().err
     assert [r.name for r in bank.releases()] == ["v1"]  # the refused folder froze nothing
+
+
+def test_the_release_leaderboard_ranks_by_the_reports_rule(bank, tmp_path, capsys):
+    """Ties share a rank in the release as in the report (eval/ranking.py), never broken by run id."""
+    from factories import add_run
+
+    uids = [f"q-{i:02d}" for i in range(8)]
+    keys = [i % 4 + 1 for i in range(8)]
+    wrong = [k % 4 + 1 for k in keys]
+    tie_a = add_run(bank, "m-a", keys[:6] + wrong[6:], uids=uids)  # 6/8
+    tie_b = add_run(bank, "m-b", wrong[:2] + keys[2:], uids=uids)  # 6/8
+    best = add_run(bank, "m-c", keys, uids=uids)  # 8/8
+    out = tmp_path / "rel"
+    runs = f"{tie_a},{tie_b},{best}"
+    assert main(["--db", str(bank.path), "release", "v1", "--runs", runs, "-o", str(out)]) == 0, capsys.readouterr()
+    rows = (out / "leaderboard.csv").read_text("utf-8").splitlines()[1:]
+    assert [(r.split(",")[0], r.split(",")[1]) for r in rows] == [("1", str(best)), ("2", str(tie_a)), ("2", str(tie_b))]

@@ -19,7 +19,7 @@ import hashlib
 import json
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..display import figure
@@ -94,6 +94,7 @@ class _Board:
     low: float | None
     high: float | None
     on_release: bool
+    rank: int = 0  # eval.ranking's rank (ties share one)
 
     @property
     def accuracy(self) -> float | None:
@@ -101,7 +102,8 @@ class _Board:
 
 
 RANKING_RULE = ("ranked by accuracy on the release's keyed questions each run answered (an unusable answer "
-                "counts as wrong), highest first; equal accuracy: the lower run id first")
+                "counts as wrong), highest first, by the report's rule (eval/ranking.py): equal accuracy "
+                "shares a rank, listed by run id")
 
 
 def leaderboard(store: Store, release: Release, run_ids: list[int]) -> list[_Board]:
@@ -121,7 +123,11 @@ def leaderboard(store: Store, release: Release, run_ids: list[int]) -> list[_Boa
         low, high = wilson(correct, len(preds)) or (None, None)
         out.append(_Board(rid, run.model, run.kind, len(preds), correct, low, high,
                           run.params.get("release") == release.name))
-    return sorted(out, key=lambda b: (-(b.accuracy or 0.0), b.run_id))
+    from ..eval.ranking import rank_runs
+
+    by_id = {b.run_id: b for b in out}
+    ranked = rank_runs([b.run_id for b in out], [b.correct for b in out], [b.answered for b in out])
+    return [replace(by_id[r.run_id], rank=r.rank) for r in ranked]
 
 
 def _runs_named(board: list[_Board]) -> str:
@@ -240,10 +246,10 @@ def datasheet(store: Store, release: Release, board: list[_Board], license_id: s
                 "a run asked several times counts with its majority vote. Wilson 95 % intervals. "
                 f"Runs: {_runs_named(board)} (chosen with `--runs`), {RANKING_RULE}.", ""]
         out += _table(["rank", "run", "model", "kind", "accuracy", "95 % interval", "answered", "run on this release"],
-                      [[i, f"#{b.run_id}", b.model, b.kind, figure(b.accuracy, "{:.1%}"),
+                      [[b.rank, f"#{b.run_id}", b.model, b.kind, figure(b.accuracy, "{:.1%}"),
                         f"{figure(b.low, '{:.1%}')}–{figure(b.high, '{:.1%}')}", b.answered,
                         "yes" if b.on_release else "no"]
-                       for i, b in enumerate(board, 1)])
+                       for b in board])
     else:
         out.append("No runs were chosen (`persian-tui release NAME --runs 1,2,...`).")
 
@@ -286,8 +292,8 @@ def _board_csv(board: list[_Board]) -> str:
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["rank", "run_id", "model", "kind", "answered", "correct", "accuracy", "wilson_low",
                 "wilson_high", "run_on_release"])
-    for i, b in enumerate(board, 1):
-        w.writerow([i, b.run_id, b.model, b.kind, b.answered, b.correct,
+    for b in board:
+        w.writerow([b.rank, b.run_id, b.model, b.kind, b.answered, b.correct,
                     *("" if x is None else f"{x:.6g}" for x in (b.accuracy, b.low, b.high)), int(b.on_release)])
     return buf.getvalue()
 
