@@ -16,6 +16,7 @@ from persian_tui.tui.screens.bank import BankScreen
 from persian_tui.tui.screens.guidelines import DEFAULT_GUIDELINES, GuidelinesScreen
 from persian_tui.tui.screens.label import LabelScreen
 from persian_tui.tui.widgets.blind_question import BlindQuestionView
+from persian_tui.tui.widgets.dialogs import ConfirmDialog
 from persian_tui.tui.widgets.rtl_text import RtlText
 from persian_tui.tui.widgets.text_prompt import TextPrompt
 
@@ -335,7 +336,12 @@ async def test_guidelines_default_and_edit(db):
         assert app.screen is screen
         await press(pilot, "g")  # shown again from the database
         assert app.screen.query_one("#guide-text", RtlText).text.startswith("نو ")
-        await press(pilot, "e", "x", "escape")  # Escape while editing drops the change
+        await press(pilot, "e", "x", "escape")  # Escape with a change asks first
+        assert isinstance(app.screen, ConfirmDialog)
+        await press(pilot, "n")  # no: still editing, the typed text kept
+        assert isinstance(app.screen, GuidelinesScreen) and app.screen.editing
+        assert app.screen.query_one("#guide-editor", TextArea).text.startswith("x")
+        await press(pilot, "escape", "y")  # yes: the change is dropped
         assert app.store.get_setting("guidelines").startswith("نو ")
         assert isinstance(app.screen, GuidelinesScreen) and not app.screen.editing
         await press(pilot, "q")

@@ -10,6 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static, TextArea
 
 from ..keys import Key, bindings, help_key
+from ..widgets.dialogs import ConfirmDialog
 from ..widgets.rtl_text import RtlText
 
 SETTING = "guidelines"
@@ -52,7 +53,7 @@ class GuidelinesScreen(ModalScreen[None]):
 
     KEYS_TITLE = "guidelines"
     KEY_TABLE = (
-        Key("escape,q", "close", "Close", "close (while editing: drop the changes)", palette="Close"),
+        Key("escape,q", "close", "Close", "close (while editing: drop the changes, asked first)", palette="Close"),
         Key("e", "edit", "Edit", "edit the guidelines", palette="Edit guidelines"),
         Key("ctrl+s", "save", "Save", "save the edited guidelines", priority=True, palette="Save"),
         help_key(),
@@ -125,10 +126,19 @@ class GuidelinesScreen(ModalScreen[None]):
         self.notify("guidelines saved", timeout=2)
 
     def action_close(self) -> None:
-        if self.editing:  # Escape while editing: drop the changes
-            editor = self.query_one("#guide-editor", TextArea)
-            editor.text = self.query_one("#guide-text", RtlText).text
+        if not self.editing:
+            self.dismiss(None)
+        elif not self.unsaved_work():  # nothing typed: leave edit mode at once
             self._set_editing(False)
-            self.notify("edit cancelled", timeout=2)
-            return
-        self.dismiss(None)
+        else:  # Escape with changes: asked, as the question editor asks
+
+            def answered(yes: bool | None) -> None:
+                if yes:
+                    self._drop_edit()
+
+            self.app.push_screen(ConfirmDialog("Drop your changes to the guidelines?"), answered)
+
+    def _drop_edit(self) -> None:
+        self.query_one("#guide-editor", TextArea).text = self.query_one("#guide-text", RtlText).text
+        self._set_editing(False)
+        self.notify("edit cancelled", timeout=2)
