@@ -397,6 +397,9 @@ def test_every_screen_at_80x24(tmp_path, snap_compare, monkeypatch, keys, title)
             await settle(pilot)
         if title == "report":
             await wait_for(pilot, lambda: pilot.app.screen.report is not None, "the report")
+            # and every tab filled from it (a loaded worker may post the report before the tables fill)
+            await wait_for(pilot, lambda: pilot.app.screen.query_one("#lb-table").row_count > 0, "the leaderboard")
+            await settle(pilot, pauses=5)
         for field in pilot.app.screen.query("Input"):
             field.cursor_blink = False  # the cursor is drawn the same in every run
         await settle(pilot)
