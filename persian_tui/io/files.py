@@ -31,7 +31,8 @@ class WriteError(OSError):
     """A file cannot be written; the message names it and says why."""
 
 
-def _kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
+    """What a non-regular file is, for a one-line refusal ("a FIFO (named pipe)", ...)."""
     for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
                        (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
                        (stat.S_ISBLK, "a block device")):
@@ -127,7 +128,7 @@ def write_atomic(path: Path, data: bytes) -> None:
     except OSError as e:
         raise WriteError(f"{path}: cannot write: {_why(e)}") from None
     if st is not None and not stat.S_ISREG(st.st_mode):
-        raise WriteError(f"{path}: is {_kind(st.st_mode)}; exports only write regular files")
+        raise WriteError(f"{path}: is {file_kind(st.st_mode)}; exports only write regular files")
     try:
         real.parent.mkdir(parents=True, exist_ok=True)
     except OSError as e:

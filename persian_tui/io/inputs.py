@@ -12,17 +12,9 @@ import stat
 from pathlib import Path
 
 from .errors import InputError
+from .files import file_kind
 
 MAX_INPUT_BYTES = 128 * 2**20  # a question, label, prediction or reasoning file
-
-
-def _kind(mode: int) -> str:
-    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
-                       (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device")):
-        if test(mode):
-            return name
-    return "not a regular file"
 
 
 def _mb(n: int) -> str:
@@ -38,7 +30,7 @@ def check_regular(path: Path) -> os.stat_result:
     except OSError as e:
         raise InputError(f"{path}: cannot read ({(e.strerror or str(e)).lower()})") from None
     if not stat.S_ISREG(st.st_mode):
-        raise InputError(f"{path}: is {_kind(st.st_mode)}; importers read regular files only")
+        raise InputError(f"{path}: is {file_kind(st.st_mode)}; importers read regular files only")
     return st
 
 
@@ -54,7 +46,7 @@ def read_input(path: str | Path, limit: int = MAX_INPUT_BYTES) -> bytes:
     with os.fdopen(fd, "rb") as f:
         st = os.fstat(f.fileno())  # what was opened (it may have been swapped since the check)
         if not stat.S_ISREG(st.st_mode):
-            raise InputError(f"{path}: is {_kind(st.st_mode)}; importers read regular files only")
+            raise InputError(f"{path}: is {file_kind(st.st_mode)}; importers read regular files only")
         if st.st_size > limit:
             raise InputError(f"{path}: {_mb(st.st_size)} is larger than the {_mb(limit)} an input "
                              "file may be")
