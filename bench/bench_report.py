@@ -1,9 +1,10 @@
 """Report speed: 30 runs x 600 questions generated into a temporary database through the store
 API (each run answers with its own skill, some with a position bias, a few invalid answers;
 three annotators label a third of the bank). Times build_report (the report core: reading the
-database and every statistic) and the file outputs, and compares the paired-comparison stage
-with a naive per-pair loop (the notebook way: Python loops over questions, one statsmodels
-call per pair, a bootstrap loop per pair) measured in the same run on the same draws.
+database and every statistic) and the file outputs, and compares the report's paired-comparison
+code (eval/pairs.pair_rows) with a naive per-pair loop (the notebook way: Python loops over the
+questions both runs answered, one statsmodels call per pair), in the same run on the same answers
+(half the runs answering 60-100 % of the questions, so every pair has its own overlap).
 With --samples K (default 5) a second database, the same but with every third run asked each
 question K times (repeated samples: K rows per question, voted to the majority's first), is timed
 the same way: the report with its samples section against the first database in the same run.
@@ -71,45 +72,41 @@ def make_db(path: Path, n_runs: int, n_questions: int, seed: int = 5, samples: i
         store.add_labels(labels)
 
 
-def naive_pairs(right: np.ndarray, draws: np.ndarray) -> list[tuple]:
-    """Every pair the notebook way: count discordant questions in Python, one statsmodels
-    McNemar per pair, then a loop over the resamples; Holm at the end."""
+def naive_pairs(right: np.ndarray, asked: np.ndarray, alpha: float = 0.05) -> list[tuple]:
+    """Every pair the notebook way, on each pair's own overlap: Python loops over the questions
+    both runs answered, one statsmodels exact McNemar and one Clopper-Pearson interval per pair
+    (mapped to the accuracy difference as eval/stats.mcnemar_interval does), Holm at the end."""
     from statsmodels.stats.contingency_tables import mcnemar
+    from statsmodels.stats.proportion import proportion_confint
 
     R, Q = right.shape
-    rows = right.tolist()
+    rows, seen = right.tolist(), asked.tolist()
     out = []
     for a in range(R):
         for b in range(a + 1, R):
-            a_only = b_only = 0
-            for x, y in zip(rows[a], rows[b]):
-                a_only += x and not y
-                b_only += y and not x
+            n = a_only = b_only = 0
+            for x, y, sx, sy in zip(rows[a], rows[b], seen[a], seen[b]):
+                if sx and sy:
+                    n += 1
+                    a_only += x and not y
+                    b_only += y and not x
+            m = a_only + b_only
             p = mcnemar([[0, a_only], [b_only, 0]], exact=True).pvalue
-            diffs = [right[a, idx].mean() - right[b, idx].mean() for idx in draws]
-            low, high = np.percentile(diffs, [2.5, 97.5])
-            out.append((a, b, a_only, b_only, p, low, high))
-    holm = stats.holm([o[4] for o in out])
+            lo, hi = proportion_confint(a_only, m, alpha=alpha, method="beta") if m else (0.5, 0.5)
+            lo, hi = (0.0 if a_only == 0 else lo), (1.0 if b_only == 0 else hi)
+            out.append((a, b, n, a_only, b_only, p, m / n * (2 * lo - 1), m / n * (2 * hi - 1)))
+    holm = stats.holm([o[5] for o in out])
     return [o + (h,) for o, h in zip(out, holm)]
 
 
-def vectorized_pairs(right: np.ndarray, draws: np.ndarray) -> list[tuple]:
-    """The same with the report's vectorized code path (eval/report.py)."""
-    R, Q = right.shape
-    n_boot = len(draws)
-    weights = np.bincount((draws + (np.arange(n_boot) * Q)[:, None]).ravel(),
-                          minlength=n_boot * Q).reshape(n_boot, Q).astype(np.float64)
-    boot = weights @ right.T.astype(np.float64) / Q
-    ia, ib = np.triu_indices(R, k=1)
-    r32 = right.astype(np.int32)
-    both = r32 @ r32.T
-    correct = right.sum(axis=1)
-    a_only, b_only = correct[ia] - both[ia, ib], correct[ib] - both[ia, ib]
-    p = stats.mcnemar_exact_many(a_only, b_only)
-    low, high = stats.percentile_interval(boot[:, ia] - boot[:, ib])
-    holm = stats.holm(p)
-    return list(zip(ia.tolist(), ib.tolist(), a_only.tolist(), b_only.tolist(), p.tolist(), low.tolist(),
-                    high.tolist(), holm.tolist()))
+def report_pairs(right: np.ndarray, asked: np.ndarray) -> list[tuple]:
+    """The same from the report's own code (eval/pairs.pair_rows: matrix products, one vectorized
+    scipy/statsmodels call per statistic, plus Connor's MDE and n at two levels)."""
+    from persian_tui.eval.pairs import pair_rows
+
+    R = right.shape[0]
+    rows = pair_rows(list(range(R)), list(range(R)), right, asked, 0.05, 0.8)
+    return [(p.a, p.b, p.n, p.a_only, p.b_only, p.p_exact, p.diff_low, p.diff_high, p.p_holm) for p in rows]
 
 
 def timed(fn, repeat: int = 1):
@@ -185,7 +182,7 @@ def main() -> None:
     if args.samples > 1:
         bench_samples(tmp, args, core)
 
-    # paired comparisons: vectorized vs the naive per-pair loop, same resamples
+    # paired comparisons: the report's code vs the naive per-pair loop, each pair on its own overlap
     right = np.zeros((args.runs, report.questions), dtype=bool)
     with Store(db) as store:
         keys = {q.uid: q.key for q in store.questions()}
@@ -193,14 +190,20 @@ def main() -> None:
         for i, r in enumerate(store.runs()):
             got = {p.uid: p.predicted if p.parse_status == "ok" else None for p in store.predictions(r.id)}
             right[i] = [got[u] == keys[u] for u in uids]
-    draws = np.random.default_rng(0).integers(0, right.shape[1], size=(args.bootstrap, right.shape[1]))
-    fast, tf = timed(lambda: vectorized_pairs(right, draws), repeat=3)
-    slow, ts = timed(lambda: naive_pairs(right, draws))
-    agree = all(f[:4] == s[:4] and np.allclose(f[4:], s[4:], rtol=1e-9, atol=1e-12) for f, s in zip(fast, slow))
+    # every other run answered a random 60-100 % of the questions: overlaps differ pair by pair
+    rng = np.random.default_rng(0)
+    asked = np.ones_like(right)
+    for i in range(1, args.runs, 2):
+        asked[i] = rng.random(right.shape[1]) < rng.uniform(0.6, 1.0)
+    right &= asked
+    fast, tf = timed(lambda: report_pairs(right, asked), repeat=3)
+    slow, ts = timed(lambda: naive_pairs(right, asked))
+    agree = all(f[:5] == s[:5] and np.allclose(f[5:], s[5:], rtol=1e-9, atol=1e-12) for f, s in zip(fast, slow))
     vf, vs = statistics.median(tf), ts[0]
-    print(f"paired comparisons ({pairs} pairs, exact McNemar + Holm + paired bootstrap of the difference):")
-    print(f"  vectorized (numpy matrix products, one scipy call): {vf * 1000:.0f} ms")
-    print(f"  naive per-pair loops (same draws):                  {vs:.1f} s  -> {vs / vf:.0f}x slower; "
+    print(f"paired comparisons ({pairs} pairs, each on its own overlap; exact McNemar, Holm, the exact "
+          f"interval of the same test; the report's also Bonferroni intervals and Connor MDE/n at two levels):")
+    print(f"  report (eval/pairs.pair_rows, vectorized): {vf * 1000:.0f} ms")
+    print(f"  naive per-pair loops:                      {vs:.1f} s  -> {vs / vf:.0f}x slower; "
           f"results identical: {agree}")
 
 

@@ -93,6 +93,13 @@ def figure(value, fmt: str = "{}") -> str:
     return MISSING if value is None else fmt.format(value)
 
 
+def count(x: float | None) -> str:
+    """A count that may hold fractional credit (a tied majority's 1/t): 37, 37.5, 36.33."""
+    if x is None:
+        return MISSING
+    return str(int(x)) if float(x).is_integer() else f"{x:.2f}".rstrip("0")
+
+
 def percent(x: float | None, digits: int = 1, unit: str = "%") -> str:
     """A proportion as a percentage: 0.582 -> '58.2%' (``unit=" %"`` -> '58.2 %')."""
     return MISSING if x is None else f"{100 * x:.{digits}f}{unit}"

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 STATUSES = ("draft", "ready", "curated", "retired")
 # the question sets a run, a report or an item analysis is built over: name -> the statuses in it
@@ -26,6 +28,7 @@ def scored_key(key: int | None, status: str) -> int | None:
 
 
 MAX_TEXT = 20_000  # explanation
+MAX_PAGE = 1_000_000  # a source page number (Question.source_page)
 
 
 def check_release_name(value: str | None) -> str | None:
@@ -76,6 +79,7 @@ class Question:
     poet: str | None = None
     source_name: str | None = None
     source_id: str | None = None
+    source_page: int | None = None  # the page of the source it is on (a book's), when known
     tags: list[str] = field(default_factory=list)
     author: str | None = None
     created_at: str | None = None
@@ -283,7 +287,8 @@ class Prediction:
 @dataclass(frozen=True)
 class Vote:
     """The samples of one question in one run, voted: `answer` the majority's option (0 when no
-    sample is usable; a tie goes to the option first given), `top` how many samples gave it,
+    sample is usable; on a tie the option first given, which only picks the representative: a
+    score uses `credit`, which never breaks a tie), `top` how many samples gave it,
     `asked` the samples that got a reply (API errors left out), `chosen` the representative
     sample (the majority's first; else the first that got a reply; else the first), `answers`
     every sample's usable answer in sample order (0 = unusable or failed)."""
@@ -297,6 +302,19 @@ class Vote:
     def agreement(self) -> float | None:
         """Share of the replied samples that gave the majority's answer (None: no reply)."""
         return self.top / self.asked if self.asked else None
+
+    @property
+    def tied(self) -> tuple[int, ...]:
+        """The options sharing the top count (2+ = a tied majority; empty: nothing usable)."""
+        counts = Counter(a for a in self.answers if a)
+        top = max(counts.values(), default=0)
+        return tuple(sorted(o for o, c in counts.items() if c == top)) if top else ()
+
+    def credit(self, key: int | None) -> Fraction:
+        """The majority's score against `key`: 1 when the key alone is the most common answer,
+        1/t when it is one of t tied options (the expected score of a random tie-break), else 0."""
+        tied = self.tied
+        return Fraction(1, len(tied)) if key in tied else Fraction(0)
 
 
 def tally(answers: list[int], replied: list[bool]) -> tuple[int, int, int, int]:

@@ -169,6 +169,26 @@ def test_book_swaps_hemistichs_and_strips_ocr_labels(store, tmp_path):
     assert any("OCR label" in n for d in plan.decisions for n in d.record.notes)
 
 
+def test_book_pages_are_kept_as_the_questions_source_page(store, tmp_path):
+    data = book([(6, COUPLETS)])
+    page = data["pages"][0]
+    data["pages"] = [{**page, "page_number": 12},
+                     {"data": {"questions": [{**page["data"]["questions"][0], "id": 7, "options": [
+                         {"label": i, "mesra1": b, "mesra2": a} for i, (a, b) in enumerate(OTHER, 1)]}]}},
+                     {**page, "page_number": "x\x1b[31m", "data": {"questions": [
+                         {**page["data"]["questions"][0], "id": 8, "options": [
+                             {"label": i, "mesra1": f"مصراع دوم تازه {i}", "mesra2": f"مصراع یکم تازه {i}"}
+                             for i in range(1, 5)]}]}}]
+    run(store, write(tmp_path, "book.json", data), answers=write(tmp_path, "keys.json", {"6": 1, "7": 2, "8": 3}))
+    pages = {sid: qs[0].source_page for sid, qs in store.questions_by_source("book").items()}
+    assert pages == {"6": 12, "7": 2, "8": None}  # the file's page; else its place; a bad one: unknown
+    from persian_tui.io.export import export_jsonl
+
+    export_jsonl(store, tmp_path / "out.jsonl")
+    exported = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text("utf-8").splitlines()]
+    assert {r["sources"][0]["id"]: r["source_page"] for r in exported} == pages
+
+
 def test_repeated_source_id_with_different_content(store, tmp_path):
     path = write(tmp_path, "book.json", book([(6, COUPLETS), (6, OTHER)]))
     plan = run(store, path, answers=write(tmp_path, "keys.json", {"6": 1}))

@@ -68,6 +68,12 @@ def v12_predictions_and_judgments_become_sample_0(s):
     assert s.conn.execute("SELECT COUNT(*) FROM judgments").fetchone()[0] == 0
 
 
+def v16_book_pages_backfilled_from_the_importers_ids(s):
+    pages = {q.uid: q.source_page for q in s.questions()}
+    assert pages == {"q-a": 12, "q-b": None, "q-c": None, "q-d": None, "q-e": 0}
+    assert s.get_question("q-a").source_id == "p12-3"  # the id itself is kept
+
+
 # (the version left at: the last one before the migration under test, its rows, what must hold after)
 CASES = [
     (1, "INSERT INTO questions (uid, created_at, updated_at, fingerprint) VALUES ('q-old', 't', 't', 'f')",
@@ -79,6 +85,10 @@ CASES = [
          "VALUES ('q-a', 'book', '6', 't1', 't1', 'f1'), ('q-b', NULL, NULL, 't2', 't2', 'f2'), "
          "('q-c', 'exam', NULL, 't3', 't3', 'f3')", v11_references_backfilled_from_the_question_columns),
     (12, PREDICTION_AND_JUDGMENT, v12_predictions_and_judgments_become_sample_0),
+    (16, "INSERT INTO questions (uid, source_name, source_id, created_at, updated_at, fingerprint) VALUES "
+         "('q-a', 'book', 'p12-3', 't', 't', 'f1'), ('q-b', 'book', '6', 't', 't', 'f2'), "
+         "('q-c', 'book', 'px-1', 't', 't', 'f3'), ('q-d', 'book', 'p1x2-3', 't', 't', 'f4'), "
+         "('q-e', 'book', 'p0-1', 't', 't', 'f5')", v16_book_pages_backfilled_from_the_importers_ids),
 ]
 
 

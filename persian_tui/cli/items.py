@@ -33,7 +33,7 @@ def cmd_items(args) -> int:
             inp, _ = report_inputs(store, _run_ids(args.runs), args.questions)
         except ReportError as e:
             raise UserError(str(e)) from None
-        rows = item_analysis(store, inp.keyed, [r.id for r in inp.runs])
+        rows = item_analysis(store, inp.keyed, [r.id for r in inp.runs], inp.preds, inp.tied_uids())
     if args.format == "json":
         print(display.json_safe(json.dumps([item_dict(r) for r in rows], ensure_ascii=False, indent=2)))
     elif args.format == "csv":

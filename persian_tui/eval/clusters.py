@@ -8,13 +8,13 @@ cov_type="cluster"; Cameron & Miller 2015), beside the unclustered one (each que
 cluster) and the design effect (SE_clustered / SE_unclustered)^2 (Kish 1965).
 
 Units: `poem` and `poet` of the KEY couplet's corpus link (persian-tui corpus link; a question
-whose key is not linked is a cluster of its own), and `source` (the question's source name and
-its page when the id says it, as the book importer's "p12-3" does; else the source name). With no
+whose key is not linked is a cluster of its own), and `source`: the source page (the page of the
+book the question was set on, `Question.source_page`, which the book importer stores; questions
+set on one page share their making), else the source name. With no
 corpus link in the bank the poem and poet rows are left out (unclustered only)."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,12 +36,10 @@ class ClusterRow:
     design_effect: float | None  # (se / se_unclustered)^2
 
 
-_PAGE = re.compile(r"^(p\d+)-\d+$")  # the book importer's id for a question without one
-
-
 def _source(q: Question) -> str:
-    page = _PAGE.match(q.source_id or "")
-    return f"{q.source_name or '(none)'} {page.group(1)}" if page else q.source_name or "(none)"
+    """The question's source page (a book's page: questions set together), else its source."""
+    name = q.source_name or "(none)"
+    return name if q.source_page is None else f"{name} p{q.source_page}"
 
 
 def question_units(questions: list[Question], links: dict) -> dict[str, list[str]]:

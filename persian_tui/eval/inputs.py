@@ -1,11 +1,17 @@
 """A report's inputs: which runs take part (the default leaves out unfinished, archived and
 broken ones, and says why), their answers (a run asked K times by its majority vote), the keyed
 questions of the set, those every run answered, and the answer matrix. The report and the item
-analysis are both computed from these (eval/report.py, eval/items.py)."""
+analysis are both computed from these (eval/report.py, eval/items.py).
+
+A tied majority (a run asked K times whose most common answers tie) has no single answer: scores
+give it the credit 1/t when the key is one of the t tied options (models.Vote.credit, the
+expected score of a random tie-break), never the option first given; analyses that need one
+answer per question (pair tests, position, confusion, agreement, item analysis) leave it out."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import numpy as np
 
@@ -56,9 +62,11 @@ class Inputs:
     chosen: np.ndarray  # (R, Q) chosen option, 0 = invalid / no answer
     right: np.ndarray  # (R, Q) bool
     order: list[int]  # run indices in leaderboard order (eval/ranking.rank_runs)
-    overall: list[tuple[int, int]]  # per run: (correct, answered) on all keyed questions it answered
+    overall: list[tuple[Fraction, int]]  # per run: (credit, answered) on all keyed questions it answered
     votes: dict = field(default_factory=dict)  # run id -> [models.Vote] for runs asked K > 1 times
     answers: np.ndarray | None = None  # (R, keyed) chosen option, 0 = unusable, -1 = not answered
+    credit: np.ndarray | None = None  # (R, keyed) score: 1 right, 1/t a tie with the key among t, else 0
+    tied: np.ndarray | None = None  # (R, keyed) bool: a tied majority (no single answer)
 
     @property
     def asked(self) -> np.ndarray:
@@ -70,6 +78,31 @@ class Inputs:
         """(R, keyed) bool: the run answered the keyed question right."""
         keys = np.array([q.key for q in self.keyed], dtype=np.int8)
         return self.answers == keys[None, :]
+
+    @property
+    def single(self) -> np.ndarray:
+        """(R, keyed) bool: the run answered the keyed question with one answer (not a tie)."""
+        return self.asked & ~self.tied
+
+    @property
+    def shared_columns(self) -> np.ndarray:
+        """Indices of the shared questions among the keyed ones."""
+        shared = {q.uid for q in self.shared}
+        return np.array([j for j, q in enumerate(self.keyed) if q.uid in shared], dtype=np.int64)
+
+    @property
+    def credit_shared(self) -> np.ndarray:
+        """(R, Q) credit on the shared questions."""
+        return self.credit[:, self.shared_columns]
+
+    @property
+    def tied_shared(self) -> np.ndarray:
+        """(R, Q) bool: a tied majority on a shared question."""
+        return self.tied[:, self.shared_columns]
+
+    def tied_uids(self) -> dict[int, set[str]]:
+        """run id -> uids of the keyed questions where its majority is tied."""
+        return {r.id: {q.uid for q, t in zip(self.keyed, self.tied[i]) if t} for i, r in enumerate(self.runs)}
 
 
 def report_inputs(store: Store, run_ids: list[int] | None, questions: str) -> tuple[Inputs, dict]:
@@ -100,7 +133,19 @@ def report_inputs(store: Store, run_ids: list[int] | None, questions: str) -> tu
         mine = preds[r.id]
         answers[i] = [_usable(mine[q.uid]) if q.uid in mine else -1 for q in keyed]
     keys = np.array([q.key for q in keyed], dtype=np.int8)
-    overall = [(int((row == keys).sum()), int((row >= 0).sum())) for row in answers]
+    credit = (answers == keys[None, :]).astype(np.float64)
+    tied = np.zeros(answers.shape, dtype=bool)
+    tie_credit = [Fraction(0)] * len(runs)  # exact, so that equal accuracies rank as equal
+    col = {q.uid: j for j, q in enumerate(keyed)}
+    for i, r in enumerate(runs):
+        for v in votes.get(r.id, ()):
+            j = col.get(v.chosen.uid)
+            if j is not None and len(v.tied) > 1:
+                c = v.credit(int(keys[j]))
+                tied[i, j], credit[i, j] = True, float(c)
+                tie_credit[i] += c
+    overall = [(int(((row == keys) & ~t).sum()) + c, int((row >= 0).sum()))
+               for row, t, c in zip(answers, tied, tie_credit)]
     key = np.array([q.key for q in shared], dtype=np.int8)
     chosen = np.zeros((len(runs), len(shared)), dtype=np.int8)
     for i, r in enumerate(runs):
@@ -112,6 +157,6 @@ def report_inputs(store: Store, run_ids: list[int] | None, questions: str) -> tu
     order = [index[x.run_id] for x in rank_runs([r.id for r in runs], [c for c, _ in overall],
                                                   [n for _, n in overall])]
     return Inputs(runs, preds, keyed, shared, key, chosen, right, order, overall,
-                  {r.id: votes[r.id] for r in runs if r.id in votes}, answers), left_out
+                  {r.id: votes[r.id] for r in runs if r.id in votes}, answers, credit, tied), left_out
 
 

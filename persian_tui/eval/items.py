@@ -205,10 +205,11 @@ def _weak_distractor(row: ItemRow, g: GroupStats) -> None:
 
 
 def item_analysis(store: Store, questions: list[Question], run_ids: list[int],
-                  preds: dict | None = None) -> list[ItemRow]:
+                  preds: dict | None = None, tied: dict[int, set[str]] | None = None) -> list[ItemRow]:
     """Item statistics and flags for the keyed `questions`, from the runs `run_ids` (their
-    predictions read from the store unless given as run -> {uid: Prediction}) and every
-    annotator's labels, sorted by flag severity then uid."""
+    predictions read from the store unless given as run -> {uid: Prediction}, with `tied`: run
+    -> uids where its majority vote is tied) and every annotator's labels, sorted by flag
+    severity then uid. A tied majority chose no one option: it counts as not answered here."""
     from .votes import item_votes
 
     qs = [q for q in questions if q.key is not None]
@@ -216,10 +217,18 @@ def item_analysis(store: Store, questions: list[Question], run_ids: list[int],
     col = {q.uid: j for j, q in enumerate(qs)}
     runs = {r.id: r for r in store.runs(archived=True)}
     run_names = [f"#{i} {runs[i].model}" for i in run_ids]
+    if preds is None:
+        preds, tied = {}, {}
+        for rid in run_ids:
+            chosen_preds, voted = store.voted_predictions(rid)
+            preds[rid] = {p.uid: p for p in chosen_preds}
+            tied[rid] = {v.chosen.uid for v in voted or () if len(v.tied) > 1}
+    tied = tied or {}
     chosen = np.full((len(run_ids), len(qs)), -1, dtype=np.int8)
     for i, rid in enumerate(run_ids):
-        for p in (preds[rid].values() if preds is not None else store.predictions(rid)):
-            if p.uid in col:
+        skip = tied.get(rid, set())
+        for p in preds[rid].values():
+            if p.uid in col and p.uid not in skip:
                 chosen[i, col[p.uid]] = p.usable
     votes = item_votes(store, qs)
     annotators = sorted({a for v in votes for a in v.votes})
@@ -263,6 +272,6 @@ def queue_flags(store: Store) -> dict[str, dict[str, str]]:
     """uid -> {flag: evidence} of the flags that send a question to adjudication, from the
     default report's runs (finished, not archived, not broken) and every annotator's labels."""
     inp, _ = report_inputs(store, None, "all")
-    rows = item_analysis(store, inp.keyed, [r.id for r in inp.runs], inp.preds)
+    rows = item_analysis(store, inp.keyed, [r.id for r in inp.runs], inp.preds, inp.tied_uids())
     return {r.uid: {f: r.evidence[f] for f in r.flags if f in QUEUED}
             for r in rows if any(f in QUEUED for f in r.flags)}

@@ -24,7 +24,7 @@ from . import stats
 class Ranked:
     run_id: int
     rank: int  # 1 = best; ties share a rank
-    correct: int
+    correct: float  # right answers; a tied majority counts 1/t (eval/inputs.py)
     answered: int
     accuracy: float | None  # correct / answered; None when nothing was answered
     rank_low: int | None = None  # bootstrap 95 % rank interval (None without the answer matrix)
@@ -39,12 +39,13 @@ def _competition(values: np.ndarray) -> np.ndarray:
     return rankdata(-filled, method="min", axis=-1).astype(np.int64)
 
 
-def rank_runs(run_ids: list[int], correct: list[int], answered: list[int], *,
+def rank_runs(run_ids: list[int], correct: list[int | Fraction], answered: list[int], *,
               right: np.ndarray | None = None, asked: np.ndarray | None = None,
               n_boot: int = 0, seed: int = 0) -> list[Ranked]:
     """The runs in rank order. `correct[i]` of `answered[i]` keyed questions right for run
-    `run_ids[i]`. With `right` and `asked` ((R, Q) bool: right on / answered each of one list of
-    Q questions, consistent with the counts) and `n_boot` > 0, also the bootstrap rank intervals."""
+    `run_ids[i]` (a Fraction when tied majorities got fractional credit: compared exactly). With
+    `right` ((R, Q) credit, 0..1) and `asked` ((R, Q) bool) on one list of Q questions, consistent
+    with the counts, and `n_boot` > 0, also the bootstrap rank intervals."""
     acc = [Fraction(c, n) if n else None for c, n in zip(correct, answered)]
     key = [(a is None, -(a or 0), rid) for a, rid in zip(acc, run_ids)]
     order = sorted(range(len(run_ids)), key=key.__getitem__)
@@ -60,5 +61,5 @@ def rank_runs(run_ids: list[int], correct: list[int], answered: list[int], *,
         boot_ranks = _competition(boot)
         low = np.quantile(boot_ranks, 0.025, axis=0, method="inverted_cdf").astype(int).tolist()
         high = np.quantile(boot_ranks, 0.975, axis=0, method="inverted_cdf").astype(int).tolist()
-    return [Ranked(run_ids[i], ranks[i], int(correct[i]), int(answered[i]),
+    return [Ranked(run_ids[i], ranks[i], float(correct[i]), int(answered[i]),
                    None if acc[i] is None else float(acc[i]), low[i], high[i]) for i in order]

@@ -76,7 +76,7 @@ class LeaderRow:
     run_id: int
     model: str
     kind: str
-    correct: int  # on the SHARED questions (the questions every run answered)
+    correct: float  # on the SHARED questions (every run answered); a tied majority counts 1/t
     total: int
     shared_invalid: int
     accuracy: float | None
@@ -90,7 +90,7 @@ class LeaderRow:
     cost: float | None  # sum
     # on ALL the keyed questions this run answered (not only the shared ones)
     answered: int = 0
-    answered_correct: int = 0
+    answered_correct: float = 0  # a tied majority counts 1/t (eval/inputs.py)
     answered_accuracy: float | None = None
     answered_low: float | None = None  # Wilson 95 %
     answered_high: float | None = None
@@ -103,6 +103,7 @@ class LeaderRow:
     usable_high: float | None = None
     key_baseline: float | None = None  # always the most common key, on the questions it answered
     no_success: bool = False  # not one request succeeded: every figure of accuracy is shown as missing
+    ties: int = 0  # answered questions whose majority vote is tied (credit 1/t; left out of pair tests)
 
 
 @dataclass
@@ -126,7 +127,7 @@ class BreakdownRow:
     dimension: str  # category | source | poet | difficulty
     value: str
     run_id: int
-    correct: int
+    correct: float  # a tied majority counts 1/t
     total: int  # questions with this value
     accuracy: float
 
@@ -134,7 +135,7 @@ class BreakdownRow:
 @dataclass
 class PositionRow:
     run_id: int
-    chosen: list[int]  # valid answers per original position 1..4
+    chosen: list[int]  # valid answers per original position 1..4 (tied majorities left out)
     keys: list[int]  # keys of the same questions per position 1..4
     chi2: float | None  # against the keys' distribution
     p: float | None
@@ -145,7 +146,7 @@ class PositionRow:
 @dataclass
 class HardRow:
     uid: str
-    solved: int  # runs that got it right
+    solved: float  # runs that got it right (a tied majority counts 1/t)
     runs: int
     common_wrong: int | None  # the wrong option chosen most often
     common_wrong_count: int
@@ -191,8 +192,8 @@ def _poet(q: Question) -> str:
     return " + ".join(poets) if poets else NONE
 
 
-def _tier(solved: int, runs: int) -> str:
-    # integer comparisons: solved / runs >= 0.7 etc. without float edge cases
+def _tier(solved: float, runs: int) -> str:
+    # no division: solved / runs >= 0.7 etc. without float edge cases on whole counts
     if solved * 10 >= 7 * runs:
         return "easy"
     if solved * 10 >= 5 * runs:
@@ -216,12 +217,17 @@ def baseline(keys) -> Baseline:
                     top / total if total else None, low, high)
 
 
+def _count(x) -> int | float:
+    """A sum of credits: an int when whole (the usual case), else the fraction as a float."""
+    return int(round(x)) if abs(x - round(x)) < 1e-9 else float(x)
+
+
 def _leaderboard(inp: Inputs, seed: int, n_boot: int) -> list[LeaderRow]:
     """Rows in ranking order (eval/ranking.rank_runs, with bootstrap rank intervals)."""
-    runs, right, Q, R = inp.runs, inp.right, len(inp.shared), len(inp.runs)
+    runs, right, Q, R = inp.runs, inp.credit_shared, len(inp.shared), len(inp.runs)
     asked = inp.asked
     ranked = rank_runs([r.id for r in runs], [c for c, _ in inp.overall], [n for _, n in inp.overall],
-                       right=inp.right_all, asked=asked, n_boot=n_boot, seed=seed)
+                       right=inp.credit, asked=asked, n_boot=n_boot, seed=seed)
     index = {r.id: i for i, r in enumerate(runs)}
     correct = right.sum(axis=1)
     shared_invalid = (inp.chosen == 0).sum(axis=1)
@@ -244,29 +250,29 @@ def _leaderboard(inp: Inputs, seed: int, n_boot: int) -> list[LeaderRow]:
         lat = [p.latency for p in ps if p.latency is not None]
         n_all, n_ok = int(an[i]), int(usable[i])
         board.append(LeaderRow(
-            run_id=r.id, model=r.model, kind=r.kind, correct=int(correct[i]), total=Q,
+            run_id=r.id, model=r.model, kind=r.kind, correct=_count(correct[i]), total=Q,
             shared_invalid=int(shared_invalid[i]), accuracy=float(correct[i] / Q),
             wilson_low=float(wl[i]), wilson_high=float(wh[i]), boot_low=float(bl[i]), boot_high=float(bh[i]),
             tokens_in=_sum([p.tokens_in for p in ps]), tokens_out=_sum([p.tokens_out for p in ps]),
             latency_mean=float(np.mean(lat)) if lat else None, cost=_sum([p.cost for p in ps]),
-            answered=n_all, answered_correct=int(ac[i]), answered_accuracy=x.accuracy,
+            answered=n_all, answered_correct=_count(ac[i]), answered_accuracy=x.accuracy,
             answered_low=float(al[i]) if n_all else None, answered_high=float(ah[i]) if n_all else None,
             rank=x.rank, rank_low=x.rank_low, rank_high=x.rank_high, invalid=int(invalid[i]),
             usable_accuracy=float(ac[i] / n_ok) if n_ok else None,
             usable_low=float(ul[i]) if n_ok else None, usable_high=float(uh[i]) if n_ok else None,
             key_baseline=baseline(keys[asked[i]]).share,
-            no_success=all(p.parse_status == "api_error" for p in ps)))
+            no_success=all(p.parse_status == "api_error" for p in ps), ties=int(inp.tied[i].sum())))
     return board
 
 
 def _breakdowns(store: Store, inp: Inputs) -> list[BreakdownRow]:
-    runs, right, shared, R = inp.runs, inp.right, inp.shared, len(inp.runs)
+    runs, right, shared, R = inp.runs, inp.credit_shared, inp.shared, len(inp.runs)
     solved = right.sum(axis=0)
     values = {
         "category": [q.category or NONE for q in shared],
         "source": [q.source_name or NONE for q in shared],
         "poet": [_poet(q) for q in shared],
-        "difficulty": [_tier(int(s), R) for s in solved],
+        "difficulty": [_tier(float(s), R) for s in solved],
     }
     links = store.links([q.uid for q in shared])
     if any(l.status == "linked" for per in links.values() for l in per.values()):
@@ -281,13 +287,15 @@ def _breakdowns(store: Store, inp: Inputs) -> list[BreakdownRow]:
             if not n:
                 continue
             hits = right[:, mask].sum(axis=1)
-            rows += [BreakdownRow(dim, value, runs[i].id, int(hits[i]), n, float(hits[i] / n))
+            rows += [BreakdownRow(dim, value, runs[i].id, _count(hits[i]), n, float(hits[i] / n))
                      for i in inp.order]
     return rows
 
 
 def _onehot(inp: Inputs) -> np.ndarray:
-    return np.stack([inp.chosen == k for k in (1, 2, 3, 4)], axis=2)  # (R, Q, 4)
+    """(R, Q, 4) the option chosen; all False for an unusable answer or a tied majority."""
+    single = ~inp.tied_shared
+    return np.stack([(inp.chosen == k) & single for k in (1, 2, 3, 4)], axis=2)
 
 
 def _position(inp: Inputs) -> list[PositionRow]:
@@ -295,7 +303,7 @@ def _position(inp: Inputs) -> list[PositionRow]:
     key_hot = np.stack([inp.key == k for k in (1, 2, 3, 4)], axis=1)  # (Q, 4)
     rows = []
     for i in inp.order:
-        valid = inp.chosen[i] > 0
+        valid = (inp.chosen[i] > 0) & ~inp.tied_shared[i]
         picked = onehot[i].sum(axis=0).astype(int).tolist()
         keys_here = key_hot[valid].sum(axis=0).astype(int).tolist()
         chi2, p = stats.chisquare_gof(picked, keys_here)
@@ -307,7 +315,9 @@ def _position(inp: Inputs) -> list[PositionRow]:
 def _confusion(inp: Inputs) -> dict[int, list[list[int]]]:
     out = {}
     for i in inp.order:
-        cells = (inp.key.astype(np.int64) - 1) * 5 + np.where(inp.chosen[i] > 0, inp.chosen[i] - 1, 4)
+        single = ~inp.tied_shared[i]  # a tied majority chose no one option
+        cells = (inp.key[single].astype(np.int64) - 1) * 5 + np.where(
+            inp.chosen[i][single] > 0, inp.chosen[i][single] - 1, 4)
         out[inp.runs[i].id] = np.bincount(cells, minlength=20).reshape(4, 5).tolist()
     return out
 
@@ -321,13 +331,13 @@ def _agreement(inp: Inputs) -> tuple[list[int], list[list[float]]]:
 
 def _hardest(inp: Inputs, limit: int) -> list[HardRow]:
     right, R = inp.right, len(inp.runs)
-    solved = right.sum(axis=0)
+    solved = inp.credit_shared.sum(axis=0)
     wrong_counts = ((_onehot(inp) & ~right[:, :, None]).sum(axis=0))  # (Q, 4)
     rows = []
     for j in sorted(range(len(inp.shared)), key=lambda j: (int(solved[j]), inp.shared[j].uid))[:limit]:
         top = int(np.argmax(wrong_counts[j]))  # argmax takes the lowest option on a tie
         n = int(wrong_counts[j, top])
-        rows.append(HardRow(inp.shared[j].uid, int(solved[j]), R, top + 1 if n else None, n))
+        rows.append(HardRow(inp.shared[j].uid, _count(solved[j]), R, top + 1 if n else None, n))
     return rows
 
 
@@ -360,7 +370,7 @@ def build_report(store: Store, *, run_ids: list[int] | None = None, questions: s
                     question_set=questions, keyed=len(inp.keyed), answered=answered,
                     left_out=left_out, effect=effect, power=power)
     if inp.runs or inp.keyed:
-        report.items = item_analysis(store, inp.keyed, [r.id for r in inp.runs], inp.preds)
+        report.items = item_analysis(store, inp.keyed, [r.id for r in inp.runs], inp.preds, inp.tied_uids())
         from .samples import sample_run
 
         report.samples = [sample_run(r, inp.votes[r.id], inp.keyed) for r in inp.runs if r.id in inp.votes]
@@ -368,12 +378,12 @@ def build_report(store: Store, *, run_ids: list[int] | None = None, questions: s
         return report
     report.leaderboard = _leaderboard(inp, seed, n_boot)
     ids = [r.id for r in inp.runs]
-    report.pairs = pair_rows(ids, inp.order, inp.right_all, inp.asked, effect, power)
+    report.pairs = pair_rows(ids, inp.order, inp.right_all, inp.single, effect, power)
     report.groups = groups([row.run_id for row in report.leaderboard], report.pairs)
     report.baseline = baseline([q.key for q in inp.keyed])
     report.shared_baseline = baseline(inp.key)
     units = question_units(inp.keyed, store.links([q.uid for q in inp.keyed]))
-    report.clusters = cluster_rows(ids, inp.order, inp.right_all, inp.asked, units)
+    report.clusters = cluster_rows(ids, inp.order, inp.credit, inp.asked, units)
     report.breakdowns = _breakdowns(store, inp)
     report.position = _position(inp)
     report.confusion = _confusion(inp)

@@ -16,7 +16,6 @@ option orders, and is labelled so."""
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -67,12 +66,6 @@ class SampleRun:
         return "consistency across option orders" if self.shuffled else "agreement among samples"
 
 
-def _tied(answers: list[int]) -> list[int]:
-    counts = Counter(a for a in answers if a)
-    top = max(counts.values(), default=0)
-    return sorted(o for o, c in counts.items() if c == top) if top else []
-
-
 def _t_interval(values: list[float]) -> tuple[float | None, float | None]:
     """t 95 % interval of a mean (statsmodels); None with fewer than 2 values, the point when all equal."""
     from statsmodels.stats.weightstats import DescrStatsW
@@ -97,10 +90,9 @@ def sample_run(run: Run, votes: list[Vote], keyed: list[Question]) -> SampleRun:
             continue
         answers = list(v.answers)
         right = sum(a == q.key for a in answers)
-        tied = _tied(answers)
         items.append(SampleItem(q.uid, int(q.key), answers, v.answer, v.agreement, v.chosen.sample,
                                 v.answer == q.key, right / len(answers),  # of the samples stored
-                                tied, 1 / len(tied) if q.key in tied else 0.0))
+                                list(v.tied), float(v.credit(q.key))))
     n = len(items)
     agreements = [i.agreement for i in items if i.agreement is not None]
     credit = sum(i.credit for i in items)

@@ -6,15 +6,17 @@ The YAML is written by hand (no YAML library needed); tests read it back with da
 
 from __future__ import annotations
 
-CORPUS = [("poem", "string"), ("couplet", "int64"), ("poet", "string"), ("metre", "string"),
-          ("method", "string"), ("score", "float64")]
-OPTION = [("position", "int64"), ("mesra1", "string"), ("mesra2", "string"), ("poet", "string"),
-          ("corpus", ("struct", CORPUS))]
-# io/jsonl.py's record, key for key (schema version 3)
+PLACE = [("poem", "string"), ("couplet", "int64")]
+CORPUS = [("status", "string"), ("poem", "string"), ("couplet", "int64"), ("poet", "string"),
+          ("metre", "string"), ("method", "string"), ("score", "float64"), ("also_in", ("list", PLACE)),
+          ("candidates", ("list", PLACE))]
+OPTION = [("position", "int64"), ("mesra1", "string"), ("mesra2", "string"), ("order", "string"),
+          ("poet", "string"), ("corpus", ("struct", CORPUS))]
+# io/jsonl.py's record, key for key (schema version 4: every key a record or an option may hold)
 FEATURES = [("schema_version", "int64"), ("uid", "string"), ("status", "string"), ("stem", "string"),
             ("options", ("list", OPTION)), ("key", "int64"), ("explanation", "string"), ("category", "string"),
             ("poet", "string"), ("sources", ("list", [("name", "string"), ("id", "string")])),
-            ("tags", ("list", "string")), ("author", "string"), ("created_at", "string"),
+            ("source_page", "int64"), ("tags", ("list", "string")), ("author", "string"), ("created_at", "string"),
             ("updated_at", "string")]
 
 

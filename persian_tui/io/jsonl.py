@@ -2,9 +2,11 @@
 
 Schema version 4, keys in this order:
   schema_version, uid, status, stem, options[{position, mesra1, mesra2, order, poet, corpus}],
-  key, explanation, category, poet, sources[{name, id}], tags, author, created_at, updated_at
+  key, explanation, category, poet, sources[{name, id}], source_page, tags, author, created_at,
+  updated_at
 `sources` lists every reference the question is known by, its own source first (empty when it
-has none). An option's `order` says whether its hemistichs were checked against the corpus
+has none); `source_page` the page of its own source it is on (a book's page), null when unknown.
+An option's `order` says whether its hemistichs were checked against the corpus
 (`poet`, `reversed`, `unverified`); its `corpus` is its provenance link, null when it has none
 (no corpus loaded): {status: linked, poem, couplet, poet, metre, method, score, also_in},
 {status: ambiguous, method, score, candidates} or {status: unlinked} (with method `quoted` and
@@ -20,7 +22,7 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..models import STATUSES, Option, OptionLink, Question, SourceRef
+from ..models import MAX_PAGE, STATUSES, Option, OptionLink, Question, SourceRef
 from ..text import nfc
 from . import files
 
@@ -65,6 +67,7 @@ def to_record(q: Question, links: dict[int, OptionLink] | None = None) -> dict:
         "category": q.category,
         "poet": q.poet,
         "sources": [{"name": r.name, "id": r.id} for r in q.references()],
+        "source_page": q.source_page,
         "tags": list(q.tags),
         "author": q.author,
         "created_at": q.created_at,
@@ -123,6 +126,9 @@ def from_record(d: object) -> Question:
     if key is not None and (not isinstance(key, int) or isinstance(key, bool)):
         raise ValueError(f"key {key!r} must be an integer 1..4 or null")
     refs = _sources(d, version)
+    page = d.get("source_page")
+    if page is not None and (not isinstance(page, int) or isinstance(page, bool) or not 0 <= page <= MAX_PAGE):
+        raise ValueError(f"source_page {page!r} must be a page number 0..{MAX_PAGE} or null")
     tags = d.get("tags") or []
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
         raise ValueError("'tags' must be a list of strings")
@@ -133,7 +139,8 @@ def from_record(d: object) -> Question:
     return Question(
         uid=uid, options=options, stem=_text(d, "stem") or "", key=key, status=status,
         explanation=_text(d, "explanation"), category=_text(d, "category"), poet=_text(d, "poet"),
-        source_name=own.name, source_id=own.id, tags=[nfc(t) for t in tags], author=_text(d, "author"),
+        source_name=own.name, source_id=own.id, source_page=page, tags=[nfc(t) for t in tags],
+        author=_text(d, "author"),
         created_at=_text(d, "created_at"), updated_at=_text(d, "updated_at"), sources=refs,
     )
 

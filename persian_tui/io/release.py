@@ -20,9 +20,10 @@ import json
 import re
 from collections import Counter
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from pathlib import Path
 
-from ..display import figure
+from ..display import count, figure
 from ..models import Question, Release, ReleaseItem, release_digest
 from ..store import Store
 from . import files, jsonl
@@ -90,7 +91,7 @@ class _Board:
     model: str
     kind: str
     answered: int
-    correct: int
+    correct: Fraction  # a tied majority vote counts 1/t (models.Vote.credit)
     low: float | None
     high: float | None
     on_release: bool
@@ -98,7 +99,7 @@ class _Board:
 
     @property
     def accuracy(self) -> float | None:
-        return self.correct / self.answered if self.answered else None
+        return float(self.correct / self.answered) if self.answered else None
 
 
 RANKING_RULE = ("ranked by accuracy on the release's keyed questions each run answered (an unusable answer "
@@ -118,10 +119,12 @@ def leaderboard(store: Store, release: Release, run_ids: list[int]) -> list[_Boa
         run = store.get_run(rid)
         if run is None:
             raise InputError(f"--runs: no run {rid}")
-        preds = [p for p in store.predictions(rid) if p.uid in keys]
-        correct = sum(p.usable == keys[p.uid] for p in preds)
-        low, high = wilson(correct, len(preds)) or (None, None)
-        out.append(_Board(rid, run.model, run.kind, len(preds), correct, low, high,
+        preds, voted = store.voted_predictions(rid)
+        credits = ([Fraction(int(p.usable == keys[p.uid])) for p in preds if p.uid in keys] if voted is None
+                   else [v.credit(keys[v.chosen.uid]) for v in voted if v.chosen.uid in keys])
+        correct = sum(credits, Fraction(0))
+        low, high = wilson(float(correct), len(credits)) or (None, None)
+        out.append(_Board(rid, run.model, run.kind, len(credits), correct, low, high,
                           run.params.get("release") == release.name))
     from ..eval.ranking import rank_runs
 
@@ -293,7 +296,7 @@ def _board_csv(board: list[_Board]) -> str:
     w.writerow(["rank", "run_id", "model", "kind", "answered", "correct", "accuracy", "wilson_low",
                 "wilson_high", "run_on_release"])
     for b in board:
-        w.writerow([b.rank, b.run_id, b.model, b.kind, b.answered, b.correct,
+        w.writerow([b.rank, b.run_id, b.model, b.kind, b.answered, count(float(b.correct)),
                     *("" if x is None else f"{x:.6g}" for x in (b.accuracy, b.low, b.high)), int(b.on_release)])
     return buf.getvalue()
 

@@ -13,9 +13,10 @@ import math
 from dataclasses import asdict
 from pathlib import Path
 
-from ..display import MISSING, interval, p_value, percent, seconds
+from ..display import MISSING, count, interval, p_value, percent, seconds
 from ..eval.report import DIMENSIONS, Report
 from .files import write_atomic
+from .report_notes import ties_note
 
 CHANCE = 0.25
 FORMATS = ("md", "csv", "json")
@@ -152,9 +153,9 @@ def _rank(r) -> str:
 def _leader_rows(report: Report) -> list[list[str]]:
     def row(r) -> list[str]:
         cells = [str(r.rank), f"#{r.run_id}", r.model, r.kind, _pct(r.answered_accuracy),
-                 f"{r.answered_correct}/{r.answered}", _interval(r.answered_low, r.answered_high), _rank(r),
+                 f"{count(r.answered_correct)}/{r.answered}", _interval(r.answered_low, r.answered_high), _rank(r),
                  _pct(r.usable_accuracy), str(r.invalid), _pct(r.key_baseline),
-                 _pct(r.accuracy), f"{r.correct}/{r.total}", _num(r.tokens_in), _num(r.tokens_out),
+                 _pct(r.accuracy), f"{count(r.correct)}/{r.total}", _num(r.tokens_in), _num(r.tokens_out),
                  seconds(r.latency_mean), _num(r.cost)]
         if r.no_success:  # not one request succeeded: no accuracy to show, not 0.0 %
             for i in (4, 6, 7, 8, 11):
@@ -311,6 +312,8 @@ def render_text(report: Report, *, max_pairs: int = 28, intervals: str = "pair")
                                        right={0, 4, 5, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
     out.append("groups that cannot be told apart (Holm p >= 0.05 against the group's leader): "
                + "  ".join("{" + ", ".join(f"#{r}" for r in g) + "}" for g in report.groups))
+    if note := ties_note(report):
+        out.append(note)
     if report.pairs:
         out += ["", "== Paired comparisons (each pair on the questions both answered; exact McNemar, "
                 "Holm-corrected; * = significant at 0.05)"]
@@ -339,7 +342,7 @@ def render_text(report: Report, *, max_pairs: int = 28, intervals: str = "pair")
     out += _table(POSITION_HEADER, _position_rows(report), right={3, 4, 5, 6})
     out += ["", f"== Hardest questions (of {report.questions}; solved by fewest runs)"]
     out += _table(["question", "solved", "most common wrong answer"],
-                  [[h.uid, f"{h.solved}/{h.runs}",
+                  [[h.uid, f"{count(h.solved)}/{h.runs}",
                     "—" if h.common_wrong is None else f"{h.common_wrong} ({h.common_wrong_count} runs)"]
                    for h in report.hardest[:10]], right={1})
     out += _items_text(report)
@@ -371,6 +374,8 @@ def render_markdown(report: Report, intervals: str = "pair") -> str:
     out += _md_table(LEADER_HEADER, _leader_rows(report)) + [""]
     out.append("Groups that cannot be told apart: "
                + ", ".join("{" + ", ".join(f"#{r}" for r in g) + "}" for g in report.groups) + ".")
+    if note := ties_note(report):
+        out += ["", note]
     if report.pairs:
         out += ["", "## Paired comparisons", "",
                 "Each pair on the questions both runs answered (n). Exact McNemar, Holm-corrected over "
@@ -414,7 +419,7 @@ def render_markdown(report: Report, intervals: str = "pair") -> str:
     out += _samples_text(report, md=True)
     out += ["", "## Hardest questions", ""]
     out += _md_table(["question", "solved", "most common wrong answer", "runs choosing it"],
-                     [[h.uid, f"{h.solved}/{h.runs}", "—" if h.common_wrong is None else str(h.common_wrong),
+                     [[h.uid, f"{count(h.solved)}/{h.runs}", "—" if h.common_wrong is None else str(h.common_wrong),
                        str(h.common_wrong_count)] for h in report.hardest])
     return "\n".join(out) + "\n"
 
@@ -452,7 +457,7 @@ def render_csvs(report: Report) -> dict[str, str]:
           "answered_low", "answered_high", "rank_low", "rank_high", "invalid", "usable_accuracy",
           "usable_low", "usable_high", "key_baseline", "correct", "total", "shared_invalid", "accuracy",
           "wilson_low", "wilson_high", "boot_low", "boot_high", "tokens_in", "tokens_out", "latency_mean",
-          "cost"]
+          "cost", "ties"]
     pair_cols = ["a", "b", "n", "a_only", "b_only", "p_exact", "p_holm", "diff", "diff_low",
                  "diff_high", "diff_low_simultaneous", "diff_high_simultaneous", "mde", "mde_adjusted",
                  "n_needed", "n_needed_adjusted"]

@@ -42,7 +42,19 @@ def leader_note(report) -> str:
         text += (f" {len(short)} run(s) answered fewer than {most}: {names}{' …' if len(short) > 6 else ''}; "
                  f"'shared' is on the {report.questions} question(s) all runs answered; x on a run leaves it out.")
     text += " Overlapping intervals do not mean equal runs: tab 2 tests each pair on the questions both answered."
+    if ties := ties_note(report):
+        text += " " + ties
     return text
+
+
+def ties_note(report) -> str | None:
+    """The runs whose majority vote tied somewhere, and how ties are scored; None without ties."""
+    tied = [f"#{r.run_id}: {r.ties}" for r in report.leaderboard if r.ties]
+    if not tied:
+        return None
+    return ("Tied majority votes (" + ", ".join(tied) + "): credited 1/t when the key is one of the t "
+            "tied options (the expected score of a random tie-break, never the answer given first), "
+            "and left out of the pair tests, position counts and item analysis, which need one answer.")
 
 
 def pairs_note(report, pairs: int, differ: int) -> str:

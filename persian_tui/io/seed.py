@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..bank import repeated_couplets
-from ..models import Option, Question
+from ..models import MAX_PAGE, Option, Question
 from ..text import CoupletError, nfc, split_couplet, strip_option_label
 from .errors import InputError
 from .records import Record
@@ -46,6 +46,16 @@ def _finish(q: Question, rec: Record) -> Record:
 
 def _has_letters(text: str) -> bool:
     return any(c.isalpha() for c in text)
+
+
+def _page(value: object, position: int) -> int | None:
+    """A book page's number as stored: its `page_number` when a whole number 0..MAX_PAGE (a digit
+    string too), its position in the file when it has none, else unknown."""
+    if value is None:
+        return position
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip()) if len(value.strip()) <= 7 else -1
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_PAGE else None
 
 
 def _key(rec: Record, keys: dict[str, int] | None, keys_path: Path | None) -> int | None:
@@ -170,7 +180,8 @@ def read_book(data: object, path: Path, source: str, keys: dict[str, int] | None
         raise InputError(f"{path}: book format must be an object with a 'pages' list")
     records = []
     for p, page in enumerate(data["pages"], 1):
-        page_no = page.get("page_number", p) if isinstance(page, dict) else p
+        raw_page = page.get("page_number") if isinstance(page, dict) else None
+        page_no = p if raw_page is None else raw_page
         data = page.get("data") if isinstance(page, dict) else None
         questions = data.get("questions") if isinstance(data, dict) else None
         if not isinstance(questions, list):
@@ -187,6 +198,6 @@ def read_book(data: object, path: Path, source: str, keys: dict[str, int] | None
                 continue
             q = Question(uid="", options=options, stem=_str(item.get("stem")), key=key,
                          status="ready" if key else "draft", source_name=source,
-                         source_id=rec.source_id)
+                         source_id=rec.source_id, source_page=_page(raw_page, p))
             _finish(q, rec)
     return records

@@ -13,7 +13,7 @@ from ..models import Question, SourceRef
 from ..text import couplet_key
 
 QUESTION_FIELDS = ("uid", "stem", "key", "status", "explanation", "category", "poet", "source_name",
-                   "source_id", "tags", "author", "created_at", "updated_at")
+                   "source_id", "source_page", "tags", "author", "created_at", "updated_at")
 
 
 @dataclass

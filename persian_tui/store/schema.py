@@ -635,6 +635,16 @@ MIGRATIONS: list[list[str]] = [
     [
         "ALTER TABLE adjudications ADD COLUMN reviews_seen INTEGER",
     ],
+    # 17: the page of its source a question is on (a book's page: the report's "source page"
+    # clusters); backfilled from the book importer's own ids for questions without one ("p12-3")
+    [
+        "ALTER TABLE questions ADD COLUMN source_page INTEGER CHECK (source_page >= 0)",
+        """
+            UPDATE questions SET source_page = CAST(substr(source_id, 2, instr(source_id, '-') - 2) AS INTEGER)
+            WHERE source_id GLOB 'p[0-9]*-[0-9]*' AND source_id NOT GLOB 'p*[^0-9]*-*'
+              AND instr(source_id, '-') BETWEEN 3 AND 12
+        """,
+    ],
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -9,7 +9,7 @@ from textual.containers import Horizontal
 from textual.widgets import DataTable, Label, Select, Static, TabPane
 
 from ... import bidi
-from ...display import percent
+from ...display import count, percent
 from ...io.report_notes import BREAKDOWN_HELP
 from .report_cells import RunNames, cut, right
 from .rows_table import RowsTable
@@ -76,7 +76,7 @@ class BreakdownsTab(TabPane):
 
         def cell(run_id: int, v: str) -> Text:
             b = cells.get((run_id, v))
-            return right("—" if b is None or not b.total else f"{percent(b.accuracy, 0)} {b.correct}/{b.total}")
+            return right("—" if b is None or not b.total else f"{percent(b.accuracy, 0)} {count(b.correct)}/{b.total}")
 
         if mode == "terminal":
             # a bidi terminal reorders whole rows: one (Persian) value per row, runs as columns

@@ -6,7 +6,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.widgets import DataTable, Static, TabPane
 
-from ... import bidi
+from ... import bidi, display
 from .item_table import fill_items, item_note
 from .report_cells import RunNames, cut, right
 from .report_question import open_question
@@ -37,12 +37,12 @@ class HardestTab(TabPane):
         for h in report.hardest:
             q = self.app.store.get_question(h.uid)
             wrong = "—" if h.common_wrong is None else str(h.common_wrong)
-            unsolved = h.runs - h.solved
+            unsolved = round(h.runs - h.solved)  # runs with no credit, or a tie
             share = f"{h.common_wrong_count} of {unsolved} wrong" if unsolved else "—"
             source = cut(q.source_id or "", 8) if q else ""
             first = next((o for o in q.options if o.position == 1), None) if q else None
             text = bidi.display_line(first.mesra1, 40, mode) if first else ""
-            table.add_row(cut(h.uid, 16), source, right(f"{h.solved}/{h.runs}"),
+            table.add_row(cut(h.uid, 16), source, right(f"{display.count(h.solved)}/{h.runs}"),
                           right(q.key if q and q.key else "—"), right(wrong), right(share),
                           right(text), key=h.uid)
         self.query_one("#hard-note", Static).update(
@@ -57,7 +57,7 @@ class HardestTab(TabPane):
         def note(question) -> str:
             if h is None:
                 return ""
-            text = f"{uid}: solved by {h.solved} of {h.runs} run(s)"
+            text = f"{uid}: solved by {display.count(h.solved)} of {h.runs} run(s)"
             if h.common_wrong is not None:
                 text += f"; {h.common_wrong_count} chose option {h.common_wrong}"
             return text + (f"; key {question.key}" if question.key else "")

@@ -47,12 +47,12 @@ class LeaderboardTab(TabPane):
             ranks = MISSING if r.rank_low is None or none else f"{r.rank_low}–{r.rank_high}"
             table.add_row(right(r.rank), right(r.run_id), models[r.run_id],
                           right(MISSING if none else percent(r.answered_accuracy)),
-                          right(f"{r.answered_correct}/{n}"),
+                          right(f"{display.count(r.answered_correct)}/{n}"),
                           right(MISSING if none else interval(r.answered_low, r.answered_high)), right(ranks),
                           right(MISSING if none else percent(r.usable_accuracy)), right(invalid),
                           right(tokens(r.tokens_in, r.tokens_out)), right(seconds(r.latency_mean)),
                           right(dollars(r.cost)),
-                          right(f"{MISSING if none else percent(r.accuracy)} {r.correct}/{r.total}"),
+                          right(f"{MISSING if none else percent(r.accuracy)} {display.count(r.correct)}/{r.total}"),
                           key=str(r.run_id))
         table.set_class(len(rows) >= 8, "-many")
         restore_cursor(table, current)
@@ -96,7 +96,7 @@ class HumanTab(TabPane):
             shown = bidi.display_line(name, 30, mode) if bidi.has_rtl(name) else cut(name, 30)
             style = "dim" if is_run else ""
             table.add_row(Text(kind, style=style), Text(shown, style=style), right(percent(acc)),
-                          right(f"{c}/{n}"), right(interval(lo, hi)))
+                          right(f"{display.count(c)}/{n}"), right(interval(lo, hi)))
         note.update(f"Annotators' accuracy against the key on the shared questions they labelled, "
                     f"beside the {min(3, len(report.leaderboard))} best run(s) (dim, on all "
                     f"{report.questions}); Wilson 95 %.")
