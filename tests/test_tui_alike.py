@@ -381,16 +381,9 @@ async def test_note_dialog_and_corpus_footer(tmp_path):
 # ------------------------------------------------------------------ snapshots at 80x24
 
 SNAPSHOT_PATHS = [([], "bank"), *[(keys, title) for keys, title, _ in PATHS]]
-# the report's snapshot differs now and then when other tests load the cores (-n 2): it passes
-# alone and in sequence every time; until the timing in the report screen's fill is found, a
-# mismatch there is reported (xfail) rather than failing the suite; its 8-row check stays strict
-FLAKY_SNAPSHOTS = {"report"}
 
 
-@pytest.mark.parametrize("keys,title", [
-    pytest.param(k, t, marks=pytest.mark.xfail(strict=False, reason="timing-dependent under load; see FLAKY_SNAPSHOTS"))
-    if t in FLAKY_SNAPSHOTS else (k, t) for k, t in SNAPSHOT_PATHS],
-    ids=[t.replace(" ", "-") for _, t in SNAPSHOT_PATHS])
+@pytest.mark.parametrize("keys,title", SNAPSHOT_PATHS, ids=[t.replace(" ", "-") for _, t in SNAPSHOT_PATHS])
 def test_every_screen_at_80x24(tmp_path, snap_compare, monkeypatch, keys, title):
     """Every screen at 80x24 (tests/__snapshots__/test_tui_alike/): its main table or text
     in view, its footer with "? Help"."""

@@ -210,10 +210,12 @@ class ReportScreen(Screen):
         self._focus_tab(event.pane.id)
 
     def _focus_tab(self, pane: str | None) -> None:
-        """Each tab's main widget takes the focus, so its keys work at once."""
+        """Each tab's main widget takes the focus, so its keys work at once. The tab is not
+        scrolled to it: a tab opens at its top (its note first), whether or not its tables were
+        filled when the focus moved (that timing used to decide the scroll)."""
         target = MAIN_WIDGET.get(pane or "")
         if target:
-            self.query_one(target).focus()
+            self.query_one(target).focus(scroll_visible=False)
 
     def action_cycle_dimension(self) -> None:
         self.query_one(BreakdownsTab).next_dimension()
