@@ -76,3 +76,11 @@ def test_the_runs_and_the_ranking_rule_are_named(store, tmp_path):
     assert rows == [f"#{high}", f"#{tie}", f"#{low}"]
     csv_ids = [line.split(",")[1] for line in (tmp_path / "v1" / "leaderboard.csv").read_text().splitlines()[1:]]
     assert csv_ids == [str(high), str(tie), str(low)]
+
+
+def test_the_majority_key_baseline_is_stated(store, tmp_path):
+    store.add_questions([make_question(f"q-{i:02d}", couplets=couplets(i), key=4 if i < 5 else i % 3 + 1,
+                                       status="curated") for i in range(N)])
+    board = datasheet(store, tmp_path / "v1").split("## Leaderboard")[1]
+    assert ("Majority-key baseline: always answering key 4 scores 62.5% (5/8 keyed questions, Wilson 95 % "
+            "30.6%–86.3%; keys 1/2/3/4: 1/1/1/5); chance is 25 %.") in board

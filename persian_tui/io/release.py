@@ -243,7 +243,7 @@ def datasheet(store: Store, release: Release, board: list[_Board], license_id: s
             flag_summary(items) + f"; from {_runs_named(board)} and {labels} human label(s) "
             f"(flags: {', '.join(FLAGS)}; the persian-tui README, \"Item analysis\", explains them)."]
 
-    out += ["", "## Leaderboard", ""]
+    out += ["", "## Leaderboard", "", baseline_line([q.key for q in questions if q.key is not None]), ""]
     if board:
         out += ["Each run on the release's keyed questions it answered, against the frozen keys; "
                 "a run asked several times counts with its majority vote. Wilson 95 % intervals. "
@@ -278,6 +278,19 @@ def datasheet(store: Store, release: Release, board: list[_Board], license_id: s
             "`uid`, `options` (position, mesra1, mesra2, poet, corpus), `key`, `category`, `poet`, "
             "`source`, `explanation`, ...; `persian-tui import` reads it back.", ""]
     return "\n".join(out)
+
+
+def baseline_line(keys: list[int]) -> str:
+    """The majority-key baseline of the release's keys, the line every run must beat."""
+    from ..eval.report import baseline
+
+    b = baseline(keys)
+    if b.share is None:
+        return "Majority-key baseline: no keyed questions."
+    return (f"Majority-key baseline: always answering key {b.label} scores {b.share:.1%} ({b.correct}/{b.total} "
+            f"keyed questions, Wilson 95 % {b.low:.1%}–{b.high:.1%}; keys 1/2/3/4: "
+            f"{'/'.join(map(str, b.counts))}); chance is 25 %. A run below it has learnt less than the "
+            "key distribution.")
 
 
 def manifest(release: Release, run_ids: list[int]) -> str:
