@@ -35,6 +35,9 @@ COMMON = 20_000  # couplets: a word in more is too common to find a couplet by
 QUOTING_LISTED, QUOTING_FOUND = 1, 2  # corpus_poems.quoting: a listed work; found from the data
 QUOTED_SHARE = 0.5  # a poem is found to quote when this share of its couplets are an earlier poet's
 MAX_JOINS = 5  # word boundaries of a search tried both joined and apart (2**5 spellings at most)
+HALF_TOKENS = 3  # linking: a hemistich's couplets are looked up by its rarest words only
+VERBATIM = ("exact", "swapped")  # link methods that end the candidate search early
+STAGES = ("half", "narrow", "wide")  # the candidate search, cheapest first (CorpusRepo._candidates)
 
 
 def pdf_repairs(words: Iterable[str]) -> dict[str, list[str]]:
@@ -83,22 +86,43 @@ def split_candidates(terms: list[str]) -> set[str]:
             for h in (w[:i], w[i:])}
 
 
-def spellings_query(terms: list[str], known: set[str] | frozenset = frozenset()) -> str:
+def spellings_query(terms: list[str], known: set[str] | frozenset = frozenset(),
+                    df: dict[str, int] | None = None, keep: int = 0) -> str:
     """An FTS5 query (every word quoted: no operator from the data) that is space-insensitive.
     Corpus keys drop the ZWNJ ("می‌خانه" is the one word "میخانه"), so a word typed apart
     ("می خانه") is also tried joined to its neighbours (see _spellings); and a word the corpus
     writes as two (both halves in `known`, the corpus vocabulary) also matches that phrase:
-    "میخانه" finds "می خانه"."""
+    "میخانه" finds "می خانه". With `df` (word -> couplets holding it, for every word of every
+    spelling and their halves) and `keep`, each spelling asks for its `keep` rarest words only
+    (a common word adds a long doclist for FTS5 to walk and selects nothing) and a spelling with
+    a word the corpus cannot match is left out; "" when no spelling can match."""
     def word(w: str) -> str:
         alts = [w] + [f"{w[:i]} {w[i:]}" for i in range(2, len(w) - 1) if w[:i] in known and w[i:] in known]
         return f'"{w}"' if len(alts) == 1 else "(" + " OR ".join(f'"{a}"' for a in alts) + ")"
 
-    queries = [" AND ".join(word(w) for w in words) for words in _spellings(terms)]
+    def cost(w: str) -> int | None:  # the couplets a word (or its two-word spelling) can be in
+        splits = [min(df[w[:i]], df[w[i:]]) for i in range(2, len(w) - 1) if w[:i] in df and w[i:] in df]
+        found = ([df[w]] if w in df else []) + splits
+        return max(found) if found else None
+
+    queries: list[str] = []
+    for words in _spellings(terms):
+        if df is not None and keep:
+            costs = {w: cost(w) for w in words}
+            if None in costs.values():
+                continue
+            words = sorted(set(words), key=lambda w: (costs[w], w))[:keep]
+        query = " AND ".join(word(w) for w in words)
+        if query not in queries:
+            queries.append(query)
+    if not queries:
+        return ""
     return queries[0] if len(queries) == 1 else " OR ".join(f"({q})" for q in queries)
 
 
 class CorpusRepo:
     conn: sqlite3.Connection
+    _df: dict[str, int] | None = None  # word -> couplets (0: not in the corpus) while linking a batch
 
     # ------------------------------------------------------------ import
 
@@ -254,12 +278,21 @@ class CorpusRepo:
 
     def _known_words(self, words: Iterable[str]) -> set[str]:
         """Those of the words that occur in the corpus (the FTS vocabulary)."""
-        words, found = sorted(words), set()
-        for start in range(0, len(words), 500):
-            chunk = words[start:start + 500]
-            found.update(r["term"] for r in self.conn.execute(
-                f"SELECT term FROM corpus_vocab WHERE term IN ({','.join('?' * len(chunk))})", chunk))
-        return found
+        return set(self._vocab(words))
+
+    def _vocab(self, words: Iterable[str]) -> dict[str, int]:
+        """word -> couplets holding it, for those of the words the corpus has (the FTS vocabulary).
+        fts5vocab counts a word's couplets by walking its whole doclist (milliseconds for a
+        common word), so while link_questions runs the counts are kept (`_df`)."""
+        cache = self._df if self._df is not None else {}
+        words = set(words)
+        ask = sorted(w for w in words if w not in cache)
+        for start in range(0, len(ask), 500):
+            chunk = ask[start:start + 500]
+            cache.update(dict.fromkeys(chunk, 0))
+            cache.update((r["term"], r["doc"]) for r in self.conn.execute(
+                f"SELECT term, doc FROM corpus_vocab WHERE term IN ({','.join('?' * len(chunk))})", chunk))
+        return {w: cache[w] for w in words if cache[w]}
 
     def search_couplets(self, words: str = "", *, poet: str | None = None, form: str | None = None,
                         metre: str | None = None, limit: int = 50, scan: bool = False) -> list[CorpusCouplet]:
@@ -295,9 +328,7 @@ class CorpusRepo:
         words = sorted(set(corpus_key(text).split()))
         if not words:
             return []
-        marks = ",".join("?" * len(words))
-        df = {r["term"]: r["doc"] for r in self.conn.execute(
-            f"SELECT term, doc FROM corpus_vocab WHERE term IN ({marks})", words)}
+        df = self._vocab(words)
         known = sorted((w for w in words if df.get(w)), key=lambda w: (df[w], w))
         # words found in one couplet only are often the couplet itself: they cannot fill the pool
         rare = [w for w in known if df[w] > 1][:8] + [w for w in known if df[w] == 1][:4]
@@ -321,33 +352,34 @@ class CorpusRepo:
 
     # ------------------------------------------------------------ linking
 
-    def _candidates(self, a: str, b: str) -> list[Candidate]:
-        """Couplets holding all words of a hemistich, plus the FTS best matches of several word sets
-        (candidate blocking: never a scan of the corpus). A damaged word is often the rarest
-        one, so no single set decides: the rarest words of the option, the rarest of each
-        hemistich, repaired spellings of PDF damage (see pdf_repairs), and all but the
-        commonest words together."""
-        found: dict[int, Candidate] = {}
-        for half in {a, b}:  # couplets holding every word of a hemistich (spacing-insensitive)
-            terms = half.split()
-            if not terms:
-                continue
-            query = spellings_query(terms, self._known_words(split_candidates(terms)))
-            for r in self.conn.execute(
-                    f"{_CANDIDATE_SELECT} WHERE c.id IN (SELECT rowid FROM corpus_fts "
-                    "WHERE corpus_fts MATCH ? ORDER BY rank LIMIT ?)", (query, FTS_CANDIDATES)):
-                found[r["couplet_id"]] = Candidate(**r)
+    def _fts_candidates(self, query: str, found: dict[int, Candidate]) -> None:
+        """Add the FTS best matches (bm25) of a query to `found` (couplet id -> candidate)."""
+        for r in self.conn.execute(
+                f"{_CANDIDATE_SELECT} WHERE c.id IN (SELECT rowid FROM corpus_fts "
+                "WHERE corpus_fts MATCH ? ORDER BY rank LIMIT ?)", (query, FTS_CANDIDATES)):
+            found.setdefault(r["couplet_id"], Candidate(**r))
+
+    def _candidates(self, a: str, b: str, found: dict[int, Candidate], stage: str) -> None:
+        """Candidate blocking (never a scan of the corpus): add to `found` the couplets of one
+        stage. `half`: those holding the rarest words of a hemistich (spacing-insensitive;
+        every verbatim copy of the couplet). `narrow`: the FTS best matches of the rarest words
+        of the option and of each hemistich. `wide`, for damaged text, each a longer OR for
+        FTS5 to rank: a damaged word is often the rarest one, so repaired spellings of PDF
+        damage (see pdf_repairs) and all but the commonest words together."""
+        if stage == "half":
+            for half in {a, b}:
+                terms = half.split()
+                if not terms:
+                    continue
+                spelled = {w for words in _spellings(terms) for w in words} | split_candidates(terms)
+                df = self._vocab(spelled)
+                if query := spellings_query(terms, set(df), df, HALF_TOKENS):
+                    self._fts_candidates(query, found)
+            return
         halves = [sorted(set(h.split())) for h in (a, b)]
         words = sorted(set(halves[0]) | set(halves[1]))
-        repairs = pdf_repairs(words)
-        asked = sorted(set(words) | {r for rs in repairs.values() for r in rs})
-        if not asked:
-            return list(found.values())
-        df: dict[str, int] = {}
-        for start in range(0, len(asked), 500):
-            chunk = asked[start:start + 500]
-            df.update((r["term"], r["doc"]) for r in self.conn.execute(
-                f"SELECT term, doc FROM corpus_vocab WHERE term IN ({','.join('?' * len(chunk))})", chunk))
+        repairs = pdf_repairs(words) if stage == "wide" else {}
+        df = self._vocab(set(words) | {r for rs in repairs.values() for r in rs})
 
         def rarest(ws, n):
             return sorted((w for w in ws if df.get(w)), key=lambda w: (df[w], w))[:n]
@@ -355,30 +387,34 @@ class CorpusRepo:
         # a repaired spelling more frequent than the damaged one stands in for it
         fixed = {w: max(rs, key=lambda r: df.get(r, 0)) for w, rs in repairs.items()
                  if max(df.get(r, 0) for r in rs) > df.get(w, 0)}
-        sets = [rarest(words, RARE_TOKENS), rarest(halves[0], 3), rarest(halves[1], 3),
-                rarest([fixed.get(w, w) for w in words], RARE_TOKENS),
-                rarest([fixed.get(w, w) for w in words if df.get(fixed.get(w, w), 0) <= COMMON], BROAD_TOKENS)]
-        seen: set[tuple[str, ...]] = set()
+        narrow = [rarest(words, RARE_TOKENS), rarest(halves[0], 3), rarest(halves[1], 3)]
+        sets = ([rarest([fixed.get(w, w) for w in words], RARE_TOKENS),
+                 rarest([fixed.get(w, w) for w in words if df.get(fixed.get(w, w), 0) <= COMMON], BROAD_TOKENS)]
+                if stage == "wide" else narrow)
+        seen = {tuple(ws) for ws in narrow} if stage == "wide" else set()
         for ws in sets:
-            if not ws or tuple(ws) in seen:
-                continue
-            seen.add(tuple(ws))
-            for r in self.conn.execute(
-                    f"{_CANDIDATE_SELECT} WHERE c.id IN (SELECT rowid FROM corpus_fts "
-                    "WHERE corpus_fts MATCH ? ORDER BY rank LIMIT ?)",
-                    (" OR ".join(fts_query([w]) for w in ws), FTS_CANDIDATES)):
-                found.setdefault(r["couplet_id"], Candidate(**r))
-        return list(found.values())
+            if ws and tuple(ws) not in seen:
+                seen.add(tuple(ws))
+                self._fts_candidates(" OR ".join(fts_query([w]) for w in ws), found)
 
     def link_option(self, mesra1: str, mesra2: str, *, own_poet: str | None = None,
                     threshold: float | None = None, brute: bool = False) -> Decision:
+        """The option's link, from candidates found in stages (_candidates): most options are a
+        corpus couplet verbatim (either order), which the first stage finds in two cheap
+        lookups; the later stages (fuzzy and damaged text, most of the time: long ORs for
+        FTS5 to rank) are asked only while no verbatim link is found."""
         a, b = corpus_key(mesra1), corpus_key(mesra2)
-        if brute:  # every couplet is a candidate (the benchmark's baseline)
-            cands = [Candidate(**r) for r in self.conn.execute(_CANDIDATE_SELECT)]
-        else:
-            cands = self._candidates(a, b)
         kw = {"threshold": threshold} if threshold is not None else {}
-        return decide(a, b, cands, own_poet=own_poet, **kw)
+        if brute:  # every couplet is a candidate (the benchmark's baseline)
+            return decide(a, b, [Candidate(**r) for r in self.conn.execute(_CANDIDATE_SELECT)],
+                          own_poet=own_poet, **kw)
+        found: dict[int, Candidate] = {}
+        for stage in STAGES:
+            self._candidates(a, b, found, stage)
+            d = decide(a, b, list(found.values()), own_poet=own_poet, **kw)
+            if d.status == "linked" and d.method in VERBATIM:
+                break
+        return d
 
     def link_questions(self, uids: Iterable[str] | None = None, *, force: bool = False,
                        threshold: float | None = None, batch: int = 500,
@@ -408,6 +444,16 @@ class CorpusRepo:
                 if force and r["method"] != "chosen" or r["link_key"] != r["match_key"] or r["status"] != "linked"]
         counts: Counter = Counter()
         pending: list[tuple] = []
+        self._df = {}  # the corpus is not re-imported while this connection links
+        try:
+            self._link_rows(todo, counts, pending, threshold, batch, on_progress)
+        finally:
+            self._df = None
+        counts["up to date"] = len(rows) - len(todo)
+        return counts
+
+    def _link_rows(self, todo: list, counts: Counter, pending: list, threshold: float | None, batch: int,
+                   on_progress) -> None:
         for n, r in enumerate(todo, 1):
             d = self.link_option(r["mesra1"], r["mesra2"], own_poet=r["poet"], threshold=threshold)
             counts[d.status] += 1
@@ -422,8 +468,6 @@ class CorpusRepo:
                 pending = []
                 if on_progress:
                     on_progress(n, len(todo))
-        counts["up to date"] = len(rows) - len(todo)
-        return counts
 
     def link_saved(self, uids: list[str]) -> Counter:
         """The save hook: link these just-saved questions. Best effort: when the database is
