@@ -68,6 +68,13 @@ def v12_predictions_and_judgments_become_sample_0(s):
     assert s.conn.execute("SELECT COUNT(*) FROM judgments").fetchone()[0] == 0
 
 
+def v16_the_corpus_index_is_merged_by_the_import_not_by_fts5(s):
+    config = dict(tuple(r) for r in s.conn.execute("SELECT k, v FROM corpus_fts_config"))
+    assert (config["automerge"], config["usermerge"], config["crisismerge"]) == (0, 16, 128)
+    assert [c.mesra1 for c in s.search_couplets("بلبل")] == ["بلبل به شاخ"]  # the old index still answers
+    s.conn.execute("INSERT INTO corpus_fts (corpus_fts) VALUES ('integrity-check')")
+
+
 # (the version left at: the last one before the migration under test, its rows, what must hold after)
 CASES = [
     (1, "INSERT INTO questions (uid, created_at, updated_at, fingerprint) VALUES ('q-old', 't', 't', 'f')",
@@ -79,6 +86,11 @@ CASES = [
          "VALUES ('q-a', 'book', '6', 't1', 't1', 'f1'), ('q-b', NULL, NULL, 't2', 't2', 'f2'), "
          "('q-c', 'exam', NULL, 't3', 't3', 'f3')", v11_references_backfilled_from_the_question_columns),
     (12, PREDICTION_AND_JUDGMENT, v12_predictions_and_judgments_become_sample_0),
+    (16, "INSERT INTO corpus_poets (id, slug) VALUES (1, 'hafez'); "
+         "INSERT INTO corpus_poems (id, poet_id, path, sha256, imported_at) VALUES (1, 1, '/hafez/sh1', 'x', 't'); "
+         "INSERT INTO corpus_couplets (poem_id, idx, mesra1, mesra2, norm1, norm2) "
+         "VALUES (1, 0, 'بلبل به شاخ', 'سرو', 'بلبل به شاخ', 'سرو')",
+     v16_the_corpus_index_is_merged_by_the_import_not_by_fts5),
 ]
 
 
