@@ -9,9 +9,11 @@ The export is generated: the poems of ../shared/ganjoor-sample (else the test fi
 under new poet names with their words shuffled, until there are POEMS poems.
 
 Run: python bench/bench_corpus.py [POEMS] [QUESTIONS]   (prints figures; asserts nothing)
-     python bench/bench_corpus.py cost [POEMS]          (import cost: bytes written per byte
-       stored, longest write transaction; this version against the old way, in the same run.
-       POEMS defaults to the export's size, 132,591)"""
+     python bench/bench_corpus.py cost [POEMS] [QUESTIONS] [--now]  (import cost: bytes
+       written per byte stored, every write transaction's hold; this version against FTS5
+       merging inside the commits and the old way, in the same run (--now: this version only);
+       then linking QUESTIONS (250) questions. POEMS defaults to the export's number of files,
+       132,591; 220,000 generated poems make about its 1.49 M couplets)"""
 
 from __future__ import annotations
 
@@ -219,26 +221,73 @@ def written_bytes() -> int:
     raise RuntimeError("no write_bytes in /proc/self/io")
 
 
-def import_cost(db: Path, export: Path, *, old: bool) -> dict:
-    """One import into a new database; `old`: as before issue 20 (the two exact-hemistich
-    B-trees, a poem of any length in one transaction)."""
+WAYS = ("now", "FTS5 merging", "old way")
+
+
+def import_cost(db: Path, export: Path, way: str) -> dict:
+    """One import into a new database, every write transaction timed (Store.timing).
+    "FTS5 merging": as this branch had it before: one INSERT per couplet (FTS5 makes each a
+    segment) and FTS5's own merging inside the commits (its default settings), no merge steps.
+    "old way": that, plus as before issue 20: the two exact-hemistich B-trees and a poem of any
+    length in one transaction. All three use this version's quoting pass."""
     with Store(db) as store:
-        if old:
+        if way != "now":
+            for key, value in (("automerge", 4), ("usermerge", 4), ("crisismerge", 16)):  # FTS5's defaults
+                store.conn.execute("INSERT INTO corpus_fts (corpus_fts, rank) VALUES (?, ?)", (key, value))
+            store.merge_index = lambda **kw: 0
+            store._insert_couplets = lambda rows: store.conn.executemany(
+                "INSERT INTO corpus_couplets (poem_id, idx, mesra1, mesra2, norm1, norm2) VALUES (?,?,?,?,?,?)", rows)
+        merges: list[float] = []  # the holds of merge steps (the others: batches, flags)
+        if way == "now":
+            merge = store.merge_index
+
+            def timed_merge(**kw):
+                with store.timing() as steps:
+                    out = merge(**kw)
+                merges.extend(steps)
+                return out
+            store.merge_index = timed_merge
+        if way == "old way":
             store.conn.execute("CREATE INDEX corpus_couplets_key1 ON corpus_couplets (replace(norm1, ' ', ''))")
             store.conn.execute("CREATE INDEX corpus_couplets_key2 ON corpus_couplets (replace(norm2, ' ', ''))")
         saved = ganjoor.BATCH_COUPLETS
-        if old:
+        if way == "old way":
             ganjoor.BATCH_COUPLETS = 10 ** 9  # long poems are not split (batches still close near 2,000)
         try:
-            before, t = written_bytes(), time.perf_counter()
-            p = ganjoor.import_corpus(store, export)
-            seconds, written = time.perf_counter() - t, written_bytes() - before
+            with store.timing() as held:
+                before, t = written_bytes(), time.perf_counter()
+                p = ganjoor.import_corpus(store, export)
+                seconds, written = time.perf_counter() - t, written_bytes() - before
         finally:
             ganjoor.BATCH_COUPLETS = saved
+        segments = len(store.index_segments())
         store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     size = sum(f.stat().st_size for f in db.parent.glob(db.name + "*"))
     return {"poems": p.done, "couplets": p.couplets, "seconds": seconds, "written": written, "size": size,
-            "longest": p.longest_lock}
+            "longest": p.longest_lock, "held": sorted(held), "segments": segments, "merges": sorted(merges)}
+
+
+def link_cost(db: Path, questions: int, rng: random.Random) -> tuple[int, list[float]]:
+    """Save a bank of `questions` made from corpus couplets (verbatim or swapped), each option
+    linked as it is saved: the options and every write transaction's hold."""
+    with Store(db) as store:
+        pool = store.conn.execute("SELECT mesra1, mesra2 FROM corpus_couplets WHERE mesra2 != '' "
+                                  "ORDER BY random() LIMIT ?", (questions * 4,)).fetchall()
+        bank = [Question(uid=f"c-{i:05d}", key=1, status="ready", options=[
+            Option(pos, *(reversed(pool[i * 4 + pos - 1]) if rng.random() < 0.5 else pool[i * 4 + pos - 1]))
+            for pos in range(1, 5)]) for i in range(len(pool) // 4)]
+        with store.timing() as held:
+            store.add_questions(bank)
+    return 4 * len(bank), held
+
+
+def _held(r: dict) -> str:
+    held = r["held"]
+    over = sum(h > 0.25 for h in held)
+    merges = r["merges"]
+    of_merges = (f" (the {len(merges):,} merge steps: longest {merges[-1] * 1000:.0f} ms)") if merges else ""
+    return (f"{len(held):,} write transactions, longest {held[-1] * 1000:.0f} ms, "
+            f"99th percentile {held[int(len(held) * 0.99)] * 1000:.0f} ms, {over} over 250 ms{of_merges}")
 
 
 LONG = 50_000  # couplets of the longest poem (the export has one of about this length)
@@ -260,31 +309,40 @@ def add_long_poem(export: Path, couplets: int, rng: random.Random) -> int:
     return 1
 
 
-def cost(poems: int = 132_591) -> None:
+def cost(poems: int = 132_591, questions: int = 250, ways: tuple[str, ...] = WAYS) -> None:
     rng = random.Random(7)
     tmp = Path(tempfile.mkdtemp(prefix="ptui-bench-cost-"))
     try:
         export = tmp / "export"
         n = make_export(export, poems - 1, rng) + add_long_poem(export, LONG, rng)
-        print(f"corpus import cost: {n:,} generated poems from {SOURCE}, one of them {LONG:,} couplets long")
+        print(f"corpus import cost: {n:,} generated poems from {SOURCE}, one of them {LONG:,} couplets long",
+              flush=True)
         rows = {}
-        for label, old in (("now", False), ("old way", True)):
-            (tmp / label).mkdir()
-            r = rows[label] = import_cost(tmp / label / "c.db", export, old=old)
-            print(f"{label:>8}: {r['couplets']:,} couplets in {r['seconds']:.0f} s ({r['poems'] / r['seconds']:,.0f} "
+        for way in ways:
+            folder = tmp / way.replace(" ", "-")
+            folder.mkdir()
+            r = rows[way] = import_cost(folder / "c.db", export, way)
+            print(f"{way:>12}: {r['couplets']:,} couplets in {r['seconds']:.0f} s ({r['poems'] / r['seconds']:,.0f} "
                   f"poems/s); wrote {r['written'] / 2**20:,.0f} MiB for a {r['size'] / 2**20:,.0f} MiB database "
-                  f"-> write amplification {r['written'] / r['size']:.1f}x; longest write transaction "
-                  f"{r['longest'] * 1000:.0f} ms")
-        now, old = rows["now"], rows["old way"]
-        print(f"ratio: the old way wrote {old['written'] / now['written']:.1f}x the bytes, took "
-              f"{old['seconds'] / now['seconds']:.2f}x the time, held the lock at most "
-              f"{old['longest'] / max(now['longest'], 1e-9):.1f}x as long")
+                  f"-> write amplification {r['written'] / r['size']:.1f}x; {_held(r)}; "
+                  f"{r['segments']} FTS segments left", flush=True)
+            if way == "now" and questions:
+                options, held = link_cost(folder / "c.db", questions, rng)
+                print(f"{'':>12}  then saving {options // 4:,} questions, linking their {options:,} options: "
+                      f"{len(held)} write transactions, longest {max(held, default=0) * 1000:.0f} ms", flush=True)
+        now = rows["now"]
+        for way in ways[1:]:
+            r = rows[way]
+            print(f"ratio: {way} wrote {r['written'] / now['written']:.1f}x the bytes, took "
+                  f"{r['seconds'] / now['seconds']:.2f}x the time, held the lock at most "
+                  f"{r['longest'] / max(now['longest'], 1e-9):.1f}x as long")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["cost"]:
-        cost(*(int(a) for a in sys.argv[2:3]))
+        args = [a for a in sys.argv[2:] if a != "--now"]
+        cost(*(int(a) for a in args[:2]), **({"ways": ("now",)} if "--now" in sys.argv else {}))
     else:
         main(*(int(a) for a in sys.argv[1:3]))

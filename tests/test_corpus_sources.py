@@ -413,6 +413,61 @@ def test_a_long_poem_is_written_in_several_short_transactions(store, tmp_path, m
     assert (again.updated, again.unchanged, again.couplets) == (0, 8, 0)
 
 
+def test_no_transaction_that_writes_couplets_merges_the_index(store, tmp_path, monkeypatch):
+    """FTS5 merged its segments inside the commit of the transaction that wrote couplets (and
+    made a segment per INSERT), holding the write lock for seconds. Now each such transaction
+    adds one segment per statement and merges none; the import's merge steps, transactions of
+    their own, bring the count down, to one segment at the end; every transaction is counted."""
+    from persian_tui.io import ganjoor
+    from persian_tui.store import corpus
+
+    monkeypatch.setattr(ganjoor, "BATCH_COUPLETS", 3)
+    monkeypatch.setattr(corpus, "MERGE_AT", 4, raising=False)
+    root = copy_mini(tmp_path)
+    write_poem(root, "hafez", "masnavi/sh1", [(f"مصراع نخست بیت {i} از مثنوی", f"مصراع دوم بیت {i} از مثنوی")
+                                              for i in range(10)])
+    for n in range(6):
+        write_poem(root, "saadi", f"extra/sh{n}", [(f"بیت {n} {i} نخست", f"بیت {n} {i} دوم") for i in range(2)])
+
+    def state():
+        return (tuple(store.conn.execute("SELECT COUNT(*), COALESCE(MAX(id), 0) FROM corpus_couplets").fetchone()),
+                store.conn.execute("SELECT COUNT(DISTINCT segid) FROM corpus_fts_idx").fetchone()[0])
+
+    seen = []  # per write transaction: (couplets written?, segments before, segments after)
+    real_tx = store.tx
+
+    @contextmanager
+    def watched_tx():
+        (rows, before) = state()
+        with real_tx() as conn:
+            yield conn
+        (rows_after, after) = state()
+        seen.append((rows_after != rows, before, after))
+
+    monkeypatch.setattr(store, "tx", watched_tx)
+    p = import_corpus(store, root)
+    writes = [(b, a) for couplets, b, a in seen if couplets]
+    assert len(writes) >= 10 and all(a - b == 1 for b, a in writes), writes  # one statement, no merge
+    assert any(a < b for couplets, b, a in seen if not couplets)  # the import's own merge steps
+    assert p.transactions == len(seen) and p.longest_lock > 0
+    assert state()[1] == 1  # merged into one segment at the end
+    store.conn.execute("INSERT INTO corpus_fts (corpus_fts) VALUES ('integrity-check')")
+    assert [c.couplet for c in store.search_couplets("مثنوی نخست بیت 7")] == [7]
+    with store.timing() as held:
+        store.mark_quoting()  # nothing changed: nothing written
+    assert held == []
+    # unchanged: nothing written, nothing merged; a changed poem: its old couplets deleted and
+    # the new ones written in one transaction, one statement each
+    seen.clear()
+    assert import_corpus(store, root).couplets == 0 and all(s == (False, 1, 1) for s in seen)
+    write_poem(root, "saadi", "extra/sh0", [("بیتی دیگر به جای نخست", "و مصراعی تازه")])
+    p = import_corpus(store, root)
+    assert p.updated == 1 and [a - b for couplets, b, a in seen if couplets] == [2]
+    store.conn.execute("INSERT INTO corpus_fts (corpus_fts) VALUES ('integrity-check')")
+    assert [c.poem for c in store.search_couplets("مصراعی تازه")] == ["/saadi/extra/sh0"]
+    assert "/saadi/extra/sh0" not in {c.poem for c in store.search_couplets("بیت 0 نخست")}  # the old text is gone
+
+
 def test_a_killed_long_poem_is_replaced_by_the_next_import(store, tmp_path, monkeypatch):
     from persian_tui.io import ganjoor
 
@@ -420,21 +475,21 @@ def test_a_killed_long_poem_is_replaced_by_the_next_import(store, tmp_path, monk
     root = copy_mini(tmp_path)
     long = [(f"مصراع نخست بیت {i} از مثنوی", f"مصراع دوم بیت {i} از مثنوی") for i in range(10)]
     write_poem(root, "hafez", "masnavi/sh1", long)
-    calls = []
-    real = store.conn.executemany
+    conn = store.conn
 
     class Killed(BaseException):
         pass
 
-    def dies(sql, rows):  # the import is killed while writing the masnavi's second part
-        if "corpus_couplets" in sql and any("بیت 3 از" in str(r) for r in rows):
-            raise Killed
-        calls.append(sql)
-        return real(sql, rows)
+    def dying(name):  # the import is killed while writing the masnavi's second part
+        def call(sql, params=()):
+            if sql.startswith("INSERT INTO corpus_couplets") and "بیت 3 از" in str(params):
+                raise Killed
+            return getattr(conn, name)(sql, params)
+        return call
 
     class Conn:
         def __getattr__(self, name):
-            return dies if name == "executemany" else getattr(real.__self__, name)
+            return dying(name) if name in ("execute", "executemany") else getattr(conn, name)
 
     monkeypatch.setattr(store, "conn", Conn())
     with pytest.raises(Killed):

@@ -74,6 +74,13 @@ def v16_book_pages_backfilled_from_the_importers_ids(s):
     assert s.get_question("q-a").source_id == "p12-3"  # the id itself is kept
 
 
+def v17_the_corpus_index_is_merged_by_the_import_not_by_fts5(s):
+    config = dict(tuple(r) for r in s.conn.execute("SELECT k, v FROM corpus_fts_config"))
+    assert (config["automerge"], config["usermerge"], config["crisismerge"]) == (0, 16, 128)
+    assert [c.mesra1 for c in s.search_couplets("بلبل")] == ["بلبل به شاخ"]  # the old index still answers
+    s.conn.execute("INSERT INTO corpus_fts (corpus_fts) VALUES ('integrity-check')")
+
+
 # (the version left at: the last one before the migration under test, its rows, what must hold after)
 CASES = [
     (1, "INSERT INTO questions (uid, created_at, updated_at, fingerprint) VALUES ('q-old', 't', 't', 'f')",
@@ -89,6 +96,11 @@ CASES = [
          "('q-a', 'book', 'p12-3', 't', 't', 'f1'), ('q-b', 'book', '6', 't', 't', 'f2'), "
          "('q-c', 'book', 'px-1', 't', 't', 'f3'), ('q-d', 'book', 'p1x2-3', 't', 't', 'f4'), "
          "('q-e', 'book', 'p0-1', 't', 't', 'f5')", v16_book_pages_backfilled_from_the_importers_ids),
+    (17, "INSERT INTO corpus_poets (id, slug) VALUES (1, 'hafez'); "
+         "INSERT INTO corpus_poems (id, poet_id, path, sha256, imported_at) VALUES (1, 1, '/hafez/sh1', 'x', 't'); "
+         "INSERT INTO corpus_couplets (poem_id, idx, mesra1, mesra2, norm1, norm2) "
+         "VALUES (1, 0, 'بلبل به شاخ', 'سرو', 'بلبل به شاخ', 'سرو')",
+     v17_the_corpus_index_is_merged_by_the_import_not_by_fts5),
 ]
 
 

@@ -53,7 +53,7 @@ def cmd_corpus_import(args) -> int:
         if len(p.notes) > args.max_errors:
             print(f"... and {len(p.notes) - args.max_errors} more misnumbered couplet(s)")
         print(f"imported {args.path}: {p.summary()}; {p.rate:.0f} poems/s, "
-              f"longest write transaction {p.longest_lock * 1000:.0f} ms")
+              f"longest write transaction {p.longest_lock * 1000:.0f} ms (of {p.transactions:,})")
         if not args.no_link and store.questions():
             counts = store.link_questions()
             print("linked the bank: " + _link_summary(counts))

@@ -2,8 +2,9 @@
 
 Layout: poets/{poet}/poet.json, poets/{poet}/{cat...}/_cat.json, poets/{poet}/{cat...}/{poem}.json.
 PATH may be the export's root, its poets/ folder, or one poet's folder. Files are parsed and
-normalized outside any transaction; batches of poems are written in short transactions, so
-other processes keep writing meanwhile.
+normalized outside any transaction; batches of poems are written in short transactions, and
+the full-text index merged in short transactions of its own, so other processes keep writing
+meanwhile.
 """
 
 from __future__ import annotations
@@ -54,7 +55,8 @@ class ImportProgress:
     errors: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # misnumbered couplets: renumbered or skipped
     started: float = field(default_factory=time.monotonic)
-    longest_lock: float = 0.0  # seconds, the longest write transaction
+    longest_lock: float = 0.0  # seconds, the longest write transaction (merges and flags included)
+    transactions: int = 0  # write transactions committed
     quoting: int | None = None  # poems found to quote earlier poets (when anything changed)
 
     @property
@@ -305,7 +307,9 @@ def import_corpus(store: Store, root: str | Path, *, strict: bool = False,
         nonlocal size
         size = 0
         counts = store.upsert_long_poem(*batch[0], BATCH_COUPLETS) if long else store.upsert_poems(batch)
-        progress.longest_lock = max(progress.longest_lock, counts["held"])
+        if counts["new"] or counts["updated"]:
+            store.merge_index()  # FTS5's own merging is off: it held the write lock for seconds
+        progress.longest_lock, progress.transactions = max(held, default=0.0), len(held)
         progress.new += counts["new"]
         progress.updated += counts["updated"]
         progress.unchanged += counts["unchanged"]
@@ -315,23 +319,26 @@ def import_corpus(store: Store, root: str | Path, *, strict: bool = False,
         if on_progress:
             on_progress(progress)
 
-    for item in _parsed(root, progress, progress.errors.append):
-        if len(item[1].couplets) > BATCH_COUPLETS:  # a long poem: its own transactions
-            if batch:
+    with store.timing() as held:
+        for item in _parsed(root, progress, progress.errors.append):
+            if len(item[1].couplets) > BATCH_COUPLETS:  # a long poem: its own transactions
+                if batch:
+                    flush()
+                batch.append(item)
+                flush(long=True)
+                continue
+            if size + len(item[1].couplets) > BATCH_COUPLETS and batch:
                 flush()
             batch.append(item)
-            flush(long=True)
-            continue
-        if size + len(item[1].couplets) > BATCH_COUPLETS and batch:
+            size += len(item[1].couplets)
+            if len(batch) >= BATCH:
+                flush()
+        if batch:
             flush()
-        batch.append(item)
-        size += len(item[1].couplets)
-        if len(batch) >= BATCH:
-            flush()
-    if batch:
-        flush()
-    if progress.new or progress.updated:
-        progress.quoting = store.mark_quoting()
+        if progress.new or progress.updated:
+            store.merge_index(final=True)  # one segment: the fastest searches and links
+            progress.quoting = store.mark_quoting()
+    progress.longest_lock, progress.transactions = max(held, default=0.0), len(held)
     if on_progress:
         on_progress(progress)
     return progress

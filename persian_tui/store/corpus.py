@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 import time
@@ -34,6 +35,9 @@ BROAD_TOKENS = 10  # ... and up to this many words, the commonest left out, anot
 COMMON = 20_000  # couplets: a word in more is too common to find a couplet by
 QUOTING_LISTED, QUOTING_FOUND = 1, 2  # corpus_poems.quoting: a listed work; found from the data
 QUOTED_SHARE = 0.5  # a poem is found to quote when this share of its couplets are an earlier poet's
+MERGE_PAGES = 500  # FTS leaf pages (of about 4 KB) one merge transaction writes
+MERGE_AT = 64  # FTS segments (an import adds one per batch) before the import merges them
+FULL_MERGE_SHARE = 0.1  # after an import: one segment when this share is outside the largest
 MAX_JOINS = 5  # word boundaries of a search tried both joined and apart (2**5 spellings at most)
 HALF_TOKENS = 3  # linking: a hemistich's couplets are looked up by its rarest words only
 VERBATIM = ("exact", "swapped")  # link methods that end the candidate search early
@@ -53,6 +57,12 @@ def pdf_repairs(words: Iterable[str]) -> dict[str, list[str]]:
         alts.add(w[:1] + w[1:].replace("ال", "لا"))
         out[w] = sorted(alts - {w})
     return out
+
+
+def _couplet_key(norm1: str, norm2: str) -> int:
+    """A couplet's hemistichs in either order, spaces ignored, as a 64-bit hash (mark_quoting)."""
+    a, b = sorted((norm1.replace(" ", ""), norm2.replace(" ", "")))
+    return int.from_bytes(hashlib.blake2b(f"{a}|{b}".encode(), digest_size=8).digest(), "big", signed=True)
 
 
 def fts_query(words: Iterable[str]) -> str:
@@ -128,11 +138,12 @@ class CorpusRepo:
 
     def upsert_poems(self, batch: list[tuple[dict, CorpusPoem]]) -> dict:
         """Insert new poems, replace changed ones (same path), skip unchanged: one short
-        transaction. Returns counts and `held`, the seconds the write lock was held."""
+        transaction (the caller merges the index after it: merge_index). Returns counts."""
         counts = {"new": 0, "updated": 0, "unchanged": 0, "couplets": 0}
         stamp = now()
+        rows: list[tuple] = []  # the couplets to write
+        replaced: list[int] = []  # poems whose couplets changed
         with self.tx():
-            t0 = time.monotonic()
             poet_ids: dict[str, int] = {}
             for poet, _ in batch:
                 if poet["slug"] in poet_ids:
@@ -160,7 +171,7 @@ class CorpusRepo:
                     self.conn.execute(
                         "UPDATE corpus_poems SET poet_id=?, ganjoor_id=?, title=?, form=?, metre=?, "
                         "rhyme=?, couplets=?, sha256=?, imported_at=?, quoting=? WHERE id = ?", (*values, poem_id))
-                    self.conn.execute("DELETE FROM corpus_couplets WHERE poem_id = ?", (poem_id,))
+                    replaced.append(poem_id)
                     counts["updated"] += 1
                 else:
                     poem_id = self.conn.execute(
@@ -168,73 +179,121 @@ class CorpusRepo:
                         "couplets, sha256, imported_at, quoting, path) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                         (*values, poem.path)).lastrowid
                     counts["new"] += 1
-                self.conn.executemany(
-                    "INSERT INTO corpus_couplets (poem_id, idx, mesra1, mesra2, norm1, norm2) "
-                    "VALUES (?,?,?,?,?,?)", [(poem_id, *c) for c in poem.couplets])
+                rows += [(poem_id, *c) for c in poem.couplets]
                 counts["couplets"] += len(poem.couplets)
-        counts["held"] = time.monotonic() - t0  # from BEGIN IMMEDIATE to the end of COMMIT
+            for start in range(0, len(replaced), 500):  # the changed poems' old couplets
+                chunk = replaced[start:start + 500]
+                self.conn.execute(f"DELETE FROM corpus_couplets WHERE poem_id IN ({','.join('?' * len(chunk))})",
+                                  chunk)
+            self._insert_couplets(rows)
         return counts
+
+    def _insert_couplets(self, rows: list[tuple]) -> None:
+        """Inside a transaction: (poem_id, idx, mesra1, mesra2, norm1, norm2) rows, in as few
+        statements as SQLite's limit on parameters allows. FTS5 (SQLite 3.40) writes what each
+        statement indexed as a segment of its own: one INSERT per poem made hundreds of tiny
+        segments per batch, which FTS5 then merged inside the commit."""
+        per = max(1, self.conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // 6)
+        for start in range(0, len(rows), per):
+            part = rows[start:start + per]
+            self.conn.execute("INSERT INTO corpus_couplets (poem_id, idx, mesra1, mesra2, norm1, norm2) VALUES "
+                              + ",".join(["(?,?,?,?,?,?)"] * len(part)), [v for r in part for v in r])
 
     def upsert_long_poem(self, poet: dict, poem: CorpusPoem, chunk: int) -> dict:
         """A poem too long for one short transaction (a masnavi of 50,000 couplets), written in
         several: its old couplets deleted `chunk` at a time, the poem row marked pending, its
-        couplets `chunk` at a time, then its digest. Until the last one readers see part of the
-        poem; a killed import leaves it pending, and the next import replaces it."""
+        couplets `chunk` at a time, then its digest; the index merged after each part. Until
+        the last one readers see part of the poem; a killed import leaves it pending, and the
+        next import replaces it."""
         row = self.conn.execute("SELECT id, sha256 FROM corpus_poems WHERE path = ?", (poem.path,)).fetchone()
         if row and row["sha256"] == poem.sha256:
             return self.upsert_poems([(poet, poem)])
-        held = 0.0
         while row:
             with self.tx():
-                t0 = time.monotonic()
                 gone = self.conn.execute(
                     "DELETE FROM corpus_couplets WHERE id IN (SELECT id FROM corpus_couplets WHERE poem_id = ? "
                     "LIMIT ?)", (row["id"], chunk)).rowcount
-            held = max(held, time.monotonic() - t0)
             if not gone:
                 break
+            self.merge_index()
         # a pending digest never equals a stored one (a killed run's pending row is replaced)
         counts = self.upsert_poems([(poet, replace(poem, couplets=[], sha256=f"pending {time.time_ns()}"))])
         poem_id = self.conn.execute("SELECT id FROM corpus_poems WHERE path = ?", (poem.path,)).fetchone()["id"]
         for start in range(0, len(poem.couplets), chunk):
             with self.tx():
-                t0 = time.monotonic()
-                self.conn.executemany(
-                    "INSERT INTO corpus_couplets (poem_id, idx, mesra1, mesra2, norm1, norm2) VALUES (?,?,?,?,?,?)",
-                    [(poem_id, *c) for c in poem.couplets[start:start + chunk]])
-            held = max(held, time.monotonic() - t0)
+                self._insert_couplets([(poem_id, *c) for c in poem.couplets[start:start + chunk]])
+            self.merge_index()
         with self.tx():
             self.conn.execute("UPDATE corpus_poems SET sha256 = ?, couplets = ? WHERE id = ?",
                               (poem.sha256, len(poem.couplets), poem_id))
         counts["couplets"] = len(poem.couplets)
-        counts["held"] = max(held, counts["held"])
         return counts
+
+    def index_segments(self) -> list[int]:
+        """The FTS index's segments, largest first, each as the number of its leaf pages that
+        start a word (FTS5's %_idx table): a measure of its size."""
+        return [r[0] for r in self.conn.execute("SELECT COUNT(*) FROM corpus_fts_idx GROUP BY segid ORDER BY 1 DESC")]
+
+    def merge_index(self, *, final: bool = False) -> int:
+        """Merge the FTS index's segments in short transactions of their own. FTS5's automatic
+        merging is off (migration 18): it ran inside the inserting transaction's commit and held
+        the write lock for seconds. Each step is one transaction writing about MERGE_PAGES leaf
+        pages (at least one word's whole list); steps run until one does no work.
+        During an import each batch adds a segment; nothing is merged until there are
+        MERGE_AT, then each level holding `usermerge` (16) is merged into one segment of the
+        next: few levels, so each entry is rewritten few times. `final` (after an import): into
+        one segment, the fastest searches, when at least FULL_MERGE_SHARE of the index is
+        outside its largest segment (a small re-import does not rewrite the whole index).
+        Returns the number of steps that did work."""
+        sizes = self.index_segments()
+        full = final and len(sizes) > 1 and sum(sizes[1:]) >= FULL_MERGE_SHARE * sum(sizes)
+        if not full and len(sizes) < MERGE_AT:
+            return 0
+        steps = 0
+        while True:
+            before = self.conn.total_changes
+            with self.tx():
+                self.conn.execute("INSERT INTO corpus_fts (corpus_fts, rank) VALUES ('merge', ?)",
+                                  (-MERGE_PAGES if full else MERGE_PAGES,))
+            if self.conn.total_changes - before < 2:  # the command itself counts one: no work done
+                return steps
+            steps += 1
 
     def mark_quoting(self) -> int:
         """Find the poems that quote others from the data: at least QUOTED_SHARE of their
         couplets (verbatim, either order) are also in a poem of a poet who died earlier. Read
-        outside any transaction; the flags are written in one short one. Returns how many
-        (listed works not counted)."""
-        rows = self.conn.execute(
-            "WITH keyed AS (SELECT c.poem_id, p.poet_id, COALESCE(NULLIF(pt.death_year, 0), 1e9) AS dy, "
-            "  min(replace(c.norm1, ' ', ''), replace(c.norm2, ' ', '')) || '|' || "
-            "  max(replace(c.norm1, ' ', ''), replace(c.norm2, ' ', '')) AS k "
-            "  FROM corpus_couplets c JOIN corpus_poems p ON p.id = c.poem_id "
-            "  JOIN corpus_poets pt ON pt.id = p.poet_id WHERE c.norm1 != '' AND c.norm2 != ''), "
-            "shared AS (SELECT k, MIN(dy) AS first FROM keyed GROUP BY k HAVING COUNT(DISTINCT poet_id) > 1) "
-            "SELECT keyed.poem_id, COUNT(*) AS quoted, p.couplets FROM keyed JOIN shared ON shared.k = keyed.k "
-            "JOIN corpus_poems p ON p.id = keyed.poem_id "
-            "WHERE shared.first < keyed.dy GROUP BY keyed.poem_id").fetchall()
-        found = sorted(r["poem_id"] for r in rows if r["quoted"] >= QUOTED_SHARE * max(r["couplets"], 1))
-        with self.tx():
-            self.conn.execute("UPDATE corpus_poems SET quoting = 0 WHERE quoting = ?", (QUOTING_FOUND,))
-            flagged = 0
-            for start in range(0, len(found), 500):
-                chunk = found[start:start + 500]
-                flagged += self.conn.execute(
-                    f"UPDATE corpus_poems SET quoting = ? WHERE quoting = 0 AND id IN ({','.join('?' * len(chunk))})",
-                    (QUOTING_FOUND, *chunk)).rowcount
-        return flagged
+        outside any transaction, each couplet keyed by a 64-bit hash of its hemistichs (a
+        collision among 1.5 M couplets: odds of about 1 in 10 million) and sorted in memory: the
+        full texts sorted on disk wrote most of a database's size in temporary files. The flags
+        that changed are written in short transactions of 500 poems. Returns how many (listed
+        works not counted)."""
+        self.conn.create_function("couplet_key", 2, _couplet_key, deterministic=True)
+        temp = self.conn.execute("PRAGMA temp_store").fetchone()[0]
+        self.conn.execute("PRAGMA temp_store = MEMORY")
+        try:
+            rows = self.conn.execute(
+                "WITH keyed AS (SELECT c.poem_id, p.poet_id, COALESCE(NULLIF(pt.death_year, 0), 1e9) AS dy, "
+                "  couplet_key(c.norm1, c.norm2) AS k "
+                "  FROM corpus_couplets c JOIN corpus_poems p ON p.id = c.poem_id "
+                "  JOIN corpus_poets pt ON pt.id = p.poet_id WHERE c.norm1 != '' AND c.norm2 != ''), "
+                "shared AS (SELECT k, MIN(dy) AS first FROM keyed GROUP BY k HAVING COUNT(DISTINCT poet_id) > 1) "
+                "SELECT keyed.poem_id, COUNT(*) AS quoted, p.couplets FROM keyed JOIN shared ON shared.k = keyed.k "
+                "JOIN corpus_poems p ON p.id = keyed.poem_id "
+                "WHERE shared.first < keyed.dy GROUP BY keyed.poem_id").fetchall()
+        finally:
+            self.conn.execute(f"PRAGMA temp_store = {int(temp)}")
+        found = {r["poem_id"] for r in rows if r["quoted"] >= QUOTED_SHARE * max(r["couplets"], 1)}
+        was = {r["id"] for r in self.conn.execute("SELECT id FROM corpus_poems WHERE quoting = ?", (QUOTING_FOUND,))}
+        listed = {r["id"] for r in self.conn.execute(
+            "SELECT id FROM corpus_poems WHERE quoting = ?", (QUOTING_LISTED,))}
+        for value, old, ids in ((0, QUOTING_FOUND, sorted(was - found)),
+                                (QUOTING_FOUND, 0, sorted(found - was - listed))):
+            for start in range(0, len(ids), 500):
+                chunk = ids[start:start + 500]
+                with self.tx():
+                    self.conn.execute(f"UPDATE corpus_poems SET quoting = ? WHERE quoting = ? "
+                                      f"AND id IN ({','.join('?' * len(chunk))})", (value, old, *chunk))
+        return len(found - listed)
 
     def has_corpus(self) -> bool:
         return self.conn.execute("SELECT 1 FROM corpus_poems LIMIT 1").fetchone() is not None

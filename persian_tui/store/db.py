@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -170,6 +171,7 @@ class Store(QuestionsRepo, SourcesRepo, ImportsRepo, LabelsRepo, CurationRepo, R
         except sqlite3.DatabaseError as e:
             raise StoreError(f"{self.path}: cannot open as a persian-tui database ({e})") from None
         self._writes = 0  # own commits: PRAGMA data_version only counts other connections'
+        self._held: list[float] | None = None  # inside `timing`: each write transaction's hold
 
     def _check_read_only(self) -> int:
         version = self.conn.execute("PRAGMA user_version").fetchone()["user_version"]
@@ -203,6 +205,7 @@ class Store(QuestionsRepo, SourcesRepo, ImportsRepo, LabelsRepo, CurationRepo, R
             why = write_error(e) or str(e)
             kind = StoreBusy if why.startswith("database busy") else StoreError
             raise kind(f"{self.path}: {why}; nothing was written") from None
+        t0 = time.monotonic()
         try:
             yield self.conn
             self.conn.execute("COMMIT")
@@ -217,6 +220,20 @@ class Store(QuestionsRepo, SourcesRepo, ImportsRepo, LabelsRepo, CurationRepo, R
             self._rollback()
             raise
         self._writes += 1
+        if self._held is not None:
+            self._held.append(time.monotonic() - t0)
+
+    @contextmanager
+    def timing(self) -> Iterator[list[float]]:
+        """The seconds each write transaction committed in the block held the write lock (from
+        BEGIN IMMEDIATE to the end of COMMIT), in order: what another writer may have waited."""
+        outer, self._held = self._held, []
+        try:
+            yield self._held
+        finally:
+            inner, self._held = self._held, outer
+            if outer is not None:
+                outer.extend(inner)
 
     def _rollback(self) -> None:
         if self.conn.in_transaction:

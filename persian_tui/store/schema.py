@@ -645,6 +645,15 @@ MIGRATIONS: list[list[str]] = [
               AND instr(source_id, '-') BETWEEN 3 AND 12
         """,
     ],
+    # 18: the corpus index is merged in short transactions of its own (CorpusRepo.merge_index):
+    # FTS5's automatic merging ran inside the inserting transaction's commit and held the write
+    # lock for seconds. Off; merges take 16 segments of a level at a time (fewer levels: fewer
+    # rewrites); the emergency merge of level 0 only past twice what an import leaves there.
+    [
+        "INSERT INTO corpus_fts (corpus_fts, rank) VALUES ('automerge', 0)",
+        "INSERT INTO corpus_fts (corpus_fts, rank) VALUES ('usermerge', 16)",
+        "INSERT INTO corpus_fts (corpus_fts, rank) VALUES ('crisismerge', 128)",
+    ],
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
