@@ -183,10 +183,12 @@ def main(poems: int = 20_000, questions: int = 10_000) -> None:
             right = sum(1 for k, l in got.items() if l and l.status == "linked"
                         and (l.couplet.poem, l.couplet.couplet) == made_from[k])
             status = {s: sum(1 for l in got.values() if l and l.status == s) for s in ("ambiguous", "unlinked")}
+            quoted = sum(1 for l in got.values() if l and l.status == "unlinked" and l.method == "quoted")
             print(f"  of the {len(made_from):,} options made from a corpus couplet (verbatim, swapped or damaged): "
                   f"{right:,} linked to that couplet ({right / len(made_from):.1%}), "
                   f"{sum(1 for l in got.values() if l and l.status == 'linked') - right:,} to another, "
-                  f"{status['ambiguous']:,} ambiguous, {status['unlinked']:,} unlinked")
+                  f"{status['ambiguous']:,} ambiguous, {status['unlinked']:,} unlinked ({quoted:,} of them "
+                  f"'quoted': only a quoting work holds the couplet, e.g. the copies of a listed anthology)")
             sample = [o for q in qs[:3] for o in q.options]
             t_blocked, _ = timed(lambda: [store.link_option(o.mesra1, o.mesra2) for o in sample])
             t_brute, _ = timed(lambda: [store.link_option(o.mesra1, o.mesra2, brute=True) for o in sample])
