@@ -93,6 +93,9 @@ def test_report_files_say_how_ties_were_scored(tied):
     board = {row["run_id"]: row for row in csv.DictReader(io.StringIO(csvs["leaderboard.csv"].decode()))}
     assert board[str(voter)]["ties"] == "2" and board[str(voter)]["answered_correct"] == "3"
     data = json.loads(render_files(r, "json")["report.json"])
+    from persian_tui.io.report_notes import leader_note, pairs_note
+
+    assert "Tied majority votes" in leader_note(r) and "n leaves those questions out" in pairs_note(r, 1, 0)
     assert {b["run_id"]: b["ties"] for b in data["leaderboard"]} == {voter: 2, single: 0}
 
 

@@ -65,7 +65,9 @@ def pairs_note(report, pairs: int, differ: int) -> str:
             f"interval of the same test (it excludes 0 exactly when McNemar p < {ALPHA}; not adjusted for "
             f"the comparisons: Holm p decides); MDE: the smallest difference these questions detect with "
             f"{100 * report.power:.0f} % power at {ALPHA}, MDE Holm at {ALPHA} / {pairs} (Connor's formula). "
-            f"{differ} pair(s) differ (Holm p < {ALPHA}).")
+            f"{differ} pair(s) differ (Holm p < {ALPHA})."
+            + (" A run's tied majority votes have no single answer: n leaves those questions out."
+               if any(r.ties for r in report.leaderboard) else ""))
 
 
 def cluster_text(report) -> str:
