@@ -74,7 +74,7 @@ def test_a_folder_without_poet_json_is_named(store, tmp_path):
 
 def test_search_joins_words_typed_apart_and_ignores_the_form_case(store):
 
-    from persian_tui.store.corpus import MAX_JOINS, spellings_query
+    from persian_tui.store.corpus_query import MAX_JOINS, spellings_query
 
     import_corpus(store, MINI)
     khayyam = {"/khayyam/robaee/sh1"}

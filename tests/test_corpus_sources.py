@@ -314,7 +314,7 @@ def test_a_damaged_option_is_found_from_other_word_sets(store, tmp_path):
 
 
 def test_pdf_repairs():
-    from persian_tui.store.corpus import pdf_repairs
+    from persian_tui.store.corpus_query import pdf_repairs
 
     assert pdf_repairs(["انقالب", "ساالری", "الله", "دل"]) == {"انقالب": ["انقلاب"], "ساالری": ["سالاری"]}
 

@@ -21,6 +21,23 @@ from ..eval import prompts
 TASK_FILE = "inspect_task.py"
 PARSER_DIR = "outlier_parser"  # a package: parse.py keeps its relative imports
 STRATEGY = "zero-shot"
+# the generated files' loader of the parser package (PARSER_DIR in the folder `base`, described
+# as `where`): one text for the Inspect task and lm-eval's utils.py
+PARSER_LOADER = '''def _load_parser():
+    """The {parser}/ package {where}, loaded by path (sys.path is left alone)."""
+    folder = {base} / "{parser}"
+    spec = importlib.util.spec_from_file_location("persian_outlier_parser", folder / "__init__.py",
+                                                  submodule_search_locations=[str(folder)])
+    package = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = package  # its modules import each other relatively
+    spec.loader.exec_module(package)
+    return importlib.import_module(spec.name + ".parse").parse_answer
+'''
+
+
+def parser_loader(base: str, where: str) -> str:
+    """PARSER_LOADER for a generated file whose folder variable is `base`."""
+    return PARSER_LOADER.format(parser=PARSER_DIR, base=base, where=where)
 
 
 def parser_files() -> dict[str, str]:
@@ -46,7 +63,7 @@ def task_source(release_name: str) -> str:
         name=release_name, system=repr(system), user_head=repr(prompts.USER_HEAD),
         option_line=repr(prompts.OPTION_LINE), instruction=repr(instruction),
         template=repr(f"{STRATEGY}/{prompts.VERSIONS[STRATEGY]}"), hash=repr(prompts.TEMPLATE_HASHES[STRATEGY]),
-        parser=PARSER_DIR, data=repr("data/test.jsonl"))
+        parser=PARSER_DIR, data=repr("data/test.jsonl"), loader=parser_loader("HERE", "beside this file"))
 
 
 _TEMPLATE = '''"""Inspect task for the persian-tui release {name}: Persian poetry outlier questions.
@@ -73,16 +90,7 @@ from inspect_ai.solver import TaskState, generate
 HERE = Path(__file__).resolve().parent
 
 
-def _load_parser():
-    """The {parser}/ package beside this file, loaded by path (sys.path is left alone)."""
-    folder = HERE / "{parser}"
-    spec = importlib.util.spec_from_file_location("persian_outlier_parser", folder / "__init__.py",
-                                                  submodule_search_locations=[str(folder)])
-    package = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = package  # its modules import each other relatively
-    spec.loader.exec_module(package)
-    return importlib.import_module(spec.name + ".parse").parse_answer
-
+{loader}
 
 parse_answer = _load_parser()
 

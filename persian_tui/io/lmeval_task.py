@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 
 from ..eval import prompts
-from .inspect_task import PARSER_DIR
+from .inspect_task import PARSER_DIR, parser_loader
 
 FOLDER = "lm_eval"
 
@@ -50,7 +50,8 @@ def files(release_name: str) -> dict[str, str]:
           "  - metric: acc_norm\n    aggregation: mean\n    higher_is_better: true\n"
           f"metadata:\n  version: 1.0\n  release: {_yaml_str(release_name)}\n")
     utils = _UTILS.format(user_head=repr(prompts.USER_HEAD), option_line=repr(prompts.OPTION_LINE),
-                          instruction=repr(instruction), parser=PARSER_DIR)
+                          instruction=repr(instruction), parser=PARSER_DIR,
+                          loader=parser_loader("RELEASE", "of the release folder"))
     return {f"{FOLDER}/{name}_gen.yaml": gen, f"{FOLDER}/{name}_mc.yaml": mc, f"{FOLDER}/utils.py": utils}
 
 
@@ -74,16 +75,7 @@ from pathlib import Path
 RELEASE = Path(__file__).resolve().parent.parent
 
 
-def _load_parser():
-    """The {parser}/ package of the release folder, loaded by path (sys.path is left alone)."""
-    folder = RELEASE / "{parser}"
-    spec = importlib.util.spec_from_file_location("persian_outlier_parser", folder / "__init__.py",
-                                                  submodule_search_locations=[str(folder)])
-    package = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = package  # its modules import each other relatively
-    spec.loader.exec_module(package)
-    return importlib.import_module(spec.name + ".parse").parse_answer
-
+{loader}
 
 parse_answer = _load_parser()
 

@@ -14,6 +14,7 @@ from ..bank import now
 from ..linking import Candidate, Decision, decide
 from ..models import CorpusCouplet, CorpusPoem, OptionLink
 from ..text import corpus_key
+from .corpus_query import fts_query, pdf_repairs, spellings, spellings_query, split_candidates
 from .errors import StoreBusy
 
 _COUPLET_SELECT = (
@@ -38,96 +39,15 @@ QUOTED_SHARE = 0.5  # a poem is found to quote when this share of its couplets a
 MERGE_PAGES = 500  # FTS leaf pages (of about 4 KB) one merge transaction writes
 MERGE_AT = 64  # FTS segments (an import adds one per batch) before the import merges them
 FULL_MERGE_SHARE = 0.1  # after an import: one segment when this share is outside the largest
-MAX_JOINS = 5  # word boundaries of a search tried both joined and apart (2**5 spellings at most)
 HALF_TOKENS = 3  # linking: a hemistich's couplets are looked up by its rarest words only
 VERBATIM = ("exact", "swapped")  # link methods that end the candidate search early
 STAGES = ("half", "narrow", "wide")  # the candidate search, cheapest first (CorpusRepo._candidates)
-
-
-def pdf_repairs(words: Iterable[str]) -> dict[str, list[str]]:
-    """Spellings a PDF's right-to-left extraction may have damaged, repaired: it writes the
-    ligature «لا» as «ال» («انقلاب» -> «انقالب», «سالاری» -> «ساالری»). Each word with «ال»
-    after its first letter -> the word with one or all of those turned back into «لا»."""
-    out: dict[str, list[str]] = {}
-    for w in words:
-        spots = [i for i in range(1, len(w) - 1) if w.startswith("ال", i)]
-        if not spots:
-            continue
-        alts = {w[:i] + "لا" + w[i + 2:] for i in spots}
-        alts.add(w[:1] + w[1:].replace("ال", "لا"))
-        out[w] = sorted(alts - {w})
-    return out
 
 
 def _couplet_key(norm1: str, norm2: str) -> int:
     """A couplet's hemistichs in either order, spaces ignored, as a 64-bit hash (mark_quoting)."""
     a, b = sorted((norm1.replace(" ", ""), norm2.replace(" ", "")))
     return int.from_bytes(hashlib.blake2b(f"{a}|{b}".encode(), digest_size=8).digest(), "big", signed=True)
-
-
-def fts_query(words: Iterable[str]) -> str:
-    """An FTS5 query of quoted words (no operator in the data reaches the parser)."""
-    return " ".join('"' + w.replace('"', "") + '"' for w in words if w.replace('"', ""))
-
-
-def _spellings(terms: list[str]) -> list[list[str]]:
-    """The words as typed, and with neighbours joined: "می خانه ها" -> [می خانه ها], [میخانه ها],
-    [می خانهها], [میخانهها]. Boundaries next to a short word are tried first, MAX_JOINS at most."""
-    terms = [t.replace('"', "") for t in terms if t.replace('"', "")]
-    bounds = sorted(range(len(terms) - 1), key=lambda i: (min(len(terms[i]), len(terms[i + 1])), i))[:MAX_JOINS]
-    out: list[list[str]] = []
-    for mask in range(1 << len(bounds)):
-        joined = {b for k, b in enumerate(bounds) if mask >> k & 1}
-        words = terms[:1]
-        for i, t in enumerate(terms[1:]):
-            if i in joined:
-                words[-1] += t
-            else:
-                words.append(t)
-        if words not in out:
-            out.append(words)
-    return out
-
-
-def split_candidates(terms: list[str]) -> set[str]:
-    """The halves (two letters or more) of every word of every spelling of the terms: the
-    words to look up in the corpus vocabulary for `spellings_query`'s `known`."""
-    return {h for words in _spellings(terms) for w in words for i in range(2, len(w) - 1)
-            for h in (w[:i], w[i:])}
-
-
-def spellings_query(terms: list[str], known: set[str] | frozenset = frozenset(),
-                    df: dict[str, int] | None = None, keep: int = 0) -> str:
-    """An FTS5 query (every word quoted: no operator from the data) that is space-insensitive.
-    Corpus keys drop the ZWNJ ("می‌خانه" is the one word "میخانه"), so a word typed apart
-    ("می خانه") is also tried joined to its neighbours (see _spellings); and a word the corpus
-    writes as two (both halves in `known`, the corpus vocabulary) also matches that phrase:
-    "میخانه" finds "می خانه". With `df` (word -> couplets holding it, for every word of every
-    spelling and their halves) and `keep`, each spelling asks for its `keep` rarest words only
-    (a common word adds a long doclist for FTS5 to walk and selects nothing) and a spelling with
-    a word the corpus cannot match is left out; "" when no spelling can match."""
-    def word(w: str) -> str:
-        alts = [w] + [f"{w[:i]} {w[i:]}" for i in range(2, len(w) - 1) if w[:i] in known and w[i:] in known]
-        return f'"{w}"' if len(alts) == 1 else "(" + " OR ".join(f'"{a}"' for a in alts) + ")"
-
-    def cost(w: str) -> int | None:  # the couplets a word (or its two-word spelling) can be in
-        splits = [min(df[w[:i]], df[w[i:]]) for i in range(2, len(w) - 1) if w[:i] in df and w[i:] in df]
-        found = ([df[w]] if w in df else []) + splits
-        return max(found) if found else None
-
-    queries: list[str] = []
-    for words in _spellings(terms):
-        if df is not None and keep:
-            costs = {w: cost(w) for w in words}
-            if None in costs.values():
-                continue
-            words = sorted(set(words), key=lambda w: (costs[w], w))[:keep]
-        query = " AND ".join(word(w) for w in words)
-        if query not in queries:
-            queries.append(query)
-    if not queries:
-        return ""
-    return queries[0] if len(queries) == 1 else " OR ".join(f"({q})" for q in queries)
 
 
 class CorpusRepo:
@@ -430,7 +350,7 @@ class CorpusRepo:
                 terms = half.split()
                 if not terms:
                     continue
-                spelled = {w for words in _spellings(terms) for w in words} | split_candidates(terms)
+                spelled = {w for words in spellings(terms) for w in words} | split_candidates(terms)
                 df = self._vocab(spelled)
                 if query := spellings_query(terms, set(df), df, HALF_TOKENS):
                     self._fts_candidates(query, found)
@@ -585,12 +505,7 @@ class CorpusRepo:
                     "UPDATE option_links SET reversed = 0, method = CASE method WHEN 'swapped' THEN 'exact' "
                     "ELSE method END WHERE question_id = ? AND position = ?", (qid, pos))
                 done.setdefault(qid, []).append(pos)
-        stamp = now()
-        for qid, positions in done.items():
-            self.conn.execute(
-                "INSERT INTO revisions (question_id, author, created_at, changes) VALUES (?, 'corpus-order', ?, ?)",
-                (qid, stamp, json.dumps({"hemistich_order": sorted(positions)})))
-            self.conn.execute("UPDATE questions SET updated_at = ? WHERE id = ?", (stamp, qid))
+        self._order_revisions(done, "hemistich_order")
         counts["reordered"] = sum(len(p) for p in done.values())
         return counts
 
@@ -628,14 +543,19 @@ class CorpusRepo:
                     "UPDATE option_links SET reversed = 1, method = CASE method WHEN 'exact' THEN 'swapped' "
                     "ELSE method END WHERE question_id = ? AND position = ? AND reversed = 0", (qid, pos))
                 done.setdefault(qid, []).append(pos)
-            stamp = now()
-            for qid, positions in done.items():
-                self.conn.execute(
-                    "INSERT INTO revisions (question_id, author, created_at, changes) VALUES (?, 'corpus-order', ?, ?)",
-                    (qid, stamp, json.dumps({"hemistich_order_undone": positions})))
-                self.conn.execute("UPDATE questions SET updated_at = ? WHERE id = ?", (stamp, qid))
+            self._order_revisions(done, "hemistich_order_undone")
         counts["restored"] = sum(len(p) for p in done.values())
         return counts
+
+    def _order_revisions(self, done: dict[int, list[int]], change: str) -> None:
+        """One `corpus-order` revision per question (inside the caller's transaction): `change`
+        (hemistich_order | hemistich_order_undone) -> the options' positions."""
+        stamp = now()
+        for qid, positions in done.items():
+            self.conn.execute(
+                "INSERT INTO revisions (question_id, author, created_at, changes) VALUES (?, 'corpus-order', ?, ?)",
+                (qid, stamp, json.dumps({change: sorted(positions)})))
+            self.conn.execute("UPDATE questions SET updated_at = ? WHERE id = ?", (stamp, qid))
 
     def choose_link(self, uid: str, position: int, poem: str, index: int) -> None:
         """Record that this option was inserted from the corpus (method 'chosen')."""
