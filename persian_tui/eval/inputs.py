@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import cached_property
 
 import numpy as np
 
@@ -84,18 +85,18 @@ class Inputs:
         """(R, keyed) bool: the run answered the keyed question with one answer (not a tie)."""
         return self.asked & ~self.tied
 
-    @property
+    @cached_property
     def shared_columns(self) -> np.ndarray:
         """Indices of the shared questions among the keyed ones."""
         shared = {q.uid for q in self.shared}
         return np.array([j for j, q in enumerate(self.keyed) if q.uid in shared], dtype=np.int64)
 
-    @property
+    @cached_property
     def credit_shared(self) -> np.ndarray:
         """(R, Q) credit on the shared questions."""
         return self.credit[:, self.shared_columns]
 
-    @property
+    @cached_property
     def tied_shared(self) -> np.ndarray:
         """(R, Q) bool: a tied majority on a shared question."""
         return self.tied[:, self.shared_columns]

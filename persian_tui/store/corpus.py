@@ -421,18 +421,18 @@ class CorpusRepo:
             rows = self.conn.execute(sql).fetchall()
         todo = [r for r in rows
                 if force and r["method"] != "chosen" or r["link_key"] != r["match_key"] or r["status"] != "linked"]
-        counts: Counter = Counter()
-        pending: list[tuple] = []
         self._df = {}  # the corpus is not re-imported while this connection links
         try:
-            self._link_rows(todo, counts, pending, threshold, batch, on_progress)
+            counts = self._link_rows(todo, threshold, batch, on_progress)
         finally:
             self._df = None
         counts["up to date"] = len(rows) - len(todo)
         return counts
 
-    def _link_rows(self, todo: list, counts: Counter, pending: list, threshold: float | None, batch: int,
-                   on_progress) -> None:
+    def _link_rows(self, todo: list, threshold: float | None, batch: int, on_progress) -> Counter:
+        """Link the option rows `todo`, saving every `batch` links; the counts per status."""
+        counts: Counter = Counter()
+        pending: list[tuple] = []
         for n, r in enumerate(todo, 1):
             d = self.link_option(r["mesra1"], r["mesra2"], own_poet=r["poet"], threshold=threshold)
             counts[d.status] += 1
@@ -447,6 +447,7 @@ class CorpusRepo:
                 pending = []
                 if on_progress:
                     on_progress(n, len(todo))
+        return counts
 
     def link_saved(self, uids: list[str]) -> Counter:
         """The save hook: link these just-saved questions. Best effort: when the database is
