@@ -13,7 +13,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generate import write_bank  # noqa: E402
 
-from persian_tui.io.importer import apply_import, plan_import  # noqa: E402
+from persian_tui.bank.importer import apply_import, plan_import  # noqa: E402
 from persian_tui.store import Store  # noqa: E402
 from persian_tui.text import normalize, search_terms, warm_up  # noqa: E402
 
@@ -97,7 +97,7 @@ def main(n: int = 10_000) -> None:
 
 
     # 5. incremental search: in memory (BankSearch, what the TUI uses) vs SQLite instr()
-    from persian_tui.search import BankSearch
+    from persian_tui.bank.search import BankSearch
 
     with Store(tmp / "a.db") as store:
         search = BankSearch(store)

@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from persian_tui.io import ganjoor  # noqa: E402
+from persian_tui.corpus import ganjoor  # noqa: E402
 from persian_tui.models import Option, Question  # noqa: E402
 from persian_tui.store import Store  # noqa: E402
 from persian_tui.text import warm_up  # noqa: E402

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import sqlite_utils  # noqa: E402
 from generate import write_bank  # noqa: E402
 
-from persian_tui.io import jsonl  # noqa: E402
+from persian_tui.bank import jsonl  # noqa: E402
 from persian_tui.store import Store  # noqa: E402
 from persian_tui.store.rows import Prepared, prepare  # noqa: E402
 

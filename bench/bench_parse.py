@@ -25,7 +25,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from persian_tui.eval.parse import parse_answer  # noqa: E402 (after the path set-up)
+from persian_tui.runs.parse import parse_answer  # noqa: E402 (after the path set-up)
 
 CORPUS = ROOT / "tests" / "data" / "replies.jsonl"
 PREVIOUS = "4105c1fd73c2173e15b9c8a2a5c8c9ef6ae03235"

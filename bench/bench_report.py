@@ -2,7 +2,7 @@
 API (each run answers with its own skill, some with a position bias, a few invalid answers;
 three annotators label a third of the bank). Times build_report (the report core: reading the
 database and every statistic) and the file outputs, and compares the report's paired-comparison
-code (eval/pairs.pair_rows) with a naive per-pair loop (the notebook way: Python loops over the
+code (reports/pairs.pair_rows) with a naive per-pair loop (the notebook way: Python loops over the
 questions both runs answered, one statsmodels call per pair), in the same run on the same answers
 (half the runs answering 60-100 % of the questions, so every pair has its own overlap).
 With --samples K (default 5) a second database, the same but with every third run asked each
@@ -28,11 +28,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 from generate import question  # noqa: E402
 
-from persian_tui.eval import stats  # noqa: E402
-from persian_tui.eval.report import build_report  # noqa: E402
-from persian_tui.io.jsonl import from_record  # noqa: E402
-from persian_tui.io.report_files import render_files, render_text, write_report  # noqa: E402
+from persian_tui import stats  # noqa: E402
+from persian_tui.bank.jsonl import from_record  # noqa: E402
 from persian_tui.models import Label, Prediction  # noqa: E402
+from persian_tui.reports.figures import build_report  # noqa: E402
+from persian_tui.reports.report_files import render_files, render_text, write_report  # noqa: E402
 from persian_tui.store import Store  # noqa: E402
 
 
@@ -75,7 +75,7 @@ def make_db(path: Path, n_runs: int, n_questions: int, seed: int = 5, samples: i
 def naive_pairs(right: np.ndarray, asked: np.ndarray, alpha: float = 0.05) -> list[tuple]:
     """Every pair the notebook way, on each pair's own overlap: Python loops over the questions
     both runs answered, one statsmodels exact McNemar and one Clopper-Pearson interval per pair
-    (mapped to the accuracy difference as eval/stats.mcnemar_interval does), Holm at the end."""
+    (mapped to the accuracy difference as stats.mcnemar_interval does), Holm at the end."""
     from statsmodels.stats.contingency_tables import mcnemar
     from statsmodels.stats.proportion import proportion_confint
 
@@ -100,9 +100,9 @@ def naive_pairs(right: np.ndarray, asked: np.ndarray, alpha: float = 0.05) -> li
 
 
 def report_pairs(right: np.ndarray, asked: np.ndarray) -> list[tuple]:
-    """The same from the report's own code (eval/pairs.pair_rows: matrix products, one vectorized
+    """The same from the report's own code (reports/pairs.pair_rows: matrix products, one vectorized
     scipy/statsmodels call per statistic, plus Connor's MDE and n at two levels)."""
-    from persian_tui.eval.pairs import pair_rows
+    from persian_tui.reports.pairs import pair_rows
 
     R = right.shape[0]
     rows = pair_rows(list(range(R)), list(range(R)), right, asked, 0.05, 0.8)
@@ -161,8 +161,8 @@ def main() -> None:
     print(f"  of which reading the runs and questions from SQLite: {statistics.median(load) * 1000:.0f} ms; "
           f"{report.questions} shared questions, {len(report.pairs)} pairs, {args.bootstrap} resamples, "
           f"item analysis of {len(report.items)} questions included")
-    from persian_tui.eval.inputs import report_inputs
-    from persian_tui.eval.items import item_analysis
+    from persian_tui.reports.items import item_analysis
+    from persian_tui.reports.selection import report_inputs
 
     with Store(db) as store:
         inp, _ = report_inputs(store, None, "all")
@@ -202,7 +202,7 @@ def main() -> None:
     vf, vs = statistics.median(tf), ts[0]
     print(f"paired comparisons ({pairs} pairs, each on its own overlap; exact McNemar, Holm, the exact "
           f"interval of the same test; the report's also Bonferroni intervals and Connor MDE/n at two levels):")
-    print(f"  report (eval/pairs.pair_rows, vectorized): {vf * 1000:.0f} ms")
+    print(f"  report (reports/pairs.pair_rows, vectorized): {vf * 1000:.0f} ms")
     print(f"  naive per-pair loops:                      {vs:.1f} s  -> {vs / vf:.0f}x slower; "
           f"results identical: {agree}")
 

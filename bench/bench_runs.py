@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from generate import write_bank  # noqa: E402
 from llm_server import LLMServer, Reply  # noqa: E402
 
-from persian_tui.io.importer import apply_import, plan_import  # noqa: E402
+from persian_tui.bank.importer import apply_import, plan_import  # noqa: E402
 from persian_tui.runs import EmbedRunSpec, LLMRunSpec, create_llm_run, execute_llm_run, run_embedding  # noqa: E402
 from persian_tui.store import Store  # noqa: E402
 from persian_tui.text import warm_up  # noqa: E402

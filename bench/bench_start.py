@@ -54,7 +54,7 @@ def start(db: Path, sample: bool, query: str) -> dict:
 def main(n: int = 10_000) -> None:
     from generate import write_bank
 
-    from persian_tui.io.importer import apply_import, plan_import
+    from persian_tui.bank.importer import apply_import, plan_import
     from persian_tui.store import Store
 
     tmp = Path(tempfile.mkdtemp(prefix="ptui-start-"))

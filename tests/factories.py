@@ -74,7 +74,7 @@ def benchmark_item(id_, couplets=COUPLETS, index=0):
 
 def run_import(store, path, **kw):
     """Plan and apply an import, as `persian-tui import` does."""
-    from persian_tui.io.importer import apply_import, plan_import
+    from persian_tui.bank.importer import apply_import, plan_import
 
     skip = kw.pop("skip_invalid", False)
     plan = plan_import(store, path, **kw)

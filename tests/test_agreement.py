@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from factories import make_question
 
-from persian_tui.eval import stats
-from persian_tui.eval.agreement import agreement_report
-from persian_tui.eval.votes import adjudication_queue, bulk_acceptable, item_votes
+from persian_tui import stats
+from persian_tui.annotation.agreement import agreement_report
+from persian_tui.annotation.consensus import adjudication_queue, bulk_acceptable, item_votes
 
 
 def test_cohen_perfect_and_chance():

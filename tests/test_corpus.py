@@ -9,8 +9,8 @@ import pytest
 from factories import BABA, HAFEZ_1, HAFEZ_2, MINI, ROBAEE, SAADI, copy_mini, make_question
 
 from persian_tui.cli import main
-from persian_tui.io.errors import InputError
-from persian_tui.io.ganjoor import import_corpus
+from persian_tui.corpus.ganjoor import import_corpus
+from persian_tui.files.inputs import InputError
 from persian_tui.models import Option, Question
 from persian_tui.store import Store
 
@@ -254,13 +254,13 @@ def test_sample_excerpt_imports_and_links(store, sample):
 
 
 def test_export_carries_provenance_and_reimports(corpus, tmp_path):
-    from persian_tui.io.export import export_jsonl
+    from persian_tui.releases.export import export_jsonl
 
     corpus.add_questions([make_question("q-e", couplets=[HAFEZ_1, SAADI[::-1], BABA, ("بیتی", "که نیست")])])
     out = tmp_path / "bank.jsonl"
     export_jsonl(corpus, out)
     rec = json.loads(out.read_text())
-    from persian_tui.io.jsonl import SCHEMA_VERSION as JSONL_VERSION
+    from persian_tui.bank.jsonl import SCHEMA_VERSION as JSONL_VERSION
 
     assert rec["schema_version"] == JSONL_VERSION
     assert rec["options"][0]["corpus"] == {

@@ -8,7 +8,7 @@ import json
 import pytest
 from factories import BABA, HAFEZ_1, HAFEZ_2, MINI, ROBAEE, SAADI, copy_mini, make_question
 
-from persian_tui.io.ganjoor import import_corpus
+from persian_tui.corpus.ganjoor import import_corpus
 
 
 def _poem(url: str, *texts: str, **extra) -> dict:

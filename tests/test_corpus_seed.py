@@ -8,7 +8,7 @@ from collections import Counter
 
 from factories import SAMPLE, run_import
 
-from persian_tui.io.ganjoor import import_corpus
+from persian_tui.corpus.ganjoor import import_corpus
 
 EXCERPT_POETS = {"حافظ", "خیام", "باباطاهر", "پروین اعتصامی"}
 

@@ -13,7 +13,7 @@ import pytest
 from factories import HAFEZ_1, HAFEZ_2, MINI, SAADI, copy_mini, make_question
 
 from persian_tui.cli import main
-from persian_tui.io.ganjoor import import_corpus
+from persian_tui.corpus.ganjoor import import_corpus
 from persian_tui.store import Store
 
 OWN = ("این بیت را جز نویسندهٔ جُنگ کسی نگفت", "و در هیچ دیوانی جز این مجموعه نیست")
@@ -320,7 +320,7 @@ def test_pdf_repairs():
 
 
 def test_halves_of_two_couplets_are_split_not_one_couplet(store):
-    from persian_tui.eval.provenance import UNLINKED, provenance_values
+    from persian_tui.corpus.provenance import UNLINKED, provenance_values
 
     import_corpus(store, MINI)
     d = store.link_option(HAFEZ_1[0], HAFEZ_2[1])
@@ -332,7 +332,7 @@ def test_halves_of_two_couplets_are_split_not_one_couplet(store):
 
 
 def test_export_tells_linked_ambiguous_unlinked_and_quoted_apart(quoting, tmp_path):
-    from persian_tui.io.export import export_jsonl
+    from persian_tui.releases.export import export_jsonl
 
     quoting.add_questions([make_question("q-x", couplets=[HAFEZ_2, OWN, SAADI, ("بیتی", "که نیست")])])
     out = tmp_path / "x.jsonl"
@@ -355,7 +355,7 @@ def test_export_tells_linked_ambiguous_unlinked_and_quoted_apart(quoting, tmp_pa
 
 
 def test_similar_couplets_never_return_the_couplet_itself(store):
-    from persian_tui.eval.similar import similar_couplets
+    from persian_tui.corpus.similar import similar_couplets
 
     import_corpus(store, MINI)
     # the same couplet with its hemistichs swapped, a ZWNJ typed as a space and doubled spaces
@@ -381,7 +381,7 @@ def test_poet_filters_accept_any_part_of_a_name_or_the_slug(quoting):
 
 
 def test_a_long_poem_is_written_in_several_short_transactions(store, tmp_path, monkeypatch):
-    from persian_tui.io import ganjoor
+    from persian_tui.corpus import ganjoor
 
     monkeypatch.setattr(ganjoor, "BATCH_COUPLETS", 3)
     root = copy_mini(tmp_path)
@@ -418,7 +418,7 @@ def test_no_transaction_that_writes_couplets_merges_the_index(store, tmp_path, m
     made a segment per INSERT), holding the write lock for seconds. Now each such transaction
     adds one segment per statement and merges none; the import's merge steps, transactions of
     their own, bring the count down, to one segment at the end; every transaction is counted."""
-    from persian_tui.io import ganjoor
+    from persian_tui.corpus import ganjoor
     from persian_tui.store import corpus
 
     monkeypatch.setattr(ganjoor, "BATCH_COUPLETS", 3)
@@ -469,7 +469,7 @@ def test_no_transaction_that_writes_couplets_merges_the_index(store, tmp_path, m
 
 
 def test_a_killed_long_poem_is_replaced_by_the_next_import(store, tmp_path, monkeypatch):
-    from persian_tui.io import ganjoor
+    from persian_tui.corpus import ganjoor
 
     monkeypatch.setattr(ganjoor, "BATCH_COUPLETS", 3)
     root = copy_mini(tmp_path)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from factories import couplets
 
+from persian_tui.annotation.consensus import BULK_REASON
 from persian_tui.cli import main
-from persian_tui.eval.votes import BULK_REASON
 from persian_tui.models import Option, Question
 from persian_tui.store import Store
 

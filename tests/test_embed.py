@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import numpy as np
 import pytest
 
-from persian_tui.eval.embed import (
+from persian_tui.runs.embedders import (
     Embedder,
     EmbedderError,
     OpenAIEmbedder,

@@ -3,10 +3,10 @@ import json
 import pytest
 from factories import make_question
 
-from persian_tui.io.errors import InputError
-from persian_tui.io.export import export_jsonl
-from persian_tui.io.importer import apply_import, plan_import
-from persian_tui.io.jsonl import SCHEMA_VERSION
+from persian_tui.bank.importer import apply_import, plan_import
+from persian_tui.bank.jsonl import SCHEMA_VERSION
+from persian_tui.files.inputs import InputError
+from persian_tui.releases.export import export_jsonl
 from persian_tui.store import Store
 
 ZWNJ = "\u200c"
@@ -73,7 +73,7 @@ def test_write_is_atomic(store, tmp_path, monkeypatch):
     def boom(q, *links):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr("persian_tui.io.jsonl.dumps", boom)
+    monkeypatch.setattr("persian_tui.bank.jsonl.dumps", boom)
     with pytest.raises(RuntimeError):
         export_jsonl(store, out)
     assert out.read_text("utf-8") == "previous export\n"

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from llm_server import LLMServer, chat
 
+from persian_tui.bank import jsonl
 from persian_tui.cli import main
-from persian_tui.eval import prompts
-from persian_tui.io import jsonl
+from persian_tui.runs import prompts
 from persian_tui.store import Store
 
 NO_INSPECT = "inspect-ai is not installed (the inspect extra: pip install -e '.[inspect]')"
@@ -244,7 +244,7 @@ def test_lm_eval_task_yaml_matches_its_schema(release):
 
 
 def test_lm_eval_prompt_and_filter_are_the_projects(release):
-    from persian_tui.eval.parse import parse_answer
+    from persian_tui.runs.parse import parse_answer
 
     _, out = release
     utils = lm_utils(out / "lm_eval")
@@ -277,7 +277,7 @@ def write_samples(folder: Path, records: list[dict], kind: str) -> Path:
     for i, r in enumerate(records):
         if kind == "gen":
             reply = REPLIES[i % len(REPLIES)]
-            from persian_tui.eval.parse import parse_answer
+            from persian_tui.runs.parse import parse_answer
 
             p = parse_answer(reply)
             got = str(p.answer) if p.status == "ok" else ""

@@ -16,9 +16,9 @@ from llm_server import LLMServer, Reply, chat
 from pydantic import ValidationError
 
 from persian_tui.cli import main
-from persian_tui.eval.embed import OpenAIEmbedder
-from persian_tui.eval.llm import LLMClient
 from persian_tui.runs import EmbedRunSpec, LLMRunSpec, RunError, create_llm_run, execute_llm_run, run_embedding
+from persian_tui.runs.embedders import OpenAIEmbedder
+from persian_tui.runs.llm_client import LLMClient
 
 PASSWORD = "hunter2-Secret"
 BASIC = base64.b64encode(f"admin:{PASSWORD}".encode()).decode()
@@ -213,8 +213,8 @@ def test_vectors_from_the_endpoint_keep_the_scores_finite(bank):
 
 
 def test_a_limited_resume_of_failed_judgments_reports_the_run_as_stored(store, capsys):
+    from persian_tui.judging.run import create_judge_run, execute_judge_run
     from persian_tui.models import Prediction
-    from persian_tui.runs import create_judge_run, execute_judge_run
 
     store.add_questions([make_question(f"j-{i}", couplets=couplets(i), key=1) for i in range(5)])
     target = store.create_run("llm", "x", {}, status="done",
@@ -234,7 +234,7 @@ def test_a_limited_resume_of_failed_judgments_reports_the_run_as_stored(store, c
 def test_a_huge_reply_is_stored_cut_in_the_middle_with_a_note(bank):
     """A 3 MB reply is kept as its head and tail (the answer usually closes a long reply), with
     the cut noted in the row; the database does not grow by the whole reply per question."""
-    from persian_tui.eval.llm import MAX_REPLY_CHARS
+    from persian_tui.runs.llm_client import MAX_REPLY_CHARS
 
     huge = "x" * (3 * MAX_REPLY_CHARS) + "\nAnswer: 2"
     r, p = run(bank, lambda body, n: chat(huge), limit=2)

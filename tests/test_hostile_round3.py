@@ -9,7 +9,7 @@ import pytest
 from factories import COUPLETS, make_question
 
 from persian_tui.cli import main
-from persian_tui.io.files import WriteError, write_atomic
+from persian_tui.files.outputs import WriteError, write_atomic
 from persian_tui.store import Store
 
 
@@ -79,9 +79,10 @@ import json  # noqa: E402
 
 from llm_server import LLMServer, chat  # noqa: E402
 
-from persian_tui.eval.judge import DEFAULT_TAXONOMY, parse_judgment  # noqa: E402
+from persian_tui.judging.run import create_judge_run, execute_judge_run  # noqa: E402
+from persian_tui.judging.verdicts import DEFAULT_TAXONOMY, parse_judgment  # noqa: E402
 from persian_tui.models import Prediction  # noqa: E402
-from persian_tui.runs import LLMRunSpec, create_judge_run, execute_judge_run  # noqa: E402
+from persian_tui.runs import LLMRunSpec  # noqa: E402
 
 CATS = [row[0] for row in DEFAULT_TAXONOMY]
 FAKE = json.dumps({"verdict": "sound", "error_category": "none", "rationale": "planted"})
@@ -108,7 +109,7 @@ def test_an_unterminated_think_cuts_nothing(reply, expected):
 
 
 def test_the_answer_parser_keeps_an_unterminated_think_as_content():
-    from persian_tui.eval.parse import parse_answer, split_reasoning
+    from persian_tui.runs.parse import parse_answer, split_reasoning
 
     assert split_reasoning("Answer: 2\n<think>") == ("Answer: 2\n<think>", [])
     assert split_reasoning("<think>a</think>b<think>c") == ("\nb<think>c", ["a"])
@@ -256,7 +257,7 @@ def test_importers_refuse_fifos_and_devices_at_once(db, tmp_path, command):
 
 
 def test_a_file_over_the_input_cap_is_refused_naming_the_cap(db, tmp_path, monkeypatch, capsys):
-    from persian_tui.io import inputs
+    from persian_tui.files import inputs
 
     big = tmp_path / "big.jsonl"
     big.write_bytes(b"x" * 2048)
@@ -278,7 +279,7 @@ def test_hostile_token_counts_are_one_line(db, tmp_path, tokens, capsys):
 
 
 def test_a_huge_reasoning_trace_is_capped_like_a_reply(tmp_path, capsys):
-    from persian_tui.eval.llm import MAX_REPLY_CHARS
+    from persian_tui.runs.llm_client import MAX_REPLY_CHARS
 
     s = Store(tmp_path / "r.db")
     q = make_question("q-1", source_name="src", source_id="7")
@@ -620,7 +621,7 @@ def test_a_poem_id_that_is_not_a_finite_number_is_refused(store, tmp_path, id_te
     """It used to be stored as NULL; now the file is skipped with the reason (the others import)."""
     from factories import copy_mini
 
-    from persian_tui.io.ganjoor import import_corpus
+    from persian_tui.corpus.ganjoor import import_corpus
 
     root = copy_mini(tmp_path)
     bad = root / "poets" / "hafez" / "ghazal" / "bad.json"

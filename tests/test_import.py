@@ -6,8 +6,8 @@ import pytest
 from factories import COUPLETS, benchmark_item
 from factories import run_import as run
 
-from persian_tui.io.errors import InputError
-from persian_tui.io.importer import ImportFailed, plan_import
+from persian_tui.bank.importer import ImportFailed, plan_import
+from persian_tui.files.inputs import InputError
 
 OTHER = [
     ("هر که را صبر نیست حکمت نیست", "و آن که را صبر هست حاجت نیست"),
@@ -182,7 +182,7 @@ def test_book_pages_are_kept_as_the_questions_source_page(store, tmp_path):
     run(store, write(tmp_path, "book.json", data), answers=write(tmp_path, "keys.json", {"6": 1, "7": 2, "8": 3}))
     pages = {sid: qs[0].source_page for sid, qs in store.questions_by_source("book").items()}
     assert pages == {"6": 12, "7": 2, "8": None}  # the file's page; else its place; a bad one: unknown
-    from persian_tui.io.export import export_jsonl
+    from persian_tui.releases.export import export_jsonl
 
     export_jsonl(store, tmp_path / "out.jsonl")
     exported = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text("utf-8").splitlines()]

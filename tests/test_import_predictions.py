@@ -6,8 +6,8 @@ import pytest
 from factories import make_question, run_import
 
 from persian_tui.cli import main
-from persian_tui.io.errors import InputError
-from persian_tui.io.predictions import import_predictions
+from persian_tui.files.inputs import InputError
+from persian_tui.runs.prediction_files import import_predictions
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from pathlib import Path
 from factories import make_question, together
 
 from persian_tui.cli import main
-from persian_tui.io.export import export_jsonl
+from persian_tui.releases.export import export_jsonl
 from persian_tui.store import Store
 
 WORDS = ("دل", "عشق", "می", "ساقی", "باده", "یار", "گل", "بلبل", "شب", "ماه", "جان", "راه", "دریا",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from persian_tui.eval.embed import EmbedderError, make_embedder
+from persian_tui.runs.embedders import EmbedderError, make_embedder
 
 PYPROJECT = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text("utf-8"))
 HEAVY = ("torch", "sentence-transformers", "transformers", "nvidia")
@@ -41,7 +41,7 @@ def test_st_model_without_the_extra_names_it(monkeypatch):
 def test_the_app_and_cli_do_not_import_torch():
     import subprocess
 
-    code = ("import sys, persian_tui.cli, persian_tui.runs, persian_tui.tui.app, persian_tui.eval.embed; "
+    code = ("import sys, persian_tui.cli, persian_tui.runs, persian_tui.tui.app, persian_tui.runs.embedders; "
             "heavy = [m for m in sys.modules if m.split('.')[0] in ('torch', 'sentence_transformers')]; "
             "print(heavy)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -53,7 +53,7 @@ def test_start_up_paths_do_not_import_hazm():
     normalizer's table ships as data; tests/test_text.py checks it against hazm)."""
     import subprocess
 
-    code = ("import sys, persian_tui.cli, persian_tui.tui.app, persian_tui.search; "
+    code = ("import sys, persian_tui.cli, persian_tui.tui.app, persian_tui.bank.search; "
             "from persian_tui.text import normalize, match_key; normalize('كتاب يك ۱'); match_key('a'); "
             "print([m for m in sys.modules if m.split('.')[0] == 'hazm'])")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from factories import add_run
 
+from persian_tui.annotation.consensus import adjudication_queue, bulk_acceptable
 from persian_tui.cli import main
-from persian_tui.eval import items as item_rules
-from persian_tui.eval.items import item_analysis, queue_flags
-from persian_tui.eval.votes import adjudication_queue, bulk_acceptable
 from persian_tui.models import Question
+from persian_tui.reports import items as item_rules
+from persian_tui.reports.items import item_analysis, queue_flags
 from persian_tui.store import Store
 
 RUNS = 29

@@ -8,7 +8,7 @@ import pytest
 from factories import add_questions, add_run
 
 from persian_tui.cli import main
-from persian_tui.eval.items import item_analysis, rest_discrimination
+from persian_tui.reports.items import item_analysis, rest_discrimination
 
 
 def test_rest_discrimination_matches_scipy_pointbiserialr():
@@ -85,8 +85,8 @@ def test_items_command_formats(store, tmp_path, capsys):
 
 
 def test_every_report_format_has_the_item_section(store):
-    from persian_tui.eval.report import build_report
-    from persian_tui.io.report_files import render_files, render_text
+    from persian_tui.reports.figures import build_report
+    from persian_tui.reports.report_files import render_files, render_text
 
     _bank(store)
     report = build_report(store, n_boot=50)

@@ -5,10 +5,10 @@ import json
 import pytest
 from factories import make_question
 
+from persian_tui.annotation.label_files import apply_labels, plan_labels
 from persian_tui.cli import main
-from persian_tui.io.errors import InputError
-from persian_tui.io.export import export_jsonl
-from persian_tui.io.labels import apply_labels, plan_labels
+from persian_tui.files.inputs import InputError
+from persian_tui.releases.export import export_jsonl
 
 
 @pytest.fixture

@@ -8,8 +8,8 @@ import dataclasses
 import pytest
 from factories import make_question
 
-from persian_tui.merge import fields, merge, with_fields
 from persian_tui.models import Option
+from persian_tui.models.merge import fields, merge, with_fields
 from persian_tui.store import EditConflict, Store
 
 

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from sklearn.metrics.pairwise import cosine_similarity
 
-from persian_tui.eval import outlier
-from persian_tui.eval.outlier import SCORERS, predict, scores
+from persian_tui.runs import outlier
+from persian_tui.runs.outlier import SCORERS, predict, scores
 
 
 def find_outlier_index(embeddings):

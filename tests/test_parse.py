@@ -1,6 +1,6 @@
 import pytest
 
-from persian_tui.eval.parse import Parsed, parse_answer
+from persian_tui.runs.parse import Parsed, parse_answer
 
 
 def ok(text, answer, method=None, **kw):
@@ -246,7 +246,7 @@ def test_ambiguous_replies_are_stored_and_counted_as_unusable(store):
     from factories import make_question
     from llm_server import LLMServer, chat
 
-    from persian_tui.eval.report import build_report
+    from persian_tui.reports.figures import build_report
     from persian_tui.runs import LLMRunSpec, create_llm_run, execute_llm_run
 
     store.add_questions([make_question(f"q-{i}", couplets=[(f"الف {i} {j}", f"ب {i} {j}") for j in range(4)],

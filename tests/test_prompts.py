@@ -4,8 +4,8 @@ from pathlib import Path
 import pytest
 from factories import COUPLETS, make_question
 
-from persian_tui.eval.parse import parse_answer
-from persian_tui.eval.prompts import (
+from persian_tui.runs.parse import parse_answer
+from persian_tui.runs.prompts import (
     FEW_SHOT_SYSTEM,
     STRATEGIES,
     ZERO_SHOT_SYSTEM,

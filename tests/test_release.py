@@ -12,12 +12,12 @@ import yaml
 from factories import couplets, make_question
 from llm_server import LLMServer, chat
 
+from persian_tui.bank import jsonl
 from persian_tui.cli import main
-from persian_tui.io import jsonl
-from persian_tui.io.errors import InputError
-from persian_tui.io.harness_files import harness_files
-from persian_tui.io.release import build_release, current_items
+from persian_tui.files.inputs import InputError
 from persian_tui.models import ReleaseItem
+from persian_tui.releases.build import build_release, current_items
+from persian_tui.releases.harness_files import harness_files
 from persian_tui.runs import LLMRunSpec, RunError, create_llm_run, execute_llm_run
 from persian_tui.store import ReleaseExists, Store
 
@@ -194,7 +194,7 @@ def test_unsafe_targets_give_one_line_and_freeze_nothing_wrong(bank, tmp_path, c
 
 
 def test_the_release_leaderboard_ranks_by_the_reports_rule(bank, tmp_path, capsys):
-    """Ties share a rank in the release as in the report (eval/ranking.py), never broken by run id."""
+    """Ties share a rank in the release as in the report (reports/ranking.py), never broken by run id."""
     from factories import add_run
 
     uids = [f"q-{i:02d}" for i in range(8)]

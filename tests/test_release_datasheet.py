@@ -4,8 +4,8 @@ fed its item analysis and leaderboard, and the ranking rule the leaderboard foll
 
 from factories import couplets, make_question
 
-from persian_tui.io.release import RANKING_RULE, build_release
 from persian_tui.models import Prediction
+from persian_tui.releases.build import RANKING_RULE, build_release
 
 N = 8
 

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from factories import add_questions, add_run, make_question, run_import
 
+from persian_tui import stats
 from persian_tui.cli import main
-from persian_tui.eval import stats
-from persian_tui.eval.report import ReportError, build_report
-from persian_tui.io.predictions import import_predictions
-from persian_tui.io.report_files import render_files, render_text
+from persian_tui.reports.figures import ReportError, build_report
+from persian_tui.reports.report_files import render_files, render_text
+from persian_tui.runs.prediction_files import import_predictions
 from persian_tui.store import Store
 
 # ---------------------------------------------------------------- statistics

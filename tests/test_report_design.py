@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from factories import HAFEZ_1, HAFEZ_2, MINI, SAADI, add_questions, add_run, make_question, planted_pair, synthetic_bank
 
-from persian_tui.eval import stats
-from persian_tui.eval.report import build_report
-from persian_tui.io.report_files import render_files, render_text
+from persian_tui import stats
+from persian_tui.reports.figures import build_report
+from persian_tui.reports.report_files import render_files, render_text
 
 # 29 runs on 200 questions; the last 14 answered only the first 100 (the 97 shared)
 LIMITS = [200] * 15 + [100] * 14
@@ -95,7 +95,7 @@ def test_ties_share_a_rank_and_the_rank_has_an_interval(store):
         assert x.rank_low <= x.rank <= x.rank_high
     accs = [x.answered_accuracy for x in r.leaderboard]
     assert accs == sorted(accs, reverse=True)  # the order is the ranked figure's
-    from persian_tui.eval.ranking import rank_runs
+    from persian_tui.reports.ranking import rank_runs
 
     ranked = rank_runs([a, b, c, d], [6, 6, 3, 2], [10, 10, 5, 10])
     assert [(x.run_id, x.rank) for x in ranked] == [(a, 1), (b, 1), (c, 1), (d, 4)]
@@ -134,7 +134,7 @@ def test_invalid_and_usable_accuracy_on_the_ranked_questions(store):
 def test_clustered_standard_errors_by_poem_poet_and_source(store):
     import statsmodels.api as sm
 
-    from persian_tui.io.ganjoor import import_corpus
+    from persian_tui.corpus.ganjoor import import_corpus
 
     import_corpus(store, MINI)
     key_couplets = [HAFEZ_1, HAFEZ_2, HAFEZ_1, HAFEZ_2, SAADI, SAADI, None, None]

@@ -69,7 +69,7 @@ def test_nothing_listening_ends_failed_not_done(bank, capsys):
 def test_retry_waits_are_bounded_in_total(bank):
     """A Retry-After past the retry budget gives up at once (the row says why); a short one
     is honoured; exponential backoff stops once the budget is spent."""
-    from persian_tui.eval.llm import LLMClient, LLMError
+    from persian_tui.runs.llm_client import LLMClient, LLMError
 
     def script(body, n):
         return Reply(429, {"error": {"message": "slow down"}}, headers={"Retry-After": "3600"})
@@ -100,8 +100,8 @@ def test_a_refused_connection_is_not_retried_like_a_busy_server(bank):
     """Nothing listens at the URL: each request is retried once, shortly (not 4 times with
     backoff), and two refusals in a row stop the run whatever max_failures says (the default
     5 with 4 retries took a minute); no ETA is made up from errors."""
-    from persian_tui.eval.llm import CONNECT_BACKOFF, CONNECT_RETRIES, LLMClient, LLMError
     from persian_tui.runs.lifecycle import CONNECT_LIMIT
+    from persian_tui.runs.llm_client import CONNECT_BACKOFF, CONNECT_RETRIES, LLMClient, LLMError
 
     url = f"http://127.0.0.1:{closed_port()}/v1"
     client = LLMClient(url, "m", max_retries=4)

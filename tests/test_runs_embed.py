@@ -8,8 +8,8 @@ import pytest
 from factories import make_question
 from llm_server import LLMServer, Reply
 
-from persian_tui.eval.outlier import predict
 from persian_tui.runs import EmbedRunSpec, RunError, couplet_text, run_embedding
+from persian_tui.runs.outlier import predict
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import pytest
 from factories import make_question
 
 from persian_tui.cli import main
-from persian_tui.io.files import TAG, WriteError, remove_stale_temps, write_atomic
+from persian_tui.files.outputs import TAG, WriteError, remove_stale_temps, write_atomic
 
 ROOT = os.geteuid() == 0
 
@@ -105,9 +105,9 @@ def test_temp_removed_on_error(tmp_path, monkeypatch):
 def test_stale_temps_of_a_killed_run_are_removed(tmp_path):
     out = tmp_path / "x.jsonl"
     # a writer killed mid-write: its temp file stays, its process is gone
-    code = ("import os, sys\nfrom persian_tui.io import files\n"
-            "files.os.replace = lambda *a: os.kill(os.getpid(), 9)\n"
-            "files.write_atomic(files.Path(sys.argv[1]), b'half')\n")
+    code = ("import os, sys\nfrom persian_tui.files import outputs\n"
+            "outputs.os.replace = lambda *a: os.kill(os.getpid(), 9)\n"
+            "outputs.write_atomic(outputs.Path(sys.argv[1]), b'half')\n")
     subprocess.run([sys.executable, "-c", code, str(out)], check=False)
     stale = no_temps(tmp_path)
     assert len(stale) == 1 and stale[0].startswith(".x.jsonl.persian-tui-") and stale[0].endswith(".tmp")

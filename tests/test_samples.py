@@ -9,9 +9,8 @@ from factories import keyed_bank
 from llm_server import LLMServer, chat
 
 from persian_tui.cli import main
-from persian_tui.eval.llm import cache_key
-from persian_tui.eval.report import build_report
 from persian_tui.models import Prediction, vote
+from persian_tui.reports.figures import build_report
 from persian_tui.runs import (
     JudgeRunSpec,
     LLMRunSpec,
@@ -20,6 +19,7 @@ from persian_tui.runs import (
     execute_judge_run,
     execute_llm_run,
 )
+from persian_tui.runs.llm_client import cache_key
 
 
 @pytest.fixture

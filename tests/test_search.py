@@ -1,6 +1,6 @@
 from factories import make_question
 
-from persian_tui.search import BankSearch
+from persian_tui.bank.search import BankSearch
 from persian_tui.store import Store
 
 

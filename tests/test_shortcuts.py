@@ -9,8 +9,8 @@ from factories import MINI, make_question
 from scipy.stats import binomtest
 
 from persian_tui.cli import main
-from persian_tui.eval.shortcuts import analyse, length_outlier, odd_one
-from persian_tui.io.ganjoor import import_corpus
+from persian_tui.corpus.ganjoor import import_corpus
+from persian_tui.reports.shortcuts import analyse, length_outlier, odd_one
 from persian_tui.store import Store
 
 H1 = [("اَلا یا اَیُّهَا السّاقی اَدِرْ کَأساً وَ ناوِلْها", "که عشق آسان نمود اول ولی افتاد مشکل‌ها"),
@@ -89,8 +89,8 @@ def test_cli_shortcuts_json_and_baseline_runs(planted, capsys):
 
 
 def test_report_breaks_down_by_provenance(planted, capsys):
-    from persian_tui.eval.report import build_report
-    from persian_tui.io.report_files import render_text
+    from persian_tui.reports.figures import build_report
+    from persian_tui.reports.report_files import render_text
 
     assert main(["--db", str(planted), "shortcuts", "--store-runs"]) == 0
     capsys.readouterr()
@@ -111,9 +111,9 @@ def test_report_breaks_down_by_provenance(planted, capsys):
 
 
 def test_report_without_links_has_no_provenance_tables(store):
-    from persian_tui.eval.report import build_report
-    from persian_tui.io.report_files import render_text
     from persian_tui.models import Prediction
+    from persian_tui.reports.figures import build_report
+    from persian_tui.reports.report_files import render_text
 
     store.add_questions([make_question("q-x")])
     store.create_run("baseline", "cue:x", {}, status="done", total=1, predictions=[Prediction("q-x", 1, "ok")])
@@ -122,7 +122,7 @@ def test_report_without_links_has_no_provenance_tables(store):
 
 
 def test_bank_filters_by_poet_and_form(planted):
-    from persian_tui.search import BankSearch, split_facets
+    from persian_tui.bank.search import BankSearch, split_facets
 
     assert split_facets("poet:حافظ عشق FORM:Robaee") == ("عشق", {"poet": "حافظ", "form": "Robaee"})
     with Store(planted) as s:
@@ -162,7 +162,7 @@ def test_a_cue_that_never_fires_is_not_stored(tmp_path, capsys):
 def test_a_cue_that_mostly_abstains_stays_on_the_leaderboard(planted, capsys):
     """Abstentions are stored as empty answers; for any other run kind so many would mark the
     run broken and leave it out of the default report."""
-    from persian_tui.eval.report import build_report
+    from persian_tui.reports.figures import build_report
 
     with Store(planted) as s:
         s.add_questions([make_question(f"q-even-{i}", couplets=[H1[0], H1[1], H2[0], H2[1]], key=1)

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from factories import make_question, run_import, together
 
+from persian_tui.annotation.label_files import plan_labels
 from persian_tui.cli import main
-from persian_tui.io.export import export_jsonl
-from persian_tui.io.labels import plan_labels
-from persian_tui.io.predictions import import_predictions
-from persian_tui.io.reasoning import import_reasoning
 from persian_tui.models import SourceRef
+from persian_tui.releases.export import export_jsonl
+from persian_tui.runs.prediction_files import import_predictions
+from persian_tui.runs.reasoning_files import import_reasoning
 from persian_tui.store import Store
 
 DATA = Path(__file__).parent / "data" / "sources"
@@ -215,7 +215,7 @@ def test_seed_files_in_any_order_match_the_same_answers(tmp_path, seed):
 def test_imports_planned_at_once_then_written_end_as_one_import(tmp_path, order):
     """The race made deterministic: every file planned against the empty bank, then written in
     turn; each write re-checks the questions stored since its plan (exact and near copies)."""
-    from persian_tui.io.importer import apply_import, plan_import
+    from persian_tui.bank.importer import apply_import, plan_import
 
     with Store(tmp_path / "r.db") as store:
         plans = [plan_import(store, FILES[name][0], answers=FILES[name][1]) for name in (*order, *order)]

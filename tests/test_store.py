@@ -3,7 +3,7 @@ import sqlite3
 import pytest
 from factories import make_question
 
-from persian_tui.search import BankSearch
+from persian_tui.bank.search import BankSearch
 from persian_tui.store import Store, StoreError
 from persian_tui.store.schema import SCHEMA_VERSION
 

@@ -10,7 +10,7 @@ from textual.widgets import Input
 from tui_helpers import bank_loaded, make_app, notices, wait_for
 
 from persian_tui import bidi, config
-from persian_tui.io import jsonl
+from persian_tui.bank import jsonl
 from persian_tui.store import Store
 from persian_tui.tui.app import run_app
 from persian_tui.tui.keys import APP_KEYS, help_rows

@@ -12,7 +12,7 @@ from textual.widgets import DataTable
 from tui_helpers import bank_loaded, make_app, open_screen, settle, wait_for
 
 from persian_tui import bidi, display
-from persian_tui.eval.report import build_report
+from persian_tui.reports.figures import build_report
 from persian_tui.store import Store
 from persian_tui.tui.screens.run_detail import RunDetailScreen
 from persian_tui.tui.screens.runs import RunsScreen, judgeable
@@ -81,7 +81,7 @@ def full_db(path: Path) -> Path:
     a judge run on one of them."""
     from factories import make_question, numbered_couplets
 
-    from persian_tui.eval.judge import DEFAULT_TAXONOMY
+    from persian_tui.judging.verdicts import DEFAULT_TAXONOMY
     from persian_tui.models import Prediction
 
     with Store(path) as s:
@@ -290,8 +290,8 @@ async def test_a_poet_is_searchable_text_and_named_once(tmp_path):
     from factories import BABA, HAFEZ_1, HAFEZ_2, MINI, SAADI, dated_question
     from textual.widgets import Input
 
-    from persian_tui.io.ganjoor import import_corpus
-    from persian_tui.search import BankSearch
+    from persian_tui.bank.search import BankSearch
+    from persian_tui.corpus.ganjoor import import_corpus
     from persian_tui.tui.render import detail_lines, plain, with_derived_poets
     from persian_tui.tui.screens.author import AuthorScreen
 

@@ -9,7 +9,7 @@ from factories import BABA, HAFEZ_1, MINI, SAADI, dated_question
 from textual.widgets import Input, OptionList
 from tui_helpers import bank_loaded, make_app, notices, open_screen, settle
 
-from persian_tui.io.ganjoor import import_corpus
+from persian_tui.corpus.ganjoor import import_corpus
 from persian_tui.store import Store
 from persian_tui.tui.screens.author import AuthorScreen
 from persian_tui.tui.screens.corpus import CorpusScreen

@@ -505,7 +505,7 @@ async def test_the_item_timer_survives_t_and_fast_answers_are_marked(db, monkeyp
 
 
 async def test_the_fast_minimum_is_a_setting(db, monkeypatch):
-    from persian_tui.eval.agreement import agreement_report
+    from persian_tui.annotation.agreement import agreement_report
 
     clock = Clock()
     monkeypatch.setattr("persian_tui.tui.screens.label.monotonic", clock)
@@ -535,7 +535,7 @@ async def test_a_flag_is_not_an_answer_in_the_bars(db):
         assert "3 answered (1 flagged), 2 to go" in text_of(app, "#progress-mine")
         assert bar(app, "mine") == (3, 6)
         assert "3 of 6 open questions have 1 label" in text_of(app, "#progress-bank")
-    from persian_tui.eval.agreement import agreement_report
+    from persian_tui.annotation.agreement import agreement_report
 
     with Store(db) as s:  # the agreement screen's figures agree with the bars
         a = agreement_report(s)[0]

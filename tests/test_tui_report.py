@@ -420,7 +420,7 @@ def test_leaderboard_snapshot(db, snap_compare):
 async def test_computing_indicator_while_the_worker_runs(db, monkeypatch):
     import threading
 
-    from persian_tui.eval import report as core
+    from persian_tui.reports import figures as core
 
     release = threading.Event()
     real = core.build_report
@@ -446,7 +446,7 @@ async def test_computing_indicator_while_the_worker_runs(db, monkeypatch):
 
 
 async def test_a_failed_computation_is_reported(db, monkeypatch):
-    from persian_tui.eval import report as core
+    from persian_tui.reports import figures as core
 
     def broken(*args, **kw):
         raise RuntimeError("disk on fire")

@@ -10,8 +10,8 @@ from textual.widgets import DataTable, OptionList
 from tui_helpers import make_app, notices, open_screen, settle, wait_for
 
 from persian_tui import bidi
-from persian_tui.eval.judge import DEFAULT_TAXONOMY
-from persian_tui.eval.votes import adjudication_queue
+from persian_tui.annotation.consensus import adjudication_queue
+from persian_tui.judging.verdicts import DEFAULT_TAXONOMY
 from persian_tui.models import Prediction
 from persian_tui.store import Store
 from persian_tui.tui.screens.review import ReviewScreen

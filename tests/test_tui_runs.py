@@ -402,7 +402,7 @@ def test_progress_messages_coalesce_by_job():
 
 
 async def test_embedding_run_with_tfidf(db):
-    pytest.importorskip("persian_tui.eval.embed")
+    pytest.importorskip("persian_tui.runs.embedders")
     pytest.importorskip("sklearn")
     app = make_app(db)
     async with app.run_test(size=SIZE) as pilot:

@@ -12,11 +12,11 @@ from fractions import Fraction
 import pytest
 from factories import add_questions, add_run
 
-from persian_tui.eval.items import item_analysis
-from persian_tui.eval.report import build_report
-from persian_tui.io.release import build_release
-from persian_tui.io.report_files import render_files, render_text
 from persian_tui.models import Prediction, Vote
+from persian_tui.releases.build import build_release
+from persian_tui.reports.figures import build_report
+from persian_tui.reports.items import item_analysis
+from persian_tui.reports.report_files import render_files, render_text
 
 KEYS = [1, 2, 3, 4]
 # per question, the samples of the voted run, in the order they were given
@@ -93,7 +93,7 @@ def test_report_files_say_how_ties_were_scored(tied):
     board = {row["run_id"]: row for row in csv.DictReader(io.StringIO(csvs["leaderboard.csv"].decode()))}
     assert board[str(voter)]["ties"] == "2" and board[str(voter)]["answered_correct"] == "3"
     data = json.loads(render_files(r, "json")["report.json"])
-    from persian_tui.io.report_notes import leader_note, pairs_note
+    from persian_tui.reports.notes import leader_note, pairs_note
 
     assert "Tied majority votes" in leader_note(r) and "n leaves those questions out" in pairs_note(r, 1, 0)
     assert {b["run_id"]: b["ties"] for b in data["leaderboard"]} == {voter: 2, single: 0}

@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 from .. import __version__, config, display
-from ..io.errors import InputError
-from ..io.files import WriteError
-from ..io.records import is_text
+from ..files.inputs import InputError
+from ..files.outputs import WriteError
+from ..files.records import is_text
 from ..models import QUESTION_SETS
 from ..runs import RunError
 from ..store import DatabaseError, StoreError
@@ -23,7 +23,7 @@ BIDI_MODES = ("auto", "app", "terminal", "off")
 
 
 def cmd_import(args) -> int:
-    from ..io.importer import plan_import
+    from ..bank.importer import plan_import
 
     with open_store(args, read=getattr(args, "dry_run", False)) as store:  # a dry run only reads
         plan = plan_import(store, args.file, fmt=args.format, answers=args.answers,
@@ -60,7 +60,7 @@ def _linked_line(d) -> str:
 
 
 def _apply_and_report(store, plan, args, head: str) -> int:
-    from ..io.importer import OUTCOMES, apply_import
+    from ..bank.importer import OUTCOMES, apply_import
 
     planned = {id(d): d.outcome for d in plan.decisions}
     added = apply_import(store, plan, skip_invalid=args.skip_invalid)
@@ -89,7 +89,7 @@ def cmd_sample(args) -> int:
 
 
 def cmd_export(args) -> int:
-    from ..io.export import export_jsonl
+    from ..releases.export import export_jsonl
 
     with open_store(args, read=True) as store:
         n = export_jsonl(store, args.output, status=args.status, category=args.category,
@@ -103,7 +103,7 @@ def cmd_export(args) -> int:
 
 
 def cmd_import_labels(args) -> int:
-    from ..io.labels import apply_labels, plan_labels
+    from ..annotation.label_files import apply_labels, plan_labels
 
     with open_store(args) as store:
         plan = plan_labels(store, args.file)
@@ -120,7 +120,7 @@ def cmd_import_labels(args) -> int:
 def cmd_agreement(args) -> int:
     import json
 
-    from ..eval.agreement import agreement_report, as_dict
+    from ..annotation.agreement import agreement_report, as_dict
 
     with open_store(args, read=True) as store:
         report = agreement_report(store)
@@ -174,7 +174,7 @@ def cmd_setting(args) -> int:
 
 
 def cmd_import_predictions(args) -> int:
-    from ..io.predictions import import_predictions
+    from ..runs.prediction_files import import_predictions
     from .harness import cmd_import_log, is_harness_log
 
     if is_harness_log(args.file):
@@ -203,7 +203,7 @@ def cmd_import_predictions(args) -> int:
 def cmd_errors(args) -> int:
     import json
 
-    from ..eval.errors import distributions, judge_agreement
+    from ..judging.distribution import distributions, judge_agreement
 
     with open_store(args, read=True) as store:
         rows = store.judgments(target_run=args.run) if args.run is not None else store.judgments()
@@ -239,7 +239,7 @@ def cmd_errors(args) -> int:
 
 
 def cmd_import_reasoning(args) -> int:
-    from ..io.reasoning import import_reasoning
+    from ..runs.reasoning_files import import_reasoning
 
     with open_store(args) as store:
         r = import_reasoning(store, [Path(p) for p in args.paths], source=args.source)
@@ -266,8 +266,8 @@ def cmd_stats(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from ..eval.report import ReportError, build_report
-    from ..io.report_files import render_text, write_report
+    from ..reports.figures import ReportError, build_report
+    from ..reports.report_files import render_text, write_report
 
     run_ids = None
     if args.runs:

@@ -37,7 +37,7 @@ class _Bar:
 
 
 def cmd_corpus_import(args) -> int:
-    from ..io.ganjoor import import_corpus
+    from ..corpus.ganjoor import import_corpus
 
     bar = _Bar("import")
     with open_store(args) as store:
@@ -113,8 +113,8 @@ def cmd_corpus_search(args) -> int:
 
 def cmd_corpus_similar(args) -> int:
     from .. import config
-    from ..eval.embed import EmbedderError
-    from ..eval.similar import similar_couplets, similar_embedder
+    from ..corpus.similar import similar_couplets, similar_embedder
+    from ..runs.embedders import EmbedderError
     from ..text import CoupletError, split_couplet
 
     try:
@@ -189,7 +189,7 @@ def cmd_corpus_reorder(args) -> int:
 
 
 def shortcut_report(store, which: str):
-    from ..eval.shortcuts import analyse, lexical_picks
+    from ..reports.shortcuts import analyse, lexical_picks
     from ..runs import couplet_text, select_questions
 
     questions = select_questions(store, which)
@@ -231,7 +231,7 @@ def store_baseline_runs(store, questions, rep, which: str) -> list[str]:
 
 
 def cmd_shortcuts(args) -> int:
-    from ..io.files import write_atomic
+    from ..files.outputs import write_atomic
 
     with open_store(args, read=not args.store_runs) as store:  # only --store-runs writes
         questions, rep = shortcut_report(store, args.questions)

@@ -12,7 +12,7 @@ EXPLICIT_REASON = "accepted with persian-tui curate"
 
 def _check(item, force: bool) -> str | None:
     """Why the explicit uid's key cannot be accepted (None: it can)."""
-    from ..eval.votes import flag_reasons
+    from ..annotation.consensus import flag_reasons
 
     if item.status == "retired":
         return "retired (a retired question is not curated again)"
@@ -25,8 +25,8 @@ def _check(item, force: bool) -> str | None:
 
 
 def cmd_curate(args) -> int:
-    from ..eval.items import queue_flags
-    from ..eval.votes import BULK_REASON, bulk_acceptable, flag_reasons, item_votes
+    from ..annotation.consensus import BULK_REASON, bulk_acceptable, flag_reasons, item_votes
+    from ..reports.items import queue_flags
 
     if not args.agreeing and not args.uids:
         raise UserError("name the questions to accept (UID ...) or give --agreeing")

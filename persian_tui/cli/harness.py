@@ -1,4 +1,4 @@
-"""`persian-tui import-predictions LOG` for other harnesses' results (io/harness_logs.py): an
+"""`persian-tui import-predictions LOG` for other harnesses' results (releases/harness_logs.py): an
 Inspect log (.eval/.json) or lm-evaluation-harness samples (.jsonl) become one imported run."""
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ from .common import open_store
 
 
 def is_harness_log(path: str) -> bool:
-    from ..io.harness_logs import kind_of
+    from ..releases.harness_logs import kind_of
 
     return kind_of(Path(path)) is not None
 
 
 def cmd_import_log(args) -> int:
-    from ..io.harness_logs import import_harness_log
+    from ..releases.harness_logs import import_harness_log
 
     with open_store(args, read=args.dry_run) as store:
         r, facts = import_harness_log(store, args.file, source=args.source, model=args.model,

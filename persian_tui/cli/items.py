@@ -23,10 +23,10 @@ def _run_ids(text: str | None) -> list[int] | None:
 
 
 def cmd_items(args) -> int:
-    from ..eval.inputs import ReportError, report_inputs
-    from ..eval.items import item_analysis
-    from ..io.item_files import TABLE_HEADER, flag_summary, item_csv, item_dict, item_table_rows
-    from ..io.report_files import _table
+    from ..reports.item_files import TABLE_HEADER, flag_summary, item_csv, item_dict, item_table_rows
+    from ..reports.items import item_analysis
+    from ..reports.report_files import _table
+    from ..reports.selection import ReportError, report_inputs
 
     with open_store(args, read=True) as store:
         try:
@@ -48,9 +48,9 @@ def cmd_items(args) -> int:
 
 
 def cmd_samples(args) -> int:
-    from ..eval.samples import sample_run
-    from ..io.report_files import _table
-    from ..io.sample_files import ITEM_HEADER, item_rows, items_csv, summary_rows
+    from ..reports.report_files import _table
+    from ..reports.sample_files import ITEM_HEADER, item_rows, items_csv, summary_rows
+    from ..reports.samples import sample_run
 
     with open_store(args, read=True) as store:
         run = store.get_run(args.run)

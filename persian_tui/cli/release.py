@@ -1,4 +1,4 @@
-"""`persian-tui release NAME`: freeze the curated set and write its folder (io/release.py);
+"""`persian-tui release NAME`: freeze the curated set and write its folder (releases/build.py);
 `release --list` lists the frozen releases."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from .items import _run_ids
 
 
 def cmd_release(args) -> int:
-    from ..io.release import build_release
+    from ..releases.build import build_release
     from ..store import ReleaseExists
 
     if args.list:
@@ -35,7 +35,7 @@ def cmd_release(args) -> int:
           f"{'frozen now' if result.created else 'frozen ' + r.created_at}; wrote {out}/ "
           f"({', '.join(p.relative_to(out).as_posix() for p in result.paths)})")
     if args.push:
-        from ..io.hub import push_release
+        from ..releases.hub import push_release
 
         url = push_release(out, args.push, f"persian-tui release {r.name} (digest {r.digest[:16]})",
                            private=args.private)

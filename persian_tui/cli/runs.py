@@ -164,7 +164,7 @@ def cmd_run_embed(args) -> int:
 
 
 def cmd_judge(args) -> int:
-    from ..runs import create_judge_run, execute_judge_run
+    from ..judging.run import create_judge_run, execute_judge_run
 
     with open_store(args) as store:
         if args.resume is not None:

@@ -23,7 +23,7 @@ def couplet_text(mesra1: str, mesra2: str) -> str:
 def create_embedding_run(store: Store, spec: EmbedRunSpec) -> Run:
     """Record an embedding run (its questions fixed now); execute_embedding_run does the work.
     A model this install cannot load is refused first (no run recorded)."""
-    from ..eval.embed import EmbedderError, check_available
+    from .embedders import EmbedderError, check_available
 
     try:
         check_available(spec.model)
@@ -55,8 +55,8 @@ def _embed(store: Store, run_id: int, on_progress: Callback | None, cancel: thre
            base_url: str | None) -> RunProgress:
     import numpy as np
 
-    from ..eval.embed import EmbedderError, make_embedder
-    from ..eval.outlier import predict
+    from .embedders import EmbedderError, make_embedder
+    from .outlier import predict
 
     run = store.get_run(run_id)
     if run is None or run.kind != "embedding":

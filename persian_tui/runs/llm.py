@@ -29,7 +29,7 @@ from .spec import RESUME_OVERRIDES, LLMRunSpec, ParaphraseRunSpec
 def create_llm_run(store: Store, spec: LLMRunSpec, *, kind: str = "llm") -> Run:
     """Record a new run (its questions fixed now, so a resume asks the same ones). `kind`
     "paraphrase" asks for the prose meaning of every couplet instead of an answer."""
-    from ..eval.prompts import PARAPHRASE_HASH, PARAPHRASE_TEMPLATE, STRATEGIES, render
+    from .prompts import PARAPHRASE_HASH, PARAPHRASE_TEMPLATE, STRATEGIES, render
 
     if isinstance(spec, ParaphraseRunSpec):
         kind = "paraphrase"
@@ -49,7 +49,7 @@ def create_llm_run(store: Store, spec: LLMRunSpec, *, kind: str = "llm") -> Run:
     sample = render(spec.strategy, questions[0])
     params = {**spec.stored(), "uids": [q.uid for q in questions]}
     if spec.strategy == "few-shot":  # the seed's examples are in the prompt, answers included
-        from ..eval.prompts import leaks_few_shot
+        from .prompts import leaks_few_shot
 
         params["few_shot_leaks"] = [q.uid for q in questions if leaks_few_shot(q)]
     return store.create_run("llm", spec.model, params, total=len(questions) * spec.samples,
@@ -95,7 +95,7 @@ async def cached_reply(store: Store, client, spec: LLMRunSpec, messages: list[di
     """A completion from the cache when `spec.cache` and it was asked before, else from the
     endpoint (then cached; errors raise LLMError and are never cached). Sample k has its own
     cache entry (the key's repeat index) and seed."""
-    from ..eval.llm import Completion, cache_key
+    from .llm_client import Completion, cache_key
 
     params = spec.request_params(sample)
     key = cache_key(spec.base_url, spec.model, messages, params, response_format, repeat=sample)
@@ -132,7 +132,7 @@ class LLMSession:
         return todo
 
     def start(self) -> None:
-        from ..eval.llm import LLMClient
+        from .llm_client import LLMClient
 
         spec = self.spec
         self.store.set_run_status(self.run.id, "running")
@@ -160,9 +160,9 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
     retry_errors, those that failed); one committed row per answer. `overrides` are checked resume
     overrides (see resume_overrides) or the real base URL of a new run. One process at a
     time: the run's lease is taken first (RunError names the holder)."""
-    from ..eval.llm import LLMError
-    from ..eval.parse import parse_answer, split_reasoning
-    from ..eval.prompts import original_answer, pick_exemplars, render, render_paraphrase, shuffled_order
+    from .llm_client import LLMError
+    from .parse import parse_answer, split_reasoning
+    from .prompts import original_answer, pick_exemplars, render, render_paraphrase, shuffled_order
 
     store = Store(db_path)
     try:

@@ -13,10 +13,10 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from .. import redact
-from ..eval.outlier import SCORERS
-from ..eval.prompts import STRATEGIES
 from ..models import QUESTION_SETS, check_release_name
 from ..redact import check_env_name
+from .outlier import SCORERS
+from .prompts import STRATEGIES
 
 MAX_SAMPLES = 100
 

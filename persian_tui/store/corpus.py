@@ -10,9 +10,9 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import replace
 
-from ..bank import now
-from ..linking import Candidate, Decision, decide
 from ..models import CorpusCouplet, CorpusPoem, OptionLink
+from ..models.keys import now
+from ..models.linking import Candidate, Decision, decide
 from ..text import corpus_key
 from .corpus_query import fts_query, pdf_repairs, spellings, spellings_query, split_candidates
 from .errors import StoreBusy

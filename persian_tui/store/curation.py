@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from ..bank import fingerprint, new_uid, now, search_text
-from ..merge import merge
 from ..models import Adjudication, Question, Revision, SourceRef
+from ..models.keys import fingerprint, new_uid, now, search_text
+from ..models.merge import merge
 from ..text import couplet_key
 from .errors import EditConflict
 

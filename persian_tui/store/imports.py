@@ -8,8 +8,8 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-from ..bank import now
 from ..models import Question, SourceRef
+from ..models.keys import now
 from ..text import DuplicateIndex
 from .rows import Prepared, insert_many, prepare, source_ref
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 
-from ..bank import now
 from ..models import ErrorCategory, JudgmentRow, ReviewFlag
+from ..models.keys import now
 
 
 class JudgingRepo:

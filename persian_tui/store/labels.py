@@ -5,8 +5,8 @@ from __future__ import annotations
 import sqlite3
 import time
 
-from ..bank import now
 from ..models import CONFIDENCES, QUEUE_MODES, Label, Progress, Question, QueueScope
+from ..models.keys import now
 
 _LABEL_COLUMNS = ("q.uid, l.annotator, l.answer, l.skipped, l.confidence, l.flag, l.note, "
                   "l.seconds, l.created_at")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import sqlite3
 
-from ..bank import now
 from ..models import Release, ReleaseItem, release_digest
+from ..models.keys import now
 from .errors import ReleaseExists
 
 _RELEASE_COLUMNS = "name, digest, questions, created_by, created_at"

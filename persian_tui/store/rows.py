@@ -8,8 +8,8 @@ import sqlite3
 from dataclasses import dataclass
 from operator import itemgetter
 
-from ..bank import fingerprint, now, search_text
 from ..models import Question, SourceRef
+from ..models.keys import fingerprint, now, search_text
 from ..text import couplet_key
 
 QUESTION_FIELDS = ("uid", "stem", "key", "status", "explanation", "category", "poet", "source_name",

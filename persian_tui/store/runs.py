@@ -12,8 +12,8 @@ import time
 
 import numpy as np
 
-from ..bank import now
 from ..models import SCORED_STATUSES, Prediction, Run, RunSummary, Vote, tally, vote
+from ..models.keys import now
 from .errors import LeaseHeld
 
 _RUN_COLUMNS = ("id, kind, model, params, status, total, created_at, finished_at, prompt_template, "

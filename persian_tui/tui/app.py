@@ -12,9 +12,9 @@ from textual.app import App
 from textual.screen import ModalScreen
 
 from .. import bidi, config, display
+from ..bank.search import BankSearch
 from ..bidi import resolve_shape
 from ..models import QueueScope
-from ..search import BankSearch
 from ..store import DatabaseError, Store, StoreError
 from .commands import ScreenCommands
 from .keys import APP_KEYS, bindings, help_rows, screen_table, screen_title
@@ -179,8 +179,8 @@ class PersianTUI(App[int]):
 
     def _import_sample(self) -> SampleImported:
         """Seed a new database with the bundled sample bank; the outcome, to notify."""
-        from ..io.errors import InputError
-        from ..io.importer import apply_import, plan_import
+        from ..bank.importer import apply_import, plan_import
+        from ..files.inputs import InputError
 
         path = config.sample_bank_path()
         if not path.is_file():

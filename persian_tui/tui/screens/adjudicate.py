@@ -14,7 +14,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from ... import bidi
-from ...eval.votes import BULK_REASON, ItemVotes, adjudication_queue, bulk_acceptable, item_votes
+from ...annotation.consensus import BULK_REASON, ItemVotes, adjudication_queue, bulk_acceptable, item_votes
 from ...models import Question
 from ..keys import Key, bindings, help_key
 from ..render import GUTTER, LABEL, Line, couplet_lines, fa
@@ -194,7 +194,7 @@ class AdjudicationScreen(AppState, Screen[None]):
         self.bulk = 0  # questions bulk_acceptable() would accept
         self.current: Question | None = None
         self.current_item: ItemVotes | None = None
-        self.item_flags: dict[str, dict[str, str]] | None = None  # uid -> flag -> evidence (eval/items.py)
+        self.item_flags: dict[str, dict[str, str]] | None = None  # uid -> flag -> evidence (reports/items.py)
 
     def compose(self) -> ComposeResult:
         yield Static(id="adj-header")
@@ -231,7 +231,7 @@ class AdjudicationScreen(AppState, Screen[None]):
         """Re-read the queue; select ``select`` if it is still queued, else position ``index``.
         The item-analysis flags (every run's answers read) are computed on opening and with
         ``flags`` (r), not after each decision (a decision changes no run)."""
-        from ...eval.items import queue_flags
+        from ...reports.items import queue_flags
 
         if flags or self.item_flags is None:
             self.item_flags = queue_flags(self.store)

@@ -9,7 +9,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from ... import bidi, display
-from ...eval.agreement import agreement_report, min_seconds
+from ...annotation.agreement import agreement_report, min_seconds
 from ..keys import Key, bindings, help_key
 from ..widgets.key_bar import KeyBar
 from ..widgets.rows_table import RowsTable

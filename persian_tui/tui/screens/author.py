@@ -15,9 +15,9 @@ from textual.widget import Widget
 from textual.widgets import Input, Label, Select, Static, TextArea
 
 from ... import bidi
-from ...bank import repeated_couplets
-from ...merge import fields
 from ...models import Option, Question
+from ...models.keys import repeated_couplets
+from ...models.merge import fields
 from ...store import EditConflict, StoreError
 from ...text import DuplicateIndex, couplet_key, nfc
 from ..keys import Key, bindings, help_key
@@ -404,7 +404,7 @@ class AuthorScreen(AppState, Screen["str | None"]):
     def _resolve(self, conflict: EditConflict, status: str | None) -> None:
         """Both changed some field: show both values per field; save the choices, merged again
         against the version stored now (a third save meanwhile is caught the same way)."""
-        from ...merge import with_fields
+        from ...models.merge import with_fields
         from ..widgets.merge_dialog import THEIRS, MergeDialog
 
         def chosen(choices: dict[str, str] | None) -> None:

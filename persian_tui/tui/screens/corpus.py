@@ -133,8 +133,8 @@ class CorpusScreen(AppState, Screen[None]):
     @work(thread=True, exclusive=True, group="similar")
     def _similar(self, m1: str, m2: str, source: str) -> None:
         from ... import config
-        from ...eval.embed import EmbedderError
-        from ...eval.similar import similar_couplets, similar_embedder
+        from ...corpus.similar import similar_couplets, similar_embedder
+        from ...runs.embedders import EmbedderError
         from ...store import Store
 
         spec, how = config.similar_model(), "TF-IDF"

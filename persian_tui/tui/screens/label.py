@@ -17,7 +17,7 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from ... import bidi
-from ...eval.agreement import is_fast, min_seconds
+from ...annotation.agreement import is_fast, min_seconds
 from ...models import Question, QueueScope
 from ...store import Store, StoreBusy, StoreError
 from ..keys import Key, bindings, help_key

@@ -17,8 +17,8 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static, TabbedContent
 from textual.worker import get_current_worker
 
-from ...io.report_notes import no_shared_message, report_scope
 from ...models import QUESTION_SETS
+from ...reports.notes import no_shared_message, report_scope
 from ..keys import Key, bindings, help_key
 from ..messages import ReportExported, ReportFailed, ReportReady  # noqa: F401 (re-exported)
 from ..widgets.key_bar import KeyBar
@@ -107,7 +107,7 @@ class ReportScreen(Screen):
 
     @work(thread=True, exclusive=True, group="report", exit_on_error=False)
     def _compute(self, run_ids, questions: str, seed: int, n_boot: int, generation: int) -> None:
-        from ...eval.report import build_report
+        from ...reports.figures import build_report
         from ...store import Store
 
         worker = get_current_worker()
@@ -291,7 +291,7 @@ class ReportScreen(Screen):
     @work(thread=True, exclusive=True, group="report-export", exit_on_error=False)
     def _export(self, report, directory: Path) -> None:
         """Markdown (with the PNG charts), CSV and JSON, as `persian-tui report -o DIR` writes them."""
-        from ...io.report_files import FORMATS, write_report
+        from ...reports.report_files import FORMATS, write_report
 
         try:
             paths = [path for fmt in FORMATS for path in write_report(report, directory, fmt)]

@@ -16,8 +16,8 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from ... import bidi
-from ...eval.errors import judge_agreement
-from ...eval.judge import DEFAULT_TAXONOMY
+from ...judging.distribution import judge_agreement
+from ...judging.verdicts import DEFAULT_TAXONOMY
 from ...models import JudgmentRow
 from ...store import StoreError
 from ..keys import Key, bindings, help_key

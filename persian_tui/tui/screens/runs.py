@@ -11,6 +11,7 @@ from textual.screen import Screen
 from textual.widgets import Button, DataTable, Static
 
 from ... import display, redact
+from ...judging.run import create_judge_run
 from ...models import RunSummary, accuracy
 from ...runs import (
     EmbedRunSpec,
@@ -18,7 +19,6 @@ from ...runs import (
     RunError,
     check_base_url,
     create_embedding_run,
-    create_judge_run,
     create_llm_run,
     resume_overrides,
 )

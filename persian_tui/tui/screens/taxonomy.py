@@ -16,7 +16,7 @@ from textual.widgets import DataTable, Static
 from textual.worker import get_current_worker
 
 from ... import bidi
-from ...eval.judge import DEFAULT_TAXONOMY
+from ...judging.verdicts import DEFAULT_TAXONOMY
 from ...models import ErrorCategory
 from ..keys import Key, bindings, help_key
 from ..messages import UsageCounted

@@ -1,5 +1,5 @@
 """The report's Items tab: every keyed question's item analysis, the most serious flag first
-(eval/items.py sorts them: suspect_key, low_agreement, too_hard, low_discrimination,
+(reports/items.py sorts them: suspect_key, low_agreement, too_hard, low_discrimination,
 weak_distractor, too_easy, then unflagged)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from rich.text import Text
 from textual.widgets import DataTable, Static
 
 from ... import display
-from ...eval.items import FLAGS, ItemRow
+from ...reports.items import FLAGS, ItemRow
 
 FLAG_STYLE = {"suspect_key": "bold red", "low_agreement": "yellow", "too_hard": "magenta",
               "low_discrimination": "cyan", "weak_distractor": "dim", "too_easy": "dim"}

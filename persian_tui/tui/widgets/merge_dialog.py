@@ -11,7 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ... import bidi
-from ...merge import Conflict, shown
+from ...models.merge import Conflict, shown
 from ..keys import Key, bindings, help_key
 
 YOURS, THEIRS = "yours", "theirs"

@@ -9,7 +9,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Label, Select, Static, TabPane
 
 from ...display import p_value
-from ...eval.report import ALPHA
+from ...reports.figures import ALPHA
 from .report_cells import RunNames, right, theme_color
 from .report_charts import PositionChart
 

@@ -10,7 +10,7 @@ from textual.widgets import DataTable, Label, Select, Static, TabPane
 
 from ... import bidi
 from ...display import count, percent
-from ...io.report_notes import BREAKDOWN_HELP
+from ...reports.notes import BREAKDOWN_HELP
 from .report_cells import RunNames, cut, right
 from .rows_table import RowsTable
 

@@ -8,7 +8,7 @@ from textual.widgets import DataTable, Static, TabPane
 
 from ... import bidi, display
 from ...display import MISSING, dollars, interval, percent, seconds, tokens
-from ...io.report_notes import cluster_text, leader_note
+from ...reports.notes import cluster_text, leader_note
 from .report_cells import RunNames, cursor_key, cut, restore_cursor, right
 from .report_charts import Bar, LeaderChart, short_model
 from .rows_table import RowsTable

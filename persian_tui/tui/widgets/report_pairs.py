@@ -7,7 +7,7 @@ from textual.app import ComposeResult
 from textual.widgets import DataTable, Static, TabPane
 
 from ...display import MISSING, p_value, points, signed_interval
-from ...io.report_notes import GROUPS_TITLE, pairs_note
+from ...reports.notes import GROUPS_TITLE, pairs_note
 from .report_cells import RunNames, right, theme_color
 from .report_groups import RunGroups
 from .rows_table import RowsTable

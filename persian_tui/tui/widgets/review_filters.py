@@ -7,7 +7,7 @@ import hashlib
 import json
 from dataclasses import dataclass, fields, replace
 
-from ...eval.judge import VERDICTS
+from ...judging.verdicts import VERDICTS
 from ...models import JudgmentRow, Run
 
 SHOW = ("todo", "reviewed", "flagged", "all")

@@ -14,10 +14,10 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
-from ...eval.outlier import SCORERS
-from ...eval.prompts import STRATEGIES
 from ...models import QUESTION_SETS
 from ...redact import check_env_name
+from ...runs.outlier import SCORERS
+from ...runs.prompts import STRATEGIES
 from ...runs.spec import SPECS, EmbedRunSpec, JudgeRunSpec, LLMRunSpec, ParaphraseRunSpec, field_errors
 from ..keys import Key, bindings, help_key
 from .persian_input import FitInput

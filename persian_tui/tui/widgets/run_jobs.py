@@ -128,7 +128,8 @@ class _Reporter:
 
 
 def _llm_work(app: App, jobs: Jobs, job: Job, db_path: Path, overrides: dict | None = None) -> None:
-    from ...runs import execute_judge_run, execute_llm_run
+    from ...judging.run import execute_judge_run
+    from ...runs import execute_llm_run
 
     report = _Reporter(app, jobs, job)
     report.starting("retrying API errors…" if job.retry_errors else "starting…")

@@ -1,0 +1,104 @@
+"""Judge runs: an LLM classifies the errors of another run's answers, one committed verdict per
+prediction (a reply without a clear verdict is stored `unscored`). The set-up, lease, breaker
+and end are the LLM run's (`LLMSession`)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+
+from ..models import Run
+from ..runs.lifecycle import save_when_free
+from ..runs.llm import LLMSession
+from ..runs.progress import Callback, RunError, RunProgress
+from ..runs.spec import LLMRunSpec
+from ..store import Store
+
+
+def create_judge_run(store: Store, spec: LLMRunSpec, target_run: int, *, only_wrong: bool = False) -> Run:
+    """A judge run over the predictions of `target_run` (only the wrong ones with only_wrong).
+    A target asked several times is judged on `spec.sample` when given, else on each question's
+    majority's first sample; the picked sample per question is fixed now (params `picked`)."""
+    from .verdicts import DEFAULT_TAXONOMY, JUDGE_VERSION, prompt_hash
+
+    target = store.get_run(target_run)
+    if target is None:
+        raise RunError(f"no run {target_run} to judge")
+    store.ensure_error_categories(DEFAULT_TAXONOMY)
+    keys = {q.uid: q.key for q in store.questions()}
+    pick = getattr(spec, "sample", None)
+    preds = [p for p in store.predictions(target_run, sample=pick)
+             if keys.get(p.uid) is not None and p.parse_status != "api_error"
+             and not (only_wrong and p.predicted == keys[p.uid])]
+    if not preds:
+        raise RunError(f"run {target_run} has no predictions to judge"
+                       + (f" in sample {pick}" if pick is not None else ""))
+    preds = preds[:spec.limit] if spec.limit else preds  # a cost cap on a paid judge
+    categories = [c.name for c in store.error_categories()]
+    params = {**spec.stored(), "strategy": "judge", "target_run": target_run, "only_wrong": only_wrong,
+              "uids": [p.uid for p in preds], "categories": categories}
+    if any(p.sample for p in preds):
+        params["picked"] = {p.uid: p.sample for p in preds if p.sample}
+    return store.create_run("judge", spec.model, params, total=len(preds),
+                            prompt_template=JUDGE_VERSION, prompt_hash=prompt_hash(categories))
+
+
+async def execute_judge_run(db_path: str | Path, run_id: int, *, retry_errors: bool = False,
+                            on_progress: Callback | None = None,
+                            cancel: threading.Event | None = None,
+                            overrides: dict | None = None) -> RunProgress:
+    """Judge every prediction of the run's target that has no judgment yet; one committed
+    row per verdict. A reply without a clear verdict is stored as `unscored`."""
+    from ..runs.llm_client import LLMError
+    from .verdicts import parse_judgment, render_judge
+
+    store = Store(db_path)
+    try:
+        session = LLMSession(store, run_id, ("judge",), "judge", overrides, cancel)
+        run, uids, cancel = session.run, session.uids, session.cancel
+        target, categories = run.params["target_run"], run.params["categories"]
+        done = store.judged_uids(run_id)
+        if retry_errors:
+            done -= store.judged_uids(run_id, statuses=("api_error",))
+        questions = {q.uid: q for q in store.questions()}
+        picked = run.params.get("picked") or {}
+        preds = {p.uid: p for p in store.predictions(target, samples=True) if p.sample == picked.get(p.uid, 0)}
+        todo = session.limited([u for u in uids if u not in done and u in preds])
+        kept = (store.judged_uids(run_id) & set(uids)) - set(todo)  # judged before, not asked again: as they were
+        progress = RunProgress(run_id, len(uids), done=len(kept))
+        progress.invalid = len(store.judged_uids(run_id, statuses=("unscored",)) & kept)
+        progress.errors = len(store.judged_uids(run_id, statuses=("api_error",)) & kept)
+        session.start()
+        gate, breaker = session.gate, session.breaker
+
+        async def judge(uid: str) -> None:
+            async with gate:
+                if cancel.is_set():
+                    return
+                prompt = render_judge(questions[uid], preds[uid], categories)
+                row = {"status": "api_error", "prompt": prompt.text, "prompt_version": prompt.version}
+                try:
+                    reply = await session.reply(prompt.messages, prompt.response_format)
+                    j = parse_judgment(reply.text, categories)
+                    row.update(status=j.status, verdict=j.verdict, error_category=j.error_category,
+                               rationale=j.rationale, error=j.reason, raw_reply=reply.text, tokens_in=reply.tokens_in,
+                               tokens_out=reply.tokens_out, latency=reply.latency, cost=reply.cost)
+                    breaker.record()
+                except LLMError as e:
+                    row["error"] = str(e)
+                    breaker.record(e)
+                await save_when_free(store.save_judgment, run_id, target, uid, **row, sample=picked.get(uid, 0))
+                progress.done += 1
+                progress.new += 1
+                progress.invalid += row["status"] == "unscored"
+                progress.errors += row["status"] == "api_error"
+                if row["status"] != "ok":
+                    progress.message = f"{uid}: {row.get('error') or row['status']}"[:200]
+                if on_progress:
+                    on_progress(progress)
+
+        await session.drive([asyncio.ensure_future(judge(u)) for u in todo])
+        return session.finish(progress, store.judged_uids(run_id) >= set(uids), on_progress)
+    finally:
+        store.close()

@@ -1,0 +1,251 @@
+"""Results of other harnesses imported as runs (`persian-tui import-predictions LOG`): one
+`imported` run per log, a prediction per sample.
+
+- Inspect logs (`.eval`, or `.json` with `eval` and `samples`): read with `inspect_ai.log` when it
+  is installed (the `inspect` extra), else as the documented format (a `.json` log is one EvalLog
+  object; an `.eval` log is a zip of `header.json` and `samples/*.json`). A sample's id is the
+  question's uid (the release's task uses it; otherwise a source id, matched as the CSV import
+  does); each epoch is one sample of the run. Kept per sample: the reply (raw output), the answer
+  the project's parser reads from it, input/output tokens, and Inspect's own score; the log's
+  accuracy is stored with the run (`inspect_accuracy`) for comparison.
+- lm-evaluation-harness `--log_samples` JSONL (`samples_<task>_<time>.jsonl`): `doc` is the release
+  record; a generate_until reply is parsed by the project's parser, a multiple_choice sample's
+  answer is the couplet with the highest loglikelihood (the four kept as scores); lm-eval's
+  per-sample metric is kept like Inspect's score. The model name is `--model`, else the
+  `results_*.json` beside the file, else the file's name.
+
+Nothing is written for a log that fails to read (one message naming the file and the sample)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zipfile
+from pathlib import Path
+
+from ..bank.references import References
+from ..files.inputs import InputError, check_regular, read_input
+from ..models import Prediction
+from ..runs.parse import parse_answer
+from ..runs.prediction_files import PredictionImport
+from ..store import Store
+
+CORRECT_VALUES = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}  # Inspect's value_to_float
+
+
+def kind_of(path: Path) -> str | None:
+    """'inspect', 'lm-eval' or None (a CSV of published answers)."""
+    if path.suffix == ".eval":
+        return "inspect"
+    if path.suffix == ".jsonl":
+        return "lm-eval"
+    if path.suffix == ".json":
+        return "inspect"
+    return None
+
+
+# ---------------------------------------------------------------- reading Inspect logs
+
+
+def _inspect_dict(path: Path) -> dict:
+    """The log as the EvalLog's JSON shape, through inspect_ai when installed."""
+    try:
+        from inspect_ai.log import read_eval_log
+    except ImportError:
+        return _read_log_file(path)
+    try:
+        return read_eval_log(str(path)).model_dump(mode="json")
+    except Exception as e:  # noqa: BLE001 - a damaged or foreign file: one line
+        raise InputError(f"{path}: not an Inspect log ({type(e).__name__}: {str(e).splitlines()[0][:200]})") from None
+
+
+def _read_log_file(path: Path) -> dict:
+    try:
+        if path.suffix == ".eval":
+            with zipfile.ZipFile(path) as z:
+                log = json.loads(z.read("header.json"))
+                log["samples"] = [json.loads(z.read(n)) for n in sorted(z.namelist())
+                                  if n.startswith("samples/") and n.endswith(".json")]
+                return log
+        return json.loads(read_input(path).decode("utf-8"))
+    except NotImplementedError:  # zstd-compressed members (recent Inspect): not in the standard library
+        raise InputError(f"{path}: reading this .eval log needs inspect_ai (pip install 'persian-tui[inspect]'), "
+                         "or convert it: inspect log convert --to json") from None
+    except (zipfile.BadZipFile, KeyError, ValueError, UnicodeDecodeError) as e:
+        raise InputError(f"{path}: not an Inspect log ({e})") from None
+
+
+def _text(content) -> str:
+    """A message's text: a string, or the text blocks of a content list."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(c.get("text") or "" for c in content if isinstance(c, dict) and c.get("type") == "text")
+    return ""
+
+
+def _float_score(value) -> float | None:
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        return CORRECT_VALUES.get(value)
+    return None
+
+
+def read_inspect(path: Path) -> tuple[dict, list[dict]]:
+    """(run facts, per-sample rows) of an Inspect log."""
+    log = _inspect_dict(path)
+    if not isinstance(log, dict) or not isinstance(log.get("eval"), dict):
+        raise InputError(f"{path}: not an Inspect log (no `eval` header)")
+    ev = log["eval"]
+    if log.get("status") not in (None, "success"):
+        raise InputError(f"{path}: the log's status is {log.get('status')!r}; import a finished (success) log")
+    rows = []
+    for i, s in enumerate(log.get("samples") or [], 1):
+        if not isinstance(s, dict) or "id" not in s:
+            raise InputError(f"{path}: sample {i}: no id")
+        output = s.get("output") or {}
+        choices = output.get("choices") or []
+        completion = _text((choices[0].get("message") or {}).get("content")) if choices else ""
+        usage = output.get("usage") or {}
+        scores = s.get("scores") or {}
+        name = "outlier_answer" if "outlier_answer" in scores else next(iter(scores), None)
+        score = scores.get(name) or {}
+        meta = s.get("metadata") or {}
+        rows.append({"id": str(meta.get("uid") or s["id"]), "epoch": int(s.get("epoch") or 1),
+                     "raw": completion, "error": (s.get("error") or {}).get("message") if s.get("error") else None,
+                     "tokens_in": usage.get("input_tokens"), "tokens_out": usage.get("output_tokens"),
+                     "score": score.get("value"), "score_answer": score.get("answer")})
+    accuracy = None
+    for sc in (log.get("results") or {}).get("scores") or []:
+        metric = (sc.get("metrics") or {}).get("accuracy")
+        if metric and (accuracy is None or sc.get("name") == "outlier_answer"):
+            accuracy = metric.get("value")
+    facts = {"harness": "inspect", "model": ev.get("model") or "inspect", "task": ev.get("task"),
+             "created": ev.get("created"), "inspect_accuracy": accuracy, "scorer": name if rows else None}
+    return facts, rows
+
+
+# ---------------------------------------------------------------- reading lm-eval samples
+
+
+def _lmeval_model(path: Path) -> str | None:
+    """The model named by a results_*.json beside the samples file (lm-eval writes both)."""
+    for results in sorted(path.parent.glob("results_*.json")):
+        try:
+            data = json.loads(read_input(results).decode("utf-8"))
+        except (InputError, ValueError, UnicodeDecodeError):
+            continue
+        name = data.get("model_name") or (data.get("config") or {}).get("model_args")
+        if isinstance(name, str) and name:
+            return name
+    return None
+
+
+def read_lmeval(path: Path, model: str | None) -> tuple[dict, list[dict]]:
+    try:
+        lines = read_input(path).decode("utf-8").splitlines()
+    except UnicodeDecodeError as e:
+        raise InputError(f"{path}: not UTF-8 text (byte {e.start})") from None
+    rows = []
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            s = json.loads(line)
+            doc = s["doc"]
+            uid = str(doc.get("uid") or s["doc_id"])
+            resps = s.get("resps") or []
+        except (ValueError, KeyError, TypeError, AttributeError) as e:
+            raise InputError(f"{path}: line {n}: not an lm-eval sample ({type(e).__name__}: {e})") from None
+        metric = next((k for k in ("acc", "exact_match") if k in s), None)
+        row = {"id": uid, "epoch": 1, "error": None, "tokens_in": None, "tokens_out": None,
+               "score": s.get(metric) if metric else None, "score_answer": None}
+        lls = [r[0][0] if isinstance(r[0], list) else r[0] for r in resps] if resps else []
+        if len(resps) > 1 and all(isinstance(x, (int, float)) for x in lls):  # multiple_choice
+            row["scores"] = [float(x) for x in lls]
+            row["raw"] = None
+            row["answer"] = max(range(len(lls)), key=lambda i: lls[i]) + 1
+        elif resps and isinstance(resps[0], list) and resps[0] and isinstance(resps[0][0], str):
+            row["raw"] = resps[0][0]
+        else:
+            raise InputError(f"{path}: line {n}: neither a generate_until reply nor four loglikelihoods")
+        rows.append(row)
+    name = model or _lmeval_model(path) or path.stem
+    return {"harness": "lm-eval", "model": name, "task": path.stem.removeprefix("samples_")}, rows
+
+
+# ---------------------------------------------------------------- into the store
+
+
+def import_harness_log(store: Store, path: str | Path, *, source: str | None = None, model: str | None = None,
+                       dry_run: bool = False) -> tuple[PredictionImport, dict]:
+    """One `imported` run from a harness log; (the usual import summary, the run's facts)."""
+    path = Path(path)
+    check_regular(path)  # a FIFO, socket or device: refused at once
+    kind = kind_of(path)
+    facts, rows = read_inspect(path) if kind == "inspect" else read_lmeval(path, model)
+    if model:
+        facts["model"] = model
+    if not rows:
+        raise InputError(f"{path}: the log has no samples")
+    bank = {q.uid for q in store.questions()}
+    refs = References(store, source)
+    result = PredictionImport(path)
+    preds, harness_scores, seen = [], {}, set()
+    for r in rows:
+        uid = r["id"] if r["id"] in bank else None
+        if uid is None and r["id"] in refs and not refs.why_not_one(r["id"]):
+            uid = refs.find(r["id"])[0]
+        if uid is None:
+            result.unmatched[r["id"]] = result.unmatched.get(r["id"], 0) + 1
+            continue
+        if (uid, r["epoch"]) in seen:
+            result.ambiguous[r["id"]] = result.ambiguous.get(r["id"], 0) + 1
+            continue
+        seen.add((uid, r["epoch"]))
+        if r.get("error"):
+            answer, status = None, "api_error"
+        elif "answer" in r:
+            answer, status = r["answer"], "ok"
+        else:
+            p = parse_answer(r["raw"])
+            answer, status = p.answer, p.status
+        result.invalid += status != "ok"
+        preds.append(Prediction(uid, answer, status, scores=r.get("scores"), raw_output=r.get("raw") or None,
+                                tokens_in=r["tokens_in"], tokens_out=r["tokens_out"], error=r["error"],
+                                sample=r["epoch"] - 1))
+        harness_scores[f"{uid}#{r['epoch']}" if r["epoch"] > 1 else uid] = r["score"]
+    if not preds:
+        raise InputError(f"{path}: no sample matches a question of the bank (ids such as "
+                         f"{', '.join(list(result.unmatched)[:3])})")
+    data = read_input(path)
+    sha = hashlib.sha256(data).hexdigest()
+    k = max(p.sample for p in preds) + 1
+    params = {**{k2: v for k2, v in facts.items() if v is not None}, "file": path.name, "sha256": sha,
+              "source": source, "harness_scores": harness_scores}
+    if k > 1:
+        params["samples"] = k
+    model_name = facts["model"]
+    if any((r.model, r.params.get("sha256")) == (model_name, sha) for r in store.runs() if r.kind == "imported"):
+        result.runs_unchanged.append(model_name)
+    elif dry_run:
+        result.runs_new[model_name] = len(preds)
+    else:
+        run = store.create_run("imported", model_name, params, total=len(preds), status="done",
+                               predictions=preds, once_per_file=True)
+        if run is None:
+            result.runs_unchanged.append(model_name)
+        else:
+            result.runs_new[model_name] = len(preds)
+            facts["run_id"] = run.id
+    facts["harness_accuracy"] = _mean([_float_score(v) for v in harness_scores.values()])
+    facts["predictions"] = preds
+    return result, facts
+
+
+def _mean(values: list[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return sum(known) / len(known) if known else None

@@ -1,0 +1,143 @@
+"""The release's Inspect task (UK AISI's evaluation harness): `persian-tui release NAME` writes
+
+    NAME/inspect_task.py     a `@task` that reads data/test.jsonl, asks each keyed question with
+                             the project's zero-shot prompt and scores the reply with the project's
+                             answer parser
+    NAME/outlier_parser/     that parser: verbatim copies of persian_tui/runs/parse.py and the
+                             modules it imports (parse_vocab.py; standard library only)
+
+The task imports only `inspect_ai` and the standard library (and the parser beside it, loaded by path), so
+`inspect eval NAME/inspect_task.py --model openai-api/<name>/<model>` runs it where persian-tui is
+not installed. The prompt's text comes from runs/prompts.py (written into the file as literals), so
+the messages equal `prompts.render("zero-shot", q).messages`; tests check both."""
+
+from __future__ import annotations
+
+import re
+from importlib import resources
+
+from ..runs import prompts
+
+TASK_FILE = "inspect_task.py"
+PARSER_DIR = "outlier_parser"  # a package: parse.py keeps its relative imports
+STRATEGY = "zero-shot"
+# the generated files' loader of the parser package (PARSER_DIR in the folder `base`, described
+# as `where`): one text for the Inspect task and lm-eval's utils.py
+PARSER_LOADER = '''def _load_parser():
+    """The {parser}/ package {where}, loaded by path (sys.path is left alone)."""
+    folder = {base} / "{parser}"
+    spec = importlib.util.spec_from_file_location("persian_outlier_parser", folder / "__init__.py",
+                                                  submodule_search_locations=[str(folder)])
+    package = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = package  # its modules import each other relatively
+    spec.loader.exec_module(package)
+    return importlib.import_module(spec.name + ".parse").parse_answer
+'''
+
+
+def parser_loader(base: str, where: str) -> str:
+    """PARSER_LOADER for a generated file whose folder variable is `base`."""
+    return PARSER_LOADER.format(parser=PARSER_DIR, base=base, where=where)
+
+
+def parser_files() -> dict[str, str]:
+    """The answer parser's modules as shipped in the package (its one definition): parse.py and
+    every module of persian_tui.runs it imports, relative path -> text, and an __init__.py."""
+    package = resources.files("persian_tui.runs")
+    out, todo = {}, ["parse"]
+    while todo:
+        name = todo.pop()
+        if f"{PARSER_DIR}/{name}.py" in out:
+            continue
+        text = package.joinpath(f"{name}.py").read_text(encoding="utf-8")
+        out[f"{PARSER_DIR}/{name}.py"] = text
+        todo += re.findall(r"^from \. import (\w+)", text, re.M) + re.findall(r"^from \.(\w+) import", text, re.M)
+    init = ("# persian-tui's answer parser, copied verbatim from persian_tui/runs/ by `persian-tui release` "
+            "(standard library only)\n")
+    return {f"{PARSER_DIR}/__init__.py": init, **dict(sorted(out.items()))}
+
+
+def task_source(release_name: str) -> str:
+    system, instruction = prompts.TEMPLATES[STRATEGY]
+    return _TEMPLATE.format(
+        name=release_name, system=repr(system), user_head=repr(prompts.USER_HEAD),
+        option_line=repr(prompts.OPTION_LINE), instruction=repr(instruction),
+        template=repr(f"{STRATEGY}/{prompts.VERSIONS[STRATEGY]}"), hash=repr(prompts.TEMPLATE_HASHES[STRATEGY]),
+        parser=PARSER_DIR, data=repr("data/test.jsonl"), loader=parser_loader("HERE", "beside this file"))
+
+
+_TEMPLATE = '''"""Inspect task for the persian-tui release {name}: Persian poetry outlier questions.
+
+    inspect eval inspect_task.py --model openai-api/<name>/<model>   # <NAME>_BASE_URL, <NAME>_API_KEY set
+
+Imports only inspect_ai and the standard library; the answer parser is the {parser}/ folder
+beside this file (a verbatim copy of persian-tui's). Each keyed question of data/test.jsonl is asked with
+persian-tui's zero-shot prompt (the seed benchmark's), temperature 0; a reply is correct when the
+parser reads the key's number from it. `persian-tui import-predictions LOG` reads the log back.
+Written by `persian-tui release`; regenerate it rather than edit it."""
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig
+from inspect_ai.scorer import CORRECT, INCORRECT, Score, Target, accuracy, scorer, stderr
+from inspect_ai.solver import TaskState, generate
+
+HERE = Path(__file__).resolve().parent
+
+
+{loader}
+
+parse_answer = _load_parser()
+
+RELEASE = {name!r}
+TEMPLATE = {template}  # persian-tui's prompt strategy/version
+TEMPLATE_HASH = {hash}
+SYSTEM = {system}
+USER_HEAD = {user_head}
+OPTION_LINE = {option_line}
+INSTRUCTION = {instruction}
+
+
+def messages(record):
+    """The chat messages persian-tui sends for this question (options in their stored order)."""
+    options = sorted(record["options"], key=lambda o: o["position"])
+    lines = "\\n".join(OPTION_LINE.format(n=i, mesra1=o["mesra1"], mesra2=o["mesra2"])
+                      for i, o in enumerate(options, 1))
+    return [ChatMessageSystem(content=SYSTEM), ChatMessageUser(content=USER_HEAD + lines + "\\n\\n" + INSTRUCTION)]
+
+
+def samples(path=HERE / {data}):
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            record = json.loads(line)
+            if record.get("key") is None:
+                continue  # no key, nothing to score
+            out.append(Sample(id=record["uid"], input=messages(record), target=str(record["key"]),
+                              metadata={{"uid": record["uid"], "category": record.get("category")}}))
+    return MemoryDataset(out, name=RELEASE)
+
+
+@scorer(metrics=[accuracy(), stderr()])
+def outlier_answer():
+    """Correct when persian-tui's parser reads the key from the reply (status ok)."""
+    async def score(state: TaskState, target: Target) -> Score:
+        parsed = parse_answer(state.output.completion)
+        right = parsed.status == "ok" and str(parsed.answer) == target.text
+        return Score(value=CORRECT if right else INCORRECT,
+                     answer=None if parsed.answer is None else str(parsed.answer),
+                     explanation=f"parse {{parsed.status}} ({{parsed.method}})",
+                     metadata={{"parse_status": parsed.status, "method": parsed.method}})
+    return score
+
+
+@task
+def persian_outlier():
+    return Task(dataset=samples(), solver=[generate()], scorer=outlier_answer(),
+                config=GenerateConfig(temperature=0.0), metadata={{"release": RELEASE, "template": TEMPLATE}})
+'''

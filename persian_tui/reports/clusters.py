@@ -1,0 +1,70 @@
+"""Clustered standard errors of each run's accuracy (README "Reports", "clustered SEs").
+
+Questions built from the same poem, the same poet or the same source are not independent
+draws: a model that knows a poem gets all its questions right. Per run, on the questions it is
+ranked on (every keyed question it answered), the standard error of its accuracy clustered by
+a UNIT (cluster-robust sandwich, stats.clustered_se, equal to statsmodels' OLS
+cov_type="cluster"; Cameron & Miller 2015), beside the unclustered one (each question its own
+cluster) and the design effect (SE_clustered / SE_unclustered)^2 (Kish 1965).
+
+Units: `poem` and `poet` of the KEY couplet's corpus link (persian-tui corpus link; a question
+whose key is not linked is a cluster of its own), and `source`: the source page (the page of the
+book the question was set on, `Question.source_page`, which the book importer stores; questions
+set on one page share their making), else the source name. With no
+corpus link in the bank the poem and poet rows are left out (unclustered only)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import stats
+from ..models import Question
+
+UNITS = ("poem", "poet", "source")
+
+
+@dataclass
+class ClusterRow:
+    run_id: int
+    unit: str  # poem | poet | source
+    questions: int  # the run's answered keyed questions
+    clusters: int  # distinct units among them
+    se: float | None  # clustered SE of the accuracy (None: fewer than 2 clusters)
+    se_unclustered: float | None
+    design_effect: float | None  # (se / se_unclustered)^2
+
+
+def _source(q: Question) -> str:
+    """The question's source page (a book's page: questions set together), else its source."""
+    name = q.source_name or "(none)"
+    return name if q.source_page is None else f"{name} p{q.source_page}"
+
+
+def question_units(questions: list[Question], links: dict) -> dict[str, list[str]]:
+    """unit -> one cluster label per question; poem and poet only when some key is linked."""
+    out = {"source": [_source(q) for q in questions]}
+    keyed_links = [links.get(q.uid, {}).get(q.key) for q in questions]
+    if any(l is not None and l.status == "linked" and l.couplet for l in keyed_links):
+        for unit, field in (("poem", "poem"), ("poet", "poet_slug")):
+            out[unit] = [getattr(l.couplet, field) if l is not None and l.status == "linked" and l.couplet
+                         else f"(unlinked) {q.uid}" for q, l in zip(questions, keyed_links)]
+    return out
+
+
+def cluster_rows(run_ids: list[int], order: list[int], right: np.ndarray, asked: np.ndarray,
+                 units: dict[str, list[str]]) -> list[ClusterRow]:
+    """Per run (ranking order) and unit; right, asked: (R, Q) bool over the questions `units` label."""
+    rows = []
+    for i in order:
+        mask = asked[i]
+        y = right[i][mask].astype(float)
+        se0 = stats.clustered_se(y, np.arange(len(y)))
+        for unit in (u for u in UNITS if u in units):
+            groups = np.asarray(units[unit], dtype=object)[mask]
+            se = stats.clustered_se(y, groups)
+            deff = None if se is None or not se0 else (se / se0) ** 2
+            rows.append(ClusterRow(run_ids[i], unit, int(mask.sum()), len(set(groups.tolist())),
+                                   se, se0, deff))
+    return rows

@@ -1,0 +1,62 @@
+"""Item analysis as a table, CSV rows and JSON-ready data (`persian-tui items`, report sections)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import asdict
+
+from .items import ItemRow
+
+CSV_HEADER = ["uid", "source", "source_id", "key", "flags", "runs_n", "runs_difficulty",
+              "runs_discrimination", "runs_distractors", "humans_n", "humans_difficulty",
+              "humans_discrimination", "humans_distractors", "evidence"]
+
+
+def _f(x: float | None) -> str:
+    return "—" if x is None else f"{x:.2f}"
+
+
+def _distractors(d: dict[int, list[str]]) -> str:
+    return " ".join(f"{o}:{len(who)}" for o, who in sorted(d.items()))
+
+
+def item_dict(row: ItemRow) -> dict:
+    d = asdict(row)
+    for g in ("runs", "humans"):
+        d[g]["distractors"] = {str(o): who for o, who in d[g]["distractors"].items()}
+    return d
+
+
+def item_csv(rows: list[ItemRow]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(CSV_HEADER)
+    for r in rows:
+        w.writerow([r.uid, r.source or "", r.source_id or "", r.key, " ".join(r.flags),
+                    r.runs.n, "" if r.runs.difficulty is None else f"{r.runs.difficulty:.6g}",
+                    "" if r.runs.discrimination is None else f"{r.runs.discrimination:.6g}",
+                    _distractors(r.runs.distractors), r.humans.n,
+                    "" if r.humans.difficulty is None else f"{r.humans.difficulty:.6g}",
+                    "" if r.humans.discrimination is None else f"{r.humans.discrimination:.6g}",
+                    _distractors(r.humans.distractors),
+                    "; ".join(f"{f}: {r.evidence[f]}" for f in r.flags)])
+    return buf.getvalue()
+
+
+TABLE_HEADER = ["question", "source", "key", "runs p", "runs disc", "wrong picks (runs)",
+                "humans p", "humans disc", "flags"]
+
+
+def item_table_rows(rows: list[ItemRow]) -> list[list[str]]:
+    return [[r.uid, f"{r.source or '—'} {r.source_id or ''}".strip(), str(r.key),
+             _f(r.runs.difficulty), _f(r.runs.discrimination), _distractors(r.runs.distractors),
+             _f(r.humans.difficulty), _f(r.humans.discrimination), ", ".join(r.flags) or "—"]
+            for r in rows]
+
+
+def flag_summary(rows: list[ItemRow]) -> str:
+    from .items import FLAGS
+
+    counts = {f: sum(f in r.flags for r in rows) for f in FLAGS}
+    return f"{len(rows)} question(s): " + ", ".join(f"{n} {f}" for f, n in counts.items())

@@ -1,0 +1,109 @@
+"""The report screen's prose: what was compared on what, and how to read each tab's figures."""
+
+from __future__ import annotations
+
+from .figures import ALPHA
+
+_CELLS = "Each cell: the run's accuracy and correct/total on those questions; each header: how many questions."
+BREAKDOWN_HELP = {
+    "category": f"By the question's category. {_CELLS}",
+    "source": f"By the source the question was imported from. {_CELLS}",
+    "poet": f"By the question's poet (else its couplets' poets joined with +). {_CELLS}",
+    "difficulty": ("By difficulty tier, from the share of these runs that solve the question: easy ≥ 70 %, "
+                   f"medium 50–70 %, hard 30–50 %, very hard < 30 %. {_CELLS}"),
+    **{f"key {w}": (f"By the {w} of the key couplet's corpus poem (persian-tui corpus link); "
+                    f"(unlinked) when it has no link. {_CELLS}") for w in ("poet", "form", "metre")},
+    **{f"question {w}": (f"By the {w} all four couplets share in the corpus; (mixed) when they "
+                         f"differ, (unlinked) when one has no link. {_CELLS}") for w in ("poet", "form", "metre")},
+}
+SCOPES = {"all": "draft, ready and curated", "ready": "ready and curated", "curated": "curated only"}
+
+
+def report_scope(questions: str) -> str:
+    return f"{questions} ({SCOPES[questions]})" if questions in SCOPES else questions
+
+
+def leader_note(report) -> str:
+    """What the runs are ranked on, and how to read the intervals."""
+    runs = len(report.run_ids)
+    text = (f"Ranked by accuracy on every keyed question each run answered (of {report.keyed} keyed in set "
+            f"{report_scope(report.question_set)}); equal accuracies share a rank. Wilson 95 %: the run's "
+            f"true accuracy is likely inside; rank 95 %: the ranks it takes when the questions are "
+            f"resampled ({report.n_boot} resamples, seed {report.seed}). Usable acc: right of the usable "
+            f"answers; invalid: unusable answers, on the same questions.")
+    b = report.baseline
+    if b is not None and b.share is not None:
+        text += (f" Always answering key {b.label} scores {100 * b.share:.1f} % (the majority-key baseline, "
+                 "red line); chance is 25 % (grey line).")
+    most = max(report.answered.values(), default=0)
+    short = [r for r in report.run_ids if report.answered.get(r, 0) < most]
+    if short and runs > 1:
+        names = ", ".join(f"#{r} ({report.answered.get(r, 0)})" for r in short[:6])
+        text += (f" {len(short)} run(s) answered fewer than {most}: {names}{' …' if len(short) > 6 else ''}; "
+                 f"'shared' is on the {report.questions} question(s) all runs answered; x on a run leaves it out.")
+    text += " Overlapping intervals do not mean equal runs: tab 2 tests each pair on the questions both answered."
+    if ties := ties_note(report):
+        text += " " + ties
+    return text
+
+
+def ties_note(report) -> str | None:
+    """The runs whose majority vote tied somewhere, and how ties are scored; None without ties."""
+    tied = [f"#{r.run_id}: {r.ties}" for r in report.leaderboard if r.ties]
+    if not tied:
+        return None
+    return ("Tied majority votes (" + ", ".join(tied) + "): credited 1/t when the key is one of the t "
+            "tied options (the expected score of a random tie-break, never the answer given first), "
+            "and left out of the pair tests, position counts and item analysis, which need one answer.")
+
+
+def pairs_note(report, pairs: int, differ: int) -> str:
+    """How to read the paired comparisons."""
+    return (f"Each pair on the n questions both runs answered, A ranked above B. Only A / only B: questions "
+            f"just one of them got right; exact McNemar p on those, Holm-corrected for the {pairs} "
+            f"comparison(s). A − B: accuracy difference in points on those n questions, with the exact 95 % "
+            f"interval of the same test (it excludes 0 exactly when McNemar p < {ALPHA}; not adjusted for "
+            f"the comparisons: Holm p decides); MDE: the smallest difference these questions detect with "
+            f"{100 * report.power:.0f} % power at {ALPHA}, MDE Holm at {ALPHA} / {pairs} (Connor's formula). "
+            f"{differ} pair(s) differ (Holm p < {ALPHA})."
+            + (" A run's tied majority votes have no single answer: n leaves those questions out."
+               if any(r.ties for r in report.leaderboard) else ""))
+
+
+def cluster_text(report) -> str:
+    """Clustered standard errors, one line per run: the unit, the SE and the design effect."""
+    if not report.clusters:
+        return ""
+    units = list(dict.fromkeys(c.unit for c in report.clusters))
+    lines = [("Standard error of each accuracy clustered by " + ", ".join(units) + " (design effect "
+              "(SE / SE unclustered)²: above 1, the Wilson interval is too narrow by its square root)"
+              + ("" if "poem" in units else "; no corpus links, so no poem or poet clusters") + ":")]
+    by_run: dict[int, list] = {}
+    for c in report.clusters:
+        by_run.setdefault(c.run_id, []).append(c)
+    for run_id, rows in by_run.items():
+        cells = [f"{c.unit}: {c.clusters} cluster(s), no clustered SE" if c.se is None else
+                 f"{c.unit} {100 * c.se:.1f} pt ({c.clusters} clusters, deff "
+                 f"{'—' if c.design_effect is None else f'{c.design_effect:.2f}'})" for c in rows]
+        se0 = rows[0].se_unclustered
+        lines.append(f"  #{run_id}: unclustered {'—' if se0 is None else f'{100 * se0:.1f} pt'}; " + "; ".join(cells))
+    return "\n".join(lines)
+
+
+GROUPS_TITLE = (f"Groups that cannot be told apart: from the top, each group's first run and every run "
+                f"below it that it does not beat (Holm p ≥ {ALPHA})")
+
+
+def no_shared_message(report, questions: str, excluded: set[int]) -> str:
+    """Why there is nothing to compare, and what to press."""
+    runs = len(report.run_ids)
+    if not report.keyed:
+        return (f"The question set {report_scope(questions)} has no question with a key, so no run "
+                "can be scored on it.\n\nc switches the question set"
+                + (", a brings back the runs left out" if excluded else "")
+                + "; keys are set when authoring (n / e on the bank).")
+    return (f"These {runs} runs share no question: of the {report.keyed} keyed question(s) in the set "
+            f"{report_scope(questions)}, none was answered by every run, so they cannot be compared "
+            "on the same questions.\n\nx leaves the highlighted run out"
+            + (", a brings back the runs left out" if excluded else "")
+            + ", c switches the question set. How many keyed questions each run answered:")

@@ -1,0 +1,606 @@
+"""The evaluation report (reports/figures.py) as text, Markdown, CSV, JSON and PNG charts.
+
+Every output is deterministic: rows in the report's own order, floats rounded to 6
+significant digits, charts drawn by matplotlib's Agg canvas at a fixed size and dpi with the
+PNG metadata stripped. Files are written atomically (temporary file, fsync, rename)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from dataclasses import asdict
+from pathlib import Path
+
+from ..display import MISSING, count, interval, p_value, percent, seconds
+from ..files.outputs import write_atomic
+from .figures import DIMENSIONS, Report
+from .notes import ties_note
+
+CHANCE = 0.25
+FORMATS = ("md", "csv", "json")
+DPI = 100
+COLORS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52")  # positions 1..4
+
+HOW_TO_READ = [
+    "accuracy = correct / questions; an invalid answer (unparseable, ambiguous, empty, refusal, API error) "
+    "counts as wrong and is also counted under `invalid`. `usable acc` = correct / usable answers (on "
+    "the same questions). Chance is 25 %; the majority-key baseline (always answering the most common "
+    "key) is the line a run must beat when the keys are unbalanced.",
+    "Ranking (one rule, also the release's): accuracy on EVERY keyed question the run answered, with its "
+    "Wilson 95 % interval; equal accuracies share a rank; `rank 95 %` is a bootstrap interval of the rank "
+    "(the keyed questions resampled). The `shared` columns are on the questions all the runs answered.",
+    "Pairs: each pair on the questions BOTH runs answered (`n`); exact McNemar on those only one of the two "
+    "got right; `Holm p` corrects for testing every pair (significant: Holm p < 0.05). The difference "
+    "interval is the exact one of the same test (it excludes 0 exactly when McNemar p < 0.05, not "
+    "adjusted for the number of pairs); --intervals simultaneous shows Bonferroni-adjusted intervals "
+    "that hold for all pairs at once. `MDE` is the smallest difference the pair's questions detect "
+    "with 80 % power at 0.05 and, `MDE (Holm)`, at 0.05 / pairs (Connor's formula); `n for E` the "
+    "questions needed to detect a difference of E.",
+    "Groups: the best ungrouped run and every ungrouped run below it whose Holm p against it is "
+    ">= 0.05, from the top down: runs in one group cannot be told apart.",
+]
+
+
+# ---------------------------------------------------------------- numbers
+
+
+def _g(x: float | None) -> float | None:
+    """A float rounded to 6 significant digits (stable text in every output); a non-finite
+    one is missing (None, shown "—"), never NaN or Infinity in a report."""
+    return None if x is None or not math.isfinite(x) else float(f"{x:.6g}")
+
+
+def _pct(x: float | None, digits: int = 1) -> str:
+    return percent(_g(x), digits, " %")
+
+
+_p = p_value
+
+
+def _num(x) -> str:
+    if x is None:
+        return "—"
+    if isinstance(x, float):
+        return f"{x:.4g}"
+    return f"{x:,}"
+
+
+def _interval(low: float | None, high: float | None) -> str:
+    return interval(low, high, " %")
+
+
+def _round(obj):
+    if isinstance(obj, float):
+        return _g(obj)
+    if isinstance(obj, dict):
+        return {str(k): _round(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_round(v) for v in obj]
+    return obj
+
+
+def report_dict(report: Report) -> dict:
+    """The whole report as JSON-ready data (floats rounded to 6 significant digits)."""
+    d = asdict(report)
+    for acc, obj in zip(d["human"], report.human):
+        acc["accuracy"] = obj.accuracy
+    d["limiting"] = report.limiting
+    runs, matrix = report.agreement
+    d["agreement"] = {"runs": runs, "matrix": matrix}
+    d["confusion_columns"] = ["1", "2", "3", "4", "invalid"]
+    from .item_files import item_dict
+
+    d["items"] = [item_dict(r) for r in report.items]
+    for run, obj in zip(d["samples"], report.samples):
+        run["agreement_is"] = obj.agreement_label
+    return _round(d)
+
+
+def statement(report: Report) -> str:
+    """The sentence saying what was compared on what."""
+    n = len(report.run_ids)
+    text = (f"{n} run(s) ranked on the keyed questions each answered and compared pair by pair on the "
+            f"questions both answered; {report.questions} question(s) answered by all (the shared sections), "
+            f"out of {report.keyed} with a key in the question set '{report.question_set}'")
+    limit = report.limiting
+    if limit and len(limit) == len(report.run_ids) and len({report.answered[r] for r in limit}) == 1:
+        text += f" (every run answered {report.answered[limit[0]]} of them)"
+    elif len(limit) > 6:
+        counts = [report.answered[r] for r in limit]
+        text += f" ({len(limit)} runs answered fewer: {min(counts)} to {max(counts)})"
+    elif limit:
+        text += f" (runs answering fewer: {', '.join(f'#{r} ({report.answered[r]})' for r in limit)})"
+    text += f". Bootstrap: {report.n_boot} resamples, seed {report.seed}."
+    if report.baseline and report.baseline.share is not None:
+        text += " " + baseline_sentence(report)
+    if report.left_out:
+        text += (" Left out: " + ", ".join(f"#{r} ({why})" for r, why in sorted(report.left_out.items()))
+                 + "; name runs with --runs to include them.")
+    return text
+
+
+def baseline_sentence(report: Report) -> str:
+    """The majority-key baseline, said once for every format."""
+    b = report.baseline
+    return (f"Majority-key baseline: always answering {b.label} scores {_pct(b.share)} "
+            f"({b.correct}/{b.total} keyed questions, Wilson {_interval(b.low, b.high)}; keys 1/2/3/4: "
+            f"{'/'.join(map(str, b.counts))}); chance is 25 %.")
+
+
+def _models(report: Report) -> dict[int, str]:
+    return {row.run_id: row.model for row in report.leaderboard}
+
+
+# ---------------------------------------------------------------- plain text (stdout)
+
+
+def _table(header: list[str], rows: list[list[str]], right: set[int] = frozenset()) -> list[str]:
+    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows)]
+
+    def line(cells):
+        return "  ".join(str(c).rjust(w) if i in right else str(c).ljust(w)
+                         for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+
+    return [line(header), line(["-" * w for w in widths])] + [line(r) for r in rows]
+
+
+def _rank(r) -> str:
+    return "—" if r.rank_low is None else f"{r.rank_low}–{r.rank_high}"
+
+
+def _leader_rows(report: Report) -> list[list[str]]:
+    def row(r) -> list[str]:
+        cells = [str(r.rank), f"#{r.run_id}", r.model, r.kind, _pct(r.answered_accuracy),
+                 f"{count(r.answered_correct)}/{r.answered}", _interval(r.answered_low, r.answered_high), _rank(r),
+                 _pct(r.usable_accuracy), str(r.invalid), _pct(r.key_baseline),
+                 _pct(r.accuracy), f"{count(r.correct)}/{r.total}", _num(r.tokens_in), _num(r.tokens_out),
+                 seconds(r.latency_mean), _num(r.cost)]
+        if r.no_success:  # not one request succeeded: no accuracy to show, not 0.0 %
+            for i in (4, 6, 7, 8, 11):
+                cells[i] = MISSING
+        return cells
+    return [row(r) for r in report.leaderboard]
+
+
+LEADER_HEADER = ["#", "run", "model", "kind", "accuracy", "correct", "Wilson 95 %", "rank 95 %",
+                 "usable acc", "invalid", "key baseline", "shared acc", "shared correct",
+                 "tokens in", "tokens out", "latency", "cost"]
+INTERVALS = ("pair", "simultaneous")
+
+
+def pair_header(intervals: str = "pair") -> list[str]:
+    ci = "diff 95 % (exact)" if intervals == "pair" else "diff 95 % (simultaneous)"
+    return ["a", "b", "n", "only a right", "only b right", "McNemar p", "Holm p", "diff", ci, "MDE",
+            "MDE (Holm)", "n for E", "n for E (Holm)"]
+
+
+def _pt(x: float | None) -> str:
+    return "—" if x is None else f"{100 * x:.1f} pt"
+
+
+def _pair_cells(p, intervals: str = "pair") -> list[str]:
+    mark = " *" if p.significant else ""
+    lo, hi = ((p.diff_low, p.diff_high) if intervals == "pair"
+              else (p.diff_low_simultaneous, p.diff_high_simultaneous))
+    return [f"#{p.a}", f"#{p.b}", str(p.n), str(p.a_only), str(p.b_only), _p(p.p_exact), _p(p.p_holm) + mark,
+            "—" if p.diff is None else f"{100 * p.diff:+.1f} pt",
+            "—" if lo is None else f"{100 * lo:+.1f} … {100 * hi:+.1f}",
+            _pt(p.mde), _pt(p.mde_adjusted), _num(p.n_needed), _num(p.n_needed_adjusted)]
+
+
+CLUSTER_HEADER = ["run", "unit", "questions", "clusters", "SE", "SE unclustered", "design effect"]
+
+
+def _cluster_rows(report: Report) -> list[list[str]]:
+    return [[f"#{c.run_id}", c.unit, str(c.questions), str(c.clusters),
+             "—" if c.se is None else f"{100 * c.se:.2f} pt",
+             "—" if c.se_unclustered is None else f"{100 * c.se_unclustered:.2f} pt",
+             "—" if c.design_effect is None else f"{c.design_effect:.2f}"] for c in report.clusters]
+
+
+def cluster_note(report: Report) -> str:
+    units = sorted({c.unit for c in report.clusters})
+    text = ("Standard error of each run's accuracy (on the questions it is ranked on) clustered by "
+            + ", ".join(units) + " (cluster-robust, statsmodels' small-sample correction), beside the "
+            "unclustered SE; design effect = (SE / SE unclustered)^2: above 1, questions of one unit "
+            "are not independent and the intervals above are too narrow by sqrt(design effect).")
+    if "poem" not in units:
+        text += " No corpus links: no poem or poet clusters (persian-tui corpus link adds them)."
+    return text
+
+
+POSITION_HEADER = ["run", "chosen 1/2/3/4", "keys 1/2/3/4", "chi2 vs uniform", "p vs uniform",
+                   "chi2 vs keys", "p vs keys"]
+
+
+def _position_rows(report: Report) -> list[list[str]]:
+    def chi(x):
+        return "—" if x is None else f"{x:.2f}"
+
+    return [[f"#{p.run_id}", "/".join(map(str, p.chosen)), "/".join(map(str, p.keys)),
+             chi(p.chi2_uniform), _p(p.p_uniform), chi(p.chi2), _p(p.p)] for p in report.position]
+
+
+ITEMS_SHOWN = 20
+
+
+def _items_text(report: Report, *, md: bool = False) -> list[str]:
+    """The item-analysis section: the flag counts and the flagged questions, most serious first."""
+    from .item_files import TABLE_HEADER, flag_summary, item_table_rows
+
+    if not report.items:
+        return []
+    flagged = [r for r in report.items if r.flags]
+    title = "## Item analysis" if md else "== Item analysis (persian-tui items lists every question)"
+    out = ["", title, ""] if md else ["", title]
+    out.append(flag_summary(report.items) + ". p = share right, disc = rest-score point-biserial; "
+               "all keyed questions, not only the shared ones.")
+    if flagged:
+        rows = item_table_rows(flagged[:ITEMS_SHOWN])
+        out += [""] + (_md_table(TABLE_HEADER, rows) if md else
+                       _table(TABLE_HEADER, rows, right={2, 3, 4, 6, 7}))
+        out += [""] + [f"{'- ' if md else ''}{r.uid} {f}: {r.evidence[f]}"
+                       for r in flagged[:ITEMS_SHOWN] for f in r.flags]
+        if len(flagged) > ITEMS_SHOWN:
+            out.append(f"... and {len(flagged) - ITEMS_SHOWN} more flagged: persian-tui items")
+    return out
+
+
+def _samples_text(report: Report, *, md: bool = False) -> list[str]:
+    """Runs asked each question several times: majority vote against the mean of the samples."""
+    from .sample_files import SUMMARY_HEADER, answers_text, least_consistent, summary_rows
+
+    if not report.samples:
+        return []
+    title = "## Repeated samples" if md else "== Repeated samples (persian-tui samples RUN lists every question)"
+    out = ["", title, ""] if md else ["", title]
+    out.append("These runs take part above with their majority vote. Majority acc: the majority's "
+               "answer, a tie for the majority giving 1/t credit when the key is one of the t tied options "
+               "(`ties` counts them; never decided by sample order), Wilson 95 %; mean acc: the share of "
+               "samples right (one sample's expected accuracy), t 95 % over questions; majority − mean: "
+               "the gain from voting with its paired t 95 % interval; agreement beside `chance`, the "
+               "agreement of a uniform random answerer asked K times (E[max count]/K); on all keyed "
+               "questions each run answered.")
+    rows = summary_rows(report.samples)
+    out += [""] + (_md_table(SUMMARY_HEADER, rows) if md else
+                   _table(SUMMARY_HEADER, rows, right=set(range(2, 14))))
+    for r in report.samples:
+        worst = least_consistent(r, 5)
+        if worst:
+            out.append("")
+            out.append(f"#{r.run_id} least consistent: " + "; ".join(
+                f"{i.uid} ({answers_text(i.answers)}, key {i.key})" for i in worst))
+    return out
+
+
+def _dimensions(report: Report) -> list[str]:
+    """The breakdowns this report has (provenance ones only when the bank is linked)."""
+    present = {b.dimension for b in report.breakdowns}
+    return [d for d in DIMENSIONS if d in present or d in DIMENSIONS[:4]]
+
+
+def _breakdown_pivot(report: Report, dim: str, *, summary: bool = False) -> tuple[list[str], list[list[str]]]:
+    """value x run accuracy table; `summary`: mean, min and max over the runs instead."""
+    runs = [r.run_id for r in report.leaderboard]
+    cells: dict[str, dict[int, object]] = {}
+    for b in report.breakdowns:
+        if b.dimension == dim:
+            cells.setdefault(b.value, {})[b.run_id] = b
+    if summary:
+        header = [dim, "questions", "mean", "min", "max"]
+    else:
+        header = [dim, "questions"] + [f"#{r}" for r in runs]
+    rows = []
+    for value, by_run in cells.items():
+        accs = [by_run[r].accuracy for r in runs]
+        shown = [sum(accs) / len(accs), min(accs), max(accs)] if summary else accs
+        rows.append([value, str(by_run[runs[0]].total)] + [f"{100 * a:.0f} %" for a in shown])
+    return header, rows
+
+
+def render_text(report: Report, *, max_pairs: int = 28, intervals: str = "pair") -> str:
+    """The report for a terminal: `persian-tui report --format table`."""
+    out = ["== Evaluation report", statement(report), ""]
+    if not report.questions:
+        out.append("nothing to compare: " + ("no runs with predictions" if not report.run_ids else
+                                               "the runs share no question with a key"))
+        return "\n".join(out) + "\n"
+    out += ["How to read it:"] + [f"  - {line}" for line in HOW_TO_READ] + [""]
+    out += ["== Leaderboard"] + _table(LEADER_HEADER, _leader_rows(report),
+                                       right={0, 4, 5, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
+    out.append("groups that cannot be told apart (Holm p >= 0.05 against the group's leader): "
+               + "  ".join("{" + ", ".join(f"#{r}" for r in g) + "}" for g in report.groups))
+    if note := ties_note(report):
+        out.append(note)
+    if report.pairs:
+        out += ["", "== Paired comparisons (each pair on the questions both answered; exact McNemar, "
+                "Holm-corrected; * = significant at 0.05)"]
+        pairs = report.pairs
+        if len(pairs) > max_pairs:
+            ranked = [r.run_id for r in report.leaderboard]
+            neighbours = set(zip(ranked, ranked[1:]))
+            pairs = [p for p in pairs if (p.a, p.b) in neighbours]
+            out.append(f"neighbours on the leaderboard only; all {len(report.pairs)} pairs are in "
+                       "--format md/csv/json")
+        out += _table(pair_header(intervals), [_pair_cells(p, intervals) for p in pairs],
+                      right={2, 3, 4, 5, 6, 7, 9, 10, 11, 12})
+    if report.clusters:
+        out += ["", "== Clustered standard errors", cluster_note(report)]
+        out += _table(CLUSTER_HEADER, _cluster_rows(report), right={2, 3, 4, 5, 6})
+    if report.human:
+        out += ["", "== Human baseline (annotators against the key, same questions)"]
+        out += _table(["annotator", "accuracy", "correct", "Wilson 95 %"],
+                      [[a.annotator, _pct(a.accuracy), f"{a.correct}/{a.total}", _interval(a.low, a.high)]
+                       for a in report.human], right={1, 2})
+    for dim in _dimensions(report):
+        header, rows = _breakdown_pivot(report, dim, summary=len(report.leaderboard) > 8)
+        out += ["", f"== Accuracy by {dim}"] + _table(header, rows, right=set(range(1, len(header))))
+    out += ["", "== Position bias (chosen positions, original order; chi-square against a uniform "
+            "choice and against the keys' distribution)"]
+    out += _table(POSITION_HEADER, _position_rows(report), right={3, 4, 5, 6})
+    out += ["", f"== Hardest questions (of {report.questions}; solved by fewest runs)"]
+    out += _table(["question", "solved", "most common wrong answer"],
+                  [[h.uid, f"{count(h.solved)}/{h.runs}",
+                    "—" if h.common_wrong is None else f"{h.common_wrong} ({h.common_wrong_count} runs)"]
+                   for h in report.hardest[:10]], right={1})
+    out += _items_text(report)
+    out += _samples_text(report)
+    out += ["", "Confusion matrices and the agreement matrix: --format md/csv/json."]
+    return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------- Markdown
+
+
+def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
+    def esc(c):
+        return str(c).replace("|", "\\|")
+
+    return (["| " + " | ".join(esc(h) for h in header) + " |", "|" + "---|" * len(header)]
+            + ["| " + " | ".join(esc(c) for c in r) + " |" for r in rows])
+
+
+def render_markdown(report: Report, intervals: str = "pair") -> str:
+    out = ["# Evaluation report", "", statement(report), ""]
+    if not report.questions:
+        out.append("Nothing to compare: " + ("no runs with predictions." if not report.run_ids else
+                                               "the runs share no question with a key."))
+        return "\n".join(out) + "\n"
+    out += ["How to read it:", ""] + [f"- {line}" for line in HOW_TO_READ] + [""]
+    out += ["## Leaderboard", "", "![Leaderboard: accuracy on all answered with Wilson 95 % intervals, "
+            "chance and the majority-key baseline](leaderboard.png)", ""]
+    out += _md_table(LEADER_HEADER, _leader_rows(report)) + [""]
+    out.append("Groups that cannot be told apart: "
+               + ", ".join("{" + ", ".join(f"#{r}" for r in g) + "}" for g in report.groups) + ".")
+    if note := ties_note(report):
+        out += ["", note]
+    if report.pairs:
+        out += ["", "## Paired comparisons", "",
+                "Each pair on the questions both runs answered (n). Exact McNemar, Holm-corrected over "
+                "all pairs (* = significant at 0.05); diff = accuracy of a minus b on those questions "
+                + ("with the exact 95 % interval of the same test (per pair, not adjusted)."
+                   if intervals == "pair" else "with Bonferroni-adjusted simultaneous 95 % intervals.")
+                + " MDE at 0.05 and at 0.05 / pairs (Holm's first step), Connor's formula, 80 % power.", ""]
+        out += _md_table(pair_header(intervals), [_pair_cells(p, intervals) for p in report.pairs])
+    if report.clusters:
+        out += ["", "## Clustered standard errors", "", cluster_note(report), ""]
+        out += _md_table(CLUSTER_HEADER, _cluster_rows(report))
+    if report.human:
+        out += ["", "## Human baseline", "", "Annotators' accuracy against the current key on the same "
+                "questions (those each annotator answered).", ""]
+        out += _md_table(["annotator", "accuracy", "correct", "Wilson 95 %"],
+                         [[a.annotator, _pct(a.accuracy), f"{a.correct}/{a.total}", _interval(a.low, a.high)]
+                          for a in report.human])
+    out += ["", "## Breakdowns", "", "Accuracy per run (columns: run ids, as on the leaderboard). "
+            "Difficulty from the share of these runs that solve a question: easy >= 70 %, medium "
+            "50–70 %, hard 30–50 %, very hard < 30 %."]
+    for dim in _dimensions(report):
+        header, rows = _breakdown_pivot(report, dim)
+        out += ["", f"### By {dim}", ""] + _md_table(header, rows)
+    out += ["", "## Position bias", "", "![Chosen positions against the key](position.png)", "",
+            "Valid answers per original option position, chi-square goodness of fit twice: against "
+            "a uniform choice (a small p: the run prefers some positions, whatever the keys) and "
+            "against the keys of the same questions (a small p: it picks some positions more often "
+            "than the keys warrant, which also reflects its errors).", ""]
+    out += _md_table(POSITION_HEADER, _position_rows(report))
+    out += ["", "## Confusion (key × chosen)", ""]
+    rows = []
+    for run_id, matrix in report.confusion.items():
+        rows += [[f"#{run_id}", str(k)] + [str(c) for c in row] for k, row in enumerate(matrix, 1)]
+    out += _md_table(["run", "key", "chose 1", "chose 2", "chose 3", "chose 4", "invalid"], rows)
+    runs, matrix = report.agreement
+    out += ["", "## Agreement between runs", "", "Share of the shared questions on which both runs "
+            "chose the same option (diagonal: the run's share of valid answers).", ""]
+    out += _md_table(["run"] + [f"#{r}" for r in runs],
+                     [[f"#{r}"] + [f"{x:.2f}" for x in row] for r, row in zip(runs, matrix)])
+    out += _items_text(report, md=True)
+    out += _samples_text(report, md=True)
+    out += ["", "## Hardest questions", ""]
+    out += _md_table(["question", "solved", "most common wrong answer", "runs choosing it"],
+                     [[h.uid, f"{count(h.solved)}/{h.runs}", "—" if h.common_wrong is None else str(h.common_wrong),
+                       str(h.common_wrong_count)] for h in report.hardest])
+    return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------- CSV
+
+
+def _csv(header: list[str], rows: list[list]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(header)
+    for row in rows:
+        w.writerow(["" if c is None else (f"{_g(c)!r}" if isinstance(c, float) else c) for c in row])
+    return buf.getvalue()
+
+
+def _items_csv(report: Report) -> str:
+    from .item_files import item_csv
+
+    return item_csv(report.items)
+
+
+def _samples_csvs(report: Report) -> dict[str, str]:
+    """samples.csv and sample_items.csv, only when a run was asked several times."""
+    from .sample_files import items_csv, summary_csv
+
+    if not report.samples:
+        return {}
+    return {"samples.csv": summary_csv(report.samples), "sample_items.csv": items_csv(report.samples)}
+
+
+def render_csvs(report: Report) -> dict[str, str]:
+    """file name -> CSV text."""
+    lb = ["run_id", "model", "kind", "answered", "answered_correct", "answered_accuracy",
+          "answered_low", "answered_high", "rank_low", "rank_high", "invalid", "usable_accuracy",
+          "usable_low", "usable_high", "key_baseline", "correct", "total", "shared_invalid", "accuracy",
+          "wilson_low", "wilson_high", "boot_low", "boot_high", "tokens_in", "tokens_out", "latency_mean",
+          "cost", "ties"]
+    pair_cols = ["a", "b", "n", "a_only", "b_only", "p_exact", "p_holm", "diff", "diff_low",
+                 "diff_high", "diff_low_simultaneous", "diff_high_simultaneous", "mde", "mde_adjusted",
+                 "n_needed", "n_needed_adjusted"]
+    runs, matrix = report.agreement
+    rank = {r.run_id: r.rank for r in report.leaderboard}
+    group_of = {r: i for i, g in enumerate(report.groups, 1) for r in g}
+    return {
+        "leaderboard.csv": _csv(["rank"] + lb + ["group"],
+                                [[rank[r.run_id]] + [getattr(r, c) for c in lb] + [group_of[r.run_id]]
+                                 for r in report.leaderboard]),
+        "pairs.csv": _csv(pair_cols, [[getattr(p, c) for c in pair_cols] for p in report.pairs]),
+        "breakdowns.csv": _csv(["dimension", "value", "run_id", "correct", "total", "accuracy"],
+                               [list(asdict(b).values()) for b in report.breakdowns]),
+        "position.csv": _csv(["run_id", "chosen_1", "chosen_2", "chosen_3", "chosen_4", "key_1", "key_2",
+                              "key_3", "key_4", "chi2", "p", "chi2_uniform", "p_uniform"],
+                             [[p.run_id, *p.chosen, *p.keys, p.chi2, p.p, p.chi2_uniform, p.p_uniform]
+                              for p in report.position]),
+        "confusion.csv": _csv(["run_id", "key", "chose_1", "chose_2", "chose_3", "chose_4", "invalid"],
+                              [[r, k, *row] for r, m in report.confusion.items()
+                               for k, row in enumerate(m, 1)]),
+        "agreement.csv": _csv(["run_id"] + [str(r) for r in runs],
+                              [[r, *row] for r, row in zip(runs, matrix)]),
+        "clusters.csv": _csv(["run_id", "unit", "questions", "clusters", "se", "se_unclustered",
+                              "design_effect"], [list(asdict(c).values()) for c in report.clusters]),
+        "baseline.csv": _csv(["questions", "keys", "key_1", "key_2", "key_3", "key_4", "correct", "total",
+                              "share", "wilson_low", "wilson_high"],
+                             [[name, b.label, *b.counts, b.correct, b.total, b.share, b.low, b.high]
+                              for name, b in (("keyed", report.baseline), ("shared", report.shared_baseline))
+                              if b is not None]),
+        "items.csv": _items_csv(report),
+        **_samples_csvs(report),
+        "hardest.csv": _csv(["uid", "solved", "runs", "common_wrong", "common_wrong_count"],
+                            [list(asdict(h).values()) for h in report.hardest]),
+        "human.csv": _csv(["annotator", "correct", "total", "accuracy", "wilson_low", "wilson_high"],
+                          [[a.annotator, a.correct, a.total, a.accuracy, a.low, a.high]
+                           for a in report.human]),
+    }
+
+
+# ---------------------------------------------------------------- charts (matplotlib, Agg)
+
+
+def _label(text: str, width: int = 38) -> str:
+    from ..bidi import has_rtl, visual
+
+    text = text if len(text) <= width else text[:width - 1] + "…"
+    return visual(text, shape=True) if has_rtl(text) else text
+
+
+def _png(fig) -> bytes:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    FigureCanvasAgg(fig)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
+    return buf.getvalue()
+
+
+def _figure(width: float, height: float):
+    from matplotlib.figure import Figure  # drawn on an Agg canvas (_png): no pyplot, no GUI
+
+    return Figure(figsize=(width, height), dpi=DPI, layout="constrained")
+
+
+def leaderboard_png(report: Report) -> bytes:
+    """Horizontal bars of what the table ranks (accuracy on all answered), best on top, Wilson 95 %
+    whiskers, the dashed chance line and the dotted majority-key baseline."""
+    rows = report.leaderboard
+    fig = _figure(8.0, 1.4 + 0.32 * max(len(rows), 1))
+    ax = fig.add_subplot()
+    y = list(range(len(rows)))
+    acc = [r.answered_accuracy or 0.0 for r in rows]
+    err = [[max(0.0, a - (r.answered_low if r.answered_low is not None else a)) for a, r in zip(acc, rows)],
+           [max(0.0, (r.answered_high if r.answered_high is not None else a) - a) for a, r in zip(acc, rows)]]
+    ax.barh(y, acc, color="#4c72b0", height=0.65)
+    ax.errorbar(acc, y, xerr=err, fmt="none", ecolor="black", elinewidth=1, capsize=3)
+    ax.axvline(CHANCE, color="#c44e52", linestyle="--", linewidth=1.2, label="chance (25 %)")
+    b = report.baseline
+    if b is not None and b.share is not None:
+        ax.axvline(b.share, color="#8c613c", linestyle=":", linewidth=1.5,
+                   label=f"always key {b.label} ({100 * b.share:.1f} %)")
+    ax.set_yticks(y, [_label(f"{r.rank}. #{r.run_id} {r.model}") for r in rows])
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1)
+    ax.xaxis.set_major_formatter(lambda v, _: f"{100 * v:.0f} %")
+    ax.set_xlabel("accuracy on every keyed question the run answered (whiskers: Wilson 95 %)")
+    ax.legend(loc="lower right", fontsize=8)
+    ax.grid(axis="x", alpha=0.3)
+    return _png(fig)
+
+
+def position_png(report: Report) -> bytes:
+    """100 % stacked bars of the chosen positions per run, under the keys' distribution."""
+    keys = [0, 0, 0, 0]
+    for row in report.confusion.values():  # every run has the same keys: take the first
+        keys = [sum(r) for r in row]
+        break
+    models = _models(report)
+    rows = [("keys", keys)] + [
+        (_label(f"#{p.run_id} {models.get(p.run_id, '')}")
+         + ("" if p.p is None else "  (p < 0.0001)" if p.p < 1e-4 else f"  (p = {p.p:.4f})"), p.chosen)
+        for p in report.position]
+    fig = _figure(9.0, 1.6 + 0.32 * len(rows))
+    ax = fig.add_subplot()
+    left = [0.0] * len(rows)
+    for pos in range(4):
+        shares = [(c[pos] / sum(c)) if sum(c) else 0.0 for _, c in rows]
+        ax.barh(range(len(rows)), shares, left=left, color=COLORS[pos], height=0.65, label=f"option {pos + 1}")
+        left = [a + b for a, b in zip(left, shares)]
+    ax.set_yticks(range(len(rows)), [name for name, _ in rows])
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1)
+    ax.xaxis.set_major_formatter(lambda v, _: f"{100 * v:.0f} %")
+    ax.set_xlabel("share of valid answers by option position")
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=4, fontsize=8, frameon=False)
+    return _png(fig)
+
+
+# ---------------------------------------------------------------- files
+
+
+def render_files(report: Report, fmt: str, intervals: str = "pair") -> dict[str, bytes]:
+    """file name -> bytes for one format: md (report.md + the PNG charts it embeds), csv (one
+    CSV per table), json (report.json)."""
+    if fmt == "json":
+        text = json.dumps(report_dict(report), ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+        return {"report.json": text.encode("utf-8")}
+    if fmt == "csv":
+        return {name: text.encode("utf-8") for name, text in render_csvs(report).items()}
+    if fmt == "md":
+        files = {"report.md": render_markdown(report, intervals).encode("utf-8")}
+        if report.questions:
+            files["leaderboard.png"] = leaderboard_png(report)
+            files["position.png"] = position_png(report)
+        return files
+    raise ValueError(f"unknown report format {fmt!r}; choose {', '.join(FORMATS)}")
+
+
+def write_report(report: Report, directory: str | Path, fmt: str, intervals: str = "pair") -> list[Path]:
+    """Write one format's files into `directory` (created), each atomically; returns the paths."""
+    directory = Path(directory)
+    paths = []
+    for name, data in render_files(report, fmt, intervals).items():
+        write_atomic(directory / name, data)
+        paths.append(directory / name)
+    return paths

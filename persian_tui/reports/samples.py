@@ -1,0 +1,109 @@
+"""Repeated samples: a run asked each question K times (`run llm --samples K`), voted.
+
+Per question (keyed questions only): the answer of every sample (0 = unusable), the majority's
+answer (models.vote: the representative the rest of the app uses), the agreement (share of the
+samples that got a reply which gave the majority's answer), the options TIED for the majority,
+the majority's credit (1 when the key is the single most common answer, 1/t when it is one of t
+tied options, else 0: a tie is never decided by the order the samples came in) and the share of
+samples that are right. Per run: accuracy by majority vote (mean credit; Wilson 95 % on the
+credit sum), accuracy by mean (the expected accuracy of one sample: unusable and failed samples
+count as wrong; t interval over questions), their paired gap majority - mean with its t interval
+over the questions (statsmodels DescrStatsW), mean agreement beside the chance agreement of a
+uniform random answerer asked K times (stats.chance_agreement: E[max count]/K, 0.496 for K = 5),
+the unanimous and the tied questions. When the run shuffles the options (`--shuffle-seed`) every sample
+saw its own option order, so the agreement is the consistency of the chosen COUPLET across
+option orders, and is labelled so."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import stats
+from ..models import Question, Run, Vote
+
+
+@dataclass
+class SampleItem:
+    uid: str
+    key: int
+    answers: list[int]  # per sample, 0 = unusable or failed
+    majority: int  # 0 when no sample is usable
+    agreement: float | None
+    chosen: int  # the representative sample (the majority's first): what judging uses by default
+    majority_right: bool  # the representative answer is the key
+    mean_right: float  # share of the stored samples that are right (a run stopped early: fewer than K)
+    tied: list[int] = field(default_factory=list)  # options sharing the top count (2+ = a tie)
+    credit: float = 0.0  # 1/len(tied) when the key is among the tied options, else 0
+
+
+@dataclass
+class SampleRun:
+    run_id: int
+    model: str
+    samples: int  # K asked per question
+    shuffled: bool  # each sample its own option order
+    questions: int  # keyed questions with at least one sample
+    majority_correct: float  # sum of the majority credits (ties: fractional)
+    majority_accuracy: float | None
+    mean_accuracy: float | None
+    mean_agreement: float | None
+    unanimous: int  # questions whose replied samples all gave one usable answer
+    items: list[SampleItem] = field(default_factory=list)
+    ties: int = 0  # questions whose majority is a tie
+    chance_agreement: float | None = None  # a uniform random answerer's expected agreement
+    majority_low: float | None = None  # Wilson 95 %
+    majority_high: float | None = None
+    mean_low: float | None = None  # t 95 % over questions
+    mean_high: float | None = None
+    gap: float | None = None  # majority - mean accuracy (paired, per question)
+    gap_low: float | None = None  # t 95 % over questions
+    gap_high: float | None = None
+
+    @property
+    def agreement_label(self) -> str:
+        return "consistency across option orders" if self.shuffled else "agreement among samples"
+
+
+def _t_interval(values: list[float]) -> tuple[float | None, float | None]:
+    """t 95 % interval of a mean (statsmodels); None with fewer than 2 values, the point when all equal."""
+    from statsmodels.stats.weightstats import DescrStatsW
+
+    if len(values) < 2:
+        return None, None
+    x = np.asarray(values, dtype=float)
+    if np.all(x == x[0]):
+        return float(x[0]), float(x[0])
+    low, high = DescrStatsW(x).tconfint_mean(alpha=0.05)
+    return float(low), float(high)
+
+
+def sample_run(run: Run, votes: list[Vote], keyed: list[Question]) -> SampleRun:
+    """The vote figures of one run over the keyed questions it answered (in bank order)."""
+    K = int(run.params.get("samples") or 1)
+    by_uid = {v.chosen.uid: v for v in votes}
+    items = []
+    for q in keyed:
+        v = by_uid.get(q.uid)
+        if v is None:
+            continue
+        answers = list(v.answers)
+        right = sum(a == q.key for a in answers)
+        items.append(SampleItem(q.uid, int(q.key), answers, v.answer, v.agreement, v.chosen.sample,
+                                v.answer == q.key, right / len(answers),  # of the samples stored
+                                list(v.tied), float(v.credit(q.key))))
+    n = len(items)
+    agreements = [i.agreement for i in items if i.agreement is not None]
+    credit = sum(i.credit for i in items)
+    out = SampleRun(run.id, run.model, K, run.params.get("shuffle_seed") is not None, n, credit,
+                    credit / n if n else None, sum(i.mean_right for i in items) / n if n else None,
+                    sum(agreements) / len(agreements) if agreements else None,
+                    sum(i.agreement == 1.0 and i.majority != 0 for i in items), items,
+                    ties=sum(len(i.tied) > 1 for i in items), chance_agreement=stats.chance_agreement(K))
+    if n:
+        out.majority_low, out.majority_high = stats.wilson(credit, n)
+        out.mean_low, out.mean_high = _t_interval([i.mean_right for i in items])
+        out.gap = out.majority_accuracy - out.mean_accuracy
+        out.gap_low, out.gap_high = _t_interval([i.credit - i.mean_right for i in items])
+    return out
