@@ -9,16 +9,10 @@ from factories import keyed_bank
 from llm_server import LLMServer, chat
 
 from persian_tui.cli import main
-from persian_tui.models import Prediction, vote
+from persian_tui.judging.run import create_judge_run, execute_judge_run
+from persian_tui.models import Prediction, sample_vote
 from persian_tui.reports.figures import build_report
-from persian_tui.runs import (
-    JudgeRunSpec,
-    LLMRunSpec,
-    create_judge_run,
-    create_llm_run,
-    execute_judge_run,
-    execute_llm_run,
-)
+from persian_tui.runs import JudgeRunSpec, LLMRunSpec, create_llm_run, execute_llm_run
 from persian_tui.runs.llm_client import cache_key
 
 
@@ -144,13 +138,13 @@ def test_judge_works_on_the_majoritys_first_sample_or_the_one_picked(bank):
 def test_vote_ties_errors_and_no_usable_sample():
     def p(s, ans, status="ok"):
         return Prediction("q", ans, status, sample=s)
-    v = vote([p(2, 3), p(0, 1), p(1, 3), p(3, 1)])
+    v = sample_vote([p(2, 3), p(0, 1), p(1, 3), p(3, 1)])
     assert (v.answer, v.top, v.asked, v.chosen.sample) == (1, 2, 4, 0)  # a tie: the first given
-    v = vote([p(0, None, "api_error"), p(1, None, "invalid"), p(2, 4)])
+    v = sample_vote([p(0, None, "api_error"), p(1, None, "invalid"), p(2, 4)])
     assert (v.answer, v.asked, v.agreement, v.chosen.sample) == (4, 2, 0.5, 2)
-    v = vote([p(0, None, "api_error"), p(1, None, "refusal")])
+    v = sample_vote([p(0, None, "api_error"), p(1, None, "refusal")])
     assert (v.answer, v.agreement, v.chosen.sample) == (0, 0.0, 1)
-    v = vote([p(0, None, "api_error")])
+    v = sample_vote([p(0, None, "api_error")])
     assert (v.answer, v.agreement, v.chosen.sample) == (0, None, 0)
 
 

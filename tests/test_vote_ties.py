@@ -12,7 +12,7 @@ from fractions import Fraction
 import pytest
 from factories import add_questions, add_run
 
-from persian_tui.models import Prediction, Vote
+from persian_tui.models import Prediction, SampleVote
 from persian_tui.releases.build import build_release
 from persian_tui.reports.figures import build_report
 from persian_tui.reports.items import item_analysis
@@ -45,7 +45,7 @@ def tied(store):
 
 def test_vote_credit_is_one_over_the_tied_options():
     def vote(*answers):
-        return Vote(answers[0], 0, len(answers), None, tuple(answers))
+        return SampleVote(answers[0], 0, len(answers), None, tuple(answers))
 
     assert vote(2, 1, 1, 2).tied == (1, 2)
     assert vote(2, 1, 1, 2).credit(1) == vote(2, 1, 1, 2).credit(2) == Fraction(1, 2)

@@ -7,7 +7,7 @@ import uuid
 from datetime import UTC, datetime
 
 from ..text import couplet_key, match_key, normalize
-from . import Question
+from .bank import Question
 
 
 def now() -> str:

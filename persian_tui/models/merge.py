@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from . import Option, Question
+from .bank import Option, Question
 
 # the question's own editable fields, then each option's three (as the editor names them)
 QUESTION_FIELDS = ("stem", "key", "status", "explanation", "category", "poet", "source_name",

@@ -92,7 +92,7 @@ class _Board:
     model: str
     kind: str
     answered: int
-    correct: Fraction  # a tied majority vote counts 1/t (models.Vote.credit)
+    correct: Fraction  # a tied majority vote counts 1/t (models.SampleVote.credit)
     low: float | None
     high: float | None
     on_release: bool

@@ -40,7 +40,7 @@ Rules (README "Reports" repeats them):
 - Human (shared): each annotator's accuracy against the current key on the shared questions
   they answered (the human baseline of annotation/agreement.py), Wilson 95 %.
 - Samples: a run asked each question K times (`run llm --samples K`) takes part with its
-  MAJORITY VOTE (per question the majority's first sample, models.vote); the samples section
+  MAJORITY VOTE (per question the majority's first sample, models.sample_vote); the samples section
   gives per such run the accuracy by majority (ties: fractional credit) and by mean with
   intervals, the agreement among samples against chance (reports/samples.py).
 """

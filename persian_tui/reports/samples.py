@@ -1,7 +1,7 @@
 """Repeated samples: a run asked each question K times (`run llm --samples K`), voted.
 
 Per question (keyed questions only): the answer of every sample (0 = unusable), the majority's
-answer (models.vote: the representative the rest of the app uses), the agreement (share of the
+answer (models.sample_vote: the representative the rest of the app uses), the agreement (share of the
 samples that got a reply which gave the majority's answer), the options TIED for the majority,
 the majority's credit (1 when the key is the single most common answer, 1/t when it is one of t
 tied options, else 0: a tie is never decided by the order the samples came in) and the share of
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import stats
-from ..models import Question, Run, Vote
+from ..models import Question, Run, SampleVote
 
 
 @dataclass
@@ -79,7 +79,7 @@ def _t_interval(values: list[float]) -> tuple[float | None, float | None]:
     return float(low), float(high)
 
 
-def sample_run(run: Run, votes: list[Vote], keyed: list[Question]) -> SampleRun:
+def sample_run(run: Run, votes: list[SampleVote], keyed: list[Question]) -> SampleRun:
     """The vote figures of one run over the keyed questions it answered (in bank order)."""
     K = int(run.params.get("samples") or 1)
     by_uid = {v.chosen.uid: v for v in votes}

@@ -4,7 +4,7 @@ questions of the set, those every run answered, and the answer matrix. The repor
 analysis are both computed from these (reports/figures.py, reports/items.py).
 
 A tied majority (a run asked K times whose most common answers tie) has no single answer: scores
-give it the credit 1/t when the key is one of the t tied options (models.Vote.credit, the
+give it the credit 1/t when the key is one of the t tied options (models.SampleVote.credit, the
 expected score of a random tie-break), never the option first given; analyses that need one
 answer per question (pair tests, position, confusion, agreement, item analysis) leave it out."""
 
@@ -64,7 +64,7 @@ class Inputs:
     right: np.ndarray  # (R, Q) bool
     order: list[int]  # run indices in leaderboard order (reports/ranking.rank_runs)
     overall: list[tuple[Fraction, int]]  # per run: (credit, answered) on all keyed questions it answered
-    votes: dict = field(default_factory=dict)  # run id -> [models.Vote] for runs asked K > 1 times
+    votes: dict = field(default_factory=dict)  # run id -> [models.SampleVote] for runs asked K > 1 times
     answers: np.ndarray | None = None  # (R, keyed) chosen option, 0 = unusable, -1 = not answered
     credit: np.ndarray | None = None  # (R, keyed) score: 1 right, 1/t a tie with the key among t, else 0
     tied: np.ndarray | None = None  # (R, keyed) bool: a tied majority (no single answer)

@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 
-from ..models import SCORED_STATUSES, Prediction, Run, RunSummary, Vote, tally, vote
+from ..models import SCORED_STATUSES, Prediction, Run, RunSummary, SampleVote, sample_vote, tally
 from ..models.keys import now
 from .errors import LeaseHeld
 
@@ -236,7 +236,7 @@ class RunsRepo:
     def predictions(self, run_id: int, *, uid: str | None = None, samples: bool = False,
                     sample: int | None = None) -> list[Prediction]:
         """One prediction per question, in bank order: the representative of its samples (the
-        majority's first, see models.vote; the only row of a run asked once). `samples=True`:
+        majority's first, see models.sample_vote; the only row of a run asked once). `samples=True`:
         every row (question, then sample order); `sample=k`: that sample's rows."""
         rows = self._prediction_rows(run_id, uid, sample)
         if samples or sample is not None or not any(r[_AT["sample"]] for r in rows):
@@ -245,7 +245,7 @@ class RunsRepo:
 
     def voted_predictions(self, run_id: int) -> tuple[list[Prediction], list | None]:
         """The representatives (as predictions() gives them) and, for a run asked several
-        times, the models.Vote of every question (None for a run asked once). The votes' other
+        times, the models.SampleVote of every question (None for a run asked once). The votes' other
         samples carry the answer fields only (uid, predicted, parse_status, sample): reports
         read thousands of them, so only the representative is built in full."""
         rows = self._prediction_rows(run_id, None, None)
@@ -268,7 +268,7 @@ class RunsRepo:
 
     @staticmethod
     def _votes(rows: list[sqlite3.Row]) -> list:
-        """models.Vote per question of rows in question order, the chosen sample built in full."""
+        """models.SampleVote per question of rows in question order, the chosen sample built in full."""
         groups: dict[str, list[sqlite3.Row]] = {}
         uid, predicted, status = _AT["uid"], _AT["predicted"], _AT["parse_status"]
         for r in rows:
@@ -278,16 +278,16 @@ class RunsRepo:
         for group in groups.values():  # rows come in sample order
             answers = [r[predicted] if r[status] == "ok" and r[predicted] in ok else 0 for r in group]
             answer, top, asked, i = tally(answers, [r[status] != "api_error" for r in group])
-            out.append(Vote(answer, top, asked, _prediction(group[i]), tuple(answers)))
+            out.append(SampleVote(answer, top, asked, _prediction(group[i]), tuple(answers)))
         return out
 
     @staticmethod
     def votes(rows: list[Prediction]) -> list:
-        """models.Vote per question of predictions in question order (as predictions(samples=True) gives)."""
+        """models.SampleVote per question of predictions in question order (as predictions(samples=True) gives)."""
         groups: dict[str, list[Prediction]] = {}
         for p in rows:
             groups.setdefault(p.uid, []).append(p)
-        return [vote(g) for g in groups.values()]
+        return [sample_vote(g) for g in groups.values()]
 
     def set_reasoning(self, updates: list[tuple[int, str, str]]) -> list[tuple[int, str]]:
         """Set the reasoning of (run, question uid) predictions in one transaction; returns

@@ -51,7 +51,7 @@ class DetailLoaded(Message):
         super().__init__()
         self.run, self.preds, self.questions = run, preds, questions
         self.version, self.error = version, error
-        self.votes = votes or {}  # uid -> models.Vote of a run asked several times (preds: the majority's first)
+        self.votes = votes or {}  # uid -> models.SampleVote of a run asked several times (preds: the majority's first)
 
 
 # label

@@ -124,7 +124,7 @@ def _marks(pos: int, p: Prediction, q: Question, shown: dict[int, int] | None) -
 def prediction_lines(run: Run, p: Prediction | None, q: Question | None, width: int,
                      mode: str, v=None) -> list[Line]:
     """Everything the pane shows for one prediction at ``width`` cells (``v``: the question's
-    models.Vote when the run asked it several times; ``p`` is then the majority's first)."""
+    models.SampleVote when the run asked it several times; ``p`` is then the majority's first)."""
     width = max(width, 20)
     if p is None:
         return [Line("no prediction selected", "dim")]
@@ -246,7 +246,7 @@ class RunDetailScreen(Screen):
         self.run_id = run_id
         self.run: Run | None = None
         self.preds: list[Prediction] = []
-        self.votes: dict = {}  # uid -> models.Vote (a run asked several times)
+        self.votes: dict = {}  # uid -> models.SampleVote (a run asked several times)
         self.by_uid: dict[str, Prediction] = {}
         self.questions: dict[str, Question] = {}
         self.which = "all"
