@@ -1,6 +1,6 @@
 """What every command module of the CLI shares: the one error a command ends with, the
-database opener, the bounded-integer argument type and capped report lines (below the command modules, so none of
-them imports the package's `__init__`)."""
+database opener, the bounded-integer and run-ids argument types and capped report lines
+(below the command modules, so none of them imports the package's `__init__`)."""
 
 from __future__ import annotations
 
@@ -27,6 +27,17 @@ def bounded_int(low: int, high: int = MAX_ID):
             raise argparse.ArgumentTypeError(f"must be between {low} and {high}, got {text}")
         return value
     return parse
+
+
+def run_ids(text: str | None) -> list[int] | None:
+    """A --runs value: run ids separated by commas (None when not given)."""
+    if not text:
+        return None
+    try:
+        return [bounded_int(1)(x) for x in text.replace(" ", "").split(",") if x]
+    except argparse.ArgumentTypeError:
+        raise UserError(f"--runs takes run ids (1 to {MAX_ID}) separated by commas, e.g. 1,2,5 "
+                        f"(got {text!r})") from None
 
 
 def open_store(args, *, read: bool = False) -> Store:

@@ -4,33 +4,22 @@ each question several times, voted per question."""
 
 from __future__ import annotations
 
-import argparse
 import json
 
 from .. import display
 from ..models import QUESTION_SETS
-from .common import MAX_ID, UserError, bounded_int, open_store
-
-
-def _run_ids(text: str | None) -> list[int] | None:
-    if not text:
-        return None
-    try:
-        return [bounded_int(1)(x) for x in text.replace(" ", "").split(",") if x]
-    except argparse.ArgumentTypeError:
-        raise UserError(f"--runs takes run ids (1 to {MAX_ID}) separated by commas, e.g. 1,2,5 "
-                        f"(got {text!r})") from None
+from .common import UserError, bounded_int, open_store, run_ids
 
 
 def cmd_items(args) -> int:
     from ..reports.item_files import TABLE_HEADER, flag_summary, item_csv, item_dict, item_table_rows
     from ..reports.items import item_analysis
-    from ..reports.report_files import _table
+    from ..reports.report_files import text_table
     from ..reports.selection import ReportError, report_inputs
 
     with open_store(args, read=True) as store:
         try:
-            inp, _ = report_inputs(store, _run_ids(args.runs), args.questions)
+            inp, _ = report_inputs(store, run_ids(args.runs), args.questions)
         except ReportError as e:
             raise UserError(str(e)) from None
         rows = item_analysis(store, inp.keyed, [r.id for r in inp.runs], inp.preds, inp.tied_uids())
@@ -40,7 +29,7 @@ def cmd_items(args) -> int:
         print(item_csv(rows), end="")
     else:
         print(f"{len(inp.runs)} run(s); " + flag_summary(rows))
-        print("\n".join(_table(TABLE_HEADER, item_table_rows(rows), right={2, 3, 4, 6, 7})))
+        print("\n".join(text_table(TABLE_HEADER, item_table_rows(rows), right={2, 3, 4, 6, 7})))
         for r in rows:
             for f in r.flags:
                 print(f"{r.uid} {f}: {r.evidence[f]}")
@@ -48,7 +37,7 @@ def cmd_items(args) -> int:
 
 
 def cmd_samples(args) -> int:
-    from ..reports.report_files import _table
+    from ..reports.report_files import text_table
     from ..reports.sample_files import ITEM_HEADER, item_rows, items_csv, summary_rows
     from ..reports.samples import sample_run
 
@@ -75,7 +64,7 @@ def cmd_samples(args) -> int:
                            f"{summary[11]}), unanimous {summary[12]}")
         rows = [[display.MISSING if c is None else f"{c:.2f}" if isinstance(c, float) else str(c) for c in row[1:]]
                 for row in item_rows(result)]
-        print("\n".join(_table(ITEM_HEADER[1:], rows, right={1, 4, 5, 7})))
+        print("\n".join(text_table(ITEM_HEADER[1:], rows, right={1, 4, 5, 7})))
     return 0
 
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .common import UserError, open_store
-from .items import _run_ids
+from .common import UserError, open_store, run_ids
 
 
 def cmd_release(args) -> int:
@@ -26,7 +25,7 @@ def cmd_release(args) -> int:
     out = Path(args.output) if args.output else Path("exports") / "releases" / args.name
     with open_store(args) as store:
         try:
-            result = build_release(store, args.name, out, run_ids=_run_ids(args.runs) or [],
+            result = build_release(store, args.name, out, run_ids=run_ids(args.runs) or [],
                                    license_id=args.license, frozen=args.frozen)
         except ReleaseExists as e:
             raise UserError(str(e)) from None

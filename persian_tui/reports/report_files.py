@@ -136,7 +136,8 @@ def _models(report: Report) -> dict[int, str]:
 # ---------------------------------------------------------------- plain text (stdout)
 
 
-def _table(header: list[str], rows: list[list[str]], right: set[int] = frozenset()) -> list[str]:
+def text_table(header: list[str], rows: list[list[str]], right: set[int] = frozenset()) -> list[str]:
+    """A plain-text table: columns padded to their widest cell, those in `right` right-aligned."""
     widths = [max(len(str(c)) for c in col) for col in zip(header, *rows)]
 
     def line(cells):
@@ -240,7 +241,7 @@ def _items_text(report: Report, *, md: bool = False) -> list[str]:
     if flagged:
         rows = item_table_rows(flagged[:ITEMS_SHOWN])
         out += [""] + (_md_table(TABLE_HEADER, rows) if md else
-                       _table(TABLE_HEADER, rows, right={2, 3, 4, 6, 7}))
+                       text_table(TABLE_HEADER, rows, right={2, 3, 4, 6, 7}))
         out += [""] + [f"{'- ' if md else ''}{r.uid} {f}: {r.evidence[f]}"
                        for r in flagged[:ITEMS_SHOWN] for f in r.flags]
         if len(flagged) > ITEMS_SHOWN:
@@ -265,7 +266,7 @@ def _samples_text(report: Report, *, md: bool = False) -> list[str]:
                "questions each run answered.")
     rows = summary_rows(report.samples)
     out += [""] + (_md_table(SUMMARY_HEADER, rows) if md else
-                   _table(SUMMARY_HEADER, rows, right=set(range(2, 14))))
+                   text_table(SUMMARY_HEADER, rows, right=set(range(2, 14))))
     for r in report.samples:
         worst = least_consistent(r, 5)
         if worst:
@@ -308,7 +309,7 @@ def render_text(report: Report, *, max_pairs: int = 28, intervals: str = "pair")
                                                "the runs share no question with a key"))
         return "\n".join(out) + "\n"
     out += ["How to read it:"] + [f"  - {line}" for line in HOW_TO_READ] + [""]
-    out += ["== Leaderboard"] + _table(LEADER_HEADER, _leader_rows(report),
+    out += ["== Leaderboard"] + text_table(LEADER_HEADER, _leader_rows(report),
                                        right={0, 4, 5, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
     out.append("groups that cannot be told apart (Holm p >= 0.05 against the group's leader): "
                + "  ".join("{" + ", ".join(f"#{r}" for r in g) + "}" for g in report.groups))
@@ -324,24 +325,24 @@ def render_text(report: Report, *, max_pairs: int = 28, intervals: str = "pair")
             pairs = [p for p in pairs if (p.a, p.b) in neighbours]
             out.append(f"neighbours on the leaderboard only; all {len(report.pairs)} pairs are in "
                        "--format md/csv/json")
-        out += _table(pair_header(intervals), [_pair_cells(p, intervals) for p in pairs],
+        out += text_table(pair_header(intervals), [_pair_cells(p, intervals) for p in pairs],
                       right={2, 3, 4, 5, 6, 7, 9, 10, 11, 12})
     if report.clusters:
         out += ["", "== Clustered standard errors", cluster_note(report)]
-        out += _table(CLUSTER_HEADER, _cluster_rows(report), right={2, 3, 4, 5, 6})
+        out += text_table(CLUSTER_HEADER, _cluster_rows(report), right={2, 3, 4, 5, 6})
     if report.human:
         out += ["", "== Human baseline (annotators against the key, same questions)"]
-        out += _table(["annotator", "accuracy", "correct", "Wilson 95 %"],
+        out += text_table(["annotator", "accuracy", "correct", "Wilson 95 %"],
                       [[a.annotator, _pct(a.accuracy), f"{a.correct}/{a.total}", _interval(a.low, a.high)]
                        for a in report.human], right={1, 2})
     for dim in _dimensions(report):
         header, rows = _breakdown_pivot(report, dim, summary=len(report.leaderboard) > 8)
-        out += ["", f"== Accuracy by {dim}"] + _table(header, rows, right=set(range(1, len(header))))
+        out += ["", f"== Accuracy by {dim}"] + text_table(header, rows, right=set(range(1, len(header))))
     out += ["", "== Position bias (chosen positions, original order; chi-square against a uniform "
             "choice and against the keys' distribution)"]
-    out += _table(POSITION_HEADER, _position_rows(report), right={3, 4, 5, 6})
+    out += text_table(POSITION_HEADER, _position_rows(report), right={3, 4, 5, 6})
     out += ["", f"== Hardest questions (of {report.questions}; solved by fewest runs)"]
-    out += _table(["question", "solved", "most common wrong answer"],
+    out += text_table(["question", "solved", "most common wrong answer"],
                   [[h.uid, f"{count(h.solved)}/{h.runs}",
                     "—" if h.common_wrong is None else f"{h.common_wrong} ({h.common_wrong_count} runs)"]
                    for h in report.hardest[:10]], right={1})

@@ -76,7 +76,7 @@ def couplet_lines(number: int, mesra1: str, mesra2: str, width: int, mode: str,
     return out
 
 
-def _field(label: str, value: str, width: int, mode: str) -> list[Line]:
+def label_lines(label: str, value: str, width: int, mode: str) -> list[Line]:
     """``label  value``: the value wrapped to the space after the label (unpadded)."""
     lines = bidi.display_lines(value, max(width - LABEL, 1), mode, align="none")
     return [Line(t, "", label if i == 0 else " ") for i, t in enumerate(lines)]
@@ -128,7 +128,7 @@ def detail_lines(q: Question | None, width: int, mode: str) -> list[Line]:
         ("updated", q.updated_at or "—"),
     ]
     for label, value in fields:
-        out += _field(label, value, width, mode)
+        out += label_lines(label, value, width, mode)
     if q.explanation:
         out.append(Line(""))
         out.append(Line("", "", "explanation"))

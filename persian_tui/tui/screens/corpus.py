@@ -18,8 +18,7 @@ from ... import display
 from ...models import CorpusCouplet
 from ..keys import Key, bindings, help_key
 from ..messages import SimilarFound  # noqa: F401 (re-exported)
-from ..render import _field as field_lines
-from ..render import couplet_cell, couplet_lines, fa
+from ..render import couplet_cell, couplet_lines, fa, label_lines
 from ..widgets.key_bar import KeyBar
 from ..widgets.lines_view import LinesView
 from ..widgets.persian_input import FitInput, PersianInput
@@ -192,7 +191,7 @@ class CorpusScreen(AppState, Screen[None]):
         def layout(w: int):
             lines = couplet_lines(number, c.mesra1, c.mesra2, w, mode, poet=c.poet)
             for label, value in facts:
-                lines += field_lines(label, value, w, mode)
+                lines += label_lines(label, value, w, mode)
             return lines
 
         view.show(layout)

@@ -13,7 +13,8 @@ from ...models import Question
 from ..render import Line, detail_lines, padded, plain
 
 
-def _content(line: Line) -> Content:
+def line_content(line: Line) -> Content:
+    """A laid-out line as Textual content: its label dimmed, its marked span styled, all cleaned."""
     parts: list = []
     if line.label:
         parts.append((padded(line.label) if line.text else line.label, "dim"))
@@ -63,7 +64,7 @@ class QuestionView(Widget):
 
     def render(self) -> Content:
         lines = self.layout_lines(self.content_size.width)
-        return Content("\n").join(_content(l) for l in lines)
+        return Content("\n").join(line_content(l) for l in lines)
 
 
 class QuestionDetail(VerticalScroll):

@@ -10,7 +10,7 @@ from textual.geometry import Size
 from textual.widget import Widget
 
 from ..render import Line, plain
-from .couplets import _content
+from .couplets import line_content
 
 Layout = Callable[[int], "list[Line]"]
 
@@ -47,4 +47,4 @@ class LinesView(Widget):
         return len(self.layout_lines(width))
 
     def render(self) -> Content:
-        return Content("\n").join(_content(l) for l in self.layout_lines(self.content_size.width))
+        return Content("\n").join(line_content(l) for l in self.layout_lines(self.content_size.width))
