@@ -1,5 +1,5 @@
 """Architecture rules (README "Development"), enforced: textual only in tui/, SQL only in store/,
-the import-linter layers (naming every top-level module), no import cycle, ruff."""
+the import-linter layers (naming every top-level module and package), no import cycle, ruff."""
 
 import ast
 import shutil
@@ -41,7 +41,10 @@ def test_only_store_speaks_sql():
 
 
 def test_layer_contract_holds():
-    """tui > cli > runs > io > eval > store > models/text, as declared in pyproject.toml."""
+    """The layers declared in pyproject.toml, top to bottom: tui > cli > releases > reports >
+    judging | corpus > runs | annotation > bank > files > store > models > stats | text | bidi |
+    config | redact > display. A layer imports only the layers below it; `a | b` are siblings that
+    do not import each other."""
 
     root = PACKAGE.parent
     done = subprocess.run([sys.executable, "-c", "from importlinter.cli import lint_imports_command; "
@@ -59,7 +62,8 @@ def test_ruff_is_clean():
 
 
 def test_layers_name_every_top_level_module():
-    """A module missing from the layers is checked by nothing (specs.py imported upward unnoticed)."""
+    """A module or package missing from the layers is checked by nothing (specs.py imported upward
+    unnoticed): every top-level module and package of persian_tui is named (data/ holds no code)."""
     config = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
     layers = config["tool"]["importlinter"]["contracts"][0]["layers"]
     named = {m.strip().removeprefix("persian_tui.") for layer in layers for m in layer.split("|")}

@@ -1,4 +1,5 @@
-"""Opening input files: only regular files, never more than a cap.
+"""Opening input files: only regular files, never more than a cap; `InputError`, what every
+reader raises about a bad input file.
 
 A FIFO, socket or device given to an importer (or found in a folder given to one) is refused at
 once, before anything is read: opening happens with O_NONBLOCK (a FIFO with no writer cannot

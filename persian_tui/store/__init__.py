@@ -1,8 +1,9 @@
 """The only package that speaks SQL.
 
 Rows are read one way, by column name: every connection has ``sqlite3.Row`` as its row
-factory, and the repositories build the model dataclasses from named columns (``Run(**row)``,
-an ``AS`` alias where a column's name differs from the field's). Not sqlite-utils: its
+factory, and the repositories build the dataclasses of ``persian_tui.models`` (below the store,
+with its pure rules: keys, merge, linking) from named columns (``Run(**row)``, an ``AS`` alias
+where a column's name differs from the field's). Not sqlite-utils: its
 ``insert_all`` measured 1.3-2x slower than one ``executemany`` inside the write lock
 (bench/bench_inserts.py), so writes were plain sqlite3 already; ``sqlite3.Row`` gives reads the
 same names without a second library or a dict per row, and leaves each write's single
