@@ -1,4 +1,5 @@
-"""Opening the SQLite file: pragmas, migrations, transactions."""
+"""Opening the SQLite file: pragmas, migrations, transactions (``Database``: the one connection
+every repository shares)."""
 
 from __future__ import annotations
 
@@ -8,19 +9,11 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Self
 
-from .corpus import CorpusRepo
-from .curation import CurationRepo
 from .errors import StoreBusy, StoreError, write_error
-from .imports import ImportsRepo
-from .judging import JudgingRepo
-from .labels import LabelsRepo
-from .questions import QuestionsRepo
 from .registry import register
-from .releases import ReleasesRepo
-from .runs import RunsRepo
 from .schema import MIGRATIONS, SCHEMA_VERSION
-from .sources import SourcesRepo
 
 BUSY_TIMEOUT_MS = 10_000  # the CLI waits; the TUI passes a short one (a missed row beats a frozen window)
 
@@ -124,9 +117,9 @@ def _apply(conn: sqlite3.Connection, number: int) -> None:
         raise
 
 
-class Store(QuestionsRepo, SourcesRepo, ImportsRepo, LabelsRepo, CurationRepo, RunsRepo, JudgingRepo, CorpusRepo,
-            ReleasesRepo):
-    """One SQLite file. Open one Store per thread (sqlite3 connections are per thread)."""
+class Database:
+    """One SQLite file: its connection and its write transactions, shared by the repositories
+    (see store.Store). Open one per thread (sqlite3 connections are per thread)."""
 
     def __init__(self, path: str | Path, *, create_dir: bool = True, read_only: bool | None = False,
                  busy_timeout_ms: int = BUSY_TIMEOUT_MS):
@@ -188,10 +181,10 @@ class Store(QuestionsRepo, SourcesRepo, ImportsRepo, LabelsRepo, CurationRepo, R
     def close(self) -> None:
         self.conn.close()
 
-    def __enter__(self) -> Store:
+    def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     @contextmanager
