@@ -11,6 +11,7 @@ from persian_tui.store import Store, StoreError
 from persian_tui.store.db import migrate
 from persian_tui.store.rows import add_source, question_id
 from persian_tui.store.schema import SCHEMA_VERSION
+from persian_tui.store.schema_dump import REGENERATE, SCHEMA_SQL, current, dump
 
 PREDICTION_AND_JUDGMENT = """
     INSERT INTO questions (id, uid, created_at, updated_at, fingerprint) VALUES (1, 'q', 't', 't', 'f');
@@ -114,6 +115,7 @@ def test_an_older_database_upgrades_and_keeps_its_rows(tmp_path, version, rows, 
     conn.close()
     with Store(path) as s:
         holds(s)
+        assert dump(s.conn) == SCHEMA_SQL.read_text("utf-8")  # upgraded to exactly the current schema
 
 
 def test_newer_file_is_refused(tmp_path):
@@ -123,3 +125,12 @@ def test_newer_file_is_refused(tmp_path):
     conn.close()
     with pytest.raises(StoreError, match="newer"):
         Store(path)
+
+
+def test_schema_sql_is_the_schema_a_new_database_gets():
+    """store/schema.sql (committed, for reading) is what every migration makes of a new database."""
+    assert SCHEMA_SQL.read_text("utf-8") == current(), f"{SCHEMA_SQL} is out of date; regenerate it: {REGENERATE}"
+
+
+def test_a_new_store_file_has_the_schema_of_schema_sql(store):
+    assert dump(store.conn) == SCHEMA_SQL.read_text("utf-8")
