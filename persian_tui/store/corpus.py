@@ -89,7 +89,7 @@ class CorpusRepo:
             for start in range(0, len(replaced), 500):  # the changed poems' old couplets
                 chunk = replaced[start:start + 500]
                 self.db.conn.execute(f"DELETE FROM corpus_couplets WHERE poem_id IN ({','.join('?' * len(chunk))})",
-                                  chunk)
+                                     chunk)
             self._insert_couplets(rows)
         return counts
 
@@ -102,7 +102,7 @@ class CorpusRepo:
         for start in range(0, len(rows), per):
             part = rows[start:start + per]
             self.db.conn.execute("INSERT INTO corpus_couplets (poem_id, idx, mesra1, mesra2, norm1, norm2) VALUES "
-                              + ",".join(["(?,?,?,?,?,?)"] * len(part)), [v for r in part for v in r])
+                                 + ",".join(["(?,?,?,?,?,?)"] * len(part)), [v for r in part for v in r])
 
     def upsert_long_poem(self, poet: dict, poem: CorpusPoem, chunk: int) -> dict:
         """A poem too long for one short transaction (a masnavi of 50,000 couplets), written in
@@ -130,7 +130,7 @@ class CorpusRepo:
             self.merge_index()
         with self.db.tx():
             self.db.conn.execute("UPDATE corpus_poems SET sha256 = ?, couplets = ? WHERE id = ?",
-                              (poem.sha256, len(poem.couplets), poem_id))
+                                 (poem.sha256, len(poem.couplets), poem_id))
         counts["couplets"] = len(poem.couplets)
         return counts
 
@@ -160,7 +160,7 @@ class CorpusRepo:
             before = self.db.conn.total_changes
             with self.db.tx():
                 self.db.conn.execute("INSERT INTO corpus_fts (corpus_fts, rank) VALUES ('merge', ?)",
-                                  (-MERGE_PAGES if full else MERGE_PAGES,))
+                                     (-MERGE_PAGES if full else MERGE_PAGES,))
             if self.db.conn.total_changes - before < 2:  # the command itself counts one: no work done
                 return steps
             steps += 1
@@ -198,7 +198,7 @@ class CorpusRepo:
                 chunk = ids[start:start + 500]
                 with self.db.tx():
                     self.db.conn.execute(f"UPDATE corpus_poems SET quoting = ? WHERE quoting = ? "
-                                      f"AND id IN ({','.join('?' * len(chunk))})", (value, old, *chunk))
+                                         f"AND id IN ({','.join('?' * len(chunk))})", (value, old, *chunk))
         return len(found - listed)
 
     def has_corpus(self) -> bool:
@@ -262,7 +262,8 @@ class CorpusRepo:
         filtered by poet (nickname or slug), form and metre (substring). `scan` uses a LIKE
         scan instead of the index (the benchmark's baseline)."""
         terms = corpus_key(words).split()
-        clauses, params = [], []
+        clauses: list[str] = []
+        params: list[object] = []
         if terms and not scan:
             clauses.append("c.id IN (SELECT rowid FROM corpus_fts WHERE corpus_fts MATCH ?)")
             params.append(spellings_query(terms, set(self.vocab(split_candidates(terms)))))

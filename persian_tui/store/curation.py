@@ -137,7 +137,7 @@ class CurationRepo:
             new_key = q.key if decision == "retire" else key
             qid = question_id(self.db.conn, uid)
             self.db.conn.execute("UPDATE questions SET key = ?, status = ?, updated_at = ? WHERE id = ?",
-                              (new_key, status, stamp, qid))
+                                 (new_key, status, stamp, qid))
             seen = self.db.conn.execute("SELECT COALESCE(MAX(id), 0) AS n FROM reviews").fetchone()["n"]
             self.db.conn.execute(
                 "INSERT INTO adjudications (question_id, adjudicator, decision, key, reason, created_at, "

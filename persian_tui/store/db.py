@@ -76,9 +76,13 @@ def _one(conn: sqlite3.Connection, sql: str) -> sqlite3.Row | None:
     return cur.execute(sql).fetchone()
 
 
+def _user_version(conn: sqlite3.Connection) -> int:
+    return conn.execute("PRAGMA user_version").fetchone()[0]
+
+
 def migrate(conn: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
     """Apply the migrations after the file's user_version, each in its own transaction."""
-    version = _one(conn, "PRAGMA user_version")["user_version"]
+    version = _user_version(conn)
     if version > SCHEMA_VERSION:
         raise StoreError(
             f"database schema version {version} is newer than this persian-tui "
@@ -92,14 +96,14 @@ def migrate(conn: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
             _apply(conn, number)
     finally:
         conn.execute("PRAGMA foreign_keys = ON")
-    return _one(conn, "PRAGMA user_version")["user_version"]
+    return _user_version(conn)
 
 
 def _apply(conn: sqlite3.Connection, number: int) -> None:
     conn.execute("BEGIN IMMEDIATE")
     try:
         # re-check inside the lock: another process may have migrated meanwhile
-        if _one(conn, "PRAGMA user_version")["user_version"] >= number:
+        if _user_version(conn) >= number:
             conn.execute("ROLLBACK")
             return
         for statement in MIGRATIONS[number - 1]:
@@ -204,11 +208,11 @@ class Database:
             self.conn.execute("COMMIT")
         except sqlite3.DatabaseError as e:
             self._rollback()  # SQLite may have rolled back already (a full disk does)
-            why = write_error(e)
-            if why is None:
+            failed = write_error(e)
+            if failed is None:
                 raise
-            kind = StoreBusy if why.startswith("database busy") else StoreError
-            raise kind(f"{self.path}: {why}; nothing was written") from None
+            kind = StoreBusy if failed.startswith("database busy") else StoreError
+            raise kind(f"{self.path}: {failed}; nothing was written") from None
         except BaseException:
             self._rollback()
             raise

@@ -112,7 +112,7 @@ class ImportsRepo:
                 continue
             if fp in prints:
                 target = prints[fp]
-            elif len(fresh):
+            elif len(fresh) and near is not None:
                 match = fresh.query(row.keys, min_score=near)
                 target = match[0].uid if match and match[0].score >= near else None
             if target is None:

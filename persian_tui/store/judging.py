@@ -111,7 +111,7 @@ class JudgingRepo:
             "j.error_category, j.rationale, j.raw_reply, j.error, p.sample FROM judgments j "
             "JOIN predictions p ON p.id = j.prediction_id JOIN questions q ON q.id = p.question_id "
             f"JOIN runs r ON r.id = p.run_id {where} ORDER BY j.run_id, q.id", params).fetchall()
-        live = {}
+        live: dict[int, dict] = {}
         for v in self.db.conn.execute(
             "SELECT v.judgment_id, v.action, v.verdict, v.error_category, v.reviewer, v.note FROM reviews v "
             "WHERE v.action != 'retract' AND NOT EXISTS (SELECT 1 FROM reviews x WHERE x.retracts = v.id) "
@@ -169,7 +169,7 @@ class JudgingRepo:
             raise ValueError(f"unknown review action {action!r}")
         with self.db.tx():
             row = self.db.conn.execute("SELECT verdict, error_category FROM judgments WHERE id = ?",
-                                    (judgment_id,)).fetchone()
+                                       (judgment_id,)).fetchone()
             if row is None:
                 raise KeyError(f"no judgment {judgment_id}")
             if action == "accept":
@@ -181,6 +181,7 @@ class JudgingRepo:
             cur = self.db.conn.execute(
                 "INSERT INTO reviews (judgment_id, reviewer, action, verdict, error_category, note, created_at) "
                 "VALUES (?,?,?,?,?,?,?)", (judgment_id, reviewer, action, verdict, error_category, note, now()))
+        assert cur.lastrowid is not None  # an INSERT's row id
         return cur.lastrowid
 
     def undo_review(self, reviewer: str) -> int | None:
@@ -193,5 +194,5 @@ class JudgingRepo:
             if row is None:
                 return None
             self.db.conn.execute("INSERT INTO reviews (judgment_id, reviewer, action, retracts, created_at) "
-                              "VALUES (?, ?, 'retract', ?, ?)", (row["judgment_id"], reviewer, row["id"], now()))
+                                 "VALUES (?, ?, 'retract', ?, ?)", (row["judgment_id"], reviewer, row["id"], now()))
         return row["judgment_id"]

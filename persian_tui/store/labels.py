@@ -45,6 +45,7 @@ class LabelsRepo:
                 (qid, annotator, answer, int(skipped), confidence, flag, note, seconds,
                  created_at or now()))
             self.db.conn.execute("DELETE FROM claims WHERE question_id = ? AND annotator = ?", (qid, annotator))
+        assert cur.lastrowid is not None  # an INSERT's row id
         return cur.lastrowid
 
     def add_labels(self, labels: list[Label]) -> int:
@@ -129,7 +130,7 @@ class LabelsRepo:
                 (annotator, *params, annotator, target)).fetchone()
             if held and held["uid"] not in skip:
                 self.db.conn.execute("UPDATE claims SET expires_at = ? WHERE annotator = ?",
-                                  (stamp + lease_seconds, annotator))
+                                     (stamp + lease_seconds, annotator))
                 uid = held["uid"]
             else:
                 self.db.conn.execute("DELETE FROM claims WHERE annotator = ?", (annotator,))
@@ -150,7 +151,7 @@ class LabelsRepo:
                 if row is None:
                     return None
                 self.db.conn.execute("INSERT INTO claims (question_id, annotator, expires_at) VALUES (?,?,?)",
-                                  (row["id"], annotator, stamp + lease_seconds))
+                                     (row["id"], annotator, stamp + lease_seconds))
                 uid = row["uid"]
         return self.questions.get_question(uid)
 
@@ -169,14 +170,14 @@ class LabelsRepo:
             if n >= target:
                 return False
             self.db.conn.execute("INSERT INTO claims (question_id, annotator, expires_at) VALUES (?,?,?)",
-                              (qid, annotator, stamp + lease_seconds))
+                                 (qid, annotator, stamp + lease_seconds))
         return True
 
     def renew(self, annotator: str, *, lease_seconds: float = 900) -> bool:
         """Extend the annotator's lease; False when it has lapsed (the item may be gone)."""
         with self.db.tx():
             cur = self.db.conn.execute("UPDATE claims SET expires_at = ? WHERE annotator = ? AND expires_at >= ?",
-                                    (time.time() + lease_seconds, annotator, time.time()))
+                                       (time.time() + lease_seconds, annotator, time.time()))
         return cur.rowcount > 0
 
     def release(self, annotator: str) -> None:
@@ -211,7 +212,7 @@ class LabelsRepo:
     def set_setting(self, name: str, value: str) -> None:
         with self.db.tx():
             self.db.conn.execute("INSERT INTO settings (name, value) VALUES (?, ?) "
-                              "ON CONFLICT (name) DO UPDATE SET value = excluded.value", (name, value))
+                                 "ON CONFLICT (name) DO UPDATE SET value = excluded.value", (name, value))
 
 
 def _scope_where(scope: QueueScope | None) -> tuple[str, tuple]:

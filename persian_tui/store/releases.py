@@ -50,7 +50,9 @@ class ReleasesRepo:
                     "writes the files of the release as it was frozen")
             else:
                 created = False
-        return self.get_release(name), created
+        release = self.get_release(name)
+        assert release is not None  # recorded above, and a release is never deleted
+        return release, created
 
     def get_release(self, name: str) -> Release | None:
         row = self.db.conn.execute(f"SELECT id, {_RELEASE_COLUMNS} FROM releases WHERE name = ?", (name,)).fetchone()

@@ -52,10 +52,11 @@ def clean_ref(ref: SourceRef) -> SourceRef | None:
 
 def source_row(ref: SourceRef, stamp: str) -> dict | None:
     """The question_sources row of a reference (without question_id); None for an empty one."""
-    ref = clean_ref(ref)
-    if ref is None:
+    clean = clean_ref(ref)
+    if clean is None:
         return None
-    return {"source_name": ref.name, "source_id": ref.id, "file": ref.file, "created_at": ref.created_at or stamp}
+    return {"source_name": clean.name, "source_id": clean.id, "file": clean.file,
+            "created_at": clean.created_at or stamp}
 
 
 def source_ref(row: sqlite3.Row | dict) -> SourceRef:

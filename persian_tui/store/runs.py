@@ -9,6 +9,7 @@ import os
 import socket
 import sqlite3
 import time
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -95,7 +96,7 @@ class RunsRepo:
     def create_run(self, kind: str, model: str, params: dict, *, total: int = 0,
                    prompt_template: str | None = None, prompt_hash: str | None = None,
                    status: str = "running", note: str | None = None,
-                   predictions: list[Prediction] = (), once_per_file: bool = False) -> Run | None:
+                   predictions: Sequence[Prediction] = (), once_per_file: bool = False) -> Run | None:
         """A new run, with its predictions when they are known already (imports): one transaction.
         ``once_per_file``: None when a run of this kind and model from the same file (params
         sha256) exists, checked under the write lock (two imports of one file race to one run)."""
@@ -109,8 +110,10 @@ class RunsRepo:
                 "note, created_at) VALUES (?,?,?,?,?,?,?,?,?)",
                 (kind, model, json.dumps(params, ensure_ascii=False, sort_keys=True), status, total,
                  prompt_template, prompt_hash, note, now()))
-            self._insert_predictions(cur.lastrowid, list(predictions))
-        return self.get_run(cur.lastrowid)
+            run_id = cur.lastrowid
+            assert run_id is not None  # an INSERT's row id
+            self._insert_predictions(run_id, list(predictions))
+        return self.get_run(run_id)
 
     def get_run(self, run_id: int) -> Run | None:
         row = self.db.conn.execute(f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", (run_id,)).fetchone()
@@ -126,7 +129,7 @@ class RunsRepo:
         finished = None if status == "running" else now()
         with self.db.tx():
             self.db.conn.execute("UPDATE runs SET status = ?, finished_at = ?, total = COALESCE(?, total), "
-                              "reason = ? WHERE id = ?", (status, finished, total, reason, run_id))
+                                 "reason = ? WHERE id = ?", (status, finished, total, reason, run_id))
 
     def update_run(self, run_id: int, *, model: str | None = None, params: dict | None = None,
                    total: int | None = None) -> None:
@@ -147,27 +150,27 @@ class RunsRepo:
         with self.db.tx():
             self._check_lease(run_id, holder, stamp)
             self.db.conn.execute("UPDATE runs SET lease_holder = ?, lease_expires = ? WHERE id = ?",
-                              (holder, stamp + seconds, run_id))
+                                 (holder, stamp + seconds, run_id))
 
     def _check_lease(self, run_id: int, holder: str, stamp: float) -> None:
         """LeaseHeld when a live process other than `holder` holds the run (inside a transaction)."""
         row = self.db.conn.execute("SELECT lease_holder, lease_expires FROM runs WHERE id = ?",
-                                (run_id,)).fetchone()
+                                   (run_id,)).fetchone()
         held, expires = (row["lease_holder"], row["lease_expires"]) if row else (None, None)
         if held and held != holder and (expires or 0) > stamp and _alive(held):
             raise LeaseHeld(f"run {run_id} is being worked on by process {held} "
-                            f"(lease for {expires - stamp:.0f} s more); wait for it or stop it")
+                            f"(lease for {(expires or 0) - stamp:.0f} s more); wait for it or stop it")
 
     def renew_lease(self, run_id: int, seconds: float = 60.0, holder: str | None = None) -> bool:
         with self.db.tx():
             cur = self.db.conn.execute("UPDATE runs SET lease_expires = ? WHERE id = ? AND lease_holder = ?",
-                                    (time.time() + seconds, run_id, holder or lease_holder()))
+                                       (time.time() + seconds, run_id, holder or lease_holder()))
         return cur.rowcount > 0
 
     def release_lease(self, run_id: int, holder: str | None = None) -> None:
         with self.db.tx():
             self.db.conn.execute("UPDATE runs SET lease_holder = NULL, lease_expires = NULL "
-                              "WHERE id = ? AND lease_holder = ?", (run_id, holder or lease_holder()))
+                                 "WHERE id = ? AND lease_holder = ?", (run_id, holder or lease_holder()))
 
     def log_run(self, run_id: int, event: str, detail: dict | None = None, who: str | None = None) -> None:
         with self.db.tx():
@@ -175,8 +178,8 @@ class RunsRepo:
 
     def _log_run(self, run_id: int, event: str, detail: dict | None, who: str | None) -> None:
         self.db.conn.execute("INSERT INTO run_history (run_id, event, detail, who, created_at) VALUES (?,?,?,?,?)",
-                          (run_id, event, json.dumps(detail or {}, ensure_ascii=False, sort_keys=True),
-                           who or lease_holder(), now()))
+                             (run_id, event, json.dumps(detail or {}, ensure_ascii=False, sort_keys=True),
+                              who or lease_holder(), now()))
 
     def run_history(self, run_id: int) -> list[dict]:
         return [{"event": r["event"], "detail": json.loads(r["detail"]), "who": r["who"], "at": r["created_at"]}
@@ -259,7 +262,8 @@ class RunsRepo:
         return [v.chosen for v in votes], votes
 
     def _prediction_rows(self, run_id: int, uid: str | None, sample: int | None) -> list[sqlite3.Row]:
-        where, params = "WHERE p.run_id = ?", [run_id]
+        where = "WHERE p.run_id = ?"
+        params: list[object] = [run_id]
         if uid is not None:
             where += " AND q.uid = ?"
             params.append(uid)
@@ -379,4 +383,4 @@ class RunsRepo:
     def cache_response(self, key: str, response: dict) -> None:
         with self.db.tx():
             self.db.conn.execute("INSERT OR REPLACE INTO response_cache (key, response, created_at) "
-                              "VALUES (?,?,?)", (key, json.dumps(response, ensure_ascii=False), now()))
+                                 "VALUES (?,?,?)", (key, json.dumps(response, ensure_ascii=False), now()))
