@@ -14,10 +14,10 @@ WORKER = textwrap.dedent("""
     done = 0
     with Store(db, busy_timeout_ms=3_600_000) as store:  # waits for the lock however busy the machine
         while done < count:
-            q = store.claim_next(name, target=target, mode=mode)
+            q = store.labels.claim_next(name, target=target, mode=mode)
             if q is None:
                 break
-            store.add_label(q.uid, name, (done % 4) + 1, seconds=0.1)
+            store.labels.add_label(q.uid, name, (done % 4) + 1, seconds=0.1)
             done += 1
     print(done)
 """)

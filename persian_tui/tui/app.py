@@ -59,7 +59,7 @@ class PersianTUI(App[int]):
         self.sample = sample
         self.warm_up = warm_up
         self.annotator = annotator  # who labels, authors and adjudicates (asked when None)
-        self.queue_mode = queue_mode  # overlap | spread (see store.claim_next)
+        self.queue_mode = queue_mode  # overlap | spread (see LabelsRepo.claim_next)
         self.queue_scope = queue_scope  # which questions the labelling queue serves
         self.shape = shape  # join Arabic letters (terminals that do not shape)
         bidi.set_shaping(shape)

@@ -1,6 +1,6 @@
 """The label screen: an annotator answers the queue blind, one key per item.
 
-The queue comes from ``store.claim_next`` (a lease in one transaction). Every act is one
+The queue comes from ``store.labels.claim_next`` (a lease in one transaction). Every act is one
 ``add_label`` (answer, skip or flag, with the confidence, the note and the seconds the
 item was on screen); ``u`` retracts the latest one and shows that item again.
 """
