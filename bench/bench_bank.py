@@ -85,7 +85,7 @@ def main(n: int = 10_000) -> None:
     from rapidfuzz import fuzz
 
     with Store(tmp / "a.db") as store:
-        index = store.duplicate_index()
+        index = store.questions.duplicate_index()
     probes = [index._keys[f"gen-{i:06d}"] for i in range(0, n, max(1, n // 50))]
     t_idx, _ = timed(lambda: [index.query(k) for k in probes])
     everything = list(index._keys.values())

@@ -85,13 +85,13 @@ def annotator(db: str, ready, stop, waits, refused) -> None:
     from persian_tui.store import StoreError
 
     with Store(db) as store:
-        store.add_questions([Question(uid="w-1", key=1, status="ready", options=[
+        store.questions.add_questions([Question(uid="w-1", key=1, status="ready", options=[
             Option(i, f"مصراع نخست {i}", f"مصراع دوم {i}") for i in range(1, 5)])])
         ready.set()
         while not stop.is_set():
             start = time.perf_counter()
             try:
-                store.add_label("w-1", "annotator", 1)
+                store.labels.add_label("w-1", "annotator", 1)
             except StoreError:
                 refused.append(1)
             waits.append(time.perf_counter() - start)
@@ -130,7 +130,7 @@ def main(poems: int = 20_000, questions: int = 10_000) -> None:
         # 1. import beside an annotator: batches of short transactions; baseline: one transaction
         t, p, wait, saved, refused = import_beside_annotator(tmp / "a.db", export)
         with Store(tmp / "a.db") as store:
-            stats = store.corpus_stats()
+            stats = store.corpus.corpus_stats()
             t_again, again = timed(lambda: ganjoor.import_corpus(store, export))
         batch = ganjoor.BATCH, ganjoor.BATCH_COUPLETS
         ganjoor.BATCH = ganjoor.BATCH_COUPLETS = 10 ** 9
@@ -172,13 +172,13 @@ def main(poems: int = 20_000, questions: int = 10_000) -> None:
                         made_from[(f"q-{i:05d}", pos)] = (path, idx)
                     opts.append(Option(pos, m1, m2))
                 qs.append(Question(uid=f"q-{i:05d}", options=opts, key=1, status="ready"))
-            store.add_questions(qs)  # linked as they are saved
-            t_link, counts = timed(lambda: store.link_questions(force=True))
+            store.questions.add_questions(qs)  # linked as they are saved
+            t_link, counts = timed(lambda: store.links.link_questions(force=True))
             options = sum(v for k, v in counts.items() if k != "up to date")
-            print(f"link: {options:,} options of {len(store.uids()):,} questions in {t_link:.1f} s "
+            print(f"link: {options:,} options of {len(store.questions.uids()):,} questions in {t_link:.1f} s "
                   f"({options / t_link:,.0f} options/s): linked {counts['linked']:,}, "
                   f"ambiguous {counts['ambiguous']:,}, unlinked {counts['unlinked']:,}")
-            links = store.links()
+            links = store.links.links()
             got = {k: links.get(k[0], {}).get(k[1]) for k in made_from}
             right = sum(1 for k, l in got.items() if l and l.status == "linked"
                         and (l.couplet.poem, l.couplet.couplet) == made_from[k])
@@ -190,8 +190,8 @@ def main(poems: int = 20_000, questions: int = 10_000) -> None:
                   f"{status['ambiguous']:,} ambiguous, {status['unlinked']:,} unlinked ({quoted:,} of them "
                   f"'quoted': only a quoting work holds the couplet, e.g. the copies of a listed anthology)")
             sample = [o for q in qs[:3] for o in q.options]
-            t_blocked, _ = timed(lambda: [store.link_option(o.mesra1, o.mesra2) for o in sample])
-            t_brute, _ = timed(lambda: [store.link_option(o.mesra1, o.mesra2, brute=True) for o in sample])
+            t_blocked, _ = timed(lambda: [store.links.link_option(o.mesra1, o.mesra2) for o in sample])
+            t_brute, _ = timed(lambda: [store.links.link_option(o.mesra1, o.mesra2, brute=True) for o in sample])
             print(f"  baseline brute-force fuzzy: {t_brute / len(sample) * 1000:.0f} ms/option vs "
                   f"{t_blocked / len(sample) * 1000:.1f} ms blocked -> {t_brute / t_blocked:.0f}x faster")
 
@@ -199,14 +199,14 @@ def main(poems: int = 20_000, questions: int = 10_000) -> None:
             words = [w for _, _, m1, _ in pool[:200] for w in m1.split() if len(w) > 3][:60]
             fts, scan = [], []
             for w in words:
-                fts.append(timed(lambda w=w: store.search_couplets(w, limit=50))[0])
-                scan.append(timed(lambda w=w: store.search_couplets(w, limit=50, scan=True))[0])
+                fts.append(timed(lambda w=w: store.corpus.search_couplets(w, limit=50))[0])
+                scan.append(timed(lambda w=w: store.corpus.search_couplets(w, limit=50, scan=True))[0])
             two = [" ".join(words[i:i + 2]) for i in range(0, 40, 2)]
-            fts2 = [timed(lambda q=q: store.search_couplets(q, limit=50))[0] for q in two]
-            scan2 = [timed(lambda q=q: store.search_couplets(q, limit=50, scan=True))[0] for q in two]
+            fts2 = [timed(lambda q=q: store.corpus.search_couplets(q, limit=50))[0] for q in two]
+            scan2 = [timed(lambda q=q: store.corpus.search_couplets(q, limit=50, scan=True))[0] for q in two]
             four = [" ".join(words[i:i + 4]) for i in range(0, 40, 4)]  # 8 spellings each (words joined)
-            fts4 = [timed(lambda q=q: store.search_couplets(q, limit=50))[0] for q in four]
-            scan4 = [timed(lambda q=q: store.search_couplets(q, limit=50, scan=True))[0] for q in four]
+            fts4 = [timed(lambda q=q: store.corpus.search_couplets(q, limit=50))[0] for q in four]
+            scan4 = [timed(lambda q=q: store.corpus.search_couplets(q, limit=50, scan=True))[0] for q in four]
             for label, f, sc in (("one word", fts, scan), ("two words", fts2, scan2), ("four words", fts4, scan4)):
                 mf, ms = statistics.median(f), statistics.median(sc)
                 print(f"search, {label}: median {mf * 1000:.2f} ms (FTS5) vs {ms * 1000:.1f} ms (LIKE scan) "
@@ -236,19 +236,19 @@ def import_cost(db: Path, export: Path, way: str) -> dict:
         if way != "now":
             for key, value in (("automerge", 4), ("usermerge", 4), ("crisismerge", 16)):  # FTS5's defaults
                 store.conn.execute("INSERT INTO corpus_fts (corpus_fts, rank) VALUES (?, ?)", (key, value))
-            store.merge_index = lambda **kw: 0
-            store._insert_couplets = lambda rows: store.conn.executemany(
+            store.corpus.merge_index = lambda **kw: 0
+            store.corpus._insert_couplets = lambda rows: store.conn.executemany(
                 "INSERT INTO corpus_couplets (poem_id, idx, mesra1, mesra2, norm1, norm2) VALUES (?,?,?,?,?,?)", rows)
         merges: list[float] = []  # the holds of merge steps (the others: batches, flags)
         if way == "now":
-            merge = store.merge_index
+            merge = store.corpus.merge_index
 
             def timed_merge(**kw):
                 with store.timing() as steps:
                     out = merge(**kw)
                 merges.extend(steps)
                 return out
-            store.merge_index = timed_merge
+            store.corpus.merge_index = timed_merge
         if way == "old way":
             store.conn.execute("CREATE INDEX corpus_couplets_key1 ON corpus_couplets (replace(norm1, ' ', ''))")
             store.conn.execute("CREATE INDEX corpus_couplets_key2 ON corpus_couplets (replace(norm2, ' ', ''))")
@@ -262,7 +262,7 @@ def import_cost(db: Path, export: Path, way: str) -> dict:
                 seconds, written = time.perf_counter() - t, written_bytes() - before
         finally:
             ganjoor.BATCH_COUPLETS = saved
-        segments = len(store.index_segments())
+        segments = len(store.corpus.index_segments())
         store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     size = sum(f.stat().st_size for f in db.parent.glob(db.name + "*"))
     return {"poems": p.done, "couplets": p.couplets, "seconds": seconds, "written": written, "size": size,
@@ -279,7 +279,7 @@ def link_cost(db: Path, questions: int, rng: random.Random) -> tuple[int, list[f
             Option(pos, *(reversed(pool[i * 4 + pos - 1]) if rng.random() < 0.5 else pool[i * 4 + pos - 1]))
             for pos in range(1, 5)]) for i in range(len(pool) // 4)]
         with store.timing() as held:
-            store.add_questions(bank)
+            store.questions.add_questions(bank)
     return 4 * len(bank), held
 
 

@@ -22,7 +22,7 @@ from generate import write_bank  # noqa: E402
 
 from persian_tui.bank import jsonl  # noqa: E402
 from persian_tui.store import Store  # noqa: E402
-from persian_tui.store.rows import Prepared, prepare  # noqa: E402
+from persian_tui.store.rows import Prepared, insert_questions, prepare  # noqa: E402
 
 
 def insert_all(store: Store, rows: list[Prepared]) -> None:
@@ -57,7 +57,7 @@ def main() -> None:
     print(f"{n} questions (+{4 * n} options, {n} references) in one transaction, best of 3 (alternating)")
     times: dict[str, list[float]] = {"insert_many": [], "insert_all": []}
     for i in range(3):
-        times["insert_many"].append(timed(folder, f"many{i}", rows, lambda s, r: s._insert_rows(r)))
+        times["insert_many"].append(timed(folder, f"many{i}", rows, lambda s, r: insert_questions(s.conn, r)))
         times["insert_all"].append(timed(folder, f"all{i}", rows, insert_all))
     best = {k: min(v) for k, v in times.items()}
     for name, t in best.items():

@@ -21,7 +21,7 @@ from generate import write_bank  # noqa: E402
 
 from persian_tui.bank import jsonl  # noqa: E402
 from persian_tui.store import Store  # noqa: E402
-from persian_tui.store.rows import prepare  # noqa: E402
+from persian_tui.store.rows import insert_questions, prepare  # noqa: E402
 
 
 def small_writer(db: str, stop, waits, failed) -> None:
@@ -30,12 +30,12 @@ def small_writer(db: str, stop, waits, failed) -> None:
     from persian_tui.store import StoreError
 
     with Store(db) as store:
-        store.add_questions([jsonl.from_record({**json.loads(LINE), "uid": "w-1",
-                                                "source": {"name": "w", "id": "1"}})])
+        store.questions.add_questions([jsonl.from_record({**json.loads(LINE), "uid": "w-1",
+                                                          "source": {"name": "w", "id": "1"}})])
         while not stop.is_set():
             start = time.perf_counter()
             try:
-                store.add_label("w-1", "annotator", 1)
+                store.labels.add_label("w-1", "annotator", 1)
             except StoreError:
                 failed.append(1)
             waits.append(time.perf_counter() - start)
@@ -54,8 +54,8 @@ def measure(db: Path, questions, *, old: bool) -> tuple[float, float, float, int
         with Store(db) as store:
             if old:  # as before: normalize and insert inside one transaction
                 t = time.perf_counter()
-                with store.tx():
-                    store._insert_rows([prepare(q) for q in questions])
+                with store.tx() as conn:
+                    insert_questions(conn, [prepare(q) for q in questions])
                 holds.append(time.perf_counter() - t)
             else:
                 real = store.tx
@@ -75,7 +75,7 @@ def measure(db: Path, questions, *, old: bool) -> tuple[float, float, float, int
                     return Timed()
 
                 store.tx = timed_tx
-                store.add_new_questions(questions)
+                store.imports.add_new_questions(questions)
         took = time.perf_counter() - start
         time.sleep(0.5)
         stop.set()

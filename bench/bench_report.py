@@ -43,7 +43,7 @@ def make_db(path: Path, n_runs: int, n_questions: int, seed: int = 5, samples: i
         qs = [from_record(question(i, rng)) for i in range(n_questions)]
         for q in qs:
             q.poet = rng.choice(["حافظ", "سعدی", "مولوی", "صائب", None])
-        store.add_questions(qs)
+        store.questions.add_questions(qs)
         for r in range(n_runs):
             skill = 0.25 + 0.6 * r / max(n_runs - 1, 1)  # from chance to 85 %
             favourite = rng.randint(1, 4) if r % 3 == 0 else None  # every third run leans to a position
@@ -65,11 +65,11 @@ def make_db(path: Path, n_runs: int, n_questions: int, seed: int = 5, samples: i
                     preds.append(Prediction(q.uid, answer, "ok", tokens_in=rng.randint(300, 600),
                                             tokens_out=rng.randint(1, 400), latency=rng.uniform(0.2, 3.0),
                                             cost=rng.uniform(0, 1e-3), sample=s))
-            store.create_run("llm", f"vendor/model-{r:02d}", {"bench": True, "samples": k}, total=len(preds),
-                             status="done", predictions=preds)
+            store.runs.create_run("llm", f"vendor/model-{r:02d}", {"bench": True, "samples": k}, total=len(preds),
+                                  status="done", predictions=preds)
         labels = [Label(q.uid, name, q.key if rng.random() < 0.7 else rng.randint(1, 4))
                   for name in ("ali", "mina", "sara") for q in qs[: n_questions // 3]]
-        store.add_labels(labels)
+        store.labels.add_labels(labels)
 
 
 def naive_pairs(right: np.ndarray, asked: np.ndarray, alpha: float = 0.05) -> list[tuple]:
@@ -154,7 +154,8 @@ def main() -> None:
         # the first call pays one-time costs (lazy imports inside scipy/statsmodels): kept apart
         _, first = timed(lambda: build_report(store, n_boot=args.bootstrap))
         report, times = timed(lambda: build_report(store, n_boot=args.bootstrap), repeat=5)
-        _, load = timed(lambda: [store.predictions(r.id) for r in store.runs()] + [store.questions()], repeat=5)
+        _, load = timed(lambda: [store.runs.predictions(r.id) for r in store.runs.runs()]
+                        + [store.questions.questions()], repeat=5)
     core = statistics.median(times)
     print(f"build_report: median {core * 1000:.0f} ms of 5 (min {min(times) * 1000:.0f}, first call "
           f"{first[0] * 1000:.0f} ms)   [target < 1 s]")
@@ -185,10 +186,10 @@ def main() -> None:
     # paired comparisons: the report's code vs the naive per-pair loop, each pair on its own overlap
     right = np.zeros((args.runs, report.questions), dtype=bool)
     with Store(db) as store:
-        keys = {q.uid: q.key for q in store.questions()}
+        keys = {q.uid: q.key for q in store.questions.questions()}
         uids = sorted(keys)
-        for i, r in enumerate(store.runs()):
-            got = {p.uid: p.predicted if p.parse_status == "ok" else None for p in store.predictions(r.id)}
+        for i, r in enumerate(store.runs.runs()):
+            got = {p.uid: p.predicted if p.parse_status == "ok" else None for p in store.runs.predictions(r.id)}
             right[i] = [got[u] == keys[u] for u in uids]
     # every other run answered a random 60-100 % of the questions: overlaps differ pair by pair
     rng = np.random.default_rng(0)

@@ -23,6 +23,7 @@ from llm_server import LLMServer, Reply  # noqa: E402
 from persian_tui.bank.importer import apply_import, plan_import  # noqa: E402
 from persian_tui.runs import EmbedRunSpec, LLMRunSpec, create_llm_run, execute_llm_run, run_embedding  # noqa: E402
 from persian_tui.store import Store  # noqa: E402
+from persian_tui.store.runs import RunsRepo  # noqa: E402
 from persian_tui.text import warm_up  # noqa: E402
 
 
@@ -70,14 +71,14 @@ def embeddings(tmp: Path) -> None:
 def llm(tmp: Path, n: int, delay: float) -> None:
     db = bank(tmp, n)
     writes: list[float] = []
-    original = Store.save_predictions
+    original = RunsRepo.save_predictions
 
     def timed_save(self, run_id, preds):
         t = time.perf_counter()
         original(self, run_id, preds)
         writes.append(time.perf_counter() - t)
 
-    Store.save_predictions = timed_save
+    RunsRepo.save_predictions = timed_save
     results = {}
     # the server runs in its own process, so it does not share this one's GIL with the client
     proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "llm_server.py"), "--delay", str(delay)],

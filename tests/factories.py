@@ -63,7 +63,7 @@ def keyed_questions(n: int, **kw) -> list[Question]:
 
 def keyed_bank(store, n: int):
     """The store with keyed_questions(n) added."""
-    store.add_questions(keyed_questions(n))
+    store.questions.add_questions(keyed_questions(n))
     return store
 
 
@@ -95,7 +95,7 @@ def add_questions(store, keys, *, option_poets=None, **per_question):
         for option, poet in zip(q.options, (option_poets or {}).get(q.uid, [])):
             option.poet = poet
         qs.append(q)
-    store.add_questions(qs)
+    store.questions.add_questions(qs)
     return qs
 
 
@@ -105,7 +105,7 @@ def add_run(store, model, answers, *, uids=None, status="done", **extra):
     preds = [Prediction(uid, None if a in (None, "x") else a,
                         "api_error" if a == "x" else "empty" if a is None else "ok", **extra)
              for uid, a in zip(uids, answers)]
-    return store.create_run("llm", model, {}, total=len(preds), status=status, predictions=preds).id
+    return store.runs.create_run("llm", model, {}, total=len(preds), status=status, predictions=preds).id
 
 
 def synthetic_bank(store, *, n_questions=200, abilities=None, limits=None, keys=None, seed=7):

@@ -52,12 +52,12 @@ def test_wilson_matches_statsmodels():
 
 @pytest.fixture
 def labelled(store):
-    store.add_questions([make_question(f"q-{i}", key=k, category=c)
-                         for i, (k, c) in enumerate([(1, "عشق"), (2, "عشق"), (3, "قناعت"), (4, "قناعت")], 1)])
+    store.questions.add_questions([make_question(f"q-{i}", key=k, category=c)
+                                   for i, (k, c) in enumerate([(1, "عشق"), (2, "عشق"), (3, "قناعت"), (4, "قناعت")], 1)])
     for uid, answers in {"q-1": (1, 1, 1), "q-2": (2, 3, 2), "q-3": (3, 3, 3), "q-4": (1, 2, 3)}.items():
         for name, answer in zip(("ali", "sara", "reza"), answers):
-            store.add_label(uid, name, answer)
-    store.add_label("q-3", "mina", flag="بیت سوم ناقص است")
+            store.labels.add_label(uid, name, answer)
+    store.labels.add_label("q-3", "mina", flag="بیت سوم ناقص است")
     return store
 
 
@@ -67,8 +67,8 @@ def test_item_votes_and_queues(labelled):
     assert votes["q-4"].majority is None  # three-way tie
     assert [v.uid for v in adjudication_queue(labelled)] == ["q-2", "q-3", "q-4"]
     assert [v.uid for v in bulk_acceptable(labelled)] == ["q-1"]
-    labelled.add_questions([make_question("q-5", key=None, status="draft")])
-    labelled.add_label("q-5", "ali", 2)  # labelled but no key yet: an adjudicator sets it
+    labelled.questions.add_questions([make_question("q-5", key=None, status="draft")])
+    labelled.labels.add_label("q-5", "ali", 2)  # labelled but no key yet: an adjudicator sets it
     assert "q-5" in [v.uid for v in adjudication_queue(labelled)]
 
 

@@ -13,7 +13,7 @@ HUGE = "9" * 30
 def db(tmp_path):
     path = tmp_path / "t.db"
     with Store(path) as s:
-        s.add_questions([make_question("q1")])
+        s.questions.add_questions([make_question("q1")])
     return str(path)
 
 
@@ -66,9 +66,9 @@ def test_report_into_a_file_is_one_line(tmp_path, capsys):
 
     db = tmp_path / "r.db"
     with Store(db) as s:
-        s.add_questions([make_question("q1")])
-        s.create_run("llm", "m", {}, total=1, status="done",
-                     predictions=[Prediction(uid="q1", predicted=1, parse_status="ok")])
+        s.questions.add_questions([make_question("q1")])
+        s.runs.create_run("llm", "m", {}, total=1, status="done",
+                          predictions=[Prediction(uid="q1", predicted=1, parse_status="ok")])
     (tmp_path / "file").write_text("x")
     assert main(["--db", str(db), "report", "--format", "csv", "-o", str(tmp_path / "file")]) == 1
     err = capsys.readouterr().err

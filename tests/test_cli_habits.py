@@ -111,7 +111,7 @@ def test_st_model_without_the_extra_creates_no_run(db, capsys, monkeypatch):
         err = capsys.readouterr().err
         assert says in err and len(err.strip().splitlines()) == 1, err
     with Store(db) as s:
-        assert s.runs() == []
+        assert s.runs.runs() == []
 
 
 def test_export_of_nothing_warns(db, tmp_path, capsys):

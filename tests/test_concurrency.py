@@ -14,10 +14,10 @@ WORKER = textwrap.dedent("""
     done = 0
     with Store(db, busy_timeout_ms=3_600_000) as store:  # waits for the lock however busy the machine
         while done < count:
-            q = store.claim_next(name, target=target, mode=mode)
+            q = store.labels.claim_next(name, target=target, mode=mode)
             if q is None:
                 break
-            store.add_label(q.uid, name, (done % 4) + 1, seconds=0.1)
+            store.labels.add_label(q.uid, name, (done % 4) + 1, seconds=0.1)
             done += 1
     print(done)
 """)
@@ -32,8 +32,9 @@ def test_four_processes_label_at_once(store, mode):
     # find them full.) Overlap fills items to the target first, so a slower annotator can find the bank
     # full for them before their 250 (by design); the invariants below hold either way.
     count = 200 if mode == "spread" else 250
-    store.add_questions([make_question(f"q-{i:04d}", couplets=[(f"مصراع {i} {j}", f"دوم {i} {j}") for j in range(4)])
-                         for i in range(600)])
+    store.questions.add_questions([make_question(f"q-{i:04d}", couplets=[(f"مصراع {i} {j}", f"دوم {i} {j}")
+                                                                          for j in range(4)])
+                                   for i in range(600)])
     procs = [subprocess.Popen([sys.executable, "-c", WORKER, str(store.path), f"annotator-{n}", str(count), "2",
                                mode], stdout=subprocess.PIPE, text=True) for n in range(4)]
     done = [int(p.communicate()[0]) for p in procs]  # no clock: each ends when its labels are done
@@ -43,7 +44,7 @@ def test_four_processes_label_at_once(store, mode):
     else:  # whoever stopped early found nothing left: every item they had not labelled was full
         for n, d in enumerate(done):
             if d < count:
-                assert store.claim_next(f"annotator-{n}", target=2) is None
+                assert store.labels.claim_next(f"annotator-{n}", target=2) is None
     rows = store.conn.execute("SELECT question_id, annotator FROM annotations").fetchall()
     assert len(rows) == sum(done) == len(set(rows))  # every label stored exactly once
     most = store.conn.execute(

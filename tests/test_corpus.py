@@ -31,15 +31,15 @@ def test_fts5_is_available():
 def test_import_keeps_text_and_reports_counts(store):
     p = import_corpus(store, MINI)
     assert (p.new, p.updated, p.unchanged, p.skipped) == (7, 0, 0, 0)
-    s = store.corpus_stats()
+    s = store.corpus.corpus_stats()
     assert (s["poets"], s["poems"], s["couplets"]) == (5, 7, 18)
     assert s["with_metre"] == 6 and s["by_form"]["Robaee"] == 3
-    c = store.couplet_at("/hafez/ghazal/sh1", 0)
+    c = store.corpus.couplet_at("/hafez/ghazal/sh1", 0)
     assert (c.mesra1, c.mesra2) == HAFEZ_1  # diacritics kept
-    assert ZWNJ in store.couplet_at("/hafez/ghazal/sh1", 1).mesra1  # ZWNJ kept
+    assert ZWNJ in store.corpus.couplet_at("/hafez/ghazal/sh1", 1).mesra1  # ZWNJ kept
     assert c.poet == "حافظ" and c.form == "Ghazal" and c.rhyme == "لها" and "هزج" in c.metre
     # the prose paragraph of the Golestan story is not a couplet
-    assert store.corpus_stats()["by_poet"][2]["couplets"] == 3
+    assert store.corpus.corpus_stats()["by_poet"][2]["couplets"] == 3
 
 
 def test_one_poet_folder_and_poets_folder(store):
@@ -59,9 +59,9 @@ def test_reimport_is_idempotent_and_updates_changed_poems(store, tmp_path):
     f.write_text(json.dumps(d, ensure_ascii=False))
     p = import_corpus(store, root)
     assert (p.new, p.updated, p.unchanged) == (0, 1, 6)
-    assert store.corpus_stats()["couplets"] == 17
-    assert [c.mesra2 for c in store.search_couplets("دوباره")] == ["پریشانم پریشان آفریدند دوباره"]
-    assert store.search_couplets("خاطران") == []  # the dropped couplet left the index
+    assert store.corpus.corpus_stats()["couplets"] == 17
+    assert [c.mesra2 for c in store.corpus.search_couplets("دوباره")] == ["پریشانم پریشان آفریدند دوباره"]
+    assert store.corpus.search_couplets("خاطران") == []  # the dropped couplet left the index
 
 
 @pytest.mark.parametrize("content, reason", [
@@ -91,7 +91,7 @@ def test_strict_import_writes_nothing_when_a_file_is_malformed(store, tmp_path):
     (root / "poets" / "saadi" / "golestan" / "sh11.json").write_text("{")
     with pytest.raises(InputError, match=r"sh11\.json: invalid JSON.*nothing written"):
         import_corpus(store, root, strict=True)
-    assert store.corpus_stats()["poems"] == 0
+    assert store.corpus.corpus_stats()["poems"] == 0
 
 
 def test_not_an_export(store, tmp_path):
@@ -104,19 +104,20 @@ def test_not_an_export(store, tmp_path):
 def test_search_is_normalized_and_zwnj_insensitive(corpus):
     # ZWNJ or none, Arabic ي/ك, diacritics: all the same word
     for query in ("میگذرد", "می‌گذرد", "مي‌گذرد"):
-        assert {c.poem for c in corpus.search_couplets(query)} == {"/khayyam/robaee/sh1"}
-    assert len(corpus.search_couplets("یک نفس", poet="attar")) == 2
-    assert len(corpus.search_couplets("یک نفس", poet="خیام")) == 2
-    assert {c.poem for c in corpus.search_couplets("", form="Ghazal")} == {"/hafez/ghazal/sh1", "/hafez/ghazal/sh2"}
-    assert {c.poem for c in corpus.search_couplets("", metre="متقارب")} == {"/saadi/golestan/sh10"}
-    assert corpus.search_couplets("کجا عشق") == []  # every word must occur in one couplet
+        assert {c.poem for c in corpus.corpus.search_couplets(query)} == {"/khayyam/robaee/sh1"}
+    assert len(corpus.corpus.search_couplets("یک نفس", poet="attar")) == 2
+    assert len(corpus.corpus.search_couplets("یک نفس", poet="خیام")) == 2
+    assert {c.poem for c in corpus.corpus.search_couplets("", form="Ghazal")} == {"/hafez/ghazal/sh1",
+                                                                                "/hafez/ghazal/sh2"}
+    assert {c.poem for c in corpus.corpus.search_couplets("", metre="متقارب")} == {"/saadi/golestan/sh10"}
+    assert corpus.corpus.search_couplets("کجا عشق") == []  # every word must occur in one couplet
     # the index and a scan agree
     for q in ("کجا", "عشق", "آفریدند پریشان", '"OR'):
-        assert corpus.search_couplets(q) == corpus.search_couplets(q, scan=True)
+        assert corpus.corpus.search_couplets(q) == corpus.corpus.search_couplets(q, scan=True)
 
 
 def _link(store, m1, m2, **kw):
-    return store.link_option(m1, m2, **kw)
+    return store.links.link_option(m1, m2, **kw)
 
 
 def test_link_exact_swapped_fuzzy_hemistich(corpus):
@@ -157,7 +158,7 @@ def test_a_verbatim_option_is_found_by_its_hemistichs_rarest_words_alone(corpus)
     """Linking cost: a verbatim option (either order) takes one FTS lookup per hemistich, each
     by its rarest HALF_TOKENS words (a common word's doclist is never walked); only an option
     not found verbatim asks the longer ORs. (On the 20,000-poem bench, 290 -> 48 ms per option.)"""
-    from persian_tui.store.corpus import HALF_TOKENS
+    from persian_tui.store.links import HALF_TOKENS
 
     sent = _fts_queries(corpus, lambda: _link(corpus, SAADI[1], SAADI[0]))
     assert len(sent) == 2
@@ -175,38 +176,38 @@ def test_fuzzy_threshold(corpus):
 
 def test_link_questions_is_provenance_and_follows_edits(corpus):
     q = make_question("q-a", couplets=[HAFEZ_1, SAADI[::-1], BABA, ("بیتی", "که نیست")])
-    corpus.add_questions([q])  # linked as it is saved
-    links = corpus.links(["q-a"])["q-a"]
+    corpus.questions.add_questions([q])  # linked as it is saved
+    links = corpus.links.links(["q-a"])["q-a"]
     assert [links[p].status for p in (1, 2, 3, 4)] == ["linked", "linked", "linked", "unlinked"]
     # the reversed option is put in the poet's order (a revision), nothing else is edited
     assert links[2].method == "exact" and links[2].couplet.poem == "/saadi/golestan/sh10"
     assert links[2].order == "poet" and links[4].order == "unverified"
-    stored = corpus.get_question("q-a")
+    stored = corpus.questions.get_question("q-a")
     assert (stored.options[1].mesra1, stored.options[1].mesra2) == SAADI and stored.options[0].poet is None
-    assert corpus.revisions("q-a")[-1].changes == {"hemistich_order": [2]}
-    again = corpus.link_questions()  # unlinked options are retried (the corpus may have grown)
+    assert corpus.curation.revisions("q-a")[-1].changes == {"hemistich_order": [2]}
+    again = corpus.links.link_questions()  # unlinked options are retried (the corpus may have grown)
     assert (again["up to date"], again["unlinked"]) == (3, 1)
     # editing an option relinks it, on save
     stored.options[3] = Option(4, *ROBAEE, poet="خیام")
-    corpus.update_question(stored, "tester")
-    link = corpus.links(["q-a"])["q-a"][4]
+    corpus.curation.update_question(stored, "tester")
+    link = corpus.links.links(["q-a"])["q-a"][4]
     assert (link.status, link.couplet.poet) == ("linked", "خیام")
 
 
 def test_create_question_links_on_save(corpus):
     q = Question(uid="", options=[Option(i, *c) for i, c in enumerate([HAFEZ_1, HAFEZ_2, SAADI, BABA], 1)])
-    q = corpus.create_question(q, "author")
-    assert {l.status for l in corpus.links([q.uid])[q.uid].values()} == {"linked"}
+    q = corpus.curation.create_question(q, "author")
+    assert {l.status for l in corpus.links.links([q.uid])[q.uid].values()} == {"linked"}
 
 
 def test_saving_without_corpus_writes_no_links(store):
-    store.add_questions([make_question("q-b")])
-    assert store.links() == {}
+    store.questions.add_questions([make_question("q-b")])
+    assert store.links.links() == {}
 
 
 def test_runs_accept_kind_baseline(store):
-    run = store.create_run("baseline", "cue:poet", {})
-    assert store.get_run(run.id).kind == "baseline"
+    run = store.runs.create_run("baseline", "cue:poet", {})
+    assert store.runs.get_run(run.id).kind == "baseline"
 
 
 def test_cli_import_stats_search_link(tmp_path, capsys):
@@ -221,7 +222,7 @@ def test_cli_import_stats_search_link(tmp_path, capsys):
     assert main(["--db", db, "corpus", "link"]) == 0  # an empty bank
     assert "linked 0" in capsys.readouterr().out
     with Store(db) as s:
-        s.add_questions([make_question("q-c", couplets=[HAFEZ_1, ROBAEE, ("الف", "ب"), BABA])])
+        s.questions.add_questions([make_question("q-c", couplets=[HAFEZ_1, ROBAEE, ("الف", "ب"), BABA])])
     assert main(["--db", db, "corpus", "link", "--force"]) == 0
     out = capsys.readouterr().out
     assert "linked 3, ambiguous 0, unlinked 1" in out
@@ -244,11 +245,11 @@ def test_cli_errors_never_print_control_characters(tmp_path, capsys):
 def test_sample_excerpt_imports_and_links(store, sample):
     p = import_corpus(store, sample)
     assert p.skipped == 0 and p.new > 1700
-    assert {x["slug"] for x in store.corpus_stats()["by_poet"]} == {"hafez", "khayyam", "babataher", "parvin",
-                                                                    "naraghi"}
-    c = store.couplet_at("/hafez/ghazal/sh134", 0)
+    assert {x["slug"] for x in store.corpus.corpus_stats()["by_poet"]} == {"hafez", "khayyam", "babataher", "parvin",
+                                                                           "naraghi"}
+    c = store.corpus.couplet_at("/hafez/ghazal/sh134", 0)
     assert c.mesra1.startswith("بلبلی خونِ دلی") and c.metre.startswith("فعلاتن")
-    d = store.link_option("آسمان بار امانت نتوانست کشید", "قرعه کار به نام من دیوانه زدند")
+    d = store.links.link_option("آسمان بار امانت نتوانست کشید", "قرعه کار به نام من دیوانه زدند")
     assert d.status == "linked" and d.method == "exact" and d.candidate.poet == "حافظ"
     assert import_corpus(store, sample / "poets" / "khayyam").unchanged > 100
 
@@ -256,7 +257,7 @@ def test_sample_excerpt_imports_and_links(store, sample):
 def test_export_carries_provenance_and_reimports(corpus, tmp_path):
     from persian_tui.releases.export import export_jsonl
 
-    corpus.add_questions([make_question("q-e", couplets=[HAFEZ_1, SAADI[::-1], BABA, ("بیتی", "که نیست")])])
+    corpus.questions.add_questions([make_question("q-e", couplets=[HAFEZ_1, SAADI[::-1], BABA, ("بیتی", "که نیست")])])
     out = tmp_path / "bank.jsonl"
     export_jsonl(corpus, out)
     rec = json.loads(out.read_text())
@@ -272,7 +273,7 @@ def test_export_carries_provenance_and_reimports(corpus, tmp_path):
     assert rec["options"][3]["corpus"] == {"status": "unlinked"} and rec["options"][0]["poet"] is None
     with Store(tmp_path / "other.db") as other:
         assert main(["--db", str(tmp_path / "other.db"), "import", str(out)]) == 0
-        assert other.get_question("q-e").options[1].mesra1 == SAADI[0]
+        assert other.questions.get_question("q-e").options[1].mesra1 == SAADI[0]
     v1 = tmp_path / "v1.jsonl"
     rec["schema_version"] = 1
     for o in rec["options"]:
@@ -316,8 +317,8 @@ def test_a_busy_database_does_not_undo_a_save(corpus, monkeypatch):
     def busy(*a, **k):
         raise StoreBusy("busy")
 
-    monkeypatch.setattr(corpus, "_save_links", busy)
-    corpus.add_questions([make_question("q-busy", couplets=[HAFEZ_1, SAADI, BABA, ROBAEE])])
-    assert corpus.get_question("q-busy") is not None and corpus.links(["q-busy"]) == {}
+    monkeypatch.setattr(corpus.links, "_save_links", busy)
+    corpus.questions.add_questions([make_question("q-busy", couplets=[HAFEZ_1, SAADI, BABA, ROBAEE])])
+    assert corpus.questions.get_question("q-busy") is not None and corpus.links.links(["q-busy"]) == {}
     monkeypatch.undo()
-    assert corpus.link_questions()["linked"] == 4  # linked later
+    assert corpus.links.link_questions()["linked"] == 4  # linked later

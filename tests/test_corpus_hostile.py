@@ -46,7 +46,7 @@ def test_a_byte_order_mark_is_accepted(store, tmp_path):
                                                   ensure_ascii=False).encode())
     p = import_corpus(store, root)
     assert (p.new, p.skipped) == (8, 0)
-    assert store.couplet_at("/hafez/ghazal/bom", 0).mesra1 == "الف ب"
+    assert store.corpus.couplet_at("/hafez/ghazal/bom", 0).mesra1 == "الف ب"
 
 
 def test_duplicate_poem_paths_keep_the_first_file_and_stay_idempotent(store, tmp_path):
@@ -59,7 +59,7 @@ def test_duplicate_poem_paths_keep_the_first_file_and_stay_idempotent(store, tmp
     assert "/hafez/ghazal/sh1" in p.errors[0]
     again = import_corpus(store, root)
     assert (again.new, again.updated, again.unchanged, again.skipped) == (0, 0, 7, 1)
-    assert store.search_couplets("نسخه‌ای دیگر") == []  # the second file never replaced the first
+    assert store.corpus.search_couplets("نسخه‌ای دیگر") == []  # the second file never replaced the first
 
 
 def test_a_folder_without_poet_json_is_named(store, tmp_path):
@@ -80,10 +80,10 @@ def test_search_joins_words_typed_apart_and_ignores_the_form_case(store):
     khayyam = {"/khayyam/robaee/sh1"}
     # the corpus has می‌گذرد (ZWNJ); a space typed instead still finds it, alone or among other words
     for query in ("می گذرد", "می‌گذرد", "عمر عجب می گذرد", "قافله عمر"):
-        assert {c.poem for c in store.search_couplets(query)} == khayyam, query
-    assert {c.poem for c in store.search_couplets("مشکل ها")} == {"/hafez/ghazal/sh1"}
-    assert store.search_couplets("مشکل ها کجا") == []  # every word must still occur
-    assert store.search_couplets("", form="ghazal") == store.search_couplets("", form="Ghazal") != []
+        assert {c.poem for c in store.corpus.search_couplets(query)} == khayyam, query
+    assert {c.poem for c in store.corpus.search_couplets("مشکل ها")} == {"/hafez/ghazal/sh1"}
+    assert store.corpus.search_couplets("مشکل ها کجا") == []  # every word must still occur
+    assert store.corpus.search_couplets("", form="ghazal") == store.corpus.search_couplets("", form="Ghazal") != []
     # the query stays small however long the search
     assert spellings_query(["a b".split()[0]]) == '"a"'
     assert spellings_query(list("abcdefghij")).count(" OR ") == 2**MAX_JOINS - 1
@@ -98,22 +98,22 @@ def test_an_edit_during_a_link_run_keeps_the_editors_link(store, tmp_path):
     from persian_tui.store import Store
 
     import_corpus(store, MINI)
-    store.add_questions([make_question("q-e", couplets=[HAFEZ_1, HAFEZ_2, SAADI, BABA])])
-    real = store.link_option
+    store.questions.add_questions([make_question("q-e", couplets=[HAFEZ_1, HAFEZ_2, SAADI, BABA])])
+    real = store.links.link_option
     edited = []
 
     def link_option(m1, m2, **kw):  # the other process edits option 1 while this run matches
         if not edited:
             with Store(store.path) as other:
-                q = other.get_question("q-e")
+                q = other.questions.get_question("q-e")
                 q.options[0] = Option(1, *ROBAEE, poet="خیام")
-                other.update_question(q, "editor")
+                other.curation.update_question(q, "editor")
             edited.append(1)
         return real(m1, m2, **kw)
 
-    store.link_option = link_option
-    store.link_questions(force=True)
-    link = store.links(["q-e"])["q-e"][1]
+    store.links.link_option = link_option
+    store.links.link_questions(force=True)
+    link = store.links.links(["q-e"])["q-e"][1]
     assert (link.status, link.couplet.poet) == ("linked", "خیام")
     assert link.couplet.mesra1 == ROBAEE[0]
 
@@ -134,7 +134,7 @@ def test_a_word_the_corpus_writes_apart_is_found_typed_as_one(store, tmp_path):
     f.write_text(json.dumps(poem, ensure_ascii=False))
     import_corpus(store, root)
     for query in ("ریسمانها", "ریسمان ها", "ریسمان‌ها", "درسها ریسمانها", "میداد"):
-        assert [c.poem for c in store.search_couplets(query)] == ["/hafez/ghazal/apart"], query
+        assert [c.poem for c in store.corpus.search_couplets(query)] == ["/hafez/ghazal/apart"], query
     # the halves must be neighbours: a phrase, not two words anywhere in the couplet
-    assert store.search_couplets("کلامدرس") == []
-    assert store.search_couplets("", form="nothing") == []
+    assert store.corpus.search_couplets("کلامدرس") == []
+    assert store.corpus.search_couplets("", form="nothing") == []

@@ -16,8 +16,8 @@ EXCERPT_POETS = {"حافظ", "خیام", "باباطاهر", "پروین اعت�
 def test_book_sample_links_to_the_right_poets(store, seed, sample):  # noqa: F811
     run_import(store, seed / "gherabat-questions-sample.json", answers=seed / "gherabat-answer-keys.json")
     import_corpus(store, SAMPLE)
-    store.link_questions()
-    links = [l for per in store.links().values() for l in per.values()]
+    store.links.link_questions()
+    links = [l for per in store.links.links().values() for l in per.values()]
     assert len(links) == 160
     linked = [l for l in links if l.status == "linked"]
     # the 4 options linked in reversed order were put in the poet's order (now exact)

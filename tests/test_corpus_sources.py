@@ -72,25 +72,25 @@ def quoting(store, tmp_path):
 
 
 def test_a_work_quoting_others_never_wins_a_link(quoting):
-    d = quoting.link_option(*HAFEZ_2)  # Hafez's ghazal and the prose book hold it
+    d = quoting.links.link_option(*HAFEZ_2)  # Hafez's ghazal and the prose book hold it
     assert (d.status, d.method, d.candidate.poem) == ("linked", "exact", "/hafez/ghazal/sh1")
     assert [(c.poem, c.poet_slug) for c in d.others] == [("/naraghi/meraj/bab1/sh1", "naraghi")]
     # found only in a work that quotes others: not linked, but the place is told
-    d = quoting.link_option(*OWN)
+    d = quoting.links.link_option(*OWN)
     assert (d.status, d.method, d.candidate.poem) == ("unlinked", "quoted", "/naraghi/meraj/bab1/sh1")
 
 
 def test_the_earliest_poet_holding_the_couplet_is_its_source(quoting):
-    d = quoting.link_option(*HAFEZ_1)  # Hafez (792), a later ghazal (1100), an anthology (1300)
+    d = quoting.links.link_option(*HAFEZ_1)  # Hafez (792), a later ghazal (1100), an anthology (1300)
     assert (d.status, d.candidate.poet) == ("linked", "حافظ")
     assert {c.poet_slug for c in d.others} == {"later", "jong"}
     # the anthology is found from the data: most of its couplets are earlier poets'
     flags = dict(quoting.conn.execute("SELECT path, quoting FROM corpus_poems"))
     assert flags["/jong/majmue/sh1"] == 2 and flags["/naraghi/meraj/bab1/sh1"] == 1
     assert flags["/later/ghazal/sh1"] == 0 and flags["/hafez/ghazal/sh1"] == 0
-    d = quoting.link_option("بیتی که تنها در این جنگ آمده است", "و کسی دیگر آن را نسروده است")
+    d = quoting.links.link_option("بیتی که تنها در این جنگ آمده است", "و کسی دیگر آن را نسروده است")
     assert (d.status, d.method) == ("unlinked", "quoted")
-    d = quoting.link_option("غزلی نو سرودم به یاد شیراز", "که دلم در آن شهر مانده است باز")
+    d = quoting.links.link_option("غزلی نو سرودم به یاد شیراز", "که دلم در آن شهر مانده است باز")
     assert (d.status, d.candidate.poet) == ("linked", "شاعر پسین")  # its own couplet
 
 
@@ -103,7 +103,7 @@ def test_ambiguous_only_for_really_different_couplets(store, tmp_path):
     import_corpus(store, root)
     # the option sits between two variants (each >= 85 and within a point): they are one
     # couplet to each other (ratio >= 85), so the earlier poet's is the source
-    d = store.link_option("دل من در هوای روی تو خون شد", "ز هجران تو کارم دگرگون شد")
+    d = store.links.link_option("دل من در هوای روی تو خون شد", "ز هجران تو کارم دگرگون شد")
     assert (d.status, d.candidate.poet_slug) == ("linked", "one")
     root2 = copy_mini(tmp_path / "b")
     write_poet(root2, "one", "یکم", 600)
@@ -112,7 +112,7 @@ def test_ambiguous_only_for_really_different_couplets(store, tmp_path):
     write_poem(root2, "two", "a/sh1", [("گل رفت و خزان آمد و نی باید زد", "ای یار برو که دم نمی باید زد")])
     with Store(tmp_path / "b.db") as other:
         import_corpus(other, root2)
-        d = other.link_option("گل رفت و بهار آمد و می باید زد", "ای دوست برو که غم نمی باید زد")
+        d = other.links.link_option("گل رفت و بهار آمد و می باید زد", "ای دوست برو که غم نمی باید زد")
         if d.status != "unlinked":  # both far from each other: never one of them by chance
             assert d.status == "ambiguous" and {c.poet_slug for c in d.others} <= {"one", "two"}
 
@@ -133,7 +133,7 @@ def test_the_sample_prose_book_never_takes_hafez(store):
         "AND h.norm2 = c.norm2)").fetchall()
     assert len(shared) >= 5
     for m1, m2 in shared:
-        d = store.link_option(m1, m2)
+        d = store.links.link_option(m1, m2)
         assert d.status == "linked" and d.candidate.poet_slug == "hafez", (m1, d)
 
 
@@ -163,21 +163,21 @@ def test_import_puts_each_option_in_the_poets_order_and_reports_it(tmp_path, cap
     out = capsys.readouterr().out
     assert "corpus: linked 4, ambiguous 0, unlinked 0; 2 option(s) put in the poet's hemistich order" in out
     with Store(db) as s:
-        q = s.questions()[0]
+        q = s.questions.questions()[0]
         assert [(o.mesra1, o.mesra2) for o in q.options][:3] == [HAFEZ_1, SAADI, HAFEZ_2]
-        links = s.links([q.uid])[q.uid]
+        links = s.links.links([q.uid])[q.uid]
         assert {p: l.order for p, l in links.items()} == {1: "poet", 2: "poet", 3: "poet", 4: "poet"}
-        assert s.revisions(q.uid)[-1].author == "corpus-order"
-        assert s.revisions(q.uid)[-1].changes == {"hemistich_order": [1, 3]}
+        assert s.curation.revisions(q.uid)[-1].author == "corpus-order"
+        assert s.curation.revisions(q.uid)[-1].changes == {"hemistich_order": [1, 3]}
     # reversible: the file's order comes back, and stays
     assert main(["--db", db, "corpus", "reorder", "--undo"]) == 0
     assert "2 option(s) back in the file's hemistich order" in capsys.readouterr().out
     assert main(["--db", db, "corpus", "link", "--force"]) == 0
     assert "0 option(s) put in the poet's hemistich order" in capsys.readouterr().out
     with Store(db) as s:
-        q = s.questions()[0]
+        q = s.questions.questions()[0]
         assert (q.options[0].mesra1, q.options[0].mesra2) == HAFEZ_1[::-1]
-        assert s.links([q.uid])[q.uid][1].order == "reversed"
+        assert s.links.links([q.uid])[q.uid][1].order == "reversed"
     # importing the same file again changes nothing
     assert main(["--db", db, "import", str(book), "--format", "book", "--answers", str(tmp_path / "keys.json")]) == 0
     out = capsys.readouterr().out
@@ -187,13 +187,13 @@ def test_import_puts_each_option_in_the_poets_order_and_reports_it(tmp_path, cap
 def test_a_released_question_keeps_its_order(store):
     from persian_tui.models import ReleaseItem
 
-    store.add_questions([make_question("q-r", couplets=[SAADI[::-1], HAFEZ_1, HAFEZ_2, ("بیتی", "که نیست")])])
-    store.freeze_release("v1", [ReleaseItem("q-r", "0" * 64, 1, "{}")])
+    store.questions.add_questions([make_question("q-r", couplets=[SAADI[::-1], HAFEZ_1, HAFEZ_2, ("بیتی", "که نیست")])])
+    store.releases.freeze_release("v1", [ReleaseItem("q-r", "0" * 64, 1, "{}")])
     import_corpus(store, MINI)
-    counts = store.link_questions()
+    counts = store.links.link_questions()
     assert (counts["reordered"], counts["released"]) == (0, 1)
-    assert store.get_question("q-r").options[0].mesra1 == SAADI[1]
-    assert store.links(["q-r"])["q-r"][1].order == "reversed"
+    assert store.questions.get_question("q-r").options[0].mesra1 == SAADI[1]
+    assert store.links.links(["q-r"])["q-r"][1].order == "reversed"
 
 
 def test_migration_15_reorders_verbatim_reversed_options_except_released(tmp_path):
@@ -223,22 +223,22 @@ def test_migration_15_reorders_verbatim_reversed_options_except_released(tmp_pat
     with Store(path) as s:
         rows = s.conn.execute("SELECT question_id, mesra1 FROM options ORDER BY question_id").fetchall()
         assert [tuple(r) for r in rows] == [(1, SAADI[0]), (2, SAADI[1])]  # q-2 is released: untouched
-        assert s.revisions("q-1")[-1].changes == {"hemistich_order": [1]}
-        assert s.revisions("q-2") == []
+        assert s.curation.revisions("q-1")[-1].changes == {"hemistich_order": [1]}
+        assert s.curation.revisions("q-2") == []
         methods = s.conn.execute("SELECT question_id, position, method, reversed FROM option_links "
                                  "ORDER BY 1, 2").fetchall()
         assert [tuple(r) for r in methods] == [(1, 1, "exact", 0), (1, 2, "one_hemistich", None), (2, 1, "swapped", 1)]
-        assert s.undo_reorder()["restored"] == 1
+        assert s.links.undo_reorder()["restored"] == 1
         assert s.conn.execute("SELECT mesra1 FROM options WHERE question_id = 1").fetchone()[0] == SAADI[1]
 
 
 def test_option_clusters_name_poem_and_poet_of_whole_couplets_only(store):
     import_corpus(store, MINI)
-    store.add_questions([make_question("q-k", couplets=[HAFEZ_1, HAFEZ_2, (HAFEZ_2[0], "مصراعی که در هیچ دیوانی نیست"),
-                                                        ("بیتی", "که نیست")])])
-    assert store.option_clusters() == {("q-k", 1): ("/hafez/ghazal/sh1", "hafez"),
-                                       ("q-k", 2): ("/hafez/ghazal/sh1", "hafez")}
-    assert store.links(["q-k"])["q-k"][3].method == "one_hemistich"  # linked, but not one couplet of it
+    store.questions.add_questions([make_question("q-k", couplets=[
+        HAFEZ_1, HAFEZ_2, (HAFEZ_2[0], "مصراعی که در هیچ دیوانی نیست"), ("بیتی", "که نیست")])])
+    assert store.links.option_clusters() == {("q-k", 1): ("/hafez/ghazal/sh1", "hafez"),
+                                             ("q-k", 2): ("/hafez/ghazal/sh1", "hafez")}
+    assert store.links.links(["q-k"])["q-k"][3].method == "one_hemistich"  # linked, but not one couplet of it
 
 
 # ---------------------------------------------------------------- misnumbered couplets
@@ -267,7 +267,7 @@ def test_a_misnumbered_hemistich_is_repaired_by_verse_order(store, tmp_path, num
     write_poem(root, "hafez", "ghazal/sh9", None, verses=_verses(numbers))
     p = import_corpus(store, root)
     assert p.skipped == 0 and p.new == 8
-    assert [(c.mesra1, c.mesra2) for c in (store.couplet_at("/hafez/ghazal/sh9", i) for i in range(5))] == FIVE
+    assert [(c.mesra1, c.mesra2) for c in (store.corpus.couplet_at("/hafez/ghazal/sh9", i) for i in range(5))] == FIVE
     assert len(p.notes) == 1 and "sh9.json: couplet" in p.notes[0] and "renumbered" in p.notes[0]
     assert main(["--db", str(tmp_path / "cli.db"), "corpus", "import", str(root)]) == 0
     assert "repaired: " in capsys.readouterr().out
@@ -281,7 +281,7 @@ def test_a_misnumbered_couplet_the_order_cannot_place_is_skipped_alone(store, tm
     write_poem(root, "hafez", "ghazal/sh9", None, verses=verses)
     p = import_corpus(store, root)
     assert p.skipped == 0 and p.new == 8
-    kept = [c.couplet for c in store.search_couplets("مصراع", limit=50) if c.poem == "/hafez/ghazal/sh9"]
+    kept = [c.couplet for c in store.corpus.search_couplets("مصراع", limit=50) if c.poem == "/hafez/ghazal/sh9"]
     assert sorted(set(kept)) == [0, 2, 3]
     assert p.notes == [f"{root / 'poets/hafez/ghazal/sh9.json'}: couplet 1 skipped: two hemistichs in one "
                        "place and the verse order does not say which couplet each belongs to"]
@@ -308,7 +308,7 @@ def test_a_damaged_option_is_found_from_other_word_sets(store, tmp_path):
     write_poem(root, "sample", "ghazal/sh1", [first, TARGET])
     write_poem(root, "sample", "ghazal/sh2", DECOYS)
     import_corpus(store, root)
-    d = store.link_option(*DAMAGED)
+    d = store.links.link_option(*DAMAGED)
     assert (d.status, d.method, d.candidate.poem, d.candidate.index) == ("linked", "fuzzy", "/sample/ghazal/sh1", 1)
     assert 85 <= d.score < 100 and d.reversed is False
 
@@ -323,18 +323,19 @@ def test_halves_of_two_couplets_are_split_not_one_couplet(store):
     from persian_tui.corpus.provenance import UNLINKED, provenance_values
 
     import_corpus(store, MINI)
-    d = store.link_option(HAFEZ_1[0], HAFEZ_2[1])
+    d = store.links.link_option(HAFEZ_1[0], HAFEZ_2[1])
     assert (d.status, d.method, d.candidate.index) == ("linked", "split", 0)
-    store.add_questions([make_question("q-s", couplets=[(HAFEZ_1[0], HAFEZ_2[1]), HAFEZ_1, HAFEZ_2, SAADI], key=1)])
-    link = store.links(["q-s"])["q-s"][1]
+    store.questions.add_questions([make_question("q-s", couplets=[(HAFEZ_1[0], HAFEZ_2[1]), HAFEZ_1, HAFEZ_2, SAADI],
+                                                 key=1)])
+    link = store.links.links(["q-s"])["q-s"][1]
     assert link.method == "split" and not link.whole and link.order == "unverified"
-    assert provenance_values(store.questions(), store.links())["key poet"] == [UNLINKED]
+    assert provenance_values(store.questions.questions(), store.links.links())["key poet"] == [UNLINKED]
 
 
 def test_export_tells_linked_ambiguous_unlinked_and_quoted_apart(quoting, tmp_path):
     from persian_tui.releases.export import export_jsonl
 
-    quoting.add_questions([make_question("q-x", couplets=[HAFEZ_2, OWN, SAADI, ("بیتی", "که نیست")])])
+    quoting.questions.add_questions([make_question("q-x", couplets=[HAFEZ_2, OWN, SAADI, ("بیتی", "که نیست")])])
     out = tmp_path / "x.jsonl"
     export_jsonl(quoting, out)
     corpus = [o["corpus"] for o in json.loads(out.read_text())["options"]]
@@ -367,14 +368,15 @@ def test_similar_couplets_never_return_the_couplet_itself(store):
 
 def test_poet_filters_accept_any_part_of_a_name_or_the_slug(quoting):
     for poet in ("حافظ", "hafez", "HAFEZ", "حاف"):
-        assert {c.poem for c in quoting.search_couplets("", poet=poet)} == {"/hafez/ghazal/sh1", "/hafez/ghazal/sh2"}
+        assert {c.poem for c in quoting.corpus.search_couplets("", poet=poet)} == {"/hafez/ghazal/sh1",
+                                                                                   "/hafez/ghazal/sh2"}
     # part of the full name (حافظ شیرازی, سعدی شیرازی)
-    assert {c.poet_slug for c in quoting.search_couplets("", poet="شیرازی")} == {"hafez", "saadi"}
-    assert {c.poet for c in quoting.search_couplets("", poet="نراقی")} == {"ملا احمد نراقی"}
-    assert {c.poet for c in quoting.search_couplets("", poet="نراقي")} == {"ملا احمد نراقی"}  # Arabic ي
-    assert quoting.search_couplets("", poet="فردوسی") == []
-    quoting.add_questions([make_question("q-p", couplets=[HAFEZ_1, HAFEZ_2, SAADI, ("بیتی", "که نیست")])])
-    assert quoting.provenance_uids(poet="سعد") == {"q-p"}
+    assert {c.poet_slug for c in quoting.corpus.search_couplets("", poet="شیرازی")} == {"hafez", "saadi"}
+    assert {c.poet for c in quoting.corpus.search_couplets("", poet="نراقی")} == {"ملا احمد نراقی"}
+    assert {c.poet for c in quoting.corpus.search_couplets("", poet="نراقي")} == {"ملا احمد نراقی"}  # Arabic ي
+    assert quoting.corpus.search_couplets("", poet="فردوسی") == []
+    quoting.questions.add_questions([make_question("q-p", couplets=[HAFEZ_1, HAFEZ_2, SAADI, ("بیتی", "که نیست")])])
+    assert quoting.links.provenance_uids(poet="سعد") == {"q-p"}
 
 
 # ---------------------------------------------------------------- import cost
@@ -400,15 +402,16 @@ def test_a_long_poem_is_written_in_several_short_transactions(store, tmp_path, m
     monkeypatch.setattr(store, "tx", counting_tx)
     p = import_corpus(store, root)
     monkeypatch.setattr(store, "tx", real_tx)
-    assert p.new == 8 and store.corpus_stats()["couplets"] == 28
+    assert p.new == 8 and store.corpus.corpus_stats()["couplets"] == 28
     assert max(sizes) <= 3 and sizes.count(3) >= 3  # the masnavi's 10 couplets: parts of <= 3
-    assert store.couplet_at("/hafez/masnavi/sh1", 9).mesra1 == long[9][0]
+    assert store.corpus.couplet_at("/hafez/masnavi/sh1", 9).mesra1 == long[9][0]
     # changed: replaced in parts, never a half-old poem left behind; unchanged: nothing written
     long[4] = ("مصراع دیگر", "که جای بیت پنجم آمد")
     write_poem(root, "hafez", "masnavi/sh1", long)
     p = import_corpus(store, root)
-    assert (p.updated, p.unchanged) == (1, 7) and store.couplet_at("/hafez/masnavi/sh1", 4).mesra1 == "مصراع دیگر"
-    assert store.corpus_stats()["couplets"] == 28
+    assert (p.updated, p.unchanged) == (1, 7)
+    assert store.corpus.couplet_at("/hafez/masnavi/sh1", 4).mesra1 == "مصراع دیگر"
+    assert store.corpus.corpus_stats()["couplets"] == 28
     again = import_corpus(store, root)
     assert (again.updated, again.unchanged, again.couplets) == (0, 8, 0)
 
@@ -452,9 +455,9 @@ def test_no_transaction_that_writes_couplets_merges_the_index(store, tmp_path, m
     assert p.transactions == len(seen) and p.longest_lock > 0
     assert state()[1] == 1  # merged into one segment at the end
     store.conn.execute("INSERT INTO corpus_fts (corpus_fts) VALUES ('integrity-check')")
-    assert [c.couplet for c in store.search_couplets("مثنوی نخست بیت 7")] == [7]
+    assert [c.couplet for c in store.corpus.search_couplets("مثنوی نخست بیت 7")] == [7]
     with store.timing() as held:
-        store.mark_quoting()  # nothing changed: nothing written
+        store.corpus.mark_quoting()  # nothing changed: nothing written
     assert held == []
     # unchanged: nothing written, nothing merged; a changed poem: its old couplets deleted and
     # the new ones written in one transaction, one statement each
@@ -464,8 +467,9 @@ def test_no_transaction_that_writes_couplets_merges_the_index(store, tmp_path, m
     p = import_corpus(store, root)
     assert p.updated == 1 and [a - b for couplets, b, a in seen if couplets] == [2]
     store.conn.execute("INSERT INTO corpus_fts (corpus_fts) VALUES ('integrity-check')")
-    assert [c.poem for c in store.search_couplets("مصراعی تازه")] == ["/saadi/extra/sh0"]
-    assert "/saadi/extra/sh0" not in {c.poem for c in store.search_couplets("بیت 0 نخست")}  # the old text is gone
+    assert [c.poem for c in store.corpus.search_couplets("مصراعی تازه")] == ["/saadi/extra/sh0"]
+    # the old text is gone
+    assert "/saadi/extra/sh0" not in {c.poem for c in store.corpus.search_couplets("بیت 0 نخست")}
 
 
 def test_a_killed_long_poem_is_replaced_by_the_next_import(store, tmp_path, monkeypatch):
@@ -499,7 +503,7 @@ def test_a_killed_long_poem_is_replaced_by_the_next_import(store, tmp_path, monk
         "SELECT sha256 LIKE 'pending %' FROM corpus_poems WHERE path = '/hafez/masnavi/sh1'").fetchone()) == (1,)
     monkeypatch.setattr(ganjoor, "BATCH_COUPLETS", 3)
     p = import_corpus(store, root)
-    assert p.updated == 1 and store.couplet_at("/hafez/masnavi/sh1", 9) is not None
+    assert p.updated == 1 and store.corpus.couplet_at("/hafez/masnavi/sh1", 9) is not None
     assert tuple(store.conn.execute("SELECT COUNT(*) FROM corpus_couplets c JOIN corpus_poems p ON p.id = c.poem_id "
                                     "WHERE p.path = '/hafez/masnavi/sh1'").fetchone()) == (10,)
 

@@ -19,19 +19,20 @@ def db(tmp_path):
     the key (bulk-acceptable), q-f unlabelled."""
     path = tmp_path / "curate.db"
     with Store(path) as s:
-        s.add_questions([Question(uid=f"q-{c}", options=[Option(i, a, b) for i, (a, b) in enumerate(couplets(n), 1)],
-                                  key=1, status="ready") for n, c in enumerate("abcdef")])
+        s.questions.add_questions([Question(uid=f"q-{c}", options=[Option(i, a, b)
+                                                                   for i, (a, b) in enumerate(couplets(n), 1)],
+                                            key=1, status="ready") for n, c in enumerate("abcdef")])
         for uid, ali, sara in (("q-a", 1, 2), ("q-b", 3, 3), ("q-d", 1, 1), ("q-e", 1, 1)):
-            s.add_label(uid, "ali", ali)
-            s.add_label(uid, "sara", sara)
-        s.add_label("q-c", "ali", 1)
-        s.add_label("q-c", "sara", flag=FLAG)
+            s.labels.add_label(uid, "ali", ali)
+            s.labels.add_label(uid, "sara", sara)
+        s.labels.add_label("q-c", "ali", 1)
+        s.labels.add_label("q-c", "sara", flag=FLAG)
     return str(path)
 
 
 def statuses(db) -> dict[str, str]:
     with Store(db) as s:
-        return {q.uid: q.status for q in s.questions()}
+        return {q.uid: q.status for q in s.questions.questions()}
 
 
 def test_agreeing_accepts_what_the_screen_would(db, capsys):
@@ -44,7 +45,7 @@ def test_agreeing_accepts_what_the_screen_would(db, capsys):
     st = statuses(db)
     assert st["q-d"] == st["q-e"] == "curated" and st["q-a"] == st["q-b"] == st["q-c"] == "ready"
     with Store(db) as s:
-        (adj,) = s.adjudications("q-d")
+        (adj,) = s.curation.adjudications("q-d")
     assert (adj.adjudicator, adj.decision, adj.key, adj.reason) == ("mina", "accept", 1, BULK_REASON)
     assert main(["--db", db, "curate", "--agreeing", "--annotator", "mina"]) == 0  # nothing left
     assert "accepted the key of 0 question(s)" in capsys.readouterr().out
@@ -59,7 +60,7 @@ def test_named_flagged_question_is_refused_unless_forced(db, capsys):
     st = statuses(db)
     assert st["q-c"] == st["q-d"] == "curated"
     with Store(db) as s:
-        (adj,) = s.adjudications("q-c")
+        (adj,) = s.curation.adjudications("q-c")
     assert adj.adjudicator == "mina" and "forced over: flagged by sara" in adj.reason
     assert main(["--db", db, "curate", "q-d", "--annotator", "mina"]) == 0
     assert "skipped q-d: already curated" in capsys.readouterr().out
@@ -73,6 +74,6 @@ def test_bad_requests_are_one_line(db, capsys):
     assert main(["--db", db, "curate", "q-nope", "--annotator", "mina"]) == 1
     assert "refused q-nope: no such question" in capsys.readouterr().out
     with Store(db) as s:
-        s.adjudicate("q-f", "ali", "retire", reason="weak")
+        s.curation.adjudicate("q-f", "ali", "retire", reason="weak")
     assert main(["--db", db, "curate", "q-f", "--annotator", "mina", "--force"]) == 1
     assert "refused q-f: retired" in capsys.readouterr().out

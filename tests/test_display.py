@@ -60,7 +60,7 @@ def hostile_db(tmp_path):
         q = make_question("q-evil", category="عشق" + HOSTILE, source_name="src" + OSC_TITLE,
                           source_id="7" + HOSTILE)
         q.options[0].mesra1 = f"می{ZWNJ}رود {HOSTILE} دلِ"
-        s.add_questions([q, make_question("q-2", key=2, couplets=[(f"{a} ۲", b) for a, b in q_couplets()])])
+        s.questions.add_questions([q, make_question("q-2", key=2, couplets=[(f"{a} ۲", b) for a, b in q_couplets()])])
     return db
 
 
@@ -91,7 +91,7 @@ def test_cli_output_has_no_raw_controls(hostile_db, tmp_path):
     assert "␛]0;pwned␇".encode() in seen  # shown, not obeyed
     # the stored text is unchanged
     with Store(db) as s:
-        q = s.get_question("q-evil")
+        q = s.questions.get_question("q-evil")
         assert q.options[0].mesra1 == f"می{ZWNJ}رود {HOSTILE} دلِ" and q.source_id == "7" + HOSTILE
 
 
@@ -106,8 +106,8 @@ def test_model_name_and_endpoint_error_are_shown_safely(hostile_db, tmp_path):
     code, out = cli("--db", str(hostile_db), "runs", cwd=tmp_path)
     assert code == 0 and not RAW.search(out) and "m␛[31mevil␇".encode() in out
     with Store(hostile_db) as s:  # the endpoint's message is stored as received
-        run = s.run_summaries()[0].run
-        assert any(error in (p.error or "") for p in s.predictions(run.id))
+        run = s.runs.run_summaries()[0].run
+        assert any(error in (p.error or "") for p in s.runs.predictions(run.id))
 
 
 def test_in_process_main_sanitizes_and_restores_streams(hostile_db, capsys):

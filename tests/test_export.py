@@ -13,7 +13,7 @@ ZWNJ = "\u200c"
 
 
 def fill(store):
-    store.add_questions([
+    store.questions.add_questions([
         make_question("q-b", category="عشق", explanation=f"سه بیت از عشق می{ZWNJ}گویند.",
                       tags=["t1"], source_name="book", source_id="6", author="ali",
                       created_at="2026-01-01T00:00:00Z"),

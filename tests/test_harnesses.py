@@ -30,8 +30,8 @@ def release(tmp_path, monkeypatch):
     db = str(tmp_path / "h.db")
     assert main(["--db", db, "sample"]) == 0
     with Store(db) as s:
-        for q in s.questions():
-            s.adjudicate(q.uid, "mina", "accept")
+        for q in s.questions.questions():
+            s.curation.adjudicate(q.uid, "mina", "accept")
     out = tmp_path / "rel" / "v1"
     assert main(["--db", db, "release", "v1", "-o", str(out)]) == 0
     return db, out
@@ -90,9 +90,9 @@ def test_inspect_runs_the_release_and_its_log_comes_back(release, tmp_path, monk
     line = capsys.readouterr().out
     assert f"accuracy {inspect_acc:.1%} against the bank's keys (Inspect's own: {inspect_acc:.1%})" in line
     with Store(db) as s:
-        (run,) = [r for r in s.runs() if r.kind == "imported"]
-        preds = {p.uid: p for p in s.predictions(run.id)}
-        keys = {q.uid: q.key for q in s.questions()}
+        (run,) = [r for r in s.runs.runs() if r.kind == "imported"]
+        preds = {p.uid: p for p in s.runs.predictions(run.id)}
+        keys = {q.uid: q.key for q in s.questions.questions()}
     assert run.model == "openai-api/local/tiny-model" and run.params["harness"] == "inspect"
     assert run.params["inspect_accuracy"] == inspect_acc
     assert sum(p.usable == keys[u] for u, p in preds.items()) / len(preds) == inspect_acc
@@ -116,8 +116,8 @@ def test_inspect_json_log_reads_without_inspect_installed(release, tmp_path, mon
     assert main(["--db", db, "import-predictions", log.location]) == 0
     assert f"(Inspect's own: {acc:.1%})" in capsys.readouterr().out
     with Store(db) as s:
-        (run,) = [r for r in s.runs() if r.kind == "imported"]
-        assert len(s.predictions(run.id)) == 16
+        (run,) = [r for r in s.runs.runs() if r.kind == "imported"]
+        assert len(s.runs.predictions(run.id)) == 16
 
 
 @pytest.mark.parametrize("installed", [True, False])
@@ -308,8 +308,8 @@ def test_lm_eval_samples_import_as_a_run(release, tmp_path, capsys, kind):
     assert main(["--db", db, "import-predictions", str(path)]) == 0
     assert f"accuracy {expected:.1%} against the bank's keys (lm-eval's own: {expected:.1%})" in capsys.readouterr().out
     with Store(db) as s:
-        (run,) = [r for r in s.runs() if r.kind == "imported"]
-        preds = s.predictions(run.id)
+        (run,) = [r for r in s.runs.runs() if r.kind == "imported"]
+        preds = s.runs.predictions(run.id)
     assert run.model == "local/tiny" and run.params["harness"] == "lm-eval" and len(preds) == len(records)
     if kind == "mc":
         assert all(len(p.scores) == 4 and p.predicted == p.scores.index(max(p.scores)) + 1 for p in preds)

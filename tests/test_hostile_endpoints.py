@@ -67,9 +67,9 @@ def test_hostile_vectors_fail_the_run_with_a_reason_never_a_traceback(bank, case
     with LLMServer(lambda body, n: embeddings(body, vector)) as server:
         with pytest.raises(RunError, match=reason):
             run_embedding(bank, EmbedRunSpec(model="openai:e", base_url=server.url))
-    (run,) = bank.runs()
+    (run,) = bank.runs.runs()
     assert run.status == "failed" and reason in run.reason
-    assert bank.predictions(run.id) == []
+    assert bank.runs.predictions(run.id) == []
 
 
 @pytest.mark.parametrize("reply, reason", [
@@ -82,7 +82,7 @@ def test_embedding_replies_that_are_not_embeddings_fail_cleanly(bank, reply, rea
     with LLMServer(lambda body, n: reply) as server:
         with pytest.raises(RunError, match=reason):
             run_embedding(bank, EmbedRunSpec(model="openai:e", base_url=server.url))
-    assert bank.runs()[0].status == "failed"
+    assert bank.runs.runs()[0].status == "failed"
 
 
 def test_embedding_url_password_and_echoed_credentials_are_never_stored_or_printed(bank, capsys):
@@ -157,7 +157,7 @@ def test_echoed_basic_credentials_are_redacted(bank, capsys):
 def test_a_200_that_is_not_a_completion_says_what_it_was(bank, reply, reason):
     r, p = run(bank, lambda body, n: reply)
     assert p.status == "failed"
-    errors = {x.error for x in bank.predictions(r.id)}
+    errors = {x.error for x in bank.runs.predictions(r.id)}
     assert len(errors) == 1 and reason in errors.pop()
 
 
@@ -169,12 +169,12 @@ def test_usage_of_the_wrong_shape_is_named_not_silently_dropped(bank):
 
     r, p = run(bank, script)
     assert p.status == "done"
-    assert all(x.error == "usage text 'lots' ignored" and x.tokens_in is None for x in bank.predictions(r.id))
+    assert all(x.error == "usage text 'lots' ignored" and x.tokens_in is None for x in bank.runs.predictions(r.id))
 
 
 def test_a_message_that_is_text_is_named_as_such(bank):
     r, p = run(bank, lambda body, n: Reply(body={"choices": ["Answer: 2"]}))
-    assert "choices[0] should be an object, got text 'Answer: 2'" in bank.predictions(r.id)[0].error
+    assert "choices[0] should be an object, got text 'Answer: 2'" in bank.runs.predictions(r.id)[0].error
 
 
 def test_a_limited_resume_of_failed_items_reports_the_run_as_stored(bank, capsys):
@@ -186,7 +186,7 @@ def test_a_limited_resume_of_failed_items_reports_the_run_as_stored(bank, capsys
         code = main(["--db", str(bank.path), "run", "llm", "--resume", str(r.id), "--base-url", server.url,
                      "--retry-errors", "--limit", "1"])
     out, err = capsys.readouterr()
-    summary = bank.run_summaries()[0]
+    summary = bank.runs.run_summaries()[0]
     assert (summary.done, summary.errors) == (6, 5)
     assert "6/6 predictions" in out and "api errors 5" in out, out
     assert code == 0 and "--retry-errors asks them again" in err
@@ -194,13 +194,13 @@ def test_a_limited_resume_of_failed_items_reports_the_run_as_stored(bank, capsys
 
 def test_resuming_a_failed_run_without_retry_errors_keeps_its_reason_and_says_how(bank, capsys):
     r, p = run(bank, lambda body, n: Reply(500, {"error": {"message": "down"}}), max_failures=100)
-    reason = bank.get_run(r.id).reason
+    reason = bank.runs.get_run(r.id).reason
     assert "last: q-" in reason and "down" in reason
     with LLMServer(lambda body, n: chat("Answer: 1")) as server:
         code = main(["--db", str(bank.path), "run", "llm", "--resume", str(r.id), "--base-url", server.url])
     out, err = capsys.readouterr()
     assert code == 1
-    assert "down" in bank.get_run(r.id).reason and "last: )" not in bank.get_run(r.id).reason
+    assert "down" in bank.runs.get_run(r.id).reason and "last: )" not in bank.runs.get_run(r.id).reason
     assert "--retry-errors" in err
 
 
@@ -209,16 +209,16 @@ def test_vectors_from_the_endpoint_keep_the_scores_finite(bank):
     with LLMServer(lambda body, n: embeddings(body, lambda i: [1e30 * (1 + i % 3), 1e30, 1.0])) as server:
         p = run_embedding(bank, EmbedRunSpec(model="openai:e", base_url=server.url))
     assert p.status == "done"
-    assert all(np.isfinite(x.scores).all() for x in bank.predictions(p.run_id))
+    assert all(np.isfinite(x.scores).all() for x in bank.runs.predictions(p.run_id))
 
 
 def test_a_limited_resume_of_failed_judgments_reports_the_run_as_stored(store, capsys):
     from persian_tui.judging.run import create_judge_run, execute_judge_run
     from persian_tui.models import Prediction
 
-    store.add_questions([make_question(f"j-{i}", couplets=couplets(i), key=1) for i in range(5)])
-    target = store.create_run("llm", "x", {}, status="done",
-                              predictions=[Prediction(f"j-{i}", 2, "ok", raw_output="2") for i in range(5)])
+    store.questions.add_questions([make_question(f"j-{i}", couplets=couplets(i), key=1) for i in range(5)])
+    target = store.runs.create_run("llm", "x", {}, status="done",
+                                   predictions=[Prediction(f"j-{i}", 2, "ok", raw_output="2") for i in range(5)])
     with LLMServer(lambda body, n: Reply(500, {"error": {"message": "down"}})) as server:
         jrun = create_judge_run(store, LLMRunSpec(base_url=server.url, model="j", max_retries=0), target.id)
         p = asyncio.run(execute_judge_run(store.path, jrun.id))
@@ -238,7 +238,7 @@ def test_a_huge_reply_is_stored_cut_in_the_middle_with_a_note(bank):
 
     huge = "x" * (3 * MAX_REPLY_CHARS) + "\nAnswer: 2"
     r, p = run(bank, lambda body, n: chat(huge), limit=2)
-    rows = bank.predictions(r.id)
+    rows = bank.runs.predictions(r.id)
     assert p.status == "done" and all(x.predicted == 2 for x in rows)
     assert all(len(x.raw_output) <= MAX_REPLY_CHARS + 100 and x.raw_output.endswith("Answer: 2") for x in rows)
     assert all("cut" in x.error and str(len(huge)) in x.error for x in rows)
@@ -253,7 +253,7 @@ def test_a_structured_output_refusal_is_stored_as_a_refusal(bank):
         return reply
 
     r, p = run(bank, script, limit=2, strategy="json")
-    rows = bank.predictions(r.id)
+    rows = bank.runs.predictions(r.id)
     assert all(x.parse_status == "refusal" and "can't help" in x.raw_output for x in rows)
 
 
@@ -270,14 +270,14 @@ def test_an_endpoint_that_keeps_failing_trips_the_breaker_too(bank, status, mess
     r, p = run(bank, lambda body, n: Reply(status, {"error": {"message": message}}, headers={"Retry-After": "0"}),
                concurrency=1, max_failures=3, max_retries=1)
     assert p.status == "failed" and p.done == 3
-    assert bank.get_run(r.id).reason.startswith(f"endpoint failing: 3 failures in a row (last: HTTP {status}")
+    assert bank.runs.get_run(r.id).reason.startswith(f"endpoint failing: 3 failures in a row (last: HTTP {status}")
 
 
 def test_item_specific_rejections_do_not_trip_the_breaker(bank):
     """A 400 (a prompt too long for the context, a content filter) is about the item."""
     r, p = run(bank, lambda body, n: Reply(400, {"error": {"message": "context length exceeded"}}),
                concurrency=1, max_failures=2)
-    assert p.done == 6 and p.status == "failed" and "no request succeeded" in bank.get_run(r.id).reason
+    assert p.done == 6 and p.status == "failed" and "no request succeeded" in bank.runs.get_run(r.id).reason
 
 
 def test_a_run_being_worked_on_cannot_be_deleted_from_under_it(bank, capsys):
@@ -294,15 +294,15 @@ def test_a_run_being_worked_on_cannot_be_deleted_from_under_it(bank, capsys):
     worker = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])  # killed below
     try:
         holder = f"{worker.pid}@{socket.gethostname()}"
-        bank.take_lease(r.id, 3600, holder=holder)  # held for the whole test, however slow the machine
+        bank.runs.take_lease(r.id, 3600, holder=holder)  # held for the whole test, however slow the machine
         assert main(["--db", str(bank.path), "runs", "delete", str(r.id), "--yes"]) == 1
         assert f"being worked on by process {holder}" in capsys.readouterr().err
         with pytest.raises(LeaseHeld):
-            bank.delete_run(r.id)
-        assert bank.get_run(r.id) is not None and len(bank.predictions(r.id)) == 2
-        bank.release_lease(r.id, holder=holder)
+            bank.runs.delete_run(r.id)
+        assert bank.runs.get_run(r.id) is not None and len(bank.runs.predictions(r.id)) == 2
+        bank.runs.release_lease(r.id, holder=holder)
         assert main(["--db", str(bank.path), "runs", "delete", str(r.id), "--yes"]) == 0
-        assert bank.get_run(r.id) is None
+        assert bank.runs.get_run(r.id) is None
     finally:
         worker.kill()
         worker.wait()
@@ -316,15 +316,15 @@ def test_a_run_being_worked_on_cannot_be_deleted_from_under_it(bank, capsys):
 def test_lone_surrogates_in_a_reply_are_replaced_not_a_crash(bank, reply, field):
     """"\\ud800" is valid JSON but not storable text: one such reply crashed the whole run."""
     r, p = run(bank, lambda body, n: reply, limit=2, max_failures=100)
-    rows = bank.predictions(r.id)
+    rows = bank.runs.predictions(r.id)
     assert len(rows) == 2 and all("\ufffd" in getattr(x, field) for x in rows)
-    assert p.status in ("done", "failed") and "UnicodeEncodeError" not in (bank.get_run(r.id).reason or "")
+    assert p.status in ("done", "failed") and "UnicodeEncodeError" not in (bank.runs.get_run(r.id).reason or "")
 
 
 def test_a_reply_that_cannot_be_decoded_names_the_cause(bank):
     reply = Reply(body=b"not gzip at all", headers={"content-encoding": "gzip"})
     r, p = run(bank, lambda body, n: reply, limit=1)
-    assert "decompress" in bank.predictions(r.id)[0].error
+    assert "decompress" in bank.runs.predictions(r.id)[0].error
 
 
 # ------------------------------------------------------------------ JSON input files, same hostility
@@ -347,7 +347,7 @@ def test_json_input_with_lone_surrogates_is_a_one_line_error_never_a_traceback(t
     out, err = capsys.readouterr()
     assert "Traceback" not in out + err and "line 2" in out + err and "surrogate" in out + err
     with Store(db) as s:
-        assert [q.uid for q in s.questions(statuses=("draft", "ready", "curated"))] == ["s-0"]
+        assert [q.uid for q in s.questions.questions(statuses=("draft", "ready", "curated"))] == ["s-0"]
     labels = tmp_path / "labels.jsonl"
     labels.write_text('{"uid": "s-0", "annotator": "a\\udc00", "answer": 1}\n', encoding="utf-8")
     main(["--db", db, "import-labels", str(labels)])

@@ -24,7 +24,7 @@ OPTIONS = '["a b - c d", "e f - g h", "i j - k l", "m n - o p"]'
 def db(tmp_path):
     path = tmp_path / "t.db"
     with Store(path) as s:
-        s.add_questions([make_question("q-1", source_name="book", source_id="6")])
+        s.questions.add_questions([make_question("q-1", source_name="book", source_id="6")])
     return str(path)
 
 
@@ -37,7 +37,7 @@ def run(db, capsys, *args) -> tuple[int, str]:
 
 def unchanged(db) -> bool:
     with Store(db) as s:
-        return (s.counts().total, len(s.labels()), len(s.runs())) == (1, 0, 0)
+        return (s.questions.counts().total, len(s.labels.labels()), len(s.runs.runs())) == (1, 0, 0)
 
 
 CASES = {
@@ -116,7 +116,7 @@ def test_a_file_name_that_is_not_utf8_nor_clean(db, tmp_path, capsys):
     out = capsys.readouterr().out
     assert code == 0 and "\x1b" not in out and "␛[2J" in out
     with Store(db) as s:
-        (q,) = [q for q in s.questions() if q.uid != "q-1"]
+        (q,) = [q for q in s.questions.questions() if q.uid != "q-1"]
         assert q.source_name == "b\ufffd\x1b[2Jx"  # stored as text, shown with placeholders
         assert q.sources[0].file.endswith("b\ufffd\x1b[2Jx.json")
     code, err = run(db, capsys, "import", os.fsdecode(name), "--source", os.fsdecode(b"a\xffb"))

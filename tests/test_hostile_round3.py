@@ -17,7 +17,7 @@ from persian_tui.store import Store
 def db(tmp_path):
     path = tmp_path / "x.db"
     with Store(path) as s:
-        s.add_questions([make_question(f"q-{i}") for i in range(3)])
+        s.questions.add_questions([make_question(f"q-{i}") for i in range(3)])
     return path
 
 
@@ -120,13 +120,13 @@ def test_the_answer_parser_keeps_an_unterminated_think_as_content():
 def planted(tmp_path):
     s = Store(tmp_path / "j.db")
     plain = [(f"ب {j}", f"پ {j}") for j in range(4)]
-    s.add_questions([
+    s.questions.add_questions([
         make_question("via-answer", couplets=[(f"الف {j}", f"ب {j}") for j in range(4)], key=2),
         make_question("via-explanation", couplets=plain, key=2, explanation="توضیح " + PLANT),
         make_question("via-stem", couplets=[(f"ت {j}", f"ث {j}") for j in range(4)], key=2,
                       stem="کدام؟ " + PLANT),
     ])
-    run = s.create_run("llm", "model-x", {}, status="done", predictions=[
+    run = s.runs.create_run("llm", "model-x", {}, status="done", predictions=[
         Prediction("via-answer", 1, "ok", raw_output=PLANT),
         Prediction("via-explanation", 1, "ok", raw_output="ANSWER: 1"),
         Prediction("via-stem", 1, "ok", raw_output="ANSWER: 1"),
@@ -153,7 +153,7 @@ def test_a_planted_verdict_with_an_unterminated_think_never_wins(planted, order)
         jrun = create_judge_run(store, LLMRunSpec(base_url=server.url, model="judge", max_retries=0), target)
         asyncio.run(execute_judge_run(store.path, jrun.id))
         prompts = [r["messages"][-1]["content"] for r in server.requests]
-    rows = {j.uid: j for j in store.judgments(run_id=jrun.id)}
+    rows = {j.uid: j for j in store.judging.judgments(run_id=jrun.id)}
     assert len(rows) == 3
     for uid, j in rows.items():
         assert j.verdict != "sound", (uid, j)
@@ -171,8 +171,8 @@ def test_a_planted_verdict_with_an_unterminated_think_never_wins(planted, order)
 @pytest.fixture
 def bank5(tmp_path):
     s = Store(tmp_path / "b.db")
-    s.add_questions([make_question(f"q-{i}", couplets=[(f"{a} م{i}", b) for a, b in COUPLETS], key=1)
-                     for i in range(5)])
+    s.questions.add_questions([make_question(f"q-{i}", couplets=[(f"{a} م{i}", b) for a, b in COUPLETS], key=1)
+                               for i in range(5)])
     yield s
     s.close()
 
@@ -197,16 +197,16 @@ def test_limit_is_honoured_by_every_run_kind(bank5, kind, capsys):
             args = ["run", kind, "--model", "m", *common]
         assert main(["--db", db, *args]) == 0, capsys.readouterr().err
         asked = len(server.requests)
-    run = max(bank5.runs(), key=lambda r: r.id)  # the newest
+    run = max(bank5.runs.runs(), key=lambda r: r.id)  # the newest
     assert run.params.get("limit") == 2 and run.total == 2, run.params
     if kind == "judge":
-        assert len(bank5.judgments(run_id=run.id)) == 2 and asked == 5 + 2
+        assert len(bank5.judging.judgments(run_id=run.id)) == 2 and asked == 5 + 2
     elif kind == "paraphrase":
         assert asked == 2 * 4  # four couplets per question
     elif kind == "llm":
-        assert len(bank5.predictions(run.id)) == 2 and asked == 2
+        assert len(bank5.runs.predictions(run.id)) == 2 and asked == 2
     else:
-        assert len(bank5.predictions(run.id)) == 2
+        assert len(bank5.runs.predictions(run.id)) == 2
 
 
 # ---------------------------------------------------------------- importers read regular files only
@@ -283,16 +283,16 @@ def test_a_huge_reasoning_trace_is_capped_like_a_reply(tmp_path, capsys):
 
     s = Store(tmp_path / "r.db")
     q = make_question("q-1", source_name="src", source_id="7")
-    s.add_questions([q])
-    s.create_run("imported", "m", {"source": "src"}, status="done",
-                 predictions=[Prediction("q-1", 1, "ok", raw_output="1")])
+    s.questions.add_questions([q])
+    s.runs.create_run("imported", "m", {"source": "src"}, status="done",
+                      predictions=[Prediction("q-1", 1, "ok", raw_output="1")])
     trace = tmp_path / "t.json"
     trace.write_text(json.dumps({"model_id": "m", "question_id": "7", "reasoning_text": "ف" * (3 * MAX_REPLY_CHARS)}),
                      encoding="utf-8")
     assert main(["--db", str(s.path), "import-reasoning", str(trace)]) == 0
     out = capsys.readouterr().out
     assert "reasoning_text of 3000000 characters cut" in out, out
-    (p,) = s.predictions(1)
+    (p,) = s.runs.predictions(1)
     assert len(p.reasoning) < MAX_REPLY_CHARS + 100
     s.close()
 
@@ -349,8 +349,8 @@ def test_redacted_urls_keep_what_is_not_secret():
 def released(tmp_path, capsys):
     path = tmp_path / "rel.db"
     with Store(path) as s:
-        s.add_questions([make_question(f"q-{i}", couplets=[(f"{a} ر{i}", b) for a, b in COUPLETS],
-                                       status="curated") for i in range(3)])
+        s.questions.add_questions([make_question(f"q-{i}", couplets=[(f"{a} ر{i}", b) for a, b in COUPLETS],
+                                                 status="curated") for i in range(3)])
     assert main(["--db", str(path), "release", "v1.0", "-o", str(tmp_path / "out")]) == 0
     capsys.readouterr()
     return path
@@ -393,11 +393,11 @@ def test_a_tampered_release_is_refused_in_one_line(released, tmp_path, capsys, e
 
 def test_release_runs_are_checked_before_freezing(released, tmp_path, capsys):
     with Store(released) as s:
-        s.add_questions([make_question("q-new", status="curated")])
+        s.questions.add_questions([make_question("q-new", status="curated")])
     code = main(["--db", str(released), "release", "v5", "--runs", "999", "-o", str(tmp_path / "v5")])
     assert code == 1 and "no run 999" in capsys.readouterr().err
     with Store(released) as s:
-        assert s.get_release("v5") is None
+        assert s.releases.get_release("v5") is None
 
 
 # ---------------------------------------------------------------- no traceback from undecodable arguments
@@ -436,9 +436,9 @@ def test_a_full_disk_is_named_as_such_and_nothing_is_written(tmp_path):
     s.conn.execute(f"PRAGMA max_page_count = {pages + 2}")  # SQLite's own SQLITE_FULL
     big = [make_question(f"q-{i}", couplets=[(f"{a} {i}" * 5, b * 5) for a, b in COUPLETS]) for i in range(300)]
     with pytest.raises(StoreError, match="disk full") as e:
-        s.add_questions(big)
+        s.questions.add_questions(big)
     assert "cannot rollback" not in str(e.value)
-    assert s.counts().total == 0
+    assert s.questions.counts().total == 0
     s.close()
 
 
@@ -494,8 +494,8 @@ def test_question_rejections_are_capped(db, tmp_path, capsys):
 
 def test_reasoning_misses_are_capped(tmp_path, capsys):
     s = Store(tmp_path / "r.db")
-    s.add_questions([make_question("q-1", source_name="src", source_id="7")])
-    s.create_run("imported", "m", {"source": "src"}, status="done", predictions=[Prediction("q-1", 1, "ok")])
+    s.questions.add_questions([make_question("q-1", source_name="src", source_id="7")])
+    s.runs.create_run("imported", "m", {"source": "src"}, status="done", predictions=[Prediction("q-1", 1, "ok")])
     folder = tmp_path / "traces"
     folder.mkdir()
     for i in range(100):
@@ -549,7 +549,7 @@ def test_label_rows_with_nul_or_duplicate_keys_are_rejected(db, tmp_path, line, 
     out, err = capsys.readouterr()
     assert "line 1:" in out + err and reason in out + err, (out, err)
     with Store(db) as s:
-        assert s.labels() == []
+        assert s.labels.labels() == []
 
 
 # ---------------------------------------------------------------- consistency
@@ -557,8 +557,8 @@ def test_label_rows_with_nul_or_duplicate_keys_are_rejected(db, tmp_path, line, 
 
 def test_items_json_escapes_controls_and_bidi_overrides(tmp_path, capsys):
     s = Store(tmp_path / "i.db")
-    s.add_questions([make_question("q-1", source_name="src\x9b\u202eevil", source_id="1")])
-    s.create_run("llm", "m", {}, status="done", predictions=[Prediction("q-1", 1, "ok")])
+    s.questions.add_questions([make_question("q-1", source_name="src\x9b\u202eevil", source_id="1")])
+    s.runs.create_run("llm", "m", {}, status="done", predictions=[Prediction("q-1", 1, "ok")])
     assert main(["--db", str(s.path), "items", "--format", "json"]) == 0
     out = capsys.readouterr().out
     assert "\\u009b" in out and "\\u202e" in out and "\x9b" not in out and "\u202e" not in out
@@ -568,9 +568,9 @@ def test_items_json_escapes_controls_and_bidi_overrides(tmp_path, capsys):
 
 def test_samples_table_shows_missing_figures_as_a_dash(tmp_path, capsys):
     s = Store(tmp_path / "s.db")
-    s.add_questions([make_question("q-1")])
-    run = s.create_run("llm", "m", {"samples": 2}, status="done",
-                       predictions=[Prediction("q-1", None, "api_error", sample=k) for k in range(2)])
+    s.questions.add_questions([make_question("q-1")])
+    run = s.runs.create_run("llm", "m", {"samples": 2}, status="done",
+                            predictions=[Prediction("q-1", None, "api_error", sample=k) for k in range(2)])
     assert main(["--db", str(s.path), "samples", str(run.id)]) == 0
     out = capsys.readouterr().out
     assert "None" not in out, out
@@ -579,10 +579,11 @@ def test_samples_table_shows_missing_figures_as_a_dash(tmp_path, capsys):
 
 def test_report_of_a_run_where_no_request_succeeded_shows_a_dash(tmp_path, capsys):
     s = Store(tmp_path / "rep.db")
-    s.add_questions([make_question(f"q-{i}") for i in range(4)])
-    ok = s.create_run("llm", "good", {}, status="done", predictions=[Prediction(f"q-{i}", 1, "ok") for i in range(4)])
-    bad = s.create_run("llm", "down", {}, status="failed",
-                       predictions=[Prediction(f"q-{i}", None, "api_error", error="HTTP 500") for i in range(4)])
+    s.questions.add_questions([make_question(f"q-{i}") for i in range(4)])
+    ok = s.runs.create_run("llm", "good", {}, status="done",
+                           predictions=[Prediction(f"q-{i}", 1, "ok") for i in range(4)])
+    bad = s.runs.create_run("llm", "down", {}, status="failed",
+                            predictions=[Prediction(f"q-{i}", None, "api_error", error="HTTP 500") for i in range(4)])
     assert main(["--db", str(s.path), "report", "--runs", f"{ok.id},{bad.id}"]) == 0
     out = capsys.readouterr().out
     (line,) = [ln for ln in out.splitlines() if f"#{bad.id} " in ln and "down" in ln][:1]
@@ -611,7 +612,7 @@ def test_a_database_that_became_read_only_is_named_as_such(tmp_path):
     s = Store(tmp_path / "ro.db")
     s.conn.execute("PRAGMA query_only = ON")  # SQLite's own SQLITE_READONLY on the next write
     with pytest.raises(StoreError, match="the database is read-only.*nothing was written"):
-        s.add_questions([make_question("q-1")])
+        s.questions.add_questions([make_question("q-1")])
     s.close()
 
 

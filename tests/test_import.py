@@ -28,13 +28,13 @@ def test_benchmark_import_and_idempotent_reimport(store, tmp_path):
     path = write(tmp_path, "bench.json", [benchmark_item(6), benchmark_item(7, OTHER, 3)])
     plan = run(store, path)
     assert plan.counts == {"new": 2, "linked": 0, "unchanged": 0, "duplicate": 0, "conflict": 0, "rejected": 0}
-    q = store.questions_by_source("bench")["7"][0]
+    q = store.sources.questions_by_source("bench")["7"][0]
     assert q.key == 4 and q.status == "ready"
     assert (q.options[1].mesra1, q.options[1].mesra2) == OTHER[1]  # ZWNJ in گل‌های kept
-    before = [x.uid for x in store.questions()]
+    before = [x.uid for x in store.questions.questions()]
     plan = run(store, path)
     assert plan.counts["unchanged"] == 2 and plan.counts["new"] == 0
-    assert [x.uid for x in store.questions()] == before
+    assert [x.uid for x in store.questions.questions()] == before
 
 
 def test_uids_are_deterministic_across_databases(tmp_path):
@@ -45,7 +45,7 @@ def test_uids_are_deterministic_across_databases(tmp_path):
     for name in ("a.db", "b.db"):
         with Store(tmp_path / name) as s:
             run(s, path)
-            uids.append(s.uids())
+            uids.append(s.questions.uids())
     assert uids[0] == uids[1]
 
 
@@ -66,15 +66,15 @@ def test_bad_record_aborts_and_names_record(store, tmp_path, item, reason):
         run(store, path)
     msg = str(e.value)
     assert "bad.json" in msg and "record 2 (id 1)" in msg and reason in msg
-    assert store.counts().total == 0 and list(store.iter_imports()) == []
+    assert store.questions.counts().total == 0 and list(store.imports.iter_imports()) == []
 
 
 def test_skip_invalid_imports_the_rest(store, tmp_path):
     path = write(tmp_path, "bad.json", [benchmark_item(5, OTHER), {"id": 9, "options": []}])
     plan = run(store, path, skip_invalid=True)
     assert plan.counts["new"] == 1 and plan.counts["rejected"] == 1
-    assert store.counts().total == 1
-    assert next(store.iter_imports())["rejected"] == 1
+    assert store.questions.counts().total == 1
+    assert next(store.imports.iter_imports())["rejected"] == 1
 
 
 def test_malformed_json_names_file_and_line(store, tmp_path):
@@ -90,22 +90,22 @@ def test_unknown_format(store, tmp_path):
 
 def test_dry_run_plan_writes_nothing(store, tmp_path):
     plan = plan_import(store, write(tmp_path, "b.json", [benchmark_item(6)]))
-    assert plan.counts["new"] == 1 and store.counts().total == 0
+    assert plan.counts["new"] == 1 and store.questions.counts().total == 0
 
 
 def test_near_duplicate_linked_not_added(store, tmp_path):
     run(store, write(tmp_path, "a.json", [benchmark_item(6)]))
-    (first,) = store.questions()
+    (first,) = store.questions.questions()
     near = [COUPLETS[0], ("گر نور عشق حق به دل و جانت افتد", "بالله از آفتاب فلک خوب‌تر شوی"),
             COUPLETS[2], COUPLETS[3]]
     plan = run(store, write(tmp_path, "b.json", [benchmark_item(60, near), benchmark_item(7, OTHER)]))
     assert plan.counts["linked"] == 1 and plan.counts["new"] == 1
     (linked,) = plan.of("linked")
     assert "near-duplicate of q-" in linked.reason and linked.target == first.uid
-    refs = store.get_question(first.uid).references()
+    refs = store.questions.get_question(first.uid).references()
     assert [(r.name, r.id) for r in refs] == [("a", "6"), ("b", "60")]
     assert refs[1].file == str(tmp_path / "b.json") and refs[1].created_at
-    assert store.counts().total == 2
+    assert store.questions.counts().total == 2
     plan = run(store, write(tmp_path, "c.json", [benchmark_item(61, near)]), allow_duplicates=True)
     assert plan.counts["new"] == 1
 
@@ -115,7 +115,7 @@ def test_changed_key_is_a_conflict_not_an_overwrite(store, tmp_path):
     plan = run(store, write(tmp_path, "a.json", [benchmark_item(6, index=2)]))
     assert plan.counts["conflict"] == 1
     assert "stored with different key (stored 1, file 3)" in plan.of("conflict")[0].reason
-    assert [q.key for q in store.questions()] == [1]
+    assert [q.key for q in store.questions.questions()] == [1]
 
 
 def exp1(questions):
@@ -139,7 +139,7 @@ def test_exp1_needs_answers_and_reports_missing_key(store, tmp_path):
     keys = write(tmp_path, "keys.json", {"6": 2, "7": 4})
     plan = run(store, path, answers=keys)
     assert plan.counts["new"] == 2
-    assert sorted(q.key for q in store.questions()) == [2, 4]
+    assert sorted(q.key for q in store.questions.questions()) == [2, 4]
 
 
 def test_malformed_key_file(store, tmp_path):
@@ -162,7 +162,7 @@ def test_book_swaps_hemistichs_and_strips_ocr_labels(store, tmp_path):
     keys = write(tmp_path, "keys.json", {"6": 1, "7": 3})
     plan = run(store, path, answers=keys)
     assert plan.counts["new"] == 2
-    by_id = store.questions_by_source("book")
+    by_id = store.sources.questions_by_source("book")
     assert [(o.mesra1, o.mesra2) for o in by_id["6"][0].options] == COUPLETS
     # a label marks the first hemistich: those options keep the file's order, label removed
     assert [(o.mesra1, o.mesra2) for o in by_id["7"][0].options] == OTHER
@@ -180,7 +180,7 @@ def test_book_pages_are_kept_as_the_questions_source_page(store, tmp_path):
                              {"label": i, "mesra1": f"مصراع دوم تازه {i}", "mesra2": f"مصراع یکم تازه {i}"}
                              for i in range(1, 5)]}]}}]
     run(store, write(tmp_path, "book.json", data), answers=write(tmp_path, "keys.json", {"6": 1, "7": 2, "8": 3}))
-    pages = {sid: qs[0].source_page for sid, qs in store.questions_by_source("book").items()}
+    pages = {sid: qs[0].source_page for sid, qs in store.sources.questions_by_source("book").items()}
     assert pages == {"6": 12, "7": 2, "8": None}  # the file's page; else its place; a bad one: unknown
     from persian_tui.releases.export import export_jsonl
 
@@ -194,7 +194,7 @@ def test_repeated_source_id_with_different_content(store, tmp_path):
     plan = run(store, path, answers=write(tmp_path, "keys.json", {"6": 1}))
     assert plan.counts["new"] == 2
     assert any("id 6 repeats with different content" in w for w in plan.warnings)
-    stored = store.questions_by_source("book")["6"]
+    stored = store.sources.questions_by_source("book")["6"]
     assert len(stored) == 2 and {q.key for q in stored} == {None}
     assert {q.status for q in stored} == {"draft"}
     plan = run(store, path, answers=write(tmp_path, "keys.json", {"6": 1}))
@@ -216,4 +216,4 @@ def test_jsonl_errors_name_the_line(store, tmp_path):
     assert "line 3 (uid q-2): key 9 out of range 1..4" in msg
     assert "line 4: schema_version 7 is not supported" in msg
     assert "line 5 (uid q-4): status ready needs a key" in msg
-    assert store.counts().total == 0
+    assert store.questions.counts().total == 0

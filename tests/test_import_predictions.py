@@ -12,8 +12,8 @@ from persian_tui.runs.prediction_files import import_predictions
 
 @pytest.fixture
 def bank(store):
-    store.add_questions([make_question(f"q-{i}", couplets=[(f"الف {i} {j}", f"ب {i} {j}") for j in range(4)],
-                                       key=2, source_name="book", source_id=str(i)) for i in (6, 12, 14)])
+    store.questions.add_questions([make_question(f"q-{i}", couplets=[(f"الف {i} {j}", f"ب {i} {j}") for j in range(4)],
+                                                 key=2, source_name="book", source_id=str(i)) for i in (6, 12, 14)])
     return store
 
 
@@ -32,13 +32,13 @@ def test_exp6_format_one_run_per_model(bank, tmp_path):
                  ["model_name", "question_id", "model_answer", "correct_answer", "is_correct", "completion_tokens"])
     r = import_predictions(bank, path)
     assert r.runs_new == {"m/a": 2, "m/b": 2} and r.unmatched == {"99": 1} and r.invalid == 1
-    by_model = {s.run.model: s for s in bank.run_summaries()}
+    by_model = {s.run.model: s for s in bank.runs.run_summaries()}
     assert (by_model["m/a"].correct, by_model["m/a"].invalid) == (1, 1)
     assert (by_model["m/b"].correct, by_model["m/b"].done) == (1, 2)
-    empty = [p for p in bank.predictions(by_model["m/a"].run.id) if p.uid == "q-12"][0]
+    empty = [p for p in bank.runs.predictions(by_model["m/a"].run.id) if p.uid == "q-12"][0]
     assert (empty.parse_status, empty.predicted) == ("empty", None)
     assert import_predictions(bank, path).runs_unchanged == ["m/a", "m/b"]  # idempotent
-    assert len(bank.runs()) == 2
+    assert len(bank.runs.runs()) == 2
 
 
 def test_exp1_format_and_a_repeated_id(bank, tmp_path):
@@ -46,7 +46,7 @@ def test_exp1_format_and_a_repeated_id(bank, tmp_path):
                  ["model_name", "question_number", "model_answer", "completion_tokens"])
     r = import_predictions(bank, path)  # which of the two answers to "6" is ours is unknown
     assert r.ambiguous == {"6": 2} and r.runs_new == {"g": 1}
-    assert [p.uid for p in bank.predictions(bank.runs()[0].id)] == ["q-12"]
+    assert [p.uid for p in bank.runs.predictions(bank.runs.runs()[0].id)] == ["q-12"]
     bad = write(tmp_path, [["x"]], ["foo"])
     with pytest.raises(InputError, match="expected columns"):
         import_predictions(bank, bad)
@@ -57,12 +57,12 @@ def test_seed_exp6_counts_match_its_is_correct_column(store, seed):
     run_import(store, seed / "gherabat-questions-sample.json", answers=seed / "gherabat-answer-keys.json")
     source = "gherabat-questions-sample"
     r = import_predictions(store, seed / "exp6-llm-answers.csv", source=source)
-    in_bank = {q.source_id for q in store.questions()}
+    in_bank = {q.source_id for q in store.questions.questions()}
     every = list(csv.DictReader(open(seed / "exp6-llm-answers.csv", encoding="utf-8")))
     twice = {sid for sid in r.ambiguous}  # the book repeats id 6: each model answered two "6"s
     assert twice == {"6"}
     rows = [row for row in every if row["question_id"] in in_bank and row["question_id"] not in twice]
-    summaries = {s.run.model: s for s in store.run_summaries()}
+    summaries = {s.run.model: s for s in store.runs.run_summaries()}
     assert len(summaries) == len({row["model_name"] for row in rows}) == 31
     for model, s in summaries.items():
         mine = [row for row in rows if row["model_name"] == model]
@@ -89,15 +89,15 @@ def test_answer_cells_are_read_by_the_answer_parser(bank, tmp_path):
     r = import_predictions(bank, path)
     assert sorted(r.runs_new) == sorted(cells) and r.invalid == 5
     got = {}
-    for run in bank.runs():
-        (p,) = bank.predictions(run.id)
+    for run in bank.runs.runs():
+        (p,) = bank.runs.predictions(run.id)
         got[run.model] = (p.predicted, p.parse_status, p.raw_output)
     assert got["m/digit"] == (3, "ok", "۳") and got["m/letter"] == (3, "ok", "C")
     assert got["m/marker"] == (2, "ok", "Answer: 2") and got["m/word"] == (3, "ok", "گزینه سوم")
     assert got["m/junk"] == (None, "invalid", "lorem ipsum 42")  # kept with its raw cell, not dropped
     assert got["m/two"][:2] == (None, "ambiguous") and got["m/refuse"][:2] == (None, "refusal")
     assert got["m/empty"] == (None, "empty", None) and got["m/five"][:2] == (None, "invalid")
-    by_model = {s.run.model: s for s in bank.run_summaries()}
+    by_model = {s.run.model: s for s in bank.runs.run_summaries()}
     assert by_model["m/two"].invalid == 1 and by_model["m/marker"].correct == 1
 
 

@@ -10,7 +10,7 @@ from factories import make_question, together
 
 from persian_tui.cli import main
 from persian_tui.releases.export import export_jsonl
-from persian_tui.store import Store
+from persian_tui.store import Store, imports
 
 WORDS = ("دل", "عشق", "می", "ساقی", "باده", "یار", "گل", "بلبل", "شب", "ماه", "جان", "راه", "دریا",
          "کوه", "باد", "خاک", "آتش", "آب", "چشم", "زلف", "غم", "شادی", "مهر", "صبر", "خرد", "جام")
@@ -41,31 +41,31 @@ def test_four_processes_import_one_file_under_different_sources(tmp_path):
     assert [d.returncode for d in done] == [0, 0, 0, 0], [d.stderr for d in done]
     assert all("Traceback" not in d.stderr for d in done)
     with Store(db) as store:
-        assert store.counts().total == 60  # not 240: the same questions under four names
-        imports = list(store.iter_imports())
+        assert store.questions.counts().total == 60  # not 240: the same questions under four names
+        imports = list(store.imports.iter_imports())
         assert sum(i["new"] for i in imports) == 60  # the log tells the truth
         # and each question keeps the four references (s0..s3, its id), whoever stored it
-        assert sum(i["linked"] for i in imports) == 180 and store.source_counts() == (240, 60, 60)
-        q = store.questions_by_source("s3")["7"][0]
+        assert sum(i["linked"] for i in imports) == 180 and store.sources.source_counts() == (240, 60, 60)
+        q = store.sources.questions_by_source("s3")["7"][0]
         assert sorted((r.name, r.id) for r in q.references()) == [(f"s{i}", "7") for i in range(4)]
 
 
 def test_three_processes_import_one_jsonl_without_crashing(tmp_path):
     with Store(tmp_path / "a.db") as store:
-        store.add_questions([make_question(f"q-{i}", couplets(i)) for i in range(40)])
+        store.questions.add_questions([make_question(f"q-{i}", couplets(i)) for i in range(40)])
         export_jsonl(store, tmp_path / "bank.jsonl")
     db = tmp_path / "b.db"
     Store(db).close()
     done = together(db, [["import", str(tmp_path / "bank.jsonl")] for _ in range(3)])
     assert [d.returncode for d in done] == [0, 0, 0], [d.stderr for d in done]
     with Store(db) as store:
-        assert store.counts().total == 40
+        assert store.questions.counts().total == 40
 
 
 def test_two_processes_import_one_label_file(tmp_path):
     db = tmp_path / "l.db"
     with Store(db) as store:
-        store.add_questions([make_question(f"q-{i}", couplets(i)) for i in range(30)])
+        store.questions.add_questions([make_question(f"q-{i}", couplets(i)) for i in range(30)])
     labels = tmp_path / "labels.csv"
     labels.write_text("annotator,uid,answer\n" + "".join(f"{a},q-{i},{(i % 4) + 1}\n"
                                                          for a in ("ali", "sara") for i in range(30)), "utf-8")
@@ -78,15 +78,15 @@ def test_two_processes_import_one_label_file(tmp_path):
 def test_reimporting_an_older_label_file_never_reverts_later_labels(tmp_path, capsys):
     db = tmp_path / "l.db"
     with Store(db) as store:
-        store.add_questions([make_question("q-1", couplets(1))])
+        store.questions.add_questions([make_question("q-1", couplets(1))])
     old = tmp_path / "old.csv"
     old.write_text("annotator,uid,answer\nali,q-1,2\n", "utf-8")
     assert main(["--db", str(db), "import-labels", str(old)]) == 0
     with Store(db) as store:
-        store.add_label("q-1", "ali", 3)  # ali changed their mind in the TUI
+        store.labels.add_label("q-1", "ali", 3)  # ali changed their mind in the TUI
     assert main(["--db", str(db), "import-labels", str(old)]) == 0
     with Store(db) as store:
-        (label,) = store.labels("q-1")
+        (label,) = store.labels.labels("q-1")
         assert label.answer == 3
 
 
@@ -97,29 +97,29 @@ def test_every_unicode_line_separator_round_trips(tmp_path, capsys):
     tricky = [(f"مصراع{c}اول {i}", f"دوم {i}") for i, c in enumerate(SEPARATORS[:4])]
     q = make_question("q-sep", tricky, stem="".join(f"پرسش{c}" for c in SEPARATORS) + "پایان")
     with Store(tmp_path / "a.db") as store:
-        store.add_questions([q])
+        store.questions.add_questions([q])
         export_jsonl(store, tmp_path / "out.jsonl")
-        original = store.get_question("q-sep")
+        original = store.questions.get_question("q-sep")
     raw = (tmp_path / "out.jsonl").read_bytes()
     assert raw.count(b"\n") == 1  # one record, one line
     for c in "\u2028\u2029\u0085":
         assert c.encode() not in raw  # escaped: no reader splits the line there
     assert main(["--db", str(tmp_path / "b.db"), "import", str(tmp_path / "out.jsonl")]) == 0
     with Store(tmp_path / "b.db") as store:
-        back = store.get_question("q-sep")
+        back = store.questions.get_question("q-sep")
     assert back.stem == original.stem and back.options == original.options
 
 
 def test_jsonl_labels_split_on_newline_only(tmp_path):
     db = tmp_path / "l.db"
     with Store(db) as store:
-        store.add_questions([make_question("q-1", couplets(1))])
+        store.questions.add_questions([make_question("q-1", couplets(1))])
     path = tmp_path / "labels.jsonl"
     path.write_text(json.dumps({"annotator": "ali", "uid": "q-1", "answer": 2, "note": "یک\u2028دو"},
                                ensure_ascii=False) + "\n", "utf-8")
     assert main(["--db", str(db), "import-labels", str(path)]) == 0
     with Store(db) as store:
-        assert store.labels("q-1")[0].note == "یک\u2028دو"
+        assert store.labels.labels("q-1")[0].note == "یک\u2028دو"
 
 
 def test_three_processes_import_one_predictions_file(tmp_path):
@@ -127,8 +127,8 @@ def test_three_processes_import_one_predictions_file(tmp_path):
 
     db = tmp_path / "p.db"
     with Store(db) as store:
-        store.add_questions([make_question(f"q-{i}", couplets(i), key=2, source_name="book", source_id=str(i))
-                             for i in range(20)])
+        store.questions.add_questions([make_question(f"q-{i}", couplets(i), key=2, source_name="book", source_id=str(i))
+                                       for i in range(20)])
     path = tmp_path / "answers.csv"
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
@@ -138,31 +138,31 @@ def test_three_processes_import_one_predictions_file(tmp_path):
     done = together(db, [["import-predictions", str(path), "--source", "book"] for _ in range(3)])
     assert [d.returncode for d in done] == [0, 0, 0], [d.stderr for d in done]
     with Store(db) as store:
-        assert len(store.runs()) == 5  # one run per model, not 15
+        assert len(store.runs.runs()) == 5  # one run per model, not 15
         assert store.conn.execute("SELECT COUNT(*) FROM predictions").fetchone()[0] == 100
 
 
 def test_batched_writes_are_all_or_nothing(store, monkeypatch):
     qs = [make_question(f"q-{i}", couplets(i)) for i in range(7)]
     calls = {"n": 0}
-    real = type(store)._insert_rows
+    real = imports.insert_questions
 
-    def failing(self, rows):
+    def failing(conn, rows):
         calls["n"] += 1
         if calls["n"] == 3:  # the third batch fails after two were committed
             raise RuntimeError("disk full")
-        return real(self, rows)
+        return real(conn, rows)
 
-    monkeypatch.setattr(type(store), "_insert_rows", failing)
+    monkeypatch.setattr(imports, "insert_questions", failing)
     try:
-        store.add_new_questions(qs, batch=2)
+        store.imports.add_new_questions(qs, batch=2)
     except RuntimeError:
         pass
-    assert store.counts().total == 0  # the committed batches were taken back
-    monkeypatch.setattr(type(store), "_insert_rows", real)
-    done = store.add_new_questions(qs, batch=2)
-    assert done.skipped == {} and done.written == [q.uid for q in qs] and store.counts().total == 7
-    again = store.add_new_questions(qs, batch=3)
+    assert store.questions.counts().total == 0  # the committed batches were taken back
+    monkeypatch.setattr(imports, "insert_questions", real)
+    done = store.imports.add_new_questions(qs, batch=2)
+    assert done.skipped == {} and done.written == [q.uid for q in qs] and store.questions.counts().total == 7
+    again = store.imports.add_new_questions(qs, batch=3)
     assert again.written == [] and again.skipped == {q.uid: ("unchanged", q.uid) for q in qs}
 
 
@@ -184,5 +184,5 @@ def test_a_question_with_a_couplet_twice_is_rejected_or_a_dirty_draft(tmp_path, 
     assert main(["--db", str(db), "import", str(path), "--format", "benchmark", "--allow-dirty",
                  "--skip-invalid"]) == 0
     with Store(db) as store:
-        dirty = [q for q in store.questions() if "dirty" in q.tags]
-        assert len(dirty) == 1 and dirty[0].status == "draft" and store.counts().total == 2
+        dirty = [q for q in store.questions.questions() if "dirty" in q.tags]
+        assert len(dirty) == 1 and dirty[0].status == "draft" and store.questions.counts().total == 2

@@ -78,7 +78,7 @@ class Bank:
             self.answers[i][uid] = special.get(i, default)
 
     def load(self, store: Store) -> list[int]:
-        store.add_questions([_q(uid, k) for uid, k in self.keys.items()])
+        store.questions.add_questions([_q(uid, k) for uid, k in self.keys.items()])
         return [add_run(store, f"model-{i:02d}", list(a.values()), uids=list(a)) for i, a in enumerate(self.answers)]
 
     def counts(self, uid):
@@ -97,7 +97,7 @@ def bank():
 def analysed(bank, tmp_path):
     with Store(tmp_path / "bank.db") as store:
         runs = bank.load(store)
-        rows = {r.uid: r for r in item_analysis(store, store.questions(), runs)}
+        rows = {r.uid: r for r in item_analysis(store, store.questions.questions(), runs)}
         yield store, rows
 
 
@@ -187,7 +187,7 @@ def test_queue_and_bulk_accept_honour_only_the_deciding_flags(bank, analysed):
     easy = next(u for u, r in rows.items() if r.flags == ["weak_distractor"] or r.flags == ["low_discrimination"])
     for uid in (easy, "d00", "h1"):
         for who in ("ana", "bob"):
-            store.add_label(uid, who, bank.keys[uid])
+            store.labels.add_label(uid, who, bank.keys[uid])
     flags = queue_flags(store)
     assert easy not in flags and set(flags["d00"]) >= {"suspect_key", "too_hard"} and "h1" in flags
     assert "weak_distractor" not in flags["d00"] and "low_discrimination" not in flags.get("n00", {})

@@ -43,7 +43,7 @@ def _bank(store):
 
 def test_planted_wrong_key_is_flagged_suspect_key(store):
     runs = _bank(store)
-    rows = item_analysis(store, store.questions(), runs)
+    rows = item_analysis(store, store.questions.questions(), runs)
     flagged = {r.uid: r for r in rows if "suspect_key" in r.flags}
     assert list(flagged) == ["q3"]
     q3 = flagged["q3"]
@@ -62,9 +62,9 @@ def test_low_agreement_from_human_labels(store):
     from persian_tui.models import Label
 
     add_questions(store, [1, 2])
-    store.add_labels([Label("q1", "ana", 1), Label("q1", "bob", 3), Label("q2", "ana", 2),
-                      Label("q2", "bob", 2)])
-    rows = {r.uid: r for r in item_analysis(store, store.questions(), [])}
+    store.labels.add_labels([Label("q1", "ana", 1), Label("q1", "bob", 3), Label("q2", "ana", 2),
+                             Label("q2", "bob", 2)])
+    rows = {r.uid: r for r in item_analysis(store, store.questions.questions(), [])}
     assert rows["q1"].flags == ["low_agreement"] and rows["q2"].flags == []
     assert rows["q1"].humans.distractors[3] == ["bob"] and rows["q1"].humans.difficulty == 0.5
 

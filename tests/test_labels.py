@@ -8,64 +8,64 @@ from persian_tui.models import QueueScope, SourceRef
 
 @pytest.fixture
 def bank(store):
-    store.add_questions([make_question(f"q-{i}", category="عشق" if i % 2 else "قناعت") for i in range(1, 6)])
+    store.questions.add_questions([make_question(f"q-{i}", category="عشق" if i % 2 else "قناعت") for i in range(1, 6)])
     return store
 
 
 def test_later_label_supersedes_and_history_is_kept(bank):
-    bank.add_label("q-1", "ali", 2, confidence="low")
-    bank.add_label("q-1", "ali", 3, confidence="high", note="دوباره خواندم")
-    (label,) = bank.labels("q-1")
+    bank.labels.add_label("q-1", "ali", 2, confidence="low")
+    bank.labels.add_label("q-1", "ali", 3, confidence="high", note="دوباره خواندم")
+    (label,) = bank.labels.labels("q-1")
     assert (label.answer, label.confidence, label.note) == (3, "high", "دوباره خواندم")
     n = bank.conn.execute("SELECT COUNT(*) FROM annotations").fetchone()[0]
     assert n == 2  # nothing overwritten
 
 
 def test_undo_goes_back_several_steps(bank):
-    bank.add_label("q-1", "ali", 1)
-    bank.add_label("q-2", "ali", skipped=True)
-    bank.add_label("q-3", "ali", flag="دو گزینه یکسان‌اند")
-    bank.add_label("q-1", "sara", 4)
-    assert bank.undo_label("ali") == "q-3"
-    assert bank.undo_label("ali") == "q-2"
-    assert [(l.uid, l.annotator) for l in bank.labels()] == [("q-1", "ali"), ("q-1", "sara")]
-    bank.add_label("q-1", "ali", 2)
-    assert bank.undo_label("ali") == "q-1"
-    assert bank.labels("q-1", annotator="ali")[0].answer == 1  # the earlier label is back
-    assert bank.undo_label("ali") == "q-1" and bank.undo_label("ali") is None
+    bank.labels.add_label("q-1", "ali", 1)
+    bank.labels.add_label("q-2", "ali", skipped=True)
+    bank.labels.add_label("q-3", "ali", flag="دو گزینه یکسان‌اند")
+    bank.labels.add_label("q-1", "sara", 4)
+    assert bank.labels.undo_label("ali") == "q-3"
+    assert bank.labels.undo_label("ali") == "q-2"
+    assert [(l.uid, l.annotator) for l in bank.labels.labels()] == [("q-1", "ali"), ("q-1", "sara")]
+    bank.labels.add_label("q-1", "ali", 2)
+    assert bank.labels.undo_label("ali") == "q-1"
+    assert bank.labels.labels("q-1", annotator="ali")[0].answer == 1  # the earlier label is back
+    assert bank.labels.undo_label("ali") == "q-1" and bank.labels.undo_label("ali") is None
 
 
 def test_bad_labels_are_refused(bank):
     with pytest.raises(ValueError, match="out of range"):
-        bank.add_label("q-1", "ali", 5)
+        bank.labels.add_label("q-1", "ali", 5)
     with pytest.raises(ValueError, match="needs an answer"):
-        bank.add_label("q-1", "ali")
+        bank.labels.add_label("q-1", "ali")
     with pytest.raises(KeyError):
-        bank.add_label("q-x", "ali", 1)
-    assert bank.labels() == []
+        bank.labels.add_label("q-x", "ali", 1)
+    assert bank.labels.labels() == []
 
 
 def test_spread_queue_serves_fewest_labels_first_up_to_target(bank):
-    bank.add_label("q-1", "x", 1)
-    bank.add_label("q-2", "x", 1)
-    bank.add_label("q-2", "y", 1)
+    bank.labels.add_label("q-1", "x", 1)
+    bank.labels.add_label("q-2", "x", 1)
+    bank.labels.add_label("q-2", "y", 1)
     got = []
-    while (q := bank.claim_next("ali", target=2, mode="spread")) is not None:
+    while (q := bank.labels.claim_next("ali", target=2, mode="spread")) is not None:
         got.append(q.uid)
-        bank.add_label(q.uid, "ali", 1)
+        bank.labels.add_label(q.uid, "ali", 1)
     assert got == ["q-3", "q-4", "q-5", "q-1"]  # q-2 already has 2 labels
-    assert bank.progress("ali", target=2).queue_left == 0
+    assert bank.labels.progress("ali", target=2).queue_left == 0
 
 
 def test_overlap_queue_finishes_what_others_started(bank):
-    bank.add_label("q-3", "x", 1)
-    bank.add_label("q-5", "x", 2)
-    bank.add_label("q-5", "y", 2)
-    bank.add_label("q-4", "z", skipped=True)  # a skip is not an answer
+    bank.labels.add_label("q-3", "x", 1)
+    bank.labels.add_label("q-5", "x", 2)
+    bank.labels.add_label("q-5", "y", 2)
+    bank.labels.add_label("q-4", "z", skipped=True)  # a skip is not an answer
     got = []
-    while (q := bank.claim_next("ali", target=3)) is not None:
+    while (q := bank.labels.claim_next("ali", target=3)) is not None:
         got.append(q.uid)
-        bank.add_label(q.uid, "ali", 1)
+        bank.labels.add_label(q.uid, "ali", 1)
     assert got == ["q-5", "q-3", "q-1", "q-2", "q-4"]
 
 
@@ -73,15 +73,15 @@ def test_second_annotator_gets_the_first_annotators_items(bank):
     """Default queue: two people labelling at once overlap from the first item."""
     first, second = [], []
     for _ in range(3):
-        a = bank.claim_next("ali", target=2)
+        a = bank.labels.claim_next("ali", target=2)
         first.append(a.uid)
-        b = bank.claim_next("sara", target=2)
+        b = bank.labels.claim_next("sara", target=2)
         second.append(b.uid)
-        bank.add_label(a.uid, "ali", 1)
-        bank.add_label(b.uid, "sara", 1)
+        bank.labels.add_label(a.uid, "ali", 1)
+        bank.labels.add_label(b.uid, "sara", 1)
     assert second == first
     # and the one who comes later starts on what the others share, never past the target
-    c = bank.claim_next("reza", target=2)
+    c = bank.labels.claim_next("reza", target=2)
     assert c.uid not in first
 
 
@@ -89,15 +89,15 @@ def test_queue_scopes(store):
     qs = [make_question(f"q-{i}", category="عشق" if i % 2 else "قناعت", tags=["hafez"] if i < 3 else [],
                         source_name="book" if i > 3 else "exam", status="draft" if i == 5 else "ready")
           for i in range(1, 7)]
-    store.add_questions(qs)
+    store.questions.add_questions(qs)
 
     def served(scope, **kw):
         got = []
-        while (q := store.claim_next("ali", target=1, scope=scope, **kw)) is not None:
+        while (q := store.labels.claim_next("ali", target=1, scope=scope, **kw)) is not None:
             got.append(q.uid)
-            store.add_label(q.uid, "ali", 1)
+            store.labels.add_label(q.uid, "ali", 1)
         for _uid in got:  # take them back for the next scope
-            store.undo_label("ali")
+            store.labels.undo_label("ali")
         return sorted(got)
 
     assert served(QueueScope(tag="hafez")) == ["q-1", "q-2"]
@@ -106,76 +106,76 @@ def test_queue_scopes(store):
     assert served(QueueScope(status="draft")) == ["q-5"]
     assert served(QueueScope(uids=("q-6", "q-2"))) == ["q-2", "q-6"]
     assert served(QueueScope(category="عشق", source="book")) == ["q-5"]
-    assert store.progress("ali", target=1, scope=QueueScope(tag="hafez")).bank == 2
+    assert store.labels.progress("ali", target=1, scope=QueueScope(tag="hafez")).bank == 2
     # a question also known by a "book" reference (a duplicate imported from the book) is in its scope
-    store.add_new_questions([], links=[("q-1", SourceRef("book", "99"))])
+    store.imports.add_new_questions([], links=[("q-1", SourceRef("book", "99"))])
     assert served(QueueScope(source="book")) == ["q-1", "q-4", "q-5", "q-6"]
     assert served(QueueScope(source="exam")) == ["q-1", "q-2", "q-3"]
     with pytest.raises(ValueError, match="queue mode"):
-        store.claim_next("ali", mode="random")
+        store.labels.claim_next("ali", mode="random")
 
 
 def test_claims_stop_two_annotators_exceeding_target(bank):
-    first = bank.claim_next("ali", target=1)
-    second = bank.claim_next("sara", target=1)
+    first = bank.labels.claim_next("ali", target=1)
+    second = bank.labels.claim_next("sara", target=1)
     assert first.uid != second.uid
-    assert bank.claim_next("ali", target=1).uid == first.uid  # my lease is renewed, not doubled
-    assert bank.claim_next("ali", target=1, skip=(first.uid,)).uid not in (first.uid, second.uid)
+    assert bank.labels.claim_next("ali", target=1).uid == first.uid  # my lease is renewed, not doubled
+    assert bank.labels.claim_next("ali", target=1, skip=(first.uid,)).uid not in (first.uid, second.uid)
 
 
 def test_expired_claims_are_freed(bank):
     for name in ("a", "b", "c", "d", "e"):
-        assert bank.claim_next(name, target=1, lease_seconds=-1) is not None
-    assert bank.claim_next("f", target=1) is not None  # the others' leases have expired
+        assert bank.labels.claim_next(name, target=1, lease_seconds=-1) is not None
+    assert bank.labels.claim_next("f", target=1) is not None  # the others' leases have expired
 
 
 def test_progress(bank):
-    bank.add_label("q-1", "ali", 1)
-    bank.add_label("q-2", "ali", skipped=True)
-    bank.add_label("q-3", "x", 1)
-    bank.add_label("q-3", "y", 1)
-    p = bank.progress("ali", target=2)
+    bank.labels.add_label("q-1", "ali", 1)
+    bank.labels.add_label("q-2", "ali", skipped=True)
+    bank.labels.add_label("q-3", "x", 1)
+    bank.labels.add_label("q-3", "y", 1)
+    p = bank.labels.progress("ali", target=2)
     # a skip is not an answer; the bank bar counts questions at the target, not my labels
     assert (p.mine, p.skipped, p.queue_left, p.bank, p.complete) == (1, 1, 2, 5, 1)
 
 
 def test_authoring_keeps_revisions(store):
-    q = store.create_question(make_question("", status="draft", key=None), "maryam")
-    assert q.uid.startswith("q-") and store.get_question(q.uid).author == "maryam"
+    q = store.curation.create_question(make_question("", status="draft", key=None), "maryam")
+    assert q.uid.startswith("q-") and store.questions.get_question(q.uid).author == "maryam"
     q.key, q.status = 3, "ready"
     q.options[0].mesra2 = "بیفتد آن که در این ره به شتاب رود"
-    changes = store.update_question(q, "reza")
+    changes = store.curation.update_question(q, "reza")
     assert changes["key"] == [None, 3] and "options" in changes
-    assert store.update_question(q, "reza") == {}  # no change, no revision
-    revs = store.revisions(q.uid)
+    assert store.curation.update_question(q, "reza") == {}  # no change, no revision
+    revs = store.curation.revisions(q.uid)
     assert [r.author for r in revs] == ["maryam", "reza"]
-    assert store.get_question(q.uid).options[0].mesra2.endswith("به شتاب رود")
+    assert store.questions.get_question(q.uid).options[0].mesra2.endswith("به شتاب رود")
     with pytest.raises(ValueError, match="needs a key"):
         q.key = None
-        store.update_question(q, "reza")
+        store.curation.update_question(q, "reza")
 
 
 def test_adjudication_sets_key_and_status(bank):
-    a = bank.adjudicate("q-1", "judge", "key", key=4, reason="گزینه ۴ معنای مقابل دارد")
-    q = bank.get_question("q-1")
+    a = bank.curation.adjudicate("q-1", "judge", "key", key=4, reason="گزینه ۴ معنای مقابل دارد")
+    q = bank.questions.get_question("q-1")
     assert (q.key, q.status, a.decision) == (4, "curated", "key")
-    bank.adjudicate("q-2", "judge", "retire", reason="دو بیت یک معنا ندارند")
-    assert bank.get_question("q-2").status == "retired"
-    bank.adjudicate("q-3", "judge", "accept")
-    assert bank.get_question("q-3").status == "curated"
-    assert [x.decision for x in bank.adjudications()] == ["key", "retire", "accept"]
+    bank.curation.adjudicate("q-2", "judge", "retire", reason="دو بیت یک معنا ندارند")
+    assert bank.questions.get_question("q-2").status == "retired"
+    bank.curation.adjudicate("q-3", "judge", "accept")
+    assert bank.questions.get_question("q-3").status == "curated"
+    assert [x.decision for x in bank.curation.adjudications()] == ["key", "retire", "accept"]
     with pytest.raises(ValueError):
-        bank.adjudicate("q-4", "judge", "key", key=9)
-    assert bank.get_question("q-4").status == "ready"
+        bank.curation.adjudicate("q-4", "judge", "key", key=9)
+    assert bank.questions.get_question("q-4").status == "ready"
 
 
 def test_claim_a_given_item_and_renew(bank):
-    bank.add_label("q-1", "x", 1)
-    assert bank.claim("ali", "q-1", target=2)
-    assert not bank.claim("sara", "q-1", target=2)  # x's label + ali's claim fill it
-    assert bank.renew("ali") and not bank.renew("nobody")
-    bank.release("ali")
-    assert bank.claim("sara", "q-1", target=2)
+    bank.labels.add_label("q-1", "x", 1)
+    assert bank.labels.claim("ali", "q-1", target=2)
+    assert not bank.labels.claim("sara", "q-1", target=2)  # x's label + ali's claim fill it
+    assert bank.labels.renew("ali") and not bank.labels.renew("nobody")
+    bank.labels.release("ali")
+    assert bank.labels.claim("sara", "q-1", target=2)
 
 
 def test_locked_database_is_a_store_error(bank):
@@ -186,7 +186,7 @@ def test_locked_database_is_a_store_error(bank):
     bank.conn.execute("BEGIN IMMEDIATE")  # someone holds the write lock
     try:
         with pytest.raises(StoreError, match="busy"):
-            other.add_label("q-1", "ali", 1)
+            other.labels.add_label("q-1", "ali", 1)
     finally:
         bank.conn.execute("ROLLBACK")
         other.close()

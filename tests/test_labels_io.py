@@ -13,8 +13,8 @@ from persian_tui.releases.export import export_jsonl
 
 @pytest.fixture
 def bank(store):
-    store.add_questions([make_question("q-1", source_name="book", source_id="6"),
-                         make_question("q-2", key=2, source_name="book", source_id="7")])
+    store.questions.add_questions([make_question("q-1", source_name="book", source_id="6"),
+                                   make_question("q-2", key=2, source_name="book", source_id="7")])
     return store
 
 
@@ -30,7 +30,7 @@ def test_csv_labels_by_uid_and_source_id(bank, tmp_path):
     plan = plan_labels(bank, path)
     assert plan.summary() == "3 new, 0 unchanged, 0 rejected"
     apply_labels(bank, plan)
-    got = {(l.uid, l.annotator): (l.answer, l.skipped, l.confidence, l.note) for l in bank.labels()}
+    got = {(l.uid, l.annotator): (l.answer, l.skipped, l.confidence, l.note) for l in bank.labels.labels()}
     assert got == {("q-1", "ali"): (1, False, "high", None), ("q-2", "sara"): (2, False, None, "بیت دوم مبهم است"),
                    ("q-1", "reza"): (None, True, None, None)}
     assert plan_labels(bank, path).summary() == "0 new, 3 unchanged, 0 rejected"  # idempotent
@@ -52,15 +52,15 @@ def test_bad_rows_abort_with_line_numbers(bank, tmp_path):
     for part in ("line 2: malformed JSON", "line 3: no question with uid q-9", "line 4: answer 5",
                  "line 5: annotator is empty", "line 6: confidence 'sure'"):
         assert part in msg
-    assert bank.labels() == []
+    assert bank.labels.labels() == []
     apply_labels(bank, plan, skip_invalid=True)
-    assert len(bank.labels()) == 1
+    assert len(bank.labels.labels()) == 1
 
 
 def test_agreement_command(bank, tmp_path, capsys):
     for uid, a, b in (("q-1", 1, 1), ("q-2", 2, 3)):
-        bank.add_label(uid, "ali", a)
-        bank.add_label(uid, "sara", b)
+        bank.labels.add_label(uid, "ali", a)
+        bank.labels.add_label(uid, "sara", b)
     db = str(bank.path)
     assert main(["--db", db, "agreement"]) == 0
     out = capsys.readouterr().out
@@ -71,9 +71,9 @@ def test_agreement_command(bank, tmp_path, capsys):
 
 
 def test_export_with_labels_and_anonymized(bank, tmp_path):
-    bank.add_label("q-1", "sara", 1, confidence="high")
-    bank.add_label("q-1", "ali", 1)
-    bank.adjudicate("q-1", "judge", "accept", reason="همه موافق‌اند")
+    bank.labels.add_label("q-1", "sara", 1, confidence="high")
+    bank.labels.add_label("q-1", "ali", 1)
+    bank.curation.adjudicate("q-1", "judge", "accept", reason="همه موافق‌اند")
     out = tmp_path / "x.jsonl"
     export_jsonl(bank, out, with_labels=True, anonymize=True)
     first = json.loads(out.read_text("utf-8").splitlines()[0])

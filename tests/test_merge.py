@@ -1,4 +1,4 @@
-"""Concurrent edits of one question merge field by field (merge.py, Store.save_edit): what only
+"""Concurrent edits of one question merge field by field (merge.py, CurationRepo.save_edit): what only
 the other side changed is kept, a field both changed differently is a conflict, never a revert."""
 
 from __future__ import annotations
@@ -40,42 +40,42 @@ def test_fields_round_trip():
 def db(tmp_path):
     path = tmp_path / "merge.db"
     with Store(path) as s:
-        s.add_questions([make_question("q-1", key=1, stem="")])
+        s.questions.add_questions([make_question("q-1", key=1, stem="")])
     return path
 
 
 def test_the_second_save_keeps_the_first_saves_other_fields(db):
     with Store(db) as alice, Store(db) as bob:
-        loaded = alice.get_question("q-1")  # Alice opens the editor
-        bob.update_question(edited(bob.get_question("q-1"), stem="ساقه‌ی باب"), "bob")
-        saved, changes, kept = alice.save_edit(edited(loaded, key=3), "alice", loaded)
+        loaded = alice.questions.get_question("q-1")  # Alice opens the editor
+        bob.curation.update_question(edited(bob.questions.get_question("q-1"), stem="ساقه‌ی باب"), "bob")
+        saved, changes, kept = alice.curation.save_edit(edited(loaded, key=3), "alice", loaded)
         assert kept == ["stem"] and list(changes) == ["key"]
-        q = alice.get_question("q-1")
+        q = alice.questions.get_question("q-1")
     assert (q.stem, q.key) == ("ساقه‌ی باب", 3)  # Bob's stem is not reverted (ZWNJ kept)
 
 
 def test_a_real_conflict_writes_nothing(db):
     with Store(db) as alice, Store(db) as bob:
-        loaded = alice.get_question("q-1")
-        bob.update_question(edited(bob.get_question("q-1"), stem="bob", category="x"), "bob")
+        loaded = alice.questions.get_question("q-1")
+        bob.curation.update_question(edited(bob.questions.get_question("q-1"), stem="bob", category="x"), "bob")
         with pytest.raises(EditConflict) as e:
-            alice.save_edit(edited(loaded, stem="alice", key=2), "alice", loaded)
+            alice.curation.save_edit(edited(loaded, stem="alice", key=2), "alice", loaded)
         assert [(c.field, c.mine, c.theirs) for c in e.value.conflicts] == [("stem", "alice", "bob")]
         assert e.value.merged.category == "x" and e.value.merged.key == 2
-        q = alice.get_question("q-1")
+        q = alice.questions.get_question("q-1")
         assert (q.stem, q.key, q.category) == ("bob", 1, "x")
-        assert len(alice.revisions("q-1")) == 1  # Bob's only
+        assert len(alice.curation.revisions("q-1")) == 1  # Bob's only
         # choosing theirs for the stem, saved against the version read with the conflict
         chosen = with_fields(e.value.merged, {"stem": "bob"})
-        alice.save_edit(chosen, "alice", e.value.theirs)
-        q = alice.get_question("q-1")
+        alice.curation.save_edit(chosen, "alice", e.value.theirs)
+        q = alice.questions.get_question("q-1")
     assert (q.stem, q.key, q.category) == ("bob", 2, "x")
 
 
 def test_an_adjudication_meanwhile_is_kept(db):
     with Store(db) as alice, Store(db) as maryam:
-        loaded = alice.get_question("q-1")
-        maryam.adjudicate("q-1", "maryam", "key", key=2, reason="بیت دوم")
-        alice.save_edit(edited(loaded, stem="کدام بیت"), "alice", loaded)
-        q = alice.get_question("q-1")
+        loaded = alice.questions.get_question("q-1")
+        maryam.curation.adjudicate("q-1", "maryam", "key", key=2, reason="بیت دوم")
+        alice.curation.save_edit(edited(loaded, stem="کدام بیت"), "alice", loaded)
+        q = alice.questions.get_question("q-1")
     assert (q.stem, q.key, q.status) == ("کدام بیت", 2, "curated")

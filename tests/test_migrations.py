@@ -9,7 +9,9 @@ import pytest
 from persian_tui.models import Prediction, SourceRef
 from persian_tui.store import Store, StoreError
 from persian_tui.store.db import migrate
+from persian_tui.store.rows import add_source, question_id
 from persian_tui.store.schema import SCHEMA_VERSION
+from persian_tui.store.schema_dump import REGENERATE, SCHEMA_SQL, current, dump
 
 PREDICTION_AND_JUDGMENT = """
     INSERT INTO questions (id, uid, created_at, updated_at, fingerprint) VALUES (1, 'q', 't', 't', 'f');
@@ -23,8 +25,8 @@ PREDICTION_AND_JUDGMENT = """
 
 def v1_questions_upgrade_in_place(s):
     assert s.version == SCHEMA_VERSION and not s.created
-    assert [q.uid for q in s.questions()] == ["q-old"]
-    assert list(s.iter_imports()) == []  # table from migration 2 exists
+    assert [q.uid for q in s.questions.questions()] == ["q-old"]
+    assert list(s.imports.iter_imports()) == []  # table from migration 2 exists
 
 
 def v5_predictions_and_judgments_survive_the_table_rebuild(s):
@@ -43,7 +45,7 @@ def v5_predictions_and_judgments_survive_the_table_rebuild(s):
 def v8_runs_keep_their_lifecycle(s):
     assert [tuple(r) for r in s.conn.execute("SELECT kind, model, reason, archived, lease_holder FROM runs")] == [
         ("llm", "m", "why", 1, "me")]
-    assert s.create_run("baseline", "cue:poet", {}).kind == "baseline"
+    assert s.runs.create_run("baseline", "cue:poet", {}).kind == "baseline"
     with pytest.raises(sqlite3.IntegrityError):
         s.conn.execute("INSERT INTO runs (kind, model, created_at) VALUES ('bogus', 'm', 't')")
 
@@ -53,14 +55,14 @@ def v11_references_backfilled_from_the_question_columns(store):
     rows = store.conn.execute("SELECT q.uid, s.source_name, s.source_id, s.created_at FROM question_sources s "
                               "JOIN questions q ON q.id = s.question_id ORDER BY s.id").fetchall()
     assert [tuple(r) for r in rows] == [("q-a", "book", "6", "t1"), ("q-c", "exam", None, "t3")]
-    with store.tx():  # one row per (question, name, id), NULL id included
-        assert not store._add_source(store._qid("q-c"), SourceRef("exam", None), "t")
+    with store.tx() as conn:  # one row per (question, name, id), NULL id included
+        assert not add_source(conn, question_id(conn, "q-c"), SourceRef("exam", None), "t")
 
 
 def v12_predictions_and_judgments_become_sample_0(s):
     assert [tuple(r) for r in s.conn.execute("SELECT id, sample, predicted FROM predictions")] == [(7, 0, 3)]
-    assert [j.sample for j in s.judgments()] == [0]
-    s.save_predictions(1, [Prediction("q", 2, "ok", sample=1)])
+    assert [j.sample for j in s.judging.judgments()] == [0]
+    s.runs.save_predictions(1, [Prediction("q", 2, "ok", sample=1)])
     with pytest.raises(sqlite3.IntegrityError):  # (run, question, sample) is unique
         s.conn.execute("INSERT INTO predictions (run_id, question_id, sample, parse_status, created_at) "
                        "VALUES (1, 1, 1, 'ok', 't')")
@@ -69,15 +71,15 @@ def v12_predictions_and_judgments_become_sample_0(s):
 
 
 def v16_book_pages_backfilled_from_the_importers_ids(s):
-    pages = {q.uid: q.source_page for q in s.questions()}
+    pages = {q.uid: q.source_page for q in s.questions.questions()}
     assert pages == {"q-a": 12, "q-b": None, "q-c": None, "q-d": None, "q-e": 0}
-    assert s.get_question("q-a").source_id == "p12-3"  # the id itself is kept
+    assert s.questions.get_question("q-a").source_id == "p12-3"  # the id itself is kept
 
 
 def v17_the_corpus_index_is_merged_by_the_import_not_by_fts5(s):
     config = dict(tuple(r) for r in s.conn.execute("SELECT k, v FROM corpus_fts_config"))
     assert (config["automerge"], config["usermerge"], config["crisismerge"]) == (0, 16, 128)
-    assert [c.mesra1 for c in s.search_couplets("بلبل")] == ["بلبل به شاخ"]  # the old index still answers
+    assert [c.mesra1 for c in s.corpus.search_couplets("بلبل")] == ["بلبل به شاخ"]  # the old index still answers
     s.conn.execute("INSERT INTO corpus_fts (corpus_fts) VALUES ('integrity-check')")
 
 
@@ -113,6 +115,7 @@ def test_an_older_database_upgrades_and_keeps_its_rows(tmp_path, version, rows, 
     conn.close()
     with Store(path) as s:
         holds(s)
+        assert dump(s.conn) == SCHEMA_SQL.read_text("utf-8")  # upgraded to exactly the current schema
 
 
 def test_newer_file_is_refused(tmp_path):
@@ -122,3 +125,12 @@ def test_newer_file_is_refused(tmp_path):
     conn.close()
     with pytest.raises(StoreError, match="newer"):
         Store(path)
+
+
+def test_schema_sql_is_the_schema_a_new_database_gets():
+    """store/schema.sql (committed, for reading) is what every migration makes of a new database."""
+    assert SCHEMA_SQL.read_text("utf-8") == current(), f"{SCHEMA_SQL} is out of date; regenerate it: {REGENERATE}"
+
+
+def test_a_new_store_file_has_the_schema_of_schema_sql(store):
+    assert dump(store.conn) == SCHEMA_SQL.read_text("utf-8")

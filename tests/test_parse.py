@@ -249,8 +249,8 @@ def test_ambiguous_replies_are_stored_and_counted_as_unusable(store):
     from persian_tui.reports.figures import build_report
     from persian_tui.runs import LLMRunSpec, create_llm_run, execute_llm_run
 
-    store.add_questions([make_question(f"q-{i}", couplets=[(f"الف {i} {j}", f"ب {i} {j}") for j in range(4)],
-                                       key=2) for i in range(4)])
+    store.questions.add_questions([make_question(f"q-{i}", couplets=[(f"الف {i} {j}", f"ب {i} {j}") for j in range(4)],
+                                                 key=2) for i in range(4)])
     replies = {"0": "Answer: 2\nAnswer: 3", "1": "پاسخ: ۳\nچرا گزینه ۲ درست نیست؟", "2": "Answer: 2", "3": "پاسخ: ۲\nپاسخ: ۴"}  # noqa: E501
 
     def script(body, n):
@@ -260,11 +260,11 @@ def test_ambiguous_replies_are_stored_and_counted_as_unusable(store):
     with LLMServer(script) as server:
         run = create_llm_run(store, LLMRunSpec(base_url=server.url, model="m", max_retries=0))
         progress = asyncio.run(execute_llm_run(store.path, run.id))
-    preds = {p.uid: p for p in store.predictions(run.id)}
+    preds = {p.uid: p for p in store.runs.predictions(run.id)}
     assert [preds[f"q-{i}"].parse_status for i in range(4)] == ["ambiguous", "ok", "ok", "ambiguous"]
     assert preds["q-0"].predicted is None and preds["q-1"].predicted == 3
     assert (progress.correct, progress.invalid) == (1, 2)
-    (summary,) = store.run_summaries()
+    (summary,) = store.runs.run_summaries()
     assert (summary.correct, summary.invalid, summary.errors) == (1, 2, 0)
     (row,) = build_report(store).leaderboard
     assert (row.correct, row.invalid) == (1, 2)

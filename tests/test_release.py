@@ -32,10 +32,10 @@ def bank(store):
                         category=["تشبیه", "عشق"][i % 2], source_name="کنکور", source_id=str(i))
           for i in range(8)]
     qs.append(make_question("q-draft", couplets=couplets(99, first=f"می{ZWNJ}خانه"), status="draft"))
-    store.add_questions(qs)
+    store.questions.add_questions(qs)
     for i in range(8):
-        store.add_label(f"q-{i:02d}", "ann-a", i % 4 + 1)
-        store.add_label(f"q-{i:02d}", "ann-b", i % 4 + 1 if i < 6 else 1)
+        store.labels.add_label(f"q-{i:02d}", "ann-a", i % 4 + 1)
+        store.labels.add_label(f"q-{i:02d}", "ann-b", i % 4 + 1 if i < 6 else 1)
     return store
 
 
@@ -90,9 +90,9 @@ def test_a_release_builds_twice_to_identical_bytes_and_reads_back(bank, tmp_path
 def test_a_release_is_immutable_and_its_name_unique(bank, tmp_path):
     build_release(bank, "v1", tmp_path / "v1")
     before = files_of(tmp_path / "v1")
-    q = bank.get_question("q-03")
+    q = bank.questions.get_question("q-03")
     q.explanation = "تغییر"
-    bank.update_question(q, "editor")
+    bank.curation.update_question(q, "editor")
     with pytest.raises(ReleaseExists, match="1 changed, 0 added, 0 removed"):
         build_release(bank, "v1", tmp_path / "again")
     assert not (tmp_path / "again").exists()
@@ -101,8 +101,8 @@ def test_a_release_is_immutable_and_its_name_unique(bank, tmp_path):
     with pytest.raises(InputError, match="holds another release"):
         build_release(bank, "v2", tmp_path / "v1")
     v2 = build_release(bank, "v2", tmp_path / "v2").release
-    assert v2.digest != bank.get_release("v1").digest
-    assert [r.name for r in bank.releases()] == ["v1", "v2"]
+    assert v2.digest != bank.releases.get_release("v1").digest
+    assert [r.name for r in bank.releases.releases()] == ["v1", "v2"]
     for sql in ("UPDATE releases SET name = 'x'", "DELETE FROM releases",
                 "UPDATE release_items SET key = 1", "DELETE FROM release_items"):
         with pytest.raises(sqlite3.IntegrityError, match="immutable"):
@@ -120,7 +120,7 @@ def test_two_writers_freezing_one_name_race_to_one_release(bank):
     def freeze(its):
         with Store(bank.path) as s:
             try:
-                outcomes.append(s.freeze_release("race", its)[1])
+                outcomes.append(s.releases.freeze_release("race", its)[1])
             except ReleaseExists:
                 outcomes.append("refused")
 
@@ -130,14 +130,14 @@ def test_two_writers_freezing_one_name_race_to_one_release(bank):
     for t in threads:
         t.join()
     assert sorted(map(str, outcomes)) == ["True", "refused"]
-    assert bank.get_release("race").questions in (8, 4)
+    assert bank.releases.get_release("race").questions in (8, 4)
 
 
 def test_runs_on_a_release_ask_its_questions_and_record_it(bank, tmp_path, capsys):
     build_release(bank, "v1", tmp_path / "v1")
-    q = bank.get_question("q-00")
+    q = bank.questions.get_question("q-00")
     q.status = "ready"  # no longer curated: still in the release
-    bank.update_question(q, "editor")
+    bank.curation.update_question(q, "editor")
     with LLMServer(answer_key) as server:
         run = create_llm_run(bank, LLMRunSpec(base_url=server.url, model="m", release="v1"))
         assert run.params["release"] == "v1" and run.params["uids"][0] == "q-00" and run.total == 8
@@ -148,7 +148,7 @@ def test_runs_on_a_release_ask_its_questions_and_record_it(bank, tmp_path, capsy
     assert main(["--db", db, "runs"]) == 0
     assert "release v1" in capsys.readouterr().out
     assert main(["--db", db, "run", "embed", "--release", "v1"]) == 0
-    assert bank.runs()[-1].params["release"] == "v1" and bank.runs()[-1].total == 8
+    assert bank.runs.runs()[-1].params["release"] == "v1" and bank.runs.runs()[-1].total == 8
     capsys.readouterr()
     assert main(["--db", db, "run", "llm", "--base-url", "http://127.0.0.1:9/v1", "--model", "m",
                  "--release", "../x"]) == 1
@@ -164,9 +164,9 @@ def test_cli_release(bank, tmp_path, capsys, monkeypatch):
     assert (tmp_path / "exports" / "releases" / "v1" / "data" / "test.jsonl").is_file()
     assert main(["--db", db, "release", "--list"]) == 0
     assert capsys.readouterr().out.startswith("v1  8 questions")
-    q = bank.get_question("q-01")
+    q = bank.questions.get_question("q-01")
     q.key = 4
-    bank.update_question(q, "editor")
+    bank.curation.update_question(q, "editor")
     assert main(["--db", db, "release", "v1"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "exists with other content" in err
@@ -190,7 +190,7 @@ def test_unsafe_targets_give_one_line_and_freeze_nothing_wrong(bank, tmp_path, c
     (tmp_path / "bad" / "release.json").write_text("not json")
     assert main(["--db", db, "release", "v2", "-o", str(tmp_path / "bad")]) == 1
     assert "not a release manifest" in capsys.readouterr().err
-    assert [r.name for r in bank.releases()] == ["v1"]  # the refused folder froze nothing
+    assert [r.name for r in bank.releases.releases()] == ["v1"]  # the refused folder froze nothing
 
 
 def test_the_release_leaderboard_ranks_by_the_reports_rule(bank, tmp_path, capsys):

@@ -11,8 +11,8 @@ N = 8
 
 
 def curated(store):
-    store.add_questions([make_question(f"q-{i:02d}", couplets=couplets(i), key=i % 4 + 1, status="curated")
-                         for i in range(N)])
+    store.questions.add_questions([make_question(f"q-{i:02d}", couplets=couplets(i), key=i % 4 + 1, status="curated")
+                                   for i in range(N)])
     return store
 
 
@@ -28,7 +28,7 @@ def made(text: str) -> str:
 def run(store, model, right):
     """A run right on the first `right` questions, wrong (the next option) on the rest."""
     preds = [Prediction(f"q-{i:02d}", i % 4 + 1 if i < right else (i + 1) % 4 + 1, "ok") for i in range(N)]
-    return store.create_run("imported", model, {}, status="done", total=N, predictions=preds).id
+    return store.runs.create_run("imported", model, {}, status="done", total=N, predictions=preds).id
 
 
 def test_no_labels_is_said_in_numbers(store, tmp_path):
@@ -46,12 +46,12 @@ def test_no_labels_is_said_in_numbers(store, tmp_path):
 def test_labels_agreement_and_adjudications_are_counted(store, tmp_path):
     curated(store)
     for i in range(N):
-        store.add_label(f"q-{i:02d}", "ann-a", i % 4 + 1)
+        store.labels.add_label(f"q-{i:02d}", "ann-a", i % 4 + 1)
         if i < 6:
-            store.add_label(f"q-{i:02d}", "ann-b", i % 4 + 1 if i < 5 else 1)
-    store.add_label("q-07", "ann-b", skipped=True)
-    store.adjudicate("q-05", "reza", "key", key=1, reason="the annotators' reading")
-    store.adjudicate("q-01", "reza", "accept")
+            store.labels.add_label(f"q-{i:02d}", "ann-b", i % 4 + 1 if i < 5 else 1)
+    store.labels.add_label("q-07", "ann-b", skipped=True)
+    store.curation.adjudicate("q-05", "reza", "key", key=1, reason="the annotators' reading")
+    store.curation.adjudicate("q-01", "reza", "accept")
     section = made(datasheet(store, tmp_path / "v1"))
     assert f"- Labels: 15 recorded (14 answer(s), 1 skip(s)) by 2 annotator(s), on {N} of {N} questions " \
            "(6 with two or more answers)." in section
@@ -79,8 +79,8 @@ def test_the_runs_and_the_ranking_rule_are_named(store, tmp_path):
 
 
 def test_the_majority_key_baseline_is_stated(store, tmp_path):
-    store.add_questions([make_question(f"q-{i:02d}", couplets=couplets(i), key=4 if i < 5 else i % 3 + 1,
-                                       status="curated") for i in range(N)])
+    store.questions.add_questions([make_question(f"q-{i:02d}", couplets=couplets(i), key=4 if i < 5 else i % 3 + 1,
+                                                 status="curated") for i in range(N)])
     board = datasheet(store, tmp_path / "v1").split("## Leaderboard")[1]
     assert ("Majority-key baseline: always answering key 4 scores 62.5% (5/8 keyed questions, Wilson 95 % "
             "30.6%–86.3%; keys 1/2/3/4: 1/1/1/5); chance is 25 %.") in board

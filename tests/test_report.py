@@ -195,8 +195,8 @@ def test_pairs_holm_and_groups(store):
 
 def test_only_shared_questions_are_compared(store):
     add_questions(store, [1, 2, 3, 4, 1, None], status=["ready"] * 5 + ["draft"])
-    store.add_questions([make_question("q7", couplets=[(f"م {j}", f"ن {j}") for j in range(4)],
-                                       key=2, status="retired")])
+    store.questions.add_questions([make_question("q7", couplets=[(f"م {j}", f"ن {j}") for j in range(4)],
+                                                 key=2, status="retired")])
     full = add_run(store, "full", [1, 2, 3, 4, 1, 1, 2], uids=[f"q{i}" for i in range(1, 8)])
     part = add_run(store, "part", [1, 1, 3], uids=["q1", "q2", "q3"])
     add_run(store, "running", [1], uids=["q1"], status="running")
@@ -209,7 +209,7 @@ def test_only_shared_questions_are_compared(store):
     alone = build_report(store, run_ids=[full])
     assert (alone.questions, alone.leaderboard[0].correct) == (5, 5)
     assert build_report(store, run_ids=[full], questions="curated").questions == 0
-    empty = store.create_run("llm", "nothing yet", {}, status="running").id
+    empty = store.runs.create_run("llm", "nothing yet", {}, status="running").id
     with pytest.raises(ReportError, match=f"run {empty} has no predictions"):
         build_report(store, run_ids=[full, empty])
     with pytest.raises(ReportError, match="no run 99"):
@@ -229,10 +229,10 @@ def test_invalid_and_api_errors_count_as_wrong(store):
 def test_human_baseline_on_the_same_questions(two_runs):
     store, a, b = two_runs
     add_run(store, "few", [1, 2], uids=["q1", "q2"])
-    store.add_label("q1", "mina", 1)
-    store.add_label("q2", "mina", 3)
-    store.add_label("q3", "mina", 3)  # not shared with run "few": left out
-    store.add_label("q1", "ali", 1)
+    store.labels.add_label("q1", "mina", 1)
+    store.labels.add_label("q2", "mina", 3)
+    store.labels.add_label("q3", "mina", 3)  # not shared with run "few": left out
+    store.labels.add_label("q1", "ali", 1)
     r = build_report(store)
     assert r.questions == 2
     human = [(h.annotator, h.correct, h.total) for h in r.human]
@@ -395,8 +395,8 @@ def test_seed_exp6_runs_match_the_csv_is_correct_column(store, seed):
     # each model answered two different "question 6"s: the importer skips them as ambiguous
     assert set(imported.ambiguous) == {"6"}
     rows = list(csv.DictReader(open(seed / "exp6-llm-answers.csv", encoding="utf-8")))
-    keyed = {q.source_id for q in store.questions() if q.key is not None} - set(imported.ambiguous)
-    runs = {r.model: r.id for r in store.runs()}
+    keyed = {q.source_id for q in store.questions.questions() if q.key is not None} - set(imported.ambiguous)
+    runs = {r.model: r.id for r in store.runs.runs()}
     assert len(runs) == 31
     mine = {m: [row for row in rows if row["model_name"] == m and row["question_id"] in keyed] for m in runs}
     for model, rid in runs.items():  # each run alone: every question it answered

@@ -143,8 +143,8 @@ def test_clustered_standard_errors_by_poem_poet_and_source(store):
         others = [(f"مصراع ساخته {i} {j}", f"مصراع دیگر {i} {j}") for j in range(3)]
         qs.append(make_question(f"q{i}", couplets=[kc or (f"بیت بی‌نشان {i}", f"مصراع دوم {i}")] + others,
                                 key=1, source_name="book", source_id=str(i), source_page=(i + 1) // 2))
-    store.add_questions(qs)
-    store.link_questions()
+    store.questions.add_questions(qs)
+    store.links.link_questions()
     rid = add_run(store, "m", [1, 1, 1, 1, 2, 2, 1, 2], uids=[q.uid for q in qs])
     r = build_report(store, n_boot=50)
     rows = {c.unit: c for c in r.clusters if c.run_id == rid}

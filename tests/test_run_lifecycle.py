@@ -57,13 +57,13 @@ def test_nothing_listening_ends_failed_not_done(bank, capsys):
                  "--max-retries", "0", "--limit", "3"])
     out, err = capsys.readouterr()
     assert code == 1
-    (run,) = bank.runs()
+    (run,) = bank.runs.runs()
     assert run.status == "failed" and run.reason.startswith("endpoint unreachable: 2 failures in a row")
     assert "failed" in out and "accuracy —" in out and "0.0%" not in out + err
     assert main(["--db", str(bank.path), "runs"]) == 0  # no traceback on a failed run
     listed = capsys.readouterr().out
     assert "failed" in listed and "acc      —" in listed and "0.0%" not in listed
-    assert bank.run_summaries(archived=True)[0].accuracy is None
+    assert bank.runs.run_summaries(archived=True)[0].accuracy is None
 
 
 def test_retry_waits_are_bounded_in_total(bank):
@@ -76,7 +76,7 @@ def test_retry_waits_are_bounded_in_total(bank):
 
     r, p, server = run(bank, script, max_retries=5, limit=2, concurrency=1, cache=False)
     assert len(server.requests) == 2 and p.errors == 2  # one request each: no hour-long wait
-    (err,) = {x.error for x in bank.predictions(r.id)}
+    (err,) = {x.error for x in bank.runs.predictions(r.id)}
     assert "HTTP 429" in err and "retry budget" in err
 
     with LLMServer(lambda body, n: Reply(503, {"error": {"message": "down"}})) as server:
@@ -92,7 +92,7 @@ def test_circuit_breaker_stops_an_unreachable_endpoint(bank):
     r = create_llm_run(bank, spec)
     p = asyncio.run(execute_llm_run(bank.path, r.id))
     assert p.status == "failed" and p.done == 2  # refused twice: stopped, not 10 (nor 3)
-    run = bank.get_run(r.id)
+    run = bank.runs.get_run(r.id)
     assert run.status == "failed" and run.reason.startswith("endpoint unreachable: 2 failures in a row")
 
 
@@ -113,7 +113,7 @@ def test_a_refused_connection_is_not_retried_like_a_busy_server(bank):
     r = create_llm_run(bank, spec)
     p = asyncio.run(execute_llm_run(bank.path, r.id, on_progress=lambda p: seen.append(p.eta)))
     assert p.status == "failed" and p.done == CONNECT_LIMIT == 2
-    assert "cannot connect" in bank.get_run(r.id).reason
+    assert "cannot connect" in bank.runs.get_run(r.id).reason
     assert set(seen) == {None}
     # the waits a failing endpoint costs before the run stops: well under 10 s
     assert CONNECT_LIMIT * CONNECT_RETRIES * CONNECT_BACKOFF < 10
@@ -147,7 +147,7 @@ def test_breaker_counts_auth_failures_and_echoed_keys_are_redacted(bank, monkeyp
 
     r, p, _ = run(bank, script, api_key_env="MY_KEY", concurrency=1, max_failures=2)
     assert p.status == "failed" and p.done == 2
-    dump = json.dumps([(x.error, x.raw_output) for x in bank.predictions(r.id)]) + bank.get_run(r.id).reason
+    dump = json.dumps([(x.error, x.raw_output) for x in bank.runs.predictions(r.id)]) + bank.runs.get_run(r.id).reason
     assert KEY not in dump and "sk-other-123456789" not in dump and "Bearer ***" in dump
 
 
@@ -175,7 +175,7 @@ HOSTILE = [
 @pytest.mark.parametrize("body, reason", HOSTILE)
 def test_replies_of_the_wrong_shape_are_errors_not_crashes(bank, body, reason):
     r, p, _ = run(bank, lambda b, n: Reply(body=body), limit=2)
-    rows = bank.predictions(r.id)
+    rows = bank.runs.predictions(r.id)
     assert len(rows) == 2 and all(x.parse_status == "api_error" and reason in x.error for x in rows)
     assert p.status == "failed"
 
@@ -189,7 +189,7 @@ def test_replies_of_the_wrong_shape_are_errors_not_crashes(bank, body, reason):
 def test_odd_fields_around_a_good_answer_keep_the_answer(bank, extra, warning):
     choice = {"index": 0, "message": {"content": "Answer: 1"}, "finish_reason": "stop", **extra}
     r, p, _ = run(bank, lambda b, n: Reply(body={"choices": [choice]}), limit=2)
-    rows = bank.predictions(r.id)
+    rows = bank.runs.predictions(r.id)
     assert p.status == "done" and all(x.parse_status == "ok" and x.predicted == 1 for x in rows)
     assert all(x.reasoning is None for x in rows)
     assert all((warning in (x.error or "")) if warning else x.error is None for x in rows)
@@ -210,7 +210,7 @@ def test_usage_of_the_wrong_type_is_dropped_never_stored(bank, usage, field, cap
         return reply
 
     r, p, _ = run(bank, script, limit=2)
-    rows = bank.predictions(r.id)
+    rows = bank.runs.predictions(r.id)
     assert all(x.parse_status == "ok" and x.predicted == 1 for x in rows)
     assert all(isinstance(x.tokens_in, (int, type(None))) and isinstance(x.tokens_out, (int, type(None)))
                for x in rows)
@@ -226,7 +226,7 @@ def test_timeout_is_a_deadline_for_the_whole_reply(bank):
     start = time.monotonic()
     r, p, _ = run(bank, lambda b, n: Reply(body=chat("Answer: 1").body, drip=1.0), limit=1, timeout=1.5)
     took = time.monotonic() - start
-    (row,) = bank.predictions(r.id)
+    (row,) = bank.runs.predictions(r.id)
     assert row.parse_status == "api_error" and "timeout" in row.error
     assert took < 120  # the body alone would take over 200 s at this drip (a byte a second, each within 1.5 s)
 
@@ -240,7 +240,7 @@ def test_passwords_in_urls_are_never_stored_or_printed(bank, capsys):
         assert main(["--db", str(bank.path), "run", "llm", "--base-url", url, "--model", "m",
                      "--limit", "2"]) == 0
     out, err = capsys.readouterr()
-    stored = json.dumps([r.params for r in bank.runs()])
+    stored = json.dumps([r.params for r in bank.runs.runs()])
     assert "hunter2pw" not in out + err + stored and "***@127.0.0.1" in stored
     # resuming needs the URL again: the password was never stored
     assert main(["--db", str(bank.path), "run", "llm", "--resume", "1"]) == 1
@@ -257,7 +257,7 @@ def test_a_key_pasted_as_the_variable_name_is_refused_everywhere_and_not_echoed(
     assert KEY not in str(field_errors(e.value))
     with pytest.raises(ValidationError):
         EmbedRunSpec(api_key_env="has space")
-    assert bank.runs() == []
+    assert bank.runs.runs() == []
 
 
 @pytest.mark.parametrize("flag, value", [("--max-retries", "-1"), ("--concurrency", "0"),
@@ -313,17 +313,17 @@ def test_sigterm_and_sighup_cancel_and_resume_finishes(bank, sig):
         proc = subprocess.Popen([sys.executable, "-m", "persian_tui.cli", "--db", str(bank.path), "run", "llm",
                                  "--resume", str(r.id)], env={**os.environ, "PYTHONPATH": ROOT},
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        wait_until(lambda: len(bank.predictions(r.id)) == 2 and len(server.requests) == 3,
+        wait_until(lambda: len(bank.runs.predictions(r.id)) == 2 and len(server.requests) == 3,
                    "2 answers stored, the 3rd asked")
         proc.send_signal(sig)
         out, err = proc.communicate(timeout=300)
         gate.open()
         assert proc.returncode == 1 and "cancelled" in out
-        assert bank.get_run(r.id).status == "cancelled"
-        assert 2 <= len(bank.predictions(r.id)) < 10
+        assert bank.runs.get_run(r.id).status == "cancelled"
+        assert 2 <= len(bank.runs.predictions(r.id)) < 10
         done = cli(bank.path, "run", "llm", "--resume", str(r.id), timeout=120)
         assert done.returncode == 0, done.stderr
-    assert bank.get_run(r.id).status == "done" and len(bank.predictions(r.id)) == 10
+    assert bank.runs.get_run(r.id).status == "done" and len(bank.runs.predictions(r.id)) == 10
 
 
 # ------------------------------------------------------------------ resume overrides, lifecycle
@@ -334,7 +334,7 @@ def test_resume_overrides_are_checked_recorded_and_honour_limit(bank, capsys):
     r = create_llm_run(bank, LLMRunSpec(base_url=url, model="m", max_retries=0, concurrency=1,
                                         max_failures=1))
     asyncio.run(execute_llm_run(bank.path, r.id))
-    assert bank.get_run(r.id).status == "failed"
+    assert bank.runs.get_run(r.id).status == "failed"
     assert main(["--db", str(bank.path), "run", "llm", "--resume", str(r.id), "--strategy", "json"]) == 1
     assert "different strategy" in capsys.readouterr().err
     with LLMServer(lambda b, n: chat("Answer: 1")) as server:
@@ -343,10 +343,10 @@ def test_resume_overrides_are_checked_recorded_and_honour_limit(bank, capsys):
         assert len(server.requests) == 4
         assert main(["--db", str(bank.path), "run", "llm", "--resume", str(r.id), "--base-url",
                      server.url, "--retry-errors"]) == 0
-    history = bank.run_history(r.id)
+    history = bank.runs.run_history(r.id)
     assert [h["event"] for h in history][:2] == ["resume-overrides", "resume-overrides"]
     assert history[0]["detail"]["limit"] == 4 and history[0]["detail"]["base_url"] == server.url
-    assert bank.get_run(r.id).status == "done"
+    assert bank.runs.get_run(r.id).status == "done"
 
 
 def test_archive_hides_and_delete_removes_in_one_go(bank, capsys):
@@ -356,10 +356,10 @@ def test_archive_hides_and_delete_removes_in_one_go(bank, capsys):
         r, p, _ = run(bank, lambda b, n: chat("Answer: 2"), limit=4)
         assert main(["--db", str(bank.path), "judge", "--run", str(r.id), "--judge-model", "j",
                      "--base-url", server.url]) == 0
-    judge = bank.runs()[-1]
+    judge = bank.runs.runs()[-1]
     assert judge.kind == "judge"
     assert main(["--db", str(bank.path), "runs", "archive", str(r.id)]) == 0
-    assert r.id not in [x.id for x in bank.runs()] and r.id in [x.id for x in bank.runs(archived=True)]
+    assert r.id not in [x.id for x in bank.runs.runs()] and r.id in [x.id for x in bank.runs.runs(archived=True)]
     capsys.readouterr()
     main(["--db", str(bank.path), "runs"])
     assert "archived" not in capsys.readouterr().out
@@ -367,10 +367,10 @@ def test_archive_hides_and_delete_removes_in_one_go(bank, capsys):
     assert "(archived)" in capsys.readouterr().out
     assert main(["--db", str(bank.path), "runs", "delete", str(r.id)]) == 1  # no terminal to ask: --yes
     assert main(["--db", str(bank.path), "runs", "delete", str(r.id), "--yes"]) == 0
-    assert bank.runs(archived=True) == []
+    assert bank.runs.runs(archived=True) == []
     assert bank.conn.execute("SELECT COUNT(*) FROM predictions").fetchone()[0] == 0
     assert bank.conn.execute("SELECT COUNT(*) FROM judgments").fetchone()[0] == 0
-    assert [h["event"] for h in bank.run_history(r.id)][-1] == "delete"
+    assert [h["event"] for h in bank.runs.run_history(r.id)][-1] == "delete"
     assert main(["--db", str(bank.path), "runs", "delete", "99", "--yes"]) == 1
 
 
@@ -388,7 +388,7 @@ def test_default_report_leaves_out_failed_and_archived_runs_and_says_so(bank, ca
     url = f"http://127.0.0.1:{closed_port()}/v1"
     broken = create_llm_run(bank, LLMRunSpec(base_url=url, model="down", max_retries=0, max_failures=2))
     asyncio.run(execute_llm_run(bank.path, broken.id))
-    bank.archive_run(other.id)
+    bank.runs.archive_run(other.id)
     assert main(["--db", str(bank.path), "report"]) == 0
     out = capsys.readouterr().out
     assert "10 question(s) answered by all" in out
@@ -402,7 +402,7 @@ def test_reports_are_strict_json_and_never_show_non_finite_figures(bank, tmp_pat
     every report format shows them as missing, report.json is strict JSON."""
     from persian_tui.models import Prediction
 
-    r = bank.create_run("llm", "old", {}, total=10, status="done", predictions=[
+    r = bank.runs.create_run("llm", "old", {}, total=10, status="done", predictions=[
         Prediction(f"q-{i:03d}", (i % 4) + 1, "ok", tokens_in=5, tokens_out=1,
                    latency=float("inf") if i == 0 else 0.5, cost=float("inf") if i == 1 else 0.01)
         for i in range(10)])
@@ -410,7 +410,7 @@ def test_reports_are_strict_json_and_never_show_non_finite_figures(bank, tmp_pat
         bank.conn.execute("UPDATE predictions SET cost = 1e309, tokens_in = 'many', latency = 1e309 "
                           "WHERE run_id = ? AND question_id = (SELECT id FROM questions WHERE uid = 'q-002')",
                           (r.id,))
-    assert [p.cost for p in bank.predictions(r.id)][:3] == [0.01, None, None]
+    assert [p.cost for p in bank.runs.predictions(r.id)][:3] == [0.01, None, None]
     for fmt in ("json", "md", "csv", "table"):
         out_dir = tmp_path / fmt
         assert main(["--db", str(bank.path), "report", "--runs", str(r.id), "--format", fmt,

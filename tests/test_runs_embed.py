@@ -21,17 +21,17 @@ def bank(store):
         couplets = [(f"{theme} {theme} دل جان {j} {i}", f"{theme} راه {theme} {j}") for j in range(3)]
         couplets.insert(i % 4, (f"{odd} {odd} سنگ خاک {i}", f"{odd} باد {odd}"))
         qs.append(make_question(f"q-{i}", couplets=couplets, key=(i % 4) + 1))
-    store.add_questions(qs)
+    store.questions.add_questions(qs)
     return store
 
 
 def test_tfidf_run_scores_every_question(bank):
     p = run_embedding(bank, EmbedRunSpec())
     assert p.status == "done" and p.done == 8
-    preds = bank.predictions(p.run_id)
+    preds = bank.runs.predictions(p.run_id)
     assert all(len(x.scores) == 4 for x in preds)
     assert p.correct == 8  # the outlier shares no words with the others here
-    assert bank.get_run(p.run_id).params["model_id"] == "tfidf"
+    assert bank.runs.get_run(p.run_id).params["model_id"] == "tfidf"
 
 
 def vectors_for(text: str) -> list[float]:
@@ -57,9 +57,10 @@ def test_openai_endpoint_run_uses_the_cache(bank):
         assert sum(calls) == 32 and len(calls) == 4  # 32 distinct texts in batches of 10
         second = run_embedding(bank, spec)
         assert sum(calls) == 32  # all from the cache: no model work
-    a, b = bank.predictions(first.run_id), bank.predictions(second.run_id)
+    a, b = bank.runs.predictions(first.run_id), bank.runs.predictions(second.run_id)
     assert [x.predicted for x in a] == [x.predicted for x in b]
-    E = np.array([[vectors_for(couplet_text(o.mesra1, o.mesra2)) for o in q.options] for q in bank.questions()])
+    E = np.array([[vectors_for(couplet_text(o.mesra1, o.mesra2)) for o in q.options]
+                  for q in bank.questions.questions()])
     expected, _ = predict(E.astype(np.float32), "centroid")
     assert [x.predicted for x in a] == list(expected)
 
@@ -68,7 +69,7 @@ def test_endpoint_errors_fail_the_run_cleanly(bank):
     with LLMServer(lambda body, n: Reply(500, {"error": {"message": "down"}})) as server:
         with pytest.raises(RunError, match="500"):
             run_embedding(bank, EmbedRunSpec(model="openai:emb", base_url=server.url))
-    assert bank.runs()[-1].status == "failed"
+    assert bank.runs.runs()[-1].status == "failed"
 
 
 def test_unknown_scorer_and_paraphrases(bank):
@@ -78,8 +79,8 @@ def test_unknown_scorer_and_paraphrases(bank):
         EmbedRunSpec(scorer="magic")
     with pytest.raises(RunError, match="paraphrase run"):
         run_embedding(bank, EmbedRunSpec(paraphrase_run=99))
-    para = bank.create_run("paraphrase", "m", {})
-    for q in bank.questions():
-        bank.save_paraphrases(para.id, q.uid, [f"نثر {o.mesra1}" for o in q.options])
+    para = bank.runs.create_run("paraphrase", "m", {})
+    for q in bank.questions.questions():
+        bank.runs.save_paraphrases(para.id, q.uid, [f"نثر {o.mesra1}" for o in q.options])
     p = run_embedding(bank, EmbedRunSpec(paraphrase_run=para.id))
-    assert p.done == 8 and json.loads(json.dumps(bank.get_run(p.run_id).params))["paraphrase_run"] == para.id
+    assert p.done == 8 and json.loads(json.dumps(bank.runs.get_run(p.run_id).params))["paraphrase_run"] == para.id

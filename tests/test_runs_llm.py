@@ -45,7 +45,7 @@ def test_every_reply_format_and_parse_status(bank):
         return chat(fmt.format(k=k, kfa="۰۱۲۳۴"[k], kl="ABCD"[k - 1]), cost=0.001)
 
     r, p, _ = run(bank, script)
-    preds = {x.uid: x for x in bank.predictions(r.id)}
+    preds = {x.uid: x for x in bank.runs.predictions(r.id)}
     assert len(preds) == 12 and p.status == "done"
     statuses = [preds[f"q-{i:03d}"].parse_status for i in range(12)]
     assert statuses[:7] == ["ok"] * 7 and statuses[7] == "invalid" and statuses[8] == "empty"
@@ -54,7 +54,7 @@ def test_every_reply_format_and_parse_status(bank):
     assert preds["q-004"].reasoning and "maybe" in preds["q-004"].reasoning
     assert preds["q-000"].tokens_in == 10 and preds["q-000"].cost == 0.001
     assert (p.correct, p.scored, p.invalid) == (9, 12, 3)
-    assert bank.run_summaries()[0].correct == 9
+    assert bank.runs.run_summaries()[0].correct == 9
 
 
 def test_rate_limits_and_server_errors_are_retried(bank):
@@ -88,12 +88,12 @@ def test_persistent_errors_become_api_error_rows_then_retry_errors(bank):
         r = create_llm_run(bank, spec)
         p = asyncio.run(execute_llm_run(bank.path, r.id))
         assert p.errors == 6 and p.done == 12
-        rows = [x for x in bank.predictions(r.id) if x.parse_status == "api_error"]
+        rows = [x for x in bank.runs.predictions(r.id) if x.parse_status == "api_error"]
         assert any("HTTP 503" in x.error for x in rows) and any("malformed" in x.error for x in rows)
         broken["on"] = False
         p = asyncio.run(execute_llm_run(bank.path, r.id, retry_errors=True))
         assert p.errors == 0 and p.correct == 12
-    assert len(bank.predictions(r.id)) == 12  # retried rows replaced, not added
+    assert len(bank.runs.predictions(r.id)) == 12  # retried rows replaced, not added
 
 
 def test_timeouts(bank):
@@ -110,7 +110,7 @@ def test_timeouts(bank):
         r, p, _ = run(bank, script, timeout=5, max_retries=0, concurrency=6)
     finally:
         ended.set()
-    errors = [x for x in bank.predictions(r.id) if x.parse_status == "api_error"]
+    errors = [x for x in bank.runs.predictions(r.id) if x.parse_status == "api_error"]
     assert len(errors) == 3 and all("timeout" in x.error for x in errors)
 
 
@@ -145,7 +145,7 @@ def test_shuffle_is_undone_when_scoring(bank):
         return chat(str(shown))
 
     r, p, _ = run(bank, script, shuffle_seed=7)
-    preds = bank.predictions(r.id)
+    preds = bank.runs.predictions(r.id)
     assert p.correct == 12 and any(x.permutation != [1, 2, 3, 4] for x in preds)
 
 
@@ -156,7 +156,7 @@ def test_api_key_is_sent_but_never_stored(bank, monkeypatch):
     bank.conn.commit()
     raw = open(bank.path, "rb").read() + open(f"{bank.path}-wal", "rb").read()
     assert SECRET.encode() not in raw
-    assert "MY_KEY" in json.dumps(bank.get_run(r.id).params)  # the variable's name only
+    assert "MY_KEY" in json.dumps(bank.runs.get_run(r.id).params)  # the variable's name only
 
 
 def test_cancel_stops_cleanly(bank):
@@ -170,7 +170,7 @@ def test_cancel_stops_cleanly(bank):
     with LLMServer(script) as server:
         r = create_llm_run(bank, LLMRunSpec(base_url=server.url, model="m", concurrency=1))
         p = asyncio.run(execute_llm_run(bank.path, r.id, cancel=cancel))
-    assert p.status == "cancelled" and bank.get_run(r.id).status == "cancelled"
+    assert p.status == "cancelled" and bank.runs.get_run(r.id).status == "cancelled"
     assert 3 <= p.done < 12
 
 
@@ -187,15 +187,15 @@ def test_resume_after_kill_9(bank, tmp_path):
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         gate.open()
-        run_id = bank.runs()[0].id
-        done_before = len(bank.predictions(run_id))
-        assert done_before == 4 and bank.get_run(run_id).status == "running"
+        run_id = bank.runs.runs()[0].id
+        done_before = len(bank.runs.predictions(run_id))
+        assert done_before == 4 and bank.runs.get_run(run_id).status == "running"
         resumed = subprocess.run([sys.executable, "-m", "persian_tui.cli", "run", "llm", "--resume",
                                   str(run_id)], env=env, capture_output=True, text=True)
         assert resumed.returncode == 0, resumed.stderr
-    preds = bank.predictions(run_id)
+    preds = bank.runs.predictions(run_id)
     assert len(preds) == 12 and len({p.uid for p in preds}) == 12
-    assert bank.get_run(run_id).status == "done"
+    assert bank.runs.get_run(run_id).status == "done"
     assert sum(p.predicted == (int(p.uid[2:]) % 4) + 1 for p in preds) == 12
 
 
@@ -212,7 +212,7 @@ def test_paraphrase_run_then_embed_the_prose(bank):
         r = create_llm_run(bank, LLMRunSpec(base_url=server.url, model="m"), kind="paraphrase")
         p = asyncio.run(execute_llm_run(bank.path, r.id))
     assert p.status == "done" and len(server.requests) == 48  # 12 questions x 4 couplets
-    prose = bank.paraphrases(r.id)
+    prose = bank.runs.paraphrases(r.id)
     assert len(prose) == 12 and prose["q-001"][1] == "این بیت درباره گل گل است"
     e = run_embedding(bank, EmbedRunSpec(paraphrase_run=r.id))
     assert e.correct == 12

@@ -148,7 +148,7 @@ def test_cli_export_refusals_are_one_line(tmp_path, capsys):
     from persian_tui.store import Store
 
     with Store(db) as s:
-        s.add_questions([make_question("q1")])
+        s.questions.add_questions([make_question("q1")])
     os.mkfifo(tmp_path / "pipe")
     (tmp_path / "dir").mkdir()
     for target, reason in (("pipe", "is a FIFO"), ("dir", "is a directory")):

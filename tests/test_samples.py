@@ -58,13 +58,13 @@ def test_every_sample_is_stored_and_voted(bank):
     run, p, server = ask(bank, by_seed({12}), samples=3, seed=10, temperature=0.7)
     assert p.status == "done" and run.total == 18 and p.done == 18
     assert sorted(r["seed"] for r in server.requests) == [10] * 6 + [11] * 6 + [12] * 6
-    rows = bank.predictions(run.id, samples=True)
+    rows = bank.runs.predictions(run.id, samples=True)
     assert len(rows) == 18 and {r.sample for r in rows} == {0, 1, 2}
-    reps = bank.predictions(run.id)  # the representative: the majority's first
+    reps = bank.runs.predictions(run.id)  # the representative: the majority's first
     assert len(reps) == 6 and all(r.sample == 0 for r in reps)
-    keys = {q.uid: q.key for q in bank.questions()}
+    keys = {q.uid: q.key for q in bank.questions.questions()}
     assert all(r.predicted == keys[r.uid] for r in reps)
-    assert [r.predicted != keys[r.uid] for r in bank.predictions(run.id, sample=2)] == [True] * 6
+    assert [r.predicted != keys[r.uid] for r in bank.runs.predictions(run.id, sample=2)] == [True] * 6
     report = build_report(bank, n_boot=50)
     (s,) = report.samples
     assert (s.samples, s.questions, s.majority_correct) == (3, 6, 6)
@@ -72,13 +72,13 @@ def test_every_sample_is_stored_and_voted(bank):
     assert s.mean_agreement == pytest.approx(2 / 3) and s.unanimous == 0
     assert s.agreement_label == "agreement among samples"
     assert report.leaderboard[0].accuracy == 1.0  # the run takes part with its majority vote
-    assert bank.run_summaries()[0].done == 18
+    assert bank.runs.run_summaries()[0].done == 18
 
 
 def test_a_single_sample_asks_and_caches_as_before(bank):
     run, p, server = ask(bank, by_seed(set()), seed=5)
     assert run.total == 6 and p.done == 6 and all(r["seed"] == 5 for r in server.requests)
-    assert all(r.sample == 0 for r in bank.predictions(run.id, samples=True))
+    assert all(r.sample == 0 for r in bank.runs.predictions(run.id, samples=True))
     spec = LLMRunSpec(base_url="http://x/v1", model="m", seed=5)
     assert spec.request_params() == {"temperature": 0.0, "seed": 5}
     # sample 0's cache entry is the one a single run always used (repeat 0)
@@ -91,7 +91,7 @@ def test_a_killed_run_resumes_with_the_missing_samples_only(bank):
     run, p, server = ask(bank, by_seed(set()), cancel_after=7, samples=3, seed=1)
     assert p.status == "cancelled"
     first = len(server.requests)
-    stored = bank.predicted_samples(run.id)
+    stored = bank.runs.predicted_samples(run.id)
     assert 7 <= len(stored) < 18
     with LLMServer(by_seed(set())) as server2:
         p2 = asyncio.run(execute_llm_run(bank.path, run.id, overrides={"base_url": server2.url}))
@@ -99,12 +99,12 @@ def test_a_killed_run_resumes_with_the_missing_samples_only(bank):
     assert p2.status == "done" and p2.done == 18
     assert len(server2.requests) == 18 - len(stored) == len(asked)  # nothing asked twice
     assert first + len(server2.requests) >= 18
-    assert len(bank.predictions(run.id, samples=True)) == 18
+    assert len(bank.runs.predictions(run.id, samples=True)) == 18
 
 
 def test_shuffled_samples_measure_consistency_across_option_orders(bank):
     run, p, _ = ask(bank, by_seed(set()), samples=4, shuffle_seed=3, temperature=1.0)
-    rows = bank.predictions(run.id, samples=True)
+    rows = bank.runs.predictions(run.id, samples=True)
     perms = {}
     for r in rows:
         perms.setdefault(r.uid, set()).add(tuple(r.permutation))
@@ -116,7 +116,7 @@ def test_shuffled_samples_measure_consistency_across_option_orders(bank):
 
 def test_judge_works_on_the_majoritys_first_sample_or_the_one_picked(bank):
     run, *_ = ask(bank, by_seed({20}), samples=3, seed=20, temperature=0.5)  # sample 0 wrong
-    assert all(r.sample == 1 for r in bank.predictions(run.id))
+    assert all(r.sample == 1 for r in bank.runs.predictions(run.id))
 
     def judge_script(body, n):
         return chat('{"verdict": "flawed", "error_category": "surface_lexical", "rationale": "x"}')
@@ -126,10 +126,10 @@ def test_judge_works_on_the_majoritys_first_sample_or_the_one_picked(bank):
             spec = JudgeRunSpec(base_url=server.url, model="judge", target_run=run.id, sample=pick)
             j = create_judge_run(bank, spec, run.id)
             asyncio.run(execute_judge_run(bank.path, j.id))
-            rows = bank.judgments(run_id=j.id)
+            rows = bank.judging.judgments(run_id=j.id)
             assert len(rows) == 6 and {r.sample for r in rows} == {expect}
             # what review shows: the judged sample's reply
-            (shown,) = bank.predictions(run.id, uid=rows[0].uid, sample=rows[0].sample)
+            (shown,) = bank.runs.predictions(run.id, uid=rows[0].uid, sample=rows[0].sample)
             assert shown.sample == expect
             judged = [m["content"] for r in server.requests[-6:] for m in r["messages"]]
             assert judged
@@ -154,7 +154,7 @@ def test_cli_samples_and_report_files(bank, tmp_path, capsys):
         assert main(["--db", db, "run", "llm", "--base-url", server.url, "--model", "m", "--samples", "2",
                      "--seed", "30", "--questions", "all"]) == 0
     capsys.readouterr()
-    run_id = bank.runs()[-1].id
+    run_id = bank.runs.runs()[-1].id
     assert main(["--db", db, "samples", str(run_id)]) == 0
     out = capsys.readouterr().out
     # every question a 1-1 tie: half credit each, not the first sample's answer (100 %)
@@ -192,8 +192,8 @@ def test_kill_9_then_resume_asks_only_the_missing_samples(bank):
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         gate.open()
-        run_id = bank.runs()[0].id
-        before = bank.predicted_samples(run_id)
+        run_id = bank.runs.runs()[0].id
+        before = bank.runs.predicted_samples(run_id)
         assert len(before) == 5
         asked_before = len(server.requests)
         resumed = subprocess.run([sys.executable, "-m", "persian_tui.cli", "run", "llm", "--resume", str(run_id)],
@@ -201,7 +201,7 @@ def test_kill_9_then_resume_asks_only_the_missing_samples(bank):
         assert resumed.returncode == 0, resumed.stderr
         again = server.requests[asked_before:]
     assert len(again) == 18 - len(before)  # only the missing (question, sample) pairs
-    assert len(bank.predictions(run_id, samples=True)) == 18 and bank.get_run(run_id).status == "done"
+    assert len(bank.runs.predictions(run_id, samples=True)) == 18 and bank.runs.get_run(run_id).status == "done"
     seeds = sorted(r["seed"] for r in again)
     missing = sorted(1 + k for _, k in {(f"q-{i:03d}", k) for i in range(6) for k in range(3)} - before)
     assert seeds == missing
@@ -232,14 +232,14 @@ def test_retry_errors_asks_the_failed_samples_only(bank):
                                          overrides={"base_url": server.url}))
         assert sorted(r["seed"] for r in server.requests) == [11] * 6
     assert p2.status == "done" and (p2.done, p2.total, p2.errors, p2.correct) == (18, 18, 0, 18)
-    assert all(r.parse_status == "ok" for r in bank.predictions(run.id, samples=True))
+    assert all(r.parse_status == "ok" for r in bank.runs.predictions(run.id, samples=True))
 
 
 def test_a_run_stopped_early_is_voted_on_the_samples_it_has(bank):
     run, p, _ = ask(bank, by_seed({41}), cancel_after=8, samples=3, seed=40, temperature=0.5)
     assert p.status == "cancelled"
     (s,) = build_report(bank, run_ids=[run.id], n_boot=10).samples
-    stored = {u: k for u, k in bank.predicted_samples(run.id)}
+    stored = {u: k for u, k in bank.runs.predicted_samples(run.id)}
     assert s.questions == len(stored)
     for item in s.items:
         right = [a == item.key for a in item.answers]

@@ -5,7 +5,7 @@ from persian_tui.store import Store
 
 
 def test_search_filters_by_words_status_and_category(store):
-    store.add_questions([
+    store.questions.add_questions([
         make_question("q-1", category="عشق"),
         make_question("q-2", category="قناعت", status="draft", key=None,
                       stem="كدام بيت متفاوت است؟"),
@@ -21,10 +21,10 @@ def test_search_filters_by_words_status_and_category(store):
 def test_search_sees_writes_of_this_and_other_connections(store, tmp_path):
     search = BankSearch(store)
     assert search.uids() == []
-    store.add_questions([make_question("q-1")])
+    store.questions.add_questions([make_question("q-1")])
     assert search.uids() == ["q-1"]
     with Store(store.path) as other:
-        other.add_questions([make_question("q-2")])
+        other.questions.add_questions([make_question("q-2")])
     assert search.uids() == ["q-1", "q-2"]
 
 
@@ -34,10 +34,10 @@ def test_zwnj_space_or_nothing_between_the_parts_of_a_word_all_match(store):
                 ("در می خانه گشاده است", "بالله از آفتاب فلک خوبتر شوی"),
                 ("برو به میخانه ای دل", "فلک به شعشعه آفتاب، شانه کند"),
                 ("فرزانه درآید به پری خانه مقصود", "هر کس که در این بادیه دیوانه عشق است")]
-    store.add_questions([make_question(f"q-{i}", [couplets[i]] + couplets[:i] + couplets[i + 1:])
-                         for i in range(3)])
+    store.questions.add_questions([make_question(f"q-{i}", [couplets[i]] + couplets[:i] + couplets[i + 1:])
+                                   for i in range(3)])
     search = BankSearch(store)
     for query in (f"می{zwnj}خانه", "میخانه", "می خانه"):
         assert search.uids(query) == ["q-0", "q-1", "q-2"], query
-    stored = store.get_question("q-0").options[0].mesra1
+    stored = store.questions.get_question("q-0").options[0].mesra1
     assert zwnj in stored  # only the search copy is compacted

@@ -6,7 +6,7 @@ from factories import run_import as run
 def test_benchmark_dataset(store, seed):
     plan = run(store, seed / "benchmark_dataset.json")
     assert plan.counts["new"] == 41 and plan.counts["rejected"] == 0
-    q = store.questions_by_source("benchmark_dataset")["6"][0]
+    q = store.sources.questions_by_source("benchmark_dataset")["6"][0]
     assert q.key == 1 and q.options[0].mesra1 == "طریق عشق پرآشوب و فتنه است ای دل"
     assert run(store, seed / "benchmark_dataset.json").counts["unchanged"] == 41
 
@@ -14,7 +14,7 @@ def test_benchmark_dataset(store, seed):
 def test_book_sample_with_hemistich_order_fixed(store, seed):
     plan = run(store, seed / "gherabat-questions-sample.json", answers=seed / "gherabat-answer-keys.json")
     assert plan.counts["new"] == 40 and plan.counts["rejected"] == 0
-    by_id = store.questions_by_source("gherabat-questions-sample")
+    by_id = store.sources.questions_by_source("gherabat-questions-sample")
     q6 = by_id["6"][0]
     assert q6.key == 1
     assert (q6.options[0].mesra1, q6.options[0].mesra2) == (
@@ -33,7 +33,7 @@ def test_exp1_files_with_their_key(store, seed):
     # the few-shot file holds the same questions: each linked to its question, none added
     plan = run(store, seed / "exp1-few-shot-questions.json", answers=keys, skip_invalid=True)
     assert plan.counts["new"] == 0 and plan.counts["linked"] == 38 and plan.counts["duplicate"] == 0
-    assert store.source_counts()[2] == 38
+    assert store.sources.source_counts()[2] == 38
 
 
 def test_all_seed_question_files_together(store, seed):
@@ -42,4 +42,4 @@ def test_all_seed_question_files_together(store, seed):
     # the book and the benchmark share questions: linked (the book's ids kept), not added twice
     assert plan.counts["linked"] == 25
     assert plan.counts["new"] + plan.counts["linked"] == 40
-    assert store.counts().total == 41 + plan.counts["new"]
+    assert store.questions.counts().total == 41 + plan.counts["new"]

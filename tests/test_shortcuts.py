@@ -41,7 +41,7 @@ def planted(tmp_path):
     db = tmp_path / "s.db"
     with Store(db) as s:
         import_corpus(s, MINI)
-        s.add_questions([
+        s.questions.add_questions([
             make_question("q-poet-key", couplets=[H1[0], H1[1], H1[2], KH], key=4),  # every cue finds it
             make_question("q-poet-miss", couplets=[H1[0], H1[1], H1[3], KH], key=1),  # cues point at 4
             make_question("q-two-two", couplets=[H1[0], H1[1], H2[0], H2[1]], key=2),  # no odd one
@@ -52,8 +52,8 @@ def planted(tmp_path):
 
 def test_planted_questions(planted):
     with Store(planted) as s:
-        qs = s.questions()
-        rep = analyse(qs, s.links())
+        qs = s.questions.questions()
+        rep = analyse(qs, s.links.links())
     rows = {r.cue: r for r in rep.rows}
     assert rep.questions == 4 and rep.linked == 3
     assert (rows["poet"].eligible, rows["poet"].fired, rows["poet"].hits) == (3, 2, 1)
@@ -78,10 +78,10 @@ def test_cli_shortcuts_json_and_baseline_runs(planted, capsys):
     assert cues["poet"]["hits"] == 1 and cues["lexical"]["eligible"] == 4
     assert sorted(data["flagged"]) == ["q-poet-key", "q-unlinked"]
     with Store(planted) as s:
-        runs = [r for r in s.runs() if r.kind == "baseline"]
+        runs = [r for r in s.runs.runs() if r.kind == "baseline"]
         assert [r.model for r in runs] == [f"cue:{c}" for c in ("poet", "metre", "rhyme", "form", "length",
                                                                   "position", "lexical")]
-        poet = {p.uid: p.predicted for p in s.predictions(runs[0].id)}
+        poet = {p.uid: p.predicted for p in s.runs.predictions(runs[0].id)}
         assert poet == {"q-poet-key": 4, "q-poet-miss": 4, "q-two-two": None, "q-unlinked": None}
     assert main(["--db", str(planted), "shortcuts"]) == 0
     table = capsys.readouterr().out
@@ -115,8 +115,8 @@ def test_report_without_links_has_no_provenance_tables(store):
     from persian_tui.reports.figures import build_report
     from persian_tui.reports.report_files import render_text
 
-    store.add_questions([make_question("q-x")])
-    store.create_run("baseline", "cue:x", {}, status="done", total=1, predictions=[Prediction("q-x", 1, "ok")])
+    store.questions.add_questions([make_question("q-x")])
+    store.runs.create_run("baseline", "cue:x", {}, status="done", total=1, predictions=[Prediction("q-x", 1, "ok")])
     text = render_text(build_report(store))
     assert "== Accuracy by category" in text and "key poet" not in text
 
@@ -141,8 +141,8 @@ def test_baseline_runs_are_stored_once_and_only_for_cues_that_fired(planted, cap
     again = capsys.readouterr().out
     assert "stored run" not in again and again.count("up to date: run") == len(first)
     with Store(planted) as s:
-        assert len([r for r in s.runs() if r.kind == "baseline"]) == len(first)
-        s.add_questions([make_question("q-more", couplets=[H1[0], H1[1], H1[2], KH], key=2)])
+        assert len([r for r in s.runs.runs() if r.kind == "baseline"]) == len(first)
+        s.questions.add_questions([make_question("q-more", couplets=[H1[0], H1[1], H1[2], KH], key=2)])
     assert main(["--db", str(planted), "shortcuts", "--store-runs"]) == 0
     assert "stored run" in capsys.readouterr().out  # the bank changed: new answers, new runs
 
@@ -151,12 +151,12 @@ def test_a_cue_that_never_fires_is_not_stored(tmp_path, capsys):
     db = tmp_path / "n.db"
     with Store(db) as s:
         import_corpus(s, MINI)
-        s.add_questions([make_question("q-two-two", couplets=[H1[0], H1[1], H2[0], H2[1]], key=2)])
+        s.questions.add_questions([make_question("q-two-two", couplets=[H1[0], H1[1], H2[0], H2[1]], key=2)])
     assert main(["--db", str(db), "shortcuts", "--store-runs"]) == 0
     out = capsys.readouterr().out
     assert "not stored: cue:poet never fired" in out
     with Store(db) as s:
-        assert "cue:poet" not in {r.model for r in s.runs()}
+        assert "cue:poet" not in {r.model for r in s.runs.runs()}
 
 
 def test_a_cue_that_mostly_abstains_stays_on_the_leaderboard(planted, capsys):
@@ -165,14 +165,14 @@ def test_a_cue_that_mostly_abstains_stays_on_the_leaderboard(planted, capsys):
     from persian_tui.reports.figures import build_report
 
     with Store(planted) as s:
-        s.add_questions([make_question(f"q-even-{i}", couplets=[H1[0], H1[1], H2[0], H2[1]], key=1)
-                         for i in range(3)])
+        s.questions.add_questions([make_question(f"q-even-{i}", couplets=[H1[0], H1[1], H2[0], H2[1]], key=1)
+                                   for i in range(3)])
     assert main(["--db", str(planted), "shortcuts", "--store-runs"]) == 0
     capsys.readouterr()
     with Store(planted) as s:
-        poet = next(r for r in s.runs() if r.model == "cue:poet")
-        empty = sum(p.parse_status == "empty" for p in s.predictions(poet.id))
-        assert empty > len(s.predictions(poet.id)) / 2
+        poet = next(r for r in s.runs.runs() if r.model == "cue:poet")
+        empty = sum(p.parse_status == "empty" for p in s.runs.predictions(poet.id))
+        assert empty > len(s.runs.predictions(poet.id)) / 2
         report = build_report(s, questions="all")
     assert "cue:poet" in {r.model for r in report.leaderboard}
 
@@ -181,7 +181,7 @@ def test_json_output_keeps_bidi_controls_as_escapes(tmp_path, capsys):
     db = tmp_path / "j.db"
     with Store(db) as s:
         import_corpus(s, MINI)
-        s.add_questions([make_question("q-\u202eevil", couplets=[H1[0], H1[1], H1[2], KH], key=4)])
+        s.questions.add_questions([make_question("q-\u202eevil", couplets=[H1[0], H1[1], H1[2], KH], key=4)])
     assert main(["--db", str(db), "shortcuts", "--format", "json"]) == 0
     out = capsys.readouterr().out
     assert "\u202e" not in out and "⟨RLO⟩" not in out
@@ -202,8 +202,8 @@ BABA = ("مرا نه سر نه سامان آفریدند", "پریشانم پر�
 def test_eligible_only_when_all_four_values_are_known(tmp_path):
     with Store(tmp_path / "e.db") as s:
         import_corpus(s, MINI)
-        s.add_questions([make_question("q-m", couplets=[H1[0], H1[1], H1[2], BABA], key=4)])
-        rows = {r.cue: r for r in analyse(s.questions(), s.links()).rows}
+        s.questions.add_questions([make_question("q-m", couplets=[H1[0], H1[1], H1[2], BABA], key=4)])
+        rows = {r.cue: r for r in analyse(s.questions.questions(), s.links.links()).rows}
     assert rows["poet"].eligible == 1 and rows["poet"].hits == 1
     assert rows["metre"].eligible == 0 and rows["metre"].fired == 0  # Baba Taher's metre is unknown
 

@@ -27,7 +27,7 @@ FILES = {"bench": (DATA / "bench.json", None), "sample": (DATA / "book-sample.js
 
 def classes(store: Store) -> set[frozenset]:
     """Each question as the set of its references: what stays the same whatever the order."""
-    return {frozenset((r.name, r.id) for r in q.references()) for q in store.questions()}
+    return {frozenset((r.name, r.id) for r in q.references()) for q in store.questions.questions()}
 
 
 def import_all(store: Store, names) -> None:
@@ -38,8 +38,8 @@ def import_all(store: Store, names) -> None:
 
 def matched(store: Store, r) -> set[tuple[str, frozenset]]:
     """(model, the predicted question's references) of every imported prediction."""
-    by_uid = {q.uid: frozenset((x.name, x.id) for x in q.references()) for q in store.questions()}
-    return {(run.model, by_uid[p.uid]) for run in store.runs() for p in store.predictions(run.id)}
+    by_uid = {q.uid: frozenset((x.name, x.id) for x in q.references()) for q in store.questions.questions()}
+    return {(run.model, by_uid[p.uid]) for run in store.runs.runs() for p in store.runs.predictions(run.id)}
 
 
 @pytest.mark.parametrize("order", list(itertools.permutations(FILES)))
@@ -48,7 +48,7 @@ def test_import_order_does_not_change_what_matches(tmp_path, order):
         import_all(store, order)
         r = import_predictions(store, DATA / "answers.csv")
         # 12 book ids + the book's second "6" + the benchmark's own 7 and 20
-        assert store.counts().total == 15
+        assert store.questions.counts().total == 15
         assert sum(r.runs_new.values()) == 33  # 11 ids name one question each, for 3 models
         assert r.unmatched == {"99": 3}
         assert r.ambiguous == {"6": 6, "7": 3}  # 6 answered twice; 7 names two questions
@@ -65,17 +65,17 @@ def test_linked_references_are_reported_and_kept(store):
     run_import(store, DATA / "book-full.json", answers=KEYS)
     plan = run_import(store, DATA / "bench.json")
     assert plan.counts == {"new": 2, "linked": 6, "unchanged": 0, "duplicate": 0, "conflict": 0, "rejected": 0}
-    by_id = store.questions_by_source("book-full")
+    by_id = store.sources.questions_by_source("book-full")
     for d in plan.of("linked"):
         sid = d.record.source_id
         assert d.target == by_id[sid][0].uid and "near-duplicate of" in d.reason
-        assert [(r.name, r.id) for r in store.get_question(d.target).references()] == [
+        assert [(r.name, r.id) for r in store.questions.get_question(d.target).references()] == [
             ("book-full", sid), ("bench", sid)]
     # importing it again changes nothing: the references are already there
     again = run_import(store, DATA / "bench.json")
     assert again.counts["unchanged"] == 8 and again.counts["linked"] == 0
-    assert store.source_counts() == (21, 15, 6)
-    imports = list(store.iter_imports())
+    assert store.sources.source_counts() == (21, 15, 6)
+    imports = list(store.imports.iter_imports())
     assert [(i["new"], i["linked"], i["unchanged"]) for i in imports] == [(13, 0, 0), (2, 6, 0), (0, 0, 8)]
 
 
@@ -86,7 +86,7 @@ def test_cli_says_linked_with_the_uid(tmp_path, capsys):
     assert main(["--db", db, "import", str(DATA / "bench.json")]) == 0
     out = capsys.readouterr().out
     with Store(db) as store:
-        target = store.questions_by_source("book-full")["2"][0].uid
+        target = store.sources.questions_by_source("book-full")["2"][0].uid
     assert f"bench #2 -> {target}" in out and "2 new, 6 linked" in out
     assert main(["--db", db, "stats"]) == 0
     out = capsys.readouterr().out
@@ -99,7 +99,7 @@ def test_ambiguous_id_in_one_source_is_reported_not_guessed(store, tmp_path):
     labels = tmp_path / "l.csv"
     labels.write_text("annotator,source_id,source,answer\nali,6,book-full,2\nali,3,,1\n", "utf-8")
     plan = plan_labels(store, labels)
-    assert len(plan.new) == 1 and plan.new[0].uid == store.questions_by_source("book-full")["3"][0].uid
+    assert len(plan.new) == 1 and plan.new[0].uid == store.sources.questions_by_source("book-full")["3"][0].uid
     assert plan.rejected == [plan.rejected[0]] and "source id 6 in book-full is ambiguous: 2" in plan.rejected[0]
 
 
@@ -109,7 +109,7 @@ def test_labels_match_through_a_linked_reference(store, tmp_path):
     labels = tmp_path / "l.csv"
     labels.write_text("annotator,source_id,source,answer\nali,9,bench,2\nsara,7,,1\n", "utf-8")
     plan = plan_labels(store, labels)
-    assert [l.uid for l in plan.new] == [store.questions_by_source("book-full")["9"][0].uid]
+    assert [l.uid for l in plan.new] == [store.sources.questions_by_source("book-full")["9"][0].uid]
     assert "2 different questions" in plan.rejected[0] and "add a source column" in plan.rejected[0]
 
 
@@ -133,7 +133,7 @@ def test_export_writes_every_reference_and_round_trips(store, tmp_path):
 
 
 def test_a_jsonl_file_adds_the_references_this_bank_lacks(store, tmp_path):
-    store.add_questions([make_question("q-1", source_name="a", source_id="1")])
+    store.questions.add_questions([make_question("q-1", source_name="a", source_id="1")])
     line = {"schema_version": 3, "uid": "q-1", "status": "ready", "stem": "",
             "options": [{"position": o.position, "mesra1": o.mesra1, "mesra2": o.mesra2, "poet": None}
                         for o in make_question().options],
@@ -143,7 +143,7 @@ def test_a_jsonl_file_adds_the_references_this_bank_lacks(store, tmp_path):
     path.write_text(json.dumps(line, ensure_ascii=False) + "\n", "utf-8")
     plan = run_import(store, path)
     assert plan.counts["linked"] == 1 and "adds b #17 to q-1" in plan.of("linked")[0].reason
-    assert [(r.name, r.id) for r in store.get_question("q-1").references()] == [("a", "1"), ("b", "17")]
+    assert [(r.name, r.id) for r in store.questions.get_question("q-1").references()] == [("a", "1"), ("b", "17")]
     assert run_import(store, path).counts["unchanged"] == 1
 
 
@@ -157,7 +157,7 @@ def test_version_2_files_still_import(store, tmp_path):
     path = tmp_path / "v2.jsonl"
     path.write_text(json.dumps(line) + "\n", "utf-8")
     assert run_import(store, path).counts["new"] == 1
-    assert store.get_question("q-old").references() == [SourceRef("book", "105")]
+    assert store.questions.get_question("q-old").references() == [SourceRef("book", "105")]
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({**line, "schema_version": 3, "sources": {"name": "x"}}) + "\n", "utf-8")
     plan = run_import(store, bad, skip_invalid=True)
@@ -165,11 +165,11 @@ def test_version_2_files_still_import(store, tmp_path):
 
 
 def test_editing_the_source_moves_its_reference(store):
-    store.add_questions([make_question("q-1", source_name="a", source_id="1")])
-    q = store.get_question("q-1")
+    store.questions.add_questions([make_question("q-1", source_name="a", source_id="1")])
+    q = store.questions.get_question("q-1")
     q.source_id = "2"
-    store.update_question(q, "ali")
-    assert store.get_question("q-1").references() == [SourceRef("a", "2")]
+    store.curation.update_question(q, "ali")
+    assert store.questions.get_question("q-1").references() == [SourceRef("a", "2")]
 
 
 def test_three_processes_import_overlapping_files_end_as_one_import(tmp_path):
@@ -183,7 +183,8 @@ def test_three_processes_import_overlapping_files_end_as_one_import(tmp_path):
     with Store(db) as store:
         got = classes(store)
         rows = store.conn.execute("SELECT COUNT(*) FROM question_sources").fetchone()[0]
-        logged = sum(i["new"] for i in store.iter_imports()), sum(i["linked"] for i in store.iter_imports())
+        logs = list(store.imports.iter_imports())
+        logged = sum(i["new"] for i in logs), sum(i["linked"] for i in logs)
     with Store(tmp_path / "one.db") as one:
         import_all(one, ("bench", "full", "sample"))
         assert got == classes(one) and len(got) == 15
@@ -223,7 +224,7 @@ def test_imports_planned_at_once_then_written_end_as_one_import(tmp_path, order)
         for plan in plans:
             apply_import(store, plan)
         got = classes(store), store.conn.execute("SELECT COUNT(*) FROM question_sources").fetchone()[0]
-        log = sum(i["linked"] for i in store.iter_imports())
+        log = sum(i["linked"] for i in store.imports.iter_imports())
         raced = [d.reason for p in plans for d in p.decisions if "meanwhile" in d.reason]
     with Store(tmp_path / "one.db") as one:
         import_all(one, order)
@@ -233,10 +234,11 @@ def test_imports_planned_at_once_then_written_end_as_one_import(tmp_path, order)
 
 def test_a_copy_without_any_reference_is_a_duplicate(store, tmp_path):
     """A JSONL copy of a bank question under another uid and with no source: nothing to link."""
-    store.add_questions([make_question("q-1", source_name="a", source_id="1")])
+    store.questions.add_questions([make_question("q-1", source_name="a", source_id="1")])
     export_jsonl(store, tmp_path / "x.jsonl")
     record = json.loads((tmp_path / "x.jsonl").read_text("utf-8"))
     (tmp_path / "y.jsonl").write_text(json.dumps({**record, "uid": "q-2", "sources": []}) + "\n", "utf-8")
     plan = run_import(store, tmp_path / "y.jsonl")
     assert plan.counts["duplicate"] == 1 and plan.of("duplicate")[0].target == "q-1"
-    assert store.counts().total == 1 and store.get_question("q-1").references() == [SourceRef("a", "1")]
+    assert store.questions.counts().total == 1
+    assert store.questions.get_question("q-1").references() == [SourceRef("a", "1")]

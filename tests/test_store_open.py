@@ -24,7 +24,7 @@ def one_line_error(capsys, code, expected: str):
 
 def fill(db):
     with Store(db) as s:
-        s.add_questions([make_question(f"q-{i}", couplets=[(f"مصراع {i} {j}", f"دوم {i} {j}")
+        s.questions.add_questions([make_question(f"q-{i}", couplets=[(f"مصراع {i} {j}", f"دوم {i} {j}")
                                                           for j in range(4)]) for i in range(300)])
 
 
@@ -79,9 +79,9 @@ def test_read_only_database_opens_for_reading_commands(tmp_path, read_only, caps
         assert code == 0 or "no runs to report" in out.err, (args, out)
     assert (tmp_path / "exp" / "out.jsonl").read_text("utf-8").count("\n") == 300
     with Store(db, read_only=None) as s:
-        assert s.read_only and s.counts().total == 300
+        assert s.read_only and s.questions.counts().total == 300
         with pytest.raises(StoreError, match="opened read-only; nothing was written"):
-            s.add_questions([make_question("q-new")])
+            s.questions.add_questions([make_question("q-new")])
     # writing commands: one line naming the reason
     code = main(["--db", str(db), "sample"])
     one_line_error(capsys, code, "is read-only (reading commands such as stats")

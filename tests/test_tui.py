@@ -58,7 +58,7 @@ QUESTIONS = [LOVE, ARABIC, ZWNJ_Q, PERSIAN_KAF]
 def bank_db(tmp_path) -> Path:
     path = tmp_path / "bank.db"
     with Store(path) as store:
-        store.add_questions(QUESTIONS)
+        store.questions.add_questions(QUESTIONS)
     return path
 
 
@@ -230,7 +230,8 @@ async def test_reload_sees_other_writers(bank_db):
     async with app.run_test(size=SIZE) as pilot:
         await bank_loaded(pilot)
         with Store(bank_db) as other:  # e.g. an annotator over SSH
-            other.add_questions([dated_question("q-new", [(f"مصراع {i} نو", f"مصراع {i} دوم") for i in range(4)])])
+            other.questions.add_questions([dated_question("q-new", [(f"مصراع {i} نو", f"مصراع {i} دوم")
+                                                                    for i in range(4)])])
         assert len(table_uids(app)) == 4
         await pilot.press("r")
         await pilot.pause()
@@ -360,8 +361,8 @@ def test_bank_snapshot_app_mode(bank_db, snap_compare):
 async def test_agreement_panel_shows_the_figures(bank_db):
     with Store(bank_db) as store:
         for uid, a, b in (("q-love", 1, 1), ("q-arabic", 2, 3)):
-            store.add_label(uid, "ali", a)
-            store.add_label(uid, "sara", b)
+            store.labels.add_label(uid, "ali", a)
+            store.labels.add_label(uid, "sara", b)
     app = make_app(bank_db)
     async with app.run_test(size=SIZE) as pilot:
         await bank_loaded(pilot)
@@ -467,8 +468,8 @@ async def test_detail_pane_lists_every_source_reference(bank_db):
     from persian_tui.models import SourceRef
 
     with Store(bank_db) as store:
-        done = store.add_new_questions([], links=[("q-arabic", SourceRef("bench", "12")),
-                                                  ("q-arabic", SourceRef("exam-1401", "7"))])
+        done = store.imports.add_new_questions([], links=[("q-arabic", SourceRef("bench", "12")),
+                                                          ("q-arabic", SourceRef("exam-1401", "7"))])
         assert done.links == ["linked", "linked"]
     app = make_app(bank_db)
     async with app.run_test(size=SIZE) as pilot:

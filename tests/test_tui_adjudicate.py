@@ -36,17 +36,17 @@ def question(uid: str, n: int, key: int | None = 1) -> Question:
 
 def build(path: Path, *, queue: bool = True) -> Path:
     with Store(path) as s:
-        s.add_questions([question(f"q-{c}", i) for i, c in enumerate("abcdef")])
+        s.questions.add_questions([question(f"q-{c}", i) for i, c in enumerate("abcdef")])
         if queue:
-            s.add_label("q-a", "ali", 1, confidence="high")  # annotators disagree
-            s.add_label("q-a", "sara", 2, confidence="low", note=NOTE)
-            s.add_label("q-b", "ali", 3)  # both against the key
-            s.add_label("q-b", "sara", 3)
-            s.add_label("q-c", "ali", 1)  # flagged
-            s.add_label("q-c", "sara", flag=FLAG)
+            s.labels.add_label("q-a", "ali", 1, confidence="high")  # annotators disagree
+            s.labels.add_label("q-a", "sara", 2, confidence="low", note=NOTE)
+            s.labels.add_label("q-b", "ali", 3)  # both against the key
+            s.labels.add_label("q-b", "sara", 3)
+            s.labels.add_label("q-c", "ali", 1)  # flagged
+            s.labels.add_label("q-c", "sara", flag=FLAG)
         for uid in ("q-d", "q-e"):  # all agree with the key: bulk-acceptable
-            s.add_label(uid, "ali", 1)
-            s.add_label(uid, "sara", 1)
+            s.labels.add_label(uid, "ali", 1)
+            s.labels.add_label(uid, "sara", 1)
     return path
 
 
@@ -111,8 +111,8 @@ async def test_set_the_key_with_a_reason(db):
         await answer(pilot, "بیت دوم متفاوت است")
         assert isinstance(app.screen, AdjudicationScreen)
         with Store(db) as s:
-            (decision,) = s.adjudications("q-a")
-            q = s.get_question("q-a")
+            (decision,) = s.curation.adjudications("q-a")
+            q = s.questions.get_question("q-a")
         assert (decision.adjudicator, decision.decision, decision.key) == ("reza", "key", 2)
         assert decision.reason == "بیت دوم متفاوت است"
         assert (q.key, q.status) == (2, "curated")
@@ -132,8 +132,8 @@ async def test_accept_the_key_reason_optional(db):
         await pilot.press("enter")  # empty reason is fine for accepting
         await pilot.pause()
         with Store(db) as s:
-            (decision,) = s.adjudications("q-c")
-            assert s.get_question("q-c").status == "curated"
+            (decision,) = s.curation.adjudications("q-c")
+            assert s.questions.get_question("q-c").status == "curated"
         assert (decision.decision, decision.key, decision.reason) == ("accept", 1, None)
         assert screen.uids == ["q-a", "q-b"] and screen.current.uid == "q-b"  # the last: previous
 
@@ -148,7 +148,7 @@ async def test_escape_cancels_a_decision(db):
         await pilot.pause()
         assert isinstance(app.screen, AdjudicationScreen) and screen.uids == ["q-a", "q-b", "q-c"]
         with Store(db) as s:
-            assert s.adjudications() == []
+            assert s.curation.adjudications() == []
 
 
 async def test_retire_needs_a_reason(db):
@@ -163,8 +163,8 @@ async def test_retire_needs_a_reason(db):
         assert isinstance(app.screen, ReasonDialog)
         await answer(pilot, "two options say the same")
         with Store(db) as s:
-            (decision,) = s.adjudications("q-b")
-            q = s.get_question("q-b")
+            (decision,) = s.curation.adjudications("q-b")
+            q = s.questions.get_question("q-b")
         assert (decision.decision, decision.reason) == ("retire", "two options say the same")
         assert (q.status, q.key) == ("retired", 1)
         assert screen.uids == ["q-a", "q-c"] and screen.current.uid == "q-c"
@@ -181,14 +181,14 @@ async def test_bulk_accept_after_confirming_the_count(db):
         await pilot.press("n")
         await pilot.pause()
         with Store(db) as s:
-            assert s.adjudications() == []
+            assert s.curation.adjudications() == []
         await pilot.press("A")
         await pilot.pause()
         await pilot.press("y")
         await pilot.pause()
         with Store(db) as s:
-            decisions = s.adjudications()
-            statuses = {u: s.get_question(u).status for u in ("q-d", "q-e")}
+            decisions = s.curation.adjudications()
+            statuses = {u: s.questions.get_question(u).status for u in ("q-d", "q-e")}
         assert [(d.uid, d.decision, d.reason, d.adjudicator) for d in decisions] == [
             ("q-d", "accept", BULK_REASON, "reza"), ("q-e", "accept", BULK_REASON, "reza")]
         assert statuses == {"q-d": "curated", "q-e": "curated"}
@@ -213,7 +213,7 @@ async def test_decided_elsewhere_meanwhile(db):
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_queue(pilot)
         with Store(db) as other:  # another adjudicator, another process
-            other.adjudicate("q-a", "maryam", "retire", reason="تکراری")
+            other.curation.adjudicate("q-a", "maryam", "retire", reason="تکراری")
         await pilot.press("2")
         await pilot.pause()
         assert isinstance(app.screen, AdjudicationScreen)  # no dialog
@@ -241,7 +241,7 @@ async def test_edit_from_the_queue_and_reload(db):
         assert screen.uids == ["q-a", "q-c"]  # q-b now agrees with its key: bulk-acceptable
         assert screen.bulk == 3
         with Store(db) as s:
-            (revision,) = s.revisions("q-b")
+            (revision,) = s.curation.revisions("q-b")
         assert revision.author == "reza" and revision.changes["key"] == [1, 3]
         await pilot.press("escape")
         await pilot.pause()
@@ -272,7 +272,7 @@ async def test_item_flags_feed_the_queue_with_their_evidence(tmp_path):
     with Store(path) as s:
         for m in ("model-a", "model-b", "model-c", "model-d", "model-e"):
             preds = [Prediction(f"q-{c}", 3 if c == "d" else 1, "ok") for c in "abcdef"]
-            s.create_run("imported", m, {}, status="done", total=6, predictions=preds)
+            s.runs.create_run("imported", m, {}, status="done", total=6, predictions=preds)
     app = make_app(path, annotator="reza")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_queue(pilot)
@@ -292,4 +292,5 @@ async def test_item_flags_feed_the_queue_with_their_evidence(tmp_path):
         await pilot.press("y")
         await pilot.pause()
     with Store(path) as s:
-        assert s.get_question("q-d").status != "curated" and s.get_question("q-e").status == "curated"
+        assert s.questions.get_question("q-d").status != "curated"
+        assert s.questions.get_question("q-e").status == "curated"

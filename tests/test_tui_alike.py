@@ -85,20 +85,20 @@ def full_db(path: Path) -> Path:
     from persian_tui.models import Prediction
 
     with Store(path) as s:
-        s.add_questions([make_question(f"q-{i:02d}", couplets=numbered_couplets(i), key=i % 4 + 1,
-                                       status="ready") for i in range(30)])
-        x = s.create_run("llm", "acme/model-x", {}, status="done", total=30, predictions=[
+        s.questions.add_questions([make_question(f"q-{i:02d}", couplets=numbered_couplets(i), key=i % 4 + 1,
+                                                 status="ready") for i in range(30)])
+        x = s.runs.create_run("llm", "acme/model-x", {}, status="done", total=30, predictions=[
             Prediction(f"q-{i:02d}", (i + i // 3) % 4 + 1, "ok", raw_output="Answer") for i in range(30)])
-        s.create_run("llm", "acme/model-y", {}, status="done", total=30, predictions=[
+        s.runs.create_run("llm", "acme/model-y", {}, status="done", total=30, predictions=[
             Prediction(f"q-{i:02d}", i % 4 + 1 if i % 5 else 1, "ok") for i in range(30)])
-        s.ensure_error_categories(DEFAULT_TAXONOMY)
-        judge = s.create_run("judge", "judge-m", {}, status="done")
+        s.judging.ensure_error_categories(DEFAULT_TAXONOMY)
+        judge = s.runs.create_run("judge", "judge-m", {}, status="done")
         for i in range(12):
-            s.save_judgment(judge.id, x.id, f"q-{i:02d}", status="ok", verdict="flawed",
-                            error_category="wrong_meaning", rationale="read literally")
+            s.judging.save_judgment(judge.id, x.id, f"q-{i:02d}", status="ok", verdict="flawed",
+                                    error_category="wrong_meaning", rationale="read literally")
         for who in ("ali", "sara"):
             for i in range(20):
-                s.add_label(f"q-{i:02d}", who, (i + (who == "ali")) % 4 + 1)
+                s.labels.add_label(f"q-{i:02d}", who, (i + (who == "ali")) % 4 + 1)
         s.conn.execute("UPDATE runs SET created_at = '2026-01-02T03:04:05Z'")
     return path
 
@@ -170,7 +170,7 @@ async def test_home_and_end_move_to_the_first_and_last_row(tmp_path):
     db = tmp_path / "many.db"
     with Store(db) as s:
         qs = keyed_questions(PAGE * 2 + 5)
-        s.add_questions(qs)
+        s.questions.add_questions(qs)
         for model in ("a", "b", "c"):
             add_run(s, model, [1, 2], uids=[q.uid for q in qs[:2]])
     app = make_app(db, annotator="reza")
@@ -301,14 +301,15 @@ async def test_a_poet_is_searchable_text_and_named_once(tmp_path):
         q1 = dated_question("q-linked", [HAFEZ_1, SAADI, BABA, ("بیتی", "که نیست")])
         q2 = dated_question("q-named", [HAFEZ_2, SAADI, BABA, ("بیتی دیگر", "که نیست")])
         q2.options[0].poet = "حافظ"
-        s.add_questions([q1, q2])
-        s.link_questions()
+        s.questions.add_questions([q1, q2])
+        s.links.link_questions()
         search = BankSearch(s)
         assert search.uids("poet:حافظ") == ["q-linked", "q-named"]
         assert search.uids("حافظ") == search.uids("poet:حافظ")
-        q = s.get_question("q-linked")  # option 1 is Hafez's by its link; the question says so too
+        q = s.questions.get_question("q-linked")  # option 1 is Hafez's by its link; the question says so too
         q.poet = "حافظ"
-        shown = "\n".join(plain(detail_lines(with_derived_poets(q, s.links(["q-linked"])["q-linked"]), 80, "off")))
+        linked = s.links.links(["q-linked"])["q-linked"]
+        shown = "\n".join(plain(detail_lines(with_derived_poets(q, linked), 80, "off")))
     poet_line = next(line for line in shown.split("\n") if line.startswith("poet"))
     assert poet_line.count("حافظ") == 1, poet_line
     app = make_app(db, annotator="reza")

@@ -37,8 +37,8 @@ NEW = [
 def db(tmp_path) -> Path:
     path = tmp_path / "author.db"
     with Store(path) as store:
-        store.add_questions([dated_question("q-love", LOVE, category="عرفانی", source_name="fixture",
-                                            source_id="6", explanation="بیت نخست از دشواری راه عشق می‌گوید.")])
+        store.questions.add_questions([dated_question("q-love", LOVE, category="عرفانی", source_name="fixture",
+                                                      source_id="6", explanation="بیت نخست از دشواری راه عشق می‌گوید.")])
     return path
 
 
@@ -88,7 +88,7 @@ async def test_author_a_new_question_end_to_end(db):
         assert "cannot save" in messages(app)
         assert "option 4: empty second hemistich" in messages(app)
         with Store(db) as store:
-            assert store.counts().total == 1
+            assert store.questions.counts().total == 1
 
         screen.query_one("#m2-4", Input).value = "  " + NEW[3][1] + "  "  # outer spaces trimmed
         await settle(pilot)
@@ -97,7 +97,7 @@ async def test_author_a_new_question_end_to_end(db):
         await settle(pilot)
         assert "status ready needs a key" in messages(app)
         with Store(db) as store:
-            assert store.counts().total == 1
+            assert store.questions.counts().total == 1
 
         await type_into(pilot, "key", "۳")  # Persian digits are keys too
         screen.query_one("#explanation", TextArea).focus()
@@ -111,8 +111,8 @@ async def test_author_a_new_question_end_to_end(db):
         assert screen.query_one("#status", Select).value == "ready"
 
         with Store(db) as store:
-            q = store.get_question(uid)
-            revisions = store.revisions(uid)
+            q = store.questions.get_question(uid)
+            revisions = store.curation.revisions(uid)
         assert q.stem == "کدام بیت متفاوت است"
         assert [(o.mesra1, o.mesra2) for o in q.options] == NEW  # exactly as typed, ZWNJ kept
         assert q.options[0].poet == "مولوی" and q.options[1].poet is None
@@ -142,12 +142,12 @@ async def test_near_duplicate_warns_and_asks_to_save_again(db):
         await settle(pilot)
         assert "press ctrl+s again to save anyway" in messages(app)
         with Store(db) as store:
-            assert store.counts().total == 1
+            assert store.questions.counts().total == 1
         await pilot.press("ctrl+s")  # confirmed
         await settle(pilot)
         assert screen.uid is not None
         with Store(db) as store:
-            assert store.counts().total == 2
+            assert store.questions.counts().total == 2
 
 
 async def test_a_shared_couplet_is_named(db):
@@ -214,8 +214,8 @@ async def test_edit_an_existing_question_records_the_changes(db):
         await settle(pilot)
         assert "saved q-love: key, options" in notices(app)
         with Store(db) as store:
-            q = store.get_question("q-love")
-            (revision,) = store.revisions("q-love")
+            q = store.questions.get_question("q-love")
+            (revision,) = store.curation.revisions("q-love")
         assert q.key == 3 and q.options[1].mesra2 == LOVE[1][1] + " نو"
         assert q.category == "عرفانی" and q.source_id == "6" and q.status == "ready"
         assert revision.author == "reza" and set(revision.changes) == {"key", "options"}
@@ -257,16 +257,16 @@ async def test_a_change_made_elsewhere_is_kept_on_save(db):
     async with app.run_test(size=SIZE) as pilot:
         await open_screen(pilot, "e", AuthorScreen)
         with Store(db) as other:
-            q = other.get_question("q-love")
+            q = other.questions.get_question("q-love")
             q.stem = "ساقه‌ی باب"
-            other.update_question(q, "bob")
-            other.adjudicate("q-love", "maryam", "key", key=2, reason="بیت دوم")
+            other.curation.update_question(q, "bob")
+            other.curation.adjudicate("q-love", "maryam", "key", key=2, reason="بیت دوم")
         app.screen.query_one("#category", Input).value = "اخلاقی"
         await settle(pilot)
         await pilot.press("ctrl+s")
         await settle(pilot)
         with Store(db) as s:
-            q = s.get_question("q-love")
+            q = s.questions.get_question("q-love")
         assert (q.stem, q.key, q.status, q.category) == ("ساقه‌ی باب", 2, "curated", "اخلاقی")
         assert any("kept what bob saved meanwhile: stem, key, status" in n for n in notices(app))
         assert app.screen.query_one("#stem", Input).value == "ساقه‌ی باب"  # the form shows it
@@ -281,9 +281,9 @@ async def test_a_real_conflict_shows_both_values_and_lets_you_choose(db, side, s
     async with app.run_test(size=SIZE) as pilot:
         await open_screen(pilot, "e", AuthorScreen)
         with Store(db) as other:
-            q = other.get_question("q-love")
+            q = other.questions.get_question("q-love")
             q.stem, q.category = "ساقه‌ی باب", "bob's"
-            other.update_question(q, "bob")
+            other.curation.update_question(q, "bob")
         app.screen.query_one("#stem", Input).value = "ساقه‌ی آلیس"
         app.screen.query_one("#key", Input).value = "3"
         await settle(pilot)
@@ -295,7 +295,7 @@ async def test_a_real_conflict_shows_both_values_and_lets_you_choose(db, side, s
         assert bidi.display_line("ساقه‌ی باب", 200, "app") in body
         assert bidi.display_line("ساقه‌ی آلیس", 200, "app") in body
         with Store(db) as s:
-            assert s.get_question("q-love").key == 1  # nothing saved while choosing
+            assert s.questions.get_question("q-love").key == 1  # nothing saved while choosing
         await pilot.press("enter")  # nothing chosen yet: refused
         await settle(pilot)
         assert isinstance(app.screen, MergeDialog)
@@ -303,6 +303,6 @@ async def test_a_real_conflict_shows_both_values_and_lets_you_choose(db, side, s
         await settle(pilot)
         assert isinstance(app.screen, AuthorScreen)
         with Store(db) as s:
-            q = s.get_question("q-love")
+            q = s.questions.get_question("q-love")
         assert (q.stem, q.key, q.category) == (stem, 3, "bob's")
         assert app.screen.query_one("#stem", Input).value == stem

@@ -24,7 +24,7 @@ def db(tmp_path) -> Path:
     path = tmp_path / "corpus.db"
     with Store(path) as store:
         import_corpus(store, MINI)
-        store.add_questions([dated_question("q-used", [HAFEZ_1, SAADI, BABA, ("بیتی", "که نیست")])])
+        store.questions.add_questions([dated_question("q-used", [HAFEZ_1, SAADI, BABA, ("بیتی", "که نیست")])])
     return path
 
 
@@ -80,7 +80,7 @@ async def test_search_insert_with_provenance_and_warnings(db, size):
         uid = author.uid
         assert uid and any(n.startswith(f"saved {uid}") for n in notices(app))
     with Store(db) as store:
-        links = store.links([uid])[uid]
+        links = store.links.links([uid])[uid]
         chosen = links[2]
         assert (chosen.method, chosen.couplet.poem, chosen.couplet.couplet) == ("chosen", "/khayyam/robaee/sh1", 0)
         assert links[1].method == "chosen" and links[4].method == "one_hemistich"
@@ -137,7 +137,7 @@ async def test_bank_detail_shows_derived_poets_marked(db):
         assert q.uid == "q-used"
         assert [o.poet for o in q.options] == ["حافظ" + DERIVED, "سعدی" + DERIVED, "باباطاهر" + DERIVED, None]
     with Store(db) as store:
-        assert all(o.poet is None for o in store.get_question("q-used").options)  # not stored
+        assert all(o.poet is None for o in store.questions.get_question("q-used").options)  # not stored
 
 
 async def test_similar_with_a_model_and_a_missing_one(db, tiny_st, monkeypatch):  # noqa: F811

@@ -117,7 +117,7 @@ def test_every_screen_binds_its_keys_from_its_table_and_has_help():
 def db(tmp_path) -> Path:
     path = tmp_path / "help.db"
     with Store(path) as store:
-        store.add_questions([make_question(f"q-{i}", category="عشق") for i in range(1, 5)])
+        store.questions.add_questions([make_question(f"q-{i}", category="عشق") for i in range(1, 5)])
     return path
 
 

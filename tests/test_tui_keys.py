@@ -22,7 +22,7 @@ NAMES = {"/": "slash", "\t": "tab", "?": "question_mark", " ": "space"}
 def db(tmp_path) -> Path:
     path = tmp_path / "keys.db"
     with Store(path) as store:
-        store.add_questions([make_question(f"q-{i}", category="عشق") for i in range(1, 5)])
+        store.questions.add_questions([make_question(f"q-{i}", category="عشق") for i in range(1, 5)])
     return path
 
 
@@ -67,4 +67,4 @@ async def test_a_key_right_after_opening_a_screen_acts_there(db):
         burst(app, "l2")
         await settle(pilot, pauses=5)
         assert isinstance(app.screen, LabelScreen)
-        assert [(lab.uid, lab.answer) for lab in app.store.labels(annotator="reza")] == [("q-1", 2)]
+        assert [(lab.uid, lab.answer) for lab in app.store.labels.labels(annotator="reza")] == [("q-1", 2)]

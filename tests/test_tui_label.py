@@ -37,7 +37,7 @@ QUESTIONS = [
 def db(tmp_path) -> Path:
     path = tmp_path / "label.db"
     with Store(path) as store:
-        store.add_questions(QUESTIONS)
+        store.questions.add_questions(QUESTIONS)
     return path
 
 
@@ -74,7 +74,7 @@ def screen_text(app) -> str:
 
 
 def my_labels(app):
-    return app.store.labels(annotator=ME)
+    return app.store.labels.labels(annotator=ME)
 
 
 # ------------------------------------------------------------------ blind display
@@ -83,7 +83,7 @@ def my_labels(app):
 async def test_opens_blind_with_the_four_couplets(db):
     with Store(db) as other:  # someone else's labels (and notes) are never shown
         for i in range(1, 7):
-            other.add_label(f"q-{i}", "ali", 2, note=f"{SECRET}-others-note", flag=f"{SECRET}-flag")
+            other.labels.add_label(f"q-{i}", "ali", 2, note=f"{SECRET}-others-note", flag=f"{SECRET}-flag")
     app = make_app(db, annotator=ME)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_label(pilot)
@@ -240,8 +240,8 @@ async def test_undo_twice_goes_back_and_retracts(db):
 async def test_queue_end_state(db):
     with Store(db) as other:
         for i in range(1, 5):
-            other.add_label(f"q-{i}", "ali", 1)
-        other.set_setting("label_target", "1")
+            other.labels.add_label(f"q-{i}", "ali", 1)
+        other.labels.set_setting("label_target", "1")
     app = make_app(db, annotator=ME)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_label(pilot)
@@ -255,15 +255,15 @@ async def test_queue_end_state(db):
         assert "nothing to label" in text_of(app, "#label-last") and len(my_labels(app)) == 2
         await press(pilot, "t")  # target 2: the questions labelled once by ali come back
         assert screen.target == 2 and shown_uid(screen) == "q-1"
-        assert app.store.get_setting("label_target") == "2"
+        assert app.store.labels.get_setting("label_target") == "2"
 
 
 async def test_target_counts_other_annotators(db):
     with Store(db) as other:
         for i in (1, 2, 3):
-            other.add_label(f"q-{i}", "ali", 1)
-            other.add_label(f"q-{i}", "sara", 2)
-        other.add_label("q-4", "ali", skipped=True)  # a skip does not count towards the target
+            other.labels.add_label(f"q-{i}", "ali", 1)
+            other.labels.add_label(f"q-{i}", "sara", 2)
+        other.labels.add_label("q-4", "ali", skipped=True)  # a skip does not count towards the target
     app = make_app(db, annotator=ME)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_label(pilot)
@@ -330,7 +330,7 @@ async def test_guidelines_default_and_edit(db):
         for ch in "نو ":
             await pilot.press(ch)
         await press(pilot, "ctrl+s")
-        assert app.store.get_setting("guidelines") == "نو " + DEFAULT_GUIDELINES
+        assert app.store.labels.get_setting("guidelines") == "نو " + DEFAULT_GUIDELINES
         assert not app.screen.editing
         await press(pilot, "escape")
         assert app.screen is screen
@@ -342,7 +342,7 @@ async def test_guidelines_default_and_edit(db):
         assert isinstance(app.screen, GuidelinesScreen) and app.screen.editing
         assert app.screen.query_one("#guide-editor", TextArea).text.startswith("x")
         await press(pilot, "escape", "y")  # yes: the change is dropped
-        assert app.store.get_setting("guidelines").startswith("نو ")
+        assert app.store.labels.get_setting("guidelines").startswith("نو ")
         assert isinstance(app.screen, GuidelinesScreen) and not app.screen.editing
         await press(pilot, "q")
         assert app.screen is screen and shown_uid(screen) == "q-1"
@@ -365,9 +365,9 @@ async def test_label_this_question_from_the_bank(db):
 async def test_scoped_queue_and_honest_bars(tmp_path):
     path = tmp_path / "scoped.db"
     with Store(path) as store:
-        store.add_questions([make_question(f"q-{i}", numbered_couplets(i), tags=["قدیم"] if i > 3 else [])
-                             for i in range(1, 7)])
-        store.add_label("q-5", "ali", 1)
+        store.questions.add_questions([make_question(f"q-{i}", numbered_couplets(i), tags=["قدیم"] if i > 3 else [])
+                                       for i in range(1, 7)])
+        store.labels.add_label("q-5", "ali", 1)
     app = make_app(path, "app", annotator=ME, queue_scope=QueueScope(tag="قدیم"))
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_label(pilot)
@@ -510,7 +510,7 @@ async def test_the_fast_minimum_is_a_setting(db, monkeypatch):
     clock = Clock()
     monkeypatch.setattr("persian_tui.tui.screens.label.monotonic", clock)
     with Store(db) as s:
-        s.set_setting("label_min_seconds", "5")
+        s.labels.set_setting("label_min_seconds", "5")
     app = make_app(db, annotator=ME)
     async with app.run_test(size=SIZE) as pilot:
         await open_label(pilot)
@@ -523,7 +523,7 @@ async def test_the_fast_minimum_is_a_setting(db, monkeypatch):
 
 async def test_a_flag_is_not_an_answer_in_the_bars(db):
     with Store(db) as s:
-        s.set_setting("label_target", "1")
+        s.labels.set_setting("label_target", "1")
     app = make_app(db, annotator=ME)
     async with app.run_test(size=SIZE) as pilot:
         await open_label(pilot)
@@ -546,11 +546,11 @@ async def test_a_flag_is_not_an_answer_in_the_bars(db):
 async def test_label_this_refuses_a_question_the_queue_does_not_serve(db, status):
     with Store(db) as s:
         if status == "retired":
-            s.adjudicate("q-2", "maryam", "retire", reason="broken")
+            s.curation.adjudicate("q-2", "maryam", "retire", reason="broken")
         else:
-            q = s.get_question("q-2")
+            q = s.questions.get_question("q-2")
             q.status = "draft"
-            s.update_question(q, "ali")
+            s.curation.update_question(q, "ali")
     scope = QueueScope(status="ready") if status == "draft" else None
     app = make_app(db, annotator=ME, queue_scope=scope)
     async with app.run_test(size=SIZE) as pilot:
@@ -560,7 +560,7 @@ async def test_label_this_refuses_a_question_the_queue_does_not_serve(db, status
         assert isinstance(app.screen, BankScreen)
         assert f"not labelled: q-2 is {status}" in notices(app)[-1]
     with Store(db) as s:
-        assert s.labels(annotator=ME) == []
+        assert s.labels.labels(annotator=ME) == []
 
 
 async def test_label_this_marks_the_item_chosen_not_undone(db):

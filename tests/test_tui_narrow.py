@@ -27,9 +27,9 @@ LONG_MODEL = "organisation-with-a-long-name/model-with-an-even-longer-name-v2"
 def db(tmp_path) -> Path:
     path = tmp_path / "narrow.db"
     with Store(path) as store:
-        store.add_questions([make_question(f"q-{i}", couplets=couplets(i), key=i % 4 + 1) for i in range(6)])
-        store.create_run("paraphrase", LONG_MODEL, {}, status="done", total=6,
-                         predictions=[Prediction(f"q-{i}", 1, "ok") for i in range(6)])
+        store.questions.add_questions([make_question(f"q-{i}", couplets=couplets(i), key=i % 4 + 1) for i in range(6)])
+        store.runs.create_run("paraphrase", LONG_MODEL, {}, status="done", total=6,
+                              predictions=[Prediction(f"q-{i}", 1, "ok") for i in range(6)])
     return path
 
 
@@ -181,12 +181,12 @@ async def test_agreement_lists_every_pair_and_fits_80_columns(tmp_path):
 
     path = tmp_path / "agree.db"
     with Store(path) as store:
-        store.add_questions([make_question(f"q-{i}", couplets=couplets(i), key=1) for i in range(4)])
+        store.questions.add_questions([make_question(f"q-{i}", couplets=couplets(i), key=1) for i in range(4)])
         for i, (a, b, c) in enumerate(((1, 1, 2), (2, 2, 2), (3, 3, 1), (4, 1, 4))):
-            store.add_label(f"q-{i}", "ali", a)
-            store.add_label(f"q-{i}", "sara", b)
-            store.add_label(f"q-{i}", "reza", c)
-        store.add_label("q-0", "nima", 1)  # one shared item, one category: kappa undefined
+            store.labels.add_label(f"q-{i}", "ali", a)
+            store.labels.add_label(f"q-{i}", "sara", b)
+            store.labels.add_label(f"q-{i}", "reza", c)
+        store.labels.add_label("q-0", "nima", 1)  # one shared item, one category: kappa undefined
     app = make_app(path, "app")
     async with app.run_test(size=NARROW) as pilot:
         await bank_loaded(pilot)
@@ -210,7 +210,7 @@ async def test_review_messages_wrap_at_80(tmp_path):
 
     path = tmp_path / "empty.db"
     with Store(path) as store:
-        store.add_questions([make_question("q-1", couplets=couplets(1), key=1)])
+        store.questions.add_questions([make_question("q-1", couplets=couplets(1), key=1)])
     app = make_app(path, "terminal", annotator="reza")
     async with app.run_test(size=NARROW) as pilot:
         await bank_loaded(pilot)

@@ -25,7 +25,7 @@ SIZE = (120, 40)
 def db(tmp_path) -> Path:
     path = tmp_path / "quit.db"
     with Store(path) as store:
-        store.add_questions([make_question(f"q-{i}", couplets=couplets(i)) for i in range(4)])
+        store.questions.add_questions([make_question(f"q-{i}", couplets=couplets(i)) for i in range(4)])
     return path
 
 

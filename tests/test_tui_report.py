@@ -49,14 +49,14 @@ def answers(right: int, invalid: int = 0) -> list[Prediction]:
 
 
 def fill(store: Store) -> None:
-    store.add_questions([make_question(f"q-{i:03d}", couplets=couplets(i), key=key_of(i),
-                                       category=CATEGORIES[i % 2], poet=POETS[i % 2],
-                                       source_name="fixture", source_id=str(i + 1))
-                         for i in range(N)])
+    store.questions.add_questions([make_question(f"q-{i:03d}", couplets=couplets(i), key=key_of(i),
+                                                 category=CATEGORIES[i % 2], poet=POETS[i % 2],
+                                                 source_name="fixture", source_id=str(i + 1))
+                                   for i in range(N)])
     # created in an order that is not the accuracy order
-    store.create_run("llm", "acme/model-c", {}, status="done", total=N, predictions=answers(7, invalid=2))
-    store.create_run("llm", "acme/model-a", {}, status="done", total=N, predictions=answers(17))
-    store.create_run("llm", "acme/model-b", {}, status="done", total=N, predictions=answers(12))
+    store.runs.create_run("llm", "acme/model-c", {}, status="done", total=N, predictions=answers(7, invalid=2))
+    store.runs.create_run("llm", "acme/model-a", {}, status="done", total=N, predictions=answers(17))
+    store.runs.create_run("llm", "acme/model-b", {}, status="done", total=N, predictions=answers(12))
 
 
 @pytest.fixture
@@ -226,7 +226,7 @@ async def test_hardest_opens_the_question(db):
 async def test_human_baseline_when_labels_exist(db):
     with Store(db) as store:
         for i in range(10):
-            store.add_label(f"q-{i:03d}", "sara", key_of(i) if i < 9 else wrong_of(i))
+            store.labels.add_label(f"q-{i:03d}", "sara", key_of(i) if i < 9 else wrong_of(i))
     app = make_app(db)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_report(pilot)
@@ -251,7 +251,7 @@ async def test_recompute_sees_a_new_run_and_x_leaves_a_run_out(db):
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_report(pilot)
         with Store(db) as store:  # another process finishes a run meanwhile
-            store.create_run("llm", "acme/model-d", {}, status="done", total=N, predictions=answers(20))
+            store.runs.create_run("llm", "acme/model-d", {}, status="done", total=N, predictions=answers(20))
         await pilot.press("r")
         await settle(pilot)
         table = screen.query_one("#lb-table", DataTable)
@@ -339,12 +339,12 @@ async def test_empty_database_shows_a_message(tmp_path):
 async def test_runs_without_shared_questions(tmp_path):
     path = tmp_path / "disjoint.db"
     with Store(path) as store:
-        store.add_questions([make_question(f"q-{i:03d}", couplets=couplets(i), key=key_of(i))
-                             for i in range(4)])
-        store.create_run("llm", "first-half", {}, status="done",
-                         predictions=[Prediction(f"q-{i:03d}", key_of(i), "ok") for i in (0, 1)])
-        store.create_run("llm", "second-half", {}, status="done",
-                         predictions=[Prediction(f"q-{i:03d}", key_of(i), "ok") for i in (2, 3)])
+        store.questions.add_questions([make_question(f"q-{i:03d}", couplets=couplets(i), key=key_of(i))
+                                       for i in range(4)])
+        store.runs.create_run("llm", "first-half", {}, status="done",
+                              predictions=[Prediction(f"q-{i:03d}", key_of(i), "ok") for i in (0, 1)])
+        store.runs.create_run("llm", "second-half", {}, status="done",
+                              predictions=[Prediction(f"q-{i:03d}", key_of(i), "ok") for i in (2, 3)])
     app = make_app(path)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_report(pilot)
@@ -384,7 +384,7 @@ async def test_items_tab_sorted_by_flag_severity(db):
     binomial p 0.016): suspect_key, listed first, with the evidence; Enter shows the question and why."""
     with Store(db) as store:
         for model, right in (("acme/model-d", 17), ("acme/model-e", 12), ("acme/model-f", 7)):
-            store.create_run("llm", model, {}, status="done", total=N, predictions=answers(right))
+            store.runs.create_run("llm", model, {}, status="done", total=N, predictions=answers(right))
     app = make_app(db)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_report(pilot)

@@ -34,27 +34,27 @@ JUDGED = {"q-0": (1, "sound", None), "q-1": (1, "sound", None), "q-2": (3, "flaw
 
 def build(path: Path, *, judged: bool = True) -> Path:
     with Store(path) as s:
-        s.add_questions([make_question(f"q-{i}", couplets=numbered_couplets(i), explanation="سه بیت از صبر می‌گویند")
-                         for i in range(6)])
+        s.questions.add_questions([make_question(f"q-{i}", couplets=numbered_couplets(i),
+                                                 explanation="سه بیت از صبر می‌گویند") for i in range(6)])
         if not judged:
             return path
-        x = s.create_run("llm", "model-x", {}, status="done", predictions=[
+        x = s.runs.create_run("llm", "model-x", {}, status="done", predictions=[
             Prediction(uid, pred, "ok", raw_output=f"Answer: {pred}", reasoning=REASONING)
             for uid, (pred, _, _) in JUDGED.items()])
-        y = s.create_run("llm", "model-y", {}, status="done",
-                         predictions=[Prediction("q-0", 2, "ok", raw_output="2")])
-        s.ensure_error_categories(DEFAULT_TAXONOMY)
-        judge = s.create_run("judge", "judge-m", {}, status="done")
+        y = s.runs.create_run("llm", "model-y", {}, status="done",
+                              predictions=[Prediction("q-0", 2, "ok", raw_output="2")])
+        s.judging.ensure_error_categories(DEFAULT_TAXONOMY)
+        judge = s.runs.create_run("judge", "judge-m", {}, status="done")
         for uid, (_, verdict, category) in JUDGED.items():
             if verdict is None:
-                s.save_judgment(judge.id, x.id, uid, status="unscored", raw_reply="hmm, hard to say")
+                s.judging.save_judgment(judge.id, x.id, uid, status="unscored", raw_reply="hmm, hard to say")
             else:
-                s.save_judgment(judge.id, x.id, uid, status="ok", verdict=verdict, error_category=category,
-                                rationale=RATIONALE)
-        s.save_judgment(judge.id, y.id, "q-0", status="ok", verdict="flawed", error_category="missed_contrast",
-                        rationale="chose 2")
-        q1 = next(j for j in s.judgments() if j.uid == "q-1")
-        s.add_review(q1.id, "ali", "accept")  # reviewed by someone else already
+                s.judging.save_judgment(judge.id, x.id, uid, status="ok", verdict=verdict, error_category=category,
+                                        rationale=RATIONALE)
+        s.judging.save_judgment(judge.id, y.id, "q-0", status="ok", verdict="flawed", error_category="missed_contrast",
+                                rationale="chose 2")
+        q1 = next(j for j in s.judging.judgments() if j.uid == "q-1")
+        s.judging.add_review(q1.id, "ali", "accept")  # reviewed by someone else already
     return path
 
 
@@ -96,7 +96,7 @@ def notes(app) -> list[str]:
 
 def rows(path: Path) -> dict[tuple[str, str], object]:
     with Store(path) as s:
-        return {(j.uid, j.model): j for j in s.judgments()}
+        return {(j.uid, j.model): j for j in s.judging.judgments()}
 
 
 async def select(pilot, screen, uid: str, model: str = "model-x") -> None:
@@ -349,7 +349,7 @@ async def test_taxonomy_add_edit_delete(db):
         assert isinstance(app.screen, TaxonomyScreen)
         assert table_names(screen)[-1] == "meter_confusion"
         with Store(db) as s:
-            c = s.error_categories()[-1]
+            c = s.judging.error_categories()[-1]
         assert (c.name, c.label_fa, c.label_en) == ("meter_confusion", "خلط وزن", "meter confusion")
 
         await pilot.press("e")  # edit: the name is fixed, the labels change
@@ -358,7 +358,7 @@ async def test_taxonomy_add_edit_delete(db):
         await pilot.press("ctrl+s")
         await pilot.pause()
         with Store(db) as s:
-            assert s.error_categories()[-1].description_en == "Confused the metre with the meaning."
+            assert s.judging.error_categories()[-1].description_en == "Confused the metre with the meaning."
 
         await pilot.press("d")  # unused: asks, then deletes
         assert isinstance(app.screen, ConfirmDialog)
@@ -411,8 +411,8 @@ async def test_a_flag_from_judge_review_shows_in_adjudication_with_its_judgment(
     from persian_tui.tui.screens.adjudicate import AdjudicationScreen
 
     with Store(db) as s:  # reza flags q-4 in judge review, with a reason
-        j = next(j for j in s.judgments() if j.uid == "q-4")
-        s.add_review(j.id, "reza", "flag", note=FLAG)
+        j = next(j for j in s.judging.judgments() if j.uid == "q-4")
+        s.judging.add_review(j.id, "reza", "flag", note=FLAG)
     app = make_app(db, "terminal", annotator="reza")  # logical text, to compare with what was typed
     async with app.run_test(size=SIZE) as pilot:
         await open_review(pilot)
@@ -461,13 +461,13 @@ async def test_a_decision_rereads_one_judgment_not_all(db):
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_review(pilot)
         calls = []
-        real = app.store.judgments
+        real = app.store.judging.judgments
 
         def spy(**kw):
             calls.append(kw.get("ids"))
             return real(**kw)
 
-        app.store.judgments = spy
+        app.store.judging.judgments = spy
         first = screen.current.uid
         await pilot.press("y")  # accept: on to the next item to review
         await pilot.pause()
@@ -479,7 +479,7 @@ async def test_a_decision_rereads_one_judgment_not_all(db):
         await pilot.pause()
         assert calls[-1] is None  # a reload reads everything
         with Store(db) as s:
-            fresh = {j.id: j for j in s.judgments()}
+            fresh = {j.id: j for j in s.judging.judgments()}
         assert [(j.id, j.reviewed, j.flagged) for j in screen.all] == [
             (j.id, fresh[j.id].reviewed, fresh[j.id].flagged) for j in screen.all]
 
@@ -488,8 +488,8 @@ async def test_a_flag_on_a_curated_question_reaches_adjudication(db):
     from persian_tui.tui.screens.adjudicate import AdjudicationScreen
 
     with Store(db) as s:
-        s.adjudicate("q-4", "maryam", "accept", reason="checked")  # curated before the review
-        assert s.get_question("q-4").status == "curated"
+        s.curation.adjudicate("q-4", "maryam", "accept", reason="checked")  # curated before the review
+        assert s.questions.get_question("q-4").status == "curated"
     app = make_app(db, annotator="reza")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_review(pilot)
@@ -505,8 +505,8 @@ async def test_a_flag_on_a_curated_question_reaches_adjudication(db):
         adj = await open_screen(pilot, AdjudicationScreen("maryam"), AdjudicationScreen)
         assert [v.uid for v in adj.items] == ["q-4"]
     with Store(db) as s:  # a decision made after the flag settles it: it leaves the queue
-        s.adjudicate("q-4", "maryam", "retire", reason=FLAG)
+        s.curation.adjudicate("q-4", "maryam", "retire", reason=FLAG)
         assert adjudication_queue(s) == []
-        flag = next(j for j in s.judgments() if j.uid == "q-2")
-        s.add_review(flag.id, "reza", "flag", note="again")  # a flag raised later comes back
+        flag = next(j for j in s.judging.judgments() if j.uid == "q-2")
+        s.judging.add_review(flag.id, "reza", "flag", note="again")  # a flag raised later comes back
         assert [v.uid for v in adjudication_queue(s)] == ["q-2"]

@@ -33,8 +33,8 @@ def key_of(body) -> int:
 def db(tmp_path) -> Path:
     path = tmp_path / "runs.db"
     with Store(path) as store:
-        store.add_questions([make_question(f"q-{i:03d}", couplets=couplets(i), key=i % 4 + 1)
-                             for i in range(N)])
+        store.questions.add_questions([make_question(f"q-{i:03d}", couplets=couplets(i), key=i % 4 + 1)
+                                       for i in range(N)])
     return path
 
 
@@ -109,10 +109,10 @@ async def test_launch_llm_run_from_the_form(db):
             assert "run 1 · llm · test-model · done" in panel and f"{N}/{N} done" in panel
     assert "run 1 · llm · test-model" in seen[0]
     with Store(db) as store:
-        run = store.get_run(1)
+        run = store.runs.get_run(1)
         assert run.status == "done" and run.params["concurrency"] == 2
         assert run.params["api_key_env"] == "OPENAI_API_KEY"
-        assert len(store.predictions(1)) == N
+        assert len(store.runs.predictions(1)) == N
 
 
 async def test_progress_reaches_the_table_while_running(db):
@@ -162,7 +162,7 @@ async def test_form_validation_messages(db):
         await pilot.pause()
         assert isinstance(app.screen, RunsScreen)
     with Store(db) as store:
-        assert store.runs() == []
+        assert store.runs.runs() == []
 
 
 def field_errors_shown(form) -> dict[str, str]:
@@ -203,7 +203,7 @@ async def test_cancel_a_slow_run_then_resume_it(db):
             screen = await open_runs(pilot)
             await launch_llm(pilot, server.url, concurrency="1")
             with Store(db) as store:
-                await until(pilot, lambda: len(store.predictions(1)) == 2 and len(server.requests) == 3
+                await until(pilot, lambda: len(store.runs.predictions(1)) == 2 and len(server.requests) == 3
                             and cell(screen, 1, "done") in (f"1/{N}", f"2/{N}"),
                             "2 answers stored and shown, the 3rd asked")
             assert cell(screen, 1, "status").startswith("▶")
@@ -214,8 +214,8 @@ async def test_cancel_a_slow_run_then_resume_it(db):
             await settle(pilot)
             assert cell(screen, 1, "status") == "cancelled"
             with Store(db) as store:
-                done = len(store.predictions(1))
-                assert store.get_run(1).status == "cancelled" and done == 3
+                done = len(store.runs.predictions(1))
+                assert store.runs.get_run(1).status == "cancelled" and done == 3
             assert cell(screen, 1, "done") == f"{done}/{N}"
             await pilot.press("u")  # resume: asks only the rest
             await pilot.pause()
@@ -228,7 +228,7 @@ async def test_cancel_a_slow_run_then_resume_it(db):
             assert "complete" in notices(app)[-1]
     assert len(server.requests) == N  # nothing asked twice
     with Store(db) as store:
-        assert store.get_run(1).status == "done" and len(store.predictions(1)) == N
+        assert store.runs.get_run(1).status == "done" and len(store.runs.predictions(1)) == N
 
 
 async def test_runs_go_on_when_the_screen_is_closed(db):
@@ -249,7 +249,7 @@ async def test_runs_go_on_when_the_screen_is_closed(db):
             await pilot.pause()
             assert cell(app.screen, 1, "status") == "done"
     with Store(db) as store:
-        assert store.get_run(1).status == "done" and len(store.predictions(1)) == N
+        assert store.runs.get_run(1).status == "done" and len(store.runs.predictions(1)) == N
 
 
 async def test_quitting_cancels_runs_in_progress(db):
@@ -262,8 +262,8 @@ async def test_quitting_cancels_runs_in_progress(db):
             await until(pilot, lambda: len(server.requests) == 1, "the first request in flight")
         # the app closed with a request in flight: the run stops and says so
         with Store(db) as store:
-            await eventually(lambda: store.get_run(1).status != "running", "run 1 stopped")
-            assert store.get_run(1).status == "cancelled" and len(store.predictions(1)) < N
+            await eventually(lambda: store.runs.get_run(1).status != "running", "run 1 stopped")
+            assert store.runs.get_run(1).status == "cancelled" and len(store.runs.predictions(1)) < N
         gate.open()
 
 
@@ -282,8 +282,8 @@ async def test_two_runs_at_once(db):
             assert [cell(screen, i, "status") for i in (1, 2)] == ["done", "done"]
             assert [r[0] for r in table_rows(screen)] == ["2", "1"]  # newest first
     with Store(db) as store:
-        assert [len(store.predictions(i)) for i in (1, 2)] == [N, N]
-        assert store.get_run(2).params["strategy"] == "json"
+        assert [len(store.runs.predictions(i)) for i in (1, 2)] == [N, N]
+        assert store.runs.get_run(2).params["strategy"] == "json"
 
 
 async def test_api_errors_then_retry_with_e(db):
@@ -436,10 +436,10 @@ async def test_embedding_run_with_tfidf(db):
         assert screen.selected_id == 2  # the new run's row is selected and shown in the panel
         assert "run 2 · embedding · tfidf · done" in screen.query_one("#run-panel").text
     with Store(db) as store:
-        run = store.get_run(1)
+        run = store.runs.get_run(1)
         assert run.kind == "embedding" and run.params["scorer"] == "pairwise"
-        assert store.get_run(2).params["scorer"] == "isolation"
-        assert all(len(p.scores) == 4 for p in store.predictions(1))
+        assert store.runs.get_run(2).params["scorer"] == "isolation"
+        assert all(len(p.scores) == 4 for p in store.runs.predictions(1))
 
 
 async def test_a_run_without_one_usable_answer_opens_with_dashes(db):
@@ -447,11 +447,11 @@ async def test_a_run_without_one_usable_answer_opens_with_dashes(db):
     from persian_tui.models import Prediction
 
     with Store(db) as store:
-        run = store.create_run("llm", "down-model", {"base_url": "http://127.0.0.1:9/v1"}, total=3)
-        store.save_predictions(run.id, [Prediction(uid=f"q-{i:03d}", predicted=None,
-                                                   parse_status="api_error", error="Connection error")
-                                        for i in range(3)])
-        (summary,) = store.run_summaries()
+        run = store.runs.create_run("llm", "down-model", {"base_url": "http://127.0.0.1:9/v1"}, total=3)
+        store.runs.save_predictions(run.id, [Prediction(uid=f"q-{i:03d}", predicted=None,
+                                                        parse_status="api_error", error="Connection error")
+                                             for i in range(3)])
+        (summary,) = store.runs.run_summaries()
         assert summary.correct == 0  # never NULL
     app = make_app(db)
     async with app.run_test(size=SIZE) as pilot:
@@ -520,7 +520,7 @@ async def test_judge_and_paraphrase_runs_launch_from_the_form(db):
             await settle(pilot)
             assert cell(screen, 3, "kind") == "paraphrase" and cell(screen, 3, "status") == "done"
     with Store(db) as store:
-        assert len(store.judgments(run_id=2)) == N and store.get_run(3).params["strategy"] == "paraphrase"
+        assert len(store.judging.judgments(run_id=2)) == N and store.runs.get_run(3).params["strategy"] == "paraphrase"
 
 
 async def test_failed_run_archive_and_delete_in_the_screen(db):
@@ -553,7 +553,7 @@ async def test_failed_run_archive_and_delete_in_the_screen(db):
         await pilot.pause()
         assert screen.query_one(DataTable).row_count == 0
     with Store(db) as store:
-        assert store.runs(archived=True) == []
+        assert store.runs.runs(archived=True) == []
 
 
 def test_parse_form_samples_sample_and_release():
@@ -591,8 +591,8 @@ async def test_launch_a_run_with_samples_from_the_form(db):
             assert "3 samples, majority vote" in head and f"{3 * N}/{3 * N}" in head
             assert any(line.startswith("samples") and "agreement 100%" in line for line in detail.text_lines)
     with Store(db) as store:
-        assert store.get_run(1).params["samples"] == 3
-        assert len(store.predictions(1, samples=True)) == 3 * N and len(store.predictions(1)) == N
+        assert store.runs.get_run(1).params["samples"] == 3
+        assert len(store.runs.predictions(1, samples=True)) == 3 * N and len(store.runs.predictions(1)) == N
 
 
 def test_a_run_without_one_answer_shows_no_accuracy_in_every_tui_place():
@@ -646,10 +646,10 @@ async def test_run_progress_message_flow(db):
 def test_runs_snapshot(db, snap_compare):
     """Finished runs (a fixed creation date), the first one's figures in the panel."""
     with Store(db) as store:
-        store.create_run("llm", "acme/model-a", {}, status="done", total=N,
-                         predictions=[Prediction(f"q-{i:03d}", i % 4 + 1, "ok") for i in range(N)])
-        store.create_run("embedding", "tfidf", {}, status="done", total=N,
-                         predictions=[Prediction(f"q-{i:03d}", 1, "ok") for i in range(N)])
+        store.runs.create_run("llm", "acme/model-a", {}, status="done", total=N,
+                              predictions=[Prediction(f"q-{i:03d}", i % 4 + 1, "ok") for i in range(N)])
+        store.runs.create_run("embedding", "tfidf", {}, status="done", total=N,
+                              predictions=[Prediction(f"q-{i:03d}", 1, "ok") for i in range(N)])
         store.conn.execute("UPDATE runs SET created_at = '2026-01-02T03:04:05Z'")
 
     async def run_before(pilot) -> None:
@@ -699,8 +699,8 @@ async def test_resume_at_another_base_url(db):
             await settle(pilot)
             await wait_for(pilot, lambda: cell(screen, 1, "status") == "done", "run 1 done")
     with Store(db) as store:
-        assert [p.parse_status for p in store.predictions(1)] == ["ok"] * N
-        events = [(h["event"], h["detail"]) for h in store.run_history(1)]
+        assert [p.parse_status for p in store.runs.predictions(1)] == ["ok"] * N
+        events = [(h["event"], h["detail"]) for h in store.runs.run_history(1)]
         assert ("resume-overrides", {"base_url": up.url}) in events
         assert len(up.requests) == N
 
@@ -712,14 +712,14 @@ async def test_detail_shows_a_write_that_lands_while_it_reads(db, monkeypatch):
 
     monkeypatch.setattr(run_detail, "LIVE_EVERY", 0.05)
     with Store(db) as store:
-        run = store.create_run("llm", "m", {}, total=N)  # running
+        run = store.runs.create_run("llm", "m", {}, total=N)  # running
     read = run_detail.load_detail
 
     def read_then_a_write(db_path, run_id, known):
         loaded = read(db_path, run_id, known)
         if loaded.preds == []:  # the run's first answer commits just after the first read
             with Store(db_path) as other:
-                other.save_predictions(run_id, [Prediction("q-000", 1, "ok")])
+                other.runs.save_predictions(run_id, [Prediction("q-000", 1, "ok")])
         return loaded
 
     monkeypatch.setattr(run_detail, "load_detail", read_then_a_write)

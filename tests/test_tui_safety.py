@@ -32,9 +32,9 @@ def hostile_db(tmp_path):
         q = make_question("q-evil", category="عشق" + HOSTILE, source_name="src\x1b[5m",
                           source_id="7\x1b]0;t\x07", explanation="شرح " + HOSTILE)
         q.options[0].mesra1 = f"می{ZWNJ}رود {HOSTILE} دلِ"
-        s.add_questions([q])
-        s.add_new_questions([], links=[("q-evil", SourceRef("other\x1b[2J", "9\x07"))])  # a second reference
-        s.create_run("llm", "model\x1b[31m\x07evil", {}, total=1, status="done")
+        s.questions.add_questions([q])
+        s.imports.add_new_questions([], links=[("q-evil", SourceRef("other\x1b[2J", "9\x07"))])  # a second reference
+        s.runs.create_run("llm", "model\x1b[31m\x07evil", {}, total=1, status="done")
     return db
 
 
@@ -54,7 +54,7 @@ async def test_bank_and_detail_show_placeholders_not_controls(tmp_path):
         note = list(app._notifications)[-1]
         assert (note.message, note.title) == ("endpoint said ␛[2J\\x9b1m", "model ␛]0;t␇")
     with Store(tmp_path / "h.db") as s:  # the stored text is untouched
-        q = s.get_question("q-evil")
+        q = s.questions.get_question("q-evil")
         assert q.options[0].mesra1 == f"می{ZWNJ}رود {HOSTILE} دلِ" and q.category == "عشق" + HOSTILE
 
 
@@ -111,7 +111,7 @@ async def test_damaged_database_inside_the_app_ends_with_one_line(tmp_path, monk
         def damaged(*a, **k):
             raise sqlite3.DatabaseError("database disk image is malformed")
 
-        monkeypatch.setattr(app.store, "counts", damaged)
+        monkeypatch.setattr(app.store.questions, "counts", damaged)
         app.screen.call_later(app.screen.action_reload)  # what r does; the exception ends the app
         await eventually(lambda: app.fatal_error, "the app ended on the damaged file")
     assert app.return_code == 1
@@ -141,7 +141,7 @@ async def test_table_cells_from_data_are_plain_text_not_markup(tmp_path):
     db = hostile_db(tmp_path)
     with Store(db) as s:
         for who in ("ann [/x] \x1b[31m", "ann2 [b]"):
-            s.add_label("q-evil", who, 1, seconds=1.0)
+            s.labels.add_label("q-evil", who, 1, seconds=1.0)
     app = make_app(db, "app", annotator="t")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, pauses=4)

@@ -31,8 +31,8 @@ SAMPLES = {
 def voted_run(store, samples=SAMPLES, model="voter"):
     preds = [Prediction(uid, a, "ok", sample=s) for uid, answers in samples.items()
              for s, a in enumerate(answers)]
-    return store.create_run("llm", model, {"samples": 4}, total=len(samples), status="done",
-                            predictions=preds).id
+    return store.runs.create_run("llm", model, {"samples": 4}, total=len(samples), status="done",
+                                 predictions=preds).id
 
 
 @pytest.fixture
@@ -80,7 +80,7 @@ def test_a_tie_is_left_out_of_what_needs_one_answer(tied):
     items = {i.uid: i for i in r.items}
     assert items["q1"].runs.n == 1 and items["q2"].runs.n == 2
     # the same from the store, as `persian-tui items` and the release read it
-    again = {i.uid: i for i in item_analysis(store, store.questions(), [voter, single])}
+    again = {i.uid: i for i in item_analysis(store, store.questions.questions(), [voter, single])}
     assert again["q1"].runs.n == 1
 
 

@@ -16,7 +16,7 @@ def min_seconds(store: Store) -> float:
     """The shortest credible time from an item's display to its answer (the database setting
     ``label_min_seconds``, default 1 s): faster answers are kept but marked fast."""
     try:
-        value = float(store.get_setting(MIN_SECONDS_SETTING) or DEFAULT_MIN_SECONDS)
+        value = float(store.labels.get_setting(MIN_SECONDS_SETTING) or DEFAULT_MIN_SECONDS)
     except ValueError:
         return DEFAULT_MIN_SECONDS
     return value if 0 <= value <= 3600 else DEFAULT_MIN_SECONDS

@@ -65,11 +65,11 @@ def item_votes(store: Store, questions: list[Question] | None = None,
                item_flags: dict[str, dict[str, str]] | None = None) -> list[ItemVotes]:
     """Votes for each question (all questions in bank order by default); `item_flags`
     (uid -> flag -> evidence, reports/items.queue_flags) are attached where given."""
-    questions = questions if questions is not None else store.questions()
+    questions = questions if questions is not None else store.questions.questions()
     by_uid: dict[str, list[Label]] = {}
-    for label in store.labels():
+    for label in store.labels.labels():
         by_uid.setdefault(label.uid, []).append(label)
-    flagged = store.review_flags()
+    flagged = store.judging.review_flags()
     item_flags = item_flags or {}
     return [ItemVotes(q.uid, q.category, q.key, q.status, by_uid.get(q.uid, []), flagged.get(q.uid, {}),
                       item_flags.get(q.uid, {})) for q in questions]

@@ -64,9 +64,9 @@ def _answer(value: object) -> tuple[int | None, bool]:
 def plan_labels(store: Store, path: str | Path) -> LabelPlan:
     path = Path(path)
     plan = LabelPlan(path)
-    by_uid = store.uids()
+    by_uid = store.questions.uids()
     refs = References(store)  # every reference of every question, not only its own source
-    current = {(l.uid, l.annotator): l for l in store.labels()}
+    current = {(l.uid, l.annotator): l for l in store.labels.labels()}
     seen: set[tuple[str, str]] = set()
     for n, row in _rows(path):
         where = f"line {n}"
@@ -119,4 +119,4 @@ def apply_labels(store: Store, plan: LabelPlan, *, skip_invalid: bool = False) -
         more = f"\n  ... and {len(plan.rejected) - 20} more" if len(plan.rejected) > 20 else ""
         raise InputError(f"{plan.path}: {len(plan.rejected)} invalid row(s); nothing imported "
                          f"(--skip-invalid imports the {len(plan.new)} valid ones)\n{shown}{more}")
-    return store.add_labels(plan.new)
+    return store.labels.add_labels(plan.new)

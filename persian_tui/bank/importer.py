@@ -109,7 +109,7 @@ def plan_import(store: Store, path: str | Path, *, fmt: str | None = None,
     fmt, source, records = read_file(path, fmt, answers, source, swapped)
     sha = hashlib.sha256(read_input(path)).hexdigest()
     plan = ImportPlan(path, fmt, source, sha, allow_duplicates=allow_duplicates)
-    plan.since = store.max_question_id()  # read first: anything stored later is re-checked on write
+    plan.since = store.questions.max_question_id()  # read first: anything stored later is re-checked on write
     for rec in records:
         if rec.question is not None:  # where each reference was learnt
             rec.question.sources = [SourceRef(r.name, r.id, shown_path(path)) for r in rec.question.references()]
@@ -125,10 +125,10 @@ class _Planner:
         self.store, self.plan = store, plan
         self.allow_duplicates, self.allow_dirty = allow_duplicates, allow_dirty
         self.jsonl = plan.format == "jsonl"
-        self.stored_uids = store.uids()
-        self.by_source = store.questions_by_source(plan.source_name) if plan.source_name else {}
-        self.fingerprints = store.fingerprints()
-        self.index = store.duplicate_index()
+        self.stored_uids = store.questions.uids()
+        self.by_source = store.sources.questions_by_source(plan.source_name) if plan.source_name else {}
+        self.fingerprints = store.questions.fingerprints()
+        self.index = store.questions.duplicate_index()
         self.seen_uids: dict[str, Record] = {}
         self.label: dict[str, str] = {}  # uid -> how to name it in messages (file records: their location)
         self.planned: dict[str, Question] = {}  # this file's new questions
@@ -197,7 +197,7 @@ class _Planner:
         self.planned[q.uid] = q
 
     def _stored(self, rec: Record, q: Question) -> None:
-        stored = self.store.get_question(q.uid)
+        stored = self.store.questions.get_question(q.uid)
         differs = _differences(q, stored)
         if differs:
             shown = [f"{f} (stored {getattr(stored, f)!r}, file {getattr(q, f)!r})"
@@ -235,7 +235,7 @@ class _Planner:
         return f"{uid} ({self.label[uid]})" if uid in self.label else uid
 
     def _key_note(self, q: Question, target: str) -> str:
-        other = self.planned.get(target) or self.store.get_question(target)
+        other = self.planned.get(target) or self.store.questions.get_question(target)
         if other is None or q.key is None or other.key is None or q.key == other.key:
             return ""
         return f"; its key {q.key} differs from {target}'s {other.key} (kept)"
@@ -289,8 +289,8 @@ def apply_import(store: Store, plan: ImportPlan, *, skip_invalid: bool = False) 
         return {"path": shown_path(plan.path), "sha256": plan.sha256, "format": plan.format,
                 "source_name": plan.source_name, **_count(o for _, o, _, _ in _final(plan, result))}
 
-    result = store.add_new_questions(new, links=links, log=log, same_question=not plan.allow_duplicates,
-                                     since=plan.since, near=None if plan.allow_duplicates else NEAR_DUPLICATE)
+    result = store.imports.add_new_questions(new, links=links, log=log, same_question=not plan.allow_duplicates,
+                                             since=plan.since, near=None if plan.allow_duplicates else NEAR_DUPLICATE)
     for d, outcome, reason, target in _final(plan, result):
         d.outcome, d.reason, d.target = outcome, reason, target
     plan.corpus = result.corpus

@@ -14,7 +14,7 @@ class References:
     def __init__(self, store: Store, source: str | None = None):
         self.source = source
         self._by_id: dict[str, dict[str | None, list[str]]] = defaultdict(dict)
-        for name, sid, uid in store.reference_rows(source):
+        for name, sid, uid in store.sources.reference_rows(source):
             uids = self._by_id[sid].setdefault(name, [])
             if uid not in uids:
                 uids.append(uid)

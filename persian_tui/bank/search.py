@@ -19,7 +19,7 @@ class BankSearch:
         version = self.store.data_version()
         if version != self._version:
             self._entries = [(uid, search_compact(body), st, cat)
-                             for uid, body, st, cat in self.store.search_entries()]
+                             for uid, body, st, cat in self.store.questions.search_entries()]
             self._version = version
 
     def uids(self, text: str = "", *, status: str | None = None,
@@ -29,7 +29,7 @@ class BankSearch:
         all match) must occur; status and category must equal."""
         self.refresh()
         words, facets = split_facets(text)
-        allowed = self.store.provenance_uids(**facets) if facets else None
+        allowed = self.store.links.provenance_uids(**facets) if facets else None
         terms = search_terms(words)
         return [uid for uid, body, st, cat in self._entries
                 if (status is None or st == status) and (category is None or cat == category)
@@ -41,7 +41,7 @@ FACETS = ("poet", "form")
 
 def split_facets(text: str) -> tuple[str, dict[str, str]]:
     """"poet:حافظ form:Ghazal عشق" -> ("عشق", {"poet": "حافظ", "form": "Ghazal"}): filters by
-    the options' poets and their corpus poems' form (see Store.provenance_uids)."""
+    the options' poets and their corpus poems' form (see LinksRepo.provenance_uids)."""
     words, facets = [], {}
     for w in text.split():
         name, sep, value = w.partition(":")

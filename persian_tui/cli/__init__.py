@@ -165,11 +165,11 @@ def cmd_setting(args) -> int:
                   file=sys.stderr)
             return 2
         with open_store(args) as store:
-            store.set_setting(args.name, args.value.strip())
+            store.labels.set_setting(args.name, args.value.strip())
     with open_store(args, read=True) as store:
         for name, (what, _) in SETTINGS.items():
             if args.name in (None, name):
-                print(f"{name} = {store.get_setting(name) or '(default)'}    # {what}")
+                print(f"{name} = {store.labels.get_setting(name) or '(default)'}    # {what}")
     return 0
 
 
@@ -206,8 +206,8 @@ def cmd_errors(args) -> int:
     from ..judging.distribution import distributions, judge_agreement
 
     with open_store(args, read=True) as store:
-        rows = store.judgments(target_run=args.run) if args.run is not None else store.judgments()
-        names = {c.name: c for c in store.error_categories()}
+        rows = store.judging.judgments(target_run=args.run) if args.run is not None else store.judging.judgments()
+        names = {c.name: c for c in store.judging.error_categories()}
     if not rows:
         raise UserError("no judgments yet" + (f" for run {args.run}" if args.run is not None else "")
                         + ": run `persian-tui judge` first")
@@ -251,14 +251,14 @@ def cmd_import_reasoning(args) -> int:
 
 def cmd_stats(args) -> int:
     with open_store(args, read=True) as store:
-        c = store.counts()
+        c = store.questions.counts()
         print(f"database: {store.path} (schema v{store.version})")
         print(f"questions: {c.total}  " + "  ".join(f"{s}: {n}" for s, n in sorted(c.by_status.items())))
         if c.categories:
             print(f"categories: {', '.join(c.categories)}")
-        refs, known, several = store.source_counts()
+        refs, known, several = store.sources.source_counts()
         print(f"source references: {refs} of {known} question(s); {several} known by two or more")
-        for imp in store.iter_imports():
+        for imp in store.imports.iter_imports():
             print(f"import {imp['created_at']}: {imp['path']} ({imp['format']}) "
                   f"new {imp['new']}, linked {imp['linked']}, unchanged {imp['unchanged']}, "
                   f"duplicate {imp['duplicate']}, conflict {imp['conflict']}, rejected {imp['rejected']}")

@@ -54,8 +54,8 @@ def cmd_corpus_import(args) -> int:
             print(f"... and {len(p.notes) - args.max_errors} more misnumbered couplet(s)")
         print(f"imported {args.path}: {p.summary()}; {p.rate:.0f} poems/s, "
               f"longest write transaction {p.longest_lock * 1000:.0f} ms (of {p.transactions:,})")
-        if not args.no_link and store.questions():
-            counts = store.link_questions()
+        if not args.no_link and store.questions.questions():
+            counts = store.links.link_questions()
             print("linked the bank: " + _link_summary(counts))
     return 0
 
@@ -70,7 +70,7 @@ def _eta(p) -> str:
 
 def cmd_corpus_stats(args) -> int:
     with open_store(args, read=True) as store:
-        s = store.corpus_stats()
+        s = store.corpus.corpus_stats()
         if args.format == "json":
             print(json_safe(json.dumps(s, ensure_ascii=False, indent=2)))
             return 0
@@ -99,8 +99,8 @@ def cmd_corpus_search(args) -> int:
     if not words.strip() and not (args.poet or args.form or args.metre):
         raise UserError("give words to search for (or --poet, --form or --metre to list couplets)")
     with open_store(args, read=True) as store:
-        found = store.search_couplets(words, poet=args.poet, form=args.form,
-                                      metre=args.metre, limit=args.limit)
+        found = store.corpus.search_couplets(words, poet=args.poet, form=args.form,
+                                             metre=args.metre, limit=args.limit)
         if args.format == "json":
             print(json_safe(json.dumps([c.__dict__ for c in found], ensure_ascii=False, indent=2)))
             return 0
@@ -145,15 +145,15 @@ def _link_summary(counts) -> str:
 
 def cmd_corpus_link(args) -> int:
     with open_store(args) as store:
-        if not store.has_corpus():
+        if not store.corpus.has_corpus():
             raise UserError("no corpus loaded: run `persian-tui corpus import PATH` first")
         bar = _Bar("link")
-        counts = store.link_questions(force=args.force, threshold=args.threshold, on_progress=bar)
+        counts = store.links.link_questions(force=args.force, threshold=args.threshold, on_progress=bar)
         total = sum(v for k, v in counts.items() if k != "up to date")
         bar(total, total, final=True)
         print(_link_summary(counts))
-        links = store.links()
-        questions = {q.uid: q for q in store.questions()}
+        links = store.links.links()
+        questions = {q.uid: q for q in store.questions.questions()}
         for status in ("ambiguous", "unlinked"):
             shown = 0
             for uid, per in links.items():
@@ -180,7 +180,7 @@ def cmd_corpus_link(args) -> int:
 
 def cmd_corpus_reorder(args) -> int:
     with open_store(args) as store:
-        counts = store.undo_reorder(args.uid)
+        counts = store.links.undo_reorder(args.uid)
         extra = [f"{counts[k]} {what}" for k, what in (("released", "in a release kept as they are"),
                                                         ("edited", "edited since, kept")) if counts.get(k)]
         print(f"{counts.get('restored', 0)} option(s) back in the file's hemistich order"
@@ -195,7 +195,7 @@ def shortcut_report(store, which: str):
     questions = select_questions(store, which)
     texts = {q.uid: [couplet_text(o.mesra1, o.mesra2) for o in sorted(q.options, key=lambda o: o.position)]
              for q in questions if len(q.options) == 4}
-    return questions, analyse(questions, store.links([q.uid for q in questions]), lexical_picks(questions, texts))
+    return questions, analyse(questions, store.links.links([q.uid for q in questions]), lexical_picks(questions, texts))
 
 
 def store_baseline_runs(store, questions, rep, which: str) -> list[str]:
@@ -218,11 +218,11 @@ def store_baseline_runs(store, questions, rep, which: str) -> list[str]:
         answers = sorted((p.uid, p.predicted or 0) for p in preds)
         digest = hashlib.sha256(json.dumps([which, answers]).encode()).hexdigest()
         params = {"cue": r.cue, "questions": which, "sha256": digest}
-        run = store.create_run("baseline", model, params, total=len(preds), status="done", predictions=preds,
-                               note="shortcut baseline: abstentions are stored as empty answers",
-                               once_per_file=True)
+        run = store.runs.create_run("baseline", model, params, total=len(preds), status="done", predictions=preds,
+                                    note="shortcut baseline: abstentions are stored as empty answers",
+                                    once_per_file=True)
         if run is None:
-            same = next((x.id for x in store.runs(archived=True) if x.kind == "baseline" and x.model == model
+            same = next((x.id for x in store.runs.runs(archived=True) if x.kind == "baseline" and x.model == model
                          and x.params.get("sha256") == digest), "?")
             lines.append(f"up to date: run {same} (baseline {model}) has the same answers")
         else:

@@ -62,7 +62,7 @@ def cmd_curate(args) -> int:
         for item, reason in plan:
             if not args.dry_run:
                 try:
-                    store.adjudicate(item.uid, args.annotator.strip(), "accept", reason=reason)
+                    store.curation.adjudicate(item.uid, args.annotator.strip(), "accept", reason=reason)
                 except (KeyError, ValueError) as e:  # changed by someone else meanwhile
                     print(f"not accepted {item.uid}: {e}")
                     continue

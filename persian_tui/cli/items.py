@@ -42,12 +42,12 @@ def cmd_samples(args) -> int:
     from ..reports.samples import sample_run
 
     with open_store(args, read=True) as store:
-        run = store.get_run(args.run)
+        run = store.runs.get_run(args.run)
         if run is None:
             raise UserError(f"no run {args.run}")
-        keyed = [q for q in store.questions(statuses=QUESTION_SETS[args.questions]) if q.key is not None]
-        chosen, voted = store.voted_predictions(run.id)
-        result = sample_run(run, voted if voted is not None else store.votes(chosen), keyed)
+        keyed = [q for q in store.questions.questions(statuses=QUESTION_SETS[args.questions]) if q.key is not None]
+        chosen, voted = store.runs.voted_predictions(run.id)
+        result = sample_run(run, voted if voted is not None else store.runs.votes(chosen), keyed)
     if args.format == "json":
         from dataclasses import asdict
 

@@ -14,7 +14,7 @@ def cmd_release(args) -> int:
 
     if args.list:
         with open_store(args, read=True) as store:
-            rows = store.releases()
+            rows = store.releases.releases()
         if not rows:
             print("no releases yet (persian-tui release NAME)")
         for r in rows:

@@ -88,7 +88,7 @@ def _resume(store, args, kind: str) -> tuple[int, dict]:
     """The run to resume and the overrides the command line gives (checked, logged)."""
     from ..runs import RunError, resume_overrides
 
-    run = store.get_run(args.resume)
+    run = store.runs.get_run(args.resume)
     if run is None or run.kind != kind:
         raise UserError(f"no {kind} run {args.resume} to resume")
     given = {k: getattr(args, k, None) for k in ("base_url", "api_key_env", "concurrency", "timeout",
@@ -194,11 +194,11 @@ def cmd_runs(args) -> int:
     if action == "list":
         return _list_runs(args)
     with open_store(args) as store:
-        run = store.get_run(args.id)
+        run = store.runs.get_run(args.id)
         if run is None:
             raise UserError(f"no run {args.id}")
         if action in ("archive", "unarchive"):
-            store.archive_run(run.id, action == "archive")
+            store.runs.archive_run(run.id, action == "archive")
             print(f"run {run.id} {action}d" + (" (hidden from runs and reports; --all shows it)"
                                                if action == "archive" else ""))
         elif action == "delete":
@@ -211,19 +211,19 @@ def cmd_runs(args) -> int:
                     print("nothing deleted")
                     return 1
             try:
-                ids = store.delete_run(run.id)
+                ids = store.runs.delete_run(run.id)
             except LeaseHeld as e:
                 raise UserError(str(e)) from None
             print(f"deleted run {', '.join(map(str, ids))} (logged in the run history)")
         elif action == "history":
-            for h in store.run_history(run.id):
+            for h in store.runs.run_history(run.id):
                 print(f"{h['at']}  {h['event']:<18} {h['who'] or ''}  {h['detail']}")
     return 0
 
 
 def _list_runs(args) -> int:
     with open_store(args, read=True) as store:
-        rows = store.run_summaries(archived=args.all)
+        rows = store.runs.run_summaries(archived=args.all)
     if not rows:
         print("no runs yet" if args.all else "no runs (archived ones: runs --all)")
     for s in rows:

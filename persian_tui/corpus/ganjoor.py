@@ -306,9 +306,9 @@ def import_corpus(store: Store, root: str | Path, *, strict: bool = False,
     def flush(long: bool = False) -> None:
         nonlocal size
         size = 0
-        counts = store.upsert_long_poem(*batch[0], BATCH_COUPLETS) if long else store.upsert_poems(batch)
+        counts = store.corpus.upsert_long_poem(*batch[0], BATCH_COUPLETS) if long else store.corpus.upsert_poems(batch)
         if counts["new"] or counts["updated"]:
-            store.merge_index()  # FTS5's own merging is off: it held the write lock for seconds
+            store.corpus.merge_index()  # FTS5's own merging is off: it held the write lock for seconds
         progress.longest_lock, progress.transactions = max(held, default=0.0), len(held)
         progress.new += counts["new"]
         progress.updated += counts["updated"]
@@ -336,8 +336,8 @@ def import_corpus(store: Store, root: str | Path, *, strict: bool = False,
         if batch:
             flush()
         if progress.new or progress.updated:
-            store.merge_index(final=True)  # one segment: the fastest searches and links
-            progress.quoting = store.mark_quoting()
+            store.corpus.merge_index(final=True)  # one segment: the fastest searches and links
+            progress.quoting = store.corpus.mark_quoting()
     progress.longest_lock, progress.transactions = max(held, default=0.0), len(held)
     if on_progress:
         on_progress(progress)

@@ -21,7 +21,7 @@ def similar_couplets(store: Store, mesra1: str, mesra2: str, *, limit: int = 20,
     if not query:
         return []
     itself = _halves(mesra1, mesra2)
-    pool = [c for c in store.related_couplets(query, limit=POOL, poet=poet, form=form)
+    pool = [c for c in store.corpus.related_couplets(query, limit=POOL, poet=poet, form=form)
             if _halves(c.mesra1, c.mesra2) != itself]
     if not pool:
         return []

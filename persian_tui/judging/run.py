@@ -22,26 +22,26 @@ def create_judge_run(store: Store, spec: LLMRunSpec, target_run: int, *, only_wr
     majority's first sample; the picked sample per question is fixed now (params `picked`)."""
     from .verdicts import DEFAULT_TAXONOMY, JUDGE_VERSION, prompt_hash
 
-    target = store.get_run(target_run)
+    target = store.runs.get_run(target_run)
     if target is None:
         raise RunError(f"no run {target_run} to judge")
-    store.ensure_error_categories(DEFAULT_TAXONOMY)
-    keys = {q.uid: q.key for q in store.questions()}
+    store.judging.ensure_error_categories(DEFAULT_TAXONOMY)
+    keys = {q.uid: q.key for q in store.questions.questions()}
     pick = getattr(spec, "sample", None)
-    preds = [p for p in store.predictions(target_run, sample=pick)
+    preds = [p for p in store.runs.predictions(target_run, sample=pick)
              if keys.get(p.uid) is not None and p.parse_status != "api_error"
              and not (only_wrong and p.predicted == keys[p.uid])]
     if not preds:
         raise RunError(f"run {target_run} has no predictions to judge"
                        + (f" in sample {pick}" if pick is not None else ""))
     preds = preds[:spec.limit] if spec.limit else preds  # a cost cap on a paid judge
-    categories = [c.name for c in store.error_categories()]
+    categories = [c.name for c in store.judging.error_categories()]
     params = {**spec.stored(), "strategy": "judge", "target_run": target_run, "only_wrong": only_wrong,
               "uids": [p.uid for p in preds], "categories": categories}
     if any(p.sample for p in preds):
         params["picked"] = {p.uid: p.sample for p in preds if p.sample}
-    return store.create_run("judge", spec.model, params, total=len(preds),
-                            prompt_template=JUDGE_VERSION, prompt_hash=prompt_hash(categories))
+    return store.runs.create_run("judge", spec.model, params, total=len(preds),
+                                 prompt_template=JUDGE_VERSION, prompt_hash=prompt_hash(categories))
 
 
 async def execute_judge_run(db_path: str | Path, run_id: int, *, retry_errors: bool = False,
@@ -58,17 +58,18 @@ async def execute_judge_run(db_path: str | Path, run_id: int, *, retry_errors: b
         session = LLMSession(store, run_id, ("judge",), "judge", overrides, cancel)
         run, uids, cancel = session.run, session.uids, session.cancel
         target, categories = run.params["target_run"], run.params["categories"]
-        done = store.judged_uids(run_id)
+        done = store.judging.judged_uids(run_id)
         if retry_errors:
-            done -= store.judged_uids(run_id, statuses=("api_error",))
-        questions = {q.uid: q for q in store.questions()}
+            done -= store.judging.judged_uids(run_id, statuses=("api_error",))
+        questions = {q.uid: q for q in store.questions.questions()}
         picked = run.params.get("picked") or {}
-        preds = {p.uid: p for p in store.predictions(target, samples=True) if p.sample == picked.get(p.uid, 0)}
+        preds = {p.uid: p for p in store.runs.predictions(target, samples=True) if p.sample == picked.get(p.uid, 0)}
         todo = session.limited([u for u in uids if u not in done and u in preds])
-        kept = (store.judged_uids(run_id) & set(uids)) - set(todo)  # judged before, not asked again: as they were
+        # judged before, not asked again: as they were
+        kept = (store.judging.judged_uids(run_id) & set(uids)) - set(todo)
         progress = RunProgress(run_id, len(uids), done=len(kept))
-        progress.invalid = len(store.judged_uids(run_id, statuses=("unscored",)) & kept)
-        progress.errors = len(store.judged_uids(run_id, statuses=("api_error",)) & kept)
+        progress.invalid = len(store.judging.judged_uids(run_id, statuses=("unscored",)) & kept)
+        progress.errors = len(store.judging.judged_uids(run_id, statuses=("api_error",)) & kept)
         session.start()
         gate, breaker = session.gate, session.breaker
 
@@ -88,7 +89,7 @@ async def execute_judge_run(db_path: str | Path, run_id: int, *, retry_errors: b
                 except LLMError as e:
                     row["error"] = str(e)
                     breaker.record(e)
-                await save_when_free(store.save_judgment, run_id, target, uid, **row, sample=picked.get(uid, 0))
+                await save_when_free(store.judging.save_judgment, run_id, target, uid, **row, sample=picked.get(uid, 0))
                 progress.done += 1
                 progress.new += 1
                 progress.invalid += row["status"] == "unscored"
@@ -99,6 +100,6 @@ async def execute_judge_run(db_path: str | Path, run_id: int, *, retry_errors: b
                     on_progress(progress)
 
         await session.drive([asyncio.ensure_future(judge(u)) for u in todo])
-        return session.finish(progress, store.judged_uids(run_id) >= set(uids), on_progress)
+        return session.finish(progress, store.judging.judged_uids(run_id) >= set(uids), on_progress)
     finally:
         store.close()

@@ -47,8 +47,8 @@ class ReleaseResult:
 
 def current_items(store: Store) -> list[ReleaseItem]:
     """The curated set as release items, in bank (uid) order: record line and its sha256."""
-    questions = store.questions(statuses=["curated"])
-    links = store.links([q.uid for q in questions])
+    questions = store.questions.questions(statuses=["curated"])
+    links = store.links.links([q.uid for q in questions])
     out = []
     for q in questions:
         line = jsonl.dumps(q, links.get(q.uid))
@@ -117,10 +117,10 @@ def leaderboard(store: Store, release: Release, run_ids: list[int]) -> list[_Boa
     keys = {i.uid: i.key for i in release.items if i.key is not None}
     out = []
     for rid in run_ids:
-        run = store.get_run(rid)
+        run = store.runs.get_run(rid)
         if run is None:
             raise InputError(f"--runs: no run {rid}")
-        preds, voted = store.voted_predictions(rid)
+        preds, voted = store.runs.voted_predictions(rid)
         credits = ([Fraction(int(p.usable == keys[p.uid])) for p in preds if p.uid in keys] if voted is None
                    else [v.credit(keys[v.chosen.uid]) for v in voted if v.chosen.uid in keys])
         correct = sum(credits, Fraction(0))
@@ -153,7 +153,7 @@ def _made(store: Store, release: Release, questions: list[Question], votes, agre
     n = len(questions)
     labels = [lab for v in votes for lab in v.labels]
     answered = sum(lab.answer is not None for lab in labels)
-    decisions = [d for d in store.adjudications() if d.uid in uids]
+    decisions = [d for d in store.curation.adjudications() if d.uid in uids]
     decided = {d.uid for d in decisions}
     by_kind = Counter(d.decision for d in decisions)
     a = agreement
@@ -354,7 +354,7 @@ def check_release(release: Release) -> None:
 
 def check_runs(store: Store, run_ids: list[int]) -> None:
     for rid in run_ids:
-        if store.get_run(rid) is None:
+        if store.runs.get_run(rid) is None:
             raise InputError(f"--runs: no run {rid}; nothing was frozen or written")
 
 
@@ -374,7 +374,7 @@ def build_release(store: Store, name: str, out: str | Path, *, run_ids: list[int
     out = Path(out)
     check_runs(store, list(run_ids))  # before freezing: a mistyped run id freezes nothing
     if frozen:
-        release, created = store.get_release(name), False
+        release, created = store.releases.get_release(name), False
         if release is None:
             raise InputError(f"no release {name!r} to write (--frozen writes an existing one)")
         _check_folder(out, name, release.digest)
@@ -383,11 +383,11 @@ def build_release(store: Store, name: str, out: str | Path, *, run_ids: list[int
         if not items:
             raise InputError("no curated questions to release (mark questions curated first)")
         digest = release_digest(items)
-        known = store.get_release(name)
+        known = store.releases.get_release(name)
         if known is not None and known.digest != digest:
-            store.freeze_release(name, items, who)  # raises ReleaseExists, saying what differs
+            store.releases.freeze_release(name, items, who)  # raises ReleaseExists, saying what differs
         _check_folder(out, name, digest)  # before freezing: a refused folder freezes nothing
-        release, created = store.freeze_release(name, items, who)
+        release, created = store.releases.freeze_release(name, items, who)
     check_release(release)  # on every write: what is written is what was frozen
     board = leaderboard(store, release, list(run_ids))
     texts = {DATA_FILE: "".join(i.record + "\n" for i in release.items),

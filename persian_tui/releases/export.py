@@ -26,16 +26,16 @@ def export_jsonl(store: Store, path: str | Path, *, status: str = "all",
                  anonymize: bool = False) -> int:
     """Write the questions; `with_labels` adds labels, agreement, adjudication and revision
     count per question (annotators renamed A1, A2, ... with `anonymize`)."""
-    questions = store.questions(statuses=status_filter(status), category=category)
-    links = store.links([q.uid for q in questions])
+    questions = store.questions.questions(statuses=status_filter(status), category=category)
+    links = store.links.links([q.uid for q in questions])
     if not with_labels:
         return jsonl.write_atomic(path, (jsonl.dumps(q, links.get(q.uid)) for q in questions))
     from ..annotation.consensus import item_votes
 
-    names = {n: (f"A{i}" if anonymize else n) for i, n in enumerate(store.annotators(), 1)}
+    names = {n: (f"A{i}" if anonymize else n) for i, n in enumerate(store.labels.annotators(), 1)}
     votes = {v.uid: v for v in item_votes(store, questions)}
-    decisions = {a.uid: a for a in store.adjudications()}  # the last decision per question wins
-    revisions = store.revision_counts()
+    decisions = {a.uid: a for a in store.curation.adjudications()}  # the last decision per question wins
+    revisions = store.curation.revision_counts()
 
     def line(q):
         record = jsonl.to_record(q, links.get(q.uid))

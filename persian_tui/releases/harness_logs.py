@@ -191,7 +191,7 @@ def import_harness_log(store: Store, path: str | Path, *, source: str | None = N
         facts["model"] = model
     if not rows:
         raise InputError(f"{path}: the log has no samples")
-    bank = {q.uid for q in store.questions()}
+    bank = {q.uid for q in store.questions.questions()}
     refs = References(store, source)
     result = PredictionImport(path)
     preds, harness_scores, seen = [], {}, set()
@@ -229,13 +229,13 @@ def import_harness_log(store: Store, path: str | Path, *, source: str | None = N
     if k > 1:
         params["samples"] = k
     model_name = facts["model"]
-    if any((r.model, r.params.get("sha256")) == (model_name, sha) for r in store.runs() if r.kind == "imported"):
+    if any((r.model, r.params.get("sha256")) == (model_name, sha) for r in store.runs.runs() if r.kind == "imported"):
         result.runs_unchanged.append(model_name)
     elif dry_run:
         result.runs_new[model_name] = len(preds)
     else:
-        run = store.create_run("imported", model_name, params, total=len(preds), status="done",
-                               predictions=preds, once_per_file=True)
+        run = store.runs.create_run("imported", model_name, params, total=len(preds), status="done",
+                                    predictions=preds, once_per_file=True)
         if run is None:
             result.runs_unchanged.append(model_name)
         else:

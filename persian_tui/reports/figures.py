@@ -274,7 +274,7 @@ def _breakdowns(store: Store, inp: Inputs) -> list[BreakdownRow]:
         "poet": [_poet(q) for q in shared],
         "difficulty": [_tier(float(s), R) for s in solved],
     }
-    links = store.links([q.uid for q in shared])
+    links = store.links.links([q.uid for q in shared])
     if any(l.status == "linked" for per in links.values() for l in per.values()):
         values.update(provenance_values(shared, links))  # corpus provenance of the key couplet
     rows = []
@@ -382,7 +382,7 @@ def build_report(store: Store, *, run_ids: list[int] | None = None, questions: s
     report.groups = groups([row.run_id for row in report.leaderboard], report.pairs)
     report.baseline = baseline([q.key for q in inp.keyed])
     report.shared_baseline = baseline(inp.key)
-    units = question_units(inp.keyed, store.links([q.uid for q in inp.keyed]))
+    units = question_units(inp.keyed, store.links.links([q.uid for q in inp.keyed]))
     report.clusters = cluster_rows(ids, inp.order, inp.credit, inp.asked, units)
     report.breakdowns = _breakdowns(store, inp)
     report.position = _position(inp)

@@ -215,12 +215,12 @@ def item_analysis(store: Store, questions: list[Question], run_ids: list[int],
     qs = [q for q in questions if q.key is not None]
     keys = np.array([q.key for q in qs], dtype=np.int8)
     col = {q.uid: j for j, q in enumerate(qs)}
-    runs = {r.id: r for r in store.runs(archived=True)}
+    runs = {r.id: r for r in store.runs.runs(archived=True)}
     run_names = [f"#{i} {runs[i].model}" for i in run_ids]
     if preds is None:
         preds, tied = {}, {}
         for rid in run_ids:
-            chosen_preds, voted = store.voted_predictions(rid)
+            chosen_preds, voted = store.runs.voted_predictions(rid)
             preds[rid] = {p.uid: p for p in chosen_preds}
             tied[rid] = {v.chosen.uid for v in voted or () if len(v.tied) > 1}
     tied = tied or {}

@@ -30,7 +30,7 @@ class ReportError(ValueError):
 
 
 def _select_runs(store: Store, run_ids: list[int] | None):
-    runs = {r.id: r for r in store.runs(archived=True)}
+    runs = {r.id: r for r in store.runs.runs(archived=True)}
     if run_ids is None:
         return [r for r in runs.values() if r.status == "done" and r.kind not in NO_ANSWERS
                 and not r.archived], False
@@ -110,12 +110,12 @@ def report_inputs(store: Store, run_ids: list[int] | None, questions: str) -> tu
     """The inputs of a report and the runs the default selection left out (run -> why)."""
     runs, explicit = _select_runs(store, run_ids)
     left_out = {} if explicit else {
-        r.id: "archived" if r.archived else r.status for r in store.runs(archived=True)
+        r.id: "archived" if r.archived else r.status for r in store.runs.runs(archived=True)
         if r.kind not in NO_ANSWERS and r not in runs and (r.archived or r.status != "done")}
     preds: dict[int, dict[str, Prediction]] = {}
     votes: dict[int, list] = {}
     for r in runs:  # one read per run: a run asked K times is voted (its majority's first)
-        chosen, voted = store.voted_predictions(r.id)
+        chosen, voted = store.runs.voted_predictions(r.id)
         preds[r.id] = {p.uid: p for p in chosen}
         if voted is not None:
             votes[r.id] = voted
@@ -127,7 +127,7 @@ def report_inputs(store: Store, run_ids: list[int] | None, questions: str) -> tu
         runs = [r for r in runs if r.id not in left_out]
     elif empty := [r.id for r in runs if not preds[r.id]]:
         raise ReportError(f"run {', '.join(map(str, empty))} has no predictions")
-    keyed = [q for q in store.questions(statuses=QUESTION_SETS[questions]) if q.key is not None]
+    keyed = [q for q in store.questions.questions(statuses=QUESTION_SETS[questions]) if q.key is not None]
     shared = [q for q in keyed if all(q.uid in preds[r.id] for r in runs)] if runs else []
     answers = np.full((len(runs), len(keyed)), -1, dtype=np.int8)
     for i, r in enumerate(runs):

@@ -33,13 +33,13 @@ def create_embedding_run(store: Store, spec: EmbedRunSpec) -> Run:
     if not questions:
         raise RunError(f"no questions to score (set {spec.questions!r})")
     if spec.paraphrase_run is not None:
-        prose = store.paraphrases(spec.paraphrase_run)
+        prose = store.runs.paraphrases(spec.paraphrase_run)
         missing = [q.uid for q in questions if len(prose.get(q.uid, [])) != 4]
         if missing:
             raise RunError(f"paraphrase run {spec.paraphrase_run} lacks {len(missing)} question(s), "
                            f"e.g. {missing[0]}")
     params = {**spec.stored(), "uids": [q.uid for q in questions]}
-    return store.create_run("embedding", spec.model, params, total=len(questions))
+    return store.runs.create_run("embedding", spec.model, params, total=len(questions))
 
 
 def execute_embedding_run(db_path: str | Path, run_id: int, *, on_progress: Callback | None = None,
@@ -58,13 +58,13 @@ def _embed(store: Store, run_id: int, on_progress: Callback | None, cancel: thre
     from .embedders import EmbedderError, make_embedder
     from .outlier import predict
 
-    run = store.get_run(run_id)
+    run = store.runs.get_run(run_id)
     if run is None or run.kind != "embedding":
         raise RunError(f"no embedding run {run_id}")
     spec = EmbedRunSpec.model_validate({k: v for k, v in run.params.items() if k in EmbedRunSpec.model_fields}
                                        | ({"base_url": base_url} if base_url else {}))
     take_lease(store, run_id)
-    by_uid = store.questions_for_uids(run.params["uids"])
+    by_uid = store.questions.questions_for_uids(run.params["uids"])
     questions = [by_uid[u] for u in run.params["uids"] if u in by_uid]
     progress = RunProgress(run.id, len(questions))
 
@@ -72,7 +72,7 @@ def _embed(store: Store, run_id: int, on_progress: Callback | None, cancel: thre
         return end_run(store, progress, status, reason, on_progress)
 
     if spec.paraphrase_run is not None:
-        prose = store.paraphrases(spec.paraphrase_run)
+        prose = store.runs.paraphrases(spec.paraphrase_run)
         texts = {q.uid: prose.get(q.uid, []) for q in questions}
     else:
         texts = {q.uid: [couplet_text(o.mesra1, o.mesra2) for o in q.options] for q in questions}
@@ -83,12 +83,12 @@ def _embed(store: Store, run_id: int, on_progress: Callback | None, cancel: thre
     except EmbedderError as e:
         stop("failed", str(e))
         raise RunError(str(e)) from None
-    store.update_run(run.id, model=embedder.model_id,
-                     params={**run.params, "model_id": embedder.model_id, "revision": embedder.revision})
+    store.runs.update_run(run.id, model=embedder.model_id,
+                          params={**run.params, "model_id": embedder.model_id, "revision": embedder.revision})
     cache_key = (embedder.model_id, embedder.revision, embedder.prefix, embedder.normalization)
     sha = {t: hashlib.sha256(t.encode()).hexdigest() for t in distinct}
     cacheable = getattr(embedder, "cacheable", True)
-    vectors = store.cached_vectors(cache_key, list(sha.values())) if cacheable else {}
+    vectors = store.runs.cached_vectors(cache_key, list(sha.values())) if cacheable else {}
     missing = [t for t in distinct if sha[t] not in vectors]
     progress.message = f"{len(distinct) - len(missing)} cached, {len(missing)} to embed"
     for start in range(0, len(missing), spec.batch_size):
@@ -102,7 +102,7 @@ def _embed(store: Store, run_id: int, on_progress: Callback | None, cancel: thre
             raise RunError(str(e)) from None
         fresh = {sha[t]: v for t, v in zip(batch, out)}
         if cacheable:
-            store.cache_vectors(cache_key, fresh)
+            store.runs.cache_vectors(cache_key, fresh)
         vectors.update({k: np.asarray(v, dtype=np.float32) for k, v in fresh.items()})
         progress.message = f"embedded {min(start + len(batch), len(missing))}/{len(missing)} texts"
         if on_progress:
@@ -116,7 +116,7 @@ def _embed(store: Store, run_id: int, on_progress: Callback | None, cancel: thre
     preds = [Prediction(q.uid, int(p), "ok", scores=[round(float(s), 6) for s in row])
              for q, p, row in zip(questions, predicted, scores)]
     for chunk in range(0, len(preds), 500):
-        store.save_predictions(run.id, preds[chunk:chunk + 500])
+        store.runs.save_predictions(run.id, preds[chunk:chunk + 500])
     for q, p in zip(questions, preds):
         progress.count(p, q.key)
     return stop("done")

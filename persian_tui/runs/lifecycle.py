@@ -59,7 +59,7 @@ async def save_when_free(call, *args, **kw) -> None:
 def take_lease(store: Store, run_id: int) -> None:
     """Claim the run for this process (RunError names the process that holds it)."""
     try:
-        store.take_lease(run_id, LEASE_SECONDS)
+        store.runs.take_lease(run_id, LEASE_SECONDS)
     except LeaseHeld as e:
         raise RunError(str(e)) from None
 
@@ -69,7 +69,7 @@ async def keep_lease(store: Store, run_id: int) -> None:
     while True:
         await asyncio.sleep(LEASE_SECONDS / 3)
         try:
-            store.renew_lease(run_id, LEASE_SECONDS)
+            store.runs.renew_lease(run_id, LEASE_SECONDS)
         except StoreError:
             pass  # busy: the next beat renews it
 
@@ -89,8 +89,8 @@ async def drive_requests(tasks: list, store: Store, run_id: int, client, cancel:
     except BaseException as e:
         for t in tasks:
             t.cancel()
-        store.set_run_status(run_id, "failed", reason=f"{type(e).__name__}: {str(e)[:300]}")
-        store.release_lease(run_id)
+        store.runs.set_run_status(run_id, "failed", reason=f"{type(e).__name__}: {str(e)[:300]}")
+        store.runs.release_lease(run_id)
         raise
     finally:
         beat.cancel()
@@ -112,8 +112,8 @@ def finish_run(store: Store, progress: RunProgress, complete: bool, on_progress:
     progress.reason = reason
     if reason:
         progress.message = reason
-    store.set_run_status(progress.run_id, progress.status, reason=reason)
-    store.release_lease(progress.run_id)
+    store.runs.set_run_status(progress.run_id, progress.status, reason=reason)
+    store.runs.release_lease(progress.run_id)
     if on_progress:
         on_progress(progress)
     return progress
@@ -123,8 +123,8 @@ def end_run(store: Store, progress: RunProgress, status: str, reason: str | None
             on_progress: Callback | None) -> RunProgress:
     """Record a run's end as it is (no breaker, no counting): status, reason, the lease freed."""
     progress.status, progress.reason = status, reason
-    store.set_run_status(progress.run_id, status, reason=reason)
-    store.release_lease(progress.run_id)
+    store.runs.set_run_status(progress.run_id, status, reason=reason)
+    store.runs.release_lease(progress.run_id)
     if on_progress:
         on_progress(progress)
     return progress

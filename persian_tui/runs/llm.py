@@ -39,8 +39,8 @@ def create_llm_run(store: Store, spec: LLMRunSpec, *, kind: str = "llm") -> Run:
         if not questions:
             raise RunError(f"no questions to paraphrase (set {spec.questions!r})")
         params = {**spec.stored(), "uids": [q.uid for q in questions]}
-        return store.create_run("paraphrase", spec.model, params, total=len(questions),
-                                prompt_template=PARAPHRASE_TEMPLATE, prompt_hash=PARAPHRASE_HASH)
+        return store.runs.create_run("paraphrase", spec.model, params, total=len(questions),
+                                     prompt_template=PARAPHRASE_TEMPLATE, prompt_hash=PARAPHRASE_HASH)
     if spec.strategy not in STRATEGIES:
         raise RunError(f"unknown strategy {spec.strategy!r}; choose {', '.join(STRATEGIES)}")
     questions = select_questions(store, spec.questions, spec.limit, spec.release)
@@ -52,8 +52,8 @@ def create_llm_run(store: Store, spec: LLMRunSpec, *, kind: str = "llm") -> Run:
         from .prompts import leaks_few_shot
 
         params["few_shot_leaks"] = [q.uid for q in questions if leaks_few_shot(q)]
-    return store.create_run("llm", spec.model, params, total=len(questions) * spec.samples,
-                            prompt_template=sample.template, prompt_hash=sample.template_hash)
+    return store.runs.create_run("llm", spec.model, params, total=len(questions) * spec.samples,
+                                 prompt_template=sample.template, prompt_hash=sample.template_hash)
 
 
 def stored_spec(run: Run, overrides: dict | None = None) -> LLMRunSpec:
@@ -86,7 +86,7 @@ def resume_overrides(store: Store, run: Run, given: dict) -> dict:
                        "start a new run instead")
     if changed:
         shown = {k: redact.url(v) if k == "base_url" else v for k, v in changed.items()}
-        store.log_run(run.id, "resume-overrides", shown)
+        store.runs.log_run(run.id, "resume-overrides", shown)
     return changed
 
 
@@ -99,12 +99,12 @@ async def cached_reply(store: Store, client, spec: LLMRunSpec, messages: list[di
 
     params = spec.request_params(sample)
     key = cache_key(spec.base_url, spec.model, messages, params, response_format, repeat=sample)
-    cached = store.cached_response(key) if spec.cache else None
+    cached = store.runs.cached_response(key) if spec.cache else None
     if cached is not None:
         return Completion(**cached, cached=True)
     reply = await client.complete(messages, params=params, response_format=response_format)
     if spec.cache:
-        store.cache_response(key, reply.to_cache())
+        store.runs.cache_response(key, reply.to_cache())
     return reply
 
 
@@ -116,7 +116,7 @@ class LLMSession:
 
     def __init__(self, store: Store, run_id: int, kinds: tuple[str, ...], what: str,
                  overrides: dict | None = None, cancel: threading.Event | None = None) -> None:
-        run = store.get_run(run_id)
+        run = store.runs.get_run(run_id)
         if run is None or run.kind not in kinds:
             raise RunError(f"no {what} run {run_id}")
         self.store, self.run, self.overrides = store, run, overrides
@@ -135,7 +135,7 @@ class LLMSession:
         from .llm_client import LLMClient
 
         spec = self.spec
-        self.store.set_run_status(self.run.id, "running")
+        self.store.runs.set_run_status(self.run.id, "running")
         self.client = LLMClient(spec.base_url, spec.model, api_key_env=spec.api_key_env,
                                 timeout=spec.timeout, max_retries=spec.max_retries)
         self.gate = asyncio.Semaphore(spec.concurrency)
@@ -169,10 +169,10 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
         session = LLMSession(store, run_id, ("llm", "paraphrase"), "LLM or paraphrase", overrides, cancel)
         run, spec, uids, cancel = session.run, session.spec, session.uids, session.cancel
         K = spec.samples
-        done = store.predicted_samples(run_id)
+        done = store.runs.predicted_samples(run_id)
         if retry_errors:
-            done -= store.predicted_samples(run_id, statuses=("api_error",))
-        by_uid = {q.uid: q for q in store.questions()}
+            done -= store.runs.predicted_samples(run_id, statuses=("api_error",))
+        by_uid = {q.uid: q for q in store.questions.questions()}
         todo = session.limited([(by_uid[u], k) for u in uids if u in by_uid for k in range(K)
                                 if (u, k) not in done])
         # rows asked again (retry_errors) are counted afresh, the others as stored
@@ -197,13 +197,13 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
                         texts.append(parsed_text)
                     else:
                         pred.parse_status = "ok"
-                        store.save_paraphrases(run_id, q.uid, texts)
+                        store.runs.save_paraphrases(run_id, q.uid, texts)
                     pred.raw_output = json.dumps(texts, ensure_ascii=False)
                     breaker.record()
                 except LLMError as e:
                     pred.error = str(e)
                     breaker.record(e)
-                await save_when_free(store.save_predictions, run_id, [pred])
+                await save_when_free(store.runs.save_predictions, run_id, [pred])
                 progress.count(pred, None)
                 if on_progress:
                     on_progress(progress)
@@ -233,7 +233,7 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
                 except LLMError as e:
                     pred.error = str(e)
                     breaker.record(e)
-                await save_when_free(store.save_predictions, run_id, [pred])
+                await save_when_free(store.runs.save_predictions, run_id, [pred])
                 progress.count(pred, q.key)
                 if pred.parse_status != "ok":
                     which = f" sample {k}" if K > 1 else ""
@@ -243,7 +243,7 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
 
         work = paraphrase if run.kind == "paraphrase" else ask
         await session.drive([asyncio.ensure_future(work(q, k)) for q, k in todo])
-        finished = store.predicted_samples(run_id) >= {(u, k) for u in uids for k in range(K)}
+        finished = store.runs.predicted_samples(run_id) >= {(u, k) for u in uids for k in range(K)}
         return session.finish(progress, finished, on_progress)
     finally:
         store.close()

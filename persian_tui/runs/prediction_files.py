@@ -85,7 +85,7 @@ def import_predictions(store: Store, path: str | Path, *, source: str | None = N
             refs.find(sid)[0], answer, status, raw_output=raw or None,
             tokens_out=int(tokens) if tokens.isdigit() else None))
     sha = hashlib.sha256(data).hexdigest()
-    existing = {(r.model, r.params.get("sha256")) for r in store.runs() if r.kind == "imported"}
+    existing = {(r.model, r.params.get("sha256")) for r in store.runs.runs() if r.kind == "imported"}
     for model, preds in by_model.items():
         if (model, sha) in existing:
             result.runs_unchanged.append(model)
@@ -93,8 +93,8 @@ def import_predictions(store: Store, path: str | Path, *, source: str | None = N
         if dry_run:
             result.runs_new[model] = len(preds)
             continue
-        run = store.create_run("imported", model, {"file": path.name, "sha256": sha, "source": source},
-                               total=len(preds), status="done", predictions=preds, once_per_file=True)
+        run = store.runs.create_run("imported", model, {"file": path.name, "sha256": sha, "source": source},
+                                    total=len(preds), status="done", predictions=preds, once_per_file=True)
         if run is None:  # another import of the same file got there first
             result.runs_unchanged.append(model)
         else:

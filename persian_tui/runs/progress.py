@@ -71,10 +71,10 @@ def select_questions(store: Store, which: str, limit: int | None = None,
     """The questions of a set (ready | curated | all), or exactly those of a release (in its
     order; a question no longer in the bank is an error)."""
     if release is not None:
-        uids = store.release_uids(release)
+        uids = store.releases.release_uids(release)
         if uids is None:
             raise RunError(f"no release {release!r} (see persian-tui release --list)")
-        by_uid = store.questions_for_uids(uids)
+        by_uid = store.questions.questions_for_uids(uids)
         gone = [u for u in uids if u not in by_uid]
         if gone:
             raise RunError(f"release {release!r}: {len(gone)} question(s) are no longer in the bank, "
@@ -83,7 +83,7 @@ def select_questions(store: Store, which: str, limit: int | None = None,
     else:
         if which not in QUESTION_SETS:
             raise RunError(f"unknown question set {which!r}; choose {', '.join(QUESTION_SETS)}")
-        questions = [q for q in store.questions(statuses=QUESTION_SETS[which])]
+        questions = [q for q in store.questions.questions(statuses=QUESTION_SETS[which])]
     return questions[:limit] if limit else questions
 
 
@@ -92,9 +92,9 @@ def stored_progress(store: Store, run: Run, uids: list[str], samples: int = 1,
     """Progress over (question, sample) pairs: every stored reply counts once, but those of
     `skip` (the pairs about to be asked again: a retry counts them afresh)."""
     progress = RunProgress(run.id, len(uids) * samples)
-    keys = {q.uid: q.key for q in store.questions()}
+    keys = {q.uid: q.key for q in store.questions.questions()}
     wanted = set(uids)
-    for p in store.predictions(run.id, samples=True):
+    for p in store.runs.predictions(run.id, samples=True):
         if p.uid in wanted and p.sample < samples and (p.uid, p.sample) not in skip:
             progress.count(p, keys.get(p.uid))
             if p.parse_status != "ok":  # the last failure stays quotable in the run's reason

@@ -29,7 +29,7 @@ def import_reasoning(store: Store, paths: list[Path], *, source: str | None = No
     # --source names the questions' source; a run imported under that source is preferred,
     # one imported without naming a source (the README's order of commands) serves too
     runs: dict[str, int] = {}
-    imported = [r for r in store.runs() if r.kind == "imported"
+    imported = [r for r in store.runs.runs() if r.kind == "imported"
                 and (source is None or r.params.get("source") in (source, None))]
     for run in sorted(imported, key=lambda r: source is not None and r.params.get("source") != source):
         runs.setdefault(run.model, run.id)
@@ -51,7 +51,7 @@ def import_reasoning(store: Store, paths: list[Path], *, source: str | None = No
             notes: list[str] = []
             updates.append((runs[model], refs.find(sid)[0], cut_long(text, "reasoning_text", notes)))
             result.notes += [f"{f.name}: {note}" for note in notes]
-    missing = store.set_reasoning(updates)
+    missing = store.runs.set_reasoning(updates)
     result.unmatched += [f"run {r}: no prediction for {u}" for r, u in missing]
     result.attached = len(updates) - len(missing)
     return result

@@ -9,11 +9,25 @@ where a column's name differs from the field's). Not sqlite-utils: its
 same names without a second library or a dict per row, and leaves each write's single
 ``BEGIN IMMEDIATE`` transaction exactly as it was.
 
-Layout: ``errors`` (the exceptions, below everything), ``rows`` (a question's rows prepared
-before the lock, and the bulk insert), one repository module per table group, and ``db``
-(opening, migrating, transactions), whose ``Store`` combines the repositories."""
+Layout, bottom up:
+- ``errors``: the exceptions; ``registry``: the database files this process opened;
+- ``schema``: the ordered migrations (kept by number range in ``migrations/``); ``schema.sql``,
+  written by ``schema_dump``, is the schema after all of them; ``db``: ``Database``, the one
+  connection (opening, migrating, ``tx()``, ``timing()``, ``data_version()``) every repository
+  shares;
+- ``rows``: a question's rows prepared before the lock, and the writes several repositories make
+  inside their transactions (bulk insert, source references, the import log, a uid's row id);
+- one repository per table group, each a plain class over the ``Database`` and given, in its
+  constructor, any other repository it needs (never reached implicitly): ``questions``
+  (questions, options), ``sources`` (question_sources), ``imports`` (an import's write, its log),
+  ``curation`` (edits with revisions, adjudications), ``labels`` (labels, queue, settings),
+  ``runs`` (runs, predictions, caches), ``judging`` (taxonomy, judgments, reviews), ``corpus``
+  (poems, FTS index, search; ``corpus_query`` builds its FTS text), ``links`` (option -> couplet
+  links), ``releases``;
+- ``store``: ``Store``, a ``Database`` with the repositories as attributes by those names:
+  ``store.labels.add_label(...)``, ``store.runs.predictions(run_id)``."""
 
-from .db import Store
 from .errors import DatabaseError, EditConflict, LeaseHeld, ReleaseExists, StoreBusy, StoreError
+from .store import Store
 
 __all__ = ["DatabaseError", "EditConflict", "LeaseHeld", "ReleaseExists", "Store", "StoreBusy", "StoreError"]

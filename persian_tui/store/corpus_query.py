@@ -68,7 +68,7 @@ def spellings_query(terms: list[str], known: set[str] | frozenset = frozenset(),
         alts = [w] + [f"{w[:i]} {w[i:]}" for i in range(2, len(w) - 1) if w[:i] in known and w[i:] in known]
         return f'"{w}"' if len(alts) == 1 else "(" + " OR ".join(f'"{a}"' for a in alts) + ")"
 
-    def cost(w: str) -> int | None:  # the couplets a word (or its two-word spelling) can be in
+    def cost(w: str, df: dict[str, int]) -> int | None:  # the couplets a word (or its two-word spelling) can be in
         splits = [min(df[w[:i]], df[w[i:]]) for i in range(2, len(w) - 1) if w[:i] in df and w[i:] in df]
         found = ([df[w]] if w in df else []) + splits
         return max(found) if found else None
@@ -76,7 +76,7 @@ def spellings_query(terms: list[str], known: set[str] | frozenset = frozenset(),
     queries: list[str] = []
     for words in spellings(terms):
         if df is not None and keep:
-            costs = {w: cost(w) for w in words}
+            costs = {w: cost(w, df) for w in words}
             if None in costs.values():
                 continue
             words = sorted(set(words), key=lambda w: (costs[w], w))[:keep]

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 
 from ..models import Adjudication, Question, Revision, SourceRef
 from ..models.keys import fingerprint, new_uid, now, search_text
 from ..models.merge import merge
 from ..text import couplet_key
+from .db import Database
 from .errors import EditConflict
+from .links import LinksRepo
+from .questions import QuestionsRepo
+from .rows import insert_questions, prepare, question_id, replace_own_source
 
 _EDITABLE = ("stem", "key", "status", "explanation", "category", "poet", "source_name",
              "source_id", "tags")
@@ -21,7 +24,10 @@ def _option_dicts(q: Question) -> list[dict]:
 
 
 class CurationRepo:
-    conn: sqlite3.Connection
+    def __init__(self, db: Database, questions: QuestionsRepo, links: LinksRepo):
+        self.db = db
+        self.questions = questions
+        self.links = links  # an edited question's options are linked to the corpus
 
     def create_question(self, q: Question, author: str | None) -> Question:
         """Save a new authored question (uid assigned when empty)."""
@@ -31,13 +37,13 @@ class CurationRepo:
         q.uid = q.uid or new_uid()
         q.author = q.author or author
         q.created_at = q.updated_at = now()
-        with self.tx():
-            self._insert_question(q)
-            qid = self._qid(q.uid)
-            self.conn.execute(
+        with self.db.tx():
+            insert_questions(self.db.conn, [prepare(q)])
+            qid = question_id(self.db.conn, q.uid)
+            self.db.conn.execute(
                 "INSERT INTO revisions (question_id, author, created_at, changes) VALUES (?,?,?,?)",
                 (qid, author, q.created_at, json.dumps({"created": [None, q.uid]}, ensure_ascii=False)))
-        self.link_saved([q.uid])  # corpus provenance, its own short transaction
+        self.links.link_saved([q.uid])  # corpus provenance, its own short transaction
         return q
 
     def update_question(self, q: Question, author: str | None) -> dict:
@@ -55,8 +61,8 @@ class CurationRepo:
         if problems:
             raise ValueError("; ".join(problems))
         kept: list[str] = []
-        with self.tx():
-            old = self.get_question(q.uid)
+        with self.db.tx():
+            old = self.questions.get_question(q.uid)
             if old is None:
                 raise KeyError(f"no question {q.uid}")
             if base is not None:
@@ -74,37 +80,37 @@ class CurationRepo:
             if not changes:
                 return old, {}, kept
             q.updated_at = now()
-            qid = self._qid(q.uid)
-            self.conn.execute(
+            qid = question_id(self.db.conn, q.uid)
+            self.db.conn.execute(
                 "UPDATE questions SET stem=?, key=?, status=?, explanation=?, category=?, poet=?, "
                 "source_name=?, source_id=?, tags=?, updated_at=?, fingerprint=?, search_text=? "
                 "WHERE id = ?",
                 (q.stem, q.key, q.status, q.explanation, q.category, q.poet, q.source_name,
                  q.source_id, json.dumps(q.tags, ensure_ascii=False), q.updated_at,
                  fingerprint(q), search_text(q), qid))
-            self._replace_own_source(qid, SourceRef(old.source_name, old.source_id),
-                                     SourceRef(q.source_name, q.source_id), q.updated_at)
+            replace_own_source(self.db.conn, qid, SourceRef(old.source_name, old.source_id),
+                               SourceRef(q.source_name, q.source_id), q.updated_at)
             if "options" in changes:
-                self.conn.execute("DELETE FROM options WHERE question_id = ?", (qid,))
-                self.conn.executemany(
+                self.db.conn.execute("DELETE FROM options WHERE question_id = ?", (qid,))
+                self.db.conn.executemany(
                     "INSERT INTO options (question_id, position, mesra1, mesra2, poet, match_key) "
                     "VALUES (?,?,?,?,?,?)",
                     [(qid, o.position, o.mesra1, o.mesra2, o.poet, couplet_key(o.mesra1, o.mesra2))
                      for o in q.options])
-            self.conn.execute(
+            self.db.conn.execute(
                 "INSERT INTO revisions (question_id, author, created_at, changes) VALUES (?,?,?,?)",
                 (qid, author, q.updated_at, json.dumps(changes, ensure_ascii=False)))
         if "options" in changes:
-            self.link_saved([q.uid])  # corpus provenance, its own short transaction
+            self.links.link_saved([q.uid])  # corpus provenance, its own short transaction
         return q, changes, kept
 
     def revisions(self, uid: str) -> list[Revision]:
-        return [Revision(uid, r["author"], r["created_at"], json.loads(r["changes"])) for r in self.conn.execute(
+        return [Revision(uid, r["author"], r["created_at"], json.loads(r["changes"])) for r in self.db.conn.execute(
             "SELECT r.author, r.created_at, r.changes FROM revisions r "
             "JOIN questions q ON q.id = r.question_id WHERE q.uid = ? ORDER BY r.id", (uid,))]
 
     def revision_counts(self) -> dict[str, int]:
-        return {r["uid"]: r["n"] for r in self.conn.execute(
+        return {r["uid"]: r["n"] for r in self.db.conn.execute(
             "SELECT q.uid, COUNT(*) AS n FROM revisions r JOIN questions q ON q.id = r.question_id "
             "GROUP BY q.uid")}
 
@@ -117,8 +123,8 @@ class CurationRepo:
         if not adjudicator:
             raise ValueError("adjudicator name is empty")
         stamp = now()
-        with self.tx():
-            q = self.get_question(uid)
+        with self.db.tx():
+            q = self.questions.get_question(uid)
             if q is None:
                 raise KeyError(f"no question {uid}")
             if decision == "key" and key not in (1, 2, 3, 4):
@@ -129,17 +135,17 @@ class CurationRepo:
                 key = q.key
             status = "retired" if decision == "retire" else "curated"
             new_key = q.key if decision == "retire" else key
-            qid = self._qid(uid)
-            self.conn.execute("UPDATE questions SET key = ?, status = ?, updated_at = ? WHERE id = ?",
-                              (new_key, status, stamp, qid))
-            seen = self.conn.execute("SELECT COALESCE(MAX(id), 0) AS n FROM reviews").fetchone()["n"]
-            self.conn.execute(
+            qid = question_id(self.db.conn, uid)
+            self.db.conn.execute("UPDATE questions SET key = ?, status = ?, updated_at = ? WHERE id = ?",
+                                 (new_key, status, stamp, qid))
+            seen = self.db.conn.execute("SELECT COALESCE(MAX(id), 0) AS n FROM reviews").fetchone()["n"]
+            self.db.conn.execute(
                 "INSERT INTO adjudications (question_id, adjudicator, decision, key, reason, created_at, "
                 "reviews_seen) VALUES (?,?,?,?,?,?,?)", (qid, adjudicator, decision, key, reason, stamp, seen))
         return Adjudication(uid, adjudicator, decision, key, reason, stamp)
 
     def adjudications(self, uid: str | None = None) -> list[Adjudication]:
         where, params = ("WHERE q.uid = ?", (uid,)) if uid else ("", ())
-        return [Adjudication(**r) for r in self.conn.execute(
+        return [Adjudication(**r) for r in self.db.conn.execute(
             "SELECT q.uid, a.adjudicator, a.decision, a.key, a.reason, a.created_at "
             f"FROM adjudications a JOIN questions q ON q.id = a.question_id {where} ORDER BY a.id", params)]

@@ -1,4 +1,5 @@
-"""Opening the SQLite file: pragmas, migrations, transactions."""
+"""Opening the SQLite file: pragmas, migrations, transactions (``Database``: the one connection
+every repository shares)."""
 
 from __future__ import annotations
 
@@ -8,19 +9,11 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Self
 
-from .corpus import CorpusRepo
-from .curation import CurationRepo
 from .errors import StoreBusy, StoreError, write_error
-from .imports import ImportsRepo
-from .judging import JudgingRepo
-from .labels import LabelsRepo
-from .questions import QuestionsRepo
 from .registry import register
-from .releases import ReleasesRepo
-from .runs import RunsRepo
 from .schema import MIGRATIONS, SCHEMA_VERSION
-from .sources import SourcesRepo
 
 BUSY_TIMEOUT_MS = 10_000  # the CLI waits; the TUI passes a short one (a missed row beats a frozen window)
 
@@ -83,9 +76,13 @@ def _one(conn: sqlite3.Connection, sql: str) -> sqlite3.Row | None:
     return cur.execute(sql).fetchone()
 
 
+def _user_version(conn: sqlite3.Connection) -> int:
+    return conn.execute("PRAGMA user_version").fetchone()[0]
+
+
 def migrate(conn: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
     """Apply the migrations after the file's user_version, each in its own transaction."""
-    version = _one(conn, "PRAGMA user_version")["user_version"]
+    version = _user_version(conn)
     if version > SCHEMA_VERSION:
         raise StoreError(
             f"database schema version {version} is newer than this persian-tui "
@@ -99,14 +96,14 @@ def migrate(conn: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
             _apply(conn, number)
     finally:
         conn.execute("PRAGMA foreign_keys = ON")
-    return _one(conn, "PRAGMA user_version")["user_version"]
+    return _user_version(conn)
 
 
 def _apply(conn: sqlite3.Connection, number: int) -> None:
     conn.execute("BEGIN IMMEDIATE")
     try:
         # re-check inside the lock: another process may have migrated meanwhile
-        if _one(conn, "PRAGMA user_version")["user_version"] >= number:
+        if _user_version(conn) >= number:
             conn.execute("ROLLBACK")
             return
         for statement in MIGRATIONS[number - 1]:
@@ -124,9 +121,9 @@ def _apply(conn: sqlite3.Connection, number: int) -> None:
         raise
 
 
-class Store(QuestionsRepo, SourcesRepo, ImportsRepo, LabelsRepo, CurationRepo, RunsRepo, JudgingRepo, CorpusRepo,
-            ReleasesRepo):
-    """One SQLite file. Open one Store per thread (sqlite3 connections are per thread)."""
+class Database:
+    """One SQLite file: its connection and its write transactions, shared by the repositories
+    (see store.Store). Open one per thread (sqlite3 connections are per thread)."""
 
     def __init__(self, path: str | Path, *, create_dir: bool = True, read_only: bool | None = False,
                  busy_timeout_ms: int = BUSY_TIMEOUT_MS):
@@ -188,10 +185,10 @@ class Store(QuestionsRepo, SourcesRepo, ImportsRepo, LabelsRepo, CurationRepo, R
     def close(self) -> None:
         self.conn.close()
 
-    def __enter__(self) -> Store:
+    def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     @contextmanager
@@ -211,11 +208,11 @@ class Store(QuestionsRepo, SourcesRepo, ImportsRepo, LabelsRepo, CurationRepo, R
             self.conn.execute("COMMIT")
         except sqlite3.DatabaseError as e:
             self._rollback()  # SQLite may have rolled back already (a full disk does)
-            why = write_error(e)
-            if why is None:
+            failed = write_error(e)
+            if failed is None:
                 raise
-            kind = StoreBusy if why.startswith("database busy") else StoreError
-            raise kind(f"{self.path}: {why}; nothing was written") from None
+            kind = StoreBusy if failed.startswith("database busy") else StoreError
+            raise kind(f"{self.path}: {failed}; nothing was written") from None
         except BaseException:
             self._rollback()
             raise

@@ -3,7 +3,6 @@ duplicates, and the import's log row. Planned outside any lock; re-checked insid
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -11,7 +10,10 @@ from dataclasses import dataclass, field
 from ..models import Question, SourceRef
 from ..models.keys import now
 from ..text import DuplicateIndex
-from .rows import Prepared, insert_many, prepare, source_ref
+from .db import Database
+from .links import LinksRepo
+from .questions import QuestionsRepo
+from .rows import Prepared, add_source, insert_questions, log_import, prepare, question_id, source_ref
 
 BATCH_PAUSE = 0.1  # seconds between two write batches of a large import (SQLite's busy wait polls)
 
@@ -40,7 +42,10 @@ class _Others:
 
 
 class ImportsRepo:
-    conn: sqlite3.Connection
+    def __init__(self, db: Database, questions: QuestionsRepo, links: LinksRepo):
+        self.db = db
+        self.questions = questions
+        self.links = links  # the written questions' options are linked to the corpus
 
     def add_new_questions(self, questions: Iterable[Question], *, links: Iterable[tuple[str, SourceRef]] = (),
                           log: Callable[[ImportResult], dict] | None = None, same_question: bool = True,
@@ -70,21 +75,21 @@ class ImportsRepo:
                 if start:
                     time.sleep(BATCH_PAUSE)  # a writer waiting for the lock gets it between batches
                 part = rows[start:start + batch]
-                with self.tx():
+                with self.db.tx():
                     keep = self._still_new(part, result, added_refs, same_question, others, near, stamp)
-                    self._insert_rows(keep)
+                    insert_questions(self.db.conn, keep)
                     if others is not None:  # everything up to here is ours or was looked at
-                        others.seen = self.max_question_id()
+                        others.seen = self.questions.max_question_id()
                     result.written += [p.uid for p in keep]
                     if start + batch >= len(rows):  # the last batch: links, then the log row
                         self._link_planned(links, result, added_refs, stamp)
                         if log is not None:
-                            self._log_import(log(result))
+                            log_import(self.db.conn, log(result))
         except BaseException:
             self._undo(result.written, added_refs, batch)
             raise
         if result.written:
-            result.corpus = dict(self.link_saved(result.written))  # corpus provenance, poet's order
+            result.corpus = dict(self.links.link_saved(result.written))  # corpus provenance, poet's order
         return result
 
     def _still_new(self, part: list[Prepared], result: ImportResult, added_refs: list, same_question: bool,
@@ -107,14 +112,14 @@ class ImportsRepo:
                 continue
             if fp in prints:
                 target = prints[fp]
-            elif len(fresh):
+            elif len(fresh) and near is not None:
                 match = fresh.query(row.keys, min_score=near)
                 target = match[0].uid if match and match[0].score >= near else None
             if target is None:
                 keep.append(row)
                 continue
-            qid = self._qid(target)
-            added = [self._add_source(qid, source_ref(r), stamp) for r in row.sources]
+            qid = question_id(self.db.conn, target)
+            added = [add_source(self.db.conn, qid, source_ref(r), stamp) for r in row.sources]
             added_refs += [(qid, r["source_name"], r["source_id"]) for r, a in zip(row.sources, added) if a]
             result.skipped[uid] = ("linked" if any(added) else "unchanged" if row.sources else "duplicate", target)
         return keep
@@ -124,10 +129,10 @@ class ImportsRepo:
         redirect = {uid: target for uid, (_, target) in result.skipped.items()}
         for target, ref in links:
             target = redirect.get(target, target)
-            row = self.conn.execute("SELECT id FROM questions WHERE uid = ?", (target,)).fetchone()
+            row = self.db.conn.execute("SELECT id FROM questions WHERE uid = ?", (target,)).fetchone()
             if row is None:
                 result.links.append("missing")
-            elif self._add_source(row["id"], ref, stamp):
+            elif add_source(self.db.conn, row["id"], ref, stamp):
                 added_refs.append((row["id"], ref.name, ref.id))
                 result.links.append("linked")
             else:
@@ -137,12 +142,12 @@ class ImportsRepo:
         """Take back what the committed batches of a failed import wrote."""
         for start in range(0, max(len(written), 1), batch):
             chunk = written[start:start + batch]
-            with self.tx():
+            with self.db.tx():
                 for i in range(0, len(chunk), 500):
                     part = chunk[i:i + 500]
-                    self.conn.execute(f"DELETE FROM questions WHERE uid IN ({','.join('?' * len(part))})", part)
+                    self.db.conn.execute(f"DELETE FROM questions WHERE uid IN ({','.join('?' * len(part))})", part)
                 if start == 0:
-                    self.conn.executemany(
+                    self.db.conn.executemany(
                         "DELETE FROM question_sources WHERE question_id = ? AND source_name IS ? "
                         "AND source_id IS ?", added_refs)
 
@@ -150,7 +155,7 @@ class ImportsRepo:
         found: set[str] = set()
         for i in range(0, len(values), 500):
             chunk = values[i:i + 500]
-            found |= {r[column] for r in self.conn.execute(
+            found |= {r[column] for r in self.db.conn.execute(
                 f"SELECT {column} FROM questions WHERE {column} IN ({','.join('?' * len(chunk))})", chunk)}
         return found
 
@@ -159,7 +164,7 @@ class ImportsRepo:
         out: dict[str, str] = {}
         for i in range(0, len(prints), 500):
             chunk = prints[i:i + 500]
-            for r in self.conn.execute(
+            for r in self.db.conn.execute(
                 f"SELECT fingerprint, uid FROM questions WHERE fingerprint IN ({','.join('?' * len(chunk))}) "
                 "ORDER BY id", chunk
             ):
@@ -171,7 +176,7 @@ class ImportsRepo:
         """Add the questions stored after row id ``others.seen`` (by other processes: this
         import's own are passed over) to ``others.index``. Each batch reads only what is new."""
         keys: dict[str, list[str]] = {}
-        for r in self.conn.execute(
+        for r in self.db.conn.execute(
             "SELECT q.uid, o.match_key FROM questions q JOIN options o ON o.question_id = q.id "
             "WHERE q.id > ? ORDER BY q.id, o.position", (others.seen,)
         ):
@@ -180,12 +185,6 @@ class ImportsRepo:
         for uid, ks in keys.items():
             others.index.add(uid, ks)
 
-    def _log_import(self, log: dict) -> None:
-        columns = ("path", "sha256", "format", "source_name", "new", "linked", "unchanged", "duplicate",
-                   "conflict", "rejected")
-        insert_many(self.conn, "imports", [{**{c: log.get(c, 0) for c in columns},
-                                            "source_name": log.get("source_name"), "created_at": now()}])
-
     def iter_imports(self) -> Iterator[dict]:
-        for r in self.conn.execute("SELECT * FROM imports ORDER BY id"):
+        for r in self.db.conn.execute("SELECT * FROM imports ORDER BY id"):
             yield dict(r)

@@ -2,28 +2,28 @@
 
 from __future__ import annotations
 
-import sqlite3
-
 from ..models import ErrorCategory, JudgmentRow, ReviewFlag
 from ..models.keys import now
+from .db import Database
 
 
 class JudgingRepo:
-    conn: sqlite3.Connection
+    def __init__(self, db: Database):
+        self.db = db
 
     # ------------------------------------------------------------ taxonomy
 
     def error_categories(self) -> list[ErrorCategory]:
-        return [ErrorCategory(**r) for r in self.conn.execute(
+        return [ErrorCategory(**r) for r in self.db.conn.execute(
             "SELECT name, label_fa, label_en, description_fa, description_en, example "
             "FROM error_categories ORDER BY position, name")]
 
     def ensure_error_categories(self, defaults: list[tuple]) -> None:
         """Seed the taxonomy once (an edited taxonomy is never reset)."""
-        with self.tx():
-            if self.conn.execute("SELECT COUNT(*) AS n FROM error_categories").fetchone()["n"]:
+        with self.db.tx():
+            if self.db.conn.execute("SELECT COUNT(*) AS n FROM error_categories").fetchone()["n"]:
                 return
-            self.conn.executemany(
+            self.db.conn.executemany(
                 "INSERT INTO error_categories (name, label_fa, label_en, description_fa, "
                 "description_en, example, position) VALUES (?,?,?,?,?,?,?)",
                 [(*row, i) for i, row in enumerate(defaults)])
@@ -31,10 +31,10 @@ class JudgingRepo:
     def save_error_category(self, c: ErrorCategory) -> None:
         if not c.name or not c.name.replace("_", "").isalnum():
             raise ValueError(f"category name {c.name!r}: letters, digits and _ only")
-        with self.tx():
-            position = self.conn.execute(
+        with self.db.tx():
+            position = self.db.conn.execute(
                 "SELECT COALESCE(MAX(position), 0) + 1 AS next FROM error_categories").fetchone()["next"]
-            self.conn.execute(
+            self.db.conn.execute(
                 "INSERT INTO error_categories (name, label_fa, label_en, description_fa, description_en, "
                 "example, position) VALUES (?,?,?,?,?,?,?) ON CONFLICT (name) DO UPDATE SET "
                 "label_fa = excluded.label_fa, label_en = excluded.label_en, "
@@ -43,13 +43,13 @@ class JudgingRepo:
                 (c.name, c.label_fa, c.label_en, c.description_fa, c.description_en, c.example, position))
 
     def delete_error_category(self, name: str) -> None:
-        with self.tx():
-            used = self.conn.execute(
+        with self.db.tx():
+            used = self.db.conn.execute(
                 "SELECT (SELECT COUNT(*) FROM judgments WHERE error_category = ?) "
                 "+ (SELECT COUNT(*) FROM reviews WHERE error_category = ?) AS n", (name, name)).fetchone()["n"]
             if used:
                 raise ValueError(f"category {name} is used by {used} judgment(s) or review(s)")
-            self.conn.execute("DELETE FROM error_categories WHERE name = ?", (name,))
+            self.db.conn.execute("DELETE FROM error_categories WHERE name = ?", (name,))
 
     # ------------------------------------------------------------ judgments
 
@@ -61,11 +61,11 @@ class JudgingRepo:
                       latency: float | None = None, cost: float | None = None,
                       error: str | None = None, sample: int = 0) -> None:
         """The verdict on `sample` of the target run's answer to `uid` (replaces a retried one)."""
-        with self.tx():
-            pid = self.conn.execute(
+        with self.db.tx():
+            pid = self.db.conn.execute(
                 "SELECT p.id FROM predictions p JOIN questions q ON q.id = p.question_id "
                 "WHERE p.run_id = ? AND q.uid = ? AND p.sample = ?", (target_run, uid, sample)).fetchone()["id"]
-            self.conn.execute(
+            self.db.conn.execute(
                 "INSERT INTO judgments (run_id, prediction_id, status, verdict, error_category, rationale, "
                 "prompt, prompt_version, raw_reply, tokens_in, tokens_out, latency, cost, error, created_at) "
                 "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (run_id, prediction_id) DO UPDATE SET "
@@ -85,7 +85,7 @@ class JudgingRepo:
         if statuses:
             sql += f" AND j.status IN ({','.join('?' * len(statuses))})"
             params += list(statuses)
-        return {r["uid"] for r in self.conn.execute(sql, params)}
+        return {r["uid"] for r in self.db.conn.execute(sql, params)}
 
     def judgments(self, *, run_id: int | None = None, target_run: int | None = None,
                   model: str | None = None, verdict: str | None = None, category: str | None = None,
@@ -106,13 +106,13 @@ class JudgingRepo:
             params += ids
             only = f"AND v.judgment_id IN ({marks}) "
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-        rows = self.conn.execute(
+        rows = self.db.conn.execute(
             "SELECT j.id, j.run_id, p.run_id AS target_run, q.uid, r.model, j.status, j.verdict, "
             "j.error_category, j.rationale, j.raw_reply, j.error, p.sample FROM judgments j "
             "JOIN predictions p ON p.id = j.prediction_id JOIN questions q ON q.id = p.question_id "
             f"JOIN runs r ON r.id = p.run_id {where} ORDER BY j.run_id, q.id", params).fetchall()
-        live = {}
-        for v in self.conn.execute(
+        live: dict[int, dict] = {}
+        for v in self.db.conn.execute(
             "SELECT v.judgment_id, v.action, v.verdict, v.error_category, v.reviewer, v.note FROM reviews v "
             "WHERE v.action != 'retract' AND NOT EXISTS (SELECT 1 FROM reviews x WHERE x.retracts = v.id) "
             f"{only}ORDER BY v.id", list(ids or ())):
@@ -140,7 +140,7 @@ class JudgingRepo:
         with the judgment it was about (the judged model and answer, the judge's verdict);
         of one question when ``uid`` is given."""
         out: dict[str, dict[str, ReviewFlag]] = {}
-        rows = self.conn.execute(
+        rows = self.db.conn.execute(
             "SELECT q.uid, v.reviewer, v.note, r.model, p.predicted, j.verdict, j.error_category, j.rationale, "
             "jr.model AS judge_model, j.run_id AS judge_run "
             "FROM reviews v JOIN judgments j ON j.id = v.judgment_id "
@@ -167,9 +167,9 @@ class JudgingRepo:
             raise ValueError("reviewer name is empty")
         if action not in ("accept", "override", "flag", "note"):
             raise ValueError(f"unknown review action {action!r}")
-        with self.tx():
-            row = self.conn.execute("SELECT verdict, error_category FROM judgments WHERE id = ?",
-                                    (judgment_id,)).fetchone()
+        with self.db.tx():
+            row = self.db.conn.execute("SELECT verdict, error_category FROM judgments WHERE id = ?",
+                                       (judgment_id,)).fetchone()
             if row is None:
                 raise KeyError(f"no judgment {judgment_id}")
             if action == "accept":
@@ -178,20 +178,21 @@ class JudgingRepo:
                     raise ValueError("an unscored judgment cannot be accepted: override it")
             if action == "override" and verdict is None:
                 raise ValueError("an override needs a verdict")
-            cur = self.conn.execute(
+            cur = self.db.conn.execute(
                 "INSERT INTO reviews (judgment_id, reviewer, action, verdict, error_category, note, created_at) "
                 "VALUES (?,?,?,?,?,?,?)", (judgment_id, reviewer, action, verdict, error_category, note, now()))
+        assert cur.lastrowid is not None  # an INSERT's row id
         return cur.lastrowid
 
     def undo_review(self, reviewer: str) -> int | None:
         """Retract the reviewer's latest review still in force; returns its judgment id."""
-        with self.tx():
-            row = self.conn.execute(
+        with self.db.tx():
+            row = self.db.conn.execute(
                 "SELECT id, judgment_id FROM reviews v WHERE reviewer = ? AND action != 'retract' "
                 "AND NOT EXISTS (SELECT 1 FROM reviews x WHERE x.retracts = v.id) ORDER BY id DESC LIMIT 1",
                 (reviewer,)).fetchone()
             if row is None:
                 return None
-            self.conn.execute("INSERT INTO reviews (judgment_id, reviewer, action, retracts, created_at) "
-                              "VALUES (?, ?, 'retract', ?, ?)", (row["judgment_id"], reviewer, row["id"], now()))
+            self.db.conn.execute("INSERT INTO reviews (judgment_id, reviewer, action, retracts, created_at) "
+                                 "VALUES (?, ?, 'retract', ?, ?)", (row["judgment_id"], reviewer, row["id"], now()))
         return row["judgment_id"]

@@ -7,6 +7,9 @@ import time
 
 from ..models import CONFIDENCES, QUEUE_MODES, Label, Progress, Question, QueueScope
 from ..models.keys import now
+from .db import Database
+from .questions import QuestionsRepo
+from .rows import question_id
 
 _LABEL_COLUMNS = ("q.uid, l.annotator, l.answer, l.skipped, l.confidence, l.flag, l.note, "
                   "l.seconds, l.created_at")
@@ -18,13 +21,9 @@ def _label(row: sqlite3.Row) -> Label:
 
 
 class LabelsRepo:
-    conn: sqlite3.Connection
-
-    def _qid(self, uid: str) -> int:
-        row = self.conn.execute("SELECT id FROM questions WHERE uid = ?", (uid,)).fetchone()
-        if row is None:
-            raise KeyError(f"no question {uid}")
-        return row["id"]
+    def __init__(self, db: Database, questions: QuestionsRepo):
+        self.db = db
+        self.questions = questions  # the queue serves questions
 
     def add_label(self, uid: str, annotator: str, answer: int | None = None, *, skipped: bool = False,
                   confidence: str | None = None, flag: str | None = None, note: str | None = None,
@@ -38,14 +37,15 @@ class LabelsRepo:
             raise ValueError("a label needs an answer, a skip or a flag")
         if confidence is not None and confidence not in CONFIDENCES:
             raise ValueError(f"confidence {confidence!r} is not one of {', '.join(CONFIDENCES)}")
-        with self.tx():
-            qid = self._qid(uid)
-            cur = self.conn.execute(
+        with self.db.tx():
+            qid = question_id(self.db.conn, uid)
+            cur = self.db.conn.execute(
                 "INSERT INTO annotations (question_id, annotator, answer, skipped, confidence, flag, "
                 "note, seconds, created_at) VALUES (?,?,?,?,?,?,?,?,?)",
                 (qid, annotator, answer, int(skipped), confidence, flag, note, seconds,
                  created_at or now()))
-            self.conn.execute("DELETE FROM claims WHERE question_id = ? AND annotator = ?", (qid, annotator))
+            self.db.conn.execute("DELETE FROM claims WHERE question_id = ? AND annotator = ?", (qid, annotator))
+        assert cur.lastrowid is not None  # an INSERT's row id
         return cur.lastrowid
 
     def add_labels(self, labels: list[Label]) -> int:
@@ -54,10 +54,10 @@ class LabelsRepo:
         added again: two imports of one file race to the same rows, and re-importing an older
         file never supersedes labels made since. Returns how many were added."""
         stamp = now()
-        with self.tx():
-            uids = {r["uid"]: r["id"] for r in self.conn.execute("SELECT uid, id FROM questions")}
+        with self.db.tx():
+            uids = {r["uid"]: r["id"] for r in self.db.conn.execute("SELECT uid, id FROM questions")}
             known = {(r["question_id"], r["annotator"], r["answer"], r["skipped"], r["confidence"], r["note"])
-                     for r in self.conn.execute(
+                     for r in self.db.conn.execute(
                          "SELECT question_id, annotator, answer, skipped, confidence, note FROM annotations "
                          "WHERE retracts IS NULL")}
             rows = []
@@ -67,7 +67,7 @@ class LabelsRepo:
                     continue
                 known.add(sig)
                 rows.append((*sig[:5], l.flag, l.note, l.seconds, l.created_at or stamp))
-            self.conn.executemany(
+            self.db.conn.executemany(
                 "INSERT INTO annotations (question_id, annotator, answer, skipped, confidence, flag, "
                 "note, seconds, created_at) VALUES (?,?,?,?,?,?,?,?,?)", rows)
         return len(rows)
@@ -75,15 +75,15 @@ class LabelsRepo:
     def undo_label(self, annotator: str) -> str | None:
         """Retract the annotator's latest act that is still in force; returns its question's
         uid (None when there is nothing to undo). Repeated calls go further back."""
-        with self.tx():
-            row = self.conn.execute(
+        with self.db.tx():
+            row = self.db.conn.execute(
                 "SELECT a.id, q.uid FROM annotations a JOIN questions q ON q.id = a.question_id "
                 "WHERE a.annotator = ? AND a.retracts IS NULL "
                 "AND NOT EXISTS (SELECT 1 FROM annotations r WHERE r.retracts = a.id) "
                 "ORDER BY a.id DESC LIMIT 1", (annotator,)).fetchone()
             if row is None:
                 return None
-            self.conn.execute(
+            self.db.conn.execute(
                 "INSERT INTO annotations (question_id, annotator, retracts, created_at) "
                 "SELECT question_id, annotator, id, ? FROM annotations WHERE id = ?", (now(), row["id"]))
         return row["uid"]
@@ -98,12 +98,12 @@ class LabelsRepo:
             clauses.append("l.annotator = ?")
             params.append(annotator)
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-        return [_label(r) for r in self.conn.execute(
+        return [_label(r) for r in self.db.conn.execute(
             f"SELECT {_LABEL_COLUMNS} FROM labels l JOIN questions q ON q.id = l.question_id "
             f"{where} ORDER BY q.id, l.annotator", params)]
 
     def annotators(self) -> list[str]:
-        return [r["annotator"] for r in self.conn.execute("SELECT DISTINCT annotator FROM labels ORDER BY 1")]
+        return [r["annotator"] for r in self.db.conn.execute("SELECT DISTINCT annotator FROM labels ORDER BY 1")]
 
     # ------------------------------------------------------------ queue
 
@@ -119,24 +119,24 @@ class LabelsRepo:
             raise ValueError(f"unknown queue mode {mode!r}; choose {' or '.join(QUEUE_MODES)}")
         where, params = _scope_where(scope)
         stamp = time.time()
-        with self.tx():
-            self.conn.execute("DELETE FROM claims WHERE expires_at < ?", (stamp,))
+        with self.db.tx():
+            self.db.conn.execute("DELETE FROM claims WHERE expires_at < ?", (stamp,))
             # my held claim, unless others filled it past a (lowered) target meanwhile
-            held = self.conn.execute(
+            held = self.db.conn.execute(
                 "SELECT q.uid FROM claims c JOIN questions q ON q.id = c.question_id "
                 f"WHERE c.annotator = ? AND {where} AND "
                 "(SELECT COUNT(*) FROM labels l WHERE l.question_id = q.id AND l.answer IS NOT NULL) "
                 "+ (SELECT COUNT(*) FROM claims o WHERE o.question_id = q.id AND o.annotator != ?) < ?",
                 (annotator, *params, annotator, target)).fetchone()
             if held and held["uid"] not in skip:
-                self.conn.execute("UPDATE claims SET expires_at = ? WHERE annotator = ?",
-                                  (stamp + lease_seconds, annotator))
+                self.db.conn.execute("UPDATE claims SET expires_at = ? WHERE annotator = ?",
+                                     (stamp + lease_seconds, annotator))
                 uid = held["uid"]
             else:
-                self.conn.execute("DELETE FROM claims WHERE annotator = ?", (annotator,))
+                self.db.conn.execute("DELETE FROM claims WHERE annotator = ?", (annotator,))
                 marks = ",".join("?" * len(skip))
                 order = "n DESC, q.id" if mode == "overlap" else "n, q.id"
-                row = self.conn.execute(
+                row = self.db.conn.execute(
                     f"""SELECT q.id, q.uid,
                           (SELECT COUNT(*) FROM labels l WHERE l.question_id = q.id AND l.answer IS NOT NULL)
                           + (SELECT COUNT(*) FROM claims c WHERE c.question_id = q.id) AS n
@@ -150,39 +150,39 @@ class LabelsRepo:
                     (*params, annotator, *skip, target)).fetchone()
                 if row is None:
                     return None
-                self.conn.execute("INSERT INTO claims (question_id, annotator, expires_at) VALUES (?,?,?)",
-                                  (row["id"], annotator, stamp + lease_seconds))
+                self.db.conn.execute("INSERT INTO claims (question_id, annotator, expires_at) VALUES (?,?,?)",
+                                     (row["id"], annotator, stamp + lease_seconds))
                 uid = row["uid"]
-        return self.get_question(uid)
+        return self.questions.get_question(uid)
 
     def claim(self, annotator: str, uid: str, *, target: int = 3, lease_seconds: float = 900) -> bool:
         """Lease this question (e.g. one taken back with undo) if it is still under target,
         counting others' live claims; False when others filled it meanwhile."""
         stamp = time.time()
-        with self.tx():
-            qid = self._qid(uid)
-            self.conn.execute("DELETE FROM claims WHERE expires_at < ? OR annotator = ?", (stamp, annotator))
-            n = self.conn.execute(
+        with self.db.tx():
+            qid = question_id(self.db.conn, uid)
+            self.db.conn.execute("DELETE FROM claims WHERE expires_at < ? OR annotator = ?", (stamp, annotator))
+            n = self.db.conn.execute(
                 "SELECT (SELECT COUNT(*) FROM labels l WHERE l.question_id = ? AND l.answer IS NOT NULL "
                 "        AND l.annotator != ?) "
                 "     + (SELECT COUNT(*) FROM claims c WHERE c.question_id = ?) AS n",
                 (qid, annotator, qid)).fetchone()["n"]
             if n >= target:
                 return False
-            self.conn.execute("INSERT INTO claims (question_id, annotator, expires_at) VALUES (?,?,?)",
-                              (qid, annotator, stamp + lease_seconds))
+            self.db.conn.execute("INSERT INTO claims (question_id, annotator, expires_at) VALUES (?,?,?)",
+                                 (qid, annotator, stamp + lease_seconds))
         return True
 
     def renew(self, annotator: str, *, lease_seconds: float = 900) -> bool:
         """Extend the annotator's lease; False when it has lapsed (the item may be gone)."""
-        with self.tx():
-            cur = self.conn.execute("UPDATE claims SET expires_at = ? WHERE annotator = ? AND expires_at >= ?",
-                                    (time.time() + lease_seconds, annotator, time.time()))
+        with self.db.tx():
+            cur = self.db.conn.execute("UPDATE claims SET expires_at = ? WHERE annotator = ? AND expires_at >= ?",
+                                       (time.time() + lease_seconds, annotator, time.time()))
         return cur.rowcount > 0
 
     def release(self, annotator: str) -> None:
-        with self.tx():
-            self.conn.execute("DELETE FROM claims WHERE annotator = ?", (annotator,))
+        with self.db.tx():
+            self.db.conn.execute("DELETE FROM claims WHERE annotator = ?", (annotator,))
 
     def progress(self, annotator: str, *, target: int = 3, scope: QueueScope | None = None) -> Progress:
         """What the labelling bars show, within the queue's scope: my answers, skips and flags
@@ -190,7 +190,7 @@ class LabelsRepo:
         have reached the target (anyone's answers)."""
         where, params = _scope_where(scope)
         answers = "(SELECT COUNT(*) FROM labels l WHERE l.question_id = q.id AND l.answer IS NOT NULL)"
-        row = self.conn.execute(
+        row = self.db.conn.execute(
             f"""SELECT COUNT(*) AS bank,
                   COALESCE(SUM(m.answer IS NOT NULL), 0) AS mine,
                   COALESCE(SUM(m.skipped = 1), 0) AS skipped,
@@ -206,13 +206,13 @@ class LabelsRepo:
     # ------------------------------------------------------------ settings
 
     def get_setting(self, name: str, default: str | None = None) -> str | None:
-        row = self.conn.execute("SELECT value FROM settings WHERE name = ?", (name,)).fetchone()
+        row = self.db.conn.execute("SELECT value FROM settings WHERE name = ?", (name,)).fetchone()
         return row["value"] if row else default
 
     def set_setting(self, name: str, value: str) -> None:
-        with self.tx():
-            self.conn.execute("INSERT INTO settings (name, value) VALUES (?, ?) "
-                              "ON CONFLICT (name) DO UPDATE SET value = excluded.value", (name, value))
+        with self.db.tx():
+            self.db.conn.execute("INSERT INTO settings (name, value) VALUES (?, ?) "
+                                 "ON CONFLICT (name) DO UPDATE SET value = excluded.value", (name, value))
 
 
 def _scope_where(scope: QueueScope | None) -> tuple[str, tuple]:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterable
 
 from ..models import BankCounts, Option, Question, QuestionRow
 from ..text import DuplicateIndex
-from .rows import QUESTION_FIELDS, Prepared, insert_many, prepare
+from .db import Database
+from .links import LinksRepo
+from .rows import QUESTION_FIELDS, insert_questions, log_import, prepare, sources_for
 
 _QUESTION_COLUMNS = ", ".join(QUESTION_FIELDS)
 
@@ -19,38 +20,21 @@ def _question(row: dict, options: list[Option]) -> Question:
 
 
 class QuestionsRepo:
-    conn: sqlite3.Connection
+    def __init__(self, db: Database, links: LinksRepo):
+        self.db = db
+        self.links = links  # a saved question's options are linked to the corpus
 
     # ------------------------------------------------------------ writes
-
-    def _insert_question(self, q: Question) -> None:
-        self._insert_rows([prepare(q)])
-
-    def _insert_rows(self, rows: list[Prepared]) -> None:
-        """Insert prepared rows (see rows.prepare): no normalization inside the transaction, and
-        bulk inserts so a large import holds the write lock briefly. Call inside a transaction."""
-        if not rows:
-            return
-        insert_many(self.conn, "questions", [p.row for p in rows])
-        ids: dict[str, int] = {}
-        uids = [p.uid for p in rows]
-        for i in range(0, len(uids), 500):
-            chunk = uids[i:i + 500]
-            ids.update((r["uid"], r["id"]) for r in self.conn.execute(
-                f"SELECT uid, id FROM questions WHERE uid IN ({','.join('?' * len(chunk))})", chunk))
-        insert_many(self.conn, "options", [o for p in rows for o in p.options],
-                    question_ids=[ids[p.uid] for p in rows for _ in p.options])
-        self._insert_sources([r for p in rows for r in p.sources], [ids[p.uid] for p in rows for _ in p.sources])
 
     def add_questions(self, questions: Iterable[Question], *, import_log: dict | None = None) -> int:
         """Insert questions (and the import's log row) in one transaction: all or nothing."""
         questions = list(questions)
         rows = [prepare(q) for q in questions]  # normalized before the lock is taken
-        with self.tx():
-            self._insert_rows(rows)
+        with self.db.tx() as conn:
+            insert_questions(conn, rows)
             if import_log is not None:
-                self._log_import(import_log)
-        self.link_saved([q.uid for q in questions])  # corpus provenance (nothing without a corpus)
+                log_import(conn, import_log)
+        self.links.link_saved([q.uid for q in questions])  # corpus provenance (nothing without a corpus)
         return len(questions)
 
     # ------------------------------------------------------------ reads
@@ -60,7 +44,7 @@ class QuestionsRepo:
         for start in range(0, len(ids), 500):
             chunk = ids[start:start + 500]
             marks = ",".join("?" * len(chunk))
-            for r in self.conn.execute(
+            for r in self.db.conn.execute(
                 f"SELECT question_id, position, mesra1, mesra2, poet FROM options "
                 f"WHERE question_id IN ({marks}) ORDER BY question_id, position", chunk
             ):
@@ -68,10 +52,10 @@ class QuestionsRepo:
         return out
 
     def _questions(self, where: str = "", params: tuple = (), order: str = "uid") -> list[Question]:
-        rows = [dict(r) for r in self.conn.execute(
+        rows = [dict(r) for r in self.db.conn.execute(
             f"SELECT id, {_QUESTION_COLUMNS} FROM questions {where} ORDER BY {order}", params)]
         ids = [r.pop("id") for r in rows]
-        options, sources = self._options_for(ids), self._sources_for(ids)
+        options, sources = self._options_for(ids), sources_for(self.db.conn, ids)
         out = []
         for qid, row in zip(ids, rows):
             q = _question(row, options[qid])
@@ -109,22 +93,22 @@ class QuestionsRepo:
 
     def max_question_id(self) -> int:
         """The newest question's row id: an import re-checks the questions stored after it."""
-        return self.conn.execute("SELECT COALESCE(MAX(id), 0) AS id FROM questions").fetchone()["id"]
+        return self.db.conn.execute("SELECT COALESCE(MAX(id), 0) AS id FROM questions").fetchone()["id"]
 
     def uids(self) -> set[str]:
-        return {r["uid"] for r in self.conn.execute("SELECT uid FROM questions")}
+        return {r["uid"] for r in self.db.conn.execute("SELECT uid FROM questions")}
 
     def fingerprints(self) -> dict[str, str]:
         """fingerprint -> uid of the first question with it."""
         out: dict[str, str] = {}
-        for r in self.conn.execute("SELECT fingerprint, uid FROM questions ORDER BY id"):
+        for r in self.db.conn.execute("SELECT fingerprint, uid FROM questions ORDER BY id"):
             out.setdefault(r["fingerprint"], r["uid"])
         return out
 
     def duplicate_index(self) -> DuplicateIndex:
         index = DuplicateIndex()
         keys: dict[str, list[str]] = {}
-        for r in self.conn.execute(
+        for r in self.db.conn.execute(
             "SELECT q.uid, o.match_key FROM options o JOIN questions q ON q.id = o.question_id "
             "ORDER BY q.id, o.position"
         ):
@@ -136,9 +120,9 @@ class QuestionsRepo:
     def search_entries(self) -> list[tuple[str, str, str, str | None]]:
         """(uid, search text, status, category) of every question, in bank order. The search
         text gets the poets its options' corpus links name (nickname and slug), so a plain word
-        finds what the poet: facet finds (Store.provenance_uids)."""
+        finds what the poet: facet finds (LinksRepo.provenance_uids)."""
         return [(r["uid"], r["search_text"] + (" " + r["linked"] if r["linked"] else ""), r["status"],
-                 r["category"]) for r in self.conn.execute(
+                 r["category"]) for r in self.db.conn.execute(
             """SELECT q.uid, q.search_text, q.status, q.category,
                       (SELECT group_concat(pt.nickname || ' ' || pt.slug, ' ')
                        FROM options o JOIN option_links l ON l.question_id = o.question_id
@@ -159,13 +143,13 @@ class QuestionsRepo:
                 "FROM questions q LEFT JOIN options o ON o.question_id = q.id AND o.position = 1 "
                 f"WHERE q.uid IN ({','.join('?' * len(chunk))})"
             )
-            for r in self.conn.execute(sql, chunk):
+            for r in self.db.conn.execute(sql, chunk):
                 found[r["uid"]] = QuestionRow(**r)
         return [found[u] for u in uids if u in found]
 
     def counts(self) -> BankCounts:
-        by_status = {r["status"]: r["n"] for r in self.conn.execute(
+        by_status = {r["status"]: r["n"] for r in self.db.conn.execute(
             "SELECT status, COUNT(*) AS n FROM questions GROUP BY status")}
-        categories = [r["category"] for r in self.conn.execute(
+        categories = [r["category"] for r in self.db.conn.execute(
             "SELECT DISTINCT category FROM questions WHERE category IS NOT NULL ORDER BY category")]
         return BankCounts(sum(by_status.values()), by_status, categories)

@@ -7,6 +7,7 @@ import sqlite3
 
 from ..models import Release, ReleaseItem, release_digest
 from ..models.keys import now
+from .db import Database
 from .errors import ReleaseExists
 
 _RELEASE_COLUMNS = "name, digest, questions, created_by, created_at"
@@ -17,7 +18,8 @@ def _release(row: sqlite3.Row, items: tuple[ReleaseItem, ...] = ()) -> Release:
 
 
 class ReleasesRepo:
-    conn: sqlite3.Connection
+    def __init__(self, db: Database):
+        self.db = db
 
     def freeze_release(self, name: str, items: list[ReleaseItem], created_by: str | None = None
                        ) -> tuple[Release, bool]:
@@ -25,19 +27,19 @@ class ReleasesRepo:
         same content: (release, created). Another content under that name: ReleaseExists.
         Checked under the write lock, so two processes freezing one name race to one release."""
         digest = release_digest(items)
-        with self.tx():
-            row = self.conn.execute("SELECT id, digest FROM releases WHERE name = ?", (name,)).fetchone()
+        with self.db.tx():
+            row = self.db.conn.execute("SELECT id, digest FROM releases WHERE name = ?", (name,)).fetchone()
             if row is None:
-                cur = self.conn.execute(
+                cur = self.db.conn.execute(
                     "INSERT INTO releases (name, digest, questions, created_by, created_at) VALUES (?,?,?,?,?)",
                     (name, digest, len(items), created_by, now()))
-                self.conn.executemany(
+                self.db.conn.executemany(
                     "INSERT INTO release_items (release_id, position, uid, sha256, key, record) "
                     "VALUES (?,?,?,?,?,?)",
                     [(cur.lastrowid, i, it.uid, it.sha256, it.key, it.record) for i, it in enumerate(items)])
                 created = True
             elif row["digest"] != digest:
-                old = {r["uid"]: r["sha256"] for r in self.conn.execute(
+                old = {r["uid"]: r["sha256"] for r in self.db.conn.execute(
                     "SELECT uid, sha256 FROM release_items WHERE release_id = ?", (row["id"],))}
                 new = {it.uid: it.sha256 for it in items}
                 changed = sum(u in old and old[u] != h for u, h in new.items())
@@ -48,25 +50,27 @@ class ReleasesRepo:
                     "writes the files of the release as it was frozen")
             else:
                 created = False
-        return self.get_release(name), created
+        release = self.get_release(name)
+        assert release is not None  # recorded above, and a release is never deleted
+        return release, created
 
     def get_release(self, name: str) -> Release | None:
-        row = self.conn.execute(f"SELECT id, {_RELEASE_COLUMNS} FROM releases WHERE name = ?", (name,)).fetchone()
+        row = self.db.conn.execute(f"SELECT id, {_RELEASE_COLUMNS} FROM releases WHERE name = ?", (name,)).fetchone()
         if row is None:
             return None
-        items = tuple(ReleaseItem(**r) for r in self.conn.execute(
+        items = tuple(ReleaseItem(**r) for r in self.db.conn.execute(
             "SELECT uid, sha256, key, record FROM release_items WHERE release_id = ? ORDER BY position",
             (row["id"],)))
         return _release(row, items)
 
     def release_uids(self, name: str) -> list[str] | None:
         """The release's question uids in order (None: no such release)."""
-        row = self.conn.execute("SELECT id FROM releases WHERE name = ?", (name,)).fetchone()
+        row = self.db.conn.execute("SELECT id FROM releases WHERE name = ?", (name,)).fetchone()
         if row is None:
             return None
-        return [r["uid"] for r in self.conn.execute(
+        return [r["uid"] for r in self.db.conn.execute(
             "SELECT uid FROM release_items WHERE release_id = ? ORDER BY position", (row["id"],))]
 
     def releases(self) -> list[Release]:
         """Every release, oldest first (without their items)."""
-        return [_release(r) for r in self.conn.execute(f"SELECT {_RELEASE_COLUMNS} FROM releases ORDER BY id")]
+        return [_release(r) for r in self.db.conn.execute(f"SELECT {_RELEASE_COLUMNS} FROM releases ORDER BY id")]

@@ -1,5 +1,7 @@
-"""A question's rows as dicts by column name, prepared before any lock is taken, and the one
-bulk insert that writes them (shared by questions, sources and imports)."""
+"""A question's rows as dicts by column name, prepared before any lock is taken, and the writes
+several repositories share (each a function of the connection, called inside the caller's
+transaction): the bulk insert of questions, their source references, the import log row, and a
+question's row id by uid. Below the repositories: none of them is imported here."""
 
 from __future__ import annotations
 
@@ -50,10 +52,11 @@ def clean_ref(ref: SourceRef) -> SourceRef | None:
 
 def source_row(ref: SourceRef, stamp: str) -> dict | None:
     """The question_sources row of a reference (without question_id); None for an empty one."""
-    ref = clean_ref(ref)
-    if ref is None:
+    clean = clean_ref(ref)
+    if clean is None:
         return None
-    return {"source_name": ref.name, "source_id": ref.id, "file": ref.file, "created_at": ref.created_at or stamp}
+    return {"source_name": clean.name, "source_id": clean.id, "file": clean.file,
+            "created_at": clean.created_at or stamp}
 
 
 def source_ref(row: sqlite3.Row | dict) -> SourceRef:
@@ -93,3 +96,74 @@ def insert_many(conn: sqlite3.Connection, table: str, rows: list[dict], *, ignor
         values = ((qid, *v) for qid, v in zip(question_ids, values))
     conn.executemany(f"INSERT {'OR IGNORE ' if ignore else ''}INTO {table} ({', '.join(columns)}) "
                      f"VALUES ({', '.join('?' * len(columns))})", values)
+
+
+def question_id(conn: sqlite3.Connection, uid: str) -> int:
+    """The row id of the question `uid` (KeyError when there is none)."""
+    row = conn.execute("SELECT id FROM questions WHERE uid = ?", (uid,)).fetchone()
+    if row is None:
+        raise KeyError(f"no question {uid}")
+    return row["id"]
+
+
+def insert_questions(conn: sqlite3.Connection, rows: list[Prepared]) -> None:
+    """Insert prepared rows (see prepare): no normalization inside the transaction, and bulk
+    inserts so a large import holds the write lock briefly. Call inside a transaction."""
+    if not rows:
+        return
+    insert_many(conn, "questions", [p.row for p in rows])
+    ids: dict[str, int] = {}
+    uids = [p.uid for p in rows]
+    for i in range(0, len(uids), 500):
+        chunk = uids[i:i + 500]
+        ids.update((r["uid"], r["id"]) for r in conn.execute(
+            f"SELECT uid, id FROM questions WHERE uid IN ({','.join('?' * len(chunk))})", chunk))
+    insert_many(conn, "options", [o for p in rows for o in p.options],
+                question_ids=[ids[p.uid] for p in rows for _ in p.options])
+    insert_sources(conn, [r for p in rows for r in p.sources], [ids[p.uid] for p in rows for _ in p.sources])
+
+
+def insert_sources(conn: sqlite3.Connection, rows: list[dict], question_ids: list[int]) -> int:
+    """Insert question_sources rows (see source_row) of these questions; one already there
+    (same question, name and id) is left alone. Returns how many were added. Call inside a
+    transaction."""
+    before = conn.total_changes
+    insert_many(conn, "question_sources", rows, ignore=True, question_ids=question_ids)
+    return conn.total_changes - before
+
+
+def add_source(conn: sqlite3.Connection, question_id: int, ref: SourceRef, stamp: str) -> bool:
+    """Link one reference to a question (inside a transaction); False when it was there."""
+    row = source_row(ref, stamp)
+    return row is not None and insert_sources(conn, [row], [question_id]) == 1
+
+
+def replace_own_source(conn: sqlite3.Connection, question_id: int, old: SourceRef, new: SourceRef,
+                       stamp: str) -> None:
+    """An edit changed the question's own source: its reference row follows (inside a transaction)."""
+    if old == new:
+        return
+    conn.execute("DELETE FROM question_sources WHERE question_id = ? AND source_name IS ? AND source_id IS ?",
+                 (question_id, old.name, old.id))
+    add_source(conn, question_id, new, stamp)
+
+
+def sources_for(conn: sqlite3.Connection, ids: list[int]) -> dict[int, list[SourceRef]]:
+    """question row id -> its references, in the order they were learnt."""
+    out: dict[int, list[SourceRef]] = {i: [] for i in ids}
+    for start in range(0, len(ids), 500):
+        chunk = ids[start:start + 500]
+        for r in conn.execute(
+            "SELECT question_id, source_name, source_id, file, created_at FROM question_sources "
+            f"WHERE question_id IN ({','.join('?' * len(chunk))}) ORDER BY id", chunk
+        ):
+            out[r["question_id"]].append(source_ref(r))
+    return out
+
+
+def log_import(conn: sqlite3.Connection, log: dict) -> None:
+    """The import's row in table imports (inside the import's last transaction)."""
+    columns = ("path", "sha256", "format", "source_name", "new", "linked", "unchanged", "duplicate",
+               "conflict", "rejected")
+    insert_many(conn, "imports", [{**{c: log.get(c, 0) for c in columns},
+                                   "source_name": log.get("source_name"), "created_at": now()}])

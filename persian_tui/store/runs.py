@@ -9,12 +9,15 @@ import os
 import socket
 import sqlite3
 import time
+from collections.abc import Sequence
 
 import numpy as np
 
 from ..models import SCORED_STATUSES, Prediction, Run, RunSummary, SampleVote, sample_vote, tally
 from ..models.keys import now
+from .db import Database
 from .errors import LeaseHeld
+from .rows import question_id
 
 _RUN_COLUMNS = ("id, kind, model, params, status, total, created_at, finished_at, prompt_template, "
                 "prompt_hash, note, reason, archived")
@@ -87,48 +90,51 @@ def _prediction(r: sqlite3.Row) -> Prediction:
 
 
 class RunsRepo:
-    conn: sqlite3.Connection
+    def __init__(self, db: Database):
+        self.db = db
 
     def create_run(self, kind: str, model: str, params: dict, *, total: int = 0,
                    prompt_template: str | None = None, prompt_hash: str | None = None,
                    status: str = "running", note: str | None = None,
-                   predictions: list[Prediction] = (), once_per_file: bool = False) -> Run | None:
+                   predictions: Sequence[Prediction] = (), once_per_file: bool = False) -> Run | None:
         """A new run, with its predictions when they are known already (imports): one transaction.
         ``once_per_file``: None when a run of this kind and model from the same file (params
         sha256) exists, checked under the write lock (two imports of one file race to one run)."""
-        with self.tx():
-            if once_per_file and self.conn.execute(
+        with self.db.tx():
+            if once_per_file and self.db.conn.execute(
                     "SELECT 1 FROM runs WHERE kind = ? AND model = ? AND json_extract(params, '$.sha256') = ?",
                     (kind, model, params.get("sha256"))).fetchone():
                 return None
-            cur = self.conn.execute(
+            cur = self.db.conn.execute(
                 "INSERT INTO runs (kind, model, params, status, total, prompt_template, prompt_hash, "
                 "note, created_at) VALUES (?,?,?,?,?,?,?,?,?)",
                 (kind, model, json.dumps(params, ensure_ascii=False, sort_keys=True), status, total,
                  prompt_template, prompt_hash, note, now()))
-            self._insert_predictions(cur.lastrowid, list(predictions))
-        return self.get_run(cur.lastrowid)
+            run_id = cur.lastrowid
+            assert run_id is not None  # an INSERT's row id
+            self._insert_predictions(run_id, list(predictions))
+        return self.get_run(run_id)
 
     def get_run(self, run_id: int) -> Run | None:
-        row = self.conn.execute(f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", (run_id,)).fetchone()
+        row = self.db.conn.execute(f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", (run_id,)).fetchone()
         return _run(row) if row else None
 
     def runs(self, *, archived: bool = False) -> list[Run]:
         """Every run, oldest first; archived ones only when asked for."""
         where = "" if archived else "WHERE archived = 0"
-        return [_run(r) for r in self.conn.execute(f"SELECT {_RUN_COLUMNS} FROM runs {where} ORDER BY id")]
+        return [_run(r) for r in self.db.conn.execute(f"SELECT {_RUN_COLUMNS} FROM runs {where} ORDER BY id")]
 
     def set_run_status(self, run_id: int, status: str, *, total: int | None = None,
                        reason: str | None = None) -> None:
         finished = None if status == "running" else now()
-        with self.tx():
-            self.conn.execute("UPDATE runs SET status = ?, finished_at = ?, total = COALESCE(?, total), "
-                              "reason = ? WHERE id = ?", (status, finished, total, reason, run_id))
+        with self.db.tx():
+            self.db.conn.execute("UPDATE runs SET status = ?, finished_at = ?, total = COALESCE(?, total), "
+                                 "reason = ? WHERE id = ?", (status, finished, total, reason, run_id))
 
     def update_run(self, run_id: int, *, model: str | None = None, params: dict | None = None,
                    total: int | None = None) -> None:
-        with self.tx():
-            self.conn.execute(
+        with self.db.tx():
+            self.db.conn.execute(
                 "UPDATE runs SET model = COALESCE(?, model), params = COALESCE(?, params), "
                 "total = COALESCE(?, total) WHERE id = ?",
                 (model, None if params is None else json.dumps(params, ensure_ascii=False, sort_keys=True),
@@ -141,48 +147,48 @@ class RunsRepo:
         A killed holder's lease lapses after `seconds` (live holders renew it)."""
         holder = holder or lease_holder()
         stamp = time.time()
-        with self.tx():
+        with self.db.tx():
             self._check_lease(run_id, holder, stamp)
-            self.conn.execute("UPDATE runs SET lease_holder = ?, lease_expires = ? WHERE id = ?",
-                              (holder, stamp + seconds, run_id))
+            self.db.conn.execute("UPDATE runs SET lease_holder = ?, lease_expires = ? WHERE id = ?",
+                                 (holder, stamp + seconds, run_id))
 
     def _check_lease(self, run_id: int, holder: str, stamp: float) -> None:
         """LeaseHeld when a live process other than `holder` holds the run (inside a transaction)."""
-        row = self.conn.execute("SELECT lease_holder, lease_expires FROM runs WHERE id = ?",
-                                (run_id,)).fetchone()
+        row = self.db.conn.execute("SELECT lease_holder, lease_expires FROM runs WHERE id = ?",
+                                   (run_id,)).fetchone()
         held, expires = (row["lease_holder"], row["lease_expires"]) if row else (None, None)
         if held and held != holder and (expires or 0) > stamp and _alive(held):
             raise LeaseHeld(f"run {run_id} is being worked on by process {held} "
-                            f"(lease for {expires - stamp:.0f} s more); wait for it or stop it")
+                            f"(lease for {(expires or 0) - stamp:.0f} s more); wait for it or stop it")
 
     def renew_lease(self, run_id: int, seconds: float = 60.0, holder: str | None = None) -> bool:
-        with self.tx():
-            cur = self.conn.execute("UPDATE runs SET lease_expires = ? WHERE id = ? AND lease_holder = ?",
-                                    (time.time() + seconds, run_id, holder or lease_holder()))
+        with self.db.tx():
+            cur = self.db.conn.execute("UPDATE runs SET lease_expires = ? WHERE id = ? AND lease_holder = ?",
+                                       (time.time() + seconds, run_id, holder or lease_holder()))
         return cur.rowcount > 0
 
     def release_lease(self, run_id: int, holder: str | None = None) -> None:
-        with self.tx():
-            self.conn.execute("UPDATE runs SET lease_holder = NULL, lease_expires = NULL "
-                              "WHERE id = ? AND lease_holder = ?", (run_id, holder or lease_holder()))
+        with self.db.tx():
+            self.db.conn.execute("UPDATE runs SET lease_holder = NULL, lease_expires = NULL "
+                                 "WHERE id = ? AND lease_holder = ?", (run_id, holder or lease_holder()))
 
     def log_run(self, run_id: int, event: str, detail: dict | None = None, who: str | None = None) -> None:
-        with self.tx():
+        with self.db.tx():
             self._log_run(run_id, event, detail, who)
 
     def _log_run(self, run_id: int, event: str, detail: dict | None, who: str | None) -> None:
-        self.conn.execute("INSERT INTO run_history (run_id, event, detail, who, created_at) VALUES (?,?,?,?,?)",
-                          (run_id, event, json.dumps(detail or {}, ensure_ascii=False, sort_keys=True),
-                           who or lease_holder(), now()))
+        self.db.conn.execute("INSERT INTO run_history (run_id, event, detail, who, created_at) VALUES (?,?,?,?,?)",
+                             (run_id, event, json.dumps(detail or {}, ensure_ascii=False, sort_keys=True),
+                              who or lease_holder(), now()))
 
     def run_history(self, run_id: int) -> list[dict]:
         return [{"event": r["event"], "detail": json.loads(r["detail"]), "who": r["who"], "at": r["created_at"]}
-                for r in self.conn.execute(
+                for r in self.db.conn.execute(
                     "SELECT event, detail, who, created_at FROM run_history WHERE run_id = ? ORDER BY id", (run_id,))]
 
     def archive_run(self, run_id: int, archived: bool = True) -> bool:
-        with self.tx():
-            cur = self.conn.execute("UPDATE runs SET archived = ? WHERE id = ?", (int(archived), run_id))
+        with self.db.tx():
+            cur = self.db.conn.execute("UPDATE runs SET archived = ? WHERE id = ?", (int(archived), run_id))
             if cur.rowcount:
                 self._log_run(run_id, "archive" if archived else "unarchive", None, None)
         return cur.rowcount > 0
@@ -191,24 +197,25 @@ class RunsRepo:
         """Delete the run with its predictions and judgments, and the judge runs of it, in one
         transaction; logged in run_history. Returns the ids deleted (the run first). LeaseHeld
         (nothing deleted) when another live process works on one of them."""
-        with self.tx():
-            if not self.conn.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone():
+        with self.db.tx():
+            if not self.db.conn.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone():
                 return []
-            judges = [r["id"] for r in self.conn.execute(
+            judges = [r["id"] for r in self.db.conn.execute(
                 "SELECT id FROM runs WHERE kind = 'judge' AND json_extract(params, '$.target_run') = ?",
                 (run_id,))]
             ids = [run_id, *judges]
             for rid in ids:
                 self._check_lease(rid, lease_holder(), time.time())
             for rid in ids:
-                n = self.conn.execute("SELECT COUNT(*) AS n FROM predictions WHERE run_id = ?", (rid,)).fetchone()["n"]
+                n = self.db.conn.execute("SELECT COUNT(*) AS n FROM predictions WHERE run_id = ?",
+                                         (rid,)).fetchone()["n"]
                 self._log_run(rid, "delete", {"predictions": n, "with": ids}, None)
-                self.conn.execute("DELETE FROM runs WHERE id = ?", (rid,))  # cascades
+                self.db.conn.execute("DELETE FROM runs WHERE id = ?", (rid,))  # cascades
         return ids
 
     def save_predictions(self, run_id: int, predictions: list[Prediction]) -> None:
         """Insert or replace (retry) the rows of these questions, in one transaction."""
-        with self.tx():
+        with self.db.tx():
             self._insert_predictions(run_id, predictions)
 
     def _insert_predictions(self, run_id: int, predictions: list[Prediction]) -> None:
@@ -216,8 +223,8 @@ class RunsRepo:
             ids = {}
             for p in predictions:
                 if p.uid not in ids:
-                    ids[p.uid] = self._qid(p.uid)
-            self.conn.executemany(
+                    ids[p.uid] = question_id(self.db.conn, p.uid)
+            self.db.conn.executemany(
                 "INSERT INTO predictions (run_id, question_id, predicted, scores, raw_output, reasoning, "
                 "parse_status, permutation, prompt_hash, exemplars, tokens_in, tokens_out, latency, cost, "
                 "error, created_at, sample) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
@@ -255,14 +262,15 @@ class RunsRepo:
         return [v.chosen for v in votes], votes
 
     def _prediction_rows(self, run_id: int, uid: str | None, sample: int | None) -> list[sqlite3.Row]:
-        where, params = "WHERE p.run_id = ?", [run_id]
+        where = "WHERE p.run_id = ?"
+        params: list[object] = [run_id]
         if uid is not None:
             where += " AND q.uid = ?"
             params.append(uid)
         if sample is not None:
             where += " AND p.sample = ?"
             params.append(sample)
-        return self.conn.execute(
+        return self.db.conn.execute(
             f"SELECT {_PRED_COLUMNS} FROM predictions p JOIN questions q ON q.id = p.question_id "
             f"{where} ORDER BY p.question_id, p.sample", params).fetchall()  # the unique index order
 
@@ -293,9 +301,9 @@ class RunsRepo:
         """Set the reasoning of (run, question uid) predictions in one transaction; returns
         the pairs that have no prediction."""
         missing = []
-        with self.tx():
+        with self.db.tx():
             for run_id, uid, text in updates:
-                cur = self.conn.execute(
+                cur = self.db.conn.execute(
                     "UPDATE predictions SET reasoning = ? WHERE run_id = ? AND sample = 0 AND question_id = "
                     "(SELECT id FROM questions WHERE uid = ?)", (text, run_id, uid))
                 if cur.rowcount == 0:
@@ -310,10 +318,10 @@ class RunsRepo:
         if statuses:
             sql += f" AND p.parse_status IN ({','.join('?' * len(statuses))})"
             params += list(statuses)
-        return {(r["uid"], r["sample"]) for r in self.conn.execute(sql, params)}
+        return {(r["uid"], r["sample"]) for r in self.db.conn.execute(sql, params)}
 
     def run_summaries(self, *, archived: bool = False) -> list[RunSummary]:
-        stats = {r["run_id"]: r for r in self.conn.execute(
+        stats = {r["run_id"]: r for r in self.db.conn.execute(
             """SELECT p.run_id, COUNT(*) AS done,
                       SUM(q.key IS NOT NULL AND q.status IN ({scored}) AND p.predicted IS q.key)
                           AS correct,  -- IS: never NULL; models.scored_key's rule
@@ -324,7 +332,7 @@ class RunsRepo:
                GROUP BY p.run_id""".format(scored=",".join("?" * len(SCORED_STATUSES))),
             SCORED_STATUSES * 2)}
         # a judge run's items are its judgments: done, unscored (as invalid), API errors
-        stats |= {r["run_id"]: r for r in self.conn.execute(
+        stats |= {r["run_id"]: r for r in self.db.conn.execute(
             """SELECT j.run_id, COUNT(*) AS done, 0 AS correct, 0 AS scored,
                       SUM(j.status = 'unscored') AS invalid, SUM(j.status = 'api_error') AS errors
                FROM judgments j JOIN runs r ON r.id = j.run_id AND r.kind = 'judge'
@@ -334,15 +342,15 @@ class RunsRepo:
                 for run in self.runs(archived=archived)]
 
     def save_paraphrases(self, run_id: int, uid: str, texts: list[str]) -> None:
-        with self.tx():
-            qid = self._qid(uid)
-            self.conn.executemany(
+        with self.db.tx():
+            qid = question_id(self.db.conn, uid)
+            self.db.conn.executemany(
                 "INSERT OR REPLACE INTO paraphrases (run_id, question_id, position, text) VALUES (?,?,?,?)",
                 [(run_id, qid, i, t) for i, t in enumerate(texts, 1)])
 
     def paraphrases(self, run_id: int) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
-        for r in self.conn.execute(
+        for r in self.db.conn.execute(
             "SELECT q.uid, p.text FROM paraphrases p JOIN questions q ON q.id = p.question_id "
             "WHERE p.run_id = ? ORDER BY q.id, p.position", (run_id,)):
             out.setdefault(r["uid"], []).append(r["text"])
@@ -354,7 +362,7 @@ class RunsRepo:
         out = {}
         for start in range(0, len(hashes), 500):
             chunk = hashes[start:start + 500]
-            for r in self.conn.execute(
+            for r in self.db.conn.execute(
                 "SELECT sha256, vector FROM embedding_cache WHERE model_id = ? AND revision = ? AND "
                 f"prefix = ? AND normalization = ? AND sha256 IN ({','.join('?' * len(chunk))})",
                 (*key, *chunk)):
@@ -362,17 +370,17 @@ class RunsRepo:
         return out
 
     def cache_vectors(self, key: tuple[str, str, str, str], vectors: dict[str, np.ndarray]) -> None:
-        with self.tx():
-            self.conn.executemany(
+        with self.db.tx():
+            self.db.conn.executemany(
                 "INSERT OR IGNORE INTO embedding_cache (model_id, revision, prefix, normalization, "
                 "sha256, vector) VALUES (?,?,?,?,?,?)",
                 [(*key, sha, np.asarray(v, dtype=np.float32).tobytes()) for sha, v in vectors.items()])
 
     def cached_response(self, key: str) -> dict | None:
-        row = self.conn.execute("SELECT response FROM response_cache WHERE key = ?", (key,)).fetchone()
+        row = self.db.conn.execute("SELECT response FROM response_cache WHERE key = ?", (key,)).fetchone()
         return json.loads(row["response"]) if row else None
 
     def cache_response(self, key: str, response: dict) -> None:
-        with self.tx():
-            self.conn.execute("INSERT OR REPLACE INTO response_cache (key, response, created_at) "
-                              "VALUES (?,?,?)", (key, json.dumps(response, ensure_ascii=False), now()))
+        with self.db.tx():
+            self.db.conn.execute("INSERT OR REPLACE INTO response_cache (key, response, created_at) "
+                                 "VALUES (?,?,?)", (key, json.dumps(response, ensure_ascii=False), now()))

@@ -59,7 +59,7 @@ class PersianTUI(App[int]):
         self.sample = sample
         self.warm_up = warm_up
         self.annotator = annotator  # who labels, authors and adjudicates (asked when None)
-        self.queue_mode = queue_mode  # overlap | spread (see store.claim_next)
+        self.queue_mode = queue_mode  # overlap | spread (see LabelsRepo.claim_next)
         self.queue_scope = queue_scope  # which questions the labelling queue serves
         self.shape = shape  # join Arabic letters (terminals that do not shape)
         bidi.set_shaping(shape)
@@ -220,7 +220,7 @@ class PersianTUI(App[int]):
         from .screens.label import LabelScreen
 
         if uid is not None:
-            q = self.store.get_question(uid)
+            q = self.store.questions.get_question(uid)
             why = None if q is None else (self.queue_scope or QueueScope()).refusal(uid, q.status)
             if why:
                 self.notify(f"not labelled: {why}", severity="warning", timeout=5)
@@ -343,7 +343,7 @@ def run_app(db: str | None = None, bidi: str | None = None, sample: bool = True,
         # fail here, with one line, rather than inside the app
         with Store(path, create_dir=path == config.DEFAULT_DB) as store:
             created = store.created
-            store.counts()  # reads the question pages: a damaged file shows up now
+            store.questions.counts()  # reads the question pages: a damaged file shows up now
     except StoreError as e:
         print(f"persian-tui: error: {e}", file=sys.stderr)
         return 1

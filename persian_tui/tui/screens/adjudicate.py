@@ -261,12 +261,12 @@ class AdjudicationScreen(AppState, Screen[None]):
         self.query_one("#adj-header", Static).update(Content(text))
 
     def _show(self, item: ItemVotes) -> None:
-        q = self.store.get_question(item.uid)
+        q = self.store.questions.get_question(item.uid)
         if q is None:
             return
         # labels and review flags read now (others may decide meanwhile); item flags from the queue
-        item = ItemVotes(q.uid, q.category, q.key, q.status, self.store.labels(q.uid),
-                         self.store.review_flags(q.uid).get(q.uid, {}), item.item_flags)
+        item = ItemVotes(q.uid, q.category, q.key, q.status, self.store.labels.labels(q.uid),
+                         self.store.judging.review_flags(q.uid).get(q.uid, {}), item.item_flags)
         self.current, self.current_item = q, item
         mode = self.mode
         self.query_one("#adj-view", LinesView).show(lambda w: item_lines(q, item, w, mode))
@@ -285,7 +285,7 @@ class AdjudicationScreen(AppState, Screen[None]):
         if self.current is None:
             self.notify("nothing selected", severity="warning", timeout=3)
             return None
-        q = self.store.get_question(self.current.uid)
+        q = self.store.questions.get_question(self.current.uid)
         if q is None or q.status in ("curated", "retired"):
             self.notify(f"{self.current.uid} was decided meanwhile ({q.status if q else 'deleted'})",
                         severity="warning")
@@ -300,7 +300,7 @@ class AdjudicationScreen(AppState, Screen[None]):
 
     def _decide(self, uid: str, decision: str, key: int | None, reason: str | None) -> None:
         try:
-            self.store.adjudicate(uid, self.adjudicator, decision, key=key, reason=reason or None)
+            self.store.curation.adjudicate(uid, self.adjudicator, decision, key=key, reason=reason or None)
         except (KeyError, ValueError) as e:
             self.notify(f"not recorded: {e}", severity="error", timeout=6)
             return
@@ -354,7 +354,7 @@ class AdjudicationScreen(AppState, Screen[None]):
             done = 0
             for item in items:
                 try:
-                    self.store.adjudicate(item.uid, self.adjudicator, "accept", reason=BULK_REASON)
+                    self.store.curation.adjudicate(item.uid, self.adjudicator, "accept", reason=BULK_REASON)
                     done += 1
                 except (KeyError, ValueError) as e:
                     self.notify(f"{item.uid} not accepted: {e}", severity="error")

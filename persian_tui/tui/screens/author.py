@@ -82,7 +82,7 @@ def corpus_warnings(store, options: list[Option], chosen: dict, exclude: str | N
     """Options taken from one poem, and couplets already used by other questions (found
     through their corpus links; those ``warned`` about for that position already left out);
     ``chosen``: position -> CorpusCouplet inserted from the corpus."""
-    if not store.has_corpus():
+    if not store.corpus.has_corpus():
         return []
     refs: dict[int, tuple[str, int]] = {}
     for o in options:
@@ -92,9 +92,9 @@ def corpus_warnings(store, options: list[Option], chosen: dict, exclude: str | N
         if c is not None and (c.mesra1, c.mesra2) == (o.mesra1, o.mesra2):
             refs[o.position] = (c.poem, c.couplet)
             continue
-        d = store.link_option(o.mesra1, o.mesra2, own_poet=o.poet)
+        d = store.links.link_option(o.mesra1, o.mesra2, own_poet=o.poet)
         if d.status == "linked":
-            refs[o.position] = (store.poem_path(d.candidate.poem_id), d.candidate.index)
+            refs[o.position] = (store.corpus.poem_path(d.candidate.poem_id), d.candidate.index)
     out = []
     by_poem: dict[str, list[int]] = {}
     for pos, (poem, _) in sorted(refs.items()):
@@ -103,7 +103,7 @@ def corpus_warnings(store, options: list[Option], chosen: dict, exclude: str | N
         if len(positions) > 1:
             out.append(f"options {', '.join(map(str, positions))} come from the same poem {poem}")
     for pos, (poem, idx) in sorted(refs.items()):
-        uses = [u for u in store.couplet_uses(poem, idx, exclude=exclude) if u not in (warned or {}).get(pos, ())]
+        uses = [u for u in store.links.couplet_uses(poem, idx, exclude=exclude) if u not in (warned or {}).get(pos, ())]
         if uses:
             more = f" and {len(uses) - 3} more" if len(uses) > 3 else ""
             out.append(f"couplet {pos} ({poem}#{idx + 1}) is already used in {', '.join(uses[:3])}{more}")
@@ -189,13 +189,13 @@ class AuthorScreen(AppState, Screen["str | None"]):
     def on_mount(self) -> None:
         self._apply_layout()
         if self.uid is not None:
-            self.original = self.store.get_question(self.uid)
+            self.original = self.store.questions.get_question(self.uid)
             if self.original is None:
                 self.notify(f"no question {self.uid}", severity="error")
                 self.uid = None
             else:
                 self._fill(self.original)
-        self.index = self.store.duplicate_index()
+        self.index = self.store.questions.duplicate_index()
         self._saved_values = self.values()
         self._update_header()
         self._update()
@@ -329,7 +329,7 @@ class AuthorScreen(AppState, Screen["str | None"]):
         if self.uid is None:
             text = f"new question · author {self.author}"
         else:
-            revisions = self.store.revisions(self.uid)
+            revisions = self.store.curation.revisions(self.uid)
             last = revisions[-1] if revisions else None
             history = (f"{len(revisions)} revision(s), last by {last.author or '?'} at {last.created_at}"
                        if last else "no revisions")
@@ -367,11 +367,11 @@ class AuthorScreen(AppState, Screen["str | None"]):
         who = self._last_author()  # before this save adds a revision of its own
         try:
             if self.uid is None:
-                q = self.store.create_question(q, self.author)
+                q = self.store.curation.create_question(q, self.author)
                 self.uid = q.uid
                 message = f"saved {q.uid}: new question ({q.status})"
             else:
-                q, changes, kept = self.store.save_edit(q, self.author, base)
+                q, changes, kept = self.store.curation.save_edit(q, self.author, base)
                 message = (f"saved {q.uid}: {', '.join(changes)}" if changes
                            else f"{q.uid}: nothing changed")
         except EditConflict as e:
@@ -381,7 +381,7 @@ class AuthorScreen(AppState, Screen["str | None"]):
             self.notify(f"not saved: {e}", severity="error", timeout=8)
             return
         self._record_provenance(q)
-        self.original = self.store.get_question(self.uid)
+        self.original = self.store.questions.get_question(self.uid)
         if self.original is not None and fields(self.original) != fields(self.question()):
             self._fill(self.original)  # the form shows what is saved: their values included
         if kept:
@@ -397,7 +397,7 @@ class AuthorScreen(AppState, Screen["str | None"]):
 
     def _last_author(self) -> str:
         """Who saved the question last (an adjudication logs no revision: "someone")."""
-        revisions = self.store.revisions(self.uid) if self.uid else []
+        revisions = self.store.curation.revisions(self.uid) if self.uid else []
         name = revisions[-1].author if revisions else None
         return name if name and name != self.author else "someone"
 
@@ -423,7 +423,7 @@ class AuthorScreen(AppState, Screen["str | None"]):
         for o in q.options:
             c = self.chosen.get(o.position)
             if c is not None and (c.mesra1, c.mesra2) == (o.mesra1, o.mesra2):
-                self.store.choose_link(self.uid, o.position, c.poem, c.couplet)
+                self.store.links.choose_link(self.uid, o.position, c.poem, c.couplet)
 
     # ------------------------------------------------------------ corpus pane
 

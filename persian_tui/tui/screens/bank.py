@@ -154,7 +154,7 @@ class BankScreen(Screen):
 
     def reload(self, notify: bool = True) -> None:
         """Re-read counts and rows from the database (others may have written it)."""
-        self.counts = self.store.counts()
+        self.counts = self.store.questions.counts()
         if self.category not in self.counts.categories:
             self.category = None
         self.refresh_rows(reread=True)
@@ -169,7 +169,7 @@ class BankScreen(Screen):
         table = self.query_one(BankTable)
         self.matches = self.app.bank_search.uids(self.search, status=self.status, category=self.category)
         self._table_width = table.size.width
-        table.fill(self.matches, self.store.rows_for, self.mode,
+        table.fill(self.matches, self.store.questions.rows_for, self.mode,
                    self._table_width or self._guess_table_width(), select=select)
         self.last_refresh_ms = (perf_counter() - start) * 1000
         self._update_bars()
@@ -186,9 +186,9 @@ class BankScreen(Screen):
         detail = self.query_one(QuestionDetail)
         if not force and uid is not None and detail.shows(uid, self.mode):
             return  # e.g. typing in the search kept the same question on top
-        q = self.store.get_question(uid) if uid else None
+        q = self.store.questions.get_question(uid) if uid else None
         if q is not None:  # poets derived from corpus links, marked as such
-            q = with_derived_poets(q, self.store.links([uid]).get(uid, {}))
+            q = with_derived_poets(q, self.store.links.links([uid]).get(uid, {}))
         detail.show(q, self.mode)
 
     @on(BankTable.Loaded)
@@ -284,7 +284,7 @@ class BankScreen(Screen):
         with what changed), or says why it is not listed."""
         if not uid or self.loaded_at is None:
             return
-        self.counts = self.store.counts()
+        self.counts = self.store.questions.counts()
         self.refresh_rows(reread=True, select=uid)
         if uid not in self.matches:
             self.notify(f"{uid} is saved but not listed: the search or a filter hides it", timeout=4)

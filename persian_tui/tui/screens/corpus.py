@@ -87,7 +87,7 @@ class CorpusScreen(AppState, Screen[None]):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        stats = self.store.corpus_stats()
+        stats = self.store.corpus.corpus_stats()
         self.loaded = stats["poems"] > 0
         head = (f"corpus · {stats['poets']} poets, {stats['poems']} poems, {stats['couplets']} couplets"
                 if self.loaded else "corpus · none loaded: persian-tui corpus import PATH")
@@ -109,8 +109,8 @@ class CorpusScreen(AppState, Screen[None]):
         def val(name: str) -> str | None:
             return self.query_one(f"#corpus-{name}", Input).value.strip() or None
 
-        found = self.store.search_couplets(val("words") or "", poet=val("poet"), form=val("form"),
-                                           metre=val("metre"), limit=self.limit)
+        found = self.store.corpus.search_couplets(val("words") or "", poet=val("poet"), form=val("form"),
+                                                  metre=val("metre"), limit=self.limit)
         more = " (first ones)" if len(found) == self.limit else ""
         self._show(found, None, f"{len(found)} couplet(s){more}")
 
@@ -180,7 +180,7 @@ class CorpusScreen(AppState, Screen[None]):
         if c is None:
             view.show(lambda w: [])
             return
-        uses = self.store.couplet_uses(c.poem, c.couplet)
+        uses = self.store.links.couplet_uses(c.poem, c.couplet)
         facts = [("poem", f"{c.poem} #{c.couplet + 1}"), ("form", c.form or "—"),
                  ("metre", c.metre or "—"), ("rhyme", c.rhyme or "—")]
         if uses:

@@ -44,7 +44,7 @@ Labelling guidelines: the couplet that differs in meaning
 
 def guidelines_text(store) -> str:
     """The guidelines stored in the database, or the default ones."""
-    text = store.get_setting(SETTING)
+    text = store.labels.get_setting(SETTING)
     return text if text and text.strip() else DEFAULT_GUIDELINES
 
 
@@ -120,7 +120,7 @@ class GuidelinesScreen(ModalScreen[None]):
         if not text.strip():
             self.notify("the guidelines are empty: not saved", severity="warning", timeout=3)
             return
-        self.app.store.set_setting(SETTING, text)
+        self.app.store.labels.set_setting(SETTING, text)
         self.query_one("#guide-text", RtlText).set_text(text)
         self._set_editing(False)
         self.notify("guidelines saved", timeout=2)

@@ -1,6 +1,6 @@
 """The label screen: an annotator answers the queue blind, one key per item.
 
-The queue comes from ``store.claim_next`` (a lease in one transaction). Every act is one
+The queue comes from ``store.labels.claim_next`` (a lease in one transaction). Every act is one
 ``add_label`` (answer, skip or flag, with the confidence, the note and the seconds the
 item was on screen); ``u`` retracts the latest one and shows that item again.
 """
@@ -49,7 +49,7 @@ LAYOUT = {"س": "skip", "ب": "flag", "د": "note", "ز": "confidence", "ع": "u
 
 def read_target(store) -> int:
     try:
-        value = int(store.get_setting(TARGET_SETTING) or DEFAULT_TARGET)
+        value = int(store.labels.get_setting(TARGET_SETTING) or DEFAULT_TARGET)
     except ValueError:
         return DEFAULT_TARGET
     return value if value in TARGETS else DEFAULT_TARGET
@@ -126,7 +126,7 @@ class LabelScreen(AppState, Screen):
         # leaving by Escape has released already; this covers quitting the app from here
         if self.app.store is not None:
             try:
-                self.store.release(self.annotator)
+                self.store.labels.release(self.annotator)
             except DB_ERRORS:
                 pass
 
@@ -137,23 +137,23 @@ class LabelScreen(AppState, Screen):
         try:
             if self.first:  # chosen in the bank: shown even if I labelled it (a new label supersedes)
                 uid, self.first = self.first, None
-                q = self.store.get_question(uid)
+                q = self.store.questions.get_question(uid)
                 if q is not None:
-                    if not self.store.claim(self.annotator, uid, target=self.target):
+                    if not self.store.labels.claim(self.annotator, uid, target=self.target):
                         self.notify(f"{uid} has {self.target} label(s) already; your label is extra",
                                     severity="warning")
                     self.show(q, from_queue=False, chosen=True)
                     return
             while self.back:
                 uid = self.back.pop()
-                if not self.store.labels(uid, annotator=self.annotator):
-                    if not self.store.claim(self.annotator, uid, target=self.target):
+                if not self.store.labels.labels(uid, annotator=self.annotator):
+                    if not self.store.labels.claim(self.annotator, uid, target=self.target):
                         self.notify(f"{uid} reached its label target meanwhile; answer it anyway "
                                     "or press Escape", severity="warning")
-                    self.show(self.store.get_question(uid), from_queue=False)
+                    self.show(self.store.questions.get_question(uid), from_queue=False)
                     return
-            self.show(self.store.claim_next(self.annotator, target=self.target, scope=self.scope,
-                                            mode=self.queue_mode), from_queue=True)
+            self.show(self.store.labels.claim_next(self.annotator, target=self.target, scope=self.scope,
+                                                   mode=self.queue_mode), from_queue=True)
         except StoreBusy:  # the lease is a write: wait for the lock without freezing the screen
             self.saving = "your place in the queue"
             self.say("database busy (another program is writing): the next item comes when it is free …")
@@ -196,7 +196,7 @@ class LabelScreen(AppState, Screen):
             note.update(Content.assemble(("note  ", "bold"), self.shown(self.note), ("  (n edits)", "dim")))
         try:
             self.query_one(LabelProgress).show(
-                self.store.progress(self.annotator, target=self.target, scope=self.scope))
+                self.store.labels.progress(self.annotator, target=self.target, scope=self.scope))
         except DB_ERRORS as e:
             self.fail("cannot read the progress", e)
 
@@ -220,7 +220,7 @@ class LabelScreen(AppState, Screen):
         if self.from_queue and monotonic() - self.renewed_at > RENEW_AFTER:
             self.renewed_at = monotonic()
             try:  # renews my lease on the item I hold (a coffee break must not lose it)
-                self.store.renew(self.annotator)
+                self.store.labels.renew(self.annotator)
             except DB_ERRORS:
                 pass
 
@@ -254,7 +254,7 @@ class LabelScreen(AppState, Screen):
         if label.get("answer") is not None and is_fast(seconds, self.min_seconds):
             done += f" — fast: under {self.min_seconds:g} s, kept and marked fast"
         try:
-            self.store.add_label(q.uid, self.annotator, **label)
+            self.store.labels.add_label(q.uid, self.annotator, **label)
         except StoreBusy:
             self.saving = q.uid
             self.say(f"database busy (another program is writing): saving {q.uid} in the background …")
@@ -278,7 +278,7 @@ class LabelScreen(AppState, Screen):
             with Store(self.app.db_path, busy_timeout_ms=BUSY_RETRY_MS) as store:
                 while not worker.is_cancelled:
                     try:
-                        store.add_label(uid, self.annotator, **label)
+                        store.labels.add_label(uid, self.annotator, **label)
                         break
                     except StoreBusy:
                         continue
@@ -357,9 +357,9 @@ class LabelScreen(AppState, Screen):
         if self._still_saving():
             return
         try:
-            uid = self.store.undo_label(self.annotator)
-            q = self.store.get_question(uid) if uid else None
-            still = self.store.labels(uid, annotator=self.annotator) if q else []
+            uid = self.store.labels.undo_label(self.annotator)
+            q = self.store.questions.get_question(uid) if uid else None
+            still = self.store.labels.labels(uid, annotator=self.annotator) if q else []
         except DB_ERRORS as e:
             self.fail("cannot undo", e)
             return
@@ -386,7 +386,7 @@ class LabelScreen(AppState, Screen):
     def action_target(self) -> None:
         self.target = TARGETS[(TARGETS.index(self.target) + 1) % len(TARGETS)]
         try:
-            self.store.set_setting(TARGET_SETTING, str(self.target))
+            self.store.labels.set_setting(TARGET_SETTING, str(self.target))
         except DB_ERRORS as e:
             self.fail("target not saved", e)
         self.say(f"target: {self.target} label(s) per question")
@@ -400,7 +400,7 @@ class LabelScreen(AppState, Screen):
 
     def action_back(self) -> None:
         try:
-            self.store.release(self.annotator)
+            self.store.labels.release(self.annotator)
         except DB_ERRORS:
             pass
         self.app.pop_screen()

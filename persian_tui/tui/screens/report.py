@@ -177,7 +177,7 @@ class ReportScreen(Screen):
             table.add_column("model", key="model")
             table.add_column(right("answered"), key="answered")
             for r in self.report.run_ids:
-                run = self.app.store.get_run(r)
+                run = self.app.store.runs.get_run(r)
                 table.add_row(right(r), cut(run.model if run else "?", 40),
                               right(f"{self.report.answered.get(r, 0)}/{self.report.keyed}"), key=str(r))
             table.focus()
@@ -266,7 +266,7 @@ class ReportScreen(Screen):
         from ...store import StoreError
         from ..widgets.text_prompt import TextPrompt
 
-        default = self.export_dir or self.app.store.get_setting(EXPORT_SETTING) or \
+        default = self.export_dir or self.app.store.labels.get_setting(EXPORT_SETTING) or \
             Path(self.app.db_path).resolve().parent / EXPORT_DIR
         report = self.report
 
@@ -278,7 +278,7 @@ class ReportScreen(Screen):
                 directory = Path(self.app.db_path).resolve().parent / directory
             self.export_dir = directory
             try:
-                self.app.store.set_setting(EXPORT_SETTING, str(directory))
+                self.app.store.labels.set_setting(EXPORT_SETTING, str(directory))
             except StoreError:
                 pass  # only the next prompt's default is lost
             self.notify(f"writing the report to {directory}/ …", timeout=2)

@@ -126,13 +126,13 @@ class ReviewScreen(AppState, Screen[None]):
 
     def _save_view(self) -> None:
         try:
-            self.store.set_setting(self.view_setting, self.filters.saved(self.blind))
+            self.store.labels.set_setting(self.view_setting, self.filters.saved(self.blind))
         except StoreError as e:  # the view still changes; only remembering it failed
             self.notify(f"filters not remembered: {e}", severity="warning", timeout=3)
 
     def on_mount(self) -> None:
-        self.filters, self.blind = ReviewFilters.from_saved(self.store.get_setting(self.view_setting))
-        self.store.ensure_error_categories(DEFAULT_TAXONOMY)
+        self.filters, self.blind = ReviewFilters.from_saved(self.store.labels.get_setting(self.view_setting))
+        self.store.judging.ensure_error_categories(DEFAULT_TAXONOMY)
         self._apply_layout()
         self.reload()
         self.query_one("#rv-queue").focus()
@@ -162,9 +162,9 @@ class ReviewScreen(AppState, Screen[None]):
 
     def reload(self, select: int | None = None, index: int = 0) -> None:
         """Re-read everything; select judgment ``select`` if in view, else position ``index``."""
-        self.cats = {c.name: c for c in self.store.error_categories()}
-        self.runs = {r.id: r for r in self.store.runs()}
-        self.all = self.store.judgments()
+        self.cats = {c.name: c for c in self.store.judging.error_categories()}
+        self.runs = {r.id: r for r in self.store.runs.runs()}
+        self.all = self.store.judging.judgments()
         self.rows = [j for j in self.all if self.filters.keeps(j)]
         self._fill(select, index)
 
@@ -220,8 +220,8 @@ class ReviewScreen(AppState, Screen[None]):
         self.current = j
         if j.id in self.ids:
             self.query_one("#rv-queue").border_subtitle = f"{self.ids.index(j.id) + 1} of {len(self.rows)}"
-        q = self.store.get_question(j.uid)
-        preds = self.store.predictions(j.target_run, uid=j.uid, sample=j.sample)
+        q = self.store.questions.get_question(j.uid)
+        preds = self.store.runs.predictions(j.target_run, uid=j.uid, sample=j.sample)
         p = preds[0] if preds else None
         model, mode, cats = self.model_name(j), self.mode, self.cats
         judge_run = self.runs.get(j.run_id)
@@ -239,7 +239,7 @@ class ReviewScreen(AppState, Screen[None]):
 
     def _refresh_one(self, jid: int) -> None:
         """Re-read judgment ``jid`` after a decision on it (not every judgment: r reloads all)."""
-        fresh = {j.id: j for j in self.store.judgments(ids=[jid])}
+        fresh = {j.id: j for j in self.store.judging.judgments(ids=[jid])}
         self.all = [fresh.get(j.id, j) for j in self.all]
         self.rows = [j for j in self.all if self.filters.keeps(j)]
 
@@ -261,7 +261,7 @@ class ReviewScreen(AppState, Screen[None]):
 
     def _record(self, j: JudgmentRow, action: str, message: str, *, advance: bool = True, **kw) -> None:
         try:
-            self.store.add_review(j.id, self.reviewer, action, **kw)
+            self.store.judging.add_review(j.id, self.reviewer, action, **kw)
         except (KeyError, ValueError) as e:
             self.notify(f"not recorded: {e}", severity="error", timeout=6)
             return
@@ -333,7 +333,7 @@ class ReviewScreen(AppState, Screen[None]):
                       lambda note: self._record(j, "note", "note added", advance=False, note=note), "note")
 
     def action_undo(self) -> None:
-        jid = self.store.undo_review(self.reviewer)
+        jid = self.store.judging.undo_review(self.reviewer)
         if jid is None:
             self.notify(f"nothing to undo: {self.reviewer} has no review in force", timeout=3)
             return

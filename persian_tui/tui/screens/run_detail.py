@@ -218,11 +218,11 @@ def load_detail(db_path, run_id: int, known: dict[str, Question]) -> DetailLoade
     try:
         with Store(db_path) as store:
             version = store.data_version()
-            run = store.get_run(run_id)
-            preds, voted = store.voted_predictions(run_id) if run else ([], None)
+            run = store.runs.get_run(run_id)
+            preds, voted = store.runs.voted_predictions(run_id) if run else ([], None)
             votes = {v.chosen.uid: v for v in voted or ()}
             missing = [p.uid for p in preds if p.uid not in known]
-            questions = {**known, **store.questions_for_uids(missing)}
+            questions = {**known, **store.questions.questions_for_uids(missing)}
     except (StoreError, OSError) as e:
         return DetailLoaded(None, [], known, None, str(e))
     return DetailLoaded(run, preds, questions, version, votes=votes)

@@ -161,7 +161,7 @@ class RunsScreen(Screen):
         columns follow the screen's width."""
         table = self.query_one(DataTable)
         current = select if select is not None else self.selected_id
-        self.summaries = {s.run.id: s for s in self.store.run_summaries(archived=self.show_archived)}
+        self.summaries = {s.run.id: s for s in self.store.runs.run_summaries(archived=self.show_archived)}
         columns = columns_for(self.app.size.width)
         if columns is not self._columns:
             table.clear(columns=True)
@@ -265,9 +265,9 @@ class RunsScreen(Screen):
         job = self.jobs.jobs.get(message.job)
         run_id = message.run_id or (job.run_id if job else None)
         if run_id is not None:
-            run = self.store.get_run(run_id)
+            run = self.store.runs.get_run(run_id)
             if run is not None and run.status == "running":
-                self.store.set_run_status(run_id, "failed")
+                self.store.runs.set_run_status(run_id, "failed")
         if job is not None:
             job.figures = RunFigures(job.key, run_id, job.kind, job.model, status="failed",
                                      message=message.error)
@@ -421,7 +421,7 @@ class RunsScreen(Screen):
         if s is None:
             self.notify("no run selected", timeout=2)
             return
-        self.store.archive_run(s.run.id, not s.run.archived)
+        self.store.runs.archive_run(s.run.id, not s.run.archived)
         self.notify(f"run {s.run.id} " + ("unarchived" if s.run.archived else
                                           "archived: hidden here and in default reports (h shows archived runs)"),
                     timeout=4)
@@ -440,7 +440,7 @@ class RunsScreen(Screen):
         def answered(yes: bool | None) -> None:
             if yes:
                 try:
-                    ids = self.store.delete_run(s.run.id)
+                    ids = self.store.runs.delete_run(s.run.id)
                 except LeaseHeld as e:  # another process works on it
                     self.notify(str(e), severity="warning", timeout=6)
                     return

@@ -84,7 +84,7 @@ class TaxonomyScreen(AppState, Screen[None]):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        self.store.ensure_error_categories(DEFAULT_TAXONOMY)
+        self.store.judging.ensure_error_categories(DEFAULT_TAXONOMY)
         table = self.query_one(DataTable)
         for label, width, _ in COLUMNS:
             table.add_column(label, width=width, key=label)
@@ -93,7 +93,7 @@ class TaxonomyScreen(AppState, Screen[None]):
 
     def reload(self, select: str | None = None) -> None:
         """The categories now; their uses when the worker has counted them."""
-        self.categories = self.store.error_categories()
+        self.categories = self.store.judging.error_categories()
         self.used = None
         self.generation += 1
         self._count_uses(self.generation)
@@ -131,7 +131,7 @@ class TaxonomyScreen(AppState, Screen[None]):
         error = None
         try:
             with Store(self.app.db_path) as store:
-                for j in store.judgments():
+                for j in store.judging.judgments():
                     used.update({j.error_category, j.review_category} - {None})
         except (StoreError, OSError) as e:
             error = str(e)
@@ -167,7 +167,7 @@ class TaxonomyScreen(AppState, Screen[None]):
         if c is None:
             return
         try:
-            self.store.save_error_category(c)
+            self.store.judging.save_error_category(c)
         except ValueError as e:
             self.notify(f"not saved: {e}", severity="error", timeout=6)
             return
@@ -194,7 +194,7 @@ class TaxonomyScreen(AppState, Screen[None]):
 
     def _delete(self, name: str) -> None:
         try:
-            self.store.delete_error_category(name)
+            self.store.judging.delete_error_category(name)
         except ValueError as e:
             self.notify(f"not deleted: {e}", severity="error", timeout=6)
             return

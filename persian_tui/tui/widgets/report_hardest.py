@@ -35,7 +35,7 @@ class HardestTab(TabPane):
         table.add_column(right("chosen by"), key="share")
         table.add_column(right("first couplet"), key="text")
         for h in report.hardest:
-            q = self.app.store.get_question(h.uid)
+            q = self.app.store.questions.get_question(h.uid)
             wrong = "—" if h.common_wrong is None else str(h.common_wrong)
             unsolved = round(h.runs - h.solved)  # runs with no credit, or a tie
             share = f"{h.common_wrong_count} of {unsolved} wrong" if unsolved else "—"

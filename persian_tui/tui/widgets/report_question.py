@@ -44,7 +44,7 @@ class HardQuestionScreen(ModalScreen):
 
 def open_question(widget, uid: str | None, note) -> None:
     """Push the pop-up for question ``uid`` (``note(question)`` is its first line), or say it is gone."""
-    question = widget.app.store.get_question(uid) if uid else None
+    question = widget.app.store.questions.get_question(uid) if uid else None
     if question is None:
         widget.notify(f"question {uid} is no longer in the bank", severity="warning", timeout=3)
         return
