@@ -9,9 +9,9 @@ import json
 from collections import Counter
 from collections.abc import Callable, Iterable
 
+from ..models import CorpusCouplet, OptionLink
 from ..models.keys import now
 from ..models.linking import Candidate, Decision, decide
-from ..models import CorpusCouplet, OptionLink
 from ..text import corpus_key
 from .corpus import COUPLET_FIELDS, CorpusRepo
 from .corpus_query import fts_query, pdf_repairs, spellings, spellings_query, split_candidates
