@@ -1,4 +1,4 @@
-"""Architecture rules (README "Development"), enforced: textual only in tui/, SQL only in store/,
+"""Architecture rules (docs/architecture.md, CONTRIBUTING.md), enforced: textual only in tui/, SQL only in store/,
 the import-linter layers (naming every top-level module), no import cycle, ruff."""
 
 import ast
