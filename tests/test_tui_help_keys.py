@@ -26,7 +26,7 @@ from persian_tui.tui.screens.run_detail import RunDetailScreen
 from persian_tui.tui.screens.runs import RunsScreen
 from persian_tui.tui.screens.taxonomy import TaxonomyScreen
 
-GUIDE = Path(__file__).resolve().parent.parent / "docs" / "guide"
+GUIDE = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file()) / "docs" / "guide"
 SIZE = (120, 40)
 
 # the user guide's page and section (its heading) whose `| key | what it does |` table lists each
