@@ -27,9 +27,12 @@ def test_embed_extra_brings_it_and_ci_installs_it():
     extras = PYPROJECT["project"]["optional-dependencies"]
     assert {"torch", "sentence-transformers"} <= names(extras["embed"])
     assert "inspect-ai" in names(extras["inspect"])
+    assert "mkdocs-material" in names(extras["docs"])
     ci = (Path(__file__).resolve().parents[1] / ".ci" / "run").read_text("utf-8")
     torch_line = ci.index("pip install --quiet torch==")
-    assert torch_line < ci.index('pip install --quiet -e ".[test,embed,inspect]"')
+    install = re.search(r'pip install --quiet -e "\.\[([a-z,]+)\]"', ci)
+    assert torch_line < install.start()
+    assert set(install[1].split(",")) == {"test", "embed", "inspect", "docs"}
 
 
 def test_st_model_without_the_extra_names_it(monkeypatch):

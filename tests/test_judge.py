@@ -164,7 +164,7 @@ def test_import_reasoning_attaches_traces(judged, tmp_path):
 
 
 def test_import_reasoning_source_names_the_questions_not_the_run(judged, tmp_path):
-    """As the README runs it: predictions imported without --source, reasoning with
+    """As docs/guide/judge.md runs it: predictions imported without --source, reasoning with
     `--source NAME` (the questions' source) still finds the run."""
     from persian_tui.runs.reasoning_files import import_reasoning
 

@@ -1,5 +1,5 @@
-"""Architecture rules (README "Development"), enforced: textual only in tui/, SQL only in store/,
-the import-linter layers (naming every top-level module and package), no import cycle, ruff."""
+"""Architecture rules (docs/architecture.md, CONTRIBUTING.md), enforced: textual only in tui/, SQL only in
+store/, the import-linter layers (naming every top-level module and package), no import cycle, ruff."""
 
 import ast
 import shutil

@@ -56,7 +56,7 @@ def test_import_order_does_not_change_what_matches(tmp_path, order):
         traces = import_reasoning(store, [DATA / "reasoning"])
         assert traces.attached == 2 and "ambiguous" in traces.unmatched[0]
         got = (classes(store), matched(store, r))
-    with Store(tmp_path / "s.db") as store:  # the README's order
+    with Store(tmp_path / "s.db") as store:  # the order of docs/guide/import-export.md: benchmark first
         import_all(store, ("bench", "sample", "full"))
         assert got == (classes(store), matched(store, import_predictions(store, DATA / "answers.csv")))
 

@@ -1,5 +1,6 @@
 """One key table per screen: `?` (or F1) on each screen lists that screen's keys, the command
-palette offers the current screen's actions, and the README's key tables agree with the tables."""
+palette offers the current screen's actions, and the user guide's key tables (docs/guide/) agree
+with the tables."""
 
 from __future__ import annotations
 
@@ -25,26 +26,27 @@ from persian_tui.tui.screens.run_detail import RunDetailScreen
 from persian_tui.tui.screens.runs import RunsScreen
 from persian_tui.tui.screens.taxonomy import TaxonomyScreen
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+GUIDE = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file()) / "docs" / "guide"
 SIZE = (120, 40)
 
-# the README section (its heading) whose `| key | what it does |` table lists each screen's keys
+# the user guide's page and section (its heading) whose `| key | what it does |` table lists each
+# screen's keys (docs/reference/keys.md is generated from the tables; these are written by hand)
 SECTIONS = {
-    "A short tour of the TUI": BankScreen,
-    "Authoring": AuthorScreen,
-    "The corpus pane": CorpusScreen,
-    "Labelling (annotators)": LabelScreen,
-    "Agreement": AgreementScreen,
-    "Adjudication": AdjudicationScreen,
-    "Runs in the TUI": RunsScreen,
-    "A run's answers": RunDetailScreen,
-    "Reviewing the judge (`v` in the TUI)": ReviewScreen,
-    "The error taxonomy": TaxonomyScreen,
-    "The report in the TUI": ReportScreen,
+    ("tour.md", "The bank"): BankScreen,
+    ("authoring.md", "The editor's keys"): AuthorScreen,
+    ("authoring.md", "The corpus pane"): CorpusScreen,
+    ("labelling.md", "The labelling screen"): LabelScreen,
+    ("labelling.md", "Agreement"): AgreementScreen,
+    ("adjudication.md", "The adjudication screen"): AdjudicationScreen,
+    ("runs.md", "The runs screen"): RunsScreen,
+    ("runs.md", "A run's answers"): RunDetailScreen,
+    ("judge.md", "Reviewing the judge"): ReviewScreen,
+    ("judge.md", "The error taxonomy screen"): TaxonomyScreen,
+    ("reports.md", "The report in the TUI"): ReportScreen,
 }
 
 
-def readme_key_tables(text: str) -> dict[str, set[str]]:
+def key_tables(text: str) -> dict[str, set[str]]:
     """{section heading: the keys its `| key | what it does |` table names}: every backticked
     name in the key column ("`f` / `x`" names f and x)."""
     out: dict[str, set[str]] = {}
@@ -66,21 +68,27 @@ def readme_key_tables(text: str) -> dict[str, set[str]]:
     return out
 
 
-def test_readme_key_tables_agree_with_the_screens():
-    tables = readme_key_tables(README.read_text(encoding="utf-8"))
-    assert set(tables) == set(SECTIONS), "a README key table under an unexpected heading, or one missing"
+def guide_key_tables() -> dict[tuple[str, str], set[str]]:
+    """{(page, heading): keys} of every key table in the user guide's pages."""
+    return {(page.name, heading): keys for page in sorted(GUIDE.glob("*.md"))
+            for heading, keys in key_tables(page.read_text(encoding="utf-8")).items()}
+
+
+def test_guide_key_tables_agree_with_the_screens():
+    tables = guide_key_tables()
+    assert set(tables) == set(SECTIONS), "a guide key table under an unexpected heading, or one missing"
     app_keys = key_tokens(APP_KEYS)
-    for heading, screen in SECTIONS.items():
+    for section, screen in SECTIONS.items():
         declared = key_tokens(screen.KEY_TABLE)
-        assert declared <= tables[heading], (heading, "not in the README", declared - tables[heading])
-        assert tables[heading] <= declared | app_keys, (heading, "not a key of the screen",
-                                                       tables[heading] - declared - app_keys)
+        assert declared <= tables[section], (section, "not in the guide", declared - tables[section])
+        assert tables[section] <= declared | app_keys, (section, "not a key of the screen",
+                                                       tables[section] - declared - app_keys)
 
 
-def test_readme_parser_sees_a_missing_key():
+def test_key_table_parser_sees_a_missing_key():
     text = "## Agreement\n\n| key | what it does |\n|---|---|\n| `r` | refresh |\n| `Escape` / `q` | back |\n"
-    assert readme_key_tables(text) == {"Agreement": {"r", "Escape", "q"}}
-    assert key_tokens(AgreementScreen.KEY_TABLE) - readme_key_tables(text)["Agreement"] == {"?", "F1"}
+    assert key_tables(text) == {"Agreement": {"r", "Escape", "q"}}
+    assert key_tokens(AgreementScreen.KEY_TABLE) - key_tables(text)["Agreement"] == {"?", "F1"}
 
 
 def tui_screens() -> list[type]:

@@ -242,7 +242,7 @@ def datasheet(store: Store, release: Release, board: list[_Board], license_id: s
     labels = sum(len(v.votes) for v in votes)
     out += ["", "## Item analysis", "",
             flag_summary(items) + f"; from {_runs_named(board)} and {labels} human label(s) "
-            f"(flags: {', '.join(FLAGS)}; the persian-tui README, \"Item analysis\", explains them)."]
+            f"(flags: {', '.join(FLAGS)}; the persian-tui documentation, \"Item analysis\", explains them)."]
 
     out += ["", "## Leaderboard", "", baseline_line([q.key for q in questions if q.key is not None]), ""]
     if board:

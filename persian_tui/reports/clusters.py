@@ -1,4 +1,4 @@
-"""Clustered standard errors of each run's accuracy (README "Reports", "clustered SEs").
+"""Clustered standard errors of each run's accuracy (docs/methods.md, "Clustered standard errors").
 
 Questions built from the same poem, the same poet or the same source are not independent
 draws: a model that knows a poem gets all its questions right. Per run, on the questions it is

@@ -2,7 +2,7 @@
 (`persian-tui report`) and the TUI report screen are views over `build_report`;
 reports/report_files.py writes it as Markdown, CSV, JSON, PNG.
 
-Rules (README "Reports" repeats them):
+Rules (the documentation's "Reports" page, docs/guide/reports.md, repeats them):
 
 - Questions: the set chosen (`all` = draft, ready and curated; `ready` = ready and curated;
   `curated`) with a key (`keyed`). Each run is ranked on every keyed question it answered; each

@@ -11,8 +11,8 @@ For every keyed question, per respondent group (runs | humans):
 - distractors: how often each wrong option was chosen, and by whom, and each wrong option's own
   point-biserial (choosing it against the rest score).
 
-Flags (names are stable; README "Item analysis" explains them and gives the references). Each
-carries a one-line evidence and its figures (`details`):
+Flags (names are stable; docs/guide/items.md explains them, docs/methods.md gives the
+references). Each carries a one-line evidence and its figures (`details`):
 
 - suspect_key (runs): the most chosen wrong option is chosen more often than the key and by at
   least DOMINANCE of the runs that answered, and an exact one-sided binomial test of its count

@@ -1,4 +1,4 @@
-"""Paired comparisons of the report's runs, each pair on its OWN overlap (README "Reports").
+"""Paired comparisons of the report's runs, each pair on its OWN overlap (docs/methods.md).
 
 - Every pair (a ranked above b) is compared on the keyed questions BOTH answered (`n`): a_only
   / b_only count the questions only a / only b got right there. A run that answered few

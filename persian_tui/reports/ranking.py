@@ -1,4 +1,4 @@
-"""The one ranking rule of the report and the release leaderboard (README "Reports").
+"""The one ranking rule of the report and the release leaderboard (docs/methods.md, "Ranking").
 
 Runs are ranked by their accuracy on EVERY keyed question they answered ("all answered": a
 run is never judged on a subset because another run answered less). Runs with the same

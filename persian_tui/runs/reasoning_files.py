@@ -27,7 +27,7 @@ def import_reasoning(store: Store, paths: list[Path], *, source: str | None = No
     if not files:
         raise InputError(f"no .json files in {', '.join(map(str, paths))}")
     # --source names the questions' source; a run imported under that source is preferred,
-    # one imported without naming a source (the README's order of commands) serves too
+    # one imported without naming a source (as the documentation's commands do) serves too
     runs: dict[str, int] = {}
     imported = [r for r in store.runs.runs() if r.kind == "imported"
                 and (source is None or r.params.get("source") in (source, None))]

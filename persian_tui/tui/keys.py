@@ -1,7 +1,7 @@
 """One key table per screen: each screen (and dialog) declares its keys once as a tuple of ``Key``;
 its Textual bindings, its footer (which reads the bindings), the help screen (``?``) and the command
-palette's entries are all made from that table, and a test checks the README's key tables
-against it."""
+palette's entries are all made from that table, and so is the keys reference page
+(docs/reference/keys.md); a test checks the user guide's key tables against it."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from textual.binding import Binding
 
-# how the help and the README name Textual's key names
+# how the help and the documentation name Textual's key names
 NAMES = {
     "question_mark": "?", "slash": "/", "escape": "Escape", "enter": "Enter", "space": "Space",
     "tab": "Tab", "up": "↑", "down": "↓", "pageup": "PgUp", "pagedown": "PgDn", "home": "Home",

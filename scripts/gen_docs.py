@@ -1,0 +1,75 @@
+"""Write the generated pages of the documentation and copy its pictures:
+
+    docs/reference/cli.md    from the argparse parser (persian_tui/cli/reference.py)
+    docs/reference/keys.md   from the TUI's key tables (persian_tui/tui/key_reference.py)
+    docs/images/*.svg        the SVG snapshots the tests compare the screens against
+
+Run after changing a command, an option, a key or a screen: python scripts/gen_docs.py
+(`--check` writes nothing and exits 1 when a page is out of date; tests/test_docs.py checks the
+pages). A snapshot is found by its test's name anywhere under tests/, so moving test files does
+not break this; a picture whose snapshot is not found is left as it is, with a warning."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+DOCS = ROOT / "docs"
+
+# docs/images/NAME: the snapshot file of the test that draws it (120x40 unless named 80x24)
+IMAGES = {
+    "bank.svg": "test_bank_snapshot_app_mode.svg",
+    "label.svg": "test_label_snapshot.svg",
+    "review.svg": "test_review_snapshot.svg",
+    "runs.svg": "test_runs_snapshot.svg",
+    "report.svg": "test_leaderboard_snapshot.svg",
+    "editor-80x24.svg": "test_every_screen_at_80x24[question-editor].svg",
+    "corpus-80x24.svg": "test_every_screen_at_80x24[corpus].svg",
+    "agreement-80x24.svg": "test_every_screen_at_80x24[agreement].svg",
+    "adjudication-80x24.svg": "test_every_screen_at_80x24[adjudication].svg",
+    "run-answers-80x24.svg": "test_every_screen_at_80x24[run-answers].svg",
+    "report-80x24.svg": "test_every_screen_at_80x24[report].svg",
+}
+
+
+def pages() -> dict[Path, str]:
+    """{path: text} of every generated page."""
+    from persian_tui.cli.reference import cli_markdown
+    from persian_tui.tui.key_reference import keys_markdown
+
+    return {DOCS / "reference" / "cli.md": cli_markdown(), DOCS / "reference" / "keys.md": keys_markdown()}
+
+
+def snapshot(name: str) -> Path | None:
+    found = sorted(p for p in (ROOT / "tests").rglob("*.svg") if p.name == name and "__snapshots__" in p.parts)
+    return found[0] if found else None
+
+
+def main(argv: list[str]) -> int:
+    check = "--check" in argv
+    stale = []
+    for path, text in pages().items():
+        if not path.is_file() or path.read_text("utf-8") != text:
+            stale.append(path)
+            if not check:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, "utf-8")
+    for name, source in IMAGES.items():
+        found, target = snapshot(source), DOCS / "images" / name
+        if found is None:
+            print(f"warning: no snapshot {source} under tests/; {target} left as it is", file=sys.stderr)
+        elif not target.is_file() or target.read_bytes() != found.read_bytes():
+            stale.append(target)
+            if not check:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(found.read_bytes())
+    for path in stale:
+        print(f"{'out of date' if check else 'wrote'}: {path.relative_to(ROOT)}")
+    return 1 if check and stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
