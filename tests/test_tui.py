@@ -9,7 +9,7 @@ from factories import dated_question
 from textual.widgets import Input
 from tui_helpers import bank_loaded, make_app, notices, wait_for
 
-from persian_tui import bidi, config
+from persian_tui import bidi, settings
 from persian_tui.io import jsonl
 from persian_tui.store import Store
 from persian_tui.tui.app import run_app
@@ -304,7 +304,7 @@ async def test_quit_key(bank_db):
 async def test_new_database_gets_the_sample_bank(tmp_path, monkeypatch):
     sample = tmp_path / "sample.jsonl"
     sample.write_text("".join(jsonl.dumps(q) + "\n" for q in QUESTIONS[:2]), encoding="utf-8")
-    monkeypatch.setattr(config, "sample_bank_path", lambda: sample)
+    monkeypatch.setattr(settings, "sample_bank_path", lambda: sample)
     app = make_app(tmp_path / "new.db", sample=True)
     async with app.run_test(size=SIZE) as pilot:
         await bank_loaded(pilot)
@@ -315,7 +315,7 @@ async def test_new_database_gets_the_sample_bank(tmp_path, monkeypatch):
 
 
 async def test_missing_sample_bank_notifies(tmp_path, monkeypatch):
-    monkeypatch.setattr(config, "sample_bank_path", lambda: tmp_path / "nope.jsonl")
+    monkeypatch.setattr(settings, "sample_bank_path", lambda: tmp_path / "nope.jsonl")
     app = make_app(tmp_path / "new.db", sample=True)
     async with app.run_test(size=SIZE) as pilot:
         await bank_loaded(pilot)
@@ -407,7 +407,7 @@ async def test_new_database_is_filled_at_the_first_load(tmp_path, monkeypatch):
     imports it, and no worker is needed for it (nothing to wait for)."""
     sample = tmp_path / "sample.jsonl"
     sample.write_text("".join(jsonl.dumps(q) + "\n" for q in QUESTIONS[:2]), encoding="utf-8")
-    monkeypatch.setattr(config, "sample_bank_path", lambda: sample)
+    monkeypatch.setattr(settings, "sample_bank_path", lambda: sample)
     app = make_app(tmp_path / "new.db", sample=True)
     seen = {}
 

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .. import __version__, config, display
+from .. import __version__, display, settings
 from ..io.errors import InputError
 from ..io.files import WriteError
 from ..io.records import is_text
@@ -84,7 +84,7 @@ def corpus_line(counts) -> str:
 
 
 def cmd_sample(args) -> int:
-    args.file, args.format, args.answers, args.source = str(config.sample_bank_path()), "jsonl", None, None
+    args.file, args.format, args.answers, args.source = str(settings.sample_bank_path()), "jsonl", None, None
     return cmd_import(args)
 
 
@@ -519,7 +519,7 @@ def _main(argv: list[str] | None) -> int:
         return 1
     except DatabaseError as e:  # raised by any query on a damaged file
         why = write_error(e) or f"database error: {e} (the file may be damaged)"
-        print(f"persian-tui: error: {config.db_path(args.db)}: {why}; nothing more was written",
+        print(f"persian-tui: error: {settings.db_path(args.db)}: {why}; nothing more was written",
               file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -112,7 +112,7 @@ def cmd_corpus_search(args) -> int:
 
 
 def cmd_corpus_similar(args) -> int:
-    from .. import config
+    from .. import settings
     from ..eval.embed import EmbedderError
     from ..eval.similar import similar_couplets, similar_embedder
     from ..text import CoupletError, split_couplet
@@ -121,7 +121,7 @@ def cmd_corpus_similar(args) -> int:
         m1, m2 = split_couplet(args.couplet)
     except CoupletError:
         m1, m2 = args.couplet, ""
-    spec = config.similar_model(args.model)
+    spec = settings.similar_model(args.model)
     try:
         embedder = similar_embedder(spec)
     except EmbedderError as e:

@@ -11,7 +11,7 @@ from textual import events, work
 from textual.app import App
 from textual.screen import ModalScreen
 
-from .. import bidi, config, display
+from .. import bidi, display, settings
 from ..bidi import resolve_shape
 from ..models import QueueScope
 from ..search import BankSearch
@@ -182,7 +182,7 @@ class PersianTUI(App[int]):
         from ..io.errors import InputError
         from ..io.importer import apply_import, plan_import
 
-        path = config.sample_bank_path()
+        path = settings.sample_bank_path()
         if not path.is_file():
             return SampleImported(error=f"no sample bank at {path}: starting with an empty bank")
         try:
@@ -323,7 +323,7 @@ def make_app(db: str | Path | None = None, bidi: str | None = "app", *, sample: 
     """The one way to build the app (run_app, app.py, the CLI's `tui` and every test use it):
     ``db`` as the CLI resolves it (flag > $PERSIAN_TUI_DB > default), ``bidi`` a mode or "auto".
     Raises ValueError for an unknown bidi mode."""
-    return PersianTUI(config.db_path(None if db is None else str(db)), _resolve(bidi),
+    return PersianTUI(settings.db_path(None if db is None else str(db)), _resolve(bidi),
                       sample=sample, db_label=db_label, warm_up=warm_up, annotator=annotator,
                       queue_mode=queue_mode, queue_scope=queue_scope, shape=shape)
 
@@ -338,10 +338,10 @@ def run_app(db: str | None = None, bidi: str | None = None, sample: bool = True,
     except ValueError as e:
         print(f"persian-tui: error: {e}", file=sys.stderr)
         return 2
-    path = config.db_path(db)
+    path = settings.db_path(db)
     try:
         # fail here, with one line, rather than inside the app
-        with Store(path, create_dir=path == config.DEFAULT_DB) as store:
+        with Store(path, create_dir=path == settings.DEFAULT_DB) as store:
             created = store.created
             store.counts()  # reads the question pages: a damaged file shows up now
     except StoreError as e:

@@ -132,12 +132,12 @@ class CorpusScreen(AppState, Screen[None]):
 
     @work(thread=True, exclusive=True, group="similar")
     def _similar(self, m1: str, m2: str, source: str) -> None:
-        from ... import config
+        from ... import settings
         from ...eval.embed import EmbedderError
         from ...eval.similar import similar_couplets, similar_embedder
         from ...store import Store
 
-        spec, how = config.similar_model(), "TF-IDF"
+        spec, how = settings.similar_model(), "TF-IDF"
         embedder = None
         if spec:
             try:  # loaded once per app: a model takes seconds
