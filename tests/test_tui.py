@@ -146,13 +146,13 @@ async def test_detail_pane_shows_couplets_in_display_order(bank_db):
         assert width >= 40
         for o in ARABIC.options:
             for hemistich in (o.mesra1, o.mesra2):
-                for expected in bidi.display_lines(hemistich, width - GUTTER, "app"):
+                for expected in bidi.display_lines(hemistich, width - GUTTER, bidi.APP):
                     assert any(line.startswith(expected) for line in lines), expected
         # hemistich 1 then hemistich 2, right-aligned to the pane, numbered ۱..۴ on the right
-        first = bidi.display_lines(ARABIC.options[0].mesra1, width - GUTTER, "app")[0]
+        first = bidi.display_lines(ARABIC.options[0].mesra1, width - GUTTER, bidi.APP)[0]
         i = next(i for i, line in enumerate(lines) if line.startswith(first))
         assert lines[i] == first + " ۱"
-        assert lines[i + 1] == bidi.display_lines(ARABIC.options[0].mesra2, width - GUTTER, "app")[0] + "  "
+        assert lines[i + 1] == bidi.display_lines(ARABIC.options[0].mesra2, width - GUTTER, bidi.APP)[0] + "  "
         assert all(len(lines[j]) <= width for j in (i, i + 1))
         assert [l[-1] for l in lines if l.endswith((" ۱", " ۲", " ۳", " ۴"))][:4] == list("۱۲۳۴")
         joined = "\n".join(lines)
@@ -183,7 +183,7 @@ async def test_detail_follows_resize(bank_db):
         view = app.screen.query_one(QuestionView)
         after = view.content_size.width
         assert after > before
-        line = bidi.display_lines(LOVE.options[0].mesra1, after - GUTTER, "app")[0] + " ۱"
+        line = bidi.display_lines(LOVE.options[0].mesra1, after - GUTTER, bidi.APP)[0] + " ۱"
         assert line in detail_text(app)
 
 
@@ -269,14 +269,14 @@ async def test_bidi_modes(bank_db):
         await pilot.press("b")  # terminal: logical text, table and detail stacked
         await pilot.pause()
         await pilot.pause()
-        assert app.bidi_mode == "terminal" and body.has_class("-stacked")
+        assert app.bidi_mode.name == "terminal" and body.has_class("-stacked")
         lines = detail_text(app)
         assert "۱ " + LOVE.options[0].mesra1 in lines
         assert "  " + LOVE.options[0].mesra2 in lines
         await pilot.press("b")  # off: logical text, side by side
         await pilot.pause()
         await pilot.pause()
-        assert app.bidi_mode == "off" and not body.has_class("-stacked")
+        assert app.bidi_mode.name == "off" and not body.has_class("-stacked")
         assert "۱ " + LOVE.options[0].mesra1 in detail_text(app)
         assert bank.matches and len(table_uids(app)) == 4
 
@@ -339,7 +339,7 @@ def test_run_app_reports_a_bad_database(tmp_path, capsys):
 
 
 def test_detail_lines_without_a_question():
-    assert plain(detail_lines(None, 40, "app")) == ["no question selected"]
+    assert plain(detail_lines(None, 40, bidi.APP)) == ["no question selected"]
 
 
 # ------------------------------------------------------------------ snapshot

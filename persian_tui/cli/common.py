@@ -31,11 +31,15 @@ def bounded_int(low: int, high: int = MAX_ID):
 
 def open_store(args, *, read: bool = False) -> Store:
     """The database; reading commands (``read``) open it read-only and never create one (a
-    mistyped --db is an error, not a new empty database), but for the default file, made on
-    first use. Only the default folder (db/) is created: a --db in a missing folder is an error."""
+    mistyped --db is an error, not a new empty database; a first `stats` in a new folder makes
+    no empty file the app would then open on "0 questions"). Only the default folder (db/) is
+    created: a --db in a missing folder is an error."""
     path = settings.db_path(args.db)
     default = path == settings.DEFAULT_DB
-    read = read and not (default and not path.exists())
+    if read and default and not path.exists():
+        raise UserError(f"{path}: no database yet (a reading command never creates one): `persian-tui "
+                        "sample` imports the bundled sample bank, `persian-tui import FILE` your questions, "
+                        "`persian-tui tui` opens the app on the sample bank")
     return Store(path, create_dir=default, read_only=None if read else False)
 
 

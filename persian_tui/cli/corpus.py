@@ -126,7 +126,7 @@ def cmd_corpus_similar(args) -> int:
         embedder = similar_embedder(spec)
     except EmbedderError as e:
         raise UserError(str(e)) from None
-    with open_store(args) as store:
+    with open_store(args, read=True) as store:
         found = similar_couplets(store, m1, m2, limit=args.limit, embedder=embedder,
                                  poet=args.poet, form=args.form)
         for score, c in found:
