@@ -281,6 +281,24 @@ async def test_bidi_modes(bank_db):
         assert bank.matches and len(table_uids(app)) == 4
 
 
+async def test_shaping_is_the_apps_own_and_survives_a_mode_change(bank_db):
+    """--shape on joins letters in this app's lines only (a value the app holds, no module
+    switch): another app in the same process, and the bank's `b` cycling, keep their own."""
+    joined = lambda lines: any("\ufb50" <= ch <= "\ufeff" for line in lines for ch in line)  # noqa: E731
+    shaped, plain = make_app(bank_db, shape=True), make_app(bank_db)
+    assert shaped.bidi_mode == bidi.Mode("app", shape=True) and plain.bidi_mode == bidi.APP
+    async with shaped.run_test(size=SIZE) as pilot:
+        await bank_loaded(pilot)
+        assert joined(detail_text(shaped))
+        for _ in range(3):  # app -> terminal -> off -> app
+            await pilot.press("b")
+            await pilot.pause()
+        assert shaped.bidi_mode == bidi.Mode("app", shape=True) and joined(detail_text(shaped))
+    async with plain.run_test(size=SIZE) as pilot:
+        await bank_loaded(pilot)
+        assert not joined(detail_text(plain))
+
+
 async def test_terminal_mode_starts_stacked(bank_db):
     app = make_app(bank_db, "terminal")
     async with app.run_test(size=SIZE) as pilot:
