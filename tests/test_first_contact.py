@@ -78,6 +78,14 @@ def test_a_new_database_holding_data_is_kept(fresh, capsys):
     assert db.exists()
 
 
+def test_a_name_too_long_to_look_up_is_one_line_and_never_discarded(fresh, capsys):
+    long = str(fresh / ("x" * 300))
+    for args in (["stats"], ["sample"]):
+        assert main(["--db", long, *args]) == 1
+        err = capsys.readouterr().err
+        assert "file name too long" in err and "Traceback" not in err, err
+
+
 def test_discard_keeps_a_database_in_use_or_holding_data(tmp_path):
     from persian_tui.store import discard_if_unused
 

@@ -13,7 +13,7 @@ from ..io.files import WriteError
 from ..io.records import is_text
 from ..models import QUESTION_SETS
 from ..runs import RunError
-from ..store import DatabaseError, StoreError, discard_if_unused
+from ..store import DatabaseError, StoreError, discard_if_unused, is_there
 from ..store.errors import write_error
 from . import corpus, curate, items, release
 from . import runs as runs_commands
@@ -509,7 +509,7 @@ def _main(argv: list[str] | None) -> int:
               file=sys.stderr)
         return 2
     db = settings.db_path(args.db)
-    existed, folder_existed = db.exists(), db.parent.exists()
+    existed, folder_existed = is_there(db), is_there(db.parent)
     code = _run(args)
     if code and not existed:  # a failed command leaves no new empty database behind
         discard_if_unused(db, folder=not folder_existed)

@@ -12,8 +12,8 @@ Layout: ``errors`` (the exceptions, below everything), ``rows`` (a question's ro
 before the lock, and the bulk insert), one repository module per table group, and ``db``
 (opening, migrating, transactions), whose ``Store`` combines the repositories."""
 
-from .db import Store, discard_if_unused
+from .db import Store, discard_if_unused, is_there
 from .errors import DatabaseError, EditConflict, LeaseHeld, ReleaseExists, StoreBusy, StoreError
 
 __all__ = ["DatabaseError", "EditConflict", "LeaseHeld", "ReleaseExists", "Store", "StoreBusy", "StoreError",
-           "discard_if_unused"]
+           "discard_if_unused", "is_there"]

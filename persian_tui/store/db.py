@@ -135,6 +135,15 @@ def _holds_data(conn: sqlite3.Connection) -> bool:
                if not any(name == v or name.startswith(v + "_") for v in virtual))
 
 
+def is_there(path: Path) -> bool:
+    """Whether ``path`` exists; True when that cannot be told (a name too long, ...): such a
+    file is never taken for one a failed command created (and so never discarded)."""
+    try:
+        return path.exists()
+    except OSError:
+        return True
+
+
 def discard_if_unused(path: str | Path, *, folder: bool = False) -> bool:
     """Remove a database file, with its -wal, -shm and -journal files, that holds no data and
     that no other connection has open: what a failed command that created it leaves behind (the
@@ -142,11 +151,11 @@ def discard_if_unused(path: str | Path, *, folder: bool = False) -> bool:
     made it). True if removed; anything in doubt (data, another connection, not a database, an
     error) keeps the file."""
     path = Path(path)
-    if not path.is_file():
-        return False
     try:
+        if not path.is_file():
+            return False
         conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=rw", uri=True, timeout=0, isolation_level=None)
-    except sqlite3.Error:
+    except (sqlite3.Error, OSError):
         return False
     try:
         if _holds_data(conn):

@@ -16,7 +16,7 @@ from .. import display, settings
 from ..bidi import MODES, Mode
 from ..models import QueueScope
 from ..search import BankSearch
-from ..store import DatabaseError, Store, StoreError, discard_if_unused
+from ..store import DatabaseError, Store, StoreError, discard_if_unused, is_there
 from .commands import ScreenCommands
 from .keys import APP_KEYS, bindings, help_rows, screen_table, screen_title
 from .safe_output import SHOW_CONTROLS
@@ -345,7 +345,7 @@ def run_app(db: str | None = None, bidi: str | None = None, sample: bool = True,
         print(f"persian-tui: error: {e}", file=sys.stderr)
         return 2
     path = settings.db_path(db)
-    existed, folder_existed = path.exists(), path.parent.exists()
+    existed, folder_existed = is_there(path), is_there(path.parent)
     code = _open_and_run(make_app(path, mode, sample=sample, annotator=annotator, queue_mode=queue_mode,
                                   queue_scope=queue_scope, shape=shaped))
     if code and not existed:  # a failed start leaves no new empty database behind
