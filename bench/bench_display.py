@@ -27,8 +27,8 @@ def lines(n: int, tag: str) -> list[str]:
 def layout(texts: list[str]) -> float:
     start = time.perf_counter()
     for t in texts:
-        bidi.display_line(t, 40, "app")
-        bidi.display_lines(t, 30, "app")
+        bidi.display_line(t, 40, bidi.APP)
+        bidi.display_lines(t, 30, bidi.APP)
     return time.perf_counter() - start
 
 

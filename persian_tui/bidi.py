@@ -1,6 +1,7 @@
 """Turn logical Persian / mixed text into display lines for the terminal.
 
-The ``bidi`` setting has four values (see ``MODES``):
+A ``Mode`` says how: its ``name`` is a resolved bidi mode (``settings.bidi_mode`` resolves
+the ``--bidi`` setting, whose ``auto`` picks one of these from the terminal):
 
 * ``app``      -- the app reorders: text is word-wrapped in logical order, then
   each wrapped line is put into visual order (python-bidi, RTL base direction,
@@ -10,8 +11,9 @@ The ``bidi`` setting has four values (see ``MODES``):
   spaces would be reordered by the terminal too.
 * ``off``      -- logical text, no reordering, no padding (same output as
   ``terminal``; use it when reordering gets in the way, e.g. when copying).
-* ``auto``     -- ``terminal`` when a bidi-capable terminal is detected from
-  the environment, otherwise ``app``.
+
+and its ``shape`` whether letters are joined (Arabic presentation forms) in ``app`` mode, for
+terminals that do not shape.
 
 Every function here is pure; widths are terminal cells (``rich.cells``). Text is
 passed through ``display.clean`` first: control characters become visible placeholders.
@@ -19,10 +21,9 @@ passed through ``display.clean`` first: control characters become visible placeh
 
 from __future__ import annotations
 
-import os
 import re
 import unicodedata
-from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 
 from bidi import get_display
@@ -31,8 +32,7 @@ from rich.cells import cell_len, chop_cells
 
 from .display import clean
 
-MODES: tuple[str, ...] = ("auto", "app", "terminal", "off")
-ENV_VAR = "PERSIAN_TUI_BIDI"
+MODES: tuple[str, ...] = ("app", "terminal", "off")  # resolved modes
 ELLIPSIS = "…"
 
 # Strong right-to-left characters (Hebrew, Arabic, Syriac, Thaana, NKo,
@@ -48,50 +48,22 @@ _MARKS_BEFORE_BASE = re.compile(f"([{re.escape(_MARKS)}]+)([{_RTL_LETTER}])")
 _MIRROR_RE = re.compile(f"[{re.escape(''.join(MIRRORED))}]")
 _LEVEL_RE = re.compile(r"Level\(\s*(\d+)")
 
-_reshaper = None
-SHAPE_ENV = "PERSIAN_TUI_SHAPE"
-SHAPE_SETTINGS = ("auto", "on", "off")
-_shaping = False  # the app's setting (set_shaping); visual() uses it when not told
+
+@dataclass(frozen=True)
+class Mode:
+    """How right-to-left text is shown: ``name`` is a resolved mode (app, terminal or off);
+    ``shape`` joins letters in the lines the app reorders (``app``)."""
+
+    name: str = "app"
+    shape: bool = False
+
+    def __post_init__(self) -> None:
+        if self.name not in MODES:
+            raise ValueError(f"invalid resolved bidi mode {self.name!r}: expected app, terminal or off "
+                             "(see settings.bidi_mode)")
 
 
-def set_shaping(on: bool) -> None:
-    """Join letters (Arabic presentation forms) in every line the app lays out."""
-    global _shaping
-    _shaping = bool(on)
-
-
-def resolve_shape(setting: str | None = None, mode: str = "app", env: Mapping[str, str] | None = None) -> bool:
-    """Whether to shape: `on`/`off`, or `auto` (flag > $PERSIAN_TUI_SHAPE > auto): on in `app`
-    mode, where the terminal does not reorder right-to-left text and so is taken not to join
-    Arabic letters either (xterm, kitty, alacritty, Windows Terminal); off where the terminal
-    does bidi itself (VTE/GNOME Terminal, Konsole, mlterm, Apple Terminal), which also joins."""
-    env = os.environ if env is None else env
-    value = (setting or env.get(SHAPE_ENV) or "auto").strip().lower()
-    if value not in SHAPE_SETTINGS:
-        raise ValueError(f"invalid shape setting {value!r}: expected one of {', '.join(SHAPE_SETTINGS)}")
-    return value == "on" or (value == "auto" and mode == "app")
-
-
-def resolve_mode(setting: str | None = None, env: Mapping[str, str] | None = None) -> str:
-    """Resolve a bidi setting to "app", "terminal" or "off".
-
-    An empty setting falls back to $PERSIAN_TUI_BIDI, then to "auto".
-    """
-    env = os.environ if env is None else env
-    value = (setting or env.get(ENV_VAR) or "auto").strip().lower()
-    if value not in MODES:
-        raise ValueError(f"invalid bidi mode {value!r}: expected one of {', '.join(MODES)}")
-    if value != "auto":
-        return value
-    term = env.get("TERM", "")
-    bidi_terminal = (
-        "VTE_VERSION" in env  # GNOME Terminal and other VTE terminals
-        or "KONSOLE_VERSION" in env
-        or "mlterm" in term
-        or "MLTERM" in env
-        or env.get("TERM_PROGRAM") == "Apple_Terminal"
-    )
-    return "terminal" if bidi_terminal else "app"
+APP, TERMINAL, OFF = Mode("app"), Mode("terminal"), Mode("off")
 
 
 def has_rtl(text: str) -> bool:
@@ -131,7 +103,7 @@ def wrap(text: str, width: int) -> list[str]:
     return lines
 
 
-def visual(line: str, *, shape: bool | None = None, rtl: bool = False) -> str:
+def visual(line: str, *, shape: bool = False, rtl: bool = False) -> str:
     """Put one logical line into display (left-to-right) order.
 
     RTL base direction; Latin words and digit runs stay left-to-right,
@@ -142,7 +114,7 @@ def visual(line: str, *, shape: bool | None = None, rtl: bool = False) -> str:
     right-to-left paragraph (a wrapped line such as "GPT-4o, 2024)." is laid out
     right-to-left with the rest of its paragraph).
     """
-    return _visual(clean(line), _shaping if shape is None else shape, rtl)
+    return _visual(clean(line), shape, rtl)
 
 
 @lru_cache(maxsize=8192)
@@ -161,24 +133,23 @@ def _visual(line: str, shape: bool, rtl: bool = False) -> str:
     return _fix_marks(get_display(line, base_dir="R"))
 
 
-def display_lines(text: str, width: int, mode: str, *, shape: bool | None = None,
-                  align: str = "right") -> list[str]:
+def display_lines(text: str, width: int, mode: Mode, *, align: str = "right") -> list[str]:
     """Wrap ``text`` to ``width`` cells and return the lines to print.
 
-    ``mode`` is a resolved mode.  In "app" every line is reordered with
-    ``visual`` and padded to ``width`` ("right" pads on the left, "left" on
-    the right, "none" does not pad).  In "terminal" and "off" the wrapped
-    logical lines are returned unpadded.  Never returns an empty list.
+    In "app" mode every line is reordered with ``visual`` (shaped when ``mode.shape``) and
+    padded to ``width`` ("right" pads on the left, "left" on the right, "none" does not pad).
+    In "terminal" and "off" the wrapped logical lines are returned unpadded.  Never returns
+    an empty list.
     """
     _check_width(width)
     _check_mode(mode)
     if align not in ("right", "left", "none"):
         raise ValueError(f"invalid align {align!r}: expected right, left or none")
     lines = wrap(text, width) or [""]
-    if mode != "app":
+    if mode.name != "app":
         return lines
     rtl = has_rtl(text)  # the paragraph's direction holds for its lines without RTL letters
-    lines = [visual(line, shape=shape, rtl=rtl) for line in lines]
+    lines = [visual(line, shape=mode.shape, rtl=rtl) for line in lines]
     if align == "right":
         return [" " * (width - cell_len(line)) + line for line in lines]
     if align == "left":
@@ -186,7 +157,7 @@ def display_lines(text: str, width: int, mode: str, *, shape: bool | None = None
     return lines
 
 
-def display_line(text: str, width: int, mode: str, *, shape: bool | None = None) -> str:
+def display_line(text: str, width: int, mode: Mode) -> str:
     """One unpadded display line for a table cell, at most ``width`` cells.
 
     Whitespace (including newlines) is collapsed.  Text that does not fit is
@@ -199,7 +170,7 @@ def display_line(text: str, width: int, mode: str, *, shape: bool | None = None)
     if cell_len(text) > width:
         head = chop_cells(text, width - 1)[0].rstrip() if width > 1 else ""
         text = head + ELLIPSIS
-    return visual(text, shape=shape) if mode == "app" else text
+    return visual(text, shape=mode.shape) if mode.name == "app" else text
 
 
 def _check_width(width: int) -> None:
@@ -207,18 +178,16 @@ def _check_width(width: int) -> None:
         raise ValueError(f"width must be at least 1, got {width}")
 
 
-def _check_mode(mode: str) -> None:
-    if mode not in ("app", "terminal", "off"):
-        raise ValueError(f"invalid resolved bidi mode {mode!r}: expected app, terminal or off (see resolve_mode)")
+def _check_mode(mode: Mode) -> None:
+    if not isinstance(mode, Mode):
+        raise TypeError(f"expected a bidi.Mode, got {mode!r}")
 
 
+@lru_cache(maxsize=1)
 def _get_reshaper():
-    global _reshaper
-    if _reshaper is None:
-        from arabic_reshaper import ArabicReshaper
+    from arabic_reshaper import ArabicReshaper
 
-        _reshaper = ArabicReshaper(configuration={"delete_harakat": False, "support_ligatures": False})
-    return _reshaper
+    return ArabicReshaper(configuration={"delete_harakat": False, "support_ligatures": False})
 
 
 def _fix_marks(display: str) -> str:

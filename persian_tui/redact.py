@@ -6,9 +6,10 @@ back, and no user-info in a base URL, reaches the database, an export or the ter
 from __future__ import annotations
 
 import base64
-import os
 import re
 from urllib.parse import unquote, urlsplit, urlunsplit
+
+from . import settings
 
 # Bearer and Basic credentials, OpenAI/OpenRouter/Anthropic-style keys, and key=... values, in this order
 _TOKENS = (
@@ -77,8 +78,8 @@ def text(value: str | None, *, keys: tuple[str, ...] = ()) -> str | None:
 
 
 def env_keys(*names: str) -> tuple[str, ...]:
-    """The values of these environment variables (to redact them wherever they are echoed)."""
-    return tuple(v for v in (os.environ.get(n) for n in names if n) if v)
+    """The API keys in these environment variables (to redact them wherever they are echoed)."""
+    return tuple(v for v in (settings.api_key(n) for n in names if n) if v)
 
 
 def url_secrets(value: str | None) -> tuple[str, ...]:

@@ -5,11 +5,14 @@ from rich.cells import cell_len
 
 from persian_tui import bidi
 from persian_tui.bidi import (
+    APP,
     MODES,
+    OFF,
+    TERMINAL,
+    Mode,
     display_line,
     display_lines,
     has_rtl,
-    resolve_mode,
     visual,
     wrap,
 )
@@ -31,79 +34,25 @@ def rev(s: str) -> str:
 
 # --- modes -----------------------------------------------------------------
 
-def test_modes_tuple():
-    assert MODES == ("auto", "app", "terminal", "off")
-
-
-@pytest.mark.parametrize(
-    "env",
-    [
-        {"VTE_VERSION": "7200", "TERM": "xterm-256color"},
-        {"KONSOLE_VERSION": "230804"},
-        {"TERM": "mlterm"},
-        {"TERM": "mlterm-256color"},
-        {"MLTERM": "3.9.3"},
-        {"TERM_PROGRAM": "Apple_Terminal"},
-    ],
-)
-def test_auto_detects_bidi_terminals(env):
-    assert resolve_mode("auto", env) == "terminal"
-    assert resolve_mode(None, env) == "terminal"
-
-
-@pytest.mark.parametrize(
-    "env",
-    [{}, {"TERM": "xterm-256color"}, {"TERM_PROGRAM": "iTerm.app"}, {"TERM_PROGRAM": "WezTerm"}],
-)
-def test_auto_falls_back_to_app(env):
-    assert resolve_mode("auto", env) == "app"
-    assert resolve_mode("", env) == "app"
-
-
-def test_explicit_setting_wins_over_terminal():
-    env = {"VTE_VERSION": "7200", "PERSIAN_TUI_BIDI": "off"}
-    assert resolve_mode("app", env) == "app"
-    assert resolve_mode("terminal", {}) == "terminal"
-    assert resolve_mode(" OFF ", {}) == "off"
-
-
-def test_env_var_used_when_setting_empty():
-    assert resolve_mode(None, {"PERSIAN_TUI_BIDI": "off"}) == "off"
-    assert resolve_mode("", {"PERSIAN_TUI_BIDI": "terminal"}) == "terminal"
-    assert resolve_mode(None, {"PERSIAN_TUI_BIDI": "auto", "KONSOLE_VERSION": "1"}) == "terminal"
-
-
-def test_env_defaults_to_os_environ(monkeypatch):
-    for name in ("VTE_VERSION", "KONSOLE_VERSION", "MLTERM", "TERM_PROGRAM"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("TERM", "xterm")
-    monkeypatch.setenv("PERSIAN_TUI_BIDI", "off")
-    assert resolve_mode() == "off"
-    monkeypatch.delenv("PERSIAN_TUI_BIDI")
-    assert resolve_mode() == "app"
-
-
-@pytest.mark.parametrize("bad", ["rtl", "yes", "application"])
-def test_invalid_mode_raises(bad):
-    with pytest.raises(ValueError) as err:
-        resolve_mode(bad, {})
-    for mode in MODES:
-        assert mode in str(err.value)
-    with pytest.raises(ValueError):
-        resolve_mode(None, {"PERSIAN_TUI_BIDI": bad})
+def test_resolved_modes():
+    assert MODES == ("app", "terminal", "off")
+    assert Mode() == APP and APP.name == "app" and not APP.shape
+    assert Mode("app", shape=True) != APP  # a frozen value: the app's shaping travels with it
 
 
 def test_display_functions_reject_unresolved_mode_and_bad_width():
     with pytest.raises(ValueError):
-        display_lines("سلام", 10, "auto")
+        Mode("auto")
     with pytest.raises(ValueError):
-        display_line("سلام", 10, "bogus")
+        Mode("bogus")
+    with pytest.raises(TypeError):
+        display_line("سلام", 10, "app")  # a Mode, never a bare name
     with pytest.raises(ValueError):
-        display_lines("سلام", 0, "app")
+        display_lines("سلام", 0, APP)
     with pytest.raises(ValueError):
         wrap("سلام", 0)
     with pytest.raises(ValueError):
-        display_lines("سلام", 10, "app", align="center")
+        display_lines("سلام", 10, APP, align="center")
 
 
 # --- visual() ----------------------------------------------------------------
@@ -133,7 +82,7 @@ def test_zwnj_kept(word):
 
 
 def test_zwnj_kept_in_app_lines():
-    lines = display_lines("بشنو این نی چون شکایت می‌کند", 12, "app")
+    lines = display_lines("بشنو این نی چون شکایت می‌کند", 12, APP)
     assert sum(line.count(ZWNJ) for line in lines) == 1
 
 
@@ -266,7 +215,7 @@ def test_wrap_hard_split_keeps_marks_with_base():
 
 def test_wrap_line_order_is_logical():
     text = COUPLETS[0]
-    lines = display_lines(text, 20, "app")
+    lines = display_lines(text, 20, APP)
     assert len(lines) > 1
     logical = wrap(text, 20)
     assert logical[0].startswith("طریق عشق")
@@ -278,13 +227,13 @@ def test_wrap_line_order_is_logical():
 
 
 def test_display_lines_exact():
-    assert display_lines("سلام دنیا", 12, "app") == ["   ایند مالس"]
-    assert display_lines("سلام دنیا", 12, "app", align="left") == ["ایند مالس   "]
-    assert display_lines("سلام دنیا", 12, "app", align="none") == ["ایند مالس"]
-    assert display_lines("سلام دنیا", 6, "app") == ["  مالس", "  ایند"]
+    assert display_lines("سلام دنیا", 12, APP) == ["   ایند مالس"]
+    assert display_lines("سلام دنیا", 12, APP, align="left") == ["ایند مالس   "]
+    assert display_lines("سلام دنیا", 12, APP, align="none") == ["ایند مالس"]
+    assert display_lines("سلام دنیا", 6, APP) == ["  مالس", "  ایند"]
 
 
-@pytest.mark.parametrize("mode", ["terminal", "off"])
+@pytest.mark.parametrize("mode", [TERMINAL, OFF])
 def test_other_modes_keep_logical_unpadded(mode):
     assert display_lines("سلام دنیا", 12, mode) == ["سلام دنیا"]
     assert display_lines("سلام دنیا", 6, mode) == ["سلام", "دنیا"]
@@ -292,10 +241,10 @@ def test_other_modes_keep_logical_unpadded(mode):
 
 
 def test_empty_text():
-    assert display_lines("", 7, "app") == [" " * 7]
-    assert display_lines("", 7, "app", align="none") == [""]
-    assert display_lines("", 7, "terminal") == [""]
-    assert display_lines("", 7, "off") == [""]
+    assert display_lines("", 7, APP) == [" " * 7]
+    assert display_lines("", 7, APP, align="none") == [""]
+    assert display_lines("", 7, TERMINAL) == [""]
+    assert display_lines("", 7, OFF) == [""]
 
 
 @pytest.mark.parametrize("shape", [False, True])
@@ -303,12 +252,12 @@ def test_empty_text():
 def test_width_never_exceeded(text, shape):
     for width in range(5, 61):
         for align in ("right", "left"):
-            lines = display_lines(text, width, "app", shape=shape, align=align)
+            lines = display_lines(text, width, Mode("app", shape), align=align)
             assert all(cell_len(line) == width for line in lines), (width, lines)
-        for mode in ("terminal", "off"):
+        for mode in (TERMINAL, OFF):
             assert all(cell_len(line) <= width for line in display_lines(text, width, mode))
-        for mode in ("app", "terminal", "off"):
-            assert cell_len(display_line(text, width, mode, shape=shape)) <= width
+        for mode in (Mode("app", shape), TERMINAL, OFF):
+            assert cell_len(display_line(text, width, mode)) <= width
 
 
 def test_no_text_lost_when_wrapping():
@@ -317,7 +266,7 @@ def test_no_text_lost_when_wrapping():
 
     for text in COUPLETS:
         for width in range(5, 61):
-            lines = display_lines(text, width, "app", align="none")
+            lines = display_lines(text, width, APP, align="none")
             # same characters as the logical text (brackets may be mirrored)
             assert norm("".join(lines)) == norm(text)
             assert sum(line.count(ZWNJ) for line in lines) == text.count(ZWNJ)
@@ -331,20 +280,20 @@ def test_wide_chars_fit_tiny_widths():
 # --- display_line -------------------------------------------------------------
 
 def test_display_line_fits_without_truncation():
-    assert display_line("سلام دنیا", 9, "app") == "ایند مالس"
-    assert display_line("سلام\nدنیا", 20, "app") == "ایند مالس"
+    assert display_line("سلام دنیا", 9, APP) == "ایند مالس"
+    assert display_line("سلام\nدنیا", 20, APP) == "ایند مالس"
 
 
 def test_display_line_truncates_with_ellipsis():
-    out = display_line("طریق عشق پرآشوب و فتنه است", 10, "app")
+    out = display_line("طریق عشق پرآشوب و فتنه است", 10, APP)
     assert out == "…قشع قیرط"  # ellipsis at the logical end = visual left
-    assert display_line("طریق عشق پرآشوب و فتنه است", 10, "off") == "طریق عشق…"
-    assert display_line("abcdefgh", 5, "app") == "abcd…"
-    assert display_line("abcdefgh", 1, "app") == "…"
+    assert display_line("طریق عشق پرآشوب و فتنه است", 10, OFF) == "طریق عشق…"
+    assert display_line("abcdefgh", 5, APP) == "abcd…"
+    assert display_line("abcdefgh", 1, APP) == "…"
 
 
 def test_display_line_truncation_keeps_marks_and_brackets():
-    out = display_line("خُدا (مَن) و دیگران و دیگران", 12, "app")
+    out = display_line("خُدا (مَن) و دیگران و دیگران", 12, APP)
     assert cell_len(out) <= 12
     assert out.startswith("…")
     assert "ادخ\u064f" in out
@@ -356,30 +305,19 @@ def test_wrapped_line_without_persian_letters_keeps_the_paragraphs_direction():
     from persian_tui import bidi
 
     text = "این مدل را با مدل‌های دیگر سنجیدیم (OpenAI GPT-4o, 2024)."
-    lines = bidi.display_lines(text, 36, "app")
+    lines = bidi.display_lines(text, 36, APP)
     assert lines[-1].strip() == ".(OpenAI GPT-4o, 2024)"
-    assert bidi.display_lines("GPT-4o, 2024).", 36, "app")[0].strip() == "GPT-4o, 2024)."  # an LTR paragraph
+    assert bidi.display_lines("GPT-4o, 2024).", 36, APP)[0].strip() == "GPT-4o, 2024)."  # an LTR paragraph
 
 
-def test_shaping_setting_and_switch():
-    from persian_tui.bidi import resolve_shape, set_shaping
-
-    assert resolve_shape(None, "app", env={}) is True  # auto: a terminal that does no bidi joins nothing
-    assert resolve_shape(None, "terminal", env={}) is False
-    assert resolve_shape(None, "app", env={"PERSIAN_TUI_SHAPE": "off"}) is False
-    assert resolve_shape("on", "terminal", env={"PERSIAN_TUI_SHAPE": "off"}) is True  # flag first
-    with pytest.raises(ValueError, match="shape"):
-        resolve_shape("sometimes", "app", env={})
+def test_shaping_travels_with_the_mode():
     word = "سلام"
-    plain = bidi.visual(word)
-    try:
-        set_shaping(True)
-        joined = bidi.visual(word)
-        assert joined != plain and all("\ufb50" <= c <= "\ufeff" for c in joined)  # presentation forms
-        assert bidi.visual(word, shape=False) == plain  # an explicit choice wins
-    finally:
-        set_shaping(False)
-    assert bidi.visual(word) == plain
+    plain = display_line(word, 10, APP)
+    joined = display_line(word, 10, Mode("app", shape=True))
+    assert joined != plain and all("\ufb50" <= c <= "\ufeff" for c in joined)  # presentation forms
+    assert display_lines(word, 10, Mode("app", shape=True), align="none") == [joined]
+    assert display_line(word, 10, Mode("terminal", shape=True)) == word  # the terminal lays it out
+    assert visual(word) == plain  # nothing left switched on
 
 
 def test_app_shape_flag_reaches_the_layout(tmp_path):

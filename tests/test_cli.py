@@ -63,7 +63,7 @@ def test_sample_command_is_idempotent(db, capsys):
 
 
 def test_setting_shows_and_sets_the_fast_minimum(db, capsys):
-    from persian_tui.annotation.agreement import min_seconds
+    from persian_tui.settings import label_min_seconds
     from persian_tui.store import Store
 
     assert main(["--db", db, "setting"]) == 1  # reading a database that does not exist creates none
@@ -77,4 +77,4 @@ def test_setting_shows_and_sets_the_fast_minimum(db, capsys):
     assert "'soon' is not valid" in capsys.readouterr().err
     assert main(["--db", db, "setting", "colour", "red"]) == 2
     with Store(db) as s:
-        assert min_seconds(s) == 1.5
+        assert label_min_seconds(s) == 1.5

@@ -35,8 +35,8 @@ def test_clean_replaces_controls_with_visible_placeholders():
 def test_persian_marks_and_diacritics_are_kept():
     text = f"می{ZWNJ}رود {ZWJ}{LRM}{RLM}{ALM} دلِ مَن"
     assert display.clean(text) is text  # untouched, not even copied
-    assert ZWNJ in "".join(bidi.display_lines(text, 40, "app"))
-    assert "ِ" in bidi.display_line(text, 40, "app")
+    assert ZWNJ in "".join(bidi.display_lines(text, 40, bidi.APP))
+    assert "ِ" in bidi.display_line(text, 40, bidi.APP)
 
 
 def test_json_safe_keeps_the_data():
@@ -46,7 +46,7 @@ def test_json_safe_keeps_the_data():
 
 
 def test_bidi_layout_shows_placeholders_in_every_mode():
-    for mode in ("app", "terminal", "off"):
+    for mode in (bidi.APP, bidi.TERMINAL, bidi.OFF):
         lines = bidi.display_lines("بیت " + HOSTILE, 80, mode)
         cell = bidi.display_line("بیت " + HOSTILE, 80, mode)
         for shown in lines + [cell]:

@@ -1,5 +1,6 @@
 """Architecture rules (docs/architecture.md, CONTRIBUTING.md), enforced: textual only in tui/, SQL only in
-store/, the import-linter layers (naming every top-level module and package), no import cycle, ruff."""
+store/, the environment read only in settings.py, the import-linter layers (naming every top-level
+module and package), no import cycle, ruff."""
 
 import ast
 import shutil
@@ -40,10 +41,38 @@ def test_only_store_speaks_sql():
     assert offenders == []
 
 
+ENVIRONMENT = {"environ", "environb", "getenv", "getenvb"}
+
+
+def reads_environment(source: str) -> bool:
+    """Whether Python source reads the environment: os.environ / os.getenv (under any name of
+    the module) or those names imported from os."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Attribute) and node.attr in ENVIRONMENT:
+            return True
+        if isinstance(node, ast.ImportFrom) and node.module == "os" and {a.name for a in node.names} & ENVIRONMENT:
+            return True
+    return False
+
+
+def test_the_environment_finder_finds_reads():
+    assert reads_environment("import os\nx = os.environ.get('A')")
+    assert reads_environment("import os as o\nx = o.getenv('A')")
+    assert reads_environment("from os import environ")
+    assert not reads_environment("import os\nos.walk('.')")
+
+
+def test_only_settings_reads_the_environment():
+    """Flags, environment variables and stored settings are read in one place (settings.py)."""
+    paths = [*PACKAGE.rglob("*.py"), ROOT / "app.py"]
+    offenders = [str(p) for p in paths if p != PACKAGE / "settings.py" and reads_environment(p.read_text("utf-8"))]
+    assert offenders == []
+
+
 def test_layer_contract_holds():
     """The layers declared in pyproject.toml, top to bottom: tui > cli > releases > reports >
     judging | corpus > runs | annotation > bank > files > store > models > stats | text | bidi |
-    config | redact > display. A layer imports only the layers below it; `a | b` are siblings that
+    redact > settings > display. A layer imports only the layers below it; `a | b` are siblings that
     do not import each other."""
 
     root = PACKAGE.parent

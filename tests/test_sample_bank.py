@@ -4,7 +4,7 @@ import json
 import unicodedata
 
 from persian_tui.bank.importer import plan_import
-from persian_tui.config import sample_bank_path
+from persian_tui.settings import sample_bank_path
 
 
 def test_sample_bank_is_complete_and_valid(store):

@@ -8,6 +8,7 @@ import pytest
 from factories import keyed_bank
 from llm_server import LLMServer, chat
 
+from persian_tui import bidi
 from persian_tui.cli import main
 from persian_tui.judging.run import create_judge_run, execute_judge_run
 from persian_tui.models import Prediction, sample_vote
@@ -212,9 +213,9 @@ def test_review_names_the_judged_sample():
     from persian_tui.tui.widgets.review_lines import question_lines
 
     j = JudgmentRow(1, 2, 3, "q-001", "m", "ok", "flawed", None, None, sample=2)
-    assert question_lines(j, None, None, "m", 80, "app")[0].text.endswith("run 3  ·  sample 2")
+    assert question_lines(j, None, None, "m", 80, bidi.APP)[0].text.endswith("run 3  ·  sample 2")
     j0 = JudgmentRow(1, 2, 3, "q-001", "m", "ok", "flawed", None, None)
-    assert question_lines(j0, None, None, "m", 80, "app")[0].text.endswith("run 3")
+    assert question_lines(j0, None, None, "m", 80, bidi.APP)[0].text.endswith("run 3")
 
 
 def test_retry_errors_asks_the_failed_samples_only(bank):

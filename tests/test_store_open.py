@@ -38,8 +38,11 @@ def test_missing_folder_is_an_error_naming_it(tmp_path, capsys):
 def test_default_folder_is_created(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("PERSIAN_TUI_DB", raising=False)
-    assert main(["stats"]) == 0
+    assert main(["stats"]) == 1  # a reading command never creates it (tests/test_first_contact.py)
+    assert not (tmp_path / "db").exists()
+    assert main(["sample"]) == 0  # a writing command does
     assert (tmp_path / "db" / "persian_tui.db").is_file()
+    assert main(["stats"]) == 0
 
 
 def test_db_that_is_a_folder_fifo_or_device(tmp_path, capsys):

@@ -9,7 +9,7 @@ from factories import dated_question
 from textual.widgets import Input
 from tui_helpers import bank_loaded, make_app, notices, wait_for
 
-from persian_tui import bidi, config
+from persian_tui import bidi, settings
 from persian_tui.bank import jsonl
 from persian_tui.store import Store
 from persian_tui.tui.app import run_app
@@ -146,13 +146,13 @@ async def test_detail_pane_shows_couplets_in_display_order(bank_db):
         assert width >= 40
         for o in ARABIC.options:
             for hemistich in (o.mesra1, o.mesra2):
-                for expected in bidi.display_lines(hemistich, width - GUTTER, "app"):
+                for expected in bidi.display_lines(hemistich, width - GUTTER, bidi.APP):
                     assert any(line.startswith(expected) for line in lines), expected
         # hemistich 1 then hemistich 2, right-aligned to the pane, numbered ۱..۴ on the right
-        first = bidi.display_lines(ARABIC.options[0].mesra1, width - GUTTER, "app")[0]
+        first = bidi.display_lines(ARABIC.options[0].mesra1, width - GUTTER, bidi.APP)[0]
         i = next(i for i, line in enumerate(lines) if line.startswith(first))
         assert lines[i] == first + " ۱"
-        assert lines[i + 1] == bidi.display_lines(ARABIC.options[0].mesra2, width - GUTTER, "app")[0] + "  "
+        assert lines[i + 1] == bidi.display_lines(ARABIC.options[0].mesra2, width - GUTTER, bidi.APP)[0] + "  "
         assert all(len(lines[j]) <= width for j in (i, i + 1))
         assert [l[-1] for l in lines if l.endswith((" ۱", " ۲", " ۳", " ۴"))][:4] == list("۱۲۳۴")
         joined = "\n".join(lines)
@@ -183,7 +183,7 @@ async def test_detail_follows_resize(bank_db):
         view = app.screen.query_one(QuestionView)
         after = view.content_size.width
         assert after > before
-        line = bidi.display_lines(LOVE.options[0].mesra1, after - GUTTER, "app")[0] + " ۱"
+        line = bidi.display_lines(LOVE.options[0].mesra1, after - GUTTER, bidi.APP)[0] + " ۱"
         assert line in detail_text(app)
 
 
@@ -270,16 +270,34 @@ async def test_bidi_modes(bank_db):
         await pilot.press("b")  # terminal: logical text, table and detail stacked
         await pilot.pause()
         await pilot.pause()
-        assert app.bidi_mode == "terminal" and body.has_class("-stacked")
+        assert app.bidi_mode.name == "terminal" and body.has_class("-stacked")
         lines = detail_text(app)
         assert "۱ " + LOVE.options[0].mesra1 in lines
         assert "  " + LOVE.options[0].mesra2 in lines
         await pilot.press("b")  # off: logical text, side by side
         await pilot.pause()
         await pilot.pause()
-        assert app.bidi_mode == "off" and not body.has_class("-stacked")
+        assert app.bidi_mode.name == "off" and not body.has_class("-stacked")
         assert "۱ " + LOVE.options[0].mesra1 in detail_text(app)
         assert bank.matches and len(table_uids(app)) == 4
+
+
+async def test_shaping_is_the_apps_own_and_survives_a_mode_change(bank_db):
+    """--shape on joins letters in this app's lines only (a value the app holds, no module
+    switch): another app in the same process, and the bank's `b` cycling, keep their own."""
+    joined = lambda lines: any("\ufb50" <= ch <= "\ufeff" for line in lines for ch in line)  # noqa: E731
+    shaped, plain = make_app(bank_db, shape=True), make_app(bank_db)
+    assert shaped.bidi_mode == bidi.Mode("app", shape=True) and plain.bidi_mode == bidi.APP
+    async with shaped.run_test(size=SIZE) as pilot:
+        await bank_loaded(pilot)
+        assert joined(detail_text(shaped))
+        for _ in range(3):  # app -> terminal -> off -> app
+            await pilot.press("b")
+            await pilot.pause()
+        assert shaped.bidi_mode == bidi.Mode("app", shape=True) and joined(detail_text(shaped))
+    async with plain.run_test(size=SIZE) as pilot:
+        await bank_loaded(pilot)
+        assert not joined(detail_text(plain))
 
 
 async def test_terminal_mode_starts_stacked(bank_db):
@@ -305,7 +323,7 @@ async def test_quit_key(bank_db):
 async def test_new_database_gets_the_sample_bank(tmp_path, monkeypatch):
     sample = tmp_path / "sample.jsonl"
     sample.write_text("".join(jsonl.dumps(q) + "\n" for q in QUESTIONS[:2]), encoding="utf-8")
-    monkeypatch.setattr(config, "sample_bank_path", lambda: sample)
+    monkeypatch.setattr(settings, "sample_bank_path", lambda: sample)
     app = make_app(tmp_path / "new.db", sample=True)
     async with app.run_test(size=SIZE) as pilot:
         await bank_loaded(pilot)
@@ -316,7 +334,7 @@ async def test_new_database_gets_the_sample_bank(tmp_path, monkeypatch):
 
 
 async def test_missing_sample_bank_notifies(tmp_path, monkeypatch):
-    monkeypatch.setattr(config, "sample_bank_path", lambda: tmp_path / "nope.jsonl")
+    monkeypatch.setattr(settings, "sample_bank_path", lambda: tmp_path / "nope.jsonl")
     app = make_app(tmp_path / "new.db", sample=True)
     async with app.run_test(size=SIZE) as pilot:
         await bank_loaded(pilot)
@@ -340,7 +358,7 @@ def test_run_app_reports_a_bad_database(tmp_path, capsys):
 
 
 def test_detail_lines_without_a_question():
-    assert plain(detail_lines(None, 40, "app")) == ["no question selected"]
+    assert plain(detail_lines(None, 40, bidi.APP)) == ["no question selected"]
 
 
 # ------------------------------------------------------------------ snapshot
@@ -408,7 +426,7 @@ async def test_new_database_is_filled_at_the_first_load(tmp_path, monkeypatch):
     imports it, and no worker is needed for it (nothing to wait for)."""
     sample = tmp_path / "sample.jsonl"
     sample.write_text("".join(jsonl.dumps(q) + "\n" for q in QUESTIONS[:2]), encoding="utf-8")
-    monkeypatch.setattr(config, "sample_bank_path", lambda: sample)
+    monkeypatch.setattr(settings, "sample_bank_path", lambda: sample)
     app = make_app(tmp_path / "new.db", sample=True)
     seen = {}
 

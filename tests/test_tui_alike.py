@@ -309,7 +309,7 @@ async def test_a_poet_is_searchable_text_and_named_once(tmp_path):
         q = s.questions.get_question("q-linked")  # option 1 is Hafez's by its link; the question says so too
         q.poet = "حافظ"
         linked = s.links.links(["q-linked"])["q-linked"]
-        shown = "\n".join(plain(detail_lines(with_derived_poets(q, linked), 80, "off")))
+        shown = "\n".join(plain(detail_lines(with_derived_poets(q, linked), 80, bidi.OFF)))
     poet_line = next(line for line in shown.split("\n") if line.startswith("poet"))
     assert poet_line.count("حافظ") == 1, poet_line
     app = make_app(db, annotator="reza")
@@ -345,10 +345,10 @@ def test_small_things_read_right():
     assert len("judge review") == LABEL
     c = CorpusCouplet("/hafez/ghazal/sh1", 0, "الا یا ایها الساقی", "ادر کأسا", "حافظ", "hafez", "غزل ۱",
                       "Ghazal", None, None)
-    row = result_row(c, 12, 40, "off")
+    row = result_row(c, 12, 40, bidi.OFF)
     assert row.startswith("حافظ ") and " │ " in row
-    app_row = result_row(c, 12, 40, "app")
-    assert app_row.index("│") == 41 and app_row.rstrip().endswith(bidi.display_line("حافظ", 12, "app").strip())
+    app_row = result_row(c, 12, 40, bidi.APP)
+    assert app_row.index("│") == 41 and app_row.rstrip().endswith(bidi.display_line("حافظ", 12, bidi.APP).strip())
     assert value_label("category", "figurative_misread", [], {}, False) == "figurative misread"
 
 

@@ -292,8 +292,8 @@ async def test_a_real_conflict_shows_both_values_and_lets_you_choose(db, side, s
         assert isinstance(app.screen, MergeDialog)
         body = str(app.screen.query_one("#merge-body").render())
         assert "stem" in body and "yours" in body and "theirs" in body
-        assert bidi.display_line("ساقه‌ی باب", 200, "app") in body
-        assert bidi.display_line("ساقه‌ی آلیس", 200, "app") in body
+        assert bidi.display_line("ساقه‌ی باب", 200, bidi.APP) in body
+        assert bidi.display_line("ساقه‌ی آلیس", 200, bidi.APP) in body
         with Store(db) as s:
             assert s.questions.get_question("q-love").key == 1  # nothing saved while choosing
         await pilot.press("enter")  # nothing chosen yet: refused

@@ -90,7 +90,7 @@ async def test_opens_blind_with_the_four_couplets(db):
         assert shown_uid(screen) == "q-1"
         lines = question_lines(app)
         width = app.screen.query_one(BlindQuestionView).content_size.width
-        assert bidi.display_lines("صورت پرسش 1", width, "app")[0] in lines
+        assert bidi.display_lines("صورت پرسش 1", width, bidi.APP)[0] in lines
         numbers = [line[-1] for line in lines if line.endswith((" ۱", " ۲", " ۳", " ۴"))]
         assert numbers == list("۱۲۳۴")
         for mesra1, mesra2 in numbered_couplets(1):

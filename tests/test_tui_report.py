@@ -160,7 +160,7 @@ async def test_breakdown_select_changes_the_table(db):
         screen = await open_report(pilot)
         await pilot.press("3")
         table = screen.query_one("#bd-table", DataTable)
-        shown = [bidi.display_line(c, 18, "app") for c in CATEGORIES]
+        shown = [bidi.display_line(c, 18, bidi.APP) for c in CATEGORIES]
         cols = headers(table)
         assert cols[:2] == ["#", "run"]
         assert sorted(cols[2:]) == sorted(f"{c} (10)" for c in shown)  # Persian, in display order

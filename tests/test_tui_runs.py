@@ -382,10 +382,10 @@ async def test_detail_shuffled_run_in_terminal_mode(db):
 
 def test_mixed_lines():
     text = "The outlier is گزینه ۲ because\nبیت دوم از عشق می‌گوید"
-    lines = mixed_lines(text, 40, "app")
+    lines = mixed_lines(text, 40, bidi.APP)
     assert lines[0].startswith("The outlier is ") and bidi.visual("گزینه ۲") in lines[0]
     assert lines[1].endswith(bidi.visual("بیت دوم از عشق می‌گوید")) and cell_len(lines[1]) == 40
-    assert mixed_lines(text, 40, "terminal") == text.splitlines()
+    assert mixed_lines(text, 40, bidi.TERMINAL) == text.splitlines()
 
 
 # ------------------------------------------------------------------ messages

@@ -4,22 +4,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from .. import stats
+from .. import settings, stats
 from ..store import Store
 from .consensus import ItemVotes, item_votes
-
-MIN_SECONDS_SETTING = "label_min_seconds"
-DEFAULT_MIN_SECONDS = 1.0
-
-
-def min_seconds(store: Store) -> float:
-    """The shortest credible time from an item's display to its answer (the database setting
-    ``label_min_seconds``, default 1 s): faster answers are kept but marked fast."""
-    try:
-        value = float(store.labels.get_setting(MIN_SECONDS_SETTING) or DEFAULT_MIN_SECONDS)
-    except ValueError:
-        return DEFAULT_MIN_SECONDS
-    return value if 0 <= value <= 3600 else DEFAULT_MIN_SECONDS
 
 
 def is_fast(seconds: float | None, minimum: float) -> bool:
@@ -35,7 +22,7 @@ class AnnotatorAccuracy:
     low: float | None = None  # Wilson 95 %
     high: float | None = None
     answered: int = 0  # every item this annotator answered (keyed or not)
-    fast: int = 0  # of those, answered faster than the minimum (see min_seconds)
+    fast: int = 0  # of those, answered faster than the minimum (settings.label_min_seconds)
 
     @property
     def accuracy(self) -> float | None:
@@ -92,7 +79,8 @@ def with_fast(accuracy: list[AnnotatorAccuracy], votes: list[ItemVotes],
     return [rows[name] for name in sorted(rows)]
 
 
-def agreement(votes: list[ItemVotes], scope: str = "all", minimum: float = DEFAULT_MIN_SECONDS) -> Agreement:
+def agreement(votes: list[ItemVotes], scope: str = "all",
+              minimum: float = settings.LABEL_MIN_SECONDS.default) -> Agreement:
     ballots = [v.votes for v in votes]
     pairs = stats.pairwise_cohen(ballots)
     kappas = [k for k, n in pairs.values() if k is not None]
@@ -114,7 +102,7 @@ def agreement(votes: list[ItemVotes], scope: str = "all", minimum: float = DEFAU
 def agreement_report(store: Store) -> list[Agreement]:
     """Overall figures first, then one per category (questions not retired)."""
     votes = [v for v in item_votes(store) if v.status != "retired"]
-    minimum = min_seconds(store)
+    minimum = settings.label_min_seconds(store)
     out = [agreement(votes, minimum=minimum)]
     for category in sorted({v.category for v in votes if v.category}):
         out.append(agreement([v for v in votes if v.category == category], category, minimum))

@@ -267,11 +267,13 @@ def _final(plan: ImportPlan, result: ImportResult) -> list[tuple[Decision, str, 
     return out
 
 
-def apply_import(store: Store, plan: ImportPlan, *, skip_invalid: bool = False) -> int:
+def apply_import(store: Store, plan: ImportPlan, *, skip_invalid: bool = False,
+                 only_into_empty: bool = False) -> int:
     """Write the plan: new questions, and the references of linked ones. Without skip_invalid,
     any rejected record aborts the import and the database is left unchanged. Everything is
     re-checked under the write lock (another import may have stored the same questions since
-    the plan); the decisions are updated to what was really written."""
+    the plan); the decisions are updated to what was really written. ``only_into_empty``: nothing
+    is written unless the bank never held a question (re-checked under the write lock)."""
     rejected = plan.of("rejected")
     if rejected and not skip_invalid:
         lines = [f"  {d.record.where}: {d.reason}" for d in rejected[:20]]
@@ -290,7 +292,8 @@ def apply_import(store: Store, plan: ImportPlan, *, skip_invalid: bool = False) 
                 "source_name": plan.source_name, **_count(o for _, o, _, _ in _final(plan, result))}
 
     result = store.imports.add_new_questions(new, links=links, log=log, same_question=not plan.allow_duplicates,
-                                             since=plan.since, near=None if plan.allow_duplicates else NEAR_DUPLICATE)
+                                             since=plan.since, near=None if plan.allow_duplicates else NEAR_DUPLICATE,
+                                             only_into_empty=only_into_empty)
     for d, outcome, reason, target in _final(plan, result):
         d.outcome, d.reason, d.target = outcome, reason, target
     plan.corpus = result.corpus

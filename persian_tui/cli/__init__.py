@@ -3,23 +3,22 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
-from .. import __version__, config, display
+from .. import __version__, display, settings
 from ..files.inputs import InputError
 from ..files.outputs import WriteError
 from ..files.records import is_text
 from ..models import QUESTION_SETS
 from ..runs import RunError
-from ..store import DatabaseError, StoreError
+from ..store import DatabaseError, StoreError, discard_if_unused, is_there
 from ..store.errors import write_error
 from . import corpus, curate, items, release
 from . import runs as runs_commands
 from .common import MAX_ID, UserError, bounded_int, open_store, print_capped
 from .options import DB_HELP, Parser, db_everywhere, merge_run, one_run
-
-BIDI_MODES = ("auto", "app", "terminal", "off")
 
 
 def cmd_import(args) -> int:
@@ -84,7 +83,7 @@ def corpus_line(counts) -> str:
 
 
 def cmd_sample(args) -> int:
-    args.file, args.format, args.answers, args.source = str(config.sample_bank_path()), "jsonl", None, None
+    args.file, args.format, args.answers, args.source = str(settings.sample_bank_path()), "jsonl", None, None
     return cmd_import(args)
 
 
@@ -105,7 +104,7 @@ def cmd_export(args) -> int:
 def cmd_import_labels(args) -> int:
     from ..annotation.label_files import apply_labels, plan_labels
 
-    with open_store(args) as store:
+    with open_store(args, read=args.dry_run) as store:  # a dry run only reads
         plan = plan_labels(store, args.file)
         print_capped("rejected", plan.rejected)
         if args.dry_run:
@@ -142,34 +141,23 @@ def cmd_agreement(args) -> int:
     return 0
 
 
-SETTINGS = {  # name -> (what it is, its check)
-    "label_min_seconds": ("answers faster than this many seconds are kept but marked fast (default 1)",
-                          lambda v: 0 <= float(v) <= 3600),
-    "label_target": ("labels wanted per question, 1-5 (default 3; t on the label screen cycles it)",
-                     lambda v: int(v) in range(1, 6)),
-}
-
-
 def cmd_setting(args) -> int:
     """Show the shared settings, or set one (stored in the database, for every annotator)."""
-    if args.name is not None and args.name not in SETTINGS:
-        print(f"persian-tui: error: unknown setting {args.name!r}; known: {', '.join(SETTINGS)}", file=sys.stderr)
+    shared = settings.SHARED
+    if args.name is not None and args.name not in shared:
+        print(f"persian-tui: error: unknown setting {args.name!r}; known: {', '.join(shared)}", file=sys.stderr)
         return 2
     if args.value is not None:
-        try:
-            ok = SETTINGS[args.name][1](args.value)
-        except ValueError:
-            ok = False
-        if not ok:
-            print(f"persian-tui: error: {args.name}: {args.value!r} is not valid: {SETTINGS[args.name][0]}",
+        if not shared[args.name].check(args.value):
+            print(f"persian-tui: error: {args.name}: {args.value!r} is not valid: {shared[args.name].what}",
                   file=sys.stderr)
             return 2
         with open_store(args) as store:
             store.labels.set_setting(args.name, args.value.strip())
     with open_store(args, read=True) as store:
-        for name, (what, _) in SETTINGS.items():
+        for name, setting in shared.items():
             if args.name in (None, name):
-                print(f"{name} = {store.labels.get_setting(name) or '(default)'}    # {what}")
+                print(f"{name} = {store.labels.get_setting(name) or '(default)'}    # {setting.what}")
     return 0
 
 
@@ -180,7 +168,7 @@ def cmd_import_predictions(args) -> int:
     if is_harness_log(args.file):
         return cmd_import_log(args)
 
-    with open_store(args) as store:
+    with open_store(args, read=args.dry_run) as store:  # a dry run only reads
         r = import_predictions(store, args.file, source=args.source, dry_run=args.dry_run)
     if r.unmatched:
         ids = ", ".join(sorted(r.unmatched, key=lambda s: (len(s), s))[:15])
@@ -319,10 +307,10 @@ def tui_options(args) -> dict:
 
 
 def add_tui_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--bidi", choices=BIDI_MODES, default=None,
+    p.add_argument("--bidi", choices=settings.BIDI_SETTINGS, default=None,
                    help="right-to-left display: app reorders, terminal leaves it to a bidi "
                         "terminal, auto picks (default: $PERSIAN_TUI_BIDI or auto)")
-    p.add_argument("--shape", choices=("auto", "on", "off"), default=None,
+    p.add_argument("--shape", choices=settings.SHAPE_SETTINGS, default=None,
                    help="join Arabic letters for terminals that do not (auto: on in app bidi mode; "
                         "default: $PERSIAN_TUI_SHAPE or auto)")
     p.add_argument("--no-sample", action="store_true",
@@ -402,7 +390,7 @@ def parser() -> argparse.ArgumentParser:
     agr.set_defaults(func=cmd_agreement)
 
     st = sub.add_parser("setting", help="show the shared settings, or set one (e.g. label_min_seconds 1.5)")
-    st.add_argument("name", nargs="?", help=f"one of: {', '.join(SETTINGS)}")
+    st.add_argument("name", nargs="?", help=f"one of: {', '.join(settings.SHARED)}")
     st.add_argument("value", nargs="?", help="the new value (omit to show it)")
     st.set_defaults(func=cmd_setting)
 
@@ -472,7 +460,12 @@ def main(argv: list[str] | None = None) -> int:
     out, err = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = display.SafeStream(out), display.SafeStream(err)
     try:
-        return _main(argv)
+        try:
+            return _main(argv)
+        finally:
+            out.flush()  # output to a pipe is buffered: a closed pipe shows up here at the latest
+    except BrokenPipeError:
+        return _pipe_closed(out)
     except Exception:  # a bug: its traceback may quote data, so it goes through the sanitizer too
         import traceback
 
@@ -480,6 +473,19 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     finally:
         sys.stdout, sys.stderr = out, err
+
+
+def _pipe_closed(out) -> int:
+    """The reader of our output has gone (`persian-tui stats | head -1`): end quietly with
+    status 0, as ripgrep does (git dies of SIGPIPE, 141): the reader chose to stop, which is no
+    error. What is still buffered goes nowhere, so Python's own last flush cannot complain."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, out.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # not a real file (a test's capture)
+        pass
+    return 0
 
 
 PATH_ARGS = frozenset(["file", "path", "paths", "db", "output", "answers"])  # a file name may be any bytes
@@ -502,6 +508,15 @@ def _main(argv: list[str] | None) -> int:
         print(f"persian-tui: error: {flag}: not valid UTF-8 text (check the terminal's encoding)",
               file=sys.stderr)
         return 2
+    db = settings.db_path(args.db)
+    existed, folder_existed = is_there(db), is_there(db.parent)
+    code = _run(args)
+    if code and not existed:  # a failed command leaves no new empty database behind
+        discard_if_unused(db, folder=not folder_existed)
+    return code
+
+
+def _run(args) -> int:
     try:
         merge_run(args)
         return args.func(args)
@@ -513,20 +528,20 @@ def _main(argv: list[str] | None) -> int:
         print(f"persian-tui: error: a number is too large ({e}); ids and counts are at most "
               f"{2**63 - 1}", file=sys.stderr)
         return 1
+    except BrokenPipeError:
+        raise  # main ends quietly
     except OSError as e:  # a path given as a file is a folder, unreadable, ...
         where = f"{e.filename}: " if e.filename else ""
         print(f"persian-tui: error: {where}{(e.strerror or str(e)).lower()}", file=sys.stderr)
         return 1
     except DatabaseError as e:  # raised by any query on a damaged file
         why = write_error(e) or f"database error: {e} (the file may be damaged)"
-        print(f"persian-tui: error: {config.db_path(args.db)}: {why}; nothing more was written",
+        print(f"persian-tui: error: {settings.db_path(args.db)}: {why}; nothing more was written",
               file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("persian-tui: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return 0
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 
-from .. import config
+from .. import settings
 from ..store import Store
 
 MAX_ID = 2**63 - 1  # SQLite's largest integer
@@ -42,11 +42,15 @@ def run_ids(text: str | None) -> list[int] | None:
 
 def open_store(args, *, read: bool = False) -> Store:
     """The database; reading commands (``read``) open it read-only and never create one (a
-    mistyped --db is an error, not a new empty database), but for the default file, made on
-    first use. Only the default folder (db/) is created: a --db in a missing folder is an error."""
-    path = config.db_path(args.db)
-    default = path == config.DEFAULT_DB
-    read = read and not (default and not path.exists())
+    mistyped --db is an error, not a new empty database; a first `stats` in a new folder makes
+    no empty file the app would then open on "0 questions"). Only the default folder (db/) is
+    created: a --db in a missing folder is an error."""
+    path = settings.db_path(args.db)
+    default = path == settings.DEFAULT_DB
+    if read and default and not path.exists():
+        raise UserError(f"{path}: no database yet (a reading command never creates one): `persian-tui "
+                        "sample` imports the bundled sample bank, `persian-tui import FILE` your questions, "
+                        "`persian-tui tui` opens the app on the sample bank")
     return Store(path, create_dir=default, read_only=None if read else False)
 
 

@@ -112,7 +112,7 @@ def cmd_corpus_search(args) -> int:
 
 
 def cmd_corpus_similar(args) -> int:
-    from .. import config
+    from .. import settings
     from ..corpus.similar import similar_couplets, similar_embedder
     from ..runs.embedders import EmbedderError
     from ..text import CoupletError, split_couplet
@@ -121,12 +121,12 @@ def cmd_corpus_similar(args) -> int:
         m1, m2 = split_couplet(args.couplet)
     except CoupletError:
         m1, m2 = args.couplet, ""
-    spec = config.similar_model(args.model)
+    spec = settings.similar_model(args.model)
     try:
         embedder = similar_embedder(spec)
     except EmbedderError as e:
         raise UserError(str(e)) from None
-    with open_store(args) as store:
+    with open_store(args, read=True) as store:
         found = similar_couplets(store, m1, m2, limit=args.limit, embedder=embedder,
                                  poet=args.poet, form=args.form)
         for score, c in found:

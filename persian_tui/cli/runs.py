@@ -193,7 +193,7 @@ def cmd_runs(args) -> int:
     action = getattr(args, "action", None) or "list"
     if action == "list":
         return _list_runs(args)
-    with open_store(args) as store:
+    with open_store(args, read=action == "history") as store:
         run = store.runs.get_run(args.id)
         if run is None:
             raise UserError(f"no run {args.id}")

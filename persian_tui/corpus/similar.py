@@ -49,8 +49,7 @@ def similar_embedder(spec: str | None):
     hub name, or openai:MODEL with PERSIAN_TUI_SIMILAR_BASE_URL); EmbedderError says why not."""
     if not spec or spec == "tfidf":
         return None
-    import os
-
+    from .. import settings
     from ..runs.embedders import make_embedder
 
-    return make_embedder(spec, base_url=os.environ.get("PERSIAN_TUI_SIMILAR_BASE_URL"))
+    return make_embedder(spec, base_url=settings.similar_base_url())

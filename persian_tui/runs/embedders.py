@@ -236,7 +236,7 @@ class OpenAIEmbedder:
     ):
         from openai import OpenAI
 
-        from persian_tui import redact
+        from persian_tui import redact, settings
 
         redact.check_env_name(api_key_env)
         self.base_url = base_url.rstrip("/")
@@ -251,7 +251,7 @@ class OpenAIEmbedder:
         self._key_env = api_key_env
         self._client = OpenAI(
             base_url=self.base_url,
-            api_key=os.environ.get(api_key_env) or "not-needed",
+            api_key=settings.api_key(api_key_env) or "not-needed",
             timeout=timeout,
             max_retries=max_retries,
         )

@@ -9,12 +9,11 @@ import asyncio
 import hashlib
 import json
 import math
-import os
 import random
 import time
 from dataclasses import asdict, dataclass
 
-from .. import redact
+from .. import redact, settings
 from ..text import storable
 
 RETRY_STATUSES = {408, 409, 425, 429, 500, 502, 503, 504}
@@ -97,7 +96,7 @@ class LLMClient:
         self.max_retries, self.backoff, self.max_backoff = max_retries, backoff, max_backoff
         self.max_wait = max_wait  # the retry waits of one request add up to at most this
         # the client's own retries are off: one retry layer, ours
-        self.client = AsyncOpenAI(base_url=base_url, api_key=os.environ.get(api_key_env) or "not-set",
+        self.client = AsyncOpenAI(base_url=base_url, api_key=settings.api_key(api_key_env) or "not-set",
                                   timeout=timeout, max_retries=0)
 
     async def close(self) -> None:

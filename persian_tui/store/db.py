@@ -7,7 +7,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Self
 
@@ -119,6 +119,60 @@ def _apply(conn: sqlite3.Connection, number: int) -> None:
         if isinstance(e, sqlite3.DatabaseError) and (why := write_error(e)):
             raise StoreError(f"migration {number}: {why}; nothing was changed") from None
         raise
+
+
+def _holds_data(conn: sqlite3.Connection) -> bool:
+    """Whether any table has a row (a virtual table's own shadow tables, which FTS5 fills on
+    creation, left out)."""
+    tables = conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table' "
+                          "AND name NOT LIKE 'sqlite!_%' ESCAPE '!'").fetchall()
+    virtual = [name for name, sql in tables if (sql or "").upper().startswith("CREATE VIRTUAL TABLE")]
+    return any(conn.execute(f'SELECT 1 FROM "{name}" LIMIT 1').fetchone()
+               for name, _ in tables
+               if not any(name == v or name.startswith(v + "_") for v in virtual))
+
+
+def is_there(path: Path) -> bool:
+    """Whether ``path`` exists; True when that cannot be told (a name too long, ...): such a
+    file is never taken for one a failed command created (and so never discarded)."""
+    try:
+        return path.exists()
+    except OSError:
+        return True
+
+
+def discard_if_unused(path: str | Path, *, folder: bool = False) -> bool:
+    """Remove a database file, with its -wal, -shm and -journal files, that holds no data and
+    that no other connection has open: what a failed command that created it leaves behind (the
+    caller knows it did); with ``folder``, its folder too when that is left empty (the caller
+    made it). True if removed; anything in doubt (data, another connection, not a database, an
+    error) keeps the file."""
+    path = Path(path)
+    try:
+        if not path.is_file():
+            return False
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=rw", uri=True, timeout=0, isolation_level=None)
+    except (sqlite3.Error, OSError):
+        return False
+    try:
+        if _holds_data(conn):
+            return False
+        # leaving WAL mode needs the only connection: another one (a reader, the app) keeps it
+        if conn.execute("PRAGMA journal_mode = DELETE").fetchone()[0] != "delete":
+            return False
+        conn.execute("BEGIN EXCLUSIVE")  # nobody else can start a write while we look and remove
+        if _holds_data(conn):
+            return False
+        for suffix in ("-wal", "-shm", "-journal", ""):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+    except (sqlite3.Error, OSError):
+        return False
+    finally:
+        conn.close()
+    if folder:
+        with suppress(OSError):
+            path.parent.rmdir()  # only when empty
+    return True
 
 
 class Database:

@@ -50,13 +50,15 @@ class ImportsRepo:
     def add_new_questions(self, questions: Iterable[Question], *, links: Iterable[tuple[str, SourceRef]] = (),
                           log: Callable[[ImportResult], dict] | None = None, same_question: bool = True,
                           since: int | None = None, near: float | None = None,
-                          batch: int = 5000) -> ImportResult:
+                          batch: int = 5000, only_into_empty: bool = False) -> ImportResult:
         """Insert the questions that are still new when the write lock is held, and link the
         planned references (target uid, reference). Another process may have stored the same
         uid (counted unchanged) or, with ``same_question``, the same question (same fingerprint,
         or with ``near`` and ``since`` a near-duplicate among the questions stored after row id
         ``since``): its references are linked to that question instead. ``log`` makes the
-        import's log row from the result, inside the last transaction.
+        import's log row from the result, inside the last transaction. ``only_into_empty``
+        writes nothing unless the bank never held a question, checked under the write lock (the
+        app's sample bank: another process may have stored questions since the app looked).
 
         Rows are normalized before any lock and written ``batch`` questions per transaction, so
         other writers never wait long. A failure in a later batch takes back what the earlier
@@ -76,6 +78,8 @@ class ImportsRepo:
                     time.sleep(BATCH_PAUSE)  # a writer waiting for the lock gets it between batches
                 part = rows[start:start + batch]
                 with self.db.tx():
+                    if only_into_empty and not start and self._any_question():
+                        return result
                     keep = self._still_new(part, result, added_refs, same_question, others, near, stamp)
                     insert_questions(self.db.conn, keep)
                     if others is not None:  # everything up to here is ours or was looked at
@@ -91,6 +95,9 @@ class ImportsRepo:
         if result.written:
             result.corpus = dict(self.links.link_saved(result.written))  # corpus provenance, poet's order
         return result
+
+    def _any_question(self) -> bool:
+        return self.db.conn.execute("SELECT 1 FROM questions LIMIT 1").fetchone() is not None
 
     def _still_new(self, part: list[Prepared], result: ImportResult, added_refs: list, same_question: bool,
                    others: _Others | None, near: float | None, stamp: str) -> list[Prepared]:

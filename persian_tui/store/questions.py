@@ -147,6 +147,11 @@ class QuestionsRepo:
                 found[r["uid"]] = QuestionRow(**r)
         return [found[u] for u in uids if u in found]
 
+    def never_held_a_question(self) -> bool:
+        """No question stored, nor ever kept: questions are retired, never deleted (a failed
+        import takes back what it wrote). The app seeds the sample bank into such a bank."""
+        return self.db.conn.execute("SELECT 1 FROM questions LIMIT 1").fetchone() is None
+
     def counts(self) -> BankCounts:
         by_status = {r["status"]: r["n"] for r in self.db.conn.execute(
             "SELECT status, COUNT(*) AS n FROM questions GROUP BY status")}

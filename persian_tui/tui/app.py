@@ -1,4 +1,5 @@
-"""The Textual application: opens the store, seeds a new bank, shows the bank screen."""
+"""The Textual application: opens the store, seeds a bank that never held a question, shows the
+bank screen."""
 
 from __future__ import annotations
 
@@ -11,24 +12,24 @@ from textual import events, work
 from textual.app import App
 from textual.screen import ModalScreen
 
-from .. import bidi, config, display
+from .. import display, settings
 from ..bank.search import BankSearch
-from ..bidi import resolve_shape
+from ..bidi import MODES, Mode
 from ..models import QueueScope
-from ..store import DatabaseError, Store, StoreError
+from ..store import DatabaseError, Store, StoreError, discard_if_unused, is_there
 from .commands import ScreenCommands
 from .keys import APP_KEYS, bindings, help_rows, screen_table, screen_title
 from .safe_output import SHOW_CONTROLS
 from .screens.bank import BankScreen
 from .screens.help import HelpScreen
 
-RESOLVED_MODES = ("app", "terminal", "off")
 BUSY_MS = 250  # the UI thread waits this long for a write lock, then retries in a worker (Harlequin)
 
 
 @dataclass
 class SampleImported:
-    """The sample bank's import on a new database: ``added`` questions, or an ``error``."""
+    """The sample bank's import into a bank that never held a question: ``added`` questions, or
+    an ``error``."""
 
     added: int = 0
     error: str | None = None
@@ -38,8 +39,9 @@ NOTICE_LOG = 200
 
 
 class PersianTUI(App[int]):
-    """persian-tui. ``bidi_mode`` is a resolved mode (see ``bidi.resolve_mode``);
-    ``db_label`` is how the status line names the database (default: the path)."""
+    """persian-tui. ``bidi_mode`` is a resolved mode (see ``settings.bidi_mode``) and ``shape``
+    whether letters are joined: together the app's ``bidi.Mode`` (the bank's `b` changes its
+    name); ``db_label`` is how the status line names the database (default: the path)."""
 
     TITLE = "persian-tui"
     CSS_PATH = "app.tcss"
@@ -50,19 +52,17 @@ class PersianTUI(App[int]):
                  db_label: str | None = None, warm_up: bool = True,
                  annotator: str | None = None, queue_mode: str = "overlap",
                  queue_scope: QueueScope | None = None, shape: bool = False) -> None:
-        if bidi_mode not in RESOLVED_MODES:
-            raise ValueError(f"invalid bidi mode {bidi_mode!r}: expected one of {', '.join(RESOLVED_MODES)}")
+        if bidi_mode not in MODES:
+            raise ValueError(f"invalid bidi mode {bidi_mode!r}: expected one of {', '.join(MODES)}")
         super().__init__()
         self.db_path = Path(db_path)
-        self.bidi_mode = bidi_mode
+        self.bidi_mode = Mode(bidi_mode, shape)  # every screen lays right-to-left text out with it
         self.db_label = db_label if db_label is not None else str(db_path)
         self.sample = sample
         self.warm_up = warm_up
         self.annotator = annotator  # who labels, authors and adjudicates (asked when None)
         self.queue_mode = queue_mode  # overlap | spread (see LabelsRepo.claim_next)
         self.queue_scope = queue_scope  # which questions the labelling queue serves
-        self.shape = shape  # join Arabic letters (terminals that do not shape)
-        bidi.set_shaping(shape)
         self.store: Store | None = None
         self.bank: BankScreen | None = None
 
@@ -145,9 +145,10 @@ class PersianTUI(App[int]):
     def on_load(self) -> None:
         self.store = Store(self.db_path, busy_timeout_ms=BUSY_MS)
         self.bank_search = BankSearch(self.store)
-        # A new database gets the sample before the first paint: 16 questions import in
-        # ~30 ms (the normalizer ships its table, hazm is not imported), so the bank is
-        # filled when it first shows instead of after a worker round trip.
+        # A bank that never held a question (a new database, or one a command made empty) gets
+        # the sample before the first paint: 16 questions import in ~30 ms (the normalizer
+        # ships its table, hazm is not imported), so the bank is filled when it first shows
+        # instead of after a worker round trip.
         self._sample_note = self._import_sample() if self.sample else None
 
     def get_default_screen(self) -> BankScreen:
@@ -177,26 +178,31 @@ class PersianTUI(App[int]):
         warm_up()
         gc.freeze()
 
-    def _import_sample(self) -> SampleImported:
-        """Seed a new database with the bundled sample bank; the outcome, to notify."""
+    def _import_sample(self) -> SampleImported | None:
+        """Seed a bank that never held a question with the bundled sample bank; the outcome, to
+        notify (None: the bank has questions, nothing to say)."""
         from ..bank.importer import apply_import, plan_import
         from ..files.inputs import InputError
 
-        path = config.sample_bank_path()
+        if not self.store.questions.never_held_a_question():
+            return None
+        path = settings.sample_bank_path()
         if not path.is_file():
             return SampleImported(error=f"no sample bank at {path}: starting with an empty bank")
         try:
             plan = plan_import(self.store, path, fmt="jsonl")
-            added = apply_import(self.store, plan, skip_invalid=True)
+            # re-checked under the write lock: another process may have stored questions since
+            added = apply_import(self.store, plan, skip_invalid=True, only_into_empty=True)
         except (InputError, StoreError, OSError) as e:
             return SampleImported(error=f"sample bank not imported: {e}")
-        return SampleImported(added)
+        return SampleImported(added) if added else None
 
     def _sample_notice(self, message: SampleImported) -> None:
         if message.error:
             self.notify(message.error, severity="warning", timeout=8)
             return
-        self.notify(f"new database: imported {message.added} sample question(s)", timeout=4)
+        self.notify(f"empty bank: imported {message.added} sample question(s) (--no-sample starts empty)",
+                    timeout=4)
 
     # ------------------------------------------------------------ actions
 
@@ -323,7 +329,7 @@ def make_app(db: str | Path | None = None, bidi: str | None = "app", *, sample: 
     """The one way to build the app (run_app, app.py, the CLI's `tui` and every test use it):
     ``db`` as the CLI resolves it (flag > $PERSIAN_TUI_DB > default), ``bidi`` a mode or "auto".
     Raises ValueError for an unknown bidi mode."""
-    return PersianTUI(config.db_path(None if db is None else str(db)), _resolve(bidi),
+    return PersianTUI(settings.db_path(None if db is None else str(db)), settings.bidi_mode(bidi),
                       sample=sample, db_label=db_label, warm_up=warm_up, annotator=annotator,
                       queue_mode=queue_mode, queue_scope=queue_scope, shape=shape)
 
@@ -333,16 +339,25 @@ def run_app(db: str | None = None, bidi: str | None = None, sample: bool = True,
             queue_scope: QueueScope | None = None, shape: str | None = None) -> int:
     """Open the TUI on ``db`` (flag > $PERSIAN_TUI_DB > default). Returns the exit status."""
     try:
-        mode = _resolve(bidi)
-        shaped = resolve_shape(shape, mode)
+        mode = settings.bidi_mode(bidi)
+        shaped = settings.shaping(shape, mode)
     except ValueError as e:
         print(f"persian-tui: error: {e}", file=sys.stderr)
         return 2
-    path = config.db_path(db)
+    path = settings.db_path(db)
+    existed, folder_existed = is_there(path), is_there(path.parent)
+    code = _open_and_run(make_app(path, mode, sample=sample, annotator=annotator, queue_mode=queue_mode,
+                                  queue_scope=queue_scope, shape=shaped))
+    if code and not existed:  # a failed start leaves no new empty database behind
+        discard_if_unused(path, folder=not folder_existed)
+    return code
+
+
+def _open_and_run(app: PersianTUI) -> int:
+    path = app.db_path
     try:
         # fail here, with one line, rather than inside the app
-        with Store(path, create_dir=path == config.DEFAULT_DB) as store:
-            created = store.created
+        with Store(path, create_dir=path == settings.DEFAULT_DB) as store:
             store.questions.counts()  # reads the question pages: a damaged file shows up now
     except StoreError as e:
         print(f"persian-tui: error: {e}", file=sys.stderr)
@@ -350,8 +365,6 @@ def run_app(db: str | None = None, bidi: str | None = None, sample: bool = True,
     except DatabaseError as e:
         print(f"persian-tui: error: {database_error(path, e)}", file=sys.stderr)
         return 1
-    app = make_app(path, mode, sample=sample and created, annotator=annotator,
-                   queue_mode=queue_mode, queue_scope=queue_scope, shape=shaped)
     app.run()
     if app.fatal_error:
         print(f"persian-tui: error: {app.fatal_error}", file=sys.stderr)
@@ -361,7 +374,3 @@ def run_app(db: str | None = None, bidi: str | None = None, sample: bool = True,
 def database_error(path, e: Exception) -> str:
     return (f"{path}: database error: {display.line(str(e))} "
             "(the file may be damaged; restore a backup or run sqlite3's .recover)")
-
-
-def _resolve(setting: str | None) -> str:
-    return bidi.resolve_mode(setting)

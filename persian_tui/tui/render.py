@@ -1,8 +1,9 @@
 """Pure text layout for the bank screen: table cells and the detail pane's lines.
 
-No Textual here, so it is cheap to test: every function takes a resolved bidi mode
-("app", "terminal" or "off") and a width in terminal cells and returns display strings
-(see ``persian_tui.bidi``: "app" reorders and pads, the other modes keep logical text).
+No Textual here, so it is cheap to test: every function takes a ``bidi.Mode`` (a resolved
+mode, "app", "terminal" or "off", and whether letters are joined) and a width in terminal
+cells and returns display strings (see ``persian_tui.bidi``: "app" reorders and pads, the
+other modes keep logical text).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from .. import bidi
+from ..bidi import Mode
 from ..models import Question, QuestionRow
 
 FA_DIGITS = str.maketrans("0123456789", "۰۱۲۳۴۵۶۷۸۹")
@@ -40,7 +42,7 @@ def row_id(row: QuestionRow) -> str:
     return row.source_id or row.uid
 
 
-def couplet_cell(text: str, width: int, mode: str) -> str:
+def couplet_cell(text: str, width: int, mode: Mode) -> str:
     """A table cell: one line of at most ``width`` cells (cut with "…")."""
     return bidi.display_line(text or "", max(width, 1), mode)
 
@@ -48,12 +50,12 @@ def couplet_cell(text: str, width: int, mode: str) -> str:
 # ------------------------------------------------------------------ detail pane
 
 
-def _rtl_block(text: str, width: int, mode: str, style: str = "") -> list[Line]:
+def _rtl_block(text: str, width: int, mode: Mode, style: str = "") -> list[Line]:
     """Wrapped text; right-aligned and reordered in app mode, logical otherwise."""
     return [Line(t, style) for t in bidi.display_lines(text, max(width, 1), mode)]
 
 
-def couplet_lines(number: int, mesra1: str, mesra2: str, width: int, mode: str,
+def couplet_lines(number: int, mesra1: str, mesra2: str, width: int, mode: Mode,
                   *, poet: str | None = None, is_key: bool = False) -> list[Line]:
     """One couplet: hemistich 1, hemistich 2 below it, each right-aligned (app mode),
     with the couplet's Persian number on the right of its first line (the key's in green)."""
@@ -64,7 +66,7 @@ def couplet_lines(number: int, mesra1: str, mesra2: str, width: int, mode: str,
     second = bidi.display_lines(mesra2 or "", text_width, mode)
     by = bidi.display_lines(f"— {poet}", text_width, mode) if poet else []
     pad = " " * GUTTER
-    if mode == "app":
+    if mode.name == "app":
         out = [Line(first[0] + " " + num, mark=(len(first[0]) + 1, len(first[0]) + 1 + len(num), num_style))]
         out += [Line(t + pad) for t in first[1:] + second]
         out += [Line(t + pad, "dim italic") for t in by]
@@ -76,7 +78,7 @@ def couplet_lines(number: int, mesra1: str, mesra2: str, width: int, mode: str,
     return out
 
 
-def label_lines(label: str, value: str, width: int, mode: str) -> list[Line]:
+def label_lines(label: str, value: str, width: int, mode: Mode) -> list[Line]:
     """``label  value``: the value wrapped to the space after the label (unpadded)."""
     lines = bidi.display_lines(value, max(width - LABEL, 1), mode, align="none")
     return [Line(t, "", label if i == 0 else " ") for i, t in enumerate(lines)]
@@ -97,7 +99,7 @@ def with_derived_poets(q: Question, links: dict) -> Question:
     return dataclasses.replace(q, options=options)
 
 
-def detail_lines(q: Question | None, width: int, mode: str) -> list[Line]:
+def detail_lines(q: Question | None, width: int, mode: Mode) -> list[Line]:
     """Everything the detail pane shows for ``q`` at ``width`` cells."""
     width = max(width, 8)
     if q is None:

@@ -15,6 +15,7 @@ from textual.widgets.option_list import Option
 
 from ... import bidi
 from ...annotation.consensus import BULK_REASON, ItemVotes, adjudication_queue, bulk_acceptable, item_votes
+from ...bidi import Mode
 from ...models import Question
 from ..keys import Key, bindings, help_key
 from ..render import GUTTER, LABEL, Line, couplet_lines, fa
@@ -52,7 +53,7 @@ def why(item: ItemVotes) -> list[str]:
 VERDICTS = {"sound": "sound", "flawed": "flawed", "key_problem": "key problem"}
 
 
-def review_flag_lines(item: ItemVotes, width: int, mode: str) -> list[Line]:
+def review_flag_lines(item: ItemVotes, width: int, mode: Mode) -> list[Line]:
     """Each key problem flagged in judge review: who, their reason, and the judgment it was
     about (the judged model and its answer, the judge's verdict and rationale)."""
     out: list[Line] = []
@@ -79,7 +80,7 @@ def queue_entry(item: ItemVotes) -> str:
     return f"{item.uid}  key {key} · {votes}{mark}"
 
 
-def _indented(tag: str, text: str, width: int, mode: str, style: str = "") -> list[Line]:
+def _indented(tag: str, text: str, width: int, mode: Mode, style: str = "") -> list[Line]:
     """``tag  text`` under an annotator's row; RTL text wrapped after the tag."""
     head = f"{tag}  "
     lines = bidi.display_lines(text, max(width - LABEL - len(head), 1), mode, align="none")
@@ -87,7 +88,7 @@ def _indented(tag: str, text: str, width: int, mode: str, style: str = "") -> li
             for i, t in enumerate(lines)]
 
 
-def item_lines(q: Question, item: ItemVotes, width: int, mode: str) -> list[Line]:
+def item_lines(q: Question, item: ItemVotes, width: int, mode: Mode) -> list[Line]:
     """The couplets (key marked, votes under each), key and majority, every vote."""
     out = [Line(f"{q.uid}  {q.status}" + (f"  {q.source_name or ''} #{q.source_id}" if q.source_id else ""),
                 "dim")]
@@ -106,7 +107,7 @@ def item_lines(q: Question, item: ItemVotes, width: int, mode: str) -> list[Line
         if marks:  # in words too, not only in colour
             style = "$text-success" if o.position == q.key else "$text-warning"
             text = "◆ " + " · ".join(marks)
-            pad = "" if mode == "app" else " " * GUTTER
+            pad = "" if mode.name == "app" else " " * GUTTER
             out += [Line(pad + t, style) for t in bidi.display_lines(text, max(width - GUTTER, 1), mode)]
     out += [Line(""), Line("─" * width, "dim")]
     counts = Counter(item.votes.values())
@@ -118,7 +119,7 @@ def item_lines(q: Question, item: ItemVotes, width: int, mode: str) -> list[Line
     else:
         maj_text = "tie" if item.votes else "no votes"
     maj_style = "bold $text-success" if majority is not None and majority == q.key else "bold $text-warning"
-    if mode == "terminal":  # a bidi terminal reorders whole rows: one value per row
+    if mode.name == "terminal":  # a bidi terminal reorders whole rows: one value per row
         out += [Line(key_text, "bold $text-success", "key"), Line(maj_text, maj_style, "majority")]
     else:
         gap = " " * 6
@@ -210,7 +211,7 @@ class AdjudicationScreen(AppState, Screen[None]):
         self.query_one("#adj-queue").focus()
 
     def _apply_layout(self) -> None:
-        stacked = self.mode == "terminal" or self.app.size.width < STACK_BELOW
+        stacked = self.mode.name == "terminal" or self.app.size.width < STACK_BELOW
         self.query_one("#adj-body").set_class(stacked, "-stacked")
 
     def on_resize(self) -> None:

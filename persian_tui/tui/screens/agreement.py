@@ -8,8 +8,8 @@ from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from ... import bidi, display
-from ...annotation.agreement import agreement_report, min_seconds
+from ... import bidi, display, settings
+from ...annotation.agreement import agreement_report
 from ..keys import Key, bindings, help_key
 from ..widgets.key_bar import KeyBar
 from ..widgets.rows_table import RowsTable
@@ -84,7 +84,7 @@ class AgreementScreen(Screen):
         people = self.query_one("#people", DataTable)
         people.clear(columns=True)
         people.add_columns("annotator", "answers", "keyed", "correct", "accuracy", "95 % interval",
-                           f"fast (< {min_seconds(self.app.store):g} s)")
+                           f"fast (< {settings.label_min_seconds(self.app.store):g} s)")
         for acc in (overall.annotators if overall else []):
             ci = f"{acc.low:.2f}–{acc.high:.2f}" if acc.low is not None else "—"
             people.add_row(bidi.display_line(acc.annotator, 24, mode), acc.answered, acc.total, acc.correct,

@@ -203,7 +203,7 @@ class AuthorScreen(AppState, Screen["str | None"]):
         self.call_after_refresh(self._check_duplicates)
 
     def _apply_layout(self) -> None:
-        stacked = self.mode == "terminal" or self.app.size.width < STACK_BELOW
+        stacked = self.mode.name == "terminal" or self.app.size.width < STACK_BELOW
         self.query_one("#author-body").set_class(stacked, "-stacked")
 
     def on_resize(self) -> None:

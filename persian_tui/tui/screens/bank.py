@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from time import perf_counter
 
 from rich.cells import cell_len
@@ -14,6 +15,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Input, Label, Static
 
 from ... import bidi, display
+from ...bidi import MODES, Mode
 from ...models import STATUSES, BankCounts
 from ..keys import Key, bindings, help_key
 from ..render import with_derived_poets
@@ -24,7 +26,6 @@ from ..widgets.persian_input import PersianInput
 
 STATUS_FILTERS: tuple[str | None, ...] = (None, *STATUSES)
 STACK_BELOW = 100  # narrower terminals stack the table over the detail pane
-MODES = ("app", "terminal", "off")
 
 
 SEARCH_HINT = "/ to search: words, ids, poets (ي/ك = ی/ک)"
@@ -44,7 +45,7 @@ def status_line(db_label: str, total: int, by_status: dict[str, int], mode: str,
             return db_label + tail
         if room >= 12:
             return "…" + db_label[-(room - 1):] + tail
-    return bidi.display_line(db_label + tail, max(width, 1), "off")
+    return bidi.display_line(db_label + tail, max(width, 1), bidi.OFF)
 
 
 class BankScreen(Screen):
@@ -104,7 +105,7 @@ class BankScreen(Screen):
     # ------------------------------------------------------------ layout
 
     @property
-    def mode(self) -> str:
+    def mode(self) -> Mode:
         return self.app.bidi_mode
 
     def compose(self) -> ComposeResult:
@@ -133,7 +134,7 @@ class BankScreen(Screen):
         self.post_message(self.FirstLoad())
 
     def _apply_layout(self) -> None:
-        stacked = self.mode == "terminal" or self.app.size.width < STACK_BELOW
+        stacked = self.mode.name == "terminal" or self.app.size.width < STACK_BELOW
         self.query_one("#body").set_class(stacked, "-stacked")
 
     def on_resize(self) -> None:
@@ -201,20 +202,21 @@ class BankScreen(Screen):
 
     def _update_bars(self) -> None:
         c = self.counts
-        self.query_one("#status-line", Static).update(Content(
-            status_line(display.line(self.app.db_label), c.total, c.by_status, self.mode, self.app.size.width - 2)))
+        line = status_line(display.line(self.app.db_label), c.total, c.by_status, self.mode.name,
+                           self.app.size.width - 2)
+        self.query_one("#status-line", Static).update(Content(line))
         matching, loaded = len(self.matches), self.query_one(BankTable).loaded
         category = self.category or "all"
-        if self.category and self.mode == "app":
-            category = bidi.visual(category)
+        if self.category and self.mode.name == "app":
+            category = bidi.visual(category, shape=self.mode.shape)
         self.query_one("#filters", Static).update(Content.assemble(
             (f"{matching} match", "bold"),
             f" ({loaded} listed)  " if loaded < matching else "  ",
             "status ", (self.status or "all", "bold"), " (s)  category ", (category, "bold"), " (c)",
         ))
         preview = self.query_one("#search-preview", Static)
-        if self.mode == "app" and bidi.has_rtl(self.search):
-            text = bidi.visual(" ".join(self.search.split()))
+        if self.mode.name == "app" and bidi.has_rtl(self.search):
+            text = bidi.visual(" ".join(self.search.split()), shape=self.mode.shape)
             preview.update(Content(f"→ {text}" if cell_len(text) < 40 else f"→ …{text[-38:]}"))
             preview.display = True
         else:
@@ -299,11 +301,11 @@ class BankScreen(Screen):
     # ------------------------------------------------------------ bidi
 
     def set_bidi(self, mode: str) -> None:
-        self.app.bidi_mode = mode
+        self.app.bidi_mode = replace(self.app.bidi_mode, name=mode)
         self._apply_layout()
         # the table's width changes when the layout does: refill after the new layout
         self.call_after_refresh(self.refresh_rows)
         self.notify(f"bidi mode: {mode}", timeout=2)
 
     def action_cycle_bidi(self) -> None:
-        self.set_bidi(MODES[(MODES.index(self.mode) + 1) % len(MODES)])
+        self.set_bidi(MODES[(MODES.index(self.mode.name) + 1) % len(MODES)])

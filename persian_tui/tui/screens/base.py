@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ...bidi import Mode
+
 
 class AppState:
     """Mixed into screens: the app's store and its resolved bidi mode."""
@@ -11,5 +13,5 @@ class AppState:
         return self.app.store
 
     @property
-    def mode(self) -> str:
+    def mode(self) -> Mode:
         return self.app.bidi_mode

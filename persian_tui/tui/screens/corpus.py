@@ -15,6 +15,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option as ListOption
 
 from ... import display
+from ...bidi import Mode
 from ...models import CorpusCouplet
 from ..keys import Key, bindings, help_key
 from ..messages import SimilarFound  # noqa: F401 (re-exported)
@@ -27,12 +28,12 @@ from .base import AppState
 Insert = Callable[[int, CorpusCouplet], "bool | None"]  # False: the editor asks first
 
 
-def result_row(c: CorpusCouplet, poet_w: int, text_w: int, mode: str) -> str:
+def result_row(c: CorpusCouplet, poet_w: int, text_w: int, mode: Mode) -> str:
     """One result in two columns: in app mode right-aligned, the poet on the right (read
     first, right to left); otherwise in logical order, the poet first. A "│" between."""
     poet = couplet_cell(c.poet, poet_w, mode)
     verse = couplet_cell(f"{c.mesra1} / {c.mesra2}", text_w, mode)
-    if mode == "app":
+    if mode.name == "app":
         return " " * (text_w - cell_len(verse)) + verse + " │ " + " " * (poet_w - cell_len(poet)) + poet
     return poet + " " * (poet_w - cell_len(poet)) + " │ " + verse
 
@@ -131,12 +132,12 @@ class CorpusScreen(AppState, Screen[None]):
 
     @work(thread=True, exclusive=True, group="similar")
     def _similar(self, m1: str, m2: str, source: str) -> None:
-        from ... import config
+        from ... import settings
         from ...corpus.similar import similar_couplets, similar_embedder
         from ...runs.embedders import EmbedderError
         from ...store import Store
 
-        spec, how = config.similar_model(), "TF-IDF"
+        spec, how = settings.similar_model(), "TF-IDF"
         embedder = None
         if spec:
             try:  # loaded once per app: a model takes seconds

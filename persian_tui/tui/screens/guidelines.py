@@ -9,6 +9,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static, TextArea
 
+from ...bidi import Mode
 from ..keys import Key, bindings, help_key
 from ..widgets.dialogs import ConfirmDialog
 from ..widgets.rtl_text import RtlText
@@ -65,7 +66,7 @@ class GuidelinesScreen(ModalScreen[None]):
         self.editing = False
 
     @property
-    def mode(self) -> str:
+    def mode(self) -> Mode:
         return self.app.bidi_mode
 
     def compose(self) -> ComposeResult:
@@ -89,7 +90,7 @@ class GuidelinesScreen(ModalScreen[None]):
         self.query_one("#guide-scroll").display = not editing
         self.query_one("#guide-editor").display = editing
         # the preview shows the display order (app mode); a bidi terminal shows the editor as is
-        self.query_one("#guide-preview-scroll").display = editing and self.mode == "app"
+        self.query_one("#guide-preview-scroll").display = editing and self.mode.name == "app"
         hint = ("editing (logical text; the preview below shows how it reads) · "
                 "Ctrl+S saves · Escape cancels" if editing else "e edits · Escape or q closes · ? keys")
         self.query_one("#guide-hint", Static).update(hint)

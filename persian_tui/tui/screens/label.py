@@ -16,8 +16,8 @@ from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from ... import bidi
-from ...annotation.agreement import is_fast, min_seconds
+from ... import bidi, settings
+from ...annotation.agreement import is_fast
 from ...models import Question, QueueScope
 from ...store import Store, StoreBusy, StoreError
 from ..keys import Key, bindings, help_key
@@ -30,9 +30,7 @@ from ..widgets.text_prompt import TextPrompt
 from .base import AppState
 from .guidelines import GuidelinesScreen
 
-TARGET_SETTING = "label_target"
-TARGETS = (1, 2, 3, 4, 5)
-DEFAULT_TARGET = 3
+TARGETS = settings.LABEL_TARGETS
 LEVELS = (None, "low", "medium", "high")
 BUSY_RETRY_MS = 250  # the save worker's wait per try (it tries until the lock is free)
 RENEW_AFTER = 300  # seconds on one item before the lease is renewed (it lasts 900)
@@ -45,14 +43,6 @@ DIGITS = {c: i for s in ("۱۲۳۴", "١٢٣٤") for i, c in enumerate(s, 1)}
 HIGH = {"٬": 2, "٫": 3, "﷼": 4}  # Shift+2..4 on the Persian layout (Shift+1 is "!")
 LAYOUT = {"س": "skip", "ب": "flag", "د": "note", "ز": "confidence", "ع": "undo",
           "ف": "target", "ل": "guidelines", "ض": "back"}
-
-
-def read_target(store) -> int:
-    try:
-        value = int(store.labels.get_setting(TARGET_SETTING) or DEFAULT_TARGET)
-    except ValueError:
-        return DEFAULT_TARGET
-    return value if value in TARGETS else DEFAULT_TARGET
 
 
 def clock(seconds: float) -> str:
@@ -94,7 +84,7 @@ class LabelScreen(AppState, Screen):
         self.scope = scope  # which questions the queue serves (None: the whole bank)
         self.queue_mode = queue_mode
         self.first = first  # "label this question" from the bank: shown before the queue
-        self.target = DEFAULT_TARGET
+        self.target = settings.LABEL_TARGET.default
         self.current: Question | None = None
         self.from_queue = False  # the current item is my claim (not an undone item shown again)
         self.chosen = False  # the current item was chosen in the bank (L), not undone
@@ -116,8 +106,8 @@ class LabelScreen(AppState, Screen):
         yield KeyBar(palette=False)
 
     def on_mount(self) -> None:
-        self.target = read_target(self.store)
-        self.min_seconds = min_seconds(self.store)
+        self.target = settings.label_target(self.store)
+        self.min_seconds = settings.label_min_seconds(self.store)
         self.say(f"labelling as {self.annotator}: 1-4 answers, g shows the guidelines, ? the keys")
         self.next_item()
         self.set_interval(1, self._tick)
@@ -386,7 +376,7 @@ class LabelScreen(AppState, Screen):
     def action_target(self) -> None:
         self.target = TARGETS[(TARGETS.index(self.target) + 1) % len(TARGETS)]
         try:
-            self.store.labels.set_setting(TARGET_SETTING, str(self.target))
+            self.store.labels.set_setting(settings.LABEL_TARGET.name, str(self.target))
         except DB_ERRORS as e:
             self.fail("target not saved", e)
         self.say(f"target: {self.target} label(s) per question")

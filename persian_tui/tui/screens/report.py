@@ -17,6 +17,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static, TabbedContent
 from textual.worker import get_current_worker
 
+from ...bidi import OFF
 from ...models import QUESTION_SETS
 from ...reports.notes import no_shared_message, report_scope
 from ..keys import Key, bindings, help_key
@@ -286,7 +287,7 @@ class ReportScreen(Screen):
 
         self.app.push_screen(TextPrompt("Export the report (Markdown, CSV, JSON, PNG) to the folder",
                                         str(default), hint="a relative folder is taken beside the database",
-                                        required=True, mode="off"), chosen)
+                                        required=True, mode=OFF), chosen)
 
     @work(thread=True, exclusive=True, group="report-export", exit_on_error=False)
     def _export(self, report, directory: Path) -> None:

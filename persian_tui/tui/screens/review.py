@@ -140,7 +140,7 @@ class ReviewScreen(AppState, Screen[None]):
     def _apply_layout(self) -> None:
         short = self.app.size.height < SHORT_BELOW
         # a short screen keeps the panes side by side (stacked, each would get 5 lines)
-        stacked = self.mode == "terminal" or (self.app.size.width < STACK_BELOW and not short)
+        stacked = self.mode.name == "terminal" or (self.app.size.width < STACK_BELOW and not short)
         self.query_one("#rv-body").set_class(stacked, "-stacked").set_class(short, "-short")
 
     def on_resize(self) -> None:

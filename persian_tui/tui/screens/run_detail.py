@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from ... import bidi
+from ...bidi import Mode
 from ...models import Prediction, Question, Run, scored_key
 from ...store import Store, StoreError
 from ..keys import Key, bindings, help_key
@@ -79,17 +80,18 @@ def _first_strong_rtl(text: str) -> bool:
     return next((bidi.has_rtl(ch) for ch in text if ch.isalpha()), False)
 
 
-def mixed_lines(text: str, width: int, mode: str) -> list[str]:
+def mixed_lines(text: str, width: int, mode: Mode) -> list[str]:
     """Model output mixing Persian and English, wrapped to ``width``. In app mode each
     paragraph takes its direction from its first letter: Persian paragraphs are reordered and
     right-aligned (bidi.display_lines), English ones stay left-to-right with their Persian
     runs reordered in place. Other modes: logical text."""
     out: list[str] = []
     for para in text.splitlines() or [""]:
-        if mode == "app" and _first_strong_rtl(para):
-            out += bidi.display_lines(para, width, "app")
-        elif mode == "app" and bidi.has_rtl(para):
-            out += [_RTL_RUN.sub(lambda m: bidi.visual(m[0]), line) for line in bidi.wrap(para, width)]
+        if mode.name == "app" and _first_strong_rtl(para):
+            out += bidi.display_lines(para, width, mode)
+        elif mode.name == "app" and bidi.has_rtl(para):
+            out += [_RTL_RUN.sub(lambda m: bidi.visual(m[0], shape=mode.shape), line)
+                    for line in bidi.wrap(para, width)]
         else:
             out += bidi.wrap(para, width) or [""]
     return out
@@ -122,7 +124,7 @@ def _marks(pos: int, p: Prediction, q: Question, shown: dict[int, int] | None) -
 
 
 def prediction_lines(run: Run, p: Prediction | None, q: Question | None, width: int,
-                     mode: str, v=None) -> list[Line]:
+                     mode: Mode, v=None) -> list[Line]:
     """Everything the pane shows for one prediction at ``width`` cells (``v``: the question's
     models.SampleVote when the run asked it several times; ``p`` is then the majority's first)."""
     width = max(width, 20)
@@ -146,7 +148,7 @@ def prediction_lines(run: Run, p: Prediction | None, q: Question | None, width: 
                                  is_key=q.key == o.position)
             text, style = _marks(o.position, p, q, shown)
             if text:  # in words too, not only in colour
-                pad = "" if mode == "app" else " " * GUTTER
+                pad = "" if mode.name == "app" else " " * GUTTER
                 out += [Line(pad + t, style) for t in bidi.display_lines(text, max(width - GUTTER, 1), mode)]
     out += [Line(""), Line("─" * width, "dim")]
     out += field_lines("predicted", fa(p.predicted) if p.predicted else "none", width,
@@ -256,7 +258,7 @@ class RunDetailScreen(Screen):
         self.loading = False
 
     @property
-    def mode(self) -> str:
+    def mode(self) -> Mode:
         return self.app.bidi_mode
 
     def compose(self) -> ComposeResult:
@@ -277,7 +279,7 @@ class RunDetailScreen(Screen):
 
     def _apply_layout(self) -> None:
         # a bidi terminal reorders whole rows: never an RTL pane beside the table there
-        stacked = self.mode == "terminal" or self.app.size.width < STACK_BELOW
+        stacked = self.mode.name == "terminal" or self.app.size.width < STACK_BELOW
         self.query_one("#rd-body").set_class(stacked, "-stacked")
 
     def on_resize(self) -> None:

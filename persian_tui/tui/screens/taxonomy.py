@@ -16,6 +16,7 @@ from textual.widgets import DataTable, Static
 from textual.worker import get_current_worker
 
 from ... import bidi
+from ...bidi import Mode
 from ...judging.verdicts import DEFAULT_TAXONOMY
 from ...models import ErrorCategory
 from ..keys import Key, bindings, help_key
@@ -33,16 +34,16 @@ COLUMNS = [("name", 18, False), ("Persian", 14, True), ("English", 18, False), (
            ("desc. fa", 18, True), ("desc. en", 18, False), ("example", 14, True)]
 
 
-def category_cells(c: ErrorCategory, used: int | None, mode: str) -> list[Text]:
+def category_cells(c: ErrorCategory, used: int | None, mode: Mode) -> list[Text]:
     """The row of a category; ``used`` None while it is being counted ("…")."""
     values = [c.name, c.label_fa, c.label_en, "…" if used is None else str(used), c.description_fa,
               c.description_en, c.example]
-    return [Text(couplet_cell(v, w, mode) if fa else couplet_cell(v, w, "off"), no_wrap=True,
-                 justify="right" if fa and mode == "app" else "left")
+    return [Text(couplet_cell(v, w, mode) if fa else couplet_cell(v, w, bidi.OFF), no_wrap=True,
+                 justify="right" if fa and mode.name == "app" else "left")
             for v, (_, w, fa) in zip(values, COLUMNS)]
 
 
-def category_lines(c: ErrorCategory | None, used: int | None, width: int, mode: str) -> list[Line]:
+def category_lines(c: ErrorCategory | None, used: int | None, width: int, mode: Mode) -> list[Line]:
     if c is None:
         return [Line("no category", "dim")]
     uses = "counting its uses …" if used is None else f"used by {used} judgment(s) or review(s)"

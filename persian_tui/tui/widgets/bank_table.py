@@ -15,6 +15,7 @@ from rich.text import Text
 from textual.message import Message
 
 from ... import display
+from ...bidi import APP, Mode
 from ...models import QuestionRow
 from ..render import couplet_cell, fa, row_id
 from .rows_table import RowsTable
@@ -43,7 +44,7 @@ class BankTable(RowsTable):
         self.all_uids: list[str] = []  # every matching question; the table holds a prefix
         self.uids: list[str] = []  # uids of the loaded rows, in table order
         self.fetch: Callable[[list[str]], list[QuestionRow]] = lambda uids: []
-        self.mode = "app"
+        self.mode = APP
         self.couplet_width = self.category_width = 0
         self._layout: tuple | None = None
 
@@ -65,7 +66,7 @@ class BankTable(RowsTable):
         return id_w, max(COUPLET_MIN, total - fixed), cat_w
 
     def fill(self, uids: list[str], fetch: Callable[[list[str]], list[QuestionRow]],
-             mode: str, total_width: int, select: str | None = None) -> None:
+             mode: Mode, total_width: int, select: str | None = None) -> None:
         """Show the questions ``uids`` (rows read a page at a time with ``fetch``);
         the cursor stays on its question, or goes to ``select`` when it is listed."""
         current = select if select in uids else self.current_uid
@@ -77,7 +78,7 @@ class BankTable(RowsTable):
         self.mode = mode
         if layout != self._layout:  # new columns only when their widths change
             self._layout = layout
-            justify = "right" if mode == "app" else "left"
+            justify = "right" if mode.name == "app" else "left"
             self.clear(columns=True)
             self.add_column("id", width=id_w, key="id")
             self.add_column(Text("first couplet", justify=justify), width=self.couplet_width, key="couplet")
@@ -101,7 +102,7 @@ class BankTable(RowsTable):
         return self._add(self.fetch(self.all_uids[start:start + count]))
 
     def _add(self, batch: list[QuestionRow]) -> int:
-        justify = "right" if self.mode == "app" else "left"
+        justify = "right" if self.mode.name == "app" else "left"
         couplet_w, cat_w, mode = self.couplet_width, self.category_width, self.mode
         add_row = self.add_row
         for r in batch:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from textual.containers import VerticalScroll
 
 from ... import bidi
+from ...bidi import Mode
 from ...models import Question
 from ..render import Line, couplet_lines
 from .couplets import QuestionView
@@ -16,7 +17,7 @@ from .couplets import QuestionView
 DEFAULT_STEM = "کدام بیت از نظر معنا با سه بیت دیگر متفاوت است؟"
 
 
-def blind_lines(q: Question | None, width: int, mode: str) -> list[Line]:
+def blind_lines(q: Question | None, width: int, mode: Mode) -> list[Line]:
     """Stem, then each couplet (hemistich 1 over hemistich 2, numbered ۱–۴), pure."""
     width = max(width, 8)
     if q is None:
@@ -39,13 +40,13 @@ class BlindQuestionView(QuestionView):
 class BlindQuestion(VerticalScroll):
     """Scrollable frame around a BlindQuestionView."""
 
-    def __init__(self, mode: str, **kwargs) -> None:
+    def __init__(self, mode: Mode, **kwargs) -> None:
         super().__init__(**kwargs)
         self.view = BlindQuestionView(mode, id="blind-view")
 
     def compose(self):
         yield self.view
 
-    def show(self, question: Question | None, mode: str | None = None) -> None:
+    def show(self, question: Question | None, mode: Mode | None = None) -> None:
         self.view.show(question, mode)
         self.scroll_home(animate=False)

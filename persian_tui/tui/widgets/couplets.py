@@ -8,6 +8,7 @@ from textual.content import Content
 from textual.geometry import Size
 from textual.widget import Widget
 
+from ...bidi import Mode
 from ...display import clean
 from ...models import Question
 from ..render import Line, detail_lines, padded, plain
@@ -35,13 +36,13 @@ class QuestionView(Widget):
     QuestionView { height: auto; text-wrap: nowrap; text-overflow: clip; }
     """
 
-    def __init__(self, mode: str, **kwargs) -> None:
+    def __init__(self, mode: Mode, **kwargs) -> None:
         super().__init__(**kwargs)
         self.mode = mode
         self.question: Question | None = None
         self._cache: tuple[tuple, list[Line]] | None = None
 
-    def show(self, question: Question | None, mode: str | None = None) -> None:
+    def show(self, question: Question | None, mode: Mode | None = None) -> None:
         self.question = question
         if mode is not None:
             self.mode = mode
@@ -70,18 +71,18 @@ class QuestionView(Widget):
 class QuestionDetail(VerticalScroll):
     """Scrollable frame around a QuestionView."""
 
-    def __init__(self, mode: str, **kwargs) -> None:
+    def __init__(self, mode: Mode, **kwargs) -> None:
         super().__init__(**kwargs)
         self.view = QuestionView(mode, id="question-view")
 
     def compose(self):
         yield self.view
 
-    def show(self, question: Question | None, mode: str | None = None) -> None:
+    def show(self, question: Question | None, mode: Mode | None = None) -> None:
         self.view.show(question, mode)
         self.scroll_home(animate=False)
 
-    def shows(self, uid: str, mode: str) -> bool:
+    def shows(self, uid: str, mode: Mode) -> bool:
         """Whether the pane already shows question ``uid`` in ``mode``."""
         q = self.view.question
         return q is not None and q.uid == uid and self.view.mode == mode

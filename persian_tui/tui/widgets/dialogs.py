@@ -10,6 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from ... import bidi, display
+from ...bidi import OFF
 from ...text import nfc
 from ..keys import Key, bindings, help_key
 from .persian_input import PersianInput
@@ -92,8 +93,9 @@ class ReasonDialog(ModalScreen["str | None"]):
         """In app bidi mode, RTL text is shown once more in display order under the input."""
         preview = self.query_one("#reason-preview", Static)
         text = " ".join(event.value.split())
-        rtl = getattr(self.app, "bidi_mode", "off") == "app" and bidi.has_rtl(text)
-        preview.update(bidi.display_line(text, 60, "app") if rtl else "")
+        mode = getattr(self.app, "bidi_mode", OFF)
+        rtl = mode.name == "app" and bidi.has_rtl(text)
+        preview.update(bidi.display_line(text, 60, mode) if rtl else "")
         preview.display = rtl
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

@@ -11,6 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ... import bidi
+from ...bidi import APP, Mode
 from ...models.merge import Conflict, shown
 from ..keys import Key, bindings, help_key
 
@@ -43,7 +44,7 @@ class MergeDialog(ModalScreen["dict[str, str] | None"]):
     )
     BINDINGS = bindings(KEY_TABLE)
 
-    def __init__(self, uid: str, who: str, conflicts: list[Conflict], mode: str = "app") -> None:
+    def __init__(self, uid: str, who: str, conflicts: list[Conflict], mode: Mode = APP) -> None:
         super().__init__()
         self.uid, self.who, self.conflicts, self.mode = uid, who, conflicts, mode
         self.choices: dict[str, str] = {}

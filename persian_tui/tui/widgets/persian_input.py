@@ -10,7 +10,7 @@ from __future__ import annotations
 from textual import events
 from textual.widgets import Input
 
-from ...bidi import display_line
+from ...bidi import OFF, display_line
 
 # by key name too: Textual's test pilot sends these keys without their character
 JOINERS = {"zero_width_non_joiner": "\u200c", "zero_width_joiner": "\u200d"}
@@ -25,7 +25,7 @@ class FitInput(Input):
 
     def on_resize(self, event: events.Resize) -> None:
         if self.hint and event.size.width > 1:  # the cursor's cell kept free
-            self.placeholder = display_line(self.hint, event.size.width - 1, "off")
+            self.placeholder = display_line(self.hint, event.size.width - 1, OFF)
 
 
 class PersianInput(FitInput):

@@ -78,7 +78,7 @@ class BreakdownsTab(TabPane):
             b = cells.get((run_id, v))
             return right("—" if b is None or not b.total else f"{percent(b.accuracy, 0)} {count(b.correct)}/{b.total}")
 
-        if mode == "terminal":
+        if mode.name == "terminal":
             # a bidi terminal reorders whole rows: one (Persian) value per row, runs as columns
             table.add_column("value", key="value")
             table.add_column(right("questions"), key="n")

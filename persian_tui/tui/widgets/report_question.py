@@ -7,6 +7,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from ...bidi import Mode
 from ..keys import Key, bindings, help_key
 from .couplets import QuestionDetail
 
@@ -27,7 +28,7 @@ class HardQuestionScreen(ModalScreen):
     HardQuestionScreen QuestionDetail { height: 1fr; }
     """
 
-    def __init__(self, question, note: str, mode: str) -> None:
+    def __init__(self, question, note: str, mode: Mode) -> None:
         super().__init__()
         self.question = question
         self.note = note

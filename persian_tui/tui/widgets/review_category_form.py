@@ -11,6 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
 from ... import bidi
+from ...bidi import OFF
 from ...models import ErrorCategory
 from ...text import nfc
 from ..keys import Key, bindings, help_key
@@ -101,8 +102,9 @@ class CategoryForm(ModalScreen["ErrorCategory | None"]):
         """In app bidi mode, RTL text is shown once more in display order under its input."""
         preview = self.query_one(f"#p-{field}", Static)
         text = " ".join(value.split())
-        rtl = getattr(self.app, "bidi_mode", "off") == "app" and bidi.has_rtl(text)
-        preview.update(bidi.display_line(text, 60, "app") if rtl else "")
+        mode = getattr(self.app, "bidi_mode", OFF)
+        rtl = mode.name == "app" and bidi.has_rtl(text)
+        preview.update(bidi.display_line(text, 60, mode) if rtl else "")
         preview.display = rtl
 
     def on_input_changed(self, event: Input.Changed) -> None:

@@ -12,18 +12,19 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from ... import bidi
+from ...bidi import APP, Mode
 from ...models import ErrorCategory
 from ..keys import Key, bindings, help_key
 
 FA_DIGITS = "۱۲۳۴۵۶۷۸۹"
 
 
-def fa_inline(text: str, mode: str) -> str:
+def fa_inline(text: str, mode: Mode) -> str:
     """Persian text inside an LTR line: reordered in app mode, logical otherwise."""
-    return bidi.visual(text) if mode == "app" else text
+    return bidi.visual(text, shape=mode.shape) if mode.name == "app" else text
 
 
-def category_prompt(i: int, c: ErrorCategory, mode: str) -> Content:
+def category_prompt(i: int, c: ErrorCategory, mode: Mode) -> Content:
     head = Content.assemble((f"{i} " if i <= 9 else "  ", "bold $text-accent"), (c.label_en, "bold"),
                             "  ", (fa_inline(c.label_fa, mode), "$text-accent"))
     if c.description_en:
@@ -54,7 +55,7 @@ class CategoryPicker(ModalScreen["str | None"]):
     BINDINGS = bindings(KEY_TABLE)
 
     def __init__(self, title: str, categories: list[ErrorCategory], current: str | None,
-                 mode: str = "app") -> None:
+                 mode: Mode = APP) -> None:
         super().__init__()
         self.title_text = title
         self.categories = categories

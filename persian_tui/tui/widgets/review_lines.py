@@ -4,6 +4,7 @@ judge pane (``render.Line``s for a width and a resolved bidi mode)."""
 from __future__ import annotations
 
 from ... import bidi
+from ...bidi import Mode
 from ...models import ErrorCategory, JudgmentRow, Prediction, Question
 from ..render import GUTTER, LABEL, Line, couplet_lines, fa
 from ..screens.run_detail import clip_text, field_lines, mixed_lines
@@ -57,12 +58,12 @@ def queue_entry(j: JudgmentRow, cats: dict[str, ErrorCategory], model: str, uid_
     return text.rstrip()
 
 
-def _rtl_field(label: str, value: str, width: int, mode: str, style: str = "") -> list[Line]:
+def _rtl_field(label: str, value: str, width: int, mode: Mode, style: str = "") -> list[Line]:
     lines = bidi.display_lines(value, max(width - LABEL, 1), mode, align="none")
     return [Line(t, style, label if i == 0 else " ") for i, t in enumerate(lines)]
 
 
-def _block(title: str, text: str | None, width: int, mode: str, style: str = "") -> list[Line]:
+def _block(title: str, text: str | None, width: int, mode: Mode, style: str = "") -> list[Line]:
     out = [Line(""), Line("", "", title)]
     if text:
         return out + [Line(t, style) for t in mixed_lines(clip_text(text), width, mode)]
@@ -70,7 +71,7 @@ def _block(title: str, text: str | None, width: int, mode: str, style: str = "")
 
 
 def question_lines(j: JudgmentRow, q: Question | None, p: Prediction | None, model: str,
-                   width: int, mode: str, blind: bool = False) -> list[Line]:
+                   width: int, mode: Mode, blind: bool = False) -> list[Line]:
     """The question with the key and the model's choice marked, then the model's raw output
     and reasoning. Blind: the run's id is left out too (the runs list would name the model)."""
     width = max(width, 20)
@@ -99,7 +100,7 @@ def question_lines(j: JudgmentRow, q: Question | None, p: Prediction | None, mod
         if o.position in shown:
             marks.append(f"shown as {shown[o.position]}")
         if marks:
-            pad = "" if mode == "app" else " " * GUTTER
+            pad = "" if mode.name == "app" else " " * GUTTER
             text = "◆ " + " · ".join(m.strip() for m in marks)
             out += [Line(pad + t, style) for t in bidi.display_lines(text, max(width - GUTTER, 1), mode)]
     out += [Line(""), Line("─" * width, "dim")]
@@ -121,7 +122,7 @@ def question_lines(j: JudgmentRow, q: Question | None, p: Prediction | None, mod
     return out
 
 
-def _category_lines(name: str | None, cats: dict[str, ErrorCategory], width: int, mode: str,
+def _category_lines(name: str | None, cats: dict[str, ErrorCategory], width: int, mode: Mode,
                     style: str = "") -> list[Line]:
     if not name:
         return field_lines("category", "—", width)
@@ -136,7 +137,7 @@ def _category_lines(name: str | None, cats: dict[str, ErrorCategory], width: int
 
 
 def judge_lines(j: JudgmentRow, cats: dict[str, ErrorCategory], judge_model: str | None,
-                width: int, mode: str) -> list[Line]:
+                width: int, mode: Mode) -> list[Line]:
     """The judge's verdict, category and rationale, then the review in force beside it."""
     width = max(width, 20)
     out = [Line(f"judge  ·  run {j.run_id}" + (f"  ·  {judge_model}" if judge_model else ""), "bold")]

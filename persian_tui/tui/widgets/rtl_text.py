@@ -14,6 +14,7 @@ from textual.geometry import Size
 from textual.widget import Widget
 
 from ... import bidi, display
+from ...bidi import APP, Mode
 
 
 def starts_rtl(line: str) -> bool:
@@ -28,14 +29,14 @@ def starts_rtl(line: str) -> bool:
     return False
 
 
-def rtl_text_lines(text: str, width: int, mode: str) -> list[str]:
+def rtl_text_lines(text: str, width: int, mode: Mode) -> list[str]:
     """The display lines of ``text`` at ``width`` cells (pure; an empty line stays empty)."""
     width = max(width, 1)
     out: list[str] = []
     for line in display.clean(text).splitlines() or [""]:
         if not line.strip():
             out.append("")
-        elif mode == "app" and starts_rtl(line):
+        elif mode.name == "app" and starts_rtl(line):
             out += bidi.display_lines(line, width, mode)
         else:
             out += bidi.wrap(line, width) or [""]
@@ -49,12 +50,12 @@ class RtlText(Widget):
     RtlText { height: auto; text-wrap: nowrap; text-overflow: clip; }
     """
 
-    def __init__(self, text: str = "", mode: str = "app", **kwargs) -> None:
+    def __init__(self, text: str = "", mode: Mode = APP, **kwargs) -> None:
         super().__init__(**kwargs)
         self.text = text
         self.mode = mode
 
-    def set_text(self, text: str, mode: str | None = None) -> None:
+    def set_text(self, text: str, mode: Mode | None = None) -> None:
         self.text = text
         if mode is not None:
             self.mode = mode

@@ -4,7 +4,6 @@ The API key is never asked for: only the NAME of the environment variable holdin
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 
 from pydantic import ValidationError
@@ -14,6 +13,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
+from ... import settings
 from ...models import QUESTION_SETS
 from ...redact import check_env_name
 from ...runs.outlier import SCORERS
@@ -157,11 +157,11 @@ def looks_like_key(text: str) -> bool:
     return False
 
 
-def key_note(name: str, environ=os.environ) -> str:
+def key_note(name: str) -> str:
     """Whether the named variable is set (never its value)."""
     if not name or looks_like_key(name):
         return ""
-    return f"{name} is set" if environ.get(name) else f"{name} is not set (fine for a local server)"
+    return f"{name} is set" if settings.api_key(name) else f"{name} is not set (fine for a local server)"
 
 
 # ------------------------------------------------------------------ the dialog

@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
 from ... import bidi
+from ...bidi import APP, Mode
 from ..keys import Key, bindings, help_key
 from .persian_input import PersianInput
 
@@ -28,7 +29,7 @@ class TextPrompt(ModalScreen[str | None]):
     BINDINGS = bindings(KEY_TABLE)
 
     def __init__(self, title: str, value: str = "", *, placeholder: str = "", hint: str = "",
-                 required: bool = False, mode: str = "app", id: str | None = None) -> None:
+                 required: bool = False, mode: Mode = APP, id: str | None = None) -> None:
         super().__init__(id=id)
         self.title_text = title
         self.value = value
@@ -59,11 +60,11 @@ class TextPrompt(ModalScreen[str | None]):
 
     def _preview(self, value: str) -> None:
         preview = self.query_one("#prompt-preview", Static)
-        show = self.mode == "app" and bidi.has_rtl(value)
+        show = self.mode.name == "app" and bidi.has_rtl(value)
         preview.display = show
         if show:  # the box's width less the preview's padding and arrow; cut with "…"
             room = self.query_one(".prompt-box").content_size.width - 4
-            preview.update(Content("→ " + bidi.display_line(value, room if room > 4 else 66, "app")))
+            preview.update(Content("→ " + bidi.display_line(value, room if room > 4 else 66, self.mode)))
 
     @on(Input.Submitted, "#prompt-input")
     def _submitted(self, event: Input.Submitted) -> None:
