@@ -77,4 +77,4 @@ def test_setting_shows_and_sets_the_fast_minimum(db, capsys):
     assert "'soon' is not valid" in capsys.readouterr().err
     assert main(["--db", db, "setting", "colour", "red"]) == 2
     with Store(db) as s:
-        assert label_min_seconds(s) == 1.5
+        assert label_min_seconds(s.labels) == 1.5

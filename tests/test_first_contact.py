@@ -94,7 +94,7 @@ def test_discard_keeps_a_database_in_use_or_holding_data(tmp_path):
     with Store(db):  # another connection has it open: it may be about to write
         assert discard_if_unused(db) is False and db.exists()
     with Store(db) as s:
-        s.set_setting("label_target", "2")
+        s.labels.set_setting("label_target", "2")
     assert discard_if_unused(db) is False and db.exists()
     other = tmp_path / "y.db"
     Store(other).close()
@@ -158,18 +158,18 @@ async def test_the_app_seeds_an_empty_existing_database(tmp_path, monkeypatch):
     app = make_app(db, sample=True)
     async with app.run_test() as pilot:
         await bank_loaded(pilot)
-        assert app.store.counts().total == 2 and app.store.get_question("q-s1") is not None
+        assert app.store.questions.counts().total == 2 and app.store.questions.get_question("q-s1") is not None
 
 
 async def test_the_app_never_seeds_a_bank_that_has_questions(tmp_path, monkeypatch):
     monkeypatch.setattr(settings, "sample_bank_path", lambda: sample_file(tmp_path))
     db = tmp_path / "bank.db"
     with Store(db) as s:
-        s.add_questions([make_question("q-mine")])
+        s.questions.add_questions([make_question("q-mine")])
     app = make_app(db, sample=True)
     async with app.run_test() as pilot:
         await bank_loaded(pilot)
-        assert app.store.counts().total == 1 and app.store.get_question("q-s1") is None
+        assert app.store.questions.counts().total == 1 and app.store.questions.get_question("q-s1") is None
         assert not any("sample" in n for n in notices(app))
 
 
@@ -179,9 +179,9 @@ def test_seeding_rechecks_inside_the_write_transaction(tmp_path):
     with Store(db) as app_store, Store(db) as other:
         assert app_store.questions.never_held_a_question()
         plan = plan_import(app_store, sample_file(tmp_path), fmt="jsonl")
-        other.add_questions([make_question("q-theirs")])
+        other.questions.add_questions([make_question("q-theirs")])
         assert apply_import(app_store, plan, skip_invalid=True, only_into_empty=True) == 0
-        assert app_store.uids() == {"q-theirs"}
+        assert app_store.questions.uids() == {"q-theirs"}
         assert not app_store.questions.never_held_a_question()
 
 

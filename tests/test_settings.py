@@ -106,15 +106,15 @@ def test_api_key_by_variable_name(monkeypatch):
 
 def test_shared_settings_read_through_the_store(tmp_path):
     with Store(tmp_path / "s.db") as store:
-        assert settings.label_target(store) == 3 and settings.label_min_seconds(store) == 1.0
-        store.set_setting("label_target", "5")
-        store.set_setting("label_min_seconds", "2.5")
-        assert settings.label_target(store) == 5 and settings.label_min_seconds(store) == 2.5
+        assert settings.label_target(store.labels) == 3 and settings.label_min_seconds(store.labels) == 1.0
+        store.labels.set_setting("label_target", "5")
+        store.labels.set_setting("label_min_seconds", "2.5")
+        assert settings.label_target(store.labels) == 5 and settings.label_min_seconds(store.labels) == 2.5
         for bad in ("9", "two", ""):  # a value out of range or not a number: the default
-            store.set_setting("label_target", bad)
-            assert settings.label_target(store) == 3
-        store.set_setting("label_min_seconds", "nan")
-        assert settings.label_min_seconds(store) == 1.0
+            store.labels.set_setting("label_target", bad)
+            assert settings.label_target(store.labels) == 3
+        store.labels.set_setting("label_min_seconds", "nan")
+        assert settings.label_min_seconds(store.labels) == 1.0
     assert set(settings.SHARED) == {"label_target", "label_min_seconds"}
     assert settings.LABEL_TARGET.check("4") and not settings.LABEL_TARGET.check("0")
     assert settings.LABEL_MIN_SECONDS.check("0") and not settings.LABEL_MIN_SECONDS.check("soon")

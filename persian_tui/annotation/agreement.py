@@ -102,7 +102,7 @@ def agreement(votes: list[ItemVotes], scope: str = "all",
 def agreement_report(store: Store) -> list[Agreement]:
     """Overall figures first, then one per category (questions not retired)."""
     votes = [v for v in item_votes(store) if v.status != "retired"]
-    minimum = settings.label_min_seconds(store)
+    minimum = settings.label_min_seconds(store.labels)
     out = [agreement(votes, minimum=minimum)]
     for category in sorted({v.category for v in votes if v.category}):
         out.append(agreement([v for v in votes if v.category == category], category, minimum))

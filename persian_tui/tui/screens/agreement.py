@@ -84,7 +84,7 @@ class AgreementScreen(Screen):
         people = self.query_one("#people", DataTable)
         people.clear(columns=True)
         people.add_columns("annotator", "answers", "keyed", "correct", "accuracy", "95 % interval",
-                           f"fast (< {settings.label_min_seconds(self.app.store):g} s)")
+                           f"fast (< {settings.label_min_seconds(self.app.store.labels):g} s)")
         for acc in (overall.annotators if overall else []):
             ci = f"{acc.low:.2f}–{acc.high:.2f}" if acc.low is not None else "—"
             people.add_row(bidi.display_line(acc.annotator, 24, mode), acc.answered, acc.total, acc.correct,

@@ -106,8 +106,8 @@ class LabelScreen(AppState, Screen):
         yield KeyBar(palette=False)
 
     def on_mount(self) -> None:
-        self.target = settings.label_target(self.store)
-        self.min_seconds = settings.label_min_seconds(self.store)
+        self.target = settings.label_target(self.store.labels)
+        self.min_seconds = settings.label_min_seconds(self.store.labels)
         self.say(f"labelling as {self.annotator}: 1-4 answers, g shows the guidelines, ? the keys")
         self.next_item()
         self.set_interval(1, self._tick)
