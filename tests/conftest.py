@@ -32,6 +32,15 @@ def sample() -> Path:
     return SAMPLE
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def pytest_collection_modifyitems(items):
+    """With -n, the tests using sentence-transformers (the `offline` fixture, which tiny_st uses) run
+    on one worker (--dist loadgroup, in pyproject.toml): torch is imported and the model built once."""
+    for item in items:
+        if "offline" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("sentence-transformers"))
+
+
 # ---------------------------------------------------------------- sentence-transformers
 
 _CHARS = "ابپتثجچحخدذرزژسشصضطظعغفقکگلمنوهیآءئأؤيك"
