@@ -75,7 +75,7 @@ def test_st_tests_skip_with_a_reason_without_the_extra(tmp_path):
             "import pytest\nsys.exit(pytest.main(sys.argv[1:]))")
     tests = Path(__file__).resolve().parent
     done = subprocess.run([sys.executable, "-c", code, str(tests / "test_embed.py"), "-rs", "-p",
-                           "no:cacheprovider", "--rootdir", str(tmp_path)],
+                           "no:cacheprovider", "-p", "no:xdist", "--rootdir", str(tmp_path)],
                           capture_output=True, text=True, cwd=tests.parent)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     skips = [line for line in done.stdout.splitlines() if line.startswith("SKIPPED")]

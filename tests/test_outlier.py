@@ -228,7 +228,7 @@ def sparse32():
     return E32
 
 
-@pytest.mark.xdist_group("outlier-sparse")  # one worker builds sparse32 once (with --dist loadgroup)
+@pytest.mark.xdist_group("outlier-sparse")  # with -n, one worker builds sparse32 (see conftest.py)
 @pytest.mark.parametrize("scorer", SCORERS)
 def test_float32_ties_agree_with_float64_on_sparse_vectors(scorer, sparse32):
     # sparse vectors with a small shared component: every score is small, so an absolute 4·eps
