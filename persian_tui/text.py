@@ -43,7 +43,9 @@ def build_table(strip_diacritics: bool) -> dict[int, str]:
         unicodes_replacement=True,
         seperate_mi=False,
     )
-    full = Normalizer()  # every table defined: the characters any step may change
+    # every table defined (the characters any step may change); spacing, repeated chars and
+    # mi-separation off, as they only add word lists (a lemmatizer: ~2 s to build), no tables
+    full = Normalizer(correct_spacing=False, decrease_repeated_chars=False, persian_style=False, seperate_mi=False)
     chars = set(full.translation_src) | set(full.number_translation_src)
     for pattern, _ in [*full.diacritics_patterns, *full.specials_chars_patterns, *full.replacements]:
         chars |= {c for c in pattern if c not in "[]()|"}

@@ -32,6 +32,21 @@ def sample() -> Path:
     return SAMPLE
 
 
+def pytest_addoption(parser, pluginmanager):
+    """`--dist` (in addopts) stays accepted when pytest-xdist is off (`-p no:xdist`)."""
+    if not pluginmanager.has_plugin("xdist"):
+        parser.addoption("--dist", help="pytest-xdist's option (ignored: xdist is not loaded)")
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def pytest_collection_modifyitems(items):
+    """The tests using sentence-transformers (the `offline` fixture, which tiny_st uses) are one
+    group: with -n, one worker imports torch and builds the tiny model."""
+    for item in items:
+        if "offline" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("sentence-transformers"))
+
+
 # ---------------------------------------------------------------- sentence-transformers
 
 _CHARS = "ابپتثجچحخدذرزژسشصضطظعغفقکگلمنوهیآءئأؤيك"

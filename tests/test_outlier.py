@@ -6,10 +6,16 @@ import warnings
 
 import numpy as np
 import pytest
-from sklearn.metrics.pairwise import cosine_similarity
 
 from persian_tui.runs import outlier
 from persian_tui.runs.outlier import SCORERS, predict, scores
+
+
+def cosine_similarity(X, Y=None):
+    """sklearn's, imported when a test needs it (~3 s: collecting this file stays light)."""
+    from sklearn.metrics.pairwise import cosine_similarity
+
+    return cosine_similarity(X, Y)
 
 
 def find_outlier_index(embeddings):
@@ -202,16 +208,35 @@ def test_shapes_dtypes_and_errors():
         scores(np.full((1, 4, 2), np.nan), "pairwise")
 
 
+@pytest.fixture(scope="module")
+def sparse32():
+    """20000 questions of sparse 1000-d vectors with a small shared component, float32: the values
+    of (rng.standard_normal(shape) * (rng.random(shape) < 0.02), + 0.05 on dimension 0, as float32),
+    built a tenth at a time (the same draws; under 0.5 GB at the peak, not 5) and once for the
+    three scorers."""
+    rng, shape = np.random.default_rng(7), (20000, 4, 1000)
+    E32, first = np.empty(shape, np.float32), np.empty(shape[:2])
+    rows = [slice(i, i + shape[0] // 10) for i in range(0, shape[0], shape[0] // 10)]
+    for r in rows:  # the normals first, in the order one call draws them
+        z = rng.standard_normal((r.stop - r.start, *shape[1:]))
+        E32[r], first[r] = z, z[:, :, 0]  # a float32 of z times 0 or 1 is the float32 of the product
+    for r in rows:
+        keep = rng.random((r.stop - r.start, *shape[1:])) < 0.02
+        E32[r] *= keep
+        E32[r, :, 0] = first[r] * keep[:, :, 0] + 0.05  # added in float64, as before the cast
+    E32.flags.writeable = False  # shared by the tests: none may change it
+    return E32
+
+
+@pytest.mark.xdist_group("outlier-sparse")  # with -n, one worker builds sparse32 (see conftest.py)
 @pytest.mark.parametrize("scorer", SCORERS)
-def test_float32_ties_agree_with_float64_on_sparse_vectors(scorer):
+def test_float32_ties_agree_with_float64_on_sparse_vectors(scorer, sparse32):
     # sparse vectors with a small shared component: every score is small, so an absolute 4·eps
     # tolerance lumped real differences together as ties; the relative one must not
-    rng = np.random.default_rng(7)
-    E32 = (rng.standard_normal((20000, 4, 1000)) * (rng.random((20000, 4, 1000)) < 0.02))
-    E32[:, :, 0] += 0.05
-    E32 = E32.astype(np.float32)
+    E32 = sparse32
     pred32, s32 = predict(E32, scorer)
-    s64 = outlier.scores(E32.astype(np.float64), scorer)
+    # float64 scores of the same vectors, a tenth at a time (each row's scores depend on that row alone)
+    s64 = np.concatenate([outlier.scores(b.astype(np.float64), scorer) for b in np.array_split(E32, 10)])
     order = np.sort(s64, axis=1)
     gap = order[:, 1] - order[:, 0]  # float64 margin between the two lowest scores
     clear = gap > 16 * np.finfo(np.float32).eps  # beyond float32 rounding of the cosines

@@ -95,11 +95,19 @@ def _isolation(E: np.ndarray) -> np.ndarray:
 _FUNCS = {"centroid": _centroid, "pairwise": _pairwise, "isolation": _isolation}
 
 
+BLOCK_VALUES = 1 << 22  # values scored at a time: the scorers' temporaries stay small for any n
+
+
 def scores(E: np.ndarray, scorer: str) -> np.ndarray:
-    """(n, 4) scores; lower = more likely the outlier."""
+    """(n, 4) scores; lower = more likely the outlier. Rows are scored in blocks (each row's
+    scores depend on that row alone), so memory does not grow with n."""
     if scorer not in _FUNCS:
         raise ValueError(f"unknown scorer {scorer!r}; expected one of {', '.join(SCORERS)}")
-    return _FUNCS[scorer](_check(E))
+    E, func = _check(E), _FUNCS[scorer]
+    step = max(1, BLOCK_VALUES // (4 * E.shape[2]))
+    if len(E) <= step:
+        return func(E)
+    return np.concatenate([func(E[i:i + step]) for i in range(0, len(E), step)])
 
 
 def predict(E: np.ndarray, scorer: str) -> tuple[np.ndarray, np.ndarray]:
