@@ -184,11 +184,11 @@ def _check_mode(mode: Mode) -> None:
         raise TypeError(f"expected a bidi.Mode, got {mode!r}")
 
 
-@lru_cache(maxsize=1)
 class _Reshaper(Protocol):
     def reshape(self, text: str) -> str: ...
 
 
+@lru_cache(maxsize=1)
 def _get_reshaper() -> _Reshaper:
     from arabic_reshaper import ArabicReshaper  # no type information: typed by _Reshaper
 
