@@ -25,6 +25,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Protocol
 
 from bidi import get_display
 from bidi.mirror import MIRRORED
@@ -183,11 +184,16 @@ def _check_mode(mode: Mode) -> None:
         raise TypeError(f"expected a bidi.Mode, got {mode!r}")
 
 
-@lru_cache(maxsize=1)
-def _get_reshaper():
-    from arabic_reshaper import ArabicReshaper
+class _Reshaper(Protocol):
+    def reshape(self, text: str) -> str: ...
 
-    return ArabicReshaper(configuration={"delete_harakat": False, "support_ligatures": False})
+
+@lru_cache(maxsize=1)
+def _get_reshaper() -> _Reshaper:
+    from arabic_reshaper import ArabicReshaper  # no type information: typed by _Reshaper
+
+    reshaper: _Reshaper = ArabicReshaper(configuration={"delete_harakat": False, "support_ligatures": False})
+    return reshaper
 
 
 def _fix_marks(display: str) -> str:

@@ -23,6 +23,8 @@ The figures every view shows (TUI, CLI, report files) are formatted here too, on
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from typing import Any, TextIO
 
 _BIDI = {0x202A: "LRE", 0x202B: "RLE", 0x202C: "PDF", 0x202D: "LRO", 0x202E: "RLO",
          0x2066: "LRI", 0x2067: "RLI", 0x2068: "FSI", 0x2069: "PDI"}
@@ -70,25 +72,25 @@ class SafeStream:
     """A text stream that cleans everything written to it (the CLI's choke point).
     ``raw`` is the stream underneath, for the CLI's own terminal controls (progress line)."""
 
-    def __init__(self, raw):
+    def __init__(self, raw: TextIO) -> None:
         self.raw = raw
 
     def write(self, s: str) -> int:
         self.raw.write(clean(s))
         return len(s)
 
-    def writelines(self, lines) -> None:
+    def writelines(self, lines: Iterable[str]) -> None:
         for s in lines:
             self.write(s)
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         return getattr(self.raw, name)
 
 
 MISSING = "—"  # how every view shows a figure that does not exist (no answer, nothing to divide)
 
 
-def figure(value, fmt: str = "{}") -> str:
+def figure(value: object, fmt: str = "{}") -> str:
     """A figure formatted with `fmt`, or MISSING when it is None."""
     return MISSING if value is None else fmt.format(value)
 

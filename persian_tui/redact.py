@@ -60,7 +60,9 @@ def url(value: str | None) -> str | None:
 
 def was_redacted(value: str | None) -> bool:
     """Whether a stored URL lost a secret (user-info or a query credential): it cannot be used."""
-    return bool(value) and (f"{MASK}@" in value or f"={MASK}" in value)
+    if not value:
+        return False
+    return f"{MASK}@" in value or f"={MASK}" in value
 
 
 def text(value: str | None, *, keys: tuple[str, ...] = ()) -> str | None:

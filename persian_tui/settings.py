@@ -107,7 +107,7 @@ class Shared:
         except ValueError:
             return False
 
-    def read(self, store: SettingsStore):
+    def read(self, store: SettingsStore) -> float | int:
         """The stored value; the default when unset or not a valid value."""
         text = store.get_setting(self.name)
         return self.parse(text) if text is not None and self.check(text) else self.default

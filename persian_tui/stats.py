@@ -6,18 +6,22 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Hashable, Sequence
 from itertools import combinations
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 CATEGORIES = (1, 2, 3, 4)
+Floats = NDArray[np.float64]
 
 
-def _clean(value: float) -> float | None:
+def _clean(value: float | None) -> float | None:
     return None if value is None or math.isnan(value) else float(value)
 
 
-def cohen_kappa(a: list, b: list, labels: list | None = None) -> float | None:
+def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable], labels: Sequence[Hashable] | None = None
+                ) -> float | None:
     """Cohen's kappa of two raters on the same items (answers 1..4 unless `labels` given).
     None (undefined) for fewer than two items, and when both raters gave one and the same
     answer throughout: chance agreement is then 1 and kappa is 0/0 (the agreement count, not
@@ -36,7 +40,7 @@ def cohen_kappa(a: list, b: list, labels: list | None = None) -> float | None:
 def pairwise_cohen(votes: list[dict[str, int]]) -> dict[tuple[str, str], tuple[float | None, int]]:
     """(rater, rater) -> (kappa, items both rated), for every pair of raters."""
     raters = sorted({r for v in votes for r in v})
-    out = {}
+    out: dict[tuple[str, str], tuple[float | None, int]] = {}
     for r1, r2 in combinations(raters, 2):
         shared = [(v[r1], v[r2]) for v in votes if r1 in v and r2 in v]
         out[(r1, r2)] = (cohen_kappa([x for x, _ in shared], [y for _, y in shared]), len(shared))
@@ -90,17 +94,17 @@ def wilson(correct: int, total: int, alpha: float = 0.05) -> tuple[float, float]
 # scipy), checked against direct calls in tests/test_report.py.
 
 
-def wilson_many(correct, total, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+def wilson_many(correct: ArrayLike, total: ArrayLike, alpha: float = 0.05) -> tuple[Floats, Floats]:
     """Wilson score intervals of many proportions at once (statsmodels, method="wilson")."""
     from statsmodels.stats.proportion import proportion_confint
 
-    correct = np.asarray(correct, dtype=float)
-    total = np.asarray(total, dtype=float)
+    right = np.asarray(correct, dtype=np.float64)
+    n = np.asarray(total, dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
-        low, high = proportion_confint(correct, total, alpha=alpha, method="wilson")
+        lo, hi = proportion_confint(right, n, alpha=alpha, method="wilson")
     # exact ends where the formula leaves rounding noise (0/n gives 7e-18, n/n 0.9999999999999998)
-    low = np.where(correct == 0, 0.0, np.asarray(low, dtype=float))
-    high = np.where(correct == total, 1.0, np.asarray(high, dtype=float))
+    low = np.where(right == 0, 0.0, np.asarray(lo, dtype=np.float64))
+    high = np.where(right == n, 1.0, np.asarray(hi, dtype=np.float64))
     return low, high
 
 
@@ -112,21 +116,22 @@ def mcnemar_exact(a_only: int, b_only: int) -> float:
     return float(mcnemar([[0, a_only], [b_only, 0]], exact=True).pvalue)
 
 
-def mcnemar_exact_many(a_only, b_only) -> np.ndarray:
+def mcnemar_exact_many(a_only: ArrayLike, b_only: ArrayLike) -> Floats:
     """mcnemar_exact for arrays of pairs: the same formula statsmodels uses
     (min(1, 2 * Binomial(n, 1/2).cdf(min(b, c)))) evaluated by scipy in one call."""
     from scipy.stats import binom
 
     b = np.asarray(a_only, dtype=np.int64)
     c = np.asarray(b_only, dtype=np.int64)
-    return np.minimum(1.0, 2.0 * binom.cdf(np.minimum(b, c), b + c, 0.5))
+    p: Floats = np.minimum(1.0, 2.0 * binom.cdf(np.minimum(b, c), b + c, 0.5))
+    return p
 
 
-def holm(pvalues) -> np.ndarray:
+def holm(pvalues: ArrayLike) -> Floats:
     """Holm-adjusted p-values: the k-th smallest of m is multiplied by m - k + 1, made
     monotone, capped at 1. Equal to statsmodels' multipletests(method="holm") (a test checks),
     written out because that function ends with a full gc.collect() (75 ms with a TUI alive)."""
-    p = np.asarray(pvalues, dtype=float)
+    p = np.asarray(pvalues, dtype=np.float64)
     if p.size == 0:
         return p
     order = np.argsort(p, kind="stable")
@@ -137,7 +142,7 @@ def holm(pvalues) -> np.ndarray:
     return out
 
 
-def chisquare_gof(observed, expected) -> tuple[float | None, float | None]:
+def chisquare_gof(observed: ArrayLike, expected: ArrayLike) -> tuple[float | None, float | None]:
     """Pearson chi-square goodness of fit (scipy.stats.chisquare) of observed counts against
     expected counts rescaled to the same total. Cells expected 0 and observed 0 are dropped;
     None (undefined) when nothing is observed, fewer than two cells remain, or a cell that is
@@ -157,7 +162,7 @@ def chisquare_gof(observed, expected) -> tuple[float | None, float | None]:
     return _clean(stat), _clean(p)
 
 
-def bootstrap_weights(n: int, n_boot: int, seed: int) -> np.ndarray:
+def bootstrap_weights(n: int, n_boot: int, seed: int) -> NDArray[np.intp]:
     """(n_boot, n) matrix: how often each of n items is drawn in each resample (n draws with
     replacement, numpy default_rng(seed)). Multiplying it with per-item outcomes gives every
     resample's totals at once, and the same resamples serve every run (paired)."""
@@ -167,7 +172,7 @@ def bootstrap_weights(n: int, n_boot: int, seed: int) -> np.ndarray:
     return np.bincount(draws.ravel(), minlength=n_boot * n).reshape(n_boot, n)
 
 
-def percentile_interval(samples, alpha: float = 0.05, axis: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def percentile_interval(samples: Floats, alpha: float = 0.05, axis: int = 0) -> tuple[Floats, Floats]:
     """Percentile bootstrap interval (numpy's linear interpolation) along `axis`."""
     low, high = np.percentile(samples, [100 * alpha / 2, 100 * (1 - alpha / 2)], axis=axis)
     return low, high
@@ -208,23 +213,23 @@ def binom_less(successes: int, trials: int, p: float) -> float | None:
 # (b - c)/n = m/n * (2 theta - 1). The exact McNemar test is the binomial test of theta = 1/2.
 
 
-def mcnemar_interval(b, c, n, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+def mcnemar_interval(b: ArrayLike, c: ArrayLike, n: ArrayLike, alpha: float = 0.05) -> tuple[Floats, Floats]:
     """Interval of the accuracy difference A - B derived from the exact conditional test: the
     Clopper-Pearson interval of theta = b/(b+c) (statsmodels method="beta") mapped to
     (b+c)/n * (2 theta - 1). It excludes 0 exactly when the exact McNemar p < alpha (both
     invert the same two one-sided binomial tests at alpha/2). No discordant pair: [0, 0]."""
     from statsmodels.stats.proportion import proportion_confint
 
-    b = np.asarray(b, dtype=float)
-    c = np.asarray(c, dtype=float)
-    m = b + c
+    only_a = np.asarray(b, dtype=np.float64)
+    only_b = np.asarray(c, dtype=np.float64)
+    m = only_a + only_b
     with np.errstate(invalid="ignore", divide="ignore"):
-        lo, hi = proportion_confint(b, np.where(m > 0, m, 1.0), alpha=alpha, method="beta")
-        scale = np.where(np.asarray(n, dtype=float) > 0, m / np.asarray(n, dtype=float), 0.0)
-    lo = np.where(m > 0, np.asarray(lo, dtype=float), 0.5)
-    hi = np.where(m > 0, np.asarray(hi, dtype=float), 0.5)
-    lo = np.where(b == 0, 0.0, lo)  # exact ends where the beta quantile leaves rounding noise
-    hi = np.where(c == 0, 1.0, hi)
+        beta_lo, beta_hi = proportion_confint(only_a, np.where(m > 0, m, 1.0), alpha=alpha, method="beta")
+        scale = np.where(np.asarray(n, dtype=np.float64) > 0, m / np.asarray(n, dtype=np.float64), 0.0)
+    lo = np.where(m > 0, np.asarray(beta_lo, dtype=np.float64), 0.5)
+    hi = np.where(m > 0, np.asarray(beta_hi, dtype=np.float64), 0.5)
+    lo = np.where(only_a == 0, 0.0, lo)  # exact ends where the beta quantile leaves rounding noise
+    hi = np.where(only_b == 0, 1.0, hi)
     return scale * (2 * lo - 1), scale * (2 * hi - 1)
 
 
@@ -234,29 +239,29 @@ def _z(alpha: float, power: float) -> tuple[float, float]:
     return float(norm.ppf(1 - alpha / 2)), float(norm.ppf(power))
 
 
-def connor_n(psi, effect: float, alpha: float = 0.05, power: float = 0.8) -> np.ndarray:
+def connor_n(psi: ArrayLike, effect: float, alpha: float = 0.05, power: float = 0.8) -> Floats:
     """Questions needed to detect an accuracy difference `effect` with a two-sided McNemar test
     at `alpha` with `power`, when a share `psi` of the questions is discordant (Connor 1987):
     n = (z_{1-alpha/2} sqrt(psi) + z_power sqrt(psi - effect^2))^2 / effect^2, rounded up.
     NaN where the difference is impossible at that discordance (effect > psi)."""
-    psi = np.asarray(psi, dtype=float)
+    share = np.asarray(psi, dtype=np.float64)
     za, zb = _z(alpha, power)
     with np.errstate(invalid="ignore"):
-        n = np.ceil((za * np.sqrt(psi) + zb * np.sqrt(psi - effect ** 2)) ** 2 / effect ** 2 - 1e-9)
-    return np.where((psi > 0) & (effect <= psi), n, np.nan)
+        n = np.ceil((za * np.sqrt(share) + zb * np.sqrt(share - effect ** 2)) ** 2 / effect ** 2 - 1e-9)
+    return np.where((share > 0) & (effect <= share), n, np.nan)
 
 
-def connor_mde(psi, n, alpha: float = 0.05, power: float = 0.8) -> np.ndarray:
+def connor_mde(psi: ArrayLike, n: ArrayLike, alpha: float = 0.05, power: float = 0.8) -> Floats:
     """Minimum detectable difference: the `effect` for which connor_n(psi, effect) = n, solved
     in closed form, delta = sqrt(psi) (z_a sqrt(n) + z_b sqrt(n - z_a^2 + z_b^2)) / (n + z_b^2).
     NaN with no discordance or when even delta = psi (every discordant question one way) is
     not detectable."""
-    psi = np.asarray(psi, dtype=float)
-    n = np.asarray(n, dtype=float)
+    share = np.asarray(psi, dtype=np.float64)
+    size = np.asarray(n, dtype=np.float64)
     za, zb = _z(alpha, power)
     with np.errstate(invalid="ignore", divide="ignore"):
-        d = np.sqrt(psi) * (za * np.sqrt(n) + zb * np.sqrt(n - za ** 2 + zb ** 2)) / (n + zb ** 2)
-    return np.where((psi > 0) & (n > za ** 2) & (d <= psi), d, np.nan)
+        d = np.sqrt(share) * (za * np.sqrt(size) + zb * np.sqrt(size - za ** 2 + zb ** 2)) / (size + zb ** 2)
+    return np.where((share > 0) & (size > za ** 2) & (d <= share), d, np.nan)
 
 
 def mcnemar_power(psi: float, effect: float, n: int, alpha: float = 0.05) -> float:
@@ -296,17 +301,17 @@ def chance_agreement(samples: int, options: int = 4) -> float:
     return float(total / samples)
 
 
-def clustered_se(y, groups) -> float | None:
+def clustered_se(y: ArrayLike, groups: ArrayLike) -> float | None:
     """Standard error of the mean of y with errors clustered by `groups` (cluster-robust
     sandwich with statsmodels' small-sample correction G/(G-1) * (N-1)/(N-K), K = 1); the
     same figure as OLS(y, ones).fit(cov_type="cluster") (checked in tests). None with fewer
     than 2 clusters."""
-    y = np.asarray(y, dtype=float)
+    values = np.asarray(y, dtype=np.float64)
     codes, inverse = np.unique(np.asarray(groups, dtype=object).astype(str), return_inverse=True)
-    G, N = len(codes), len(y)
+    G, N = len(codes), len(values)
     if G < 2 or N < 2:
         return None
-    e = y - y.mean()
+    e = values - values.mean()
     sums = np.bincount(inverse, weights=e, minlength=G)
     var = (sums ** 2).sum() / N ** 2 * G / (G - 1)  # (N-1)/(N-K) = 1 for K = 1
     return float(math.sqrt(var))

@@ -249,7 +249,8 @@ class DuplicateIndex:
         for key in keys:
             for sig in _signatures(key):
                 hits.update(self._by_sig.get(sig, ()))
-        hits.pop(exclude, None)
+        if exclude is not None:
+            hits.pop(exclude, None)
         found = []
         # a copied couplet shares at least two of its four signatures, unless edited at
         # three of its four ends; one hit alone is a chance collision of common words

@@ -1,6 +1,6 @@
 """Architecture rules (docs/architecture.md, CONTRIBUTING.md), enforced: textual only in tui/, SQL only in
 store/, the environment read only in settings.py, the import-linter layers (naming every top-level
-module and package), no import cycle, ruff."""
+module and package), no import cycle, ruff, mypy."""
 
 import ast
 import shutil
@@ -87,6 +87,16 @@ def test_ruff_is_clean():
     if ruff is None:
         pytest.skip("ruff is not installed (it comes with the test extra)")
     done = subprocess.run([ruff, "check", "--no-cache", "."], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-1000:]
+
+
+def test_mypy_is_clean():
+    """The types hold as pyproject [tool.mypy] asks: the whole package at check_untyped_defs, the
+    core (models, store, statistics, the answer parser, settings, the text foundation) strict."""
+    mypy = shutil.which("mypy", path=str(Path(sys.executable).parent)) or shutil.which("mypy")
+    if mypy is None:
+        pytest.skip("mypy is not installed (it comes with the test extra)")
+    done = subprocess.run([mypy], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-1000:]
 
 

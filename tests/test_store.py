@@ -5,6 +5,7 @@ from factories import make_question
 
 from persian_tui.bank.search import BankSearch
 from persian_tui.store import Store, StoreError
+from persian_tui.store.rows import QUESTION_FIELDS, prepare
 from persian_tui.store.schema import SCHEMA_VERSION
 
 ZWNJ = "\u200c"
@@ -16,6 +17,12 @@ def test_pragmas(store):
     assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
     assert conn.execute("PRAGMA busy_timeout").fetchone()[0] >= 1000
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+
+def test_prepared_row_has_every_question_field():
+    """The row written (rows.QuestionValues, spelled out) holds the columns read back (QUESTION_FIELDS)."""
+    row = prepare(make_question("q-1")).row
+    assert list(row) == [*QUESTION_FIELDS, "fingerprint", "search_text"]
 
 
 def test_not_a_database(tmp_path):

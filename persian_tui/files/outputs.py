@@ -53,7 +53,8 @@ def _alive(pid: int) -> bool:
 
 def remove_stale_temps(target: Path) -> list[Path]:
     """Delete our temporaries for ``target`` whose writing process is gone."""
-    removed, head = [], f".{target.name}{TAG}"
+    removed: list[Path] = []
+    head = f".{target.name}{TAG}"
     try:
         names = os.listdir(target.parent)
     except OSError:
@@ -73,7 +74,7 @@ def remove_stale_temps(target: Path) -> list[Path]:
 
 def _why(e: OSError) -> str:
     if e.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-        return f"{e.strerror.lower()} (the folder is read-only for you)"
+        return f"{(e.strerror or str(e)).lower()} (the folder is read-only for you)"
     return (e.strerror or str(e)).lower()
 
 
@@ -98,7 +99,7 @@ def _dangling(path: Path) -> Path | None:
     return None
 
 
-def _same_file(a: str, b: str) -> bool:
+def _same_file(a: str | Path, b: str | Path) -> bool:
     try:
         return os.path.samefile(a, b)
     except OSError:  # one of them does not exist

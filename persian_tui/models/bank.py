@@ -69,8 +69,8 @@ class Question:
             return [SourceRef(self.source_name, self.source_id)] if own else []
         refs = list(dict.fromkeys(self.sources))
         if self.source_name is not None or self.source_id is not None:
-            own = SourceRef(self.source_name, self.source_id)
-            refs = [next((r for r in refs if r == own), own), *(r for r in refs if r != own)]
+            mine = SourceRef(self.source_name, self.source_id)
+            refs = [next((r for r in refs if r == mine), mine), *(r for r in refs if r != mine)]
         return refs
 
     def problems(self) -> list[str]:
@@ -92,8 +92,8 @@ class Question:
                     out.append(f"option {o.position}: {n} hemistich is {len(h):,} characters long "
                                f"(at most {MAX_HEMISTICH})")
         for name, text, limit in (("stem", self.stem, MAX_STEM), ("explanation", self.explanation, MAX_TEXT)):
-            if len(text or "") > limit:
-                out.append(f"{name} is {len(text):,} characters long (at most {limit:,})")
+            if (size := len(text or "")) > limit:
+                out.append(f"{name} is {size:,} characters long (at most {limit:,})")
         if self.key is not None and self.key not in (1, 2, 3, 4):
             out.append(f"key {self.key} out of range 1..4")
         if self.status not in STATUSES:

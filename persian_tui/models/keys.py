@@ -21,7 +21,8 @@ def couplet_keys(q: Question) -> list[str]:
 def repeated_couplets(q: Question) -> list[str]:
     """The same couplet twice in one question (normalized, either hemistich order): a dirty
     question, whose outlier cannot be meant."""
-    out, seen = [], {}
+    out: list[str] = []
+    seen: dict[str, int] = {}
     for o in sorted(q.options, key=lambda o: o.position):
         if not ((o.mesra1 or "").strip() and (o.mesra2 or "").strip()):
             continue

@@ -4,8 +4,10 @@ a labelling queue and its scope (`QueueScope.refusal`: which statuses a queue se
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 CONFIDENCES = ("low", "medium", "high")
+Changes = dict[str, list[Any]]  # a revision's changes: field -> [old, new]
 
 
 @dataclass(frozen=True)
@@ -38,7 +40,7 @@ class Revision:
     uid: str
     author: str | None
     created_at: str
-    changes: dict  # field -> [old, new]
+    changes: Changes
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ verbatim methods and for a fuzzy match whose two readings differ by ORDER_MARGIN
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 FUZZY_THRESHOLD = 85.0
@@ -59,7 +60,7 @@ def _text(c: Candidate) -> tuple[str, str]:
     return squash(c.norm1), squash(c.norm2)
 
 
-def _age(c: Candidate) -> tuple:
+def _age(c: Candidate) -> tuple[bool, int, int, int]:
     """Sort key: the earliest poet first (unknown death years last), then poem and couplet."""
     year = c.death_year if c.death_year and c.death_year > 0 else None
     return (year is None, year or 0, c.poem_id, c.index)
@@ -73,7 +74,7 @@ def _same(c: Candidate, lead: Candidate, threshold: float) -> bool:
 
 
 def _pick(found: list[tuple[Candidate, float]], own_poet: str | None, threshold: float,
-          how=lambda c: ("exact", False)) -> Decision:
+          how: Callable[[Candidate], tuple[str, bool | None]] = lambda c: ("exact", False)) -> Decision:
     """One decision from the candidates scoring at least the threshold (`how` gives a chosen
     candidate's method and order)."""
     mine = [(c, s) for c, s in found if own_poet and (c.poet == own_poet or own_poet in c.poet)]
@@ -103,16 +104,17 @@ def decide(a: str, b: str, candidates: list[Candidate], *, own_poet: str | None 
         return Decision("unlinked")
     ka, kb = squash(a), squash(b)
     whole, whole_swapped = f"{a} {b}", f"{b} {a}"
-    scored, orders = [], {}
+    scored: list[tuple[Candidate, float]] = []
+    orders: dict[int, bool | None] = {}
     for c in candidates:
         if _text(c) in ((ka, kb), (kb, ka)):
             scored.append((c, 100.0))
             orders[c.couplet_id] = _text(c) == (kb, ka)
             continue
         theirs = f"{c.norm1} {c.norm2}"
-        straight, other = fuzz.ratio(whole, theirs), fuzz.ratio(whole_swapped, theirs)
-        scored.append((c, max(straight, other)))
-        orders[c.couplet_id] = (None if abs(straight - other) < ORDER_MARGIN else other > straight)
+        straight, swapped = fuzz.ratio(whole, theirs), fuzz.ratio(whole_swapped, theirs)
+        scored.append((c, max(straight, swapped)))
+        orders[c.couplet_id] = (None if abs(straight - swapped) < ORDER_MARGIN else swapped > straight)
 
     def how(c: Candidate) -> tuple[str, bool | None]:
         if _text(c) == (ka, kb):

@@ -6,7 +6,9 @@ the person saving chooses (never a silent revert of someone else's change)."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any, cast
 
 from .bank import Option, Question
 
@@ -14,11 +16,13 @@ from .bank import Option, Question
 QUESTION_FIELDS = ("stem", "key", "status", "explanation", "category", "poet", "source_name",
                    "source_id", "tags")
 OPTION_PARTS = (("mesra1", "hemistich 1"), ("mesra2", "hemistich 2"), ("poet", "poet"))
+# a flat field's value: a text, the key, the tags (a tuple, so comparable), or None
+Value = str | int | tuple[str, ...] | None
 
 
-def fields(q: Question) -> dict[str, object]:
+def fields(q: Question) -> dict[str, Value]:
     """The editable fields of a question, flat: "stem", "key", … "option 2 hemistich 1" …"""
-    out: dict[str, object] = {f: getattr(q, f) for f in QUESTION_FIELDS}
+    out: dict[str, Value] = {f: getattr(q, f) for f in QUESTION_FIELDS}
     out["tags"] = tuple(q.tags)
     by_pos = {o.position: o for o in q.options}
     for pos in range(1, 5):
@@ -28,17 +32,19 @@ def fields(q: Question) -> dict[str, object]:
     return out
 
 
-def with_fields(q: Question, values: dict[str, object]) -> Question:
+def with_fields(q: Question, values: Mapping[str, Value]) -> Question:
     """``q`` with these flat fields (as ``fields`` names them) set."""
-    own = {f: values[f] for f in QUESTION_FIELDS if f in values}
+    # Question's own fields, each of the type `fields` gave it (mypy cannot follow **kwargs by name)
+    own: dict[str, Any] = {f: values[f] for f in QUESTION_FIELDS if f in values}
     if "tags" in own:
         own["tags"] = list(own["tags"])
     by_pos = {o.position: o for o in q.options}
     options = []
     for pos in range(1, 5):
         o = by_pos.get(pos) or Option(pos, "", "")
-        parts = {attr: values.get(f"option {pos} {name}", getattr(o, attr)) for attr, name in OPTION_PARTS}
-        options.append(Option(pos, parts["mesra1"] or "", parts["mesra2"] or "", parts["poet"]))
+        m1, m2, poet = (cast("str | None", values.get(f"option {pos} {name}", getattr(o, attr)))
+                        for attr, name in OPTION_PARTS)
+        options.append(Option(pos, m1 or "", m2 or "", poet))
     return dataclasses.replace(q, options=options, **own)
 
 
@@ -47,9 +53,9 @@ class Conflict:
     """A field both sides changed, to different values."""
 
     field: str
-    base: object
-    mine: object
-    theirs: object
+    base: Value
+    mine: Value
+    theirs: Value
 
 
 @dataclass
@@ -65,7 +71,9 @@ class Merged:
 def merge(base: Question, mine: Question, theirs: Question) -> Merged:
     """Merge ``mine`` (the editor's, made from ``base``) with ``theirs`` (stored since)."""
     b, m, t = fields(base), fields(mine), fields(theirs)
-    values, kept, conflicts = dict(m), [], []
+    values: dict[str, Value] = dict(m)
+    kept: list[str] = []
+    conflicts: list[Conflict] = []
     for f in b:
         mine_changed, theirs_changed = m[f] != b[f], t[f] != b[f]
         if theirs_changed and not mine_changed:

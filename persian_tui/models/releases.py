@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 RELEASE_NAME = re.compile(r"[^\W_][\w.\-]{0,99}")  # letters of any script (v1.0, نسخه-۱), digits, . _ -
@@ -42,7 +43,7 @@ class Release:
     items: tuple[ReleaseItem, ...] = ()
 
 
-def release_digest(items) -> str:
+def release_digest(items: Iterable[ReleaseItem]) -> str:
     """sha256 over the items' (uid, content hash, key) in release order: names the content."""
     blob = "".join(f"{i.uid}\t{i.sha256}\t{i.key if i.key is not None else ''}\n" for i in items)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()

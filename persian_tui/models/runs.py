@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from .bank import QUESTION_SETS
 
@@ -26,7 +27,7 @@ class Run:
     id: int
     kind: str  # embedding | llm | paraphrase | judge | imported
     model: str
-    params: dict
+    params: dict[str, Any]
     status: str  # running | done | cancelled | failed
     total: int
     created_at: str

@@ -33,7 +33,9 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from . import parse_vocab as vocab
 
@@ -171,7 +173,7 @@ class _Text:
         self.soft = sorted(set(self.hard) | ({m.start() for m in vocab.SOFT.finditer(t)}
                                              | {m.end() for m in vocab.COMMA.finditer(t)}) - inside)
 
-    def _list_dot(self, m: re.Match) -> bool:
+    def _list_dot(self, m: re.Match[str]) -> bool:
         """"3." at the start of a line is a list marker, not the end of a sentence."""
         if m.group() != ".":
             return False
@@ -360,10 +362,10 @@ def _candidates(doc: _Text) -> list[_Cand]:
                                  t[max(doc.clause_start(subj.start), subj.start - _REACH):m.end()]))))
     out += _exclusions(doc)
     for x in doc.mentions:  # "Options 1 and 3 fit. Option 4 does not.": the verb left out is a fit verb
-        m = vocab.ELIDED.match(t, x.end)
-        if m and not x.obj and vocab.FIT_BEFORE.search(t, max(0, x.start - _REACH), x.start) \
+        elided = vocab.ELIDED.match(t, x.end)
+        if elided and not x.obj and vocab.FIT_BEFORE.search(t, max(0, x.start - _REACH), x.start) \
                 and _clause_ok(doc, x.start)[0]:
-            out.append(_Cand(x.start, m.end(), x.value, x.kind, False, False))
+            out.append(_Cand(x.start, elided.end(), x.value, x.kind, False, False))
     for m in vocab.CHOOSE_FA.finditer(t):
         if (m.group("cop") or "").startswith("ن"):
             continue
@@ -378,7 +380,7 @@ def _candidates(doc: _Text) -> list[_Cand]:
     return out
 
 
-def _shared(doc: _Text, start: int, end: int) -> re.Match | None:
+def _shared(doc: _Text, start: int, end: int) -> re.Match[str] | None:
     """The sharing predicate right after a group of options, unless it is negated."""
     share = vocab.SHARE_EN.match(doc.t, end) or vocab.SHARE_FA.match(doc.t, end)
     if not share or vocab.NEG_PREFIX.search(doc.t, end, share.end()) \
@@ -476,11 +478,14 @@ _JSON_KEYS = ("answer", "final_answer", "choice", "option", "outlier", "selected
 _OBJECT_START = re.compile(r'\{(?=\s*(?:"|\}))')  # an object starts with a key (or is empty)
 
 
-def json_objects(text: str, wanted, object_pairs_hook=None) -> list[dict]:
+def json_objects(text: str, wanted: Callable[[dict[str, Any]], bool],
+                 object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None) -> list[dict[str, Any]]:
     """The JSON objects in the text for which ``wanted(obj)`` is true, outermost first; one
     nested in an object already taken is its part, not another object. The answer parser's
     and the judge's one JSON scanner."""
-    decoder, found, covered = json.JSONDecoder(object_pairs_hook=object_pairs_hook), [], -1
+    decoder = json.JSONDecoder(object_pairs_hook=object_pairs_hook)
+    found: list[dict[str, Any]] = []
+    covered = -1
     starts = [m.start() for m in _OBJECT_START.finditer(text)]
     if len(starts) > 64:  # a reply is not a data file: the first and last objects are enough
         starts = starts[:32] + starts[-32:]
@@ -497,7 +502,7 @@ def json_objects(text: str, wanted, object_pairs_hook=None) -> list[dict]:
     return found
 
 
-def _answer_keys(obj: dict) -> dict:
+def _answer_keys(obj: dict[str, Any]) -> dict[str, Any]:
     return {re.sub(r"[\s\-]+", "_", str(k).strip().lower()): v for k, v in obj.items()}
 
 
@@ -560,8 +565,8 @@ def parse_answer(text: str | None, *, reasoning: str | None = None, n_options: i
     cands = _candidates(doc)
     lines = [(i, ln) for i, ln in enumerate(clean.splitlines()) if ln.strip()]
     # a line that is only an answer is a statement too (several different ones are headings)
-    line_answers = [(i, _only(ln, n_options)) for i, ln in lines]
-    line_answers = [(i, a) for i, a in line_answers if a]
+    only_answers = [(i, _only(ln, n_options)) for i, ln in lines]
+    line_answers = [(i, a) for i, a in only_answers if a]
     for s_start, s_end in zip(doc.hard, doc.hard[1:] + [len(clean)]):  # "Not 1. Not 2. Couplet 3."
         sentence = clean[s_start:s_end]
         line_end = clean.find("\n", s_start + 1)
@@ -593,21 +598,21 @@ def parse_answer(text: str | None, *, reasoning: str | None = None, n_options: i
         if len(strong) == 1:
             return result(value, where, kind)
     if strong:
-        status, c = _decide(strong, clean)
+        status, best = _decide(strong, clean)
         if status == "ambiguous":
             return Parsed(None, "ambiguous", why, "tag")
-        if c is not None:
-            return result(c.value, "tag", c.kind)
+        if best is not None:
+            return result(best.value, "tag", best.kind)
         return Parsed(None, "invalid", why, "tag")
     lead = _lead(doc)
     if lead is not None:
         return result(lead.value, "lead", lead.kind)
     weak = [c for c in cands if c.weak]
     if weak:
-        status, c = _decide(weak, clean)
+        status, best = _decide(weak, clean)
         if status == "ambiguous":
             return Parsed(None, "ambiguous", why, "tag")
-        return result(c.value if c else None, "tag", c.kind if c else "")
+        return result(best.value if best else None, "tag", best.kind if best else "")
     if vocab.REFUSAL.search(clean) and not doc.mentions:  # "unable to choose between 1 and 3" is undecided
         return Parsed(None, "refusal", why, "none")
     return Parsed(None, "invalid", why, "none")

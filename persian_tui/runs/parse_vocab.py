@@ -7,6 +7,7 @@ Data and compiled patterns only; how they are read is parse.py's."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 DIGITS = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩０１２３４５６７８９①②③④⑤❶❷❸❹❺➀➁➂➃➄",
                        "012345678901234567890123456789123451234512345")
@@ -38,7 +39,7 @@ FA_LETTERS = {"الف": 1, "ب": 2, "ج": 3, "د": 4, "ه": 5}
 WORDS = {**{k: v for k, v in EN_ORD.items()}, **EN_NUM, **FA_ORD, **FA_NUM, **FA_ADJ, **FA_Y}
 
 
-def _alt(words) -> str:
+def _alt(words: Iterable[str]) -> str:
     return "|".join(sorted(map(re.escape, words), key=len, reverse=True))
 
 

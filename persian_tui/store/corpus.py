@@ -6,8 +6,9 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from typing import Any, TypedDict
 
 from ..models import CorpusCouplet, CorpusPoem
 from ..models.keys import now
@@ -29,6 +30,20 @@ MERGE_AT = 64  # FTS segments (an import adds one per batch) before the import m
 FULL_MERGE_SHARE = 0.1  # after an import: one segment when this share is outside the largest
 
 
+class CorpusStats(TypedDict):
+    """What is loaded (corpus_stats)."""
+
+    poets: int
+    poems: int
+    couplets: int
+    hemistichs: int
+    with_metre: int
+    by_poet: list[dict[str, Any]]  # slug, poet (nickname), poems, couplets; most couplets first
+    by_form: dict[str, int]
+    links: dict[str, int]  # option links by status
+    last_import: str | None
+
+
 def _couplet_key(norm1: str, norm2: str) -> int:
     """A couplet's hemistichs in either order, spaces ignored, as a 64-bit hash (mark_quoting)."""
     a, b = sorted((norm1.replace(" ", ""), norm2.replace(" ", "")))
@@ -41,12 +56,12 @@ class CorpusRepo:
 
     # ------------------------------------------------------------ import
 
-    def upsert_poems(self, batch: list[tuple[dict, CorpusPoem]]) -> dict:
+    def upsert_poems(self, batch: Sequence[tuple[dict[str, Any], CorpusPoem]]) -> dict[str, int]:
         """Insert new poems, replace changed ones (same path), skip unchanged: one short
         transaction (the caller merges the index after it: merge_index). Returns counts."""
         counts = {"new": 0, "updated": 0, "unchanged": 0, "couplets": 0}
         stamp = now()
-        rows: list[tuple] = []  # the couplets to write
+        rows: list[tuple[object, ...]] = []  # the couplets to write
         replaced: list[int] = []  # poems whose couplets changed
         with self.db.tx():
             poet_ids: dict[str, int] = {}
@@ -93,7 +108,7 @@ class CorpusRepo:
             self._insert_couplets(rows)
         return counts
 
-    def _insert_couplets(self, rows: list[tuple]) -> None:
+    def _insert_couplets(self, rows: list[tuple[object, ...]]) -> None:
         """Inside a transaction: (poem_id, idx, mesra1, mesra2, norm1, norm2) rows, in as few
         statements as SQLite's limit on parameters allows. FTS5 (SQLite 3.40) writes what each
         statement indexed as a segment of its own: one INSERT per poem made hundreds of tiny
@@ -104,7 +119,7 @@ class CorpusRepo:
             self.db.conn.execute("INSERT INTO corpus_couplets (poem_id, idx, mesra1, mesra2, norm1, norm2) VALUES "
                                  + ",".join(["(?,?,?,?,?,?)"] * len(part)), [v for r in part for v in r])
 
-    def upsert_long_poem(self, poet: dict, poem: CorpusPoem, chunk: int) -> dict:
+    def upsert_long_poem(self, poet: dict[str, Any], poem: CorpusPoem, chunk: int) -> dict[str, int]:
         """A poem too long for one short transaction (a masnavi of 50,000 couplets), written in
         several: its old couplets deleted `chunk` at a time, the poem row marked pending, its
         couplets `chunk` at a time, then its digest; the index merged after each part. Until
@@ -204,7 +219,7 @@ class CorpusRepo:
     def has_corpus(self) -> bool:
         return self.db.conn.execute("SELECT 1 FROM corpus_poems LIMIT 1").fetchone() is not None
 
-    def corpus_stats(self) -> dict:
+    def corpus_stats(self) -> CorpusStats:
         """What is loaded: totals and, per poet, poems and couplets; forms; links."""
         poets = [dict(r) for r in self.db.conn.execute(
             "SELECT pt.slug, pt.nickname AS poet, COUNT(p.id) AS poems, COALESCE(SUM(p.couplets), 0) AS couplets "

@@ -54,7 +54,7 @@ def split_candidates(terms: list[str]) -> set[str]:
             for h in (w[:i], w[i:])}
 
 
-def spellings_query(terms: list[str], known: set[str] | frozenset = frozenset(),
+def spellings_query(terms: list[str], known: set[str] | frozenset[str] = frozenset(),
                     df: dict[str, int] | None = None, keep: int = 0) -> str:
     """An FTS5 query (every word quoted: no operator from the data) that is space-insensitive.
     Corpus keys drop the ZWNJ ("می‌خانه" is the one word "میخانه"), so a word typed apart

@@ -6,6 +6,7 @@ import json
 
 from ..models import Adjudication, Question, Revision, SourceRef
 from ..models.keys import fingerprint, new_uid, now, search_text
+from ..models.labels import Changes
 from ..models.merge import merge
 from ..text import couplet_key
 from .db import Database
@@ -18,7 +19,7 @@ _EDITABLE = ("stem", "key", "status", "explanation", "category", "poet", "source
              "source_id", "tags")
 
 
-def _option_dicts(q: Question) -> list[dict]:
+def _option_dicts(q: Question) -> list[dict[str, int | str | None]]:
     return [{"position": o.position, "mesra1": o.mesra1, "mesra2": o.mesra2, "poet": o.poet}
             for o in sorted(q.options, key=lambda o: o.position)]
 
@@ -46,12 +47,12 @@ class CurationRepo:
         self.links.link_saved([q.uid])  # corpus provenance, its own short transaction
         return q
 
-    def update_question(self, q: Question, author: str | None) -> dict:
+    def update_question(self, q: Question, author: str | None) -> Changes:
         """Write the edited question `q` (same uid) and log what changed; returns the changes."""
         return self.save_edit(q, author)[1]
 
     def save_edit(self, q: Question, author: str | None,
-                  base: Question | None = None) -> tuple[Question, dict, list[str]]:
+                  base: Question | None = None) -> tuple[Question, Changes, list[str]]:
         """Write the edited question `q` and log what changed. With `base` (the version the
         editor loaded) the edit is merged, in the write transaction, with what was stored
         since: fields only the other side changed keep their value; fields both changed
@@ -73,7 +74,7 @@ class CurationRepo:
                 problems = q.problems()
                 if problems:
                     raise ValueError("; ".join(problems))
-            changes = {f: [getattr(old, f), getattr(q, f)] for f in _EDITABLE
+            changes: Changes = {f: [getattr(old, f), getattr(q, f)] for f in _EDITABLE
                        if getattr(old, f) != getattr(q, f)}
             if _option_dicts(old) != _option_dicts(q):
                 changes["options"] = [_option_dicts(old), _option_dicts(q)]

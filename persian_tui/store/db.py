@@ -53,7 +53,7 @@ def _schema_version(path: Path) -> int | None:
     except sqlite3.DatabaseError:
         return None
     try:
-        return conn.execute("PRAGMA user_version").fetchone()[0]
+        return _user_version(conn)
     except sqlite3.DatabaseError:
         return None
     finally:
@@ -73,11 +73,12 @@ def _one(conn: sqlite3.Connection, sql: str) -> sqlite3.Row | None:
     """The first row of ``sql`` by column name, on any connection (tests migrate their own)."""
     cur = conn.cursor()
     cur.row_factory = sqlite3.Row
-    return cur.execute(sql).fetchone()
+    row: sqlite3.Row | None = cur.execute(sql).fetchone()
+    return row
 
 
 def _user_version(conn: sqlite3.Connection) -> int:
-    return conn.execute("PRAGMA user_version").fetchone()[0]
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
 
 
 def migrate(conn: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
@@ -225,7 +226,7 @@ class Database:
         self._held: list[float] | None = None  # inside `timing`: each write transaction's hold
 
     def _check_read_only(self) -> int:
-        version = self.conn.execute("PRAGMA user_version").fetchone()["user_version"]
+        version = int(self.conn.execute("PRAGMA user_version").fetchone()["user_version"])
         if version == 0:
             raise StoreError(f"{self.path}: not a persian-tui database (opened read-only)")
         if version > SCHEMA_VERSION:

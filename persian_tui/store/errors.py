@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import sqlite3
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..models.bank import Question
+    from ..models.merge import Conflict
 
 
 class StoreError(Exception):
@@ -20,7 +25,7 @@ class EditConflict(StoreError):
     (the base of the next try, once the person saving has chosen); ``merged``: the edit with
     the fields only they changed taken from theirs (conflicting fields as typed)."""
 
-    def __init__(self, conflicts: list, theirs, merged) -> None:
+    def __init__(self, conflicts: list[Conflict], theirs: Question, merged: Question) -> None:
         super().__init__(f"{theirs.uid}: changed elsewhere since you opened it: "
                          + ", ".join(c.field for c in conflicts))
         self.conflicts, self.theirs, self.merged = conflicts, theirs, merged

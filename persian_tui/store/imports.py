@@ -4,8 +4,9 @@ duplicates, and the import's log row. Planned outside any lock; re-checked insid
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..models import Question, SourceRef
 from ..models.keys import now
@@ -16,6 +17,7 @@ from .questions import QuestionsRepo
 from .rows import Prepared, add_source, insert_questions, log_import, prepare, question_id, source_ref
 
 BATCH_PAUSE = 0.1  # seconds between two write batches of a large import (SQLite's busy wait polls)
+_Ref = tuple[int, str | None, str | None]  # a reference row an import added: question id, name, id
 
 
 @dataclass
@@ -48,7 +50,7 @@ class ImportsRepo:
         self.links = links  # the written questions' options are linked to the corpus
 
     def add_new_questions(self, questions: Iterable[Question], *, links: Iterable[tuple[str, SourceRef]] = (),
-                          log: Callable[[ImportResult], dict] | None = None, same_question: bool = True,
+                          log: Callable[[ImportResult], Mapping[str, object]] | None = None, same_question: bool = True,
                           since: int | None = None, near: float | None = None,
                           batch: int = 5000, only_into_empty: bool = False) -> ImportResult:
         """Insert the questions that are still new when the write lock is held, and link the
@@ -69,7 +71,7 @@ class ImportsRepo:
         links = list(links)
         rows = [prepare(q) for q in questions]
         result = ImportResult()
-        added_refs: list[tuple[int, str | None, str | None]] = []
+        added_refs: list[_Ref] = []
         stamp = now()
         others = _Others(since) if same_question and near is not None and since is not None else None
         try:
@@ -99,7 +101,7 @@ class ImportsRepo:
     def _any_question(self) -> bool:
         return self.db.conn.execute("SELECT 1 FROM questions LIMIT 1").fetchone() is not None
 
-    def _still_new(self, part: list[Prepared], result: ImportResult, added_refs: list, same_question: bool,
+    def _still_new(self, part: list[Prepared], result: ImportResult, added_refs: list[_Ref], same_question: bool,
                    others: _Others | None, near: float | None, stamp: str) -> list[Prepared]:
         ours = set(result.written)
         uids = self._existing("uid", [p.uid for p in part])
@@ -126,12 +128,13 @@ class ImportsRepo:
                 keep.append(row)
                 continue
             qid = question_id(self.db.conn, target)
-            added = [add_source(self.db.conn, qid, source_ref(r), stamp) for r in row.sources]
-            added_refs += [(qid, r["source_name"], r["source_id"]) for r, a in zip(row.sources, added) if a]
+            refs = [source_ref(r) for r in row.sources]
+            added = [add_source(self.db.conn, qid, ref, stamp) for ref in refs]
+            added_refs += [(qid, ref.name, ref.id) for ref, a in zip(refs, added) if a]
             result.skipped[uid] = ("linked" if any(added) else "unchanged" if row.sources else "duplicate", target)
         return keep
 
-    def _link_planned(self, links: list[tuple[str, SourceRef]], result: ImportResult, added_refs: list,
+    def _link_planned(self, links: list[tuple[str, SourceRef]], result: ImportResult, added_refs: list[_Ref],
                       stamp: str) -> None:
         redirect = {uid: target for uid, (_, target) in result.skipped.items()}
         for target, ref in links:
@@ -145,7 +148,7 @@ class ImportsRepo:
             else:
                 result.links.append("unchanged")
 
-    def _undo(self, written: list[str], added_refs: list, batch: int) -> None:
+    def _undo(self, written: list[str], added_refs: list[_Ref], batch: int) -> None:
         """Take back what the committed batches of a failed import wrote."""
         for start in range(0, max(len(written), 1), batch):
             chunk = written[start:start + batch]
@@ -192,6 +195,6 @@ class ImportsRepo:
         for uid, ks in keys.items():
             others.index.add(uid, ks)
 
-    def iter_imports(self) -> Iterator[dict]:
+    def iter_imports(self) -> Iterator[dict[str, Any]]:
         for r in self.db.conn.execute("SELECT * FROM imports ORDER BY id"):
             yield dict(r)

@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TypedDict
+
 from ..models import ErrorCategory, JudgmentRow, ReviewFlag
 from ..models.keys import now
 from .db import Database
+
+
+class _Review(TypedDict, total=False):
+    """A judgment's review in force, as its reviews add up."""
+
+    flag: bool
+    note: str | None
+    verdict: str | None
+    category: str | None
+    reviewer: str | None
 
 
 class JudgingRepo:
@@ -18,7 +31,7 @@ class JudgingRepo:
             "SELECT name, label_fa, label_en, description_fa, description_en, example "
             "FROM error_categories ORDER BY position, name")]
 
-    def ensure_error_categories(self, defaults: list[tuple]) -> None:
+    def ensure_error_categories(self, defaults: Sequence[tuple[str | None, ...]]) -> None:
         """Seed the taxonomy once (an edited taxonomy is never reset)."""
         with self.db.tx():
             if self.db.conn.execute("SELECT COUNT(*) AS n FROM error_categories").fetchone()["n"]:
@@ -81,7 +94,7 @@ class JudgingRepo:
     def judged_uids(self, run_id: int, *, statuses: tuple[str, ...] | None = None) -> set[str]:
         sql = ("SELECT q.uid FROM judgments j JOIN predictions p ON p.id = j.prediction_id "
                "JOIN questions q ON q.id = p.question_id WHERE j.run_id = ?")
-        params: list = [run_id]
+        params: list[object] = [run_id]
         if statuses:
             sql += f" AND j.status IN ({','.join('?' * len(statuses))})"
             params += list(statuses)
@@ -111,7 +124,7 @@ class JudgingRepo:
             "j.error_category, j.rationale, j.raw_reply, j.error, p.sample FROM judgments j "
             "JOIN predictions p ON p.id = j.prediction_id JOIN questions q ON q.id = p.question_id "
             f"JOIN runs r ON r.id = p.run_id {where} ORDER BY j.run_id, q.id", params).fetchall()
-        live: dict[int, dict] = {}
+        live: dict[int, _Review] = {}
         for v in self.db.conn.execute(
             "SELECT v.judgment_id, v.action, v.verdict, v.error_category, v.reviewer, v.note FROM reviews v "
             "WHERE v.action != 'retract' AND NOT EXISTS (SELECT 1 FROM reviews x WHERE x.retracts = v.id) "
@@ -122,8 +135,8 @@ class JudgingRepo:
             elif v["action"] == "note":
                 state["note"] = v["note"]
             else:
-                state.update(verdict=v["verdict"], category=v["error_category"], reviewer=v["reviewer"],
-                             note=v["note"] or state.get("note"))
+                state.update({"verdict": v["verdict"], "category": v["error_category"], "reviewer": v["reviewer"],
+                              "note": v["note"] or state.get("note")})
         out = []
         for row in rows:
             j = JudgmentRow(**row)
@@ -195,4 +208,4 @@ class JudgingRepo:
                 return None
             self.db.conn.execute("INSERT INTO reviews (judgment_id, reviewer, action, retracts, created_at) "
                                  "VALUES (?, ?, 'retract', ?, ?)", (row["judgment_id"], reviewer, row["id"], now()))
-        return row["judgment_id"]
+        return int(row["judgment_id"])

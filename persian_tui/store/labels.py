@@ -86,7 +86,7 @@ class LabelsRepo:
             self.db.conn.execute(
                 "INSERT INTO annotations (question_id, annotator, retracts, created_at) "
                 "SELECT question_id, annotator, id, ? FROM annotations WHERE id = ?", (now(), row["id"]))
-        return row["uid"]
+        return str(row["uid"])
 
     def labels(self, uid: str | None = None, *, annotator: str | None = None) -> list[Label]:
         """Effective labels (latest act of each annotator on each question)."""
@@ -215,12 +215,12 @@ class LabelsRepo:
                                  "ON CONFLICT (name) DO UPDATE SET value = excluded.value", (name, value))
 
 
-def _scope_where(scope: QueueScope | None) -> tuple[str, tuple]:
+def _scope_where(scope: QueueScope | None) -> tuple[str, tuple[object, ...]]:
     """The SQL condition on `q` (questions) for a queue scope; open questions only."""
     scope = scope or QueueScope()
     statuses = scope.statuses
     where = [f"q.status IN ({','.join('?' * len(statuses))})"]
-    params: list = list(statuses)
+    params: list[object] = list(statuses)
     if scope.tag:
         where.append("EXISTS (SELECT 1 FROM json_each(q.tags) t WHERE t.value = ?)")
         params.append(scope.tag)

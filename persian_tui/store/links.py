@@ -6,6 +6,7 @@ reads built on the links (provenance filters, clusters, a couplet's uses)."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections import Counter
 from collections.abc import Callable, Iterable
 
@@ -33,6 +34,11 @@ VERBATIM = ("exact", "swapped")  # link methods that end the candidate search ea
 STAGES = ("half", "narrow", "wide")  # the candidate search, cheapest first (LinksRepo._candidates)
 
 Progress = Callable[[int, int], None]  # (options linked, options to link)
+# an option_links row as computed: question_id, position, match_key, status, poem_id, couplet,
+# method, score, candidates, created_at, others, reversed; pending with the option's hemistichs
+_LinkRow = tuple[int, int, str, str, int | None, int | None, str | None, float | None, int, str, str | None,
+                 int | None]
+_Pending = tuple[_LinkRow, tuple[str, str]]
 
 
 class LinksRepo:
@@ -70,7 +76,7 @@ class LinksRepo:
         repairs = pdf_repairs(words) if stage == "wide" else {}
         df = self.corpus.vocab(set(words) | {r for rs in repairs.values() for r in rs}, self._df)
 
-        def rarest(ws, n):
+        def rarest(ws: Iterable[str], n: int) -> list[str]:
             return sorted((w for w in ws if df.get(w)), key=lambda w: (df[w], w))[:n]
 
         # a repaired spelling more frequent than the damaged one stands in for it
@@ -107,7 +113,7 @@ class LinksRepo:
 
     def link_questions(self, uids: Iterable[str] | None = None, *, force: bool = False,
                        threshold: float | None = None, batch: int = 500,
-                       on_progress: Progress | None = None) -> Counter:
+                       on_progress: Progress | None = None) -> Counter[str]:
         """Link the options of these questions (default: all) whose link is missing, stale
         (option text changed) or not linked; `force` relinks all. Reads and matching happen
         outside transactions; each batch of links is written in one short transaction, with
@@ -139,11 +145,11 @@ class LinksRepo:
         counts["up to date"] = len(rows) - len(todo)
         return counts
 
-    def _link_rows(self, todo: list, threshold: float | None, batch: int,
-                   on_progress: Progress | None) -> Counter:
+    def _link_rows(self, todo: list[sqlite3.Row], threshold: float | None, batch: int,
+                   on_progress: Progress | None) -> Counter[str]:
         """Link the option rows `todo`, saving every `batch` links; the counts per status."""
-        counts: Counter = Counter()
-        pending: list[tuple] = []
+        counts: Counter[str] = Counter()
+        pending: list[_Pending] = []
         for n, r in enumerate(todo, 1):
             d = self.link_option(r["mesra1"], r["mesra2"], own_poet=r["poet"], threshold=threshold)
             counts[d.status] += 1
@@ -160,7 +166,7 @@ class LinksRepo:
                     on_progress(n, len(todo))
         return counts
 
-    def link_saved(self, uids: list[str]) -> Counter:
+    def link_saved(self, uids: list[str]) -> Counter[str]:
         """The save hook: link these just-saved questions. Best effort: when the database is
         busy the save stands and the options stay unlinked until the next `corpus link`."""
         try:
@@ -168,13 +174,13 @@ class LinksRepo:
         except StoreBusy:
             return Counter()
 
-    def _save_links(self, rows: list[tuple]) -> Counter:
+    def _save_links(self, rows: list[_Pending]) -> Counter[str]:
         """Write links computed outside the transaction; a link for an option text that was
         edited meanwhile (another process: match_key changed) is dropped, never written over
         the editor's own link. Options linked in reversed order are put in the poet's order
         (one revision per question, author `corpus-order`), unless the question is in a
         release or that order was undone (`undo_reorder`)."""
-        counts: Counter = Counter()
+        counts: Counter[str] = Counter()
         with self.db.tx():
             self.db.conn.executemany(
                 "INSERT INTO option_links (question_id, position, match_key, status, poem_id, couplet, "
@@ -191,9 +197,9 @@ class LinksRepo:
                 counts.update(self._reorder(turn))
         return counts
 
-    def _reorder(self, turn: list[tuple]) -> Counter:
+    def _reorder(self, turn: list[_Pending]) -> Counter[str]:
         """Inside _save_links' transaction: swap the hemistichs of these reversed options."""
-        counts: Counter = Counter()
+        counts: Counter[str] = Counter()
         qids = sorted({r[0] for r, _ in turn})
         marks = ",".join("?" * len(qids))
         released = {r["id"] for r in self.db.conn.execute(
@@ -221,11 +227,11 @@ class LinksRepo:
         counts["reordered"] = sum(len(p) for p in done.values())
         return counts
 
-    def undo_reorder(self, uids: Iterable[str] | None = None) -> Counter:
+    def undo_reorder(self, uids: Iterable[str] | None = None) -> Counter[str]:
         """Put back the file's order of options the corpus re-ordered (revisions of author
         `corpus-order`), one revision per question; those options are not re-ordered again.
         Options edited since, or in a release, are left as they are (counted)."""
-        counts: Counter = Counter()
+        counts: Counter[str] = Counter()
         with self.db.tx():
             rows = self.db.conn.execute(
                 "SELECT r.question_id, q.uid, j.value AS position, "
@@ -296,7 +302,7 @@ class LinksRepo:
                "LEFT JOIN corpus_poems p ON p.id = l.poem_id "
                "LEFT JOIN corpus_poets pt ON pt.id = p.poet_id "
                "LEFT JOIN corpus_couplets c ON c.poem_id = l.poem_id AND c.idx = l.couplet")
-        rows: list = []
+        rows: list[sqlite3.Row] = []
         if uids is None:
             rows = self.db.conn.execute(sql).fetchall()
         else:

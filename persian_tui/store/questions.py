@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from ..models import BankCounts, Option, Question, QuestionRow
 from ..text import DuplicateIndex
@@ -14,7 +15,7 @@ from .rows import QUESTION_FIELDS, insert_questions, log_import, prepare, source
 _QUESTION_COLUMNS = ", ".join(QUESTION_FIELDS)
 
 
-def _question(row: dict, options: list[Option]) -> Question:
+def _question(row: dict[str, Any], options: list[Option]) -> Question:
     """A Question from its row (a dict by column name)."""
     return Question(**{**row, "tags": json.loads(row["tags"])}, options=options)
 
@@ -26,7 +27,7 @@ class QuestionsRepo:
 
     # ------------------------------------------------------------ writes
 
-    def add_questions(self, questions: Iterable[Question], *, import_log: dict | None = None) -> int:
+    def add_questions(self, questions: Iterable[Question], *, import_log: Mapping[str, object] | None = None) -> int:
         """Insert questions (and the import's log row) in one transaction: all or nothing."""
         questions = list(questions)
         rows = [prepare(q) for q in questions]  # normalized before the lock is taken
@@ -51,7 +52,7 @@ class QuestionsRepo:
                 out[r["question_id"]].append(Option(r["position"], r["mesra1"], r["mesra2"], r["poet"]))
         return out
 
-    def _questions(self, where: str = "", params: tuple = (), order: str = "uid") -> list[Question]:
+    def _questions(self, where: str = "", params: tuple[object, ...] = (), order: str = "uid") -> list[Question]:
         rows = [dict(r) for r in self.db.conn.execute(
             f"SELECT id, {_QUESTION_COLUMNS} FROM questions {where} ORDER BY {order}", params)]
         ids = [r.pop("id") for r in rows]
@@ -93,7 +94,7 @@ class QuestionsRepo:
 
     def max_question_id(self) -> int:
         """The newest question's row id: an import re-checks the questions stored after it."""
-        return self.db.conn.execute("SELECT COALESCE(MAX(id), 0) AS id FROM questions").fetchone()["id"]
+        return int(self.db.conn.execute("SELECT COALESCE(MAX(id), 0) AS id FROM questions").fetchone()["id"])
 
     def uids(self) -> set[str]:
         return {r["uid"] for r in self.db.conn.execute("SELECT uid FROM questions")}

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
+from typing import TypedDict
 
 from ..models import Question, SourceRef
 from ..models.keys import fingerprint, now, search_text
@@ -18,14 +20,54 @@ QUESTION_FIELDS = ("uid", "stem", "key", "status", "explanation", "category", "p
                    "source_id", "source_page", "tags", "author", "created_at", "updated_at")
 
 
+class QuestionValues(TypedDict):
+    """A questions row as inserted: QUESTION_FIELDS (tags as JSON), then the normalized copies."""
+
+    uid: str
+    stem: str
+    key: int | None
+    status: str
+    explanation: str | None
+    category: str | None
+    poet: str | None
+    source_name: str | None
+    source_id: str | None
+    source_page: int | None
+    tags: str
+    author: str | None
+    created_at: str | None
+    updated_at: str | None
+    fingerprint: str
+    search_text: str
+
+
+class OptionValues(TypedDict):
+    """An options row as inserted, without question_id."""
+
+    position: int
+    mesra1: str
+    mesra2: str
+    poet: str | None
+    match_key: str
+
+
+class SourceValues(TypedDict):
+    """A question_sources row as inserted, without question_id."""
+
+    source_name: str | None
+    source_id: str | None
+    file: str | None
+    created_at: str
+
+
 @dataclass
 class Prepared:
     """A question's rows, as dicts by column name, with the normalized copies computed (done
     before any lock is taken)."""
 
-    row: dict  # questions
-    options: list[dict]
-    sources: list[dict]  # question_sources, without question_id
+    row: QuestionValues
+    options: list[OptionValues]
+    sources: list[SourceValues]
 
     @property
     def uid(self) -> str:
@@ -50,7 +92,7 @@ def clean_ref(ref: SourceRef) -> SourceRef | None:
     return SourceRef(name, sid, ref.file, ref.created_at)
 
 
-def source_row(ref: SourceRef, stamp: str) -> dict | None:
+def source_row(ref: SourceRef, stamp: str) -> SourceValues | None:
     """The question_sources row of a reference (without question_id); None for an empty one."""
     clean = clean_ref(ref)
     if clean is None:
@@ -59,12 +101,12 @@ def source_row(ref: SourceRef, stamp: str) -> dict | None:
             "created_at": clean.created_at or stamp}
 
 
-def source_ref(row: sqlite3.Row | dict) -> SourceRef:
+def source_ref(row: sqlite3.Row | SourceValues) -> SourceRef:
     """A reference from its question_sources row."""
     return SourceRef(row["source_name"], row["source_id"], row["file"], row["created_at"])
 
 
-def source_rows(q: Question, stamp: str) -> list[dict]:
+def source_rows(q: Question, stamp: str) -> list[SourceValues]:
     """The rows of each reference of a question about to be inserted."""
     return [row for row in (source_row(r, stamp) for r in q.references()) if row is not None]
 
@@ -74,14 +116,18 @@ def prepare(q: Question) -> Prepared:
     stamp = now()
     q.created_at = q.created_at or stamp
     q.updated_at = q.updated_at or q.created_at
-    row = {f: getattr(q, f) for f in QUESTION_FIELDS}
-    row.update(tags=json.dumps(q.tags, ensure_ascii=False), fingerprint=fingerprint(q), search_text=search_text(q))
-    options = [{"position": o.position, "mesra1": o.mesra1, "mesra2": o.mesra2, "poet": o.poet,
-                "match_key": couplet_key(o.mesra1, o.mesra2)} for o in q.options]
+    row: QuestionValues = {
+        "uid": q.uid, "stem": q.stem, "key": q.key, "status": q.status, "explanation": q.explanation,
+        "category": q.category, "poet": q.poet, "source_name": q.source_name, "source_id": q.source_id,
+        "source_page": q.source_page, "tags": json.dumps(q.tags, ensure_ascii=False), "author": q.author,
+        "created_at": q.created_at, "updated_at": q.updated_at,
+        "fingerprint": fingerprint(q), "search_text": search_text(q)}
+    options: list[OptionValues] = [{"position": o.position, "mesra1": o.mesra1, "mesra2": o.mesra2, "poet": o.poet,
+                                 "match_key": couplet_key(o.mesra1, o.mesra2)} for o in q.options]
     return Prepared(row, options, source_rows(q, stamp))
 
 
-def insert_many(conn: sqlite3.Connection, table: str, rows: list[dict], *, ignore: bool = False,
+def insert_many(conn: sqlite3.Connection, table: str, rows: Sequence[Mapping[str, object]], *, ignore: bool = False,
                 question_ids: list[int] | None = None) -> None:
     """Insert rows given as dicts by column name (each row's ``question_id`` from
     ``question_ids`` when given) with one executemany; call inside a transaction.
@@ -103,7 +149,7 @@ def question_id(conn: sqlite3.Connection, uid: str) -> int:
     row = conn.execute("SELECT id FROM questions WHERE uid = ?", (uid,)).fetchone()
     if row is None:
         raise KeyError(f"no question {uid}")
-    return row["id"]
+    return int(row["id"])
 
 
 def insert_questions(conn: sqlite3.Connection, rows: list[Prepared]) -> None:
@@ -123,7 +169,7 @@ def insert_questions(conn: sqlite3.Connection, rows: list[Prepared]) -> None:
     insert_sources(conn, [r for p in rows for r in p.sources], [ids[p.uid] for p in rows for _ in p.sources])
 
 
-def insert_sources(conn: sqlite3.Connection, rows: list[dict], question_ids: list[int]) -> int:
+def insert_sources(conn: sqlite3.Connection, rows: Sequence[SourceValues], question_ids: list[int]) -> int:
     """Insert question_sources rows (see source_row) of these questions; one already there
     (same question, name and id) is left alone. Returns how many were added. Call inside a
     transaction."""
@@ -161,7 +207,7 @@ def sources_for(conn: sqlite3.Connection, ids: list[int]) -> dict[int, list[Sour
     return out
 
 
-def log_import(conn: sqlite3.Connection, log: dict) -> None:
+def log_import(conn: sqlite3.Connection, log: Mapping[str, object]) -> None:
     """The import's row in table imports (inside the import's last transaction)."""
     columns = ("path", "sha256", "format", "source_name", "new", "linked", "unchanged", "duplicate",
                "conflict", "rejected")

@@ -9,9 +9,11 @@ import os
 import socket
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from ..models import SCORED_STATUSES, Prediction, Run, RunSummary, SampleVote, sample_vote, tally
 from ..models.keys import now
@@ -50,23 +52,23 @@ def _alive(holder: str) -> bool:
     return True
 
 
-def _json(value) -> str | None:
+def _json(value: object) -> str | None:
     return None if value is None else json.dumps(value, ensure_ascii=False)
 
 
-def _finite(value):
+def _finite(value: object) -> float | None:
     """A stored figure (latency, cost) that is a finite number, else None: an infinite one
     from older data or another writer is missing, never Infinity in a report."""
     return value if isinstance(value, (int, float)) and math.isfinite(value) else None
 
 
-def _tokens(value):
+def _tokens(value: object) -> int | None:
     """A stored token count that is a sane non-negative integer, else None ("many" or 1e20
     from older data must not break a report)."""
     return value if isinstance(value, int) and 0 <= value <= 10**9 else None
 
 
-def _loads(value: str | None):
+def _loads(value: str | None) -> Any:  # a JSON column's value
     return None if value is None else json.loads(value)
 
 
@@ -78,7 +80,7 @@ _AT = {name.strip().rsplit(".", 1)[-1]: i for i, name in enumerate(_PRED_COLUMNS
 
 def _prediction(r: sqlite3.Row) -> Prediction:
     """A prediction from a row of _PRED_COLUMNS, by column name (figures checked by _tokens / _finite)."""
-    def at(name: str):
+    def at(name: str) -> Any:  # a column's value, of its SQLite type
         return r[_AT[name]]
 
     return Prediction(uid=at("uid"), predicted=at("predicted"), parse_status=at("parse_status"),
@@ -93,7 +95,7 @@ class RunsRepo:
     def __init__(self, db: Database):
         self.db = db
 
-    def create_run(self, kind: str, model: str, params: dict, *, total: int = 0,
+    def create_run(self, kind: str, model: str, params: dict[str, Any], *, total: int = 0,
                    prompt_template: str | None = None, prompt_hash: str | None = None,
                    status: str = "running", note: str | None = None,
                    predictions: Sequence[Prediction] = (), once_per_file: bool = False) -> Run | None:
@@ -131,7 +133,7 @@ class RunsRepo:
             self.db.conn.execute("UPDATE runs SET status = ?, finished_at = ?, total = COALESCE(?, total), "
                                  "reason = ? WHERE id = ?", (status, finished, total, reason, run_id))
 
-    def update_run(self, run_id: int, *, model: str | None = None, params: dict | None = None,
+    def update_run(self, run_id: int, *, model: str | None = None, params: dict[str, Any] | None = None,
                    total: int | None = None) -> None:
         with self.db.tx():
             self.db.conn.execute(
@@ -172,16 +174,16 @@ class RunsRepo:
             self.db.conn.execute("UPDATE runs SET lease_holder = NULL, lease_expires = NULL "
                                  "WHERE id = ? AND lease_holder = ?", (run_id, holder or lease_holder()))
 
-    def log_run(self, run_id: int, event: str, detail: dict | None = None, who: str | None = None) -> None:
+    def log_run(self, run_id: int, event: str, detail: dict[str, Any] | None = None, who: str | None = None) -> None:
         with self.db.tx():
             self._log_run(run_id, event, detail, who)
 
-    def _log_run(self, run_id: int, event: str, detail: dict | None, who: str | None) -> None:
+    def _log_run(self, run_id: int, event: str, detail: dict[str, Any] | None, who: str | None) -> None:
         self.db.conn.execute("INSERT INTO run_history (run_id, event, detail, who, created_at) VALUES (?,?,?,?,?)",
                              (run_id, event, json.dumps(detail or {}, ensure_ascii=False, sort_keys=True),
                               who or lease_holder(), now()))
 
-    def run_history(self, run_id: int) -> list[dict]:
+    def run_history(self, run_id: int) -> list[dict[str, Any]]:
         return [{"event": r["event"], "detail": json.loads(r["detail"]), "who": r["who"], "at": r["created_at"]}
                 for r in self.db.conn.execute(
                     "SELECT event, detail, who, created_at FROM run_history WHERE run_id = ? ORDER BY id", (run_id,))]
@@ -250,7 +252,7 @@ class RunsRepo:
             return [_prediction(r) for r in rows]
         return [v.chosen for v in self._votes(rows)]
 
-    def voted_predictions(self, run_id: int) -> tuple[list[Prediction], list | None]:
+    def voted_predictions(self, run_id: int) -> tuple[list[Prediction], list[SampleVote] | None]:
         """The representatives (as predictions() gives them) and, for a run asked several
         times, the models.SampleVote of every question (None for a run asked once). The votes' other
         samples carry the answer fields only (uid, predicted, parse_status, sample): reports
@@ -275,7 +277,7 @@ class RunsRepo:
             f"{where} ORDER BY p.question_id, p.sample", params).fetchall()  # the unique index order
 
     @staticmethod
-    def _votes(rows: list[sqlite3.Row]) -> list:
+    def _votes(rows: list[sqlite3.Row]) -> list[SampleVote]:
         """models.SampleVote per question of rows in question order, the chosen sample built in full."""
         groups: dict[str, list[sqlite3.Row]] = {}
         uid, predicted, status = _AT["uid"], _AT["predicted"], _AT["parse_status"]
@@ -290,7 +292,7 @@ class RunsRepo:
         return out
 
     @staticmethod
-    def votes(rows: list[Prediction]) -> list:
+    def votes(rows: list[Prediction]) -> list[SampleVote]:
         """models.SampleVote per question of predictions in question order (as predictions(samples=True) gives)."""
         groups: dict[str, list[Prediction]] = {}
         for p in rows:
@@ -314,7 +316,7 @@ class RunsRepo:
         """(question uid, sample) of every prediction row (of these statuses)."""
         sql = ("SELECT q.uid, p.sample FROM predictions p JOIN questions q ON q.id = p.question_id "
                "WHERE p.run_id = ?")
-        params: list = [run_id]
+        params: list[object] = [run_id]
         if statuses:
             sql += f" AND p.parse_status IN ({','.join('?' * len(statuses))})"
             params += list(statuses)
@@ -358,8 +360,8 @@ class RunsRepo:
 
     # ------------------------------------------------------------ caches
 
-    def cached_vectors(self, key: tuple[str, str, str, str], hashes: list[str]) -> dict[str, np.ndarray]:
-        out = {}
+    def cached_vectors(self, key: tuple[str, str, str, str], hashes: list[str]) -> dict[str, NDArray[np.float32]]:
+        out: dict[str, NDArray[np.float32]] = {}
         for start in range(0, len(hashes), 500):
             chunk = hashes[start:start + 500]
             for r in self.db.conn.execute(
@@ -369,18 +371,19 @@ class RunsRepo:
                 out[r["sha256"]] = np.frombuffer(r["vector"], dtype=np.float32)
         return out
 
-    def cache_vectors(self, key: tuple[str, str, str, str], vectors: dict[str, np.ndarray]) -> None:
+    def cache_vectors(self, key: tuple[str, str, str, str], vectors: Mapping[str, ArrayLike]) -> None:
         with self.db.tx():
             self.db.conn.executemany(
                 "INSERT OR IGNORE INTO embedding_cache (model_id, revision, prefix, normalization, "
                 "sha256, vector) VALUES (?,?,?,?,?,?)",
                 [(*key, sha, np.asarray(v, dtype=np.float32).tobytes()) for sha, v in vectors.items()])
 
-    def cached_response(self, key: str) -> dict | None:
+    def cached_response(self, key: str) -> dict[str, Any] | None:
         row = self.db.conn.execute("SELECT response FROM response_cache WHERE key = ?", (key,)).fetchone()
-        return json.loads(row["response"]) if row else None
+        response: dict[str, Any] | None = json.loads(row["response"]) if row else None
+        return response
 
-    def cache_response(self, key: str, response: dict) -> None:
+    def cache_response(self, key: str, response: dict[str, Any]) -> None:
         with self.db.tx():
             self.db.conn.execute("INSERT OR REPLACE INTO response_cache (key, response, created_at) "
                                  "VALUES (?,?,?)", (key, json.dumps(response, ensure_ascii=False), now()))
