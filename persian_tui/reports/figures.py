@@ -48,6 +48,7 @@ Rules (the documentation's "Reports" page, docs/guide/reports.md, repeats them):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import numpy as np
 
@@ -203,7 +204,10 @@ def _tier(solved: float, runs: int) -> str:
     return "very hard"
 
 
-def _sum(values: list) -> float | int | None:
+N = TypeVar("N", int, float)  # _sum keeps the type it sums
+
+
+def _sum(values: list[N | None]) -> N | None:
     present = [v for v in values if v is not None]
     return sum(present) if present else None
 

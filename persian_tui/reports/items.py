@@ -243,7 +243,7 @@ def item_analysis(store: Store, questions: list[Question], run_ids: list[int],
     votes_by_uid = {v.uid: v for v in votes}
     rows = []
     for j, q in enumerate(qs):
-        row = ItemRow(q.uid, q.source_name, q.source_id, int(q.key), run_stats[j], hum_stats[j])
+        row = ItemRow(q.uid, q.source_name, q.source_id, int(keys[j]), run_stats[j], hum_stats[j])
         _suspect_key(row, run_stats[j], chosen[:, j], _upper_group(rest, defined, j))
         votes_here = list(votes_by_uid[q.uid].votes.values())
         if len(votes_here) >= 2:

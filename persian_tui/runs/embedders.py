@@ -137,8 +137,9 @@ def _folder_revision(path: Path) -> str:
 def _commit_hash(model) -> str:
     for module in model:
         config = getattr(getattr(module, "auto_model", None), "config", None)
-        if getattr(config, "_commit_hash", None):
-            return config._commit_hash
+        commit = getattr(config, "_commit_hash", None)
+        if commit:
+            return commit
     return "unknown"
 
 

@@ -27,9 +27,12 @@ Cosine with a zero vector is 0 (as sklearn: norms below 10·eps are left unscale
 
 from __future__ import annotations
 
+from typing import Literal, get_args
+
 import numpy as np
 
-SCORERS = ("centroid", "pairwise", "isolation")
+Scorer = Literal["centroid", "pairwise", "isolation"]
+SCORERS: tuple[Scorer, ...] = get_args(Scorer)
 TIE_ULPS = 4  # scores within TIE_ULPS * eps * max|score| (per row) of the minimum tie with it
 
 # OTHERS[i]: the options other than i, in ascending order (as np.delete(E, i) gives them)
