@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import stats
 from ..annotation.agreement import AnnotatorAccuracy
@@ -296,7 +297,7 @@ def _breakdowns(store: Store, inp: Inputs) -> list[BreakdownRow]:
     return rows
 
 
-def _onehot(inp: Inputs) -> np.ndarray:
+def _onehot(inp: Inputs) -> npt.NDArray[np.bool_]:
     """(R, Q, 4) the option chosen; all False for an unusable answer or a tied majority."""
     single = ~inp.tied_shared
     return np.stack([(inp.chosen == k) & single for k in (1, 2, 3, 4)], axis=2)
