@@ -78,23 +78,23 @@ def _differences(a: Question, b: Question) -> list[str]:
 
 def _ambiguous_keys(records: list[Record], plan: ImportPlan) -> None:
     """A source id that repeats with different content: its key is not applied to either."""
-    groups: dict[SourceRef, list[Record]] = defaultdict(list)
+    groups: dict[SourceRef, list[tuple[Record, Question]]] = defaultdict(list)
     for rec in records:
         if rec.question is not None:
             for ref in rec.question.references():
                 if ref.id is not None:
-                    groups[ref].append(rec)  # the same id in two sources is two references
+                    groups[ref].append((rec, rec.question))  # the same id in two sources is two references
     for ref, recs in groups.items():
-        if len({fingerprint(r.question) for r in recs}) < 2:
+        if len({fingerprint(q) for _, q in recs}) < 2:
             continue
-        where = ", ".join(r.where for r in recs)
+        where = ", ".join(r.where for r, _ in recs)
         sid = ref.id
         note = f"id {sid} repeats with different content ({where}): all kept as separate questions"
-        if any(r.key_from_file for r in recs):
+        if any(r.key_from_file for r, _ in recs):
             note += "; the answer key is ambiguous and was not applied"
-            for r in recs:
-                r.question.key = None
-                r.question.status = "draft"
+            for r, q in recs:
+                q.key = None
+                q.status = "draft"
                 r.notes.append(f"key not applied: id {sid} is ambiguous")
         plan.warnings.append(note)
 
@@ -129,7 +129,7 @@ class _Planner:
         self.by_source = store.sources.questions_by_source(plan.source_name) if plan.source_name else {}
         self.fingerprints = store.questions.fingerprints()
         self.index = store.questions.duplicate_index()
-        self.seen_uids: dict[str, Record] = {}
+        self.seen_uids: dict[str, tuple[Record, Question]] = {}  # uid -> its first record
         self.label: dict[str, str] = {}  # uid -> how to name it in messages (file records: their location)
         self.planned: dict[str, Question] = {}  # this file's new questions
 
@@ -140,36 +140,39 @@ class _Planner:
         for rec in records:
             if rec.question is None:
                 self.decide(rec, "rejected", rec.error or "invalid")
-            elif not rec.dirty or self._dirty(rec):
+            elif not rec.dirty or self._dirty(rec, rec.question):
                 self._one(rec, rec.question)
 
-    def _dirty(self, rec: Record) -> bool:
+    def _dirty(self, rec: Record, q: Question) -> bool:
         if not self.allow_dirty:
             self.decide(rec, "rejected", "; ".join(rec.dirty) + " (--allow-dirty imports it as a draft tagged dirty)")
             return False
-        rec.question.status = "draft"
-        rec.question.tags = [*rec.question.tags, "dirty"]
+        q.status = "draft"
+        q.tags = [*q.tags, "dirty"]
         rec.notes.append("imported as a draft tagged dirty: " + "; ".join(rec.dirty))
         return True
 
     def _one(self, rec: Record, q: Question) -> None:
         fp = fingerprint(q)
-        if not self.jsonl:
-            q.uid = import_uid(self.plan.source_name, rec.source_id, fp)
+        source = self.plan.source_name
+        if source is not None:  # every format but JSONL, whose records carry their own uids
+            q.uid = import_uid(source, rec.source_id, fp)
         if q.uid in self.seen_uids:
-            other = self.seen_uids[q.uid]
-            if self.jsonl and _differences(q, other.question):
+            other, other_q = self.seen_uids[q.uid]
+            if self.jsonl and _differences(q, other_q):
                 self.decide(rec, "rejected", f"uid {q.uid} repeats {other.where} with different content")
             else:
                 self.decide(rec, "duplicate", f"repeats {other.where}")
             return
-        self.seen_uids[q.uid] = rec
-        if q.uid in self.stored_uids:
-            self._stored(rec, q)
+        self.seen_uids[q.uid] = (rec, q)
+        # (a question removed since the uids were read is planned as new: the write re-checks)
+        if q.uid in self.stored_uids and (stored := self.store.questions.get_question(q.uid)) is not None:
+            self._stored(rec, q, stored)
             return
         keys = couplet_keys(q)
         matches = self.index.query(keys, min_score=NEAR_DUPLICATE)
-        stored_same_id = self.by_source.get(rec.source_id, []) if not self.jsonl else []
+        sid = rec.source_id
+        stored_same_id = self.by_source.get(sid, []) if sid is not None and not self.jsonl else []
         if stored_same_id:
             near = {m.uid for m in matches if m.score >= NEAR_DUPLICATE}
             same = [s for s in stored_same_id if s.uid in near or fingerprint(s) == fp]
@@ -196,8 +199,7 @@ class _Planner:
         self.label[q.uid] = rec.where
         self.planned[q.uid] = q
 
-    def _stored(self, rec: Record, q: Question) -> None:
-        stored = self.store.questions.get_question(q.uid)
+    def _stored(self, rec: Record, q: Question, stored: Question) -> None:
         differs = _differences(q, stored)
         if differs:
             shown = [f"{f} (stored {getattr(stored, f)!r}, file {getattr(q, f)!r})"
@@ -251,9 +253,10 @@ def _final(plan: ImportPlan, result: ImportResult) -> list[tuple[Decision, str, 
     links = iter(result.links)
     for d in plan.decisions:
         outcome, reason, target = d.outcome, d.reason, d.target
-        if d.outcome == "new" and d.record.question.uid in result.skipped:
-            outcome, target = result.skipped[d.record.question.uid]
-            reason = ("stored meanwhile by another import" if target == d.record.question.uid
+        q = d.record.question
+        if d.outcome == "new" and q is not None and q.uid in result.skipped:
+            outcome, target = result.skipped[q.uid]
+            reason = ("stored meanwhile by another import" if target == q.uid
                       else f"same question as {target}, stored meanwhile by another import")
         elif d.outcome == "linked":
             done = [next(links) for _ in d.refs]
@@ -284,8 +287,8 @@ def apply_import(store: Store, plan: ImportPlan, *, skip_invalid: bool = False,
             f"{plan.path}: {len(rejected)} invalid record(s); nothing imported "
             f"(--skip-invalid imports the {valid} valid ones)\n" + "\n".join(lines)
         )
-    new = [d.record.question for d in plan.of("new")]
-    links = [(d.target, ref) for d in plan.of("linked") for ref in d.refs]
+    new = [q for d in plan.of("new") if (q := d.record.question) is not None]  # (every new one has)
+    links = [(d.target, ref) for d in plan.of("linked") if d.target is not None for ref in d.refs]
 
     def log(result: ImportResult) -> dict:
         return {"path": shown_path(plan.path), "sha256": plan.sha256, "format": plan.format,

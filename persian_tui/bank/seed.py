@@ -88,7 +88,7 @@ def _start(records: list[Record], where: str, item: object, id_field: str,
 def read_benchmark(data: object, path: Path, source: str) -> list[Record]:
     if not isinstance(data, list):
         raise InputError(f"{path}: benchmark format must be a JSON list of questions")
-    records = []
+    records: list[Record] = []
     for n, item in enumerate(data, 1):
         rec = _start(records, f"record {n}", item, "id", n)
         if rec is None:
@@ -158,7 +158,7 @@ def read_exp1(data: object, path: Path, source: str, keys: dict[str, int] | None
               keys_path: Path | None) -> list[Record]:
     if not isinstance(data, dict) or not isinstance(data.get("questions"), list):
         raise InputError(f"{path}: exp1 format must be an object with a 'questions' list")
-    records = []
+    records: list[Record] = []
     for n, item in enumerate(data["questions"], 1):
         rec = _start(records, f"record {n}", item, "question_number", n)
         if rec is None:
@@ -178,15 +178,14 @@ def read_book(data: object, path: Path, source: str, keys: dict[str, int] | None
               keys_path: Path | None, swapped: bool = True) -> list[Record]:
     if not isinstance(data, dict) or not isinstance(data.get("pages"), list):
         raise InputError(f"{path}: book format must be an object with a 'pages' list")
-    records = []
+    records: list[Record] = []
     for p, page in enumerate(data["pages"], 1):
         raw_page = page.get("page_number") if isinstance(page, dict) else None
         page_no = p if raw_page is None else raw_page
         data = page.get("data") if isinstance(page, dict) else None
         questions = data.get("questions") if isinstance(data, dict) else None
         if not isinstance(questions, list):
-            rec = Record(where=f"page {page_no}", error="no 'data.questions' list")
-            records.append(rec)
+            records.append(Record(where=f"page {page_no}", error="no 'data.questions' list"))
             continue
         for n, item in enumerate(questions, 1):
             rec = _start(records, f"page {page_no} question {n}", item, "id", f"p{page_no}-{n}")

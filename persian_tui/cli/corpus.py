@@ -172,7 +172,8 @@ def cmd_corpus_link(args) -> int:
         for per in links.values():
             for link in per.values():
                 if link.status == "linked":
-                    methods[link.method] = methods.get(link.method, 0) + 1
+                    method = link.method or "(none)"  # (a linked option always has one)
+                    methods[method] = methods.get(method, 0) + 1
         if methods:
             print("methods: " + ", ".join(f"{k} {v}" for k, v in sorted(methods.items())))
     return 0

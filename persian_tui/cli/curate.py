@@ -5,12 +5,17 @@ acceptance is an adjudication by `--annotator`, one short transaction each, as i
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .common import UserError, open_store
+
+if TYPE_CHECKING:
+    from ..annotation.consensus import ItemVotes
 
 EXPLICIT_REASON = "accepted with persian-tui curate"
 
 
-def _check(item, force: bool) -> str | None:
+def _check(item: ItemVotes, force: bool) -> str | None:
     """Why the explicit uid's key cannot be accepted (None: it can)."""
     from ..annotation.consensus import flag_reasons
 
@@ -35,7 +40,7 @@ def cmd_curate(args) -> int:
     with open_store(args, read=args.dry_run) as store:
         votes = item_votes(store, item_flags=queue_flags(store))  # read once, as the screen does
         by_uid = {v.uid: v for v in votes}
-        plan: list[tuple[object, str]] = []  # (item, reason recorded)
+        plan: list[tuple[ItemVotes, str]] = []  # (item, reason recorded)
         refused: list[str] = []
         for uid in dict.fromkeys(args.uids):
             item = by_uid.get(uid)

@@ -33,8 +33,8 @@ def db_everywhere(p: argparse.ArgumentParser) -> None:
         if isinstance(action, argparse._SubParsersAction):
             helps = {a.dest: a.help for a in action._choices_actions}
             for name, sub in action.choices.items():
-                if sub.description is None and helps.get(name):
-                    sub.description = helps[name][0].upper() + helps[name][1:] + "."
+                if sub.description is None and (text := helps.get(name)):
+                    sub.description = text[0].upper() + text[1:] + "."
             for sub in dict.fromkeys(action.choices.values()):  # aliases map to the same parser
                 if not any("--db" in a.option_strings for a in sub._actions):
                     sub.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS, help=DB_HELP)

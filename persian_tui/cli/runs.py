@@ -11,6 +11,8 @@ import asyncio
 import signal
 import sys
 import time
+from collections.abc import Coroutine
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
@@ -30,10 +32,14 @@ def spec_of(kind: str, **values):
         raise UserError(describe(e, sep="\n")) from None
 
 
-def run_async(coro):
+T = TypeVar("T")
+
+
+def run_async(coro: Coroutine[Any, Any, T]) -> T:
     """asyncio.run with SIGTERM and SIGHUP cancelling the run as Ctrl-C does."""
-    async def main():
+    async def main() -> T:
         task = asyncio.current_task()
+        assert task is not None  # (main runs as a task)
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGHUP):
             try:

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal, overload
 
 from ..files.inputs import InputError
 from ..files.records import parse_json
@@ -126,6 +127,10 @@ def _load(path: Path) -> dict:
     return data
 
 
+@overload
+def _str(d: dict, name: str, path: Path, *, required: Literal[True]) -> str: ...
+@overload
+def _str(d: dict, name: str, path: Path, *, required: bool = False) -> str | None: ...
 def _str(d: dict, name: str, path: Path, *, required: bool = False) -> str | None:
     value = d.get(name)
     if value is None:

@@ -25,9 +25,9 @@ def metre_name(metre: str | None) -> str | None:
 
 
 def _value(link: OptionLink | None, what: str) -> str:
-    if link is None or not link.whole:  # one hemistich, or halves of two couplets: not one poem
+    c = link.couplet if link is not None else None
+    if link is None or c is None or not link.whole:  # one hemistich, or halves of two couplets: not one poem
         return UNLINKED
-    c = link.couplet
     value = {"poet": c.poet, "form": c.form, "metre": metre_name(c.metre)}[what]
     return value or NONE
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from pathlib import Path
+from typing import Any
 
 from ..models import Run
 from ..runs.lifecycle import save_when_free
@@ -40,8 +41,10 @@ def create_judge_run(store: Store, spec: LLMRunSpec, target_run: int, *, only_wr
               "uids": [p.uid for p in preds], "categories": categories}
     if any(p.sample for p in preds):
         params["picked"] = {p.uid: p.sample for p in preds if p.sample}
-    return store.runs.create_run("judge", spec.model, params, total=len(preds),
-                                 prompt_template=JUDGE_VERSION, prompt_hash=prompt_hash(categories))
+    run = store.runs.create_run("judge", spec.model, params, total=len(preds),
+                                prompt_template=JUDGE_VERSION, prompt_hash=prompt_hash(categories))
+    assert run is not None  # (None only for once_per_file)
+    return run
 
 
 async def execute_judge_run(db_path: str | Path, run_id: int, *, retry_errors: bool = False,
@@ -78,7 +81,7 @@ async def execute_judge_run(db_path: str | Path, run_id: int, *, retry_errors: b
                 if cancel.is_set():
                     return
                 prompt = render_judge(questions[uid], preds[uid], categories)
-                row = {"status": "api_error", "prompt": prompt.text, "prompt_version": prompt.version}
+                row: dict[str, Any] = {"status": "api_error", "prompt": prompt.text, "prompt_version": prompt.version}
                 try:
                     reply = await session.reply(prompt.messages, prompt.response_format)
                     j = parse_judgment(reply.text, categories)

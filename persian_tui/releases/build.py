@@ -19,9 +19,11 @@ import hashlib
 import json
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
+from typing import NoReturn
 
 from ..bank import jsonl
 from ..display import count, figure
@@ -124,7 +126,8 @@ def leaderboard(store: Store, release: Release, run_ids: list[int]) -> list[_Boa
         credits = ([Fraction(int(p.usable == keys[p.uid])) for p in preds if p.uid in keys] if voted is None
                    else [v.credit(keys[v.chosen.uid]) for v in voted if v.chosen.uid in keys])
         correct = sum(credits, Fraction(0))
-        low, high = wilson(float(correct), len(credits)) or (None, None)
+        # fractional credit (ties); stats.wilson is annotated int but takes any count
+        low, high = wilson(float(correct), len(credits)) or (None, None)  # type: ignore[arg-type]
         out.append(_Board(rid, run.model, run.kind, len(credits), correct, low, high,
                           run.params.get("release") == release.name))
     from ..reports.ranking import rank_runs
@@ -325,15 +328,15 @@ def _check_folder(out: Path, name: str, digest: str) -> None:
     except (OSError, ValueError, UnicodeDecodeError):
         raise InputError(f"{existing}: exists and is not a release manifest; choose another folder") from None
     if not isinstance(old, dict) or (old.get("name"), old.get("digest")) != (name, digest):
-        name = old.get("name") if isinstance(old, dict) else None
-        raise InputError(f"{out}: holds another release ({name!r}); choose another folder (-o)")
+        other = old.get("name") if isinstance(old, dict) else None
+        raise InputError(f"{out}: holds another release ({other!r}); choose another folder (-o)")
 
 
 def check_release(release: Release) -> None:
     """Refuse a release whose stored rows no longer give its digest (a row added, changed or
     damaged by hand): every record hashes to its sha256, names its uid and key, and the items
     give the frozen digest and count."""
-    def refuse(why: str):
+    def refuse(why: str) -> NoReturn:
         raise InputError(f"release {release.name!r}: {why}; it does not match its digest "
                          f"{release.digest[:16]} (the database was edited by hand?); nothing was written")
     if len(release.items) != release.questions:
@@ -358,7 +361,7 @@ def check_runs(store: Store, run_ids: list[int]) -> None:
             raise InputError(f"--runs: no run {rid}; nothing was frozen or written")
 
 
-def build_release(store: Store, name: str, out: str | Path, *, run_ids: list[int] = (),
+def build_release(store: Store, name: str, out: str | Path, *, run_ids: Sequence[int] = (),
                   license_id: str = "unknown", frozen: bool = False, who: str | None = None) -> ReleaseResult:
     """Freeze the curated set as release `name` (or find it frozen with the same content), then
     write its folder. `frozen=True` writes an existing release as it was frozen, whatever the

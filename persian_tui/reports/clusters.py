@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import stats
 from ..models import Question
@@ -53,9 +54,10 @@ def question_units(questions: list[Question], links: dict) -> dict[str, list[str
     return out
 
 
-def cluster_rows(run_ids: list[int], order: list[int], right: np.ndarray, asked: np.ndarray,
+def cluster_rows(run_ids: list[int], order: list[int], right: npt.NDArray[np.float64], asked: npt.NDArray[np.bool_],
                  units: dict[str, list[str]]) -> list[ClusterRow]:
-    """Per run (ranking order) and unit; right, asked: (R, Q) bool over the questions `units` label."""
+    """Per run (ranking order) and unit; right: (R, Q) credit 0..1 (a tie 1/t), asked: (R, Q) bool,
+    over the questions `units` label."""
     rows = []
     for i in order:
         mask = asked[i]

@@ -48,8 +48,10 @@ Rules (the documentation's "Reports" page, docs/guide/reports.md, repeats them):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import stats
 from ..annotation.agreement import AnnotatorAccuracy
@@ -203,7 +205,10 @@ def _tier(solved: float, runs: int) -> str:
     return "very hard"
 
 
-def _sum(values: list) -> float | int | None:
+N = TypeVar("N", int, float)  # _sum keeps the type it sums
+
+
+def _sum(values: list[N | None]) -> N | None:
     present = [v for v in values if v is not None]
     return sum(present) if present else None
 
@@ -292,7 +297,7 @@ def _breakdowns(store: Store, inp: Inputs) -> list[BreakdownRow]:
     return rows
 
 
-def _onehot(inp: Inputs) -> np.ndarray:
+def _onehot(inp: Inputs) -> npt.NDArray[np.bool_]:
     """(R, Q, 4) the option chosen; all False for an unusable answer or a tied majority."""
     single = ~inp.tied_shared
     return np.stack([(inp.chosen == k) & single for k in (1, 2, 3, 4)], axis=2)

@@ -35,11 +35,15 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import stats
 from ..models import Question
 from ..store import Store
 from .selection import report_inputs
+
+Bools = npt.NDArray[np.bool_]
+Floats = npt.NDArray[np.float64]
 
 ALPHA = 0.05  # level of each item's screening test (a flag asks a person to look; not adjusted)
 CHANCE = 0.25  # four options
@@ -88,7 +92,7 @@ class ItemRow:
         self.details[name] = figures
 
 
-def rest_scores(right: np.ndarray, answered: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def rest_scores(right: Bools, answered: Bools) -> tuple[Floats, Bools]:
     """(P, Q) rest score of each respondent on each item (accuracy on their OTHER answered items)
     and the mask where it is defined (the item answered, and something else too)."""
     r = (right & answered).astype(float)
@@ -98,7 +102,7 @@ def rest_scores(right: np.ndarray, answered: np.ndarray) -> tuple[np.ndarray, np
     return rest, m
 
 
-def rest_discrimination(right: np.ndarray, answered: np.ndarray, x: np.ndarray | None = None) -> np.ndarray:
+def rest_discrimination(right: Bools, answered: Bools, x: Bools | None = None) -> Floats:
     """(Q,) point-biserial correlation of each item's correctness (or of `x`, e.g. "chose option
     3") with the respondents' rest score, over the respondents who answered it (and answered
     something else). right, answered, x: (P, Q) bool. NaN where undefined (fewer than 3
@@ -122,7 +126,7 @@ def _num(x) -> float | None:
     return None if np.isnan(x) else float(x)
 
 
-def _group(chosen: np.ndarray, names: list[str], keys: np.ndarray) -> list[GroupStats]:
+def _group(chosen: npt.NDArray[np.int8], names: list[str], keys: npt.NDArray[np.int8]) -> list[GroupStats]:
     """chosen: (P, Q) option 1..4, 0 = unusable, -1 = not answered."""
     answered = chosen >= 0
     right = chosen == keys[None, :]
@@ -146,7 +150,7 @@ def _group(chosen: np.ndarray, names: list[str], keys: np.ndarray) -> list[Group
     return out
 
 
-def _upper_group(rest: np.ndarray, defined: np.ndarray, j: int) -> np.ndarray:
+def _upper_group(rest: Floats, defined: Bools, j: int) -> npt.NDArray[np.intp]:
     """Indices of the upper group on item j: the better half (rounded up), by rest score, of the
     respondents who answered it and something else (ties: input order)."""
     who = np.flatnonzero(defined[:, j])
@@ -154,7 +158,7 @@ def _upper_group(rest: np.ndarray, defined: np.ndarray, j: int) -> np.ndarray:
     return order[: (len(who) + 1) // 2]
 
 
-def _suspect_key(row: ItemRow, g: GroupStats, column: np.ndarray, upper: np.ndarray) -> None:
+def _suspect_key(row: ItemRow, g: GroupStats, column: npt.NDArray[np.int8], upper: npt.NDArray[np.intp]) -> None:
     """Distractor dominance, tested against the key's count (module docstring)."""
     counts = {o: len(who) for o, who in g.distractors.items()}
     option = max(counts, key=lambda o: (counts[o], -o))  # the lowest option on a tie
@@ -243,7 +247,7 @@ def item_analysis(store: Store, questions: list[Question], run_ids: list[int],
     votes_by_uid = {v.uid: v for v in votes}
     rows = []
     for j, q in enumerate(qs):
-        row = ItemRow(q.uid, q.source_name, q.source_id, int(q.key), run_stats[j], hum_stats[j])
+        row = ItemRow(q.uid, q.source_name, q.source_id, int(keys[j]), run_stats[j], hum_stats[j])
         _suspect_key(row, run_stats[j], chosen[:, j], _upper_group(rest, defined, j))
         votes_here = list(votes_by_uid[q.uid].votes.values())
         if len(votes_here) >= 2:

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import stats
 
@@ -55,7 +56,7 @@ def _opt(x, cast=float):
     return None if x is None or (isinstance(x, float) and np.isnan(x)) else cast(x)
 
 
-def pair_rows(run_ids: list[int], order: list[int], right: np.ndarray, asked: np.ndarray,
+def pair_rows(run_ids: list[int], order: list[int], right: npt.NDArray[np.bool_], asked: npt.NDArray[np.bool_],
               effect: float, power: float) -> list[PairRow]:
     """Every pair in ranking order. right, asked: (R, Q) bool over the keyed questions;
     order: run indices in ranking order; run_ids: the ids of the R runs."""

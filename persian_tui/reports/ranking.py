@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import stats
 
@@ -31,7 +32,7 @@ class Ranked:
     rank_high: int | None = None
 
 
-def _competition(values: np.ndarray) -> np.ndarray:
+def _competition(values: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
     """Competition ranks of each row's values (higher is better; NaN last), ties sharing the best."""
     from scipy.stats import rankdata
 
@@ -40,7 +41,7 @@ def _competition(values: np.ndarray) -> np.ndarray:
 
 
 def rank_runs(run_ids: list[int], correct: list[int | Fraction], answered: list[int], *,
-              right: np.ndarray | None = None, asked: np.ndarray | None = None,
+              right: npt.NDArray[np.float64] | None = None, asked: npt.NDArray[np.bool_] | None = None,
               n_boot: int = 0, seed: int = 0) -> list[Ranked]:
     """The runs in rank order. `correct[i]` of `answered[i]` keyed questions right for run
     `run_ids[i]` (a Fraction when tied majorities got fractional credit: compared exactly). With
@@ -53,7 +54,8 @@ def rank_runs(run_ids: list[int], correct: list[int | Fraction], answered: list[
     for pos, i in enumerate(order):
         prev = order[pos - 1] if pos else None
         ranks[i] = ranks[prev] if prev is not None and acc[prev] == acc[i] else pos + 1
-    low = high = [None] * len(run_ids)
+    low: list[int | None] = [None] * len(run_ids)
+    high = low
     if right is not None and asked is not None and n_boot > 0 and len(run_ids) and right.shape[1]:
         w = stats.bootstrap_weights(right.shape[1], n_boot, seed).astype(np.float64)
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -62,4 +64,4 @@ def rank_runs(run_ids: list[int], correct: list[int | Fraction], answered: list[
         low = np.quantile(boot_ranks, 0.025, axis=0, method="inverted_cdf").astype(int).tolist()
         high = np.quantile(boot_ranks, 0.975, axis=0, method="inverted_cdf").astype(int).tolist()
     return [Ranked(run_ids[i], ranks[i], float(correct[i]), int(answered[i]),
-                   None if acc[i] is None else float(acc[i]), low[i], high[i]) for i in order]
+                   None if a is None else float(a), low[i], high[i]) for i in order for a in [acc[i]]]

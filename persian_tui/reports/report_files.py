@@ -10,12 +10,13 @@ import csv
 import io
 import json
 import math
+from collections.abc import Container
 from dataclasses import asdict
 from pathlib import Path
 
 from ..display import MISSING, count, interval, p_value, percent, seconds
 from ..files.outputs import write_atomic
-from .figures import DIMENSIONS, Report
+from .figures import DIMENSIONS, Baseline, BreakdownRow, Report
 from .notes import ties_note
 
 CHANCE = 0.25
@@ -114,16 +115,15 @@ def statement(report: Report) -> str:
         text += f" (runs answering fewer: {', '.join(f'#{r} ({report.answered[r]})' for r in limit)})"
     text += f". Bootstrap: {report.n_boot} resamples, seed {report.seed}."
     if report.baseline and report.baseline.share is not None:
-        text += " " + baseline_sentence(report)
+        text += " " + baseline_sentence(report.baseline)
     if report.left_out:
         text += (" Left out: " + ", ".join(f"#{r} ({why})" for r, why in sorted(report.left_out.items()))
                  + "; name runs with --runs to include them.")
     return text
 
 
-def baseline_sentence(report: Report) -> str:
+def baseline_sentence(b: Baseline) -> str:
     """The majority-key baseline, said once for every format."""
-    b = report.baseline
     return (f"Majority-key baseline: always answering {b.label} scores {_pct(b.share)} "
             f"({b.correct}/{b.total} keyed questions, Wilson {_interval(b.low, b.high)}; keys 1/2/3/4: "
             f"{'/'.join(map(str, b.counts))}); chance is 25 %.")
@@ -136,7 +136,7 @@ def _models(report: Report) -> dict[int, str]:
 # ---------------------------------------------------------------- plain text (stdout)
 
 
-def text_table(header: list[str], rows: list[list[str]], right: set[int] = frozenset()) -> list[str]:
+def text_table(header: list[str], rows: list[list[str]], right: Container[int] = frozenset()) -> list[str]:
     """A plain-text table: columns padded to their widest cell, those in `right` right-aligned."""
     widths = [max(len(str(c)) for c in col) for col in zip(header, *rows)]
 
@@ -285,7 +285,7 @@ def _dimensions(report: Report) -> list[str]:
 def _breakdown_pivot(report: Report, dim: str, *, summary: bool = False) -> tuple[list[str], list[list[str]]]:
     """value x run accuracy table; `summary`: mean, min and max over the runs instead."""
     runs = [r.run_id for r in report.leaderboard]
-    cells: dict[str, dict[int, object]] = {}
+    cells: dict[str, dict[int, BreakdownRow]] = {}
     for b in report.breakdowns:
         if b.dimension == dim:
             cells.setdefault(b.value, {})[b.run_id] = b
@@ -411,11 +411,11 @@ def render_markdown(report: Report, intervals: str = "pair") -> str:
     for run_id, matrix in report.confusion.items():
         rows += [[f"#{run_id}", str(k)] + [str(c) for c in row] for k, row in enumerate(matrix, 1)]
     out += _md_table(["run", "key", "chose 1", "chose 2", "chose 3", "chose 4", "invalid"], rows)
-    runs, matrix = report.agreement
+    runs, shares = report.agreement
     out += ["", "## Agreement between runs", "", "Share of the shared questions on which both runs "
             "chose the same option (diagonal: the run's share of valid answers).", ""]
     out += _md_table(["run"] + [f"#{r}" for r in runs],
-                     [[f"#{r}"] + [f"{x:.2f}" for x in row] for r, row in zip(runs, matrix)])
+                     [[f"#{r}"] + [f"{x:.2f}" for x in row] for r, row in zip(runs, shares)])
     out += _items_text(report, md=True)
     out += _samples_text(report, md=True)
     out += ["", "## Hardest questions", ""]

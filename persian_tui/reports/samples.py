@@ -86,24 +86,26 @@ def sample_run(run: Run, votes: list[SampleVote], keyed: list[Question]) -> Samp
     items = []
     for q in keyed:
         v = by_uid.get(q.uid)
-        if v is None:
+        if v is None or q.key is None:
             continue
         answers = list(v.answers)
         right = sum(a == q.key for a in answers)
-        items.append(SampleItem(q.uid, int(q.key), answers, v.answer, v.agreement, v.chosen.sample,
+        items.append(SampleItem(q.uid, q.key, answers, v.answer, v.agreement, v.chosen.sample,
                                 v.answer == q.key, right / len(answers),  # of the samples stored
                                 list(v.tied), float(v.credit(q.key))))
     n = len(items)
     agreements = [i.agreement for i in items if i.agreement is not None]
     credit = sum(i.credit for i in items)
+    majority = credit / n if n else None
+    mean = sum(i.mean_right for i in items) / n if n else None
     out = SampleRun(run.id, run.model, K, run.params.get("shuffle_seed") is not None, n, credit,
-                    credit / n if n else None, sum(i.mean_right for i in items) / n if n else None,
-                    sum(agreements) / len(agreements) if agreements else None,
+                    majority, mean, sum(agreements) / len(agreements) if agreements else None,
                     sum(i.agreement == 1.0 and i.majority != 0 for i in items), items,
                     ties=sum(len(i.tied) > 1 for i in items), chance_agreement=stats.chance_agreement(K))
-    if n:
-        out.majority_low, out.majority_high = stats.wilson(credit, n)
+    if majority is not None and mean is not None:  # n > 0
+        # fractional credit (ties); stats.wilson is annotated int but takes any count
+        out.majority_low, out.majority_high = stats.wilson(credit, n) or (None, None)  # type: ignore[arg-type]
         out.mean_low, out.mean_high = _t_interval([i.mean_right for i in items])
-        out.gap = out.majority_accuracy - out.mean_accuracy
+        out.gap = majority - mean
         out.gap_low, out.gap_high = _t_interval([i.credit - i.mean_right for i in items])
     return out

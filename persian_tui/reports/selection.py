@@ -10,13 +10,14 @@ answer per question (pair tests, position, confusion, agreement, item analysis) 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
 
 import numpy as np
+import numpy.typing as npt
 
-from ..models import QUESTION_SETS, Prediction, Question
+from ..models import QUESTION_SETS, Prediction, Question, Run, SampleVote
 from ..store import Store
 from .ranking import rank_runs
 
@@ -29,7 +30,7 @@ class ReportError(ValueError):
     """A report that cannot be built as asked (unknown run, bad option); message for the user."""
 
 
-def _select_runs(store: Store, run_ids: list[int] | None):
+def _select_runs(store: Store, run_ids: list[int] | None) -> tuple[list[Run], bool]:
     runs = {r.id: r for r in store.runs.runs(archived=True)}
     if run_ids is None:
         return [r for r in runs.values() if r.status == "done" and r.kind not in NO_ANSWERS
@@ -55,49 +56,49 @@ def _broken(preds: dict[str, Prediction]) -> str | None:
 @dataclass
 class Inputs:
     """What every section is computed from: runs, the shared questions and the answer matrix."""
-    runs: list  # Run rows in input order
+    runs: list[Run]  # in input order
     preds: dict[int, dict[str, Prediction]]
     keyed: list[Question]  # the set's questions with a key
     shared: list[Question]  # keyed questions every run answered
-    key: np.ndarray  # (Q,) keys of the shared questions
-    chosen: np.ndarray  # (R, Q) chosen option, 0 = invalid / no answer
-    right: np.ndarray  # (R, Q) bool
+    key: npt.NDArray[np.int8]  # (Q,) keys of the shared questions
+    chosen: npt.NDArray[np.int8]  # (R, Q) chosen option, 0 = invalid / no answer
+    right: npt.NDArray[np.bool_]  # (R, Q)
     order: list[int]  # run indices in leaderboard order (reports/ranking.rank_runs)
     overall: list[tuple[Fraction, int]]  # per run: (credit, answered) on all keyed questions it answered
-    votes: dict = field(default_factory=dict)  # run id -> [models.SampleVote] for runs asked K > 1 times
-    answers: np.ndarray | None = None  # (R, keyed) chosen option, 0 = unusable, -1 = not answered
-    credit: np.ndarray | None = None  # (R, keyed) score: 1 right, 1/t a tie with the key among t, else 0
-    tied: np.ndarray | None = None  # (R, keyed) bool: a tied majority (no single answer)
+    votes: dict[int, list[SampleVote]]  # run id -> its votes, for runs asked K > 1 times
+    answers: npt.NDArray[np.int8]  # (R, keyed) chosen option, 0 = unusable, -1 = not answered
+    credit: npt.NDArray[np.float64]  # (R, keyed) score: 1 right, 1/t a tie with the key among t, else 0
+    tied: npt.NDArray[np.bool_]  # (R, keyed): a tied majority (no single answer)
 
     @property
-    def asked(self) -> np.ndarray:
+    def asked(self) -> npt.NDArray[np.bool_]:
         """(R, keyed) bool: the run answered the keyed question."""
         return self.answers >= 0
 
     @property
-    def right_all(self) -> np.ndarray:
+    def right_all(self) -> npt.NDArray[np.bool_]:
         """(R, keyed) bool: the run answered the keyed question right."""
         keys = np.array([q.key for q in self.keyed], dtype=np.int8)
         return self.answers == keys[None, :]
 
     @property
-    def single(self) -> np.ndarray:
+    def single(self) -> npt.NDArray[np.bool_]:
         """(R, keyed) bool: the run answered the keyed question with one answer (not a tie)."""
         return self.asked & ~self.tied
 
     @cached_property
-    def shared_columns(self) -> np.ndarray:
+    def shared_columns(self) -> npt.NDArray[np.int64]:
         """Indices of the shared questions among the keyed ones."""
         shared = {q.uid for q in self.shared}
         return np.array([j for j, q in enumerate(self.keyed) if q.uid in shared], dtype=np.int64)
 
     @cached_property
-    def credit_shared(self) -> np.ndarray:
+    def credit_shared(self) -> npt.NDArray[np.float64]:
         """(R, Q) credit on the shared questions."""
         return self.credit[:, self.shared_columns]
 
     @cached_property
-    def tied_shared(self) -> np.ndarray:
+    def tied_shared(self) -> npt.NDArray[np.bool_]:
         """(R, Q) bool: a tied majority on a shared question."""
         return self.tied[:, self.shared_columns]
 
@@ -106,17 +107,17 @@ class Inputs:
         return {r.id: {q.uid for q, t in zip(self.keyed, self.tied[i]) if t} for i, r in enumerate(self.runs)}
 
 
-def report_inputs(store: Store, run_ids: list[int] | None, questions: str) -> tuple[Inputs, dict]:
+def report_inputs(store: Store, run_ids: list[int] | None, questions: str) -> tuple[Inputs, dict[int, str]]:
     """The inputs of a report and the runs the default selection left out (run -> why)."""
     runs, explicit = _select_runs(store, run_ids)
-    left_out = {} if explicit else {
+    left_out: dict[int, str] = {} if explicit else {
         r.id: "archived" if r.archived else r.status for r in store.runs.runs(archived=True)
         if r.kind not in NO_ANSWERS and r not in runs and (r.archived or r.status != "done")}
     preds: dict[int, dict[str, Prediction]] = {}
-    votes: dict[int, list] = {}
+    votes: dict[int, list[SampleVote]] = {}
     for r in runs:  # one read per run: a run asked K times is voted (its majority's first)
-        chosen, voted = store.runs.voted_predictions(r.id)
-        preds[r.id] = {p.uid: p for p in chosen}
+        firsts, voted = store.runs.voted_predictions(r.id)
+        preds[r.id] = {p.uid: p for p in firsts}
         if voted is not None:
             votes[r.id] = voted
     if not explicit:

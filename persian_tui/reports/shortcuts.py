@@ -92,10 +92,10 @@ def length_outlier(lengths: list[int]) -> int | None:
     return None
 
 
-def _link_value(link: OptionLink | None, cue: str):
-    if link is None or not link.whole:  # one hemistich, halves of two couplets: not one poem
+def _link_value(link: OptionLink | None, cue: str) -> str | None:
+    c = link.couplet if link is not None else None
+    if link is None or c is None or not link.whole:  # one hemistich, halves of two couplets: not one poem
         return None
-    c = link.couplet
     return {"poet": c.poet_slug, "metre": c.metre, "rhyme": c.rhyme, "form": c.form}[cue]
 
 
@@ -147,7 +147,7 @@ def analyse(questions: list[Question], links: dict[str, dict[int, OptionLink]],
             continue
         row = CueRow(cue, eligible[cue], fired[cue], hits[cue])
         if row.fired:
-            row.low, row.high = wilson(row.hits, row.fired)
+            row.low, row.high = wilson(row.hits, row.fired) or (None, None)
             row.p_value = binom_two_sided(row.hits, row.fired, CHANCE)
         rows.append(row)
     return ShortcutReport(len(keyed), linked, rows, picks, flagged, {k: keys[k] for k in range(1, 5)},

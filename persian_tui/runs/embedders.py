@@ -9,10 +9,12 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 import numpy as np
+import numpy.typing as npt
 
 from persian_tui.text import ZWNJ, normalize, storable
 
@@ -31,7 +33,7 @@ class Embedder(Protocol):
     normalization: str  # "none" | "hazm": how input text was normalized before embedding
     cacheable: bool  # vectors worth keeping in the database cache
 
-    def embed(self, texts: list[str]) -> np.ndarray:
+    def embed(self, texts: list[str]) -> npt.NDArray[np.float32]:
         """(len(texts), d) float32, in input order."""
         ...
 
@@ -46,7 +48,8 @@ def _check_normalization(normalization: str) -> str:
     return normalization
 
 
-def checked_vectors(rows: np.ndarray, error=EmbedderError) -> np.ndarray:
+def checked_vectors(rows: npt.NDArray[np.floating],
+                    error: Callable[[str], Exception] = EmbedderError) -> npt.NDArray[np.float32]:
     """Vectors fit to score: finite (NaN, infinity and values past float32 are refused) and not
     zero (a zero vector has no direction: every cosine with it is meaningless). float32 out."""
     with np.errstate(over="ignore", invalid="ignore"):
@@ -109,7 +112,7 @@ class TfidfEmbedder:
     def _prep(self, texts: list[str]) -> list[str]:
         return [t.replace(ZWNJ, " ") for t in _prepare(texts, self.normalization)]
 
-    def embed(self, texts: list[str]) -> np.ndarray:
+    def embed(self, texts: list[str]) -> npt.NDArray[np.float32]:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         docs = self._prep(texts)
@@ -137,8 +140,9 @@ def _folder_revision(path: Path) -> str:
 def _commit_hash(model) -> str:
     for module in model:
         config = getattr(getattr(module, "auto_model", None), "config", None)
-        if getattr(config, "_commit_hash", None):
-            return config._commit_hash
+        commit = getattr(config, "_commit_hash", None)
+        if commit:
+            return commit
     return "unknown"
 
 
@@ -197,7 +201,7 @@ class SentenceTransformerEmbedder:
                 return getattr(self._model, name)() or 0
         return 0
 
-    def embed(self, texts: list[str]) -> np.ndarray:
+    def embed(self, texts: list[str]) -> npt.NDArray[np.float32]:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         vectors = self._model.encode(
@@ -327,7 +331,7 @@ class OpenAIEmbedder:
                 raise self._error(f"embedding {i} has no numbers")
         return rows
 
-    def embed(self, texts: list[str]) -> np.ndarray:
+    def embed(self, texts: list[str]) -> npt.NDArray[np.float32]:
         inputs = [self.prefix + t for t in _prepare(texts, self.normalization)]
         rows = [row for batch in _batches(inputs, self.batch_size) for row in self._embed_batch(batch)]
         if not rows:

@@ -39,7 +39,9 @@ def create_embedding_run(store: Store, spec: EmbedRunSpec) -> Run:
             raise RunError(f"paraphrase run {spec.paraphrase_run} lacks {len(missing)} question(s), "
                            f"e.g. {missing[0]}")
     params = {**spec.stored(), "uids": [q.uid for q in questions]}
-    return store.runs.create_run("embedding", spec.model, params, total=len(questions))
+    run = store.runs.create_run("embedding", spec.model, params, total=len(questions))
+    assert run is not None  # (None only for once_per_file)
+    return run
 
 
 def execute_embedding_run(db_path: str | Path, run_id: int, *, on_progress: Callback | None = None,

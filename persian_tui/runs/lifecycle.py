@@ -7,9 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from typing import TYPE_CHECKING
 
 from ..store import LeaseHeld, Store, StoreError
 from .progress import Callback, RunError, RunProgress
+
+if TYPE_CHECKING:
+    from .llm_client import LLMClient
 
 LEASE_SECONDS = 60.0  # a killed process's run is free again after this
 CONNECT_LIMIT = 2  # refused connections in a row (each retried once) that stop a run at once
@@ -74,7 +78,7 @@ async def keep_lease(store: Store, run_id: int) -> None:
             pass  # busy: the next beat renews it
 
 
-async def drive_requests(tasks: list, store: Store, run_id: int, client, cancel: threading.Event) -> None:
+async def drive_requests(tasks: list, store: Store, run_id: int, client: LLMClient, cancel: threading.Event) -> None:
     """Wait for a run's request tasks. Ctrl-C, SIGTERM or SIGHUP (the task is cancelled)
     cancels them and the run ends `cancelled`; an unexpected error marks the run `failed` and
     propagates. The run's lease is renewed meanwhile."""

@@ -17,6 +17,7 @@ import hashlib
 import json
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .. import redact
 from ..models import Prediction, Question, Run
@@ -24,6 +25,9 @@ from ..store import Store
 from .lifecycle import Breaker, drive_requests, finish_run, save_when_free, take_lease
 from .progress import Callback, RunError, RunProgress, select_questions, stored_progress
 from .spec import RESUME_OVERRIDES, LLMRunSpec, ParaphraseRunSpec
+
+if TYPE_CHECKING:
+    from .llm_client import Completion, LLMClient
 
 
 def create_llm_run(store: Store, spec: LLMRunSpec, *, kind: str = "llm") -> Run:
@@ -39,8 +43,10 @@ def create_llm_run(store: Store, spec: LLMRunSpec, *, kind: str = "llm") -> Run:
         if not questions:
             raise RunError(f"no questions to paraphrase (set {spec.questions!r})")
         params = {**spec.stored(), "uids": [q.uid for q in questions]}
-        return store.runs.create_run("paraphrase", spec.model, params, total=len(questions),
-                                     prompt_template=PARAPHRASE_TEMPLATE, prompt_hash=PARAPHRASE_HASH)
+        run = store.runs.create_run("paraphrase", spec.model, params, total=len(questions),
+                                    prompt_template=PARAPHRASE_TEMPLATE, prompt_hash=PARAPHRASE_HASH)
+        assert run is not None  # (None only for once_per_file)
+        return run
     if spec.strategy not in STRATEGIES:
         raise RunError(f"unknown strategy {spec.strategy!r}; choose {', '.join(STRATEGIES)}")
     questions = select_questions(store, spec.questions, spec.limit, spec.release)
@@ -52,8 +58,10 @@ def create_llm_run(store: Store, spec: LLMRunSpec, *, kind: str = "llm") -> Run:
         from .prompts import leaks_few_shot
 
         params["few_shot_leaks"] = [q.uid for q in questions if leaks_few_shot(q)]
-    return store.runs.create_run("llm", spec.model, params, total=len(questions) * spec.samples,
-                                 prompt_template=sample.template, prompt_hash=sample.template_hash)
+    run = store.runs.create_run("llm", spec.model, params, total=len(questions) * spec.samples,
+                                prompt_template=sample.template, prompt_hash=sample.template_hash)
+    assert run is not None  # (None only for once_per_file)
+    return run
 
 
 def stored_spec(run: Run, overrides: dict | None = None) -> LLMRunSpec:
@@ -90,8 +98,8 @@ def resume_overrides(store: Store, run: Run, given: dict) -> dict:
     return changed
 
 
-async def cached_reply(store: Store, client, spec: LLMRunSpec, messages: list[dict],
-                       response_format: dict | None = None, sample: int = 0):
+async def cached_reply(store: Store, client: LLMClient, spec: LLMRunSpec, messages: list[dict],
+                       response_format: dict | None = None, sample: int = 0) -> Completion:
     """A completion from the cache when `spec.cache` and it was asked before, else from the
     endpoint (then cached; errors raise LLMError and are never cached). Sample k has its own
     cache entry (the key's repeat index) and seed."""
@@ -114,6 +122,10 @@ class LLMSession:
     and takes the run's lease; `start()` marks it running and makes the client, the gate and the
     breaker; `drive(tasks)` waits for the requests; `finish(...)` records the end."""
 
+    client: LLMClient  # these three: made by start()
+    gate: asyncio.Semaphore
+    breaker: Breaker
+
     def __init__(self, store: Store, run_id: int, kinds: tuple[str, ...], what: str,
                  overrides: dict | None = None, cancel: threading.Event | None = None) -> None:
         run = store.runs.get_run(run_id)
@@ -123,7 +135,6 @@ class LLMSession:
         self.spec, self.uids = stored_spec(run, overrides), run.params["uids"]
         take_lease(store, run_id)
         self.cancel = cancel or threading.Event()
-        self.client = self.gate = self.breaker = None
 
     def limited(self, todo: list) -> list:
         """`todo` cut to the resume's `limit` (a resume may ask only this many more)."""
@@ -141,7 +152,7 @@ class LLMSession:
         self.gate = asyncio.Semaphore(spec.concurrency)
         self.breaker = Breaker(spec.max_failures, self.cancel)
 
-    async def reply(self, messages: list[dict], response_format: dict | None = None, sample: int = 0):
+    async def reply(self, messages: list[dict], response_format: dict | None = None, sample: int = 0) -> Completion:
         return await cached_reply(self.store, self.client, self.spec, messages, response_format, sample)
 
     async def drive(self, tasks: list) -> None:

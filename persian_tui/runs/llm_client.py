@@ -12,9 +12,13 @@ import math
 import random
 import time
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any, cast, overload
 
 from .. import redact, settings
 from ..text import storable
+
+if TYPE_CHECKING:
+    from openai.types.chat import ChatCompletionMessageParam
 
 RETRY_STATUSES = {408, 409, 425, 429, 500, 502, 503, 504}
 # failed for good with these, the endpoint or the account is failing, not the item (a 400 is the item's)
@@ -108,19 +112,23 @@ class LLMClient:
             return hinted  # honoured as given: a wait past the budget gives up instead
         return min(self.max_backoff, self.backoff * 2 ** attempt) * random.uniform(0.5, 1.0)
 
-    async def complete(self, messages: list[dict], *, params: dict,
+    async def complete(self, messages: list[dict], *, params: dict[str, Any],
                        response_format: dict | None = None) -> Completion:
         import openai
 
-        extra = {"response_format": response_format} if response_format else {}
+        extra: dict[str, Any] = {"response_format": response_format} if response_format else {}
+        # the prompts' messages are plain {role, content} dicts: the chat message shapes
+        chat = cast("list[ChatCompletionMessageParam]", messages)
         waited = 0.0
         refused = 0
+        cause: Exception
+        error: LLMError
         for attempt in range(self.max_retries + 1):
             start = time.perf_counter()
             try:
                 # a deadline for the whole request, body included (a dripping reply cannot outlast it)
                 raw = await asyncio.wait_for(self.client.chat.completions.with_raw_response.create(
-                    model=self.model, messages=messages, **params, **extra), self.timeout)
+                    model=self.model, messages=chat, **params, **extra), self.timeout)
                 return completion_of(raw.parse(), time.perf_counter() - start,
                                      content_type=raw.headers.get("content-type"))
             except openai.APIStatusError as e:
@@ -154,7 +162,7 @@ class LLMClient:
         raise AssertionError("unreachable")
 
     def _error(self, message: str, kind: str) -> LLMError:
-        return LLMError(storable(redact.text(message, keys=self.keys))[:500], kind)
+        return LLMError((storable(redact.text(message, keys=self.keys)) or "")[:500], kind)
 
 
 
@@ -163,9 +171,10 @@ def _never_connected(error: BaseException) -> bool:
     host; httpx's class, whichever copy the openai client bundles) somewhere in the causes."""
     seen = error
     for _ in range(5):
-        seen = seen.__cause__ or seen.__context__
-        if seen is None:
+        parent = seen.__cause__ or seen.__context__
+        if parent is None:
             return False
+        seen = parent
         if type(seen).__name__ == "ConnectError" or isinstance(seen, ConnectionRefusedError):
             return True
     return False
@@ -226,6 +235,10 @@ def completion_of(reply, latency: float, content_type: str | None = None) -> Com
                       warning="; ".join(warnings) or None)
 
 
+@overload
+def cut_long(text: str, name: str, warnings: list[str]) -> str: ...
+@overload
+def cut_long(text: str | None, name: str, warnings: list[str]) -> str | None: ...
 def cut_long(text: str | None, name: str, warnings: list[str]) -> str | None:
     """A text longer than MAX_REPLY_CHARS kept as its head and tail (an answer usually closes a
     long reply), the cut noted: a hostile endpoint cannot grow the database by megabytes a row."""

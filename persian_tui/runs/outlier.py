@@ -27,9 +27,14 @@ Cosine with a zero vector is 0 (as sklearn: norms below 10·eps are left unscale
 
 from __future__ import annotations
 
-import numpy as np
+from typing import Literal, get_args
 
-SCORERS = ("centroid", "pairwise", "isolation")
+import numpy as np
+import numpy.typing as npt
+
+Scorer = Literal["centroid", "pairwise", "isolation"]
+SCORERS: tuple[Scorer, ...] = get_args(Scorer)
+Floats = npt.NDArray[np.floating]  # float32 stays float32, anything else is float64
 TIE_ULPS = 4  # scores within TIE_ULPS * eps * max|score| (per row) of the minimum tie with it
 
 # OTHERS[i]: the options other than i, in ascending order (as np.delete(E, i) gives them)
@@ -40,7 +45,7 @@ _PJ = np.array([[j for j, _ in p] for p in _PAIRS_WITHOUT])
 _PK = np.array([[k for _, k in p] for p in _PAIRS_WITHOUT])
 
 
-def _check(E: np.ndarray) -> np.ndarray:
+def _check(E: npt.ArrayLike) -> Floats:
     E = np.asarray(E)
     if E.ndim != 3 or E.shape[1] != 4 or E.shape[2] == 0:
         raise ValueError(f"expected embeddings of shape (n, 4, d), got {E.shape}")
@@ -52,7 +57,7 @@ def _check(E: np.ndarray) -> np.ndarray:
     return E if E.dtype in (np.float32, np.float64) else E.astype(np.float64)
 
 
-def _unit(X: np.ndarray) -> np.ndarray:
+def _unit(X: Floats) -> Floats:
     """Rows scaled to unit length as sklearn's `normalize` does (the same einsum; norms
     below 10·eps are left at 1, so zero vectors stay zero)."""
     flat = X.reshape(-1, X.shape[-1]).copy()
@@ -67,25 +72,25 @@ def _unit(X: np.ndarray) -> np.ndarray:
 # bit, breaking exact ties (first index wins) at random. einsum gives equal inputs equal outputs.
 
 
-def _gram(E: np.ndarray) -> np.ndarray:
+def _gram(E: Floats) -> Floats:
     """(n, 4, 4) cosine similarities between the options of each question."""
     U = _unit(E)
     return np.einsum("nid,njd->nij", U, U)
 
 
-def _centroid(E: np.ndarray) -> np.ndarray:
+def _centroid(E: Floats) -> Floats:
     # (n, 4, d): mean of the raw vectors of the others, summed in np.mean's order, ((a+b)+c)/3
     a, b, c = (E[:, OTHERS[:, k]] for k in range(3))
     centroids = (a + b + c) / 3
     return np.einsum("nid,nid->ni", _unit(E), _unit(centroids))
 
 
-def _pairwise(E: np.ndarray) -> np.ndarray:
+def _pairwise(E: Floats) -> Floats:
     G = _gram(E)
     return (G.sum(axis=2) - np.einsum("nii->ni", G)) / 3.0
 
 
-def _isolation(E: np.ndarray) -> np.ndarray:
+def _isolation(E: Floats) -> Floats:
     G = _gram(E)
     link = np.where(np.eye(4, dtype=bool), -np.inf, G).max(axis=2)  # closest other option
     weakest = G[:, _PJ, _PK].min(axis=2)  # weakest pair among the other three
@@ -98,7 +103,7 @@ _FUNCS = {"centroid": _centroid, "pairwise": _pairwise, "isolation": _isolation}
 BLOCK_VALUES = 1 << 22  # values scored at a time: the scorers' temporaries stay small for any n
 
 
-def scores(E: np.ndarray, scorer: str) -> np.ndarray:
+def scores(E: npt.ArrayLike, scorer: str) -> Floats:
     """(n, 4) scores; lower = more likely the outlier. Rows are scored in blocks (each row's
     scores depend on that row alone), so memory does not grow with n."""
     if scorer not in _FUNCS:
@@ -110,7 +115,7 @@ def scores(E: np.ndarray, scorer: str) -> np.ndarray:
     return np.concatenate([func(E[i:i + step]) for i in range(0, len(E), step)])
 
 
-def predict(E: np.ndarray, scorer: str) -> tuple[np.ndarray, np.ndarray]:
+def predict(E: npt.ArrayLike, scorer: str) -> tuple[npt.NDArray[np.intp], Floats]:
     """(predicted option 1..4 per question, (n, 4) scores).
 
     The prediction is the first option scoring within tie_tolerance(s) of the row's minimum:
@@ -120,7 +125,7 @@ def predict(E: np.ndarray, scorer: str) -> tuple[np.ndarray, np.ndarray]:
     return near.argmax(axis=1) + 1, s
 
 
-def tie_tolerance(s: np.ndarray) -> np.ndarray:
+def tie_tolerance(s: Floats) -> Floats:
     """(n, 1) tie tolerance per row: TIE_ULPS·eps·max|score| of the row (0 for an all-zero row,
     where only exact ties tie)."""
     return TIE_ULPS * np.finfo(s.dtype).eps * np.abs(s).max(axis=1, keepdims=True)

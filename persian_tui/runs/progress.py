@@ -7,7 +7,7 @@ and the TUI posts a frozen copy of it. `select_questions` turns a question set (
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Set
 from dataclasses import dataclass, field
 
 from ..models import QUESTION_SETS, Prediction, Question, Run, accuracy
@@ -88,7 +88,7 @@ def select_questions(store: Store, which: str, limit: int | None = None,
 
 
 def stored_progress(store: Store, run: Run, uids: list[str], samples: int = 1,
-                    skip: set[tuple[str, int]] = frozenset()) -> RunProgress:
+                    skip: Set[tuple[str, int]] = frozenset()) -> RunProgress:
     """Progress over (question, sample) pairs: every stored reply counts once, but those of
     `skip` (the pairs about to be asked again: a retry counts them afresh)."""
     progress = RunProgress(run.id, len(uids) * samples)

@@ -12,11 +12,13 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 from ..models import Question
 
-STRATEGIES = ("zero-shot", "few-shot", "json", "justify", "explained-few-shot")
-VERSIONS = {s: "v1" for s in STRATEGIES}
+Strategy = Literal["zero-shot", "few-shot", "json", "justify", "explained-few-shot"]
+STRATEGIES: tuple[Strategy, ...] = get_args(Strategy)
+VERSIONS: dict[str, str] = {s: "v1" for s in STRATEGIES}
 
 # ---------------------------------------------------------------- seed text (verbatim)
 
@@ -130,7 +132,7 @@ OPTION_LINE = "{n}. {mesra1} - {mesra2}"
 def _template_text(strategy: str) -> str:
     """Everything of a strategy's prompt except the question: what template_hash covers."""
     system, instruction = TEMPLATES[strategy]
-    parts = {"strategy": strategy, "version": VERSIONS[strategy], "system": system, "user_head": USER_HEAD,
+    parts: dict[str, object] = {"strategy": strategy, "version": VERSIONS[strategy], "system": system, "user_head": USER_HEAD,
              "option_line": OPTION_LINE, "instruction": instruction}
     if strategy == "explained-few-shot":
         parts["example"], parts["example_sep"] = EXAMPLE, EXAMPLE_SEP
@@ -143,7 +145,7 @@ def _sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-TEMPLATE_HASHES = {s: _sha(_template_text(s)) for s in STRATEGIES}
+TEMPLATE_HASHES: dict[str, str] = {s: _sha(_template_text(s)) for s in STRATEGIES}
 
 
 @dataclass(frozen=True)
@@ -212,14 +214,15 @@ def pick_exemplars(q: Question, bank: Sequence[Question], k: int = 3, seed: int 
     """Up to k bank questions with a key and an explanation, same category first, in a
     hash order fixed by (q.uid, seed). Never q itself, nor one sharing a couplet with q (or
     with an exemplar already chosen); retired questions are left out."""
-    def rank(c: Question):
+    def rank(c: Question) -> tuple[bool, str]:
         same = bool(q.category) and c.category == q.category
         return (not same, _sha(f"{q.uid}\x1f{seed}\x1f{c.uid}"))
 
     candidates = {c.uid: c for c in reversed(bank)
                   if c.uid != q.uid and c.key is not None and (c.explanation or "").strip()
                   and c.status != "retired" and len(c.options) == 4}
-    taken, chosen = _couplets(q), []
+    taken = _couplets(q)
+    chosen: list[Question] = []
     for c in sorted(candidates.values(), key=rank):
         if len(chosen) == k:
             break

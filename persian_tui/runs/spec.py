@@ -7,7 +7,7 @@ errors. Messages never quote the rejected value (a key pasted by mistake must no
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
@@ -15,14 +15,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 from .. import redact
 from ..models import QUESTION_SETS, check_release_name
 from ..redact import check_env_name
-from .outlier import SCORERS
-from .prompts import STRATEGIES
+from .outlier import Scorer
+from .prompts import Strategy
 
 MAX_SAMPLES = 100
 
-Strategy = Literal[STRATEGIES]  # type: ignore[valid-type]
-Scorer = Literal[SCORERS]  # type: ignore[valid-type]
-QuestionSet = Literal[tuple(QUESTION_SETS)]  # type: ignore[valid-type]
+if TYPE_CHECKING:  # a name of models.QUESTION_SETS: checked by pydantic, a str to mypy
+    QuestionSet = str
+else:
+    QuestionSet = Literal[tuple(QUESTION_SETS)]
 
 
 def check_base_url(value: str | None) -> str | None:
