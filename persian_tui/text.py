@@ -43,8 +43,8 @@ def build_table(strip_diacritics: bool) -> dict[int, str]:
         unicodes_replacement=True,
         seperate_mi=False,
     )
-    # every table defined (the characters any step may change); spacing, repeated chars and
-    # mi-separation off, as they only add word lists (a lemmatizer: ~2 s to build), no tables
+    # every table defined (the characters any step may change); the context steps off: they add
+    # no table, only a tokenizer and a lemmatizer (~2 s to build)
     full = Normalizer(correct_spacing=False, decrease_repeated_chars=False, persian_style=False, seperate_mi=False)
     chars = set(full.translation_src) | set(full.number_translation_src)
     for pattern, _ in [*full.diacritics_patterns, *full.specials_chars_patterns, *full.replacements]:

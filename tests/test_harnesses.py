@@ -17,6 +17,9 @@ from persian_tui.cli import main
 from persian_tui.runs import prompts
 from persian_tui.store import Store
 
+# with -n, one worker runs this file: Inspect, datasets and lm-eval are imported once (pyproject.toml: --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("harnesses")
+
 NO_INSPECT = "inspect-ai is not installed (the inspect extra: pip install -e '.[inspect]')"
 # the replies the fake endpoint gives in turn: digits, words, Persian, a refusal, a hedge
 REPLIES = ["3", "Answer: 2", "گزینه ۴", "I cannot decide.", "The third couplet is the odd one out.",

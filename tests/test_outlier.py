@@ -10,6 +10,9 @@ import pytest
 from persian_tui.runs import outlier
 from persian_tui.runs.outlier import SCORERS, predict, scores
 
+# with -n, one worker runs this file: sparse32 is built and sklearn imported once (pyproject.toml: --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("outlier")
+
 
 def cosine_similarity(X, Y=None):
     """sklearn's, imported when a test needs it (~3 s: collecting this file stays light)."""
@@ -228,7 +231,6 @@ def sparse32():
     return E32
 
 
-@pytest.mark.xdist_group("outlier-sparse")  # with -n, one worker builds sparse32 (see conftest.py)
 @pytest.mark.parametrize("scorer", SCORERS)
 def test_float32_ties_agree_with_float64_on_sparse_vectors(scorer, sparse32):
     # sparse vectors with a small shared component: every score is small, so an absolute 4·eps

@@ -12,6 +12,9 @@ from persian_tui.text import (
 
 ZWNJ = "\u200c"
 
+# with -n, one worker runs this file: hazm is imported once (pyproject.toml: --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("text")
+
 
 def test_normalize_arabic_letters_and_digits():
     assert normalize("كتاب عربي") == "کتاب عربی"
