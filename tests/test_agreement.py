@@ -50,17 +50,6 @@ def test_wilson_matches_statsmodels():
     assert stats.wilson(0, 0) is None
 
 
-@pytest.fixture
-def labelled(store):
-    store.questions.add_questions([make_question(f"q-{i}", key=k, category=c)
-                                   for i, (k, c) in enumerate([(1, "عشق"), (2, "عشق"), (3, "قناعت"), (4, "قناعت")], 1)])
-    for uid, answers in {"q-1": (1, 1, 1), "q-2": (2, 3, 2), "q-3": (3, 3, 3), "q-4": (1, 2, 3)}.items():
-        for name, answer in zip(("ali", "sara", "reza"), answers):
-            store.labels.add_label(uid, name, answer)
-    store.labels.add_label("q-3", "mina", flag="بیت سوم ناقص است")
-    return store
-
-
 def test_item_votes_and_queues(labelled):
     votes = {v.uid: v for v in item_votes(labelled)}
     assert votes["q-2"].majority == 2 and votes["q-2"].agrees_with_key is True

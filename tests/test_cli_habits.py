@@ -12,14 +12,6 @@ from persian_tui.cli import main, parser
 from persian_tui.store import Store
 
 
-@pytest.fixture
-def db(tmp_path, monkeypatch):
-    monkeypatch.delenv("PERSIAN_TUI_DB", raising=False)
-    path = str(tmp_path / "habits.db")
-    assert main(["--db", path, "sample"]) == 0
-    return path
-
-
 def all_parsers(p: argparse.ArgumentParser, name: str = "persian-tui"):
     yield name, p
     for action in p._actions:
@@ -28,15 +20,15 @@ def all_parsers(p: argparse.ArgumentParser, name: str = "persian-tui"):
                 yield from all_parsers(sub, f"{name} {sub_name}")
 
 
-def test_db_after_the_command(db, capsys):
+def test_db_after_the_command(sample_db, capsys):
     capsys.readouterr()
-    assert main(["stats", "--db", db]) == 0
-    assert f"database: {db}" in capsys.readouterr().out
-    assert main(["runs", "--db", db]) == 0  # nested commands too
-    assert main(["run", "embed", "--model", "tfidf", "--questions", "all", "--db", db]) == 0
-    assert main(["runs", "history", "1", "--db", db]) == 0
-    assert main(["--db", db, "stats"]) == 0  # before the command, as always
-    assert f"database: {db}" in capsys.readouterr().out
+    assert main(["stats", "--db", sample_db]) == 0
+    assert f"database: {sample_db}" in capsys.readouterr().out
+    assert main(["runs", "--db", sample_db]) == 0  # nested commands too
+    assert main(["run", "embed", "--model", "tfidf", "--questions", "all", "--db", sample_db]) == 0
+    assert main(["runs", "history", "1", "--db", sample_db]) == 0
+    assert main(["--db", sample_db, "stats"]) == 0  # before the command, as always
+    assert f"database: {sample_db}" in capsys.readouterr().out
 
 
 def test_did_you_mean(capsys):
@@ -77,13 +69,13 @@ def test_run_ids_are_named_one_way():
                 assert a.metavar == "IDS", name
 
 
-def test_old_run_spellings_still_work(db, capsys):
-    assert main(["--db", db, "run", "embed", "--questions", "all"]) == 0
+def test_old_run_spellings_still_work(sample_db, capsys):
+    assert main(["--db", sample_db, "run", "embed", "--questions", "all"]) == 0
     capsys.readouterr()
     for argv in (["errors", "--run", "1"], ["errors", "1"]):
-        assert main(["--db", db, *argv]) == 1
+        assert main(["--db", sample_db, *argv]) == 1
         assert "no judgments yet for run 1" in capsys.readouterr().err
-    assert main(["--db", db, "errors", "1", "--run", "2"]) == 1
+    assert main(["--db", sample_db, "errors", "1", "--run", "2"]) == 1
     assert "run 1 or --run 2" in capsys.readouterr().err
 
 
@@ -97,26 +89,26 @@ def test_usage_marks_required_options(capsys):
         assert shown in usage and f"[{shown.split()[0]}" not in usage, usage
 
 
-def test_run_questions_are_a_set_name(db, capsys):
+def test_run_questions_are_a_set_name(sample_db, capsys):
     with pytest.raises(SystemExit):
-        main(["--db", db, "run", "embed", "--questions", "sample"])
+        main(["--db", sample_db, "run", "embed", "--questions", "sample"])
     assert "invalid choice: 'sample'" in capsys.readouterr().err
 
 
-def test_st_model_without_the_extra_creates_no_run(db, capsys, monkeypatch):
+def test_st_model_without_the_extra_creates_no_run(sample_db, capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "sentence_transformers", None)  # as if not installed
     for model, says in (("st:some/model", "needs the embed extra"),
                         ("some-model", "unknown embedding model 'some-model'")):
-        assert main(["--db", db, "run", "embed", "--model", model, "--questions", "all"]) == 1
+        assert main(["--db", sample_db, "run", "embed", "--model", model, "--questions", "all"]) == 1
         err = capsys.readouterr().err
         assert says in err and len(err.strip().splitlines()) == 1, err
-    with Store(db) as s:
+    with Store(sample_db) as s:
         assert s.runs.runs() == []
 
 
-def test_export_of_nothing_warns(db, tmp_path, capsys):
+def test_export_of_nothing_warns(sample_db, tmp_path, capsys):
     out = tmp_path / "none.jsonl"
-    assert main(["--db", db, "export", "-o", str(out), "--status", "retired"]) == 0
+    assert main(["--db", sample_db, "export", "-o", str(out), "--status", "retired"]) == 0
     cap = capsys.readouterr()
     assert "exported 0 question(s)" in cap.out
     assert "warning: no question matched --status retired" in cap.err and "is empty" in cap.err

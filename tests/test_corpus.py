@@ -17,12 +17,6 @@ from persian_tui.store import Store
 ZWNJ = "\u200c"
 
 
-@pytest.fixture
-def corpus(store):
-    import_corpus(store, MINI)
-    return store
-
-
 def test_fts5_is_available():
     conn = sqlite3.connect(":memory:")
     conn.execute("CREATE VIRTUAL TABLE t USING fts5(x)")

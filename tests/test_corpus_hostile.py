@@ -6,15 +6,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from factories import BABA, HAFEZ_1, HAFEZ_2, MINI, ROBAEE, SAADI, copy_mini, make_question
+from factories import BABA, HAFEZ_1, HAFEZ_2, MINI, ROBAEE, SAADI, copy_mini, ganjoor_poem, make_question
 
 from persian_tui.corpus.ganjoor import import_corpus
-
-
-def _poem(url: str, *texts: str, **extra) -> dict:
-    verses = [{"VOrder": i + 1, "Position": "Right" if i % 2 == 0 else "Left", "Text": t,
-               "CoupletIndex": i // 2} for i, t in enumerate(texts)]
-    return {"Title": "t", "FullUrl": url, "Verses": verses, **extra}
 
 
 @pytest.mark.parametrize("content, reason", [
@@ -23,11 +17,11 @@ def _poem(url: str, *texts: str, **extra) -> dict:
     (b'{"FullUrl": "/hafez/x", "Verses": [{"Position": "Right", "Text": "a \\udfff", "CoupletIndex": 0}]}',
      "a lone surrogate \\udfff (not a character)"),
     # numbers SQLite cannot store
-    (json.dumps(_poem("/hafez/x", "a", "b") | {"Id": 2**70}).encode(), "'Id' must be"),
+    (json.dumps(ganjoor_poem("/hafez/x", "a", "b") | {"Id": 2**70}).encode(), "'Id' must be"),
     (json.dumps({"FullUrl": "/hafez/x", "Verses": [{"Position": "Right", "Text": "a",
                                                      "CoupletIndex": 10**30}]}).encode(), "a number with 31 digits"),
     # a "hemistich" of 100,000 letters is not one
-    (json.dumps(_poem("/hafez/x", "ا" * 100_000, "b")).encode(), "verse 1 is longer than"),
+    (json.dumps(ganjoor_poem("/hafez/x", "ا" * 100_000, "b")).encode(), "verse 1 is longer than"),
 ], ids=["surrogate-title", "surrogate-verse", "huge-id", "huge-couplet-index", "huge-hemistich"])
 def test_hostile_poem_files_are_skipped(store, tmp_path, content, reason):
     root = copy_mini(tmp_path)
@@ -42,7 +36,7 @@ def test_hostile_poem_files_are_skipped(store, tmp_path, content, reason):
 def test_a_byte_order_mark_is_accepted(store, tmp_path):
     root = copy_mini(tmp_path)
     f = root / "poets" / "hafez" / "ghazal" / "bom.json"
-    f.write_bytes(b"\xef\xbb\xbf" + json.dumps(_poem("/hafez/ghazal/bom", "الف ب", "ج د"),
+    f.write_bytes(b"\xef\xbb\xbf" + json.dumps(ganjoor_poem("/hafez/ghazal/bom", "الف ب", "ج د"),
                                                   ensure_ascii=False).encode())
     p = import_corpus(store, root)
     assert (p.new, p.skipped) == (8, 0)
@@ -52,7 +46,7 @@ def test_a_byte_order_mark_is_accepted(store, tmp_path):
 def test_duplicate_poem_paths_keep_the_first_file_and_stay_idempotent(store, tmp_path):
     root = copy_mini(tmp_path)
     twin = root / "poets" / "hafez" / "ghazal" / "sh1x.json"
-    twin.write_text(json.dumps(_poem("/hafez/ghazal/sh1", "نسخه‌ای دیگر", "از همان غزل"), ensure_ascii=False))
+    twin.write_text(json.dumps(ganjoor_poem("/hafez/ghazal/sh1", "نسخه‌ای دیگر", "از همان غزل"), ensure_ascii=False))
     p = import_corpus(store, root)
     assert (p.new, p.updated, p.skipped) == (7, 0, 1)
     assert len(p.errors) == 1 and "sh1x.json" in p.errors[0] and "sh1.json" in p.errors[0]
@@ -66,7 +60,7 @@ def test_a_folder_without_poet_json_is_named(store, tmp_path):
     root = copy_mini(tmp_path)
     stray = root / "poets" / "nopoet" / "cat"
     stray.mkdir(parents=True)
-    (stray / "sh1.json").write_text(json.dumps(_poem("/nopoet/cat/sh1", "a", "b")))
+    (stray / "sh1.json").write_text(json.dumps(ganjoor_poem("/nopoet/cat/sh1", "a", "b")))
     p = import_corpus(store, root)
     assert p.new == 7
     assert any("nopoet" in e and "no poet.json" in e for e in p.errors)
@@ -130,7 +124,7 @@ def test_progress_is_not_repeated_in_a_log(tmp_path, capsys):
 def test_a_word_the_corpus_writes_apart_is_found_typed_as_one(store, tmp_path):
     root = copy_mini(tmp_path)
     f = root / "poets" / "hafez" / "ghazal" / "apart.json"
-    poem = _poem("/hafez/ghazal/apart", "درس ها می داد بی نطق و کلام", "دوختند این ریسمان ها را به هم")
+    poem = ganjoor_poem("/hafez/ghazal/apart", "درس ها می داد بی نطق و کلام", "دوختند این ریسمان ها را به هم")
     f.write_text(json.dumps(poem, ensure_ascii=False))
     import_corpus(store, root)
     for query in ("ریسمانها", "ریسمان ها", "ریسمان‌ها", "درسها ریسمانها", "میداد"):

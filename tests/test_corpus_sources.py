@@ -10,65 +10,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from factories import HAFEZ_1, HAFEZ_2, MINI, SAADI, copy_mini, make_question
+from factories import HAFEZ_1, HAFEZ_2, MINI, OWN, SAADI, copy_mini, make_question, write_poem, write_poet
 
 from persian_tui.cli import main
 from persian_tui.corpus.ganjoor import import_corpus
 from persian_tui.store import Store
-
-OWN = ("این بیت را جز نویسندهٔ جُنگ کسی نگفت", "و در هیچ دیوانی جز این مجموعه نیست")
-
-
-def write_poet(root: Path, slug: str, nickname: str, death: int | None) -> Path:
-    folder = root / "poets" / slug
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "poet.json").write_text(json.dumps(
-        {"Id": 900 + len(slug), "Name": nickname, "Nickname": nickname, "FullUrl": f"/{slug}",
-         "DeathYearInLHijri": death, "ValidDeathDate": False}, ensure_ascii=False))
-    return folder
-
-
-def write_poem(root: Path, slug: str, rel: str, couplets, *, full_title: str = "", prose: bool = False,
-               verses: list | None = None) -> Path:
-    f = root / "poets" / slug / f"{rel}.json"
-    f.parent.mkdir(parents=True, exist_ok=True)
-    if verses is None:
-        verses = []
-        for i, (a, b) in enumerate(couplets):
-            if prose:
-                verses.append({"Position": "Paragraph", "Text": "سخنی به نثر", "CoupletIndex": None})
-            verses += [{"Position": "Right", "Text": a, "CoupletIndex": i},
-                       {"Position": "Left", "Text": b, "CoupletIndex": i}]
-    for n, v in enumerate(verses, 1):
-        v.setdefault("VOrder", n)
-    f.write_text(json.dumps({"Id": abs(hash(rel)) % 10**6, "Title": rel, "FullTitle": full_title,
-                             "FullUrl": f"/{slug}/{rel}", "Metre": None, "Verses": verses},
-                            ensure_ascii=False))
-    return f
-
-
-@pytest.fixture
-def quoting(store, tmp_path):
-    """The mini export, plus: a prose book of ethics (listed by its title, as Naraghi's Me'raj)
-    quoting Hafez; a later poet's anthology (not listed) quoting Hafez and Saadi, with one couplet
-    of its own; a later poet's ghazal that quotes one couplet of Hafez among its own."""
-    root = copy_mini(tmp_path)
-    write_poet(root, "naraghi", "ملا احمد نراقی", 1245)
-    write_poem(root, "naraghi", "meraj/bab1/sh1", [HAFEZ_2, OWN], prose=True,
-               full_title="ملا احمد نراقی » معراج السعادة » باب اول » فصل اول")
-    write_poet(root, "jong", "گردآورنده", 1300)
-    write_poem(root, "jong", "majmue/sh1", [HAFEZ_1, SAADI, ("بنی آدم اعضای یک پیکرند", "که در آفرینش ز یک گوهرند"),
-                                            ("بیتی که تنها در این جنگ آمده است", "و کسی دیگر آن را نسروده است")],
-               full_title="گردآورنده » مجموعه")
-    write_poet(root, "later", "شاعر پسین", 1100)
-    write_poem(root, "later", "ghazal/sh1", [("غزلی نو سرودم به یاد شیراز", "که دلم در آن شهر مانده است باز"),
-                                            HAFEZ_1,
-                                            ("سخن از دل آمد و بر دل نشست", "که نوای او ز سر گرفته ساز"),
-                                            ("شب و روز در فکر آن یار بودم", "که مرا برد از سر آن ناز")],
-               full_title="شاعر پسین » غزلیات")
-    p = import_corpus(store, root)
-    assert p.skipped == 0 and p.quoting == 2  # the anthology and Attar's quatrain (Khayyam's, earlier)
-    return store
 
 
 def test_a_work_quoting_others_never_wins_a_link(quoting):

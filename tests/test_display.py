@@ -2,24 +2,18 @@
 
 import json
 import os
-import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-from factories import make_question
+from factories import HOSTILE, OSC_TITLE, RAW, ROOT, make_question
 from llm_server import LLMServer, Reply
 
 from persian_tui import bidi, display
 from persian_tui.store import Store
 
-ROOT = Path(__file__).resolve().parents[1]
 ZWNJ, ZWJ, LRM, RLM, ALM = "\u200c", "\u200d", "\u200e", "\u200f", "\u061c"
-OSC_TITLE = "\x1b]0;pwned\x07"
-HOSTILE = f"{OSC_TITLE}\x1b[2J\x1b[31mred\x1b[0m\x9b31m\x08\x07\rback"
 # raw bytes a terminal would act on: C0 (but \n, \t), DEL, C1 (UTF-8 \xc2\x80-\xc2\x9f), bidi overrides
-RAW = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]")
 
 
 def test_clean_replaces_controls_with_visible_placeholders():
@@ -70,7 +64,7 @@ def q_couplets():
     return COUPLETS
 
 
-def cli(*args, cwd):
+def cli_bytes(*args, cwd):
     r = subprocess.run([sys.executable, "-m", "persian_tui.cli", *args], capture_output=True, cwd=cwd,
                        env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300, check=False)
     return r.returncode, r.stdout + r.stderr
@@ -84,7 +78,7 @@ def test_cli_output_has_no_raw_controls(hostile_db, tmp_path):
     seen = b""
     for args in (["import", str(bad), "--skip-invalid"], ["stats"], ["runs"], ["agreement"],
                  ["agreement", "--format", "json"], ["export", "-o", str(tmp_path / f"o{OSC_TITLE}")]):
-        code, out = cli("--db", db, *args, cwd=tmp_path)
+        code, out = cli_bytes("--db", db, *args, cwd=tmp_path)
         assert code == 0 and not RAW.search(out), (args, out)
         assert b"Traceback" not in out
         seen += out
@@ -98,12 +92,12 @@ def test_cli_output_has_no_raw_controls(hostile_db, tmp_path):
 def test_model_name_and_endpoint_error_are_shown_safely(hostile_db, tmp_path):
     error = "upstream said \x1b]0;owned\x07\x1b[2J\x9b1m"
     with LLMServer(lambda body, n: Reply(400, {"error": {"message": error}})) as server:
-        code, out = cli("--db", str(hostile_db), "run", "llm", "--base-url", server.url,
+        code, out = cli_bytes("--db", str(hostile_db), "run", "llm", "--base-url", server.url,
                         "--model", "m\x1b[31mevil\x07", "--max-retries", "0", "--questions", "all",
                         cwd=tmp_path)
     assert not RAW.search(out), out
     assert "m␛[31mevil␇".encode() in out
-    code, out = cli("--db", str(hostile_db), "runs", cwd=tmp_path)
+    code, out = cli_bytes("--db", str(hostile_db), "runs", cwd=tmp_path)
     assert code == 0 and not RAW.search(out) and "m␛[31mevil␇".encode() in out
     with Store(hostile_db) as s:  # the endpoint's message is stored as received
         run = s.runs.run_summaries()[0].run

@@ -8,25 +8,16 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-from factories import couplets, make_question
+from factories import ROOT, left_behind, make_question, sample_file
 from tui_helpers import bank_loaded, make_app, notices
 
 from persian_tui import settings
-from persian_tui.bank import jsonl
 from persian_tui.bank.importer import apply_import, plan_import
 from persian_tui.cli import main
 from persian_tui.store import Store
 from persian_tui.tui import app as tui_app
-
-ROOT = Path(__file__).resolve().parents[1]
-SIDECARS = ("", "-wal", "-shm", "-journal")
-
-
-def left_behind(db: Path) -> list[str]:
-    return [db.name + s for s in SIDECARS if Path(str(db) + s).exists()]
 
 
 @pytest.fixture
@@ -107,7 +98,7 @@ def test_discard_keeps_a_database_in_use_or_holding_data(tmp_path):
 
 # ------------------------------------------------------------------ a reading command
 
-READING = [["stats"], ["runs"], ["runs", "--all"], ["runs", "history", "1"], ["report"],
+READING_COMMANDS = [["stats"], ["runs"], ["runs", "--all"], ["runs", "history", "1"], ["report"],
            ["export", "-o", "out.jsonl"], ["agreement"], ["errors"], ["items"], ["samples", "1"],
            ["setting"], ["corpus", "stats"], ["corpus", "search", "عشق"], ["corpus", "similar", "عشق"],
            ["shortcuts"], ["release", "--list"], ["import", "q.jsonl", "--dry-run"], ["sample", "--dry-run"],
@@ -115,7 +106,7 @@ READING = [["stats"], ["runs"], ["runs", "--all"], ["runs", "history", "1"], ["r
            ["curate", "q-1", "--dry-run"]]
 
 
-@pytest.mark.parametrize("args", READING, ids=" ".join)
+@pytest.mark.parametrize("args", READING_COMMANDS, ids=" ".join)
 def test_a_reading_command_never_creates_a_database(fresh, args, capsys):
     (fresh / "q.jsonl").write_text("", "utf-8")
     (fresh / "labels.csv").write_text("annotator,uid,answer\nme,q-1,1\n", "utf-8")
@@ -130,13 +121,6 @@ def test_a_reading_command_never_creates_a_database(fresh, args, capsys):
 
 
 # ------------------------------------------------------------------ the app's sample bank
-
-
-def sample_file(tmp_path: Path, uids=("q-s1", "q-s2")) -> Path:
-    path = tmp_path / "sample.jsonl"
-    path.write_text("".join(jsonl.dumps(make_question(uid, couplets(i), tags=["sample"])) + "\n"
-                            for i, uid in enumerate(uids)), "utf-8")
-    return path
 
 
 def test_the_app_is_told_to_seed_a_database_that_exists_but_never_held_a_question(tmp_path, monkeypatch):
@@ -189,7 +173,7 @@ def test_seeding_rechecks_inside_the_write_transaction(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def sample_db(tmp_path_factory):
+def pipe_db(tmp_path_factory):
     db = tmp_path_factory.mktemp("pipe") / "pipe.db"
     assert main(["--db", str(db), "sample"]) == 0
     return db
@@ -197,13 +181,13 @@ def sample_db(tmp_path_factory):
 
 @pytest.mark.parametrize("args", [["stats"], ["runs"], ["agreement"], ["items"], ["--help"], ["corpus", "stats"]],
                          ids=" ".join)
-def test_a_closed_pipe_ends_quietly(sample_db, args):
+def test_a_closed_pipe_ends_quietly(pipe_db, args):
     """`persian-tui stats | head -1`: the reader has gone before the output is written. Like
     ripgrep, the command ends with status 0 and says nothing (git dies of SIGPIPE, 141)."""
     read, write = os.pipe()
     os.close(read)
     try:
-        done = subprocess.run([sys.executable, "-m", "persian_tui.cli", "--db", str(sample_db), *args],
+        done = subprocess.run([sys.executable, "-m", "persian_tui.cli", "--db", str(pipe_db), *args],
                               stdout=write, stderr=subprocess.PIPE, cwd=ROOT, timeout=120,
                               env={**os.environ, "PYTHONPATH": str(ROOT)})
     finally:

@@ -4,12 +4,12 @@ lm-eval task folder matches lm-eval's task schema; lm-eval samples files import 
 
 from __future__ import annotations
 
-import ast
 import json
 import sys
 from pathlib import Path
 
 import pytest
+from factories import HARNESS_REPLIES, top_level_imports
 from llm_server import LLMServer, chat
 
 from persian_tui.bank import jsonl
@@ -19,45 +19,18 @@ from persian_tui.store import Store
 
 NO_INSPECT = "inspect-ai is not installed (the inspect extra: pip install -e '.[inspect]')"
 # the replies the fake endpoint gives in turn: digits, words, Persian, a refusal, a hedge
-REPLIES = ["3", "Answer: 2", "گزینه ۴", "I cannot decide.", "The third couplet is the odd one out.",
-           "1 or 2", "**4**", "بیت اول"]
-
-
-@pytest.fixture
-def release(tmp_path, monkeypatch):
-    """The sample bank, every question accepted, released as v1."""
-    monkeypatch.delenv("PERSIAN_TUI_DB", raising=False)
-    db = str(tmp_path / "h.db")
-    assert main(["--db", db, "sample"]) == 0
-    with Store(db) as s:
-        for q in s.questions.questions():
-            s.curation.adjudicate(q.uid, "mina", "accept")
-    out = tmp_path / "rel" / "v1"
-    assert main(["--db", db, "release", "v1", "-o", str(out)]) == 0
-    return db, out
-
-
-def imports_of(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text("utf-8"))
-    names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names |= {a.name.split(".")[0] for a in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.level == 0:
-            names.add(node.module.split(".")[0])
-    return names
 
 
 def test_inspect_task_imports_only_inspect_and_the_standard_library(release):
     _, out = release
     task = out / "inspect_task.py"
-    assert imports_of(task) - set(sys.stdlib_module_names) == {"inspect_ai"}
+    assert top_level_imports(task) - set(sys.stdlib_module_names) == {"inspect_ai"}
     assert '"outlier_parser"' in task.read_text("utf-8")  # the parser beside it, loaded by path
     copies = sorted((out / "outlier_parser").glob("*.py"))
     assert {p.name for p in copies} >= {"__init__.py", "parse.py", "parse_vocab.py"}
     source = Path(prompts.__file__).parent
     for copy in copies:  # the one parser, copied verbatim; standard library only
-        assert not imports_of(copy) - set(sys.stdlib_module_names) - {"__future__"}, copy.name
+        assert not top_level_imports(copy) - set(sys.stdlib_module_names) - {"__future__"}, copy.name
         if copy.name != "__init__.py":
             assert copy.read_text("utf-8") == (source / copy.name).read_text("utf-8"), copy.name
 
@@ -66,7 +39,7 @@ def run_inspect(task: Path, log_dir: Path, fmt: str, monkeypatch):
     inspect_ai = pytest.importorskip("inspect_ai", reason=NO_INSPECT)
     monkeypatch.setenv("LOCAL_API_KEY", "not-a-real-key")
     monkeypatch.chdir(task.parent)  # Inspect takes a task path relative to the working folder
-    with LLMServer(lambda body, n: chat(REPLIES[n % len(REPLIES)], tokens=(120, 7))) as server:
+    with LLMServer(lambda body, n: chat(HARNESS_REPLIES[n % len(HARNESS_REPLIES)], tokens=(120, 7))) as server:
         (log,) = inspect_ai.eval(task.name, model="openai-api/local/tiny-model", model_base_url=server.url,
                                  log_dir=str(log_dir), log_format=fmt, display="none", max_connections=1)
     return log, server.requests
@@ -237,7 +210,7 @@ def test_lm_eval_task_yaml_matches_its_schema(release):
         for fn in functions_in(config):
             module, name = fn.split(".")
             assert module == "utils" and callable(getattr(utils, name)), fn
-    assert imports_of(folder / "utils.py") - set(sys.stdlib_module_names) == {"datasets"}
+    assert top_level_imports(folder / "utils.py") - set(sys.stdlib_module_names) == {"datasets"}
     bad = lm_yaml(yamls[0]) | {"output_type": "generate"}  # the schema can fail
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(bad, schema)
@@ -254,8 +227,8 @@ def test_lm_eval_prompt_and_filter_are_the_projects(release):
         system, user = prompts.render("zero-shot", jsonl.from_record(r)).messages
         assert gen["description"] == system["content"] and utils.doc_to_text(r) == user["content"]
         assert utils.doc_to_target(r) == str(r["key"]) and utils.doc_to_index(r) == r["key"] - 1
-    assert utils.parse_filter([[r] for r in REPLIES], records[:len(REPLIES)]) == \
-        [[str(parse_answer(r).answer) if parse_answer(r).status == "ok" else ""] for r in REPLIES]
+    assert utils.parse_filter([[r] for r in HARNESS_REPLIES], records[:len(HARNESS_REPLIES)]) == \
+        [[str(parse_answer(r).answer) if parse_answer(r).status == "ok" else ""] for r in HARNESS_REPLIES]
     pytest.importorskip("datasets", reason="datasets is not installed (the test extra installs it)")
     ds = utils.load_release(version=1.0)
     assert ds["test"].num_rows == len(records) and ds["test"][0]["uid"] == records[0]["uid"]
@@ -276,7 +249,7 @@ def write_samples(folder: Path, records: list[dict], kind: str) -> Path:
     lines = []
     for i, r in enumerate(records):
         if kind == "gen":
-            reply = REPLIES[i % len(REPLIES)]
+            reply = HARNESS_REPLIES[i % len(HARNESS_REPLIES)]
             from persian_tui.runs.parse import parse_answer
 
             p = parse_answer(reply)
@@ -314,7 +287,7 @@ def test_lm_eval_samples_import_as_a_run(release, tmp_path, capsys, kind):
     if kind == "mc":
         assert all(len(p.scores) == 4 and p.predicted == p.scores.index(max(p.scores)) + 1 for p in preds)
     else:
-        assert {p.raw_output for p in preds} <= set(REPLIES)
+        assert {p.raw_output for p in preds} <= set(HARNESS_REPLIES)
 
 
 # ---------------------------------------------------------------- --push (no network in tests)

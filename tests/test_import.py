@@ -3,34 +3,20 @@
 import json
 
 import pytest
-from factories import COUPLETS, benchmark_item
+from factories import COUPLETS, OTHER_COUPLETS, benchmark_item, write_file
 from factories import run_import as run
 
 from persian_tui.bank.importer import ImportFailed, plan_import
 from persian_tui.files.inputs import InputError
 
-OTHER = [
-    ("هر که را صبر نیست حکمت نیست", "و آن که را صبر هست حاجت نیست"),
-    ("دلا نزد کسی بنشین که او از دل خبر دارد", "به زیر آن درختی رو که او گل‌های تر دارد"),
-    ("یکی بود یکی نبود", "غیر از خدا هیچکس نبود"),
-    ("توانا بود هر که دانا بود", "ز دانش دل پیر برنا بود"),
-]
-
-
-def write(tmp_path, name, data):
-    path = tmp_path / name
-    path.write_text(data if isinstance(data, str) else json.dumps(data, ensure_ascii=False), "utf-8")
-    return path
-
-
 
 def test_benchmark_import_and_idempotent_reimport(store, tmp_path):
-    path = write(tmp_path, "bench.json", [benchmark_item(6), benchmark_item(7, OTHER, 3)])
+    path = write_file(tmp_path, "bench.json", [benchmark_item(6), benchmark_item(7, OTHER_COUPLETS, 3)])
     plan = run(store, path)
     assert plan.counts == {"new": 2, "linked": 0, "unchanged": 0, "duplicate": 0, "conflict": 0, "rejected": 0}
     q = store.sources.questions_by_source("bench")["7"][0]
     assert q.key == 4 and q.status == "ready"
-    assert (q.options[1].mesra1, q.options[1].mesra2) == OTHER[1]  # ZWNJ in گل‌های kept
+    assert (q.options[1].mesra1, q.options[1].mesra2) == OTHER_COUPLETS[1]  # ZWNJ in گل‌های kept
     before = [x.uid for x in store.questions.questions()]
     plan = run(store, path)
     assert plan.counts["unchanged"] == 2 and plan.counts["new"] == 0
@@ -40,7 +26,7 @@ def test_benchmark_import_and_idempotent_reimport(store, tmp_path):
 def test_uids_are_deterministic_across_databases(tmp_path):
     from persian_tui.store import Store
 
-    path = write(tmp_path, "bench.json", [benchmark_item(6)])
+    path = write_file(tmp_path, "bench.json", [benchmark_item(6)])
     uids = []
     for name in ("a.db", "b.db"):
         with Store(tmp_path / name) as s:
@@ -61,7 +47,7 @@ def test_uids_are_deterministic_across_databases(tmp_path):
      "1 option(s) are single phrases"),
 ])
 def test_bad_record_aborts_and_names_record(store, tmp_path, item, reason):
-    path = write(tmp_path, "bad.json", [benchmark_item(5, OTHER), item])
+    path = write_file(tmp_path, "bad.json", [benchmark_item(5, OTHER_COUPLETS), item])
     with pytest.raises(ImportFailed) as e:
         run(store, path)
     msg = str(e.value)
@@ -70,7 +56,7 @@ def test_bad_record_aborts_and_names_record(store, tmp_path, item, reason):
 
 
 def test_skip_invalid_imports_the_rest(store, tmp_path):
-    path = write(tmp_path, "bad.json", [benchmark_item(5, OTHER), {"id": 9, "options": []}])
+    path = write_file(tmp_path, "bad.json", [benchmark_item(5, OTHER_COUPLETS), {"id": 9, "options": []}])
     plan = run(store, path, skip_invalid=True)
     assert plan.counts["new"] == 1 and plan.counts["rejected"] == 1
     assert store.questions.counts().total == 1
@@ -78,27 +64,27 @@ def test_skip_invalid_imports_the_rest(store, tmp_path):
 
 
 def test_malformed_json_names_file_and_line(store, tmp_path):
-    path = write(tmp_path, "broken.json", '[\n  {"id": 1,\n  "options": [}\n]')
+    path = write_file(tmp_path, "broken.json", '[\n  {"id": 1,\n  "options": [}\n]')
     with pytest.raises(InputError, match=r"broken.json: malformed JSON at line 3"):
         plan_import(store, path)
 
 
 def test_unknown_format(store, tmp_path):
     with pytest.raises(InputError, match="cannot tell the format"):
-        plan_import(store, write(tmp_path, "x.json", {"foo": 1}))
+        plan_import(store, write_file(tmp_path, "x.json", {"foo": 1}))
 
 
 def test_dry_run_plan_writes_nothing(store, tmp_path):
-    plan = plan_import(store, write(tmp_path, "b.json", [benchmark_item(6)]))
+    plan = plan_import(store, write_file(tmp_path, "b.json", [benchmark_item(6)]))
     assert plan.counts["new"] == 1 and store.questions.counts().total == 0
 
 
 def test_near_duplicate_linked_not_added(store, tmp_path):
-    run(store, write(tmp_path, "a.json", [benchmark_item(6)]))
+    run(store, write_file(tmp_path, "a.json", [benchmark_item(6)]))
     (first,) = store.questions.questions()
     near = [COUPLETS[0], ("گر نور عشق حق به دل و جانت افتد", "بالله از آفتاب فلک خوب‌تر شوی"),
             COUPLETS[2], COUPLETS[3]]
-    plan = run(store, write(tmp_path, "b.json", [benchmark_item(60, near), benchmark_item(7, OTHER)]))
+    plan = run(store, write_file(tmp_path, "b.json", [benchmark_item(60, near), benchmark_item(7, OTHER_COUPLETS)]))
     assert plan.counts["linked"] == 1 and plan.counts["new"] == 1
     (linked,) = plan.of("linked")
     assert "near-duplicate of q-" in linked.reason and linked.target == first.uid
@@ -106,13 +92,13 @@ def test_near_duplicate_linked_not_added(store, tmp_path):
     assert [(r.name, r.id) for r in refs] == [("a", "6"), ("b", "60")]
     assert refs[1].file == str(tmp_path / "b.json") and refs[1].created_at
     assert store.questions.counts().total == 2
-    plan = run(store, write(tmp_path, "c.json", [benchmark_item(61, near)]), allow_duplicates=True)
+    plan = run(store, write_file(tmp_path, "c.json", [benchmark_item(61, near)]), allow_duplicates=True)
     assert plan.counts["new"] == 1
 
 
 def test_changed_key_is_a_conflict_not_an_overwrite(store, tmp_path):
-    run(store, write(tmp_path, "a.json", [benchmark_item(6, index=0)]))
-    plan = run(store, write(tmp_path, "a.json", [benchmark_item(6, index=2)]))
+    run(store, write_file(tmp_path, "a.json", [benchmark_item(6, index=0)]))
+    plan = run(store, write_file(tmp_path, "a.json", [benchmark_item(6, index=2)]))
     assert plan.counts["conflict"] == 1
     assert "stored with different key (stored 1, file 3)" in plan.of("conflict")[0].reason
     assert [q.key for q in store.questions.questions()] == [1]
@@ -127,25 +113,25 @@ def exp1(questions):
 
 
 def test_exp1_needs_answers_and_reports_missing_key(store, tmp_path):
-    path = write(tmp_path, "exp1.json", exp1([(6, COUPLETS), (7, OTHER)]))
+    path = write_file(tmp_path, "exp1.json", exp1([(6, COUPLETS), (7, OTHER_COUPLETS)]))
     with pytest.raises(InputError, match="pass --answers"):
         plan_import(store, path)
-    keys = write(tmp_path, "keys.json", {"6": 2})
+    keys = write_file(tmp_path, "keys.json", {"6": 2})
     with pytest.raises(ImportFailed, match=r"record 2 \(question_number 7\): no key for id 7"):
         run(store, path, answers=keys)
-    keys = write(tmp_path, "keys.json", {"6": 2, "7": 5})
+    keys = write_file(tmp_path, "keys.json", {"6": 2, "7": 5})
     with pytest.raises(ImportFailed, match="key 5 for id 7 .* out of range 1..4"):
         run(store, path, answers=keys)
-    keys = write(tmp_path, "keys.json", {"6": 2, "7": 4})
+    keys = write_file(tmp_path, "keys.json", {"6": 2, "7": 4})
     plan = run(store, path, answers=keys)
     assert plan.counts["new"] == 2
     assert sorted(q.key for q in store.questions.questions()) == [2, 4]
 
 
 def test_malformed_key_file(store, tmp_path):
-    path = write(tmp_path, "exp1.json", exp1([(6, COUPLETS)]))
+    path = write_file(tmp_path, "exp1.json", exp1([(6, COUPLETS)]))
     with pytest.raises(InputError, match="keys.json: key of id '6' is 'x'"):
-        plan_import(store, path, answers=write(tmp_path, "keys.json", {"6": "x"}))
+        plan_import(store, path, answers=write_file(tmp_path, "keys.json", {"6": "x"}))
 
 
 def book(questions):
@@ -157,15 +143,15 @@ def book(questions):
 
 def test_book_swaps_hemistichs_and_strips_ocr_labels(store, tmp_path):
     swapped = [(b, a) for a, b in COUPLETS]  # the file's mesra1 is the second hemistich
-    labelled = [(f"{i})  {a}" if i % 2 else f") {a} {i}", b) for i, (a, b) in enumerate(OTHER, 1)]
-    path = write(tmp_path, "book.json", book([(6, swapped), (7, labelled)]))
-    keys = write(tmp_path, "keys.json", {"6": 1, "7": 3})
+    labelled = [(f"{i})  {a}" if i % 2 else f") {a} {i}", b) for i, (a, b) in enumerate(OTHER_COUPLETS, 1)]
+    path = write_file(tmp_path, "book.json", book([(6, swapped), (7, labelled)]))
+    keys = write_file(tmp_path, "keys.json", {"6": 1, "7": 3})
     plan = run(store, path, answers=keys)
     assert plan.counts["new"] == 2
     by_id = store.sources.questions_by_source("book")
     assert [(o.mesra1, o.mesra2) for o in by_id["6"][0].options] == COUPLETS
     # a label marks the first hemistich: those options keep the file's order, label removed
-    assert [(o.mesra1, o.mesra2) for o in by_id["7"][0].options] == OTHER
+    assert [(o.mesra1, o.mesra2) for o in by_id["7"][0].options] == OTHER_COUPLETS
     assert any("OCR label" in n for d in plan.decisions for n in d.record.notes)
 
 
@@ -174,12 +160,13 @@ def test_book_pages_are_kept_as_the_questions_source_page(store, tmp_path):
     page = data["pages"][0]
     data["pages"] = [{**page, "page_number": 12},
                      {"data": {"questions": [{**page["data"]["questions"][0], "id": 7, "options": [
-                         {"label": i, "mesra1": b, "mesra2": a} for i, (a, b) in enumerate(OTHER, 1)]}]}},
+                         {"label": i, "mesra1": b, "mesra2": a} for i, (a, b) in enumerate(OTHER_COUPLETS, 1)]}]}},
                      {**page, "page_number": "x\x1b[31m", "data": {"questions": [
                          {**page["data"]["questions"][0], "id": 8, "options": [
                              {"label": i, "mesra1": f"مصراع دوم تازه {i}", "mesra2": f"مصراع یکم تازه {i}"}
                              for i in range(1, 5)]}]}}]
-    run(store, write(tmp_path, "book.json", data), answers=write(tmp_path, "keys.json", {"6": 1, "7": 2, "8": 3}))
+    run(store, write_file(tmp_path, "book.json", data),
+        answers=write_file(tmp_path, "keys.json", {"6": 1, "7": 2, "8": 3}))
     pages = {sid: qs[0].source_page for sid, qs in store.sources.questions_by_source("book").items()}
     assert pages == {"6": 12, "7": 2, "8": None}  # the file's page; else its place; a bad one: unknown
     from persian_tui.releases.export import export_jsonl
@@ -190,14 +177,14 @@ def test_book_pages_are_kept_as_the_questions_source_page(store, tmp_path):
 
 
 def test_repeated_source_id_with_different_content(store, tmp_path):
-    path = write(tmp_path, "book.json", book([(6, COUPLETS), (6, OTHER)]))
-    plan = run(store, path, answers=write(tmp_path, "keys.json", {"6": 1}))
+    path = write_file(tmp_path, "book.json", book([(6, COUPLETS), (6, OTHER_COUPLETS)]))
+    plan = run(store, path, answers=write_file(tmp_path, "keys.json", {"6": 1}))
     assert plan.counts["new"] == 2
     assert any("id 6 repeats with different content" in w for w in plan.warnings)
     stored = store.sources.questions_by_source("book")["6"]
     assert len(stored) == 2 and {q.key for q in stored} == {None}
     assert {q.status for q in stored} == {"draft"}
-    plan = run(store, path, answers=write(tmp_path, "keys.json", {"6": 1}))
+    plan = run(store, path, answers=write_file(tmp_path, "keys.json", {"6": 1}))
     assert plan.counts["unchanged"] == 2
 
 
@@ -208,7 +195,7 @@ def test_jsonl_errors_name_the_line(store, tmp_path):
     lines = [json.dumps(good, ensure_ascii=False), "{not json", json.dumps({**good, "uid": "q-2", "key": 9}),
              json.dumps({**good, "uid": "q-3", "schema_version": 7}),
              json.dumps({**good, "uid": "q-4", "key": None})]
-    path = write(tmp_path, "x.jsonl", "\n".join(lines) + "\n")
+    path = write_file(tmp_path, "x.jsonl", "\n".join(lines) + "\n")
     with pytest.raises(ImportFailed) as e:
         run(store, path)
     msg = str(e.value)

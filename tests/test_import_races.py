@@ -6,28 +6,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from factories import make_question, together
+from factories import make_question, random_couplets, together
 
 from persian_tui.cli import main
 from persian_tui.releases.export import export_jsonl
 from persian_tui.store import Store, imports
 
-WORDS = ("دل", "عشق", "می", "ساقی", "باده", "یار", "گل", "بلبل", "شب", "ماه", "جان", "راه", "دریا",
-         "کوه", "باد", "خاک", "آتش", "آب", "چشم", "زلف", "غم", "شادی", "مهر", "صبر", "خرد", "جام")
-
-
-def couplets(i):
-    """Four couplets of question i, unlike those of any other question (no near-duplicates)."""
-    import random
-
-    rng = random.Random(i)
-    return [(" ".join(rng.sample(WORDS, 6)), " ".join(rng.sample(WORDS, 6))) for _ in range(4)]
-
 
 def benchmark_file(path: Path, n: int = 60) -> Path:
     """The seed benchmark's format: a list of {id, question, options, answer}."""
     items = [{"id": i,
-              "options": [f"{a} - {b}" for a, b in couplets(i)], "correct_answer_index": i % 4}
+              "options": [f"{a} - {b}" for a, b in random_couplets(i)], "correct_answer_index": i % 4}
              for i in range(n)]
     path.write_text(json.dumps(items, ensure_ascii=False), "utf-8")
     return path
@@ -52,7 +41,7 @@ def test_four_processes_import_one_file_under_different_sources(tmp_path):
 
 def test_three_processes_import_one_jsonl_without_crashing(tmp_path):
     with Store(tmp_path / "a.db") as store:
-        store.questions.add_questions([make_question(f"q-{i}", couplets(i)) for i in range(40)])
+        store.questions.add_questions([make_question(f"q-{i}", random_couplets(i)) for i in range(40)])
         export_jsonl(store, tmp_path / "bank.jsonl")
     db = tmp_path / "b.db"
     Store(db).close()
@@ -65,7 +54,7 @@ def test_three_processes_import_one_jsonl_without_crashing(tmp_path):
 def test_two_processes_import_one_label_file(tmp_path):
     db = tmp_path / "l.db"
     with Store(db) as store:
-        store.questions.add_questions([make_question(f"q-{i}", couplets(i)) for i in range(30)])
+        store.questions.add_questions([make_question(f"q-{i}", random_couplets(i)) for i in range(30)])
     labels = tmp_path / "labels.csv"
     labels.write_text("annotator,uid,answer\n" + "".join(f"{a},q-{i},{(i % 4) + 1}\n"
                                                          for a in ("ali", "sara") for i in range(30)), "utf-8")
@@ -78,7 +67,7 @@ def test_two_processes_import_one_label_file(tmp_path):
 def test_reimporting_an_older_label_file_never_reverts_later_labels(tmp_path, capsys):
     db = tmp_path / "l.db"
     with Store(db) as store:
-        store.questions.add_questions([make_question("q-1", couplets(1))])
+        store.questions.add_questions([make_question("q-1", random_couplets(1))])
     old = tmp_path / "old.csv"
     old.write_text("annotator,uid,answer\nali,q-1,2\n", "utf-8")
     assert main(["--db", str(db), "import-labels", str(old)]) == 0
@@ -113,7 +102,7 @@ def test_every_unicode_line_separator_round_trips(tmp_path, capsys):
 def test_jsonl_labels_split_on_newline_only(tmp_path):
     db = tmp_path / "l.db"
     with Store(db) as store:
-        store.questions.add_questions([make_question("q-1", couplets(1))])
+        store.questions.add_questions([make_question("q-1", random_couplets(1))])
     path = tmp_path / "labels.jsonl"
     path.write_text(json.dumps({"annotator": "ali", "uid": "q-1", "answer": 2, "note": "یک\u2028دو"},
                                ensure_ascii=False) + "\n", "utf-8")
@@ -127,8 +116,8 @@ def test_three_processes_import_one_predictions_file(tmp_path):
 
     db = tmp_path / "p.db"
     with Store(db) as store:
-        store.questions.add_questions([make_question(f"q-{i}", couplets(i), key=2, source_name="book", source_id=str(i))
-                                       for i in range(20)])
+        store.questions.add_questions([make_question(f"q-{i}", random_couplets(i), key=2, source_name="book",
+                                                     source_id=str(i)) for i in range(20)])
     path = tmp_path / "answers.csv"
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
@@ -143,7 +132,7 @@ def test_three_processes_import_one_predictions_file(tmp_path):
 
 
 def test_batched_writes_are_all_or_nothing(store, monkeypatch):
-    qs = [make_question(f"q-{i}", couplets(i)) for i in range(7)]
+    qs = [make_question(f"q-{i}", random_couplets(i)) for i in range(7)]
     calls = {"n": 0}
     real = imports.insert_questions
 
@@ -167,12 +156,12 @@ def test_batched_writes_are_all_or_nothing(store, monkeypatch):
 
 
 def test_a_question_with_a_couplet_twice_is_rejected_or_a_dirty_draft(tmp_path, capsys):
-    c = couplets(2)
-    items = [{"id": 1, "options": [f"{a} - {b}" for a, b in couplets(1)], "correct_answer_index": 0},
+    c = random_couplets(2)
+    items = [{"id": 1, "options": [f"{a} - {b}" for a, b in random_couplets(1)], "correct_answer_index": 0},
              {"id": 2, "options": [f"{c[0][0]} - {c[0][1]}", f"{c[1][0]} - {c[1][1]}",
                                    f"{c[2][0]} - {c[2][1]}", f"{c[0][1]} - {c[0][0]}"],  # 1 again, swapped
               "correct_answer_index": 1},
-             {"id": 3, "options": ["123 - 456", *[f"{a} - {b}" for a, b in couplets(3)[1:]]],
+             {"id": 3, "options": ["123 - 456", *[f"{a} - {b}" for a, b in random_couplets(3)[1:]]],
               "correct_answer_index": 2}]
     path = tmp_path / "dirty.json"
     path.write_text(json.dumps(items, ensure_ascii=False), "utf-8")

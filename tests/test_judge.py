@@ -49,16 +49,6 @@ def test_judge_reasoning_is_split_as_the_answer_parser_splits_it(reply):
     assert (j.status, j.verdict, j.error_category) == ("ok", "flawed", "wrong_meaning"), j
 
 
-@pytest.fixture
-def judged(store):
-    store.questions.add_questions([make_question(f"q-{i}", couplets=[(f"الف {i} {j}", f"ب {i} {j}") for j in range(4)],
-                                                 key=1, explanation="سه بیت از عشق می‌گویند") for i in range(6)])
-    run = store.runs.create_run("llm", "model-x", {}, status="done", predictions=[
-        Prediction(f"q-{i}", 1 if i < 2 else 3, "ok", raw_output="Answer: 3", reasoning="گزینه ۳ متفاوت است")
-        for i in range(6)])
-    return store, run.id
-
-
 def judge_script(body, n):
     text = body["messages"][-1]["content"]
     if "الف 2 0" in text:  # first attempt at q-2 is rate limited, then a garbage reply

@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from factories import make_question
+from factories import make_question, write_file
 
 from persian_tui.annotation.label_files import apply_labels, plan_labels
 from persian_tui.cli import main
@@ -18,14 +18,8 @@ def bank(store):
     return store
 
 
-def write(tmp_path, name, text):
-    path = tmp_path / name
-    path.write_text(text, "utf-8")
-    return path
-
-
 def test_csv_labels_by_uid_and_source_id(bank, tmp_path):
-    path = write(tmp_path, "l.csv", "annotator,uid,source_id,answer,confidence,note\n"
+    path = write_file(tmp_path, "l.csv", "annotator,uid,source_id,answer,confidence,note\n"
                  "ali,q-1,,۱,high,\nsara,,7,2,,بیت دوم مبهم است\nreza,,6,skip,,\n")
     plan = plan_labels(bank, path)
     assert plan.summary() == "3 new, 0 unchanged, 0 rejected"
@@ -37,7 +31,7 @@ def test_csv_labels_by_uid_and_source_id(bank, tmp_path):
 
 
 def test_bad_rows_abort_with_line_numbers(bank, tmp_path):
-    path = write(tmp_path, "l.jsonl", "\n".join([
+    path = write_file(tmp_path, "l.jsonl", "\n".join([
         json.dumps({"annotator": "ali", "uid": "q-1", "answer": 1}),
         "{oops",
         json.dumps({"annotator": "ali", "uid": "q-9", "answer": 1}),

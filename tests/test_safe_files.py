@@ -12,7 +12,7 @@ from factories import make_question
 from persian_tui.cli import main
 from persian_tui.files.outputs import TAG, WriteError, remove_stale_temps, write_atomic
 
-ROOT = os.geteuid() == 0
+AS_ROOT = os.geteuid() == 0
 
 
 def no_temps(folder):
@@ -119,7 +119,7 @@ def test_stale_temps_of_a_killed_run_are_removed(tmp_path):
     assert remove_stale_temps(out) == []
 
 
-@pytest.mark.skipif(ROOT, reason="root writes into read-only folders")
+@pytest.mark.skipif(AS_ROOT, reason="root writes into read-only folders")
 def test_read_only_folder_is_one_line_error(tmp_path):
     ro = tmp_path / "ro"
     ro.mkdir()

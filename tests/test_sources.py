@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import itertools
 import json
-from pathlib import Path
 
 import pytest
-from factories import make_question, run_import, together
+from factories import DATA, make_question, run_import, together
 
 from persian_tui.annotation.label_files import plan_labels
 from persian_tui.cli import main
@@ -19,10 +18,10 @@ from persian_tui.runs.prediction_files import import_predictions
 from persian_tui.runs.reasoning_files import import_reasoning
 from persian_tui.store import Store
 
-DATA = Path(__file__).parent / "data" / "sources"
-KEYS = DATA / "book-keys.json"
-FILES = {"bench": (DATA / "bench.json", None), "sample": (DATA / "book-sample.json", KEYS),
-         "full": (DATA / "book-full.json", KEYS)}
+SOURCES = DATA / "sources"
+KEYS = SOURCES / "book-keys.json"
+FILES = {"bench": (SOURCES / "bench.json", None), "sample": (SOURCES / "book-sample.json", KEYS),
+         "full": (SOURCES / "book-full.json", KEYS)}
 
 
 def classes(store: Store) -> set[frozenset]:
@@ -46,24 +45,24 @@ def matched(store: Store, r) -> set[tuple[str, frozenset]]:
 def test_import_order_does_not_change_what_matches(tmp_path, order):
     with Store(tmp_path / "o.db") as store:
         import_all(store, order)
-        r = import_predictions(store, DATA / "answers.csv")
+        r = import_predictions(store, SOURCES / "answers.csv")
         # 12 book ids + the book's second "6" + the benchmark's own 7 and 20
         assert store.questions.counts().total == 15
         assert sum(r.runs_new.values()) == 33  # 11 ids name one question each, for 3 models
         assert r.unmatched == {"99": 3}
         assert r.ambiguous == {"6": 6, "7": 3}  # 6 answered twice; 7 names two questions
         assert "benchmark" not in r.reasons["7"] and "bench, book-full" in r.reasons["7"]
-        traces = import_reasoning(store, [DATA / "reasoning"])
+        traces = import_reasoning(store, [SOURCES / "reasoning"])
         assert traces.attached == 2 and "ambiguous" in traces.unmatched[0]
         got = (classes(store), matched(store, r))
     with Store(tmp_path / "s.db") as store:  # the order of docs/guide/import-export.md: benchmark first
         import_all(store, ("bench", "sample", "full"))
-        assert got == (classes(store), matched(store, import_predictions(store, DATA / "answers.csv")))
+        assert got == (classes(store), matched(store, import_predictions(store, SOURCES / "answers.csv")))
 
 
 def test_linked_references_are_reported_and_kept(store):
-    run_import(store, DATA / "book-full.json", answers=KEYS)
-    plan = run_import(store, DATA / "bench.json")
+    run_import(store, SOURCES / "book-full.json", answers=KEYS)
+    plan = run_import(store, SOURCES / "bench.json")
     assert plan.counts == {"new": 2, "linked": 6, "unchanged": 0, "duplicate": 0, "conflict": 0, "rejected": 0}
     by_id = store.sources.questions_by_source("book-full")
     for d in plan.of("linked"):
@@ -72,7 +71,7 @@ def test_linked_references_are_reported_and_kept(store):
         assert [(r.name, r.id) for r in store.questions.get_question(d.target).references()] == [
             ("book-full", sid), ("bench", sid)]
     # importing it again changes nothing: the references are already there
-    again = run_import(store, DATA / "bench.json")
+    again = run_import(store, SOURCES / "bench.json")
     assert again.counts["unchanged"] == 8 and again.counts["linked"] == 0
     assert store.sources.source_counts() == (21, 15, 6)
     imports = list(store.imports.iter_imports())
@@ -81,9 +80,9 @@ def test_linked_references_are_reported_and_kept(store):
 
 def test_cli_says_linked_with_the_uid(tmp_path, capsys):
     db = str(tmp_path / "c.db")
-    assert main(["--db", db, "import", str(DATA / "book-full.json"), "--answers", str(KEYS)]) == 0
+    assert main(["--db", db, "import", str(SOURCES / "book-full.json"), "--answers", str(KEYS)]) == 0
     capsys.readouterr()
-    assert main(["--db", db, "import", str(DATA / "bench.json")]) == 0
+    assert main(["--db", db, "import", str(SOURCES / "bench.json")]) == 0
     out = capsys.readouterr().out
     with Store(db) as store:
         target = store.sources.questions_by_source("book-full")["2"][0].uid
@@ -95,7 +94,7 @@ def test_cli_says_linked_with_the_uid(tmp_path, capsys):
 
 
 def test_ambiguous_id_in_one_source_is_reported_not_guessed(store, tmp_path):
-    run_import(store, DATA / "book-full.json", answers=KEYS)
+    run_import(store, SOURCES / "book-full.json", answers=KEYS)
     labels = tmp_path / "l.csv"
     labels.write_text("annotator,source_id,source,answer\nali,6,book-full,2\nali,3,,1\n", "utf-8")
     plan = plan_labels(store, labels)
@@ -104,8 +103,8 @@ def test_ambiguous_id_in_one_source_is_reported_not_guessed(store, tmp_path):
 
 
 def test_labels_match_through_a_linked_reference(store, tmp_path):
-    run_import(store, DATA / "book-full.json", answers=KEYS)
-    run_import(store, DATA / "bench.json")
+    run_import(store, SOURCES / "book-full.json", answers=KEYS)
+    run_import(store, SOURCES / "bench.json")
     labels = tmp_path / "l.csv"
     labels.write_text("annotator,source_id,source,answer\nali,9,bench,2\nsara,7,,1\n", "utf-8")
     plan = plan_labels(store, labels)
@@ -175,9 +174,9 @@ def test_editing_the_source_moves_its_reference(store):
 def test_three_processes_import_overlapping_files_end_as_one_import(tmp_path):
     db = tmp_path / "race.db"
     Store(db).close()
-    argvs = [["import", str(DATA / "bench.json")],
-             ["import", str(DATA / "book-full.json"), "--answers", str(KEYS)],
-             ["import", str(DATA / "book-sample.json"), "--answers", str(KEYS)]]
+    argvs = [["import", str(SOURCES / "bench.json")],
+             ["import", str(SOURCES / "book-full.json"), "--answers", str(KEYS)],
+             ["import", str(SOURCES / "book-sample.json"), "--answers", str(KEYS)]]
     done = together(db, argvs + argvs)  # each file twice, all at once
     assert [d.returncode for d in done] == [0] * 6, [d.stderr for d in done]
     with Store(db) as store:

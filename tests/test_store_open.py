@@ -6,12 +6,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from factories import make_question
+from factories import ROOT, make_question
 
 from persian_tui.cli import main
 from persian_tui.store import Store, StoreError
 
-ROOT = Path(__file__).resolve().parents[1]
 READING = (["stats"], ["runs"], ["agreement"], ["export", "-o", "{tmp}/out.jsonl"], ["report"],
            ["import", "{tmp}/out.jsonl", "--dry-run"])
 

@@ -10,37 +10,15 @@ import json
 from fractions import Fraction
 
 import pytest
-from factories import add_questions, add_run
+from factories import TIE_KEYS, add_questions, voted_run
 
-from persian_tui.models import Prediction, SampleVote
+from persian_tui.models import SampleVote
 from persian_tui.releases.build import build_release
 from persian_tui.reports.figures import build_report
 from persian_tui.reports.items import item_analysis
 from persian_tui.reports.report_files import render_files, render_text
 
-KEYS = [1, 2, 3, 4]
 # per question, the samples of the voted run, in the order they were given
-SAMPLES = {
-    "q1": [2, 1, 1, 2],  # 2 and 1 tie; 2 (wrong) given first: "first given" scored it 0
-    "q2": [2, 2, 2, 2],  # right
-    "q3": [3, 3, 3, 3],  # right
-    "q4": [1, 4, 4, 1],  # 1 and 4 tie; 1 (wrong) given first
-}
-
-
-def voted_run(store, samples=SAMPLES, model="voter"):
-    preds = [Prediction(uid, a, "ok", sample=s) for uid, answers in samples.items()
-             for s, a in enumerate(answers)]
-    return store.runs.create_run("llm", model, {"samples": 4}, total=len(samples), status="done",
-                                 predictions=preds).id
-
-
-@pytest.fixture
-def tied(store):
-    add_questions(store, KEYS, status=["curated"] * 4)
-    voter = voted_run(store)
-    single = add_run(store, "single", [1, 2, 3, 1])  # 3 of 4 right
-    return store, voter, single
 
 
 def test_vote_credit_is_one_over_the_tied_options():
@@ -100,7 +78,7 @@ def test_report_files_say_how_ties_were_scored(tied):
 
 
 def test_a_third_of_a_point_is_shown_as_a_fraction(store):
-    add_questions(store, KEYS, status=["curated"] * 4)
+    add_questions(store, TIE_KEYS, status=["curated"] * 4)
     voter = voted_run(store, {"q1": [1, 2, 3], "q2": [2, 2, 2], "q3": [3, 3, 3], "q4": [4, 4, 4]})
     (row,) = build_report(store, n_boot=50).leaderboard
     assert row.answered_correct == pytest.approx(3 + 1 / 3)
