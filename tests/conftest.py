@@ -1,5 +1,8 @@
-"""Shared fixtures: a fresh database, the seed data and the Ganjoor sample (skipped when absent),
-a tiny local sentence-transformers model. Plain builders are in factories.py."""
+"""Fixtures the test folders share: a fresh database, small banks (three plain questions, six or
+ten keyed ones), the mini corpus (and one with works quoting others), a judged run, tied votes,
+the seed data and the Ganjoor sample (skipped when absent), a tiny local sentence-transformers
+model. A fixture only one folder uses is in that folder's conftest.py; plain builders are in
+factories.py."""
 
 from __future__ import annotations
 
@@ -128,57 +131,6 @@ def tied(store):
     voter = voted_run(store)
     single = add_run(store, "single", [1, 2, 3, 1])  # 3 of 4 right
     return store, voter, single
-
-
-# ---------------------------------------------------------------- to folder conftests after the split
-
-@pytest.fixture
-def labelled(store):
-    store.questions.add_questions([make_question(f"q-{i}", key=k, category=c)
-                                   for i, (k, c) in enumerate([(1, "عشق"), (2, "عشق"), (3, "قناعت"), (4, "قناعت")], 1)])
-    for uid, answers in {"q-1": (1, 1, 1), "q-2": (2, 3, 2), "q-3": (3, 3, 3), "q-4": (1, 2, 3)}.items():
-        for name, answer in zip(("ali", "sara", "reza"), answers):
-            store.labels.add_label(uid, name, answer)
-    store.labels.add_label("q-3", "mina", flag="بیت سوم ناقص است")
-    return store
-
-
-@pytest.fixture
-def release(tmp_path, monkeypatch):
-    """The sample bank, every question accepted, released as v1."""
-    from persian_tui.cli import main
-
-    monkeypatch.delenv("PERSIAN_TUI_DB", raising=False)
-    db = str(tmp_path / "h.db")
-    assert main(["--db", db, "sample"]) == 0
-    with Store(db) as s:
-        for q in s.questions.questions():
-            s.curation.adjudicate(q.uid, "mina", "accept")
-    out = tmp_path / "rel" / "v1"
-    assert main(["--db", db, "release", "v1", "-o", str(out)]) == 0
-    return db, out
-
-
-@pytest.fixture
-def sample_db(tmp_path, monkeypatch):
-    """The sample bank in a new database file (its path); PERSIAN_TUI_DB unset."""
-    from persian_tui.cli import main
-
-    monkeypatch.delenv("PERSIAN_TUI_DB", raising=False)
-    path = str(tmp_path / "habits.db")
-    assert main(["--db", path, "sample"]) == 0
-    return path
-
-
-@pytest.fixture
-def two_runs(store):
-    """5 questions, keys 1 2 3 4 1; A answers 1 2 3 4 2 (4 right), B 1 3 - 4 1 (3 right, 1 empty)."""
-    add_questions(store, [1, 2, 3, 4, 1], category=["a", "a", "a", "b", None],
-                  poet=["حافظ", None, None, None, None],
-                  option_poets={"q2": ["سعدی", "حافظ", "سعدی", None]})  # q2: its options' poets
-    a = add_run(store, "model-a", [1, 2, 3, 4, 2], tokens_in=10, tokens_out=2, latency=0.5, cost=0.001)
-    b = add_run(store, "model-b", [1, 3, None, 4, 1])
-    return store, a, b
 
 
 def pytest_addoption(parser, pluginmanager):

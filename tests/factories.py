@@ -1,7 +1,8 @@
-"""Plain builders the tests share: questions and banks, benchmark items, report runs, LLM runs
-against the local test server, the corpus fixtures' paths and couplets, other processes.
-Fixtures live in conftest.py; TUI helpers in tui_helpers.py. No test module imports another:
-what two test files need goes here."""
+"""Plain builders the tests share: questions and banks, benchmark items, report runs and voted
+runs, LLM runs against the local test server, the corpus fixtures' paths, couplets and export
+files, text that would drive a terminal, other processes. Fixtures live in conftest.py (and a
+folder's conftest.py); TUI helpers in tui_helpers.py. No test module imports another: what two
+test files need goes here."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from llm_server import LLMServer
 
 from persian_tui.models import Option, Prediction, Question
 
-ROOT = Path(__file__).resolve().parents[1]  # the checkout (tests/ is its child)
+ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file())  # the checkout
 DATA = ROOT / "tests" / "data"
 SEED = ROOT.parent / "shared" / "seed-data"
 
