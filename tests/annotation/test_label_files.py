@@ -63,7 +63,7 @@ def bank(store):
 
 def test_csv_labels_by_uid_and_source_id(bank, tmp_path):
     path = write_file(tmp_path, "l.csv", "annotator,uid,source_id,answer,confidence,note\n"
-                 "ali,q-1,,۱,high,\nsara,,7,2,,بیت دوم مبهم است\nreza,,6,skip,,\n")
+                      "ali,q-1,,۱,high,\nsara,,7,2,,بیت دوم مبهم است\nreza,,6,skip,,\n")
     plan = plan_labels(bank, path)
     assert plan.summary() == "3 new, 0 unchanged, 0 rejected"
     apply_labels(bank, plan)

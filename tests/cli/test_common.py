@@ -73,11 +73,11 @@ def test_a_name_too_long_to_look_up_is_one_line_and_never_discarded(fresh, capsy
 
 
 READING_COMMANDS = [["stats"], ["runs"], ["runs", "--all"], ["runs", "history", "1"], ["report"],
-           ["export", "-o", "out.jsonl"], ["agreement"], ["errors"], ["items"], ["samples", "1"],
-           ["setting"], ["corpus", "stats"], ["corpus", "search", "عشق"], ["corpus", "similar", "عشق"],
-           ["shortcuts"], ["release", "--list"], ["import", "q.jsonl", "--dry-run"], ["sample", "--dry-run"],
-           ["import-labels", "labels.csv", "--dry-run"], ["import-predictions", "answers.csv", "--dry-run"],
-           ["curate", "q-1", "--dry-run"]]
+                    ["export", "-o", "out.jsonl"], ["agreement"], ["errors"], ["items"], ["samples", "1"],
+                    ["setting"], ["corpus", "stats"], ["corpus", "search", "عشق"], ["corpus", "similar", "عشق"],
+                    ["shortcuts"], ["release", "--list"], ["import", "q.jsonl", "--dry-run"], ["sample", "--dry-run"],
+                    ["import-labels", "labels.csv", "--dry-run"], ["import-predictions", "answers.csv", "--dry-run"],
+                    ["curate", "q-1", "--dry-run"]]
 
 
 @pytest.mark.parametrize("args", READING_COMMANDS, ids=" ".join)

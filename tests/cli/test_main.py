@@ -136,8 +136,8 @@ def test_model_name_and_endpoint_error_are_shown_safely(hostile_db, tmp_path):
     error = "upstream said \x1b]0;owned\x07\x1b[2J\x9b1m"
     with LLMServer(lambda body, n: Reply(400, {"error": {"message": error}})) as server:
         code, out = cli_bytes("--db", str(hostile_db), "run", "llm", "--base-url", server.url,
-                        "--model", "m\x1b[31mevil\x07", "--max-retries", "0", "--questions", "all",
-                        cwd=tmp_path)
+                              "--model", "m\x1b[31mevil\x07", "--max-retries", "0", "--questions", "all",
+                              cwd=tmp_path)
     assert not RAW.search(out), out
     assert "m␛[31mevil␇".encode() in out
     code, out = cli_bytes("--db", str(hostile_db), "runs", cwd=tmp_path)

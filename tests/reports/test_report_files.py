@@ -90,8 +90,8 @@ def test_reports_are_strict_json_and_never_show_non_finite_figures(bank10, tmp_p
         for i in range(10)])
     with bank10.tx():  # as an older version or another writer may have left them
         bank10.conn.execute("UPDATE predictions SET cost = 1e309, tokens_in = 'many', latency = 1e309 "
-                          "WHERE run_id = ? AND question_id = (SELECT id FROM questions WHERE uid = 'q-002')",
-                          (r.id,))
+                            "WHERE run_id = ? AND question_id = (SELECT id FROM questions WHERE uid = 'q-002')",
+                            (r.id,))
     assert [p.cost for p in bank10.runs.predictions(r.id)][:3] == [0.01, None, None]
     for fmt in ("json", "md", "csv", "table"):
         out_dir = tmp_path / fmt

@@ -110,5 +110,5 @@ def test_an_endpoint_that_keeps_failing_trips_the_breaker_too(bank6, status, mes
 def test_item_specific_rejections_do_not_trip_the_breaker(bank6):
     """A 400 (a prompt too long for the context, a content filter) is about the item."""
     r, p = llm_run_at(bank6, lambda body, n: Reply(400, {"error": {"message": "context length exceeded"}}),
-               concurrency=1, max_failures=2)
+                      concurrency=1, max_failures=2)
     assert p.done == 6 and p.status == "failed" and "no request succeeded" in bank6.runs.get_run(r.id).reason

@@ -244,7 +244,7 @@ def test_passwords_in_urls_are_never_stored_or_printed(bank10, capsys):
 def test_resume_overrides_are_checked_recorded_and_honour_limit(bank10, capsys):
     url = f"http://127.0.0.1:{closed_port()}/v1"
     r = create_llm_run(bank10, LLMRunSpec(base_url=url, model="m", max_retries=0, concurrency=1,
-                                        max_failures=1))
+                                          max_failures=1))
     asyncio.run(execute_llm_run(bank10.path, r.id))
     assert bank10.runs.get_run(r.id).status == "failed"
     assert main(["--db", str(bank10.path), "run", "llm", "--resume", str(r.id), "--strategy", "json"]) == 1

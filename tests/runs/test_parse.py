@@ -1,13 +1,10 @@
 """The one parser of LLM answers (runs/parse.py)."""
 
-import asyncio
 import json
 
 import pytest
-from factories import DATA, make_question
-from llm_server import LLMServer, chat
+from factories import DATA
 
-from persian_tui.runs import LLMRunSpec
 from persian_tui.runs.parse import Parsed, parse_answer
 
 
@@ -245,10 +242,13 @@ def test_corpus_of_replies():
 def test_ambiguous_replies_are_stored_and_counted_as_unusable(store):
     """Through a real LLM run: an ambiguous reply is stored as such, counted with the invalid
     answers in the run summary and the report, and never scored as an answer."""
+    import asyncio
 
+    from factories import make_question
+    from llm_server import LLMServer, chat
 
     from persian_tui.reports.figures import build_report
-    from persian_tui.runs import create_llm_run, execute_llm_run
+    from persian_tui.runs import LLMRunSpec, create_llm_run, execute_llm_run
 
     store.questions.add_questions([make_question(f"q-{i}", couplets=[(f"الف {i} {j}", f"ب {i} {j}") for j in range(4)],
                                                  key=2) for i in range(4)])
