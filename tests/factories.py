@@ -180,6 +180,9 @@ def planted_pair(store, *, n, a_only, b_only, both=0):
     return add_run(store, "planted-a", a), add_run(store, "planted-b", b)
 
 
+# Tied majority votes: a run asked K times whose most common answers tie is never scored by the
+# answer given first; a tie gives 1/t when the key is one of the t tied options, and what needs one
+# answer per question (pair tests, positions, confusion, item analysis) leaves it out.
 TIE_KEYS = [1, 2, 3, 4]
 # per question, the samples of the voted run, in the order they were given
 TIE_SAMPLES = {
