@@ -1,5 +1,5 @@
 """Settings: a CLI flag, else an environment variable, else the default; and the shared settings
-kept in the database. The one module that reads the environment (tests/test_layering.py checks
+kept in the database. The one module that reads the environment (tests/project/test_layering.py checks
 it). API keys are read from the environment only, by the name the user gives; never stored."""
 
 from __future__ import annotations

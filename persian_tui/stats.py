@@ -91,7 +91,7 @@ def wilson(correct: int, total: int, alpha: float = 0.05) -> tuple[float, float]
 # ---------------------------------------------------------------- comparing runs (reports)
 #
 # Vectorized over many runs or pairs at once; each figure is the library's own (statsmodels /
-# scipy), checked against direct calls in tests/test_report.py.
+# scipy), checked against direct calls in tests/foundation/test_stats.py.
 
 
 def wilson_many(correct: ArrayLike, total: ArrayLike, alpha: float = 0.05) -> tuple[Floats, Floats]:

@@ -5,9 +5,10 @@
     docs/images/*.svg        the SVG snapshots the tests compare the screens against
 
 Run after changing a command, an option, a key or a screen: python scripts/gen_docs.py
-(`--check` writes nothing and exits 1 when a page is out of date; tests/test_docs.py checks the
-pages). A snapshot is found by its test's name anywhere under tests/, so moving test files does
-not break this; a picture whose snapshot is not found is left as it is, with a warning."""
+(`--check` writes nothing and exits 1 when a page is out of date; tests/project/test_docs.py checks
+the pages). A snapshot is found by its test's name anywhere under tests/ (tests/tui/__snapshots__/
+today), so moving test files does not break this; a picture whose snapshot is not found is left as
+it is, with a warning."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Write persian_tui/data/normalizer.json: the normalizer's translate tables, built with hazm.
 
 Run after upgrading hazm: python scripts/normalizer_table.py
-(tests/test_text.py fails while the shipped file differs from what hazm produces)."""
+(tests/foundation/test_text.py fails while the shipped file differs from what hazm produces)."""
 
 from __future__ import annotations
 

@@ -1,12 +1,33 @@
-"""Shared fixtures: a fresh database, the seed data and the Ganjoor sample (skipped when absent),
-a tiny local sentence-transformers model. Plain builders are in factories.py."""
+"""Fixtures the test folders share: a fresh database, small banks (three plain questions, six or
+ten keyed ones), the mini corpus (and one with works quoting others), a judged run, tied votes,
+the seed data and the Ganjoor sample (skipped when absent), a tiny local sentence-transformers
+model. A fixture only one folder uses is in that folder's conftest.py; plain builders are in
+factories.py."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from factories import SAMPLE, SEED, need_st
+from factories import (
+    HAFEZ_1,
+    HAFEZ_2,
+    MINI,
+    OWN,
+    SAADI,
+    SAMPLE,
+    SEED,
+    TIE_KEYS,
+    add_questions,
+    add_run,
+    copy_mini,
+    keyed_bank,
+    make_question,
+    need_st,
+    voted_run,
+    write_poem,
+    write_poet,
+)
 
 from persian_tui.store import Store
 
@@ -30,6 +51,86 @@ def sample() -> Path:
     if not SAMPLE.is_dir():
         pytest.skip("../shared/ganjoor-sample is not available")
     return SAMPLE
+
+
+@pytest.fixture
+def small_db(tmp_path) -> Path:
+    """A database file holding three plain questions (q-0, q-1, q-2)."""
+    path = tmp_path / "x.db"
+    with Store(path) as s:
+        s.questions.add_questions([make_question(f"q-{i}") for i in range(3)])
+    return path
+
+
+@pytest.fixture
+def bank6(store):
+    """The store with six keyed questions (factories.keyed_questions)."""
+    return keyed_bank(store, 6)
+
+
+@pytest.fixture
+def bank10(store):
+    """The store with ten keyed questions (factories.keyed_questions)."""
+    return keyed_bank(store, 10)
+
+
+@pytest.fixture
+def corpus(store):
+    """The store with the mini Ganjoor export (tests/data/ganjoor-mini) imported."""
+    from persian_tui.corpus.ganjoor import import_corpus
+
+    import_corpus(store, MINI)
+    return store
+
+
+@pytest.fixture
+def quoting(store, tmp_path):
+    """The mini export, plus: a prose book of ethics (listed by its title, as Naraghi's Me'raj)
+    quoting Hafez; a later poet's anthology (not listed) quoting Hafez and Saadi, with one couplet
+    of its own; a later poet's ghazal that quotes one couplet of Hafez among its own."""
+    from persian_tui.corpus.ganjoor import import_corpus
+
+    root = copy_mini(tmp_path)
+    write_poet(root, "naraghi", "ملا احمد نراقی", 1245)
+    write_poem(root, "naraghi", "meraj/bab1/sh1", [HAFEZ_2, OWN], prose=True,
+               full_title="ملا احمد نراقی » معراج السعادة » باب اول » فصل اول")
+    write_poet(root, "jong", "گردآورنده", 1300)
+    write_poem(root, "jong", "majmue/sh1", [HAFEZ_1, SAADI, ("بنی آدم اعضای یک پیکرند", "که در آفرینش ز یک گوهرند"),
+                                            ("بیتی که تنها در این جنگ آمده است", "و کسی دیگر آن را نسروده است")],
+               full_title="گردآورنده » مجموعه")
+    write_poet(root, "later", "شاعر پسین", 1100)
+    write_poem(root, "later", "ghazal/sh1", [("غزلی نو سرودم به یاد شیراز", "که دلم در آن شهر مانده است باز"),
+                                            HAFEZ_1,
+                                            ("سخن از دل آمد و بر دل نشست", "که نوای او ز سر گرفته ساز"),
+                                            ("شب و روز در فکر آن یار بودم", "که مرا برد از سر آن ناز")],
+               full_title="شاعر پسین » غزلیات")
+    p = import_corpus(store, root)
+    assert p.skipped == 0 and p.quoting == 2  # the anthology and Attar's quatrain (Khayyam's, earlier)
+    return store
+
+
+@pytest.fixture
+def judged(store):
+    """Six keyed questions and a done LLM run answering them (right on q-0 and q-1), with reasoning:
+    (store, run id)."""
+    from persian_tui.models import Prediction
+
+    store.questions.add_questions([make_question(f"q-{i}", couplets=[(f"الف {i} {j}", f"ب {i} {j}") for j in range(4)],
+                                                 key=1, explanation="سه بیت از عشق می‌گویند") for i in range(6)])
+    run = store.runs.create_run("llm", "model-x", {}, status="done", predictions=[
+        Prediction(f"q-{i}", 1 if i < 2 else 3, "ok", raw_output="Answer: 3", reasoning="گزینه ۳ متفاوت است")
+        for i in range(6)])
+    return store, run.id
+
+
+@pytest.fixture
+def tied(store):
+    """Four curated questions, a run asked 4 times whose votes tie on q1 and q4 (factories.TIE_SAMPLES)
+    and a run asked once, 3 of 4 right: (store, voted run, single run)."""
+    add_questions(store, TIE_KEYS, status=["curated"] * 4)
+    voter = voted_run(store)
+    single = add_run(store, "single", [1, 2, 3, 1])  # 3 of 4 right
+    return store, voter, single
 
 
 def pytest_addoption(parser, pluginmanager):

@@ -1,13 +1,19 @@
-"""Plain builders the tests share: questions and banks, benchmark items, report runs, LLM runs
-against the local test server, the corpus fixtures' paths and couplets, other processes.
-Fixtures live in conftest.py; TUI helpers in tui_helpers.py. No test module imports another:
-what two test files need goes here."""
+"""Plain builders the tests share: questions and banks, benchmark items, report runs and voted
+runs, LLM runs against the local test server, the corpus fixtures' paths, couplets and export
+files, text that would drive a terminal, other processes. Fixtures live in conftest.py (and a
+folder's conftest.py); TUI helpers in tui_helpers.py. No test module imports another: what two
+test files need goes here."""
 
 from __future__ import annotations
 
+import ast
 import asyncio
+import json
 import os
+import re
 import shutil
+import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -17,7 +23,8 @@ from llm_server import LLMServer
 
 from persian_tui.models import Option, Prediction, Question
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file())  # the checkout
+DATA = ROOT / "tests" / "data"
 SEED = ROOT.parent / "shared" / "seed-data"
 
 # ------------------------------------------------------------------ questions and banks
@@ -70,6 +77,42 @@ def keyed_bank(store, n: int):
 def benchmark_item(id_, couplets=COUPLETS, index=0):
     """One item of the seed benchmark's format ({id, options, correct_answer_index})."""
     return {"id": id_, "options": [f"{a} - {b}" for a, b in couplets], "correct_answer_index": index}
+
+
+OTHER_COUPLETS = [
+    ("هر که را صبر نیست حکمت نیست", "و آن که را صبر هست حاجت نیست"),
+    ("دلا نزد کسی بنشین که او از دل خبر دارد", "به زیر آن درختی رو که او گل‌های تر دارد"),
+    ("یکی بود یکی نبود", "غیر از خدا هیچکس نبود"),
+    ("توانا بود هر که دانا بود", "ز دانش دل پیر برنا بود"),
+]
+
+WORDS = ("دل", "عشق", "می", "ساقی", "باده", "یار", "گل", "بلبل", "شب", "ماه", "جان", "راه", "دریا",
+         "کوه", "باد", "خاک", "آتش", "آب", "چشم", "زلف", "غم", "شادی", "مهر", "صبر", "خرد", "جام")
+
+
+def random_couplets(i):
+    """Four couplets of question i, unlike those of any other question (no near-duplicates)."""
+    import random
+
+    rng = random.Random(i)
+    return [(" ".join(rng.sample(WORDS, 6)), " ".join(rng.sample(WORDS, 6))) for _ in range(4)]
+
+
+def write_file(folder, name, data):
+    """folder/name holding data (text as it is, anything else as JSON)."""
+    path = folder / name
+    path.write_text(data if isinstance(data, str) else json.dumps(data, ensure_ascii=False), "utf-8")
+    return path
+
+
+def sample_file(tmp_path: Path, uids=("q-s1", "q-s2")) -> Path:
+    """A small sample bank (JSONL, tagged sample), as the app seeds a new database with."""
+    from persian_tui.bank import jsonl
+
+    path = tmp_path / "sample.jsonl"
+    path.write_text("".join(jsonl.dumps(make_question(uid, couplets(i), tags=["sample"])) + "\n"
+                            for i, uid in enumerate(uids)), "utf-8")
+    return path
 
 
 def run_import(store, path, **kw):
@@ -137,6 +180,27 @@ def planted_pair(store, *, n, a_only, b_only, both=0):
     return add_run(store, "planted-a", a), add_run(store, "planted-b", b)
 
 
+# Tied majority votes: a run asked K times whose most common answers tie is never scored by the
+# answer given first; a tie gives 1/t when the key is one of the t tied options, and what needs one
+# answer per question (pair tests, positions, confusion, item analysis) leaves it out.
+TIE_KEYS = [1, 2, 3, 4]
+# per question, the samples of the voted run, in the order they were given
+TIE_SAMPLES = {
+    "q1": [2, 1, 1, 2],  # 2 and 1 tie; 2 (wrong) given first: "first given" scored it 0
+    "q2": [2, 2, 2, 2],  # right
+    "q3": [3, 3, 3, 3],  # right
+    "q4": [1, 4, 4, 1],  # 1 and 4 tie; 1 (wrong) given first
+}
+
+
+def voted_run(store, samples=TIE_SAMPLES, model="voter"):
+    """A run asked each question 4 times (samples: per question, the answers in order)."""
+    preds = [Prediction(uid, a, "ok", sample=s) for uid, answers in samples.items()
+             for s, a in enumerate(answers)]
+    return store.runs.create_run("llm", model, {"samples": 4}, total=len(samples), status="done",
+                                 predictions=preds).id
+
+
 # ------------------------------------------------------------------ LLM runs
 
 
@@ -156,9 +220,35 @@ def llm_run(store, script, *, model="m", max_retries=0, **kw):
         return r, asyncio.run(execute_llm_run(store.path, r.id)), server
 
 
+def llm_run_at(store, script, url=None, **kw):
+    """An LLM run against the local server answering with ``script``, at url(server.url) when
+    given (user-info in it, say), resumed with that URL: (run, progress)."""
+    from persian_tui.runs import LLMRunSpec, create_llm_run, execute_llm_run
+
+    with LLMServer(script) as server:
+        spec = LLMRunSpec(base_url=url(server.url) if url else server.url, model="m",
+                          **{"max_retries": 0, **kw})
+        r = create_llm_run(store, spec)
+        return r, asyncio.run(execute_llm_run(store.path, r.id, overrides={"base_url": spec.base_url}))
+
+
+def closed_port() -> int:
+    """A local port nothing listens on."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()  # nothing listens there now
+    return port
+
+
+# per request, in turn: digits, words, Persian, a refusal, a hedge (the harness tests' endpoint)
+HARNESS_REPLIES = ["3", "Answer: 2", "گزینه ۴", "I cannot decide.", "The third couplet is the odd one out.",
+                   "1 or 2", "**4**", "بیت اول"]
+
+
 # ------------------------------------------------------------------ the Ganjoor corpus
 
-MINI = Path(__file__).parent / "data" / "ganjoor-mini"
+MINI = DATA / "ganjoor-mini"
 SAMPLE = SEED.parent / "ganjoor-sample"
 
 HAFEZ_1 = ("اَلا یا اَیُّهَا السّاقی اَدِرْ کَأساً وَ ناوِلْها", "که عشق آسان نمود اول ولی افتاد مشکل‌ها")
@@ -172,6 +262,55 @@ def copy_mini(tmp_path) -> Path:
     dest = tmp_path / "export"
     shutil.copytree(MINI, dest)
     return dest
+
+
+OWN = ("این بیت را جز نویسندهٔ جُنگ کسی نگفت", "و در هیچ دیوانی جز این مجموعه نیست")
+
+
+def ganjoor_poem(url: str, *texts: str, **extra) -> dict:
+    """A poem of the export (its JSON), the texts as hemistichs in turn."""
+    verses = [{"VOrder": i + 1, "Position": "Right" if i % 2 == 0 else "Left", "Text": t,
+               "CoupletIndex": i // 2} for i, t in enumerate(texts)]
+    return {"Title": "t", "FullUrl": url, "Verses": verses, **extra}
+
+
+def write_poet(root: Path, slug: str, nickname: str, death: int | None) -> Path:
+    """A poet's folder and poet.json in an export at root."""
+    folder = root / "poets" / slug
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "poet.json").write_text(json.dumps(
+        {"Id": 900 + len(slug), "Name": nickname, "Nickname": nickname, "FullUrl": f"/{slug}",
+         "DeathYearInLHijri": death, "ValidDeathDate": False}, ensure_ascii=False))
+    return folder
+
+
+def write_poem(root: Path, slug: str, rel: str, couplets, *, full_title: str = "", prose: bool = False,
+               verses: list | None = None) -> Path:
+    """A poem file of the export (couplets, or verses as given), with a prose line before each
+    couplet when `prose`."""
+    f = root / "poets" / slug / f"{rel}.json"
+    f.parent.mkdir(parents=True, exist_ok=True)
+    if verses is None:
+        verses = []
+        for i, (a, b) in enumerate(couplets):
+            if prose:
+                verses.append({"Position": "Paragraph", "Text": "سخنی به نثر", "CoupletIndex": None})
+            verses += [{"Position": "Right", "Text": a, "CoupletIndex": i},
+                       {"Position": "Left", "Text": b, "CoupletIndex": i}]
+    for n, v in enumerate(verses, 1):
+        v.setdefault("VOrder", n)
+    f.write_text(json.dumps({"Id": abs(hash(rel)) % 10**6, "Title": rel, "FullTitle": full_title,
+                             "FullUrl": f"/{slug}/{rel}", "Metre": None, "Verses": verses},
+                            ensure_ascii=False))
+    return f
+
+
+# ------------------------------------------------------------------ text that would drive a terminal
+
+OSC_TITLE = "\x1b]0;pwned\x07"
+HOSTILE = f"{OSC_TITLE}\x1b[2J\x1b[31mred\x1b[0m\x9b31m\x08\x07\rback"
+# raw bytes a terminal would act on: C0 (but \n, \t), DEL, C1 (UTF-8 \xc2\x80-\xc2\x9f), bidi overrides
+RAW = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]")
 
 
 # ------------------------------------------------------------------ other processes
@@ -197,6 +336,42 @@ def together(db: Path, argvs: list[list[str]]) -> list[subprocess.CompletedProce
         stdout, stderr = p.communicate(timeout=300)
         out.append(subprocess.CompletedProcess(p.args, p.returncode, stdout, stderr))
     return out
+
+
+def cli_process(db, *args, env_extra=None, timeout=120, **kw) -> subprocess.CompletedProcess:
+    """`persian-tui --db db ARGS` in a subprocess (this checkout's package); the timeout is a guard
+    against a hang, not a speed assertion."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **(env_extra or {})}
+    return subprocess.run([sys.executable, "-m", "persian_tui.cli", "--db", str(db), *args],
+                          capture_output=True, text=True, env=env, timeout=timeout, **kw)
+
+
+SIDECARS = ("", "-wal", "-shm", "-journal")
+
+
+def left_behind(db: Path) -> list[str]:
+    """The database's files (and SQLite's files beside it) that exist."""
+    return [db.name + s for s in SIDECARS if Path(str(db) + s).exists()]
+
+
+def stored_sql(db) -> str:
+    """Every row of every table of the database file, as SQL text (run params, errors, caches)."""
+    conn = sqlite3.connect(db)
+    try:
+        return "\n".join(conn.iterdump())
+    finally:
+        conn.close()
+
+
+def top_level_imports(path: Path) -> set[str]:
+    """The top-level packages a Python file imports (absolute imports)."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            names.add(node.module.split(".")[0])
+    return names
 
 
 NO_ST = "sentence-transformers is not installed (the embed extra: pip install -e '.[embed]')"

@@ -85,7 +85,7 @@ SHOW_CONTROLS = ShowControls()
 # DataTable reads a str cell as Rich markup: a category or model name "[/x]" from data would
 # crash the screen, "[@click=app.quit]" would act. In this app a str cell is plain text, shown
 # through the sanitizer (pass a rich Text for styling). Textual is pinned (pyproject), and
-# tests/test_tui_safety.py checks this still takes effect.
+# tests/tui/test_safe_output.py checks this still takes effect.
 _format_cell = _data_table.default_cell_formatter
 
 

@@ -1,0 +1,86 @@
+"""The default and test installs are light (no torch, no CUDA); `.[embed]` brings the models and CI\ninstalls it."""
+
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from persian_tui.runs.embedders import EmbedderError, make_embedder
+
+ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file())  # the checkout
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
+HEAVY = ("torch", "sentence-transformers", "transformers", "nvidia")
+
+
+def names(requirements: list[str]) -> set[str]:
+    return {re.split(r"[<>=!~\[; ]", r, maxsplit=1)[0].lower() for r in requirements}
+
+
+def test_default_requirements_have_no_torch():
+    default = names(PYPROJECT["project"]["dependencies"])
+    assert not [n for n in default if n.startswith(HEAVY)]
+
+
+def test_embed_extra_brings_it_and_ci_installs_it():
+    extras = PYPROJECT["project"]["optional-dependencies"]
+    assert {"torch", "sentence-transformers"} <= names(extras["embed"])
+    assert "inspect-ai" in names(extras["inspect"])
+    assert "mkdocs-material" in names(extras["docs"])
+    ci = (ROOT / ".ci" / "run").read_text("utf-8")
+    torch_line = ci.index("pip install --quiet torch==")
+    install = re.search(r'pip install --quiet -e "\.\[([a-z,]+)\]"', ci)
+    assert torch_line < install.start()
+    assert set(install[1].split(",")) == {"test", "embed", "inspect", "docs"}
+
+
+def test_st_model_without_the_extra_names_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)  # as if not installed
+    with pytest.raises(EmbedderError, match=r"persian-tui\[embed\]"):
+        make_embedder("st:some-model")
+
+
+def test_the_app_and_cli_do_not_import_torch():
+    import subprocess
+
+    code = ("import sys, persian_tui.cli, persian_tui.runs, persian_tui.tui.app, persian_tui.runs.embedders; "
+            "heavy = [m for m in sys.modules if m.split('.')[0] in ('torch', 'sentence_transformers')]; "
+            "print(heavy)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_start_up_paths_do_not_import_hazm():
+    """hazm costs ~1 s to import: the app, search and normalizer start without it (the
+    normalizer's table ships as data; tests/foundation/test_text.py checks it against hazm)."""
+    import subprocess
+
+    code = ("import sys, persian_tui.cli, persian_tui.tui.app, persian_tui.bank.search; "
+            "from persian_tui.text import normalize, match_key; normalize('كتاب يك ۱'); match_key('a'); "
+            "print([m for m in sys.modules if m.split('.')[0] == 'hazm'])")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_test_extra_pulls_no_torch():
+    """`pip install -e ".[test]"` stays light: no embed extra, nothing that needs torch."""
+    test = PYPROJECT["project"]["optional-dependencies"]["test"]
+    torch_pulling = ("torch", "sentence-transformers", "nvidia", "triton")  # transformers alone needs no torch
+    assert not [n for n in names(test) if n.startswith(torch_pulling) or n == "persian-tui"]
+
+
+def test_st_tests_skip_with_a_reason_without_the_extra(tmp_path):
+    """Without sentence-transformers (and torch, and the hub client it brings) the model tests
+    skip, saying why, and every other test of the file still runs."""
+    blocked = ("sentence_transformers", "torch", "transformers")
+    code = (f"import sys\nfor m in {blocked!r}: sys.modules[m] = None\n"
+            "import pytest\nsys.exit(pytest.main(sys.argv[1:]))")
+    done = subprocess.run([sys.executable, "-c", code, str(ROOT / "tests" / "runs" / "test_embedders.py"), "-rs", "-p",
+                           "no:cacheprovider", "-p", "no:xdist", "--rootdir", str(tmp_path)],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    skips = [line for line in done.stdout.splitlines() if line.startswith("SKIPPED")]
+    assert skips and all("embed extra" in line for line in skips), done.stdout[-3000:]
+    assert re.search(r"\d+ passed", done.stdout)

@@ -1,0 +1,51 @@
+"""Clustered standard errors by poem, poet and source (reports/clusters.py)."""
+
+import numpy as np
+import pytest
+from factories import HAFEZ_1, HAFEZ_2, MINI, SAADI, add_questions, add_run, make_question
+
+from persian_tui.reports.figures import build_report
+from persian_tui.reports.report_files import render_files, render_text
+
+
+def test_clustered_standard_errors_by_poem_poet_and_source(store):
+    import statsmodels.api as sm
+
+    from persian_tui.corpus.ganjoor import import_corpus
+
+    import_corpus(store, MINI)
+    key_couplets = [HAFEZ_1, HAFEZ_2, HAFEZ_1, HAFEZ_2, SAADI, SAADI, None, None]
+    qs = []
+    for i, kc in enumerate(key_couplets, 1):
+        others = [(f"مصراع ساخته {i} {j}", f"مصراع دیگر {i} {j}") for j in range(3)]
+        qs.append(make_question(f"q{i}", couplets=[kc or (f"بیت بی‌نشان {i}", f"مصراع دوم {i}")] + others,
+                                key=1, source_name="book", source_id=str(i), source_page=(i + 1) // 2))
+    store.questions.add_questions(qs)
+    store.links.link_questions()
+    rid = add_run(store, "m", [1, 1, 1, 1, 2, 2, 1, 2], uids=[q.uid for q in qs])
+    r = build_report(store, n_boot=50)
+    rows = {c.unit: c for c in r.clusters if c.run_id == rid}
+    assert set(rows) == {"poem", "poet", "source"}
+    y = np.array([1, 1, 1, 1, 0, 0, 1, 0], dtype=float)
+    poems = ["sh1", "sh1", "sh1", "sh1", "sh10", "sh10", "q7", "q8"]
+    fit = sm.OLS(y, np.ones(8)).fit(cov_type="cluster", cov_kwds={"groups": np.unique(poems, return_inverse=True)[1]})
+    assert rows["poem"].se == pytest.approx(float(fit.bse[0]), rel=1e-10) and rows["poem"].clusters == 4
+    assert rows["poet"].clusters == 4 and rows["source"].clusters == 4  # pages p1..p4
+    assert rows["poem"].design_effect == pytest.approx((rows["poem"].se / rows["poem"].se_unclustered) ** 2)
+    assert rows["poem"].design_effect > 1
+    for fmt, name in (("md", "report.md"), ("json", "report.json"), ("csv", "clusters.csv")):
+        assert b"design" in render_files(r, fmt)[name] or fmt != "md"
+    assert "clustered by poem, poet, source" in render_text(r)
+
+
+def test_without_corpus_links_the_clusters_are_by_source_only(two_questions_store):
+    r = build_report(two_questions_store, n_boot=50)
+    assert {c.unit for c in r.clusters} == {"source"}
+    assert "No corpus links" in render_text(r)
+
+
+@pytest.fixture
+def two_questions_store(store):
+    add_questions(store, [1, 2, 3, 4])
+    add_run(store, "m", [1, 2, 1, 1])
+    return store

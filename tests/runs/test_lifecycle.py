@@ -1,0 +1,114 @@
+"""What every run shares (runs/lifecycle.py): failure is a status, the circuit breaker, the
+lease that keeps a second process off a run."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from factories import ROOT, closed_port, llm_run, llm_run_at, wait_until
+from llm_server import Gate, LLMServer, Reply, chat
+
+from persian_tui.cli import main
+from persian_tui.runs import LLMRunSpec, create_llm_run, execute_llm_run
+
+KEY = "sk-live-TOPSECRET-0123456789abcdef"
+
+
+# ------------------------------------------------------------------ failure is a status
+
+
+def test_nothing_listening_ends_failed_not_done(bank10, capsys):
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    code = main(["--db", str(bank10.path), "run", "llm", "--base-url", url, "--model", "x",
+                 "--max-retries", "0", "--limit", "3"])
+    out, err = capsys.readouterr()
+    assert code == 1
+    (run,) = bank10.runs.runs()
+    assert run.status == "failed" and run.reason.startswith("endpoint unreachable: 2 failures in a row")
+    assert "failed" in out and "accuracy —" in out and "0.0%" not in out + err
+    assert main(["--db", str(bank10.path), "runs"]) == 0  # no traceback on a failed run
+    listed = capsys.readouterr().out
+    assert "failed" in listed and "acc      —" in listed and "0.0%" not in listed
+    assert bank10.runs.run_summaries(archived=True)[0].accuracy is None
+
+
+def test_circuit_breaker_stops_an_unreachable_endpoint(bank10):
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    spec = LLMRunSpec(base_url=url, model="m", max_retries=0, concurrency=1, max_failures=3)
+    r = create_llm_run(bank10, spec)
+    p = asyncio.run(execute_llm_run(bank10.path, r.id))
+    assert p.status == "failed" and p.done == 2  # refused twice: stopped, not 10 (nor 3)
+    run = bank10.runs.get_run(r.id)
+    assert run.status == "failed" and run.reason.startswith("endpoint unreachable: 2 failures in a row")
+
+
+def test_a_success_resets_the_breaker_and_some_errors_still_end_done(bank10):
+    def script(body, n):
+        return Reply(500, {"error": {"message": "boom"}}) if n % 2 else chat("Answer: 1")
+
+    r, p, _ = llm_run(bank10, script, concurrency=1, max_failures=2)
+    assert p.status == "done" and p.errors == 5 and p.done == 10
+
+
+def test_breaker_counts_auth_failures_and_echoed_keys_are_redacted(bank10, monkeypatch):
+    monkeypatch.setenv("MY_KEY", KEY)
+
+    def script(body, n):  # the endpoint echoes the key it was given, as some proxies do
+        return Reply(401, {"error": {"message": f"Invalid token: Bearer {KEY} (sk-other-123456789)"}})
+
+    r, p, _ = llm_run(bank10, script, api_key_env="MY_KEY", concurrency=1, max_failures=2)
+    assert p.status == "failed" and p.done == 2
+    dump = json.dumps([(x.error, x.raw_output) for x in bank10.runs.predictions(r.id)])
+    dump += bank10.runs.get_run(r.id).reason
+    assert KEY not in dump and "sk-other-123456789" not in dump and "Bearer ***" in dump
+
+
+# ------------------------------------------------------------------ one process per run
+
+
+def test_two_resumers_one_works_the_other_names_the_holder(bank10, tmp_path):
+    gate = Gate(lambda b, n: chat("Answer: 1"))  # no reply until one of the two has given up
+    with LLMServer(gate) as server:
+        spec = LLMRunSpec(base_url=server.url, model="m", concurrency=1, max_retries=0)
+        r = create_llm_run(bank10, spec)
+        procs = [subprocess.Popen([sys.executable, "-m", "persian_tui.cli", "--db", str(bank10.path), "run",
+                                   "llm", "--resume", str(r.id)], env={**os.environ, "PYTHONPATH": str(ROOT)},
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for _ in range(2)]
+        wait_until(lambda: any(p.poll() is not None for p in procs), "one of the two resumers ended")
+        gate.open()
+        results = [p.communicate(timeout=300) for p in procs]
+        codes = sorted(p.returncode for p in procs)
+        assert codes == [0, 1]
+        loser = next(err for p, (out, err) in zip(procs, results) if p.returncode == 1)
+        assert "being worked on by process" in loser and "@" in loser
+        assert len(server.requests) == 10  # every question asked once, not twice
+
+
+@pytest.mark.parametrize("status, message", [
+    (429, "You exceeded your current quota (insufficient_quota)"),  # retried, then failed for good
+    (503, "Service Unavailable"),
+    (402, "Insufficient credits"),
+    (404, "The model `m` does not exist"),
+])
+def test_an_endpoint_that_keeps_failing_trips_the_breaker_too(bank6, status, message):
+    """Out of quota (429 forever), down behind a proxy (503), out of credits (402), a model that
+    does not exist (404): the account or endpoint fails, not the item; the run stops after
+    --max-failures of them in a row instead of asking every question."""
+    r, p = llm_run_at(bank6, lambda body, n: Reply(status, {"error": {"message": message}},
+                                                   headers={"Retry-After": "0"}),
+                      concurrency=1, max_failures=3, max_retries=1)
+    assert p.status == "failed" and p.done == 3
+    assert bank6.runs.get_run(r.id).reason.startswith(f"endpoint failing: 3 failures in a row (last: HTTP {status}")
+
+
+def test_item_specific_rejections_do_not_trip_the_breaker(bank6):
+    """A 400 (a prompt too long for the context, a content filter) is about the item."""
+    r, p = llm_run_at(bank6, lambda body, n: Reply(400, {"error": {"message": "context length exceeded"}}),
+                      concurrency=1, max_failures=2)
+    assert p.done == 6 and p.status == "failed" and "no request succeeded" in bank6.runs.get_run(r.id).reason

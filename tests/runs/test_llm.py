@@ -1,0 +1,269 @@
+"""LLM runs (runs/llm.py) with the real openai client against a local OpenAI-compatible server:
+reply formats, retries, errors, the cache, cancel and resume, resume overrides, secrets never stored."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+
+import pytest
+from factories import closed_port, keyed_bank, llm_run, wait_until
+from llm_server import Gate, LLMServer, Reply, chat
+
+from persian_tui.cli import main
+from persian_tui.runs import LLMRunSpec, RunError, create_llm_run, execute_llm_run
+
+SECRET = "sk-test-SECRET-never-stored-123"
+
+
+@pytest.fixture
+def bank(store):
+    return keyed_bank(store, 12)
+
+
+def key_of(body):
+    """The test server answers with the key, read back from the question text (option ids)."""
+    text = body["messages"][-1]["content"]
+    i = int(text.split("مصراع اول ")[1].split()[0])
+    return (i % 4) + 1
+
+
+def run(store, script, **kw):
+    return llm_run(store, script, **{"model": "test-model", "max_retries": 2, **kw})
+
+
+FORMATS = ["{k}", "Answer: {k}", '{{"answer": {k}}}', "```json\n{{\"answer\": \"{k}\"}}\n```",
+           "<think>Answer: 9 maybe 1</think>\nپاسخ: {kfa}", "گزینه {kfa}", "The outlier is ({kl}).",
+           "Options 1 and 3 share love", "", "I'm sorry, I can't help with that."]
+
+
+def test_every_reply_format_and_parse_status(bank):
+    def script(body, n):
+        k = key_of(body)
+        fmt = FORMATS[int(body["messages"][-1]["content"].split("مصراع اول ")[1].split()[0]) % len(FORMATS)]
+        return chat(fmt.format(k=k, kfa="۰۱۲۳۴"[k], kl="ABCD"[k - 1]), cost=0.001)
+
+    r, p, _ = run(bank, script)
+    preds = {x.uid: x for x in bank.runs.predictions(r.id)}
+    assert len(preds) == 12 and p.status == "done"
+    statuses = [preds[f"q-{i:03d}"].parse_status for i in range(12)]
+    assert statuses[:7] == ["ok"] * 7 and statuses[7] == "invalid" and statuses[8] == "empty"
+    assert statuses[9] == "refusal" and statuses[10:] == ["ok", "ok"]
+    assert all(preds[f"q-{i:03d}"].predicted == (i % 4) + 1 for i in (0, 1, 2, 3, 4, 5, 6, 10, 11))
+    assert preds["q-004"].reasoning and "maybe" in preds["q-004"].reasoning
+    assert preds["q-000"].tokens_in == 10 and preds["q-000"].cost == 0.001
+    assert (p.correct, p.scored, p.invalid) == (9, 12, 3)
+    assert bank.runs.run_summaries()[0].correct == 9
+
+
+def test_rate_limits_and_server_errors_are_retried(bank):
+    attempts = {}
+
+    def script(body, n):
+        k = key_of(body)
+        attempts[k] = attempts.get(k, 0) + 1
+        if attempts[k] == 1:
+            return Reply(429, {"error": {"message": "slow down"}}, headers={"Retry-After": "0.05"})
+        if attempts[k] == 2 and k % 2:
+            return Reply(500, {"error": {"message": "boom"}})
+        return chat(str(k))
+
+    r, p, server = run(bank, script, concurrency=1, cache=False)
+    assert p.errors == 0 and p.correct == 12
+
+
+def test_persistent_errors_become_api_error_rows_then_retry_errors(bank):
+    broken = {"on": True}
+
+    def script(body, n):
+        if broken["on"] and key_of(body) == 2:
+            return Reply(503, {"error": {"message": "unavailable"}})
+        if broken["on"] and key_of(body) == 3:
+            return Reply(200, "{not json")
+        return chat(str(key_of(body)))
+
+    with LLMServer(script) as server:
+        spec = LLMRunSpec(base_url=server.url, model="m", max_retries=1)
+        r = create_llm_run(bank, spec)
+        p = asyncio.run(execute_llm_run(bank.path, r.id))
+        assert p.errors == 6 and p.done == 12
+        rows = [x for x in bank.runs.predictions(r.id) if x.parse_status == "api_error"]
+        assert any("HTTP 503" in x.error for x in rows) and any("malformed" in x.error for x in rows)
+        broken["on"] = False
+        p = asyncio.run(execute_llm_run(bank.path, r.id, retry_errors=True))
+        assert p.errors == 0 and p.correct == 12
+    assert len(bank.runs.predictions(r.id)) == 12  # retried rows replaced, not added
+
+
+def test_timeouts(bank):
+    # the 3 questions keyed 1 get no reply before the run ends; the others get theirs at once, well
+    # inside a timeout that even a busy machine meets (the count does not depend on the clock)
+    ended = threading.Event()
+
+    def script(body, n):
+        if key_of(body) == 1:
+            ended.wait(3600)
+        return chat(str(key_of(body)))
+
+    try:
+        r, p, _ = run(bank, script, timeout=5, max_retries=0, concurrency=6)
+    finally:
+        ended.set()
+    errors = [x for x in bank.runs.predictions(r.id) if x.parse_status == "api_error"]
+    assert len(errors) == 3 and all("timeout" in x.error for x in errors)
+
+
+def test_cache_hits_and_errors_never_cached(bank):
+    count = {"n": 0}
+
+    def script(body, n):
+        count["n"] += 1
+        if count["n"] <= 12 and key_of(body) == 4:
+            return Reply(500, {"error": {"message": "down"}})
+        return chat(str(key_of(body)))
+
+    def once(**kw):
+        r = create_llm_run(bank, LLMRunSpec(base_url=server.url, model="m", max_retries=0, **kw))
+        return asyncio.run(execute_llm_run(bank.path, r.id))
+
+    with LLMServer(script) as server:
+        assert once().errors == 3 and count["n"] == 12
+        p = once()  # answers from the cache; the 3 failed ones are asked again (errors are not cached)
+        assert count["n"] == 15 and p.correct == 12 and p.errors == 0
+        once(temperature=0.7)  # a parameter that changes the output: asked again
+        assert count["n"] == 27
+
+
+def test_shuffle_is_undone_when_scoring(bank):
+    def script(body, n):  # the server answers with the displayed position of the true key
+        text = body["messages"][-1]["content"]
+        i = int(text.split("مصراع اول ")[1].split()[0])
+        lines = [l for l in text.splitlines() if l[:2] in ("1.", "2.", "3.", "4.")]
+        true = (i % 4) + 1
+        shown = next(int(l[0]) for l in lines if f"مصراع اول {i} {true - 1} " in l + " ")
+        return chat(str(shown))
+
+    r, p, _ = run(bank, script, shuffle_seed=7)
+    preds = bank.runs.predictions(r.id)
+    assert p.correct == 12 and any(x.permutation != [1, 2, 3, 4] for x in preds)
+
+
+def test_api_key_is_sent_but_never_stored(bank, monkeypatch):
+    monkeypatch.setenv("MY_KEY", SECRET)
+    r, p, server = run(bank, lambda body, n: chat("1"), api_key_env="MY_KEY")
+    assert {k.lower(): v for k, v in server.headers[0].items()}["authorization"] == f"Bearer {SECRET}"
+    bank.conn.commit()
+    raw = open(bank.path, "rb").read() + open(f"{bank.path}-wal", "rb").read()
+    assert SECRET.encode() not in raw
+    assert "MY_KEY" in json.dumps(bank.runs.get_run(r.id).params)  # the variable's name only
+
+
+def test_cancel_stops_cleanly(bank):
+    cancel = threading.Event()
+
+    def script(body, n):
+        if n == 3:
+            cancel.set()
+        return Reply(body=chat(str(key_of(body))).body, delay=0.05)
+
+    with LLMServer(script) as server:
+        r = create_llm_run(bank, LLMRunSpec(base_url=server.url, model="m", concurrency=1))
+        p = asyncio.run(execute_llm_run(bank.path, r.id, cancel=cancel))
+    assert p.status == "cancelled" and bank.runs.get_run(r.id).status == "cancelled"
+    assert 3 <= p.done < 12
+
+
+def test_resume_after_kill_9(bank, tmp_path):
+    # 4 replies, then the rest held: the run is killed with 4 rows committed and requests in flight
+    gate = Gate(lambda body, n: chat(str(key_of(body))), free=4)
+    with LLMServer(gate) as server:
+        env = {**os.environ, "PERSIAN_TUI_DB": str(bank.path)}
+        cmd = [sys.executable, "-m", "persian_tui.cli", "run", "llm", "--base-url", server.url,
+               "--model", "m", "--concurrency", "2"]
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        wait_until(lambda: bank.conn.execute("SELECT COUNT(*) FROM predictions").fetchone()[0] >= 4
+                   and len(server.requests) >= 6, "4 rows committed, 2 more requests in flight")
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        gate.open()
+        run_id = bank.runs.runs()[0].id
+        done_before = len(bank.runs.predictions(run_id))
+        assert done_before == 4 and bank.runs.get_run(run_id).status == "running"
+        resumed = subprocess.run([sys.executable, "-m", "persian_tui.cli", "run", "llm", "--resume",
+                                  str(run_id)], env=env, capture_output=True, text=True)
+        assert resumed.returncode == 0, resumed.stderr
+    preds = bank.runs.predictions(run_id)
+    assert len(preds) == 12 and len({p.uid for p in preds}) == 12
+    assert bank.runs.get_run(run_id).status == "done"
+    assert sum(p.predicted == (int(p.uid[2:]) % 4) + 1 for p in preds) == 12
+
+
+def test_paraphrase_run_then_embed_the_prose(bank):
+    from persian_tui.runs import EmbedRunSpec, run_embedding
+
+    def script(body, n):
+        first = body["messages"][-1]["content"].splitlines()[0]
+        i, j = first.split()[2:4]
+        theme = "گل" if int(j) == int(i) % 4 else "سنگ"  # the key's couplet gets other words
+        return chat(f"<think>...</think>این بیت درباره {theme} {theme} است")
+
+    with LLMServer(script) as server:
+        r = create_llm_run(bank, LLMRunSpec(base_url=server.url, model="m"), kind="paraphrase")
+        p = asyncio.run(execute_llm_run(bank.path, r.id))
+    assert p.status == "done" and len(server.requests) == 48  # 12 questions x 4 couplets
+    prose = bank.runs.paraphrases(r.id)
+    assert len(prose) == 12 and prose["q-001"][1] == "این بیت درباره گل گل است"
+    e = run_embedding(bank, EmbedRunSpec(paraphrase_run=r.id))
+    assert e.correct == 12
+
+
+# ------------------------------------------------------------------ secrets and specs
+
+
+def test_passwords_in_urls_are_never_stored_or_printed(bank10, capsys):
+    with LLMServer(lambda b, n: chat("Answer: 1")) as server:
+        url = server.url.replace("http://", "http://alice:hunter2pw@")
+        assert main(["--db", str(bank10.path), "run", "llm", "--base-url", url, "--model", "m",
+                     "--limit", "2"]) == 0
+    out, err = capsys.readouterr()
+    stored = json.dumps([r.params for r in bank10.runs.runs()])
+    assert "hunter2pw" not in out + err + stored and "***@127.0.0.1" in stored
+    # resuming needs the URL again: the password was never stored
+    assert main(["--db", str(bank10.path), "run", "llm", "--resume", "1"]) == 1
+    assert "give --base-url again" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ resume overrides, lifecycle
+
+
+def test_resume_overrides_are_checked_recorded_and_honour_limit(bank10, capsys):
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    r = create_llm_run(bank10, LLMRunSpec(base_url=url, model="m", max_retries=0, concurrency=1,
+                                          max_failures=1))
+    asyncio.run(execute_llm_run(bank10.path, r.id))
+    assert bank10.runs.get_run(r.id).status == "failed"
+    assert main(["--db", str(bank10.path), "run", "llm", "--resume", str(r.id), "--strategy", "json"]) == 1
+    assert "different strategy" in capsys.readouterr().err
+    with LLMServer(lambda b, n: chat("Answer: 1")) as server:
+        assert main(["--db", str(bank10.path), "run", "llm", "--resume", str(r.id), "--base-url", server.url,
+                     "--retry-errors", "--limit", "4", "--concurrency", "2"]) == 1  # 4 more, not all
+        assert len(server.requests) == 4
+        assert main(["--db", str(bank10.path), "run", "llm", "--resume", str(r.id), "--base-url",
+                     server.url, "--retry-errors"]) == 0
+    history = bank10.runs.run_history(r.id)
+    assert [h["event"] for h in history][:2] == ["resume-overrides", "resume-overrides"]
+    assert history[0]["detail"]["limit"] == 4 and history[0]["detail"]["base_url"] == server.url
+    assert bank10.runs.get_run(r.id).status == "done"
+
+
+def test_stored_spec_resumes_in_python_too(bank10):
+    r = create_llm_run(bank10, LLMRunSpec(base_url="http://127.0.0.1:9/v1", model="m"))
+    with pytest.raises(RunError, match="different model"):
+        from persian_tui.runs import resume_overrides
+
+        resume_overrides(bank10, r, {"model": "other"})
