@@ -5,18 +5,23 @@ from __future__ import annotations
 
 import gc
 import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from textual import events, work
 from textual.app import App
-from textual.screen import ModalScreen
+from textual.dom import DOMNode
+from textual.filter import LineFilter
+from textual.screen import ModalScreen, Screen
 
 from .. import display, settings
 from ..bank.search import BankSearch
 from ..bidi import MODES, Mode
 from ..models import QueueScope
 from ..store import DatabaseError, Store, StoreError, discard_if_unused, is_there
+from .base import TuiApp
 from .commands import ScreenCommands
 from .keys import APP_KEYS, bindings, help_rows, screen_table, screen_title
 from .safe_output import SHOW_CONTROLS
@@ -38,7 +43,7 @@ class SampleImported:
 NOTICE_LOG = 200
 
 
-class PersianTUI(App[int]):
+class PersianTUI(TuiApp):
     """persian-tui. ``bidi_mode`` is a resolved mode (see ``settings.bidi_mode``) and ``shape``
     whether letters are joined: together the app's ``bidi.Mode`` (the bank's `b` changes its
     name); ``db_label`` is how the status line names the database (default: the path)."""
@@ -76,10 +81,10 @@ class PersianTUI(App[int]):
             return
         super()._handle_exception(error)
 
-    def get_line_filters(self):
+    def get_line_filters(self) -> Sequence[LineFilter]:
         return [*super().get_line_filters(), SHOW_CONTROLS]  # no raw control reaches the terminal
 
-    def notify(self, message: str, *, title: str = "", **kwargs) -> None:
+    def notify(self, message: str, *, title: str = "", **kwargs: Any) -> None:
         # messages quote data (file names, model names, endpoint errors): show controls
         # visibly, and never read them as markup ("[/x]" would crash, "[@click=...]" act)
         kwargs.setdefault("markup", False)
@@ -89,7 +94,7 @@ class PersianTUI(App[int]):
 
     notices: list[str] = []  # the last NOTICE_LOG notices raised (tests read them here)
 
-    def push_screen(self, screen, *args, **kwargs):
+    def push_screen(self, screen: Screen[Any] | str, *args: Any, **kwargs: Any) -> Any:
         # a screen opens clean: a toast about the last one would read as about this one (a
         # dialog keeps them: it is about the screen under it)
         if not isinstance(screen, ModalScreen):
@@ -122,7 +127,7 @@ class PersianTUI(App[int]):
         self._follow(target, turn)
         self.set_timer(1.0, lambda: self._replay(turn))  # never hold keys longer than this
 
-    def _follow(self, node, turn: int) -> None:
+    def _follow(self, node: DOMNode | None, turn: int) -> None:
         """Hop behind the key through each queue it bubbles through, then settle."""
         if node is None or node is self or not node.call_later(self._follow, node.parent, turn):
             self.call_later(self._settle, turn)
@@ -143,13 +148,13 @@ class PersianTUI(App[int]):
             self.post_message(events.Key(key.key, key.character))
 
     def on_load(self) -> None:
-        self.store = Store(self.db_path, busy_timeout_ms=BUSY_MS)
-        self.bank_search = BankSearch(self.store)
+        store = self.store = Store(self.db_path, busy_timeout_ms=BUSY_MS)
+        self.bank_search = BankSearch(store)
         # A bank that never held a question (a new database, or one a command made empty) gets
         # the sample before the first paint: 16 questions import in ~30 ms (the normalizer
         # ships its table, hazm is not imported), so the bank is filled when it first shows
         # instead of after a worker round trip.
-        self._sample_note = self._import_sample() if self.sample else None
+        self._sample_note = self._import_sample(store) if self.sample else None
 
     def get_default_screen(self) -> BankScreen:
         self.bank = BankScreen()
@@ -178,21 +183,21 @@ class PersianTUI(App[int]):
         warm_up()
         gc.freeze()
 
-    def _import_sample(self) -> SampleImported | None:
+    def _import_sample(self, store: Store) -> SampleImported | None:
         """Seed a bank that never held a question with the bundled sample bank; the outcome, to
         notify (None: the bank has questions, nothing to say)."""
         from ..bank.importer import apply_import, plan_import
         from ..files.inputs import InputError
 
-        if not self.store.questions.never_held_a_question():
+        if not store.questions.never_held_a_question():
             return None
         path = settings.sample_bank_path()
         if not path.is_file():
             return SampleImported(error=f"no sample bank at {path}: starting with an empty bank")
         try:
-            plan = plan_import(self.store, path, fmt="jsonl")
+            plan = plan_import(store, path, fmt="jsonl")
             # re-checked under the write lock: another process may have stored questions since
-            added = apply_import(self.store, plan, skip_invalid=True, only_into_empty=True)
+            added = apply_import(store, plan, skip_invalid=True, only_into_empty=True)
         except (InputError, StoreError, OSError) as e:
             return SampleImported(error=f"sample bank not imported: {e}")
         return SampleImported(added) if added else None
@@ -206,7 +211,7 @@ class PersianTUI(App[int]):
 
     # ------------------------------------------------------------ actions
 
-    def with_name(self, then) -> None:
+    def with_name(self, then: Callable[[str], object]) -> None:
         """Run then(name) with the user's name, asking for it first when it is not known."""
         if self.annotator:
             then(self.annotator)
@@ -226,7 +231,7 @@ class PersianTUI(App[int]):
         from .screens.label import LabelScreen
 
         if uid is not None:
-            q = self.store.questions.get_question(uid)
+            q = self.open_store().questions.get_question(uid)
             why = None if q is None else (self.queue_scope or QueueScope()).refusal(uid, q.status)
             if why:
                 self.notify(f"not labelled: {why}", severity="warning", timeout=5)
@@ -288,6 +293,9 @@ class PersianTUI(App[int]):
 
     async def action_quit(self) -> None:
         """Ctrl+Q: quit, asking first when that would lose an edit or stop a run."""
+        self._quit()
+
+    def _quit(self) -> None:
         lost = self.unsaved_work()
         if not lost:
             self.exit()
@@ -306,11 +314,11 @@ class PersianTUI(App[int]):
         dialog.quit_question = True
         self.push_screen(dialog, answered)
 
-    async def action_help_quit(self) -> None:
+    def action_help_quit(self) -> None:
         """Ctrl+C (when there is no selection to copy): with work that quitting would lose, the
         same question as Ctrl+Q; else how to quit (plain text, never markup)."""
         if self.unsaved_work():
-            await self.action_quit()
+            self._quit()
             return
         self.notify("Ctrl+Q quits persian-tui (it asks first when an edit or a run would be lost)",
                     title="Do you want to quit?", timeout=4)
@@ -371,6 +379,6 @@ def _open_and_run(app: PersianTUI) -> int:
     return app.return_code or 0
 
 
-def database_error(path, e: Exception) -> str:
+def database_error(path: str | Path, e: Exception) -> str:
     return (f"{path}: database error: {display.line(str(e))} "
             "(the file may be damaged; restore a backup or run sqlite3's .recover)")

@@ -9,7 +9,8 @@ from functools import partial
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from ..models import STATUSES
-from .keys import APP_KEYS, palette_entries, screen_table
+from .keys import APP_KEYS, Key, palette_entries, screen_table
+from .screens.bank import BankScreen
 
 Command = tuple[str, str, Callable[[], object]]
 
@@ -22,7 +23,7 @@ class ScreenCommands(Provider):
         table = screen_table(screen)
         out: list[Command] = [(title, hint, partial(screen.run_action, action))
                               for title, hint, action in palette_entries(table + APP_KEYS)]
-        if getattr(screen, "id", None) == "bank":
+        if isinstance(screen, BankScreen):
             out[-2:-2] = bank_commands(screen, {k.action: k for k in table})
         return out
 
@@ -38,7 +39,7 @@ class ScreenCommands(Provider):
                 yield Hit(score, matcher.highlight(title), callback, text=title, help=help_text)
 
 
-def bank_commands(bank, keys) -> list[Command]:
+def bank_commands(bank: BankScreen, keys: dict[str, Key]) -> list[Command]:
     """One entry per status, category and bidi mode; each hint is its cycling key's line."""
     def hint(action: str) -> str:
         key = keys[action]

@@ -9,7 +9,7 @@ import pkgutil
 
 from textual.screen import ModalScreen, Screen
 
-from .keys import APP_KEYS, Key, help_rows
+from .keys import APP_KEYS, Key, help_rows, screen_table, screen_title
 
 # the order people meet them in; screens not named here follow, by title
 ORDER = ("bank", "question editor", "conflicting edits", "corpus", "your name", "labelling", "guidelines",
@@ -44,8 +44,8 @@ def screen_classes() -> list[type]:
     return [found[name] for name in sorted(found)]
 
 
-def _order(cls: type) -> tuple:
-    title = cls.KEYS_TITLE
+def _order(cls: type) -> tuple[int, str, str]:
+    title = screen_title(cls)
     return (ORDER.index(title) if title in ORDER else len(ORDER), title, cls.__name__)
 
 
@@ -65,8 +65,9 @@ def _cell(text: str) -> str:
 def keys_markdown() -> str:
     """The whole page: the keys every screen shares, then each screen's and dialog's own."""
     out = [HEAD, _rows(APP_KEYS)]
-    for cls in sorted((c for c in screen_classes() if getattr(c, "KEY_TABLE", ())), key=_order):
+    for cls in sorted((c for c in screen_classes() if screen_table(c)), key=_order):
         kind = "dialog" if issubclass(cls, ModalScreen) else "screen"
-        out.append(f"\n## {cls.KEYS_TITLE[0].upper()}{cls.KEYS_TITLE[1:]} ({kind})\n\n"
-                   "| key | what it does |\n|---|---|\n" + _rows(cls.KEY_TABLE))
+        title = screen_title(cls)
+        out.append(f"\n## {title[0].upper()}{title[1:]} ({kind})\n\n"
+                   "| key | what it does |\n|---|---|\n" + _rows(screen_table(cls)))
     return "".join(out)

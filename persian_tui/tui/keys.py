@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
 # how the help and the documentation name Textual's key names
 NAMES = {
@@ -68,7 +68,7 @@ def key_name(key: str) -> str:
     return key
 
 
-def bindings(table: tuple[Key, ...]) -> list[Binding]:
+def bindings(table: tuple[Key, ...]) -> list[BindingType]:
     """The Textual bindings of a key table (its help-only rows left out)."""
     return [Binding(k.keys, k.action, k.label, show=k.footer, key_display=k.display,
                     priority=k.priority) for k in table if k.action]
@@ -104,11 +104,11 @@ APP_KEYS: tuple[Key, ...] = (
 )
 
 
-def screen_table(screen) -> tuple[Key, ...]:
+def screen_table(screen: object) -> tuple[Key, ...]:
     """The key table a screen declares (``KEY_TABLE``); empty for Textual's own screens."""
     return getattr(screen, "KEY_TABLE", ())
 
 
-def screen_title(screen) -> str:
+def screen_title(screen: object) -> str:
     """The name the help's title gives a screen (``KEYS_TITLE``)."""
     return getattr(screen, "KEYS_TITLE", "") or type(screen).__name__

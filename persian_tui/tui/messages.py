@@ -1,10 +1,11 @@
 """Every message the TUI's screens, widgets and workers post (one place, so a handler's
 name and a message's fields are found together). Workers post these; handlers on the
-screens touch widgets (never a thread)."""
+screens touch widgets (never a thread). Each is a dataclass (its fields typed, as Toolong's
+messages are); Textual names the handler from the class: ``ReportReady`` -> ``on_report_ready``."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from textual.message import Message
@@ -12,64 +13,71 @@ from textual.message import Message
 from ..models import accuracy
 
 if TYPE_CHECKING:
-    from ..models import CorpusCouplet, Prediction, Question, Run
+    from ..models import CorpusCouplet, Prediction, Question, Run, SampleVote
+    from ..reports.figures import Report
     from ..runs import RunProgress
 
 
 # report
+@dataclass
 class ReportReady(Message):
-    def __init__(self, report, generation: int) -> None:
-        super().__init__()
-        self.report = report
-        self.generation = generation
+    """A worker computed the report its screen asked for as ``generation``."""
+
+    report: Report
+    generation: int
 
 
 # report
+@dataclass
 class ReportFailed(Message):
-    def __init__(self, error: str, generation: int) -> None:
-        super().__init__()
-        self.error = error
-        self.generation = generation
+    """The report of ``generation`` could not be computed."""
+
+    error: str
+    generation: int
 
 
 # report
+@dataclass
 class ReportExported(Message):
-    def __init__(self, path: str | None = None, files: list[str] | None = None,
-                 error: str | None = None) -> None:
-        super().__init__()
-        self.path = path
-        self.files = files or []
-        self.error = error
+    """The report was written to the folder ``path`` (its ``files``), or why not."""
+
+    path: str | None = None
+    files: list[str] = field(default_factory=list)
+    error: str | None = None
 
 
 # run_detail
+@dataclass
 class DetailLoaded(Message):
     """A worker read the run, its predictions and their questions (or an error)."""
 
-    def __init__(self, run: Run | None, preds: list[Prediction], questions: dict[str, Question],
-                 version: tuple | None, error: str | None = None, votes: dict | None = None) -> None:
-        super().__init__()
-        self.run, self.preds, self.questions = run, preds, questions
-        self.version, self.error = version, error
-        self.votes = votes or {}  # uid -> models.SampleVote of a run asked several times (preds: the majority's first)
+    run: Run | None
+    preds: list[Prediction]
+    questions: dict[str, Question]
+    version: tuple[int, int] | None  # the store's data_version() when read
+    error: str | None = None
+    # uid -> the vote of a run asked several times (preds: the majority's first)
+    votes: dict[str, SampleVote] = field(default_factory=dict)
 
 
 # label
+@dataclass
 class LabelSaved(Message):
     """A label saved by the background worker (database was busy), or why it was not."""
 
-    def __init__(self, uid: str, done: str, error: str | None = None) -> None:
-        super().__init__()
-        self.uid = uid
-        self.done = done
-        self.error = error
+    uid: str
+    done: str
+    error: str | None = None
 
 
 # corpus
+@dataclass
 class SimilarFound(Message):
-    def __init__(self, found: list[tuple[float, CorpusCouplet]], source: str, how: str = "TF-IDF") -> None:
-        super().__init__()
-        self.found, self.source, self.how = found, source, how
+    """The corpus couplets most like ``source`` (score, couplet), found by ``how``."""
+
+    found: list[tuple[float, CorpusCouplet]]
+    source: str
+    how: str = "TF-IDF"
 
 
 @dataclass(frozen=True)
@@ -103,33 +111,31 @@ class RunFigures:
 
 
 # run_jobs
+@dataclass
 class RunProgressed(Message):
     """New figures of a job; a newer one of the same job supersedes it in the queue."""
 
-    def __init__(self, figures: RunFigures) -> None:
-        super().__init__()
-        self.figures = figures
+    figures: RunFigures
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, RunProgressed) and message.figures.job == self.figures.job
 
 
 # run_jobs
+@dataclass
 class RunFailed(Message):
     """A job stopped on an error (the run could not start or go on)."""
 
-    def __init__(self, job: int, run_id: int | None, error: str) -> None:
-        super().__init__()
-        self.job = job
-        self.run_id = run_id
-        self.error = error
-
+    job: int
+    run_id: int | None
+    error: str
 
 
 # taxonomy
+@dataclass
 class UsageCounted(Message):
     """A worker counted how many judgments or reviews use each error category (or failed)."""
 
-    def __init__(self, used: dict[str, int], generation: int, error: str | None = None) -> None:
-        super().__init__()
-        self.used, self.generation, self.error = used, generation, error
+    used: dict[str, int]
+    generation: int
+    error: str | None = None

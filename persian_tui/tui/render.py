@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from .. import bidi
 from ..bidi import Mode
-from ..models import Question, QuestionRow
+from ..models import OptionLink, Question, QuestionRow
 
 FA_DIGITS = str.maketrans("0123456789", "۰۱۲۳۴۵۶۷۸۹")
 GUTTER = 2  # cells on the right of a couplet (app mode) for its number: " ۱"
@@ -87,7 +87,7 @@ def label_lines(label: str, value: str, width: int, mode: Mode) -> list[Line]:
 DERIVED = " (گنجور)"  # marks a poet derived from the option's corpus link, not stored
 
 
-def with_derived_poets(q: Question, links: dict) -> Question:
+def with_derived_poets(q: Question, links: dict[int, OptionLink]) -> Question:
     """A copy of ``q`` for display: options without a poet show their corpus link's poet,
     marked as derived (the stored question is not changed)."""
     options = []

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from rich.cells import cell_len
+from rich.console import RenderableType
 from rich.segment import Segment
 from rich.text import Text
 from textual.color import Color
@@ -89,7 +90,7 @@ SHOW_CONTROLS = ShowControls()
 _format_cell = _data_table.default_cell_formatter
 
 
-def plain_cell_formatter(obj: object, wrap: bool = True, height: int = 0):
+def plain_cell_formatter(obj: object, wrap: bool = True, height: int = 0) -> RenderableType:
     if isinstance(obj, str):
         obj = Text(clean(obj), no_wrap=not wrap, end="")
     return _format_cell(obj, wrap, height)

@@ -4,6 +4,7 @@ the key) or were flagged; each decision is logged with who, when and why."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 
 from textual import on
 from textual.app import ComposeResult
@@ -17,12 +18,12 @@ from ... import bidi
 from ...annotation.consensus import BULK_REASON, ItemVotes, adjudication_queue, bulk_acceptable, item_votes
 from ...bidi import Mode
 from ...models import Question
+from ..base import AppState
 from ..keys import Key, bindings, help_key
 from ..render import GUTTER, LABEL, Line, couplet_lines, fa
 from ..widgets.dialogs import ConfirmDialog, ReasonDialog
 from ..widgets.key_bar import KeyBar
 from ..widgets.lines_view import LinesView
-from .base import AppState
 
 STACK_BELOW = 100
 ITEM_MARKS = {"suspect_key": "key?", "low_agreement": "agree?", "too_hard": "hard"}  # queue-line marks
@@ -133,13 +134,13 @@ def item_lines(q: Question, item: ItemVotes, width: int, mode: Mode) -> list[Lin
     out += [Line(""), Line("", "", "votes")]
     for label in item.labels:
         if label.answer is not None:
-            answer = fa(label.answer)
+            given = fa(label.answer)
             style = "bold $text-success" if label.answer == q.key else "bold $text-warning"
         else:
-            answer = "skipped" if label.skipped else "flagged" if label.flag else "no answer"
+            given = "skipped" if label.skipped else "flagged" if label.flag else "no answer"
             style = "dim"
-        text = answer + (f"  {label.confidence}" if label.confidence else "")
-        out.append(Line(text, "", label.annotator[:LABEL - 1], (0, len(answer), style)))
+        text = given + (f"  {label.confidence}" if label.confidence else "")
+        out.append(Line(text, "", label.annotator[:LABEL - 1], (0, len(given), style)))
         if label.flag:
             out += _indented("flag", label.flag, width, mode, "$text-error")
         if label.note:
@@ -217,7 +218,7 @@ class AdjudicationScreen(AppState, Screen[None]):
     def on_resize(self) -> None:
         self._apply_layout()
 
-    def check_action(self, action: str, parameters: tuple) -> bool | None:
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("set_key", "accept", "retire", "edit"):
             return self.current is not None  # hidden from the footer when the queue is empty
         return True
@@ -309,7 +310,7 @@ class AdjudicationScreen(AppState, Screen[None]):
         self.notify(f"{uid}: {what}", timeout=3)
         self._drop(uid)
 
-    def _ask(self, title: str, required: bool, then) -> None:
+    def _ask(self, title: str, required: bool, then: Callable[[str], None]) -> None:
         def answered(reason: str | None) -> None:
             if reason is not None:
                 then(reason)

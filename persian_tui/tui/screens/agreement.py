@@ -10,6 +10,7 @@ from textual.widgets import DataTable, Static
 
 from ... import bidi, display, settings
 from ...annotation.agreement import agreement_report
+from ..base import AppState
 from ..keys import Key, bindings, help_key
 from ..widgets.key_bar import KeyBar
 from ..widgets.rows_table import RowsTable
@@ -22,7 +23,7 @@ NARROW_BELOW = 100
 
 
 
-class AgreementScreen(Screen):
+class AgreementScreen(AppState, Screen[None]):
     KEYS_TITLE = "agreement"
     KEY_TABLE = (
         Key("escape,q", "app.pop_screen", "Back", "back to the bank", palette="Back"),
@@ -61,8 +62,8 @@ class AgreementScreen(Screen):
             self.action_refresh_figures()
 
     def action_refresh_figures(self) -> None:
-        report = agreement_report(self.app.store)
-        mode = self.app.bidi_mode
+        report = agreement_report(self.store)
+        mode = self.mode
         self._narrow = narrow = self.app.size.width < NARROW_BELOW
         scope_width = 12 if narrow else 24
         scopes = self.query_one("#scopes", DataTable)
@@ -84,7 +85,7 @@ class AgreementScreen(Screen):
         people = self.query_one("#people", DataTable)
         people.clear(columns=True)
         people.add_columns("annotator", "answers", "keyed", "correct", "accuracy", "95 % interval",
-                           f"fast (< {settings.label_min_seconds(self.app.store.labels):g} s)")
+                           f"fast (< {settings.label_min_seconds(self.store.labels):g} s)")
         for acc in (overall.annotators if overall else []):
             ci = f"{acc.low:.2f}–{acc.high:.2f}" if acc.low is not None else "—"
             people.add_row(bidi.display_line(acc.annotator, 24, mode), acc.answered, acc.total, acc.correct,

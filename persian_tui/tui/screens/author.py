@@ -11,15 +11,17 @@ from textual.app import ComposeResult
 from textual.containers import Container, Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Input, Label, Select, Static, TextArea
 
 from ... import bidi
-from ...models import Option, Question
+from ...models import CorpusCouplet, Option, Question
 from ...models.keys import repeated_couplets
 from ...models.merge import fields
-from ...store import EditConflict, StoreError
+from ...store import EditConflict, Store, StoreError
 from ...text import DuplicateIndex, couplet_key, nfc
+from ..base import AppState
 from ..keys import Key, bindings, help_key
 from ..render import detail_lines
 from ..widgets.dialogs import ConfirmDialog
@@ -27,7 +29,6 @@ from ..widgets.key_bar import KeyBar
 from ..widgets.lines_view import LinesView
 from ..widgets.persian_input import PersianInput
 from ..widgets.persian_textarea import PersianTextArea
-from .base import AppState
 
 STACK_BELOW = 100  # narrower terminals put the preview below the form
 DUPLICATE_DELAY = 0.4  # seconds of no typing before the near-duplicate check runs
@@ -77,7 +78,7 @@ def duplicate_warnings(index: DuplicateIndex, options: list[Option], exclude: st
     return out
 
 
-def corpus_warnings(store, options: list[Option], chosen: dict, exclude: str | None,
+def corpus_warnings(store: Store, options: list[Option], chosen: dict[int, CorpusCouplet], exclude: str | None,
                     warned: dict[int, set[str]] | None = None) -> list[str]:
     """Options taken from one poem, and couplets already used by other questions (found
     through their corpus links; those ``warned`` about for that position already left out);
@@ -93,8 +94,9 @@ def corpus_warnings(store, options: list[Option], chosen: dict, exclude: str | N
             refs[o.position] = (c.poem, c.couplet)
             continue
         d = store.links.link_option(o.mesra1, o.mesra2, own_poet=o.poet)
-        if d.status == "linked":
-            refs[o.position] = (store.corpus.poem_path(d.candidate.poem_id), d.candidate.index)
+        path = store.corpus.poem_path(d.candidate.poem_id) if d.status == "linked" and d.candidate else None
+        if d.candidate is not None and path is not None:  # a linked option's poem
+            refs[o.position] = (path, d.candidate.index)
     out = []
     by_poem: dict[str, list[int]] = {}
     for pos, (poem, _) in sorted(refs.items()):
@@ -148,16 +150,16 @@ class AuthorScreen(AppState, Screen["str | None"]):
         self.index: DuplicateIndex | None = None
         self.problems: list[str] = []
         self.warnings: list[str] = []
-        self._saved_values: tuple = ()
+        self._saved_values: tuple[object, ...] = ()
         self._tried = False  # a save failed: problems are shown as errors
         # (values, status) of a save warned about once (duplicate, changed elsewhere):
         # the same save again goes ahead
-        self._confirmed: tuple | None = None
-        self._dup_timer = None
+        self._confirmed: tuple[tuple[object, ...], str] | None = None
+        self._dup_timer: Timer | None = None
         self._update_pending = False
         self._messages: Content | None = None
-        self._note: tuple[tuple, str] | None = None  # (form values, what to tell while they last)
-        self.chosen: dict = {}  # position -> CorpusCouplet inserted from the corpus pane
+        self._note: tuple[tuple[object, ...], str] | None = None  # (form values, what to tell while they last)
+        self.chosen: dict[int, CorpusCouplet] = {}  # position -> the couplet inserted from the corpus pane
 
     # ------------------------------------------------------------ layout
 
@@ -236,7 +238,7 @@ class AuthorScreen(AppState, Screen["str | None"]):
 
     # ------------------------------------------------------------ form -> question
 
-    def values(self) -> tuple:
+    def values(self) -> tuple[object, ...]:
         """Everything typed, raw (to tell unsaved changes)."""
         inputs = tuple(i.value for i in self.query(Input))
         return inputs + (self.query_one("#status", Select).value,
@@ -307,7 +309,7 @@ class AuthorScreen(AppState, Screen["str | None"]):
 
     def _show_messages(self) -> None:
         note = self._note[1] if self._note and self._note[0] == self.values() else ""
-        parts: list = []
+        parts: list[tuple[str, str]] = []
         if self.problems:
             style = "$text-error" if self._tried else "$text-muted"
             head = "cannot save:" if self._tried else "to do before saving:"
@@ -416,14 +418,14 @@ class AuthorScreen(AppState, Screen["str | None"]):
             self._store_edit(with_fields(conflict.merged, theirs), status, conflict.theirs)
 
         who = self._last_author()
-        self.app.push_screen(MergeDialog(self.uid, who, conflict.conflicts, self.mode), chosen)
+        self.app.push_screen(MergeDialog(conflict.theirs.uid, who, conflict.conflicts, self.mode), chosen)
 
     def _record_provenance(self, q: Question) -> None:
         """Options inserted from the corpus (and unchanged since) link to that couplet."""
         for o in q.options:
             c = self.chosen.get(o.position)
             if c is not None and (c.mesra1, c.mesra2) == (o.mesra1, o.mesra2):
-                self.store.links.choose_link(self.uid, o.position, c.poem, c.couplet)
+                self.store.links.choose_link(q.uid, o.position, c.poem, c.couplet)
 
     # ------------------------------------------------------------ corpus pane
 
@@ -439,7 +441,7 @@ class AuthorScreen(AppState, Screen["str | None"]):
         seed = (self._get(f"m1-{pos}"), self._get(f"m2-{pos}")) if pos else None
         self.app.push_screen(CorpusScreen(self._insert_couplet, seed))
 
-    def _insert_couplet(self, position: int, couplet) -> bool:
+    def _insert_couplet(self, position: int, couplet: CorpusCouplet) -> bool:
         """One key in the corpus pane: the couplet's text and poet into option ``position``.
         Over text the author typed there, it asks first (False: asked, not placed yet)."""
         typed = [self._get(f"{f}-{position}").strip() for f in ("m1", "m2", "poet")]
@@ -459,7 +461,7 @@ class AuthorScreen(AppState, Screen["str | None"]):
             f"Replace it with {couplet.poem}#{couplet.couplet + 1} ({couplet.poet})?"), answered)
         return False
 
-    def _place(self, position: int, couplet) -> None:
+    def _place(self, position: int, couplet: CorpusCouplet) -> None:
         self._set(f"m1-{position}", couplet.mesra1)
         self._set(f"m2-{position}", couplet.mesra2)
         self._set(f"poet-{position}", couplet.poet)

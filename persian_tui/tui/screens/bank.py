@@ -15,8 +15,9 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Input, Label, Static
 
 from ... import bidi, display
-from ...bidi import MODES, Mode
+from ...bidi import MODES
 from ...models import STATUSES, BankCounts
+from ..base import AppState
 from ..keys import Key, bindings, help_key
 from ..render import with_derived_poets
 from ..widgets.bank_table import BankTable
@@ -48,7 +49,7 @@ def status_line(db_label: str, total: int, by_status: dict[str, int], mode: str,
     return bidi.display_line(db_label + tail, max(width, 1), bidi.OFF)
 
 
-class BankScreen(Screen):
+class BankScreen(AppState, Screen[None]):
     """The default screen."""
 
     KEYS_TITLE = "bank"
@@ -104,10 +105,6 @@ class BankScreen(Screen):
 
     # ------------------------------------------------------------ layout
 
-    @property
-    def mode(self) -> Mode:
-        return self.app.bidi_mode
-
     def compose(self) -> ComposeResult:
         # shown until the first query has filled the table (a large bank takes a moment)
         yield Static(Content(f"loading {display.line(self.app.db_label)} …"), id="status-line")
@@ -149,10 +146,6 @@ class BankScreen(Screen):
 
     # ------------------------------------------------------------ data
 
-    @property
-    def store(self):
-        return self.app.store
-
     def reload(self, notify: bool = True) -> None:
         """Re-read counts and rows from the database (others may have written it)."""
         self.counts = self.store.questions.counts()
@@ -188,7 +181,7 @@ class BankScreen(Screen):
         if not force and uid is not None and detail.shows(uid, self.mode):
             return  # e.g. typing in the search kept the same question on top
         q = self.store.questions.get_question(uid) if uid else None
-        if q is not None:  # poets derived from corpus links, marked as such
+        if uid and q is not None:  # poets derived from corpus links, marked as such
             q = with_derived_poets(q, self.store.links.links([uid]).get(uid, {}))
         detail.show(q, self.mode)
 

@@ -17,13 +17,13 @@ from textual.widgets.option_list import Option as ListOption
 from ... import display
 from ...bidi import Mode
 from ...models import CorpusCouplet
+from ..base import AppState
 from ..keys import Key, bindings, help_key
 from ..messages import SimilarFound  # noqa: F401 (re-exported)
-from ..render import couplet_cell, couplet_lines, fa, label_lines
+from ..render import Line, couplet_cell, couplet_lines, fa, label_lines
 from ..widgets.key_bar import KeyBar
 from ..widgets.lines_view import LinesView
 from ..widgets.persian_input import FitInput, PersianInput
-from .base import AppState
 
 Insert = Callable[[int, CorpusCouplet], "bool | None"]  # False: the editor asks first
 
@@ -187,9 +187,9 @@ class CorpusScreen(AppState, Screen[None]):
         if uses:
             facts.append(("used in", ", ".join(uses[:3]) + (" …" if len(uses) > 3 else "")))
         mode = self.mode
-        number = self.query_one("#corpus-results", OptionList).highlighted + 1
+        number = (self.query_one("#corpus-results", OptionList).highlighted or 0) + 1  # c's, never None
 
-        def layout(w: int):
+        def layout(w: int) -> list[Line]:
             lines = couplet_lines(number, c.mesra1, c.mesra2, w, mode, poet=c.poet)
             for label, value in facts:
                 lines += label_lines(label, value, w, mode)

@@ -9,7 +9,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static, TextArea
 
-from ...bidi import Mode
+from ...store import Store
+from ..base import AppState
 from ..keys import Key, bindings, help_key
 from ..widgets.dialogs import ConfirmDialog
 from ..widgets.rtl_text import RtlText
@@ -43,13 +44,13 @@ Labelling guidelines: the couplet that differs in meaning
 """
 
 
-def guidelines_text(store) -> str:
+def guidelines_text(store: Store) -> str:
     """The guidelines stored in the database, or the default ones."""
     text = store.labels.get_setting(SETTING)
     return text if text and text.strip() else DEFAULT_GUIDELINES
 
 
-class GuidelinesScreen(ModalScreen[None]):
+class GuidelinesScreen(AppState, ModalScreen[None]):
     """Read mode: Escape or q closes, e edits, ? lists the keys. Edit mode: Ctrl+S saves, Escape cancels."""
 
     KEYS_TITLE = "guidelines"
@@ -65,12 +66,8 @@ class GuidelinesScreen(ModalScreen[None]):
         super().__init__()
         self.editing = False
 
-    @property
-    def mode(self) -> Mode:
-        return self.app.bidi_mode
-
     def compose(self) -> ComposeResult:
-        text = guidelines_text(self.app.store)
+        text = guidelines_text(self.store)
         with Vertical(id="guide-box"):
             yield Static(Content.assemble(("Guidelines", "bold"),
                                          ("  (kept in the database, shared by all annotators)", "dim")),
@@ -121,7 +118,7 @@ class GuidelinesScreen(ModalScreen[None]):
         if not text.strip():
             self.notify("the guidelines are empty: not saved", severity="warning", timeout=3)
             return
-        self.app.store.labels.set_setting(SETTING, text)
+        self.store.labels.set_setting(SETTING, text)
         self.query_one("#guide-text", RtlText).set_text(text)
         self._set_editing(False)
         self.notify("guidelines saved", timeout=2)

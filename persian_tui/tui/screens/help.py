@@ -33,7 +33,7 @@ class HelpScreen(ModalScreen[None]):
     or Enter closes it."""
 
     KEYS_TITLE = "help"
-    KEY_TABLE = (Key("escape,q,question_mark,f1,enter", "dismiss", "Close", "close this help", footer=False),)
+    KEY_TABLE = (Key("escape,q,question_mark,f1,enter", "close", "Close", "close this help", footer=False),)
     BINDINGS = bindings(KEY_TABLE)
 
     def __init__(self, title: str, rows: list[tuple[str, str]]) -> None:
@@ -63,5 +63,5 @@ class HelpScreen(ModalScreen[None]):
         # border 2, padding 2, title 2, hint 2: the rest scrolls
         self.query_one("#help-scroll").styles.max_height = max(self.app.size.height - 8, 3)
 
-    def action_dismiss(self) -> None:
+    def action_close(self) -> None:
         self.dismiss(None)

@@ -8,6 +8,7 @@ item was on screen); ``u`` retracts the latest one and shows that item again.
 from __future__ import annotations
 
 from time import monotonic
+from typing import Any
 
 from textual import events, work
 from textual.app import ComposeResult
@@ -18,8 +19,9 @@ from textual.worker import get_current_worker
 
 from ... import bidi, settings
 from ...annotation.agreement import is_fast
-from ...models import Question, QueueScope
+from ...models import Label, Question, QueueScope
 from ...store import Store, StoreBusy, StoreError
+from ..base import AppState
 from ..keys import Key, bindings, help_key
 from ..messages import LabelSaved  # noqa: F401 (re-exported)
 from ..render import fa
@@ -27,7 +29,6 @@ from ..widgets.blind_question import BlindQuestion
 from ..widgets.key_bar import KeyBar
 from ..widgets.label_progress import LabelProgress
 from ..widgets.text_prompt import TextPrompt
-from .base import AppState
 from .guidelines import GuidelinesScreen
 
 TARGETS = settings.LABEL_TARGETS
@@ -50,7 +51,7 @@ def clock(seconds: float) -> str:
     return f"{seconds // 60}:{seconds % 60:02d}"
 
 
-class LabelScreen(AppState, Screen):
+class LabelScreen(AppState, Screen[None]):
     KEYS_TITLE = "labelling"
     KEY_TABLE = (
         Key("1", "answer(1)", "answer", "answer and move on (Persian digits too)", display="1-4", shown="1–4"),
@@ -84,7 +85,7 @@ class LabelScreen(AppState, Screen):
         self.scope = scope  # which questions the queue serves (None: the whole bank)
         self.queue_mode = queue_mode
         self.first = first  # "label this question" from the bank: shown before the queue
-        self.target = settings.LABEL_TARGET.default
+        self.target = int(settings.LABEL_TARGET.default)
         self.current: Question | None = None
         self.from_queue = False  # the current item is my claim (not an undone item shown again)
         self.chosen = False  # the current item was chosen in the bank (L), not undone
@@ -192,7 +193,7 @@ class LabelScreen(AppState, Screen):
 
     def _head(self) -> None:
         q = self.current
-        parts: list = [("✎ ", "dim"), (self.annotator, "bold")]
+        parts: list[str | tuple[str, str]] = [("✎ ", "dim"), (self.annotator, "bold")]
         if q is not None:
             mark = (" ◆ chosen", "bold $text-accent") if self.chosen else (" ↶ undone", "bold $text-warning")
             parts += [" │ ", (q.uid, "bold"), mark if not self.from_queue else "",
@@ -226,18 +227,17 @@ class LabelScreen(AppState, Screen):
         self.say(f"{what}: {error}")
         self.notify(f"{what}: {error}", severity="error", timeout=6)
 
-    def _nothing(self) -> bool:
+    def _item(self) -> Question | None:
+        """The item on screen; None (and the screen says so) when there is none."""
         if self.current is None:
             self.say("nothing to label here: t raises the target, u takes back your last label")
-            return True
-        return False
+        return self.current
 
     # ------------------------------------------------------------ acts that move on
 
-    def _record(self, done: str, **label) -> None:
-        """Append one label for the current item, then show the next item. When another
+    def _record(self, q: Question, done: str, **label: Any) -> None:
+        """Append one label for the current item ``q``, then show the next item. When another
         program holds the database, the save goes on in a worker and the screen says so."""
-        q = self.current
         seconds = round(monotonic() - self.shown_at, 2)
         label = dict(note=self.note, seconds=seconds, **label)
         done = f"{done} ({seconds:.1f} s)"
@@ -259,7 +259,7 @@ class LabelScreen(AppState, Screen):
         self.next_item()
 
     @work(thread=True, group="label-save", exit_on_error=False)
-    def _save_later(self, uid: str, label: dict, done: str) -> None:
+    def _save_later(self, uid: str, label: dict[str, Any], done: str) -> None:
         """Retry the save on a connection of this thread until the lock is free (the UI
         thread never waits); the outcome comes back as a message."""
         worker = get_current_worker()
@@ -291,26 +291,26 @@ class LabelScreen(AppState, Screen):
         return bool(self.saving)
 
     def action_answer(self, n: int, sure: bool = False) -> None:
-        if self._still_saving() or self._nothing():
+        if self._still_saving() or (q := self._item()) is None:
             return
         confidence = "high" if sure else self.confidence
         shown = fa(n) + (f" ({confidence})" if confidence else "")
-        self._record(f"labelled {self.current.uid} as {shown}", answer=n, confidence=confidence)
+        self._record(q, f"labelled {q.uid} as {shown}", answer=n, confidence=confidence)
 
     def action_skip(self) -> None:
-        if not self._still_saving() and not self._nothing():
-            self._record(f"skipped {self.current.uid}", skipped=True)
+        if not self._still_saving() and (q := self._item()) is not None:
+            self._record(q, f"skipped {q.uid}", skipped=True)
 
     def action_flag(self) -> None:
-        if self._still_saving() or self._nothing():
+        if self._still_saving() or (q := self._item()) is None:
             return
-        uid = self.current.uid
+        uid = q.uid
 
         def got(reason: str | None) -> None:
             if reason is None or self.current is None or self.current.uid != uid:
                 self.say("flag cancelled")
                 return
-            self._record(f"flagged {uid} as defective: {self.shown(reason)}", flag=reason,
+            self._record(self.current, f"flagged {uid} as defective: {self.shown(reason)}", flag=reason,
                          confidence=self.confidence)
 
         self.app.push_screen(TextPrompt(
@@ -321,9 +321,9 @@ class LabelScreen(AppState, Screen):
     # ------------------------------------------------------------ acts on the current item
 
     def action_note(self) -> None:
-        if self._still_saving() or self._nothing():
+        if self._still_saving() or (q := self._item()) is None:
             return
-        uid = self.current.uid
+        uid = q.uid
 
         def got(text: str | None) -> None:
             if text is None or self.current is None or self.current.uid != uid:
@@ -337,7 +337,7 @@ class LabelScreen(AppState, Screen):
             placeholder="a short remark", hint="an empty note clears it", mode=self.mode), got)
 
     def action_confidence(self) -> None:
-        if self._still_saving() or self._nothing():
+        if self._still_saving() or self._item() is None:
             return
         self.confidence = LEVELS[(LEVELS.index(self.confidence) + 1) % len(LEVELS)]
         self.say(f"confidence: {self.confidence or 'none'}")
@@ -366,7 +366,7 @@ class LabelScreen(AppState, Screen):
         self.say(f"undone: {uid}" + (f"; your earlier label ({self._describe(still[0])}) is in force again"
                                       if still else ": answer it again"))
 
-    def _describe(self, label) -> str:
+    def _describe(self, label: Label) -> str:
         if label.skipped:
             return "skipped"
         if label.answer is not None:

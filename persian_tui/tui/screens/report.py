@@ -9,6 +9,7 @@ report, shows it in every tab and holds the keys.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -20,28 +21,33 @@ from textual.worker import get_current_worker
 from ...bidi import OFF
 from ...models import QUESTION_SETS
 from ...reports.notes import no_shared_message, report_scope
+from ..base import AppState
 from ..keys import Key, bindings, help_key
 from ..messages import ReportExported, ReportFailed, ReportReady  # noqa: F401 (re-exported)
 from ..widgets.key_bar import KeyBar
 from ..widgets.report_behaviour import BehaviourTab
 from ..widgets.report_breakdowns import BreakdownsTab
-from ..widgets.report_cells import RunNames, cursor_key, cut, right
+from ..widgets.report_cells import ReportTab, RunNames, cursor_key, cut, right
 from ..widgets.report_hardest import HardestTab, ItemsTab
 from ..widgets.report_leaderboard import HumanTab, LeaderboardTab
 from ..widgets.report_pairs import PairsTab
 from ..widgets.rows_table import RowsTable
+
+if TYPE_CHECKING:
+    from ...reports.figures import Report
 
 TABS = ("leaderboard", "pairs", "breakdowns", "behaviour", "hardest", "human", "items")
 MAIN_WIDGET = {"leaderboard": "#lb-table", "pairs": "#pairs-table", "breakdowns": "#bd-table",
                "behaviour": "#bh-run", "hardest": "#hard-table", "human": "#human-table",
                "items": "#items-table"}
 TITLES = ("Leaderboard", "Pairs", "Breakdowns", "Behaviour", "Hardest", "Human", "Items")
-TAB_WIDGETS = (LeaderboardTab, PairsTab, BreakdownsTab, BehaviourTab, HardestTab, HumanTab, ItemsTab)
+TAB_WIDGETS: tuple[type[ReportTab], ...] = (LeaderboardTab, PairsTab, BreakdownsTab, BehaviourTab, HardestTab,
+                                            HumanTab, ItemsTab)
 EXPORT_DIR = Path("exports") / "report"  # beside the database
 EXPORT_SETTING = "report.export_dir"  # the folder last exported to (the next prompt's default)
 
 
-class ReportScreen(Screen):
+class ReportScreen(AppState, Screen[None]):
     KEYS_TITLE = "report"
     KEY_TABLE = (
         Key("escape,q", "back", "Back", "back", palette="Back"),
@@ -69,7 +75,7 @@ class ReportScreen(Screen):
         self.seed = seed
         self.n_boot = n_boot
         self.excluded: set[int] = set()
-        self.report = None
+        self.report: Report | None = None
         self.error: str | None = None
         self.computing = False
         self.generation = 0
@@ -107,7 +113,7 @@ class ReportScreen(Screen):
         self._compute(run_ids, self.questions, self.seed, self.n_boot, self.generation)
 
     @work(thread=True, exclusive=True, group="report", exit_on_error=False)
-    def _compute(self, run_ids, questions: str, seed: int, n_boot: int, generation: int) -> None:
+    def _compute(self, run_ids: list[int] | None, questions: str, seed: int, n_boot: int, generation: int) -> None:
         from ...reports.figures import build_report
         from ...store import Store
 
@@ -129,7 +135,7 @@ class ReportScreen(Screen):
         self.computing = False
         self.report = message.report
         self.query_one(TabbedContent).loading = False
-        self._fill()
+        self._fill(message.report)
 
     def on_report_failed(self, message: ReportFailed) -> None:
         if message.generation != self.generation:
@@ -144,8 +150,7 @@ class ReportScreen(Screen):
 
     # ------------------------------------------------------------ filling the tabs
 
-    def _fill(self) -> None:
-        report = self.report
+    def _fill(self, report: Report) -> None:
         rows = list(report.leaderboard)
         self._seen_runs += [r for r in report.run_ids if r not in self._seen_runs]
         self.runs = RunNames({r.run_id: r.model for r in rows}, {r.run_id: i for i, r in enumerate(rows, 1)})
@@ -172,13 +177,13 @@ class ReportScreen(Screen):
         tabs.display = message is None
         table = self.query_one("#empty-runs", DataTable)
         table.display = runs
-        if runs:
+        if runs and self.report is not None:
             table.clear(columns=True)
             table.add_column("run", key="run")
             table.add_column("model", key="model")
             table.add_column(right("answered"), key="answered")
             for r in self.report.run_ids:
-                run = self.app.store.runs.get_run(r)
+                run = self.store.runs.get_run(r)
                 table.add_row(right(r), cut(run.model if run else "?", 40),
                               right(f"{self.report.answered.get(r, 0)}/{self.report.keyed}"), key=str(r))
             table.focus()
@@ -186,7 +191,7 @@ class ReportScreen(Screen):
             self._focus_tab(self.query_one(TabbedContent).active)
 
     def _update_head(self) -> None:
-        label = getattr(self.app, "db_label", None) or str(self.app.db_path)
+        label = self.app.db_label or str(self.app.db_path)
         parts = [f"report │ {label}"]
         if self.report is not None:
             parts.append(f"{len(self.report.run_ids)} run(s) on {self.report.questions} shared question(s)")
@@ -241,9 +246,10 @@ class ReportScreen(Screen):
         else:
             self.notify("x excludes the highlighted run of the leaderboard (tab 1)", timeout=3)
             return
-        if not table.row_count:
+        key = cursor_key(table)
+        if key is None:  # no row
             return
-        run_id = int(cursor_key(table))
+        run_id = int(key)
         if len(self.report.run_ids) < 2:
             self.notify("the last run cannot be excluded", timeout=3)
             return
@@ -267,7 +273,7 @@ class ReportScreen(Screen):
         from ...store import StoreError
         from ..widgets.text_prompt import TextPrompt
 
-        default = self.export_dir or self.app.store.labels.get_setting(EXPORT_SETTING) or \
+        default = self.export_dir or self.store.labels.get_setting(EXPORT_SETTING) or \
             Path(self.app.db_path).resolve().parent / EXPORT_DIR
         report = self.report
 
@@ -279,7 +285,7 @@ class ReportScreen(Screen):
                 directory = Path(self.app.db_path).resolve().parent / directory
             self.export_dir = directory
             try:
-                self.app.store.labels.set_setting(EXPORT_SETTING, str(directory))
+                self.store.labels.set_setting(EXPORT_SETTING, str(directory))
             except StoreError:
                 pass  # only the next prompt's default is lost
             self.notify(f"writing the report to {directory}/ …", timeout=2)
@@ -290,7 +296,7 @@ class ReportScreen(Screen):
                                         required=True, mode=OFF), chosen)
 
     @work(thread=True, exclusive=True, group="report-export", exit_on_error=False)
-    def _export(self, report, directory: Path) -> None:
+    def _export(self, report: Report, directory: Path) -> None:
         """Markdown (with the PNG charts), CSV and JSON, as `persian-tui report -o DIR` writes them."""
         from ...reports.report_files import FORMATS, write_report
 

@@ -5,7 +5,9 @@ rationale with the review in force. Reviews are append-only; ``u`` retracts your
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -18,8 +20,9 @@ from textual.widgets.option_list import Option
 from ... import bidi
 from ...judging.distribution import judge_agreement
 from ...judging.verdicts import DEFAULT_TAXONOMY
-from ...models import JudgmentRow
+from ...models import ErrorCategory, JudgmentRow, Run
 from ...store import StoreError
+from ..base import AppState
 from ..keys import Key, bindings, help_key
 from ..render import Line
 from ..widgets.dialogs import ReasonDialog
@@ -28,7 +31,6 @@ from ..widgets.lines_view import LinesView
 from ..widgets.review_dialogs import CategoryPicker
 from ..widgets.review_filters import KEYS, ReviewFilters, bar_parts, is_todo, model_alias
 from ..widgets.review_lines import category_text, judge_lines, question_lines, queue_entry, review_state, verdict_text
-from .base import AppState
 
 STACK_BELOW = 100
 SHORT_BELOW = 30  # lines: a shorter screen gives the panes the room the queue had
@@ -100,8 +102,8 @@ class ReviewScreen(AppState, Screen[None]):
         self.blind = False
         self.all: list[JudgmentRow] = []  # every judgment, in the store's order
         self.rows: list[JudgmentRow] = []  # in view
-        self.runs: dict = {}
-        self.cats: dict = {}
+        self.runs: dict[int, Run] = {}
+        self.cats: dict[str, ErrorCategory] = {}
         self.current: JudgmentRow | None = None
         self.head = f"review · {reviewer}"
         self.kappa = "judge vs human κ …"
@@ -146,7 +148,7 @@ class ReviewScreen(AppState, Screen[None]):
     def on_resize(self) -> None:
         self._apply_layout()
 
-    def check_action(self, action: str, parameters: tuple) -> bool | None:
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("accept", "verdict", "flag", "note", "page"):
             return self.current is not None
         return True
@@ -197,7 +199,7 @@ class ReviewScreen(AppState, Screen[None]):
         self._set_header(self.kappa)
         self.generation += 1
         self._compute_kappa(scope, self.generation)
-        parts: list = []
+        parts: list[str | tuple[str, str]] = []
         for key, label, value, active in bar_parts(self.filters, self.all, self.runs, self.blind):
             parts += [(key, "bold $text-accent"), f" {label} ", (value, "bold reverse" if active else "$text"), "  "]
         queue = self.query_one("#rv-queue", OptionList)
@@ -214,7 +216,11 @@ class ReviewScreen(AppState, Screen[None]):
     def _compute_kappa(self, scope: list[JudgmentRow], generation: int) -> None:
         """Off the UI thread: the first kappa imports scikit-learn (~0.7 s)."""
         text = kappa_text(scope)
-        self.app.call_from_thread(lambda: generation == self.generation and self._set_header(text))
+        def show() -> None:
+            if generation == self.generation:
+                self._set_header(text)
+
+        self.app.call_from_thread(show)
 
     def _show(self, j: JudgmentRow) -> None:
         self.current = j
@@ -233,6 +239,8 @@ class ReviewScreen(AppState, Screen[None]):
 
     @on(OptionList.OptionHighlighted, "#rv-queue")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option.id is None:
+            return
         jid = int(event.option.id)
         if jid in self.ids and (self.current is None or self.current.id != jid):
             self._show(self.rows[self.ids.index(jid)])
@@ -259,7 +267,7 @@ class ReviewScreen(AppState, Screen[None]):
 
     # ------------------------------------------------------------ decisions
 
-    def _record(self, j: JudgmentRow, action: str, message: str, *, advance: bool = True, **kw) -> None:
+    def _record(self, j: JudgmentRow, action: str, message: str, *, advance: bool = True, **kw: Any) -> None:
         try:
             self.store.judging.add_review(j.id, self.reviewer, action, **kw)
         except (KeyError, ValueError) as e:
@@ -273,7 +281,7 @@ class ReviewScreen(AppState, Screen[None]):
             self._refresh_one(j.id)
             self._fill(j.id, index)
 
-    def _ask(self, title: str, required: bool, then, what: str = "reason") -> None:
+    def _ask(self, title: str, required: bool, then: Callable[[str], None], what: str = "reason") -> None:
         def answered(reason: str | None) -> None:
             if reason is not None:
                 then(reason)
@@ -299,9 +307,12 @@ class ReviewScreen(AppState, Screen[None]):
             self._override(j, verdict, category)
             return
         current = j.review_category if j.review_verdict == "flawed" else j.error_category
+        def picked(name: str | None) -> None:
+            if name:
+                self._override(j, "flawed", name)
+
         self.app.push_screen(
-            CategoryPicker(f"{j.uid}: flawed — which error?", list(self.cats.values()), current, self.mode),
-            lambda name: name and self._override(j, "flawed", name))
+            CategoryPicker(f"{j.uid}: flawed — which error?", list(self.cats.values()), current, self.mode), picked)
 
     def _override(self, j: JudgmentRow, verdict: str, category: str | None) -> None:
         if j.verdict == verdict and j.error_category == category:

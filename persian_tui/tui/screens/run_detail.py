@@ -5,6 +5,7 @@ the reasoning, the scores (embedding runs), the shown order (shuffled prompts) a
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from rich.text import Text
 from textual import on, work
@@ -15,8 +16,9 @@ from textual.widgets import DataTable, Static
 
 from ... import bidi
 from ...bidi import Mode
-from ...models import Prediction, Question, Run, scored_key
+from ...models import Prediction, Question, Run, SampleVote, scored_key
 from ...store import Store, StoreError
+from ..base import AppState
 from ..keys import Key, bindings, help_key
 from ..messages import DetailLoaded  # noqa: F401 (re-exported)
 from ..render import GUTTER, LABEL, Line, couplet_lines, fa
@@ -123,12 +125,12 @@ def _marks(pos: int, p: Prediction, q: Question, shown: dict[int, int] | None) -
     return ("◆ " + " · ".join(marks) if marks else ""), style
 
 
-def prediction_lines(run: Run, p: Prediction | None, q: Question | None, width: int,
-                     mode: Mode, v=None) -> list[Line]:
+def prediction_lines(run: Run | None, p: Prediction | None, q: Question | None, width: int,
+                     mode: Mode, v: SampleVote | None = None) -> list[Line]:
     """Everything the pane shows for one prediction at ``width`` cells (``v``: the question's
     models.SampleVote when the run asked it several times; ``p`` is then the majority's first)."""
     width = max(width, 20)
-    if p is None:
+    if p is None or run is None:
         return [Line("no prediction selected", "dim")]
     ok = is_correct(p, q)
     verdict = ("✓ correct", "bold $text-success") if ok else ("✗ wrong", "bold $text-error") \
@@ -181,12 +183,13 @@ def prediction_lines(run: Run, p: Prediction | None, q: Question | None, width: 
     if p.error:
         out += [Line(""), Line("", "", "error")]
         out += [Line(t, "$text-error") for t in mixed_lines(clip_text(p.error), width, mode)]
-    for title, text in (("raw output", p.raw_output), ("reasoning", p.reasoning)):
+    texts: tuple[tuple[str, str | None], ...] = (("raw output", p.raw_output), ("reasoning", p.reasoning))
+    for title, body in texts:
         out += [Line(""), Line("", "", title)]
-        if text:
-            out += [Line(t) for t in mixed_lines(clip_text(text), width, mode)]
+        if body:
+            out += [Line(t) for t in mixed_lines(clip_text(body), width, mode)]
         else:
-            out.append(Line("(none)" if text is None else "(empty)", "dim"))
+            out.append(Line("(none)" if body is None else "(empty)", "dim"))
     return out
 
 
@@ -215,7 +218,7 @@ def run_head(run: Run, preds: list[Prediction], keys: dict[str, int | None],
 # ------------------------------------------------------------------ the screen
 
 
-def load_detail(db_path, run_id: int, known: dict[str, Question]) -> DetailLoaded:
+def load_detail(db_path: str | Path, run_id: int, known: dict[str, Question]) -> DetailLoaded:
     """Read on a worker thread with its own connection: only the questions not known yet."""
     try:
         with Store(db_path) as store:
@@ -230,7 +233,7 @@ def load_detail(db_path, run_id: int, known: dict[str, Question]) -> DetailLoade
     return DetailLoaded(run, preds, questions, version, votes=votes)
 
 
-class RunDetailScreen(Screen):
+class RunDetailScreen(AppState, Screen[None]):
     KEYS_TITLE = "run answers"
     KEY_TABLE = (
         Key("escape,q", "back", "Back", "back to the runs", palette="Back"),
@@ -248,18 +251,14 @@ class RunDetailScreen(Screen):
         self.run_id = run_id
         self.run: Run | None = None
         self.preds: list[Prediction] = []
-        self.votes: dict = {}  # uid -> models.SampleVote (a run asked several times)
+        self.votes: dict[str, SampleVote] = {}  # uid -> its vote (a run asked several times)
         self.by_uid: dict[str, Prediction] = {}
         self.questions: dict[str, Question] = {}
         self.which = "all"
         self.shown: list[str] = []  # uids in the table
-        self.loaded_version: tuple | None = None  # the database state last shown
-        self.reading_version: tuple | None = None  # the state when the read in progress began
+        self.loaded_version: tuple[int, int] | None = None  # the database state last shown
+        self.reading_version: tuple[int, int] | None = None  # the state when the read in progress began
         self.loading = False
-
-    @property
-    def mode(self) -> Mode:
-        return self.app.bidi_mode
 
     def compose(self) -> ComposeResult:
         yield Static(id="rd-head", markup=False)
@@ -290,7 +289,7 @@ class RunDetailScreen(Screen):
         database state is noted before the read: a write landing during it is read next time."""
         self.loading = True
         try:
-            self.reading_version = self.app.store.data_version()
+            self.reading_version = self.store.data_version()
         except StoreError:
             self.reading_version = None
         self._load()
@@ -304,7 +303,7 @@ class RunDetailScreen(Screen):
         if self.loading or self.run is None or self.run.status != "running":
             return
         try:
-            changed = self.app.store.data_version() != self.loaded_version
+            changed = self.store.data_version() != self.loaded_version
         except StoreError:
             return
         if changed:
@@ -336,11 +335,13 @@ class RunDetailScreen(Screen):
         table = self.query_one(DataTable)
         current = self.current_uid
         table.clear()
-        rows = [p for p in self.preds if keep(p, self.questions.get(p.uid), self.which)]
+        run = self.run  # None: not read yet, or deleted since
+        rows = [p for p in self.preds if keep(p, self.questions.get(p.uid), self.which)] if run is not None else []
         self.shown = [p.uid for p in rows]
-        for p in rows:
-            table.add_row(*(Text(c, no_wrap=True) for c in row_cells(self.run, p, self.questions.get(p.uid))),
-                          key=p.uid)
+        if run is not None:
+            for p in rows:
+                table.add_row(*(Text(c, no_wrap=True) for c in row_cells(run, p, self.questions.get(p.uid))),
+                              key=p.uid)
         if current in self.shown:
             table.move_cursor(row=self.shown.index(current), animate=False)
         counts = {w: sum(keep(p, self.questions.get(p.uid), w) for p in self.preds) for w in FILTERS}

@@ -3,6 +3,9 @@ runs started here (thread workers on the app: they go on when this screen is clo
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
@@ -23,12 +26,23 @@ from ...runs import (
     resume_overrides,
 )
 from ...store import LeaseHeld, StoreError
+from ..base import AppState
 from ..keys import Key, bindings, help_key
 from ..widgets.dialogs import ReasonDialog
 from ..widgets.key_bar import KeyBar
 from ..widgets.rows_table import RowsTable
 from ..widgets.run_form import RunForm, Spec
-from ..widgets.run_jobs import FINAL, Job, RunFailed, RunFigures, RunProgressed, jobs_for, start_embedding, start_llm
+from ..widgets.run_jobs import (
+    FINAL,
+    Job,
+    Jobs,
+    RunFailed,
+    RunFigures,
+    RunProgressed,
+    jobs_for,
+    start_embedding,
+    start_llm,
+)
 from ..widgets.run_panel import RunPanel, accuracy_text
 
 COLUMNS = [("id", "id", 4), ("kind", "kind", 10), ("model", "model", 24), ("status", "status", 12),
@@ -75,7 +89,7 @@ def figures_cells(f: RunFigures, job: Job | None) -> dict[str, str]:
     return _figures(status_cell(f.status, job), f.done, f.total, f.correct, f.scored, f.invalid, f.errors)
 
 
-def judgeable(summaries) -> list[tuple[str, str]]:
+def judgeable(summaries: Iterable[RunSummary]) -> list[tuple[str, str]]:
     """(label, run id) of the runs a judge run can judge, newest first: LLM or imported runs
     with at least one answer that is not an API error; the label has the run's accuracy (the
     runs list's rule) and a model name cut with "…" so that no two read alike."""
@@ -90,7 +104,7 @@ def _cell(column: str, value: str) -> Text:
     return Text(display.line(value), justify="right" if column in RIGHT else "left", no_wrap=True)
 
 
-class RunsScreen(Screen):
+class RunsScreen(AppState, Screen[None]):
     KEYS_TITLE = "runs"
     KEY_TABLE = (
         Key("escape,q", "back", "Back", "back to the bank", palette="Back"),
@@ -121,12 +135,8 @@ class RunsScreen(Screen):
         self._columns: list[tuple[str, str, int]] | None = None  # the table's, set by reload
 
     @property
-    def jobs(self):
+    def jobs(self) -> Jobs:
         return jobs_for(self.app)
-
-    @property
-    def store(self):
-        return self.app.store
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="runs-bar"):
@@ -190,7 +200,7 @@ class RunsScreen(Screen):
 
     def _update_head(self) -> None:
         active = sum(j.running for j in self.jobs.active())
-        label = getattr(self.app, "db_label", None) or str(self.app.db_path)
+        label = self.app.db_label or str(self.app.db_path)
         text = f"runs │ {label} │ {len(self.summaries)} run(s)" + (
             f", {active} in progress here" if active else "")
         if not self.summaries:
@@ -212,7 +222,7 @@ class RunsScreen(Screen):
             return None
         if job.figures is not None:
             return job.figures
-        s = self.summaries.get(job.run_id)
+        s = self.summaries.get(job.run_id) if job.run_id is not None else None
         if s is None:
             return RunFigures(job.key, job.run_id, job.kind, job.model)
         return RunFigures(job.key, job.run_id, job.kind, job.model, s.run.total, s.done, s.correct,
@@ -324,9 +334,13 @@ class RunsScreen(Screen):
         if job.run_id in self.summaries and job.figures is not None:
             self._update_row(job.figures, job)
 
+    def _selected(self) -> RunSummary | None:
+        run_id = self.selected_id
+        return self.summaries.get(run_id) if run_id is not None else None
+
     def _resumable(self, retry_errors: bool) -> RunSummary | None:
         """The selected run when it can be resumed now, else None (the user is told why)."""
-        s = self.summaries.get(self.selected_id)
+        s = self._selected()
         if s is None:
             self.notify("no run selected", timeout=2)
             return None
@@ -346,7 +360,7 @@ class RunsScreen(Screen):
             return None
         return s
 
-    def _resume(self, retry_errors: bool, overrides: dict | None = None) -> None:
+    def _resume(self, retry_errors: bool, overrides: dict[str, Any] | None = None) -> None:
         s = self._resumable(retry_errors)
         if s is None:
             return
@@ -417,7 +431,7 @@ class RunsScreen(Screen):
         self.notify(f"reloaded: {len(self.summaries)} run(s)", timeout=2)
 
     def action_archive(self) -> None:
-        s = self.summaries.get(self.selected_id)
+        s = self._selected()
         if s is None:
             self.notify("no run selected", timeout=2)
             return
@@ -428,7 +442,7 @@ class RunsScreen(Screen):
         self.reload()
 
     def action_delete(self) -> None:
-        s = self.summaries.get(self.selected_id)
+        s = self._selected()
         if s is None:
             self.notify("no run selected", timeout=2)
             return

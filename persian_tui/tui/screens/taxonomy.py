@@ -19,6 +19,7 @@ from ... import bidi
 from ...bidi import Mode
 from ...judging.verdicts import DEFAULT_TAXONOMY
 from ...models import ErrorCategory
+from ..base import AppState
 from ..keys import Key, bindings, help_key
 from ..messages import UsageCounted
 from ..render import LABEL, Line, couplet_cell
@@ -27,7 +28,6 @@ from ..widgets.key_bar import KeyBar
 from ..widgets.lines_view import LinesView
 from ..widgets.review_category_form import CategoryForm
 from ..widgets.rows_table import RowsTable
-from .base import AppState
 
 # column, width, Persian?
 COLUMNS = [("name", 18, False), ("Persian", 14, True), ("English", 18, False), ("used", 4, False),
@@ -74,7 +74,7 @@ class TaxonomyScreen(AppState, Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self.categories: list[ErrorCategory] = []
-        self.used: Counter | None = None  # None while the worker counts
+        self.used: Counter[str] | None = None  # None while the worker counts
         self.generation = 0  # of the count in progress
 
     def compose(self) -> ComposeResult:
@@ -128,12 +128,12 @@ class TaxonomyScreen(AppState, Screen[None]):
         from ...store import Store, StoreError
 
         worker = get_current_worker()
-        used: Counter = Counter()
+        used: Counter[str] = Counter()
         error = None
         try:
             with Store(self.app.db_path) as store:
                 for j in store.judging.judgments():
-                    used.update({j.error_category, j.review_category} - {None})
+                    used.update({c for c in (j.error_category, j.review_category) if c is not None})
         except (StoreError, OSError) as e:
             error = str(e)
         if not worker.is_cancelled:
@@ -190,8 +190,11 @@ class TaxonomyScreen(AppState, Screen[None]):
         if self.used and self.used[c.name]:  # the store refuses: say why without asking first
             self._delete(c.name)
             return
-        self.app.push_screen(ConfirmDialog(f"Delete the error category {c.name} ({c.label_en})?"),
-                             lambda yes: yes and self._delete(c.name))
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._delete(c.name)
+
+        self.app.push_screen(ConfirmDialog(f"Delete the error category {c.name} ({c.label_en})?"), answered)
 
     def _delete(self, name: str) -> None:
         try:

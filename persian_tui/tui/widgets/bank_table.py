@@ -9,9 +9,12 @@ keystroke would take a second; a page keeps a keystroke well under 100 ms.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from rich.cells import cell_len
+from rich.console import JustifyMethod
 from rich.text import Text
+from textual.coordinate import Coordinate
 from textual.message import Message
 
 from ... import display
@@ -39,14 +42,14 @@ class BankTable(RowsTable):
             self.loaded = loaded
             self.total = total
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, cell_padding=PADDING, **kwargs)
         self.all_uids: list[str] = []  # every matching question; the table holds a prefix
         self.uids: list[str] = []  # uids of the loaded rows, in table order
         self.fetch: Callable[[list[str]], list[QuestionRow]] = lambda uids: []
         self.mode = APP
         self.couplet_width = self.category_width = 0
-        self._layout: tuple | None = None
+        self._layout: tuple[int, int, int, Mode] | None = None
 
     def last_row(self) -> int:
         """End: every matching row loaded, the last one."""
@@ -78,7 +81,7 @@ class BankTable(RowsTable):
         self.mode = mode
         if layout != self._layout:  # new columns only when their widths change
             self._layout = layout
-            justify = "right" if mode.name == "app" else "left"
+            justify: JustifyMethod = "right" if mode.name == "app" else "left"
             self.clear(columns=True)
             self.add_column("id", width=id_w, key="id")
             self.add_column(Text("first couplet", justify=justify), width=self.couplet_width, key="couplet")
@@ -102,7 +105,7 @@ class BankTable(RowsTable):
         return self._add(self.fetch(self.all_uids[start:start + count]))
 
     def _add(self, batch: list[QuestionRow]) -> int:
-        justify = "right" if self.mode.name == "app" else "left"
+        justify: JustifyMethod = "right" if self.mode.name == "app" else "left"
         couplet_w, cat_w, mode = self.couplet_width, self.category_width, self.mode
         add_row = self.add_row
         for r in batch:
@@ -127,7 +130,7 @@ class BankTable(RowsTable):
         if self.loaded < len(self.all_uids) and 0 < self.max_scroll_y <= self.scroll_y + NEAR_END:
             self.load_more()
 
-    def watch_cursor_coordinate(self, old, new) -> None:
+    def watch_cursor_coordinate(self, old: Coordinate, new: Coordinate) -> None:
         super().watch_cursor_coordinate(old, new)
         if self.loaded and new.row >= self.loaded - NEAR_END:
             self.call_later(self._cursor_near_end)

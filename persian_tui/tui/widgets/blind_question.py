@@ -6,6 +6,9 @@ labels and model predictions are never laid out here.
 
 from __future__ import annotations
 
+from typing import Any
+
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 
 from ... import bidi
@@ -40,11 +43,11 @@ class BlindQuestionView(QuestionView):
 class BlindQuestion(VerticalScroll):
     """Scrollable frame around a BlindQuestionView."""
 
-    def __init__(self, mode: Mode, **kwargs) -> None:
+    def __init__(self, mode: Mode, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.view = BlindQuestionView(mode, id="blind-view")
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         yield self.view
 
     def show(self, question: Question | None, mode: Mode | None = None) -> None:

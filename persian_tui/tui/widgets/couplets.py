@@ -3,6 +3,9 @@ the pane's current width and the bidi mode (re-laid out on every resize)."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.geometry import Size
@@ -16,7 +19,7 @@ from ..render import Line, detail_lines, padded, plain
 
 def line_content(line: Line) -> Content:
     """A laid-out line as Textual content: its label dimmed, its marked span styled, all cleaned."""
-    parts: list = []
+    parts: list[tuple[str, str]] = []
     if line.label:
         parts.append((padded(line.label) if line.text else line.label, "dim"))
     text = line.text
@@ -36,11 +39,11 @@ class QuestionView(Widget):
     QuestionView { height: auto; text-wrap: nowrap; text-overflow: clip; }
     """
 
-    def __init__(self, mode: Mode, **kwargs) -> None:
+    def __init__(self, mode: Mode, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.mode = mode
         self.question: Question | None = None
-        self._cache: tuple[tuple, list[Line]] | None = None
+        self._cache: tuple[tuple[int, Mode, int], list[Line]] | None = None
 
     def show(self, question: Question | None, mode: Mode | None = None) -> None:
         self.question = question
@@ -71,11 +74,11 @@ class QuestionView(Widget):
 class QuestionDetail(VerticalScroll):
     """Scrollable frame around a QuestionView."""
 
-    def __init__(self, mode: Mode, **kwargs) -> None:
+    def __init__(self, mode: Mode, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.view = QuestionView(mode, id="question-view")
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         yield self.view
 
     def show(self, question: Question | None, mode: Mode | None = None) -> None:

@@ -10,8 +10,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from ... import bidi, display
-from ...bidi import OFF
 from ...text import nfc
+from ..base import AppState
 from ..keys import Key, bindings, help_key
 from .persian_input import PersianInput
 
@@ -53,7 +53,7 @@ class ConfirmDialog(ModalScreen[bool]):
         self.dismiss(yes)
 
 
-class ReasonDialog(ModalScreen["str | None"]):
+class ReasonDialog(AppState, ModalScreen["str | None"]):
     """Asks why; Enter accepts (an empty reason only when not ``required``), Escape cancels
     (None). The reason comes back as typed (NFC, outer spaces trimmed)."""
 
@@ -93,7 +93,7 @@ class ReasonDialog(ModalScreen["str | None"]):
         """In app bidi mode, RTL text is shown once more in display order under the input."""
         preview = self.query_one("#reason-preview", Static)
         text = " ".join(event.value.split())
-        mode = getattr(self.app, "bidi_mode", OFF)
+        mode = self.mode
         rtl = mode.name == "app" and bidi.has_rtl(text)
         preview.update(bidi.display_line(text, 60, mode) if rtl else "")
         preview.display = rtl

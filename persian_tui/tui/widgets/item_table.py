@@ -4,6 +4,8 @@ weak_distractor, too_easy, then unflagged)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.text import Text
 from textual.widgets import DataTable, Static
 
@@ -28,7 +30,7 @@ def item_note(rows: list[ItemRow], uid: str) -> str:
     return f"{uid}: " + "; ".join(f"{f}: {row.evidence[f]}" for f in row.flags)
 
 
-def fill_items(table: DataTable, note: Static, rows: list[ItemRow]) -> None:
+def fill_items(table: DataTable[Any], note: Static, rows: list[ItemRow]) -> None:
     table.clear(columns=True)
     for label, key in (("question", "uid"), ("flags", "flags"), ("runs p", "rp"), ("runs disc", "rd"),
                        ("humans p", "hp"), ("evidence (most serious flag)", "evidence")):

@@ -5,10 +5,12 @@ end, so a narrow terminal still shows where the other keys are listed."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from rich.cells import cell_len
 from textual import events
 from textual.content import Content
+from textual.screen import Screen
 from textual.widgets import Static
 
 from ...display import line
@@ -97,7 +99,7 @@ class KeyBar(Static):
     def on_resize(self, _event: events.Resize) -> None:
         self.refresh_keys()
 
-    def _bindings_changed(self, screen) -> None:
+    def _bindings_changed(self, screen: Screen[Any]) -> None:
         if self.is_attached and screen is self.screen:
             self.call_after_refresh(self.refresh_keys)
 

@@ -4,6 +4,7 @@ RTL text is wrapped and reordered for the widget's current size."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from textual.content import Content
 from textual.geometry import Size
@@ -20,7 +21,7 @@ class LinesView(Widget):
     LinesView { height: auto; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
-    def __init__(self, layout: Layout | None = None, **kwargs) -> None:
+    def __init__(self, layout: Layout | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._layout: Layout = layout or (lambda width: [])
         self._cache: tuple[int, list[Line]] | None = None

@@ -70,7 +70,7 @@ class MergeDialog(ModalScreen["dict[str, str] | None"]):
 
     def _show(self) -> None:
         width = max((self.query_one("#merge-rows").content_size.width or 90) - 12, 20)
-        parts: list = []
+        parts: list[str | tuple[str, str]] = []
         for i, c in enumerate(self.conflicts):
             here = i == self.row
             pick = self.choices.get(c.field)

@@ -7,6 +7,8 @@ the box's width, cut with "…" rather than silently.
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual import events
 from textual.widgets import Input
 
@@ -19,7 +21,7 @@ JOINERS = {"zero_width_non_joiner": "\u200c", "zero_width_joiner": "\u200d"}
 class FitInput(Input):
     """An Input whose placeholder fits the box, cut with "…" when the box is narrow."""
 
-    def __init__(self, *args, **kw) -> None:
+    def __init__(self, *args: Any, **kw: Any) -> None:
         super().__init__(*args, **kw)
         self.hint = self.placeholder  # the whole placeholder; the shown one fits the width
 

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
-from textual.widgets import DataTable, Label, Select, Static, TabPane
+from textual.widgets import DataTable, Label, Select, Static
 
 from ... import bidi
 from ...display import count, percent
 from ...reports.notes import BREAKDOWN_HELP
-from .report_cells import RunNames, cut, right
+from .report_cells import ReportTab, RunNames, cut, right
 from .rows_table import RowsTable
+
+if TYPE_CHECKING:
+    from ...reports.figures import BreakdownRow, Report
 
 DIMENSIONS = (("category", "category"), ("source", "source"), ("poet", "poet"),
               ("difficulty", "difficulty"), ("key poet (corpus)", "key poet"),
@@ -22,10 +27,9 @@ DIMENSIONS = (("category", "category"), ("source", "source"), ("poet", "poet"),
 VALUE_WIDTH = 18  # a breakdown value (column header)
 
 
-class BreakdownsTab(TabPane):
+class BreakdownsTab(ReportTab):
     """Tab 3: runs × the values of one dimension; d (or the select) picks the dimension."""
 
-    report = None
     runs: RunNames | None = None
 
     def compose(self) -> ComposeResult:
@@ -50,16 +54,16 @@ class BreakdownsTab(TabPane):
 
     @on(Select.Changed, "#bd-dimension")
     def _dimension_changed(self) -> None:
-        if self.report is not None:
+        if self.report is not None and self.runs is not None:
             self.fill(self.report, self.runs)
 
-    def fill(self, report, runs: RunNames) -> None:
+    def fill(self, report: Report, runs: RunNames) -> None:
         self.report, self.runs = report, runs
-        mode = self.app.bidi_mode
+        mode = self.mode
         dim = self.dimension
         values: list[str] = []
         totals: dict[str, int] = {}
-        cells: dict[tuple[int, str], object] = {}
+        cells: dict[tuple[int, str], BreakdownRow] = {}
         for b in report.breakdowns:
             if b.dimension != dim:
                 continue

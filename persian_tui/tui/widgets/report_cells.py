@@ -1,14 +1,21 @@
-"""What the report's tabs share: cells, run names, the cursor kept across a refill."""
+"""What the report's tabs share: their base (``ReportTab``), cells, run names, the cursor kept
+across a refill."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual.widgets import DataTable
+from textual.widget import Widget
+from textual.widgets import DataTable, TabPane
 
 from ... import display
+from ..base import AppState
 from .report_charts import short_model
+
+if TYPE_CHECKING:
+    from ...reports.figures import Report
 
 
 def cut(text: str, width: int) -> str:
@@ -16,7 +23,7 @@ def cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def right(value) -> Text:
+def right(value: object) -> Text:
     return Text(str(value), justify="right", no_wrap=True)
 
 
@@ -34,18 +41,27 @@ class RunNames:
         return [r for r, _ in sorted(self.ranks.items(), key=lambda kv: kv[1])]
 
 
-def theme_color(widget, name: str) -> str:
+class ReportTab(AppState, TabPane):
+    """One tab of the report screen: ``fill`` shows a new report (``report``: the one shown)."""
+
+    report: Report | None = None
+
+    def fill(self, report: Report, runs: RunNames) -> None:
+        raise NotImplementedError
+
+
+def theme_color(widget: Widget, name: str) -> str:
     """A theme colour for a Rich style (Rich does not know Textual's $variables)."""
     return widget.app.theme_variables.get(name, "green")
 
 
-def cursor_key(table: DataTable) -> str | None:
+def cursor_key(table: DataTable[Any]) -> str | None:
     if not table.row_count:
         return None
     return table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
 
 
-def restore_cursor(table: DataTable, key: str | None) -> None:
+def restore_cursor(table: DataTable[Any], key: str | None) -> None:
     if key is None:
         return
     try:

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from rich.cells import cell_len
+from textual.app import RenderResult
 from textual_plotext import PlotextPlot
 
 CHANCE = 25.0  # % correct by guessing one of four options
@@ -18,7 +20,7 @@ BAR = "blue+"
 WHISKER = "orange+"
 LINE = "gray"
 BASELINE = "red"
-Y_TICKS = [0, 25, 50, 75, 100]
+Y_TICKS: list[float] = [0, 25, 50, 75, 100]
 
 
 @dataclass(frozen=True)
@@ -52,7 +54,7 @@ class LeaderChart(PlotextPlot):
     """Accuracy per run (bars) with interval whiskers, the 25 % chance line and the
     majority-key baseline (always answering the most common key), in %."""
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.bars: list[Bar] = []
         self.interval_name = "Wilson 95 %"
@@ -71,7 +73,7 @@ class LeaderChart(PlotextPlot):
         if not bars:
             plt.title("no runs to chart")
             return
-        x = list(range(1, len(bars) + 1))
+        x: list[float] = list(range(1, len(bars) + 1))
         plt.bar(x, [b.value for b in bars], width=0.5, color=BAR, marker="▒")
         for xi, b in zip(x, bars):
             if b.low is not None and b.high is not None:
@@ -87,7 +89,7 @@ class LeaderChart(PlotextPlot):
         base = "" if self.baseline is None else f", majority key {self.baseline:.1f} % ──"
         plt.title(f"accuracy ◆ with {self.interval_name} ┃, chance 25 % ──{base}")
 
-    def render(self):
+    def render(self) -> RenderResult:
         self._draw(self.size.width)
         return super().render()
 
@@ -95,7 +97,7 @@ class LeaderChart(PlotextPlot):
 class PositionChart(PlotextPlot):
     """How often a run chose each position, beside how often each position is the key."""
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.chosen: list[int] = []
         self.keys: list[int] = []
@@ -112,15 +114,18 @@ class PositionChart(PlotextPlot):
             plt.title("no run selected")
             return
         positions = [str(i) for i in range(1, len(self.chosen or self.keys) + 1)]
-        plt.multiple_bar(positions, [self.chosen, self.keys], labels=["chosen", "key"],
-                         color=[BAR, WHISKER], marker=["▒", "█"], width=0.8)
+        # textual-plotext's stub is wrong here: plotext's multiple_bar takes labels=, and a
+        # colour and a marker per series
+        plt.multiple_bar(positions, [self.chosen, self.keys], labels=["chosen", "key"],  # type: ignore[call-arg]
+                         color=[BAR, WHISKER], marker=["▒", "█"], width=0.8)  # type: ignore[arg-type]
         top = max([*self.chosen, *self.keys, 1]) * 1.3  # room for the legend
         step = max(1, math.ceil(top / 5))
         plt.ylim(0, top)
-        plt.yticks(list(range(0, int(top) + 1, step)))
+        ticks: list[float] = list(range(0, int(top) + 1, step))
+        plt.yticks(ticks)
         plt.title(self.caption)
         plt.xlabel("position")
 
-    def render(self):
+    def render(self) -> RenderResult:
         self._draw()
         return super().render()

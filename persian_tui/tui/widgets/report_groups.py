@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+from typing import Any
 
 from rich.cells import cell_len
 from textual.content import Content
@@ -39,7 +40,7 @@ class RunGroups(Widget):
     RunGroups { height: auto; text-wrap: nowrap; text-overflow: clip; }
     """
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.title = ""
         self.groups: list[list[str]] = []

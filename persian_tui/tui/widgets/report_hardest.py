@@ -2,29 +2,33 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual import on
 from textual.app import ComposeResult
-from textual.widgets import DataTable, Static, TabPane
+from textual.widgets import DataTable, Static
 
 from ... import bidi, display
 from .item_table import fill_items, item_note
-from .report_cells import RunNames, cut, right
+from .report_cells import ReportTab, RunNames, cut, right
 from .report_question import open_question
 from .rows_table import RowsTable
 
+if TYPE_CHECKING:
+    from ...models import Question
+    from ...reports.figures import Report
 
-class HardestTab(TabPane):
+
+class HardestTab(ReportTab):
     """Tab 5: the questions the fewest runs solve, and the wrong option they chose most."""
-
-    report = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="hard-note", markup=False, classes="report-note")
         yield RowsTable(id="hard-table", cursor_type="row", zebra_stripes=True)
 
-    def fill(self, report, runs: RunNames) -> None:
+    def fill(self, report: Report, runs: RunNames) -> None:
         self.report = report
-        mode = self.app.bidi_mode
+        mode = self.mode
         table = self.query_one("#hard-table", DataTable)
         table.clear(columns=True)
         table.add_column("question", key="uid")
@@ -35,7 +39,7 @@ class HardestTab(TabPane):
         table.add_column(right("chosen by"), key="share")
         table.add_column(right("first couplet"), key="text")
         for h in report.hardest:
-            q = self.app.store.questions.get_question(h.uid)
+            q = self.store.questions.get_question(h.uid)
             wrong = "—" if h.common_wrong is None else str(h.common_wrong)
             unsolved = round(h.runs - h.solved)  # runs with no credit, or a tie
             share = f"{h.common_wrong_count} of {unsolved} wrong" if unsolved else "—"
@@ -52,9 +56,10 @@ class HardestTab(TabPane):
     @on(DataTable.RowSelected, "#hard-table")
     def _open(self, event: DataTable.RowSelected) -> None:
         uid = event.row_key.value if event.row_key else None
-        h = next((h for h in self.report.hardest if h.uid == uid), None)
+        hardest = self.report.hardest if self.report is not None else []
+        h = next((h for h in hardest if h.uid == uid), None)
 
-        def note(question) -> str:
+        def note(question: Question) -> str:
             if h is None:
                 return ""
             text = f"{uid}: solved by {display.count(h.solved)} of {h.runs} run(s)"
@@ -65,20 +70,19 @@ class HardestTab(TabPane):
         open_question(self, uid, note)
 
 
-class ItemsTab(TabPane):
+class ItemsTab(ReportTab):
     """Tab 7: the item analysis (difficulty, discrimination, flags) of every question."""
-
-    report = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="items-note", markup=False, classes="report-note")
         yield RowsTable(id="items-table", cursor_type="row", zebra_stripes=True)
 
-    def fill(self, report, runs: RunNames) -> None:
+    def fill(self, report: Report, runs: RunNames) -> None:
         self.report = report
         fill_items(self.query_one("#items-table", DataTable), self.query_one("#items-note", Static), report.items)
 
     @on(DataTable.RowSelected, "#items-table")
     def _open(self, event: DataTable.RowSelected) -> None:
         uid = event.row_key.value if event.row_key else None
-        open_question(self, uid, lambda question: item_note(self.report.items, uid))
+        items = self.report.items if self.report is not None else []
+        open_question(self, uid, lambda question: item_note(items, uid or ""))

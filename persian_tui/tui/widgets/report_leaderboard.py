@@ -2,21 +2,28 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.widgets import DataTable, Static, TabPane
+from textual.widgets import DataTable, Static
 
 from ... import bidi, display
 from ...display import MISSING, dollars, interval, percent, seconds, tokens
 from ...reports.notes import cluster_text, leader_note
-from .report_cells import RunNames, cursor_key, cut, restore_cursor, right
+from .report_cells import ReportTab, RunNames, cursor_key, cut, restore_cursor, right
 from .report_charts import Bar, LeaderChart, short_model
 from .rows_table import RowsTable
 
+if TYPE_CHECKING:
+    from ...reports.figures import Report
+
 MODEL_WIDTH = 25
+# a row of the human tab: (sort accuracy, is a run, kind, who, accuracy, correct, total, Wilson low, high)
+HumanRow = tuple[float, int, str, str, float | None, float, int, float | None, float | None]
 
 
-class LeaderboardTab(TabPane):
+class LeaderboardTab(ReportTab):
     """Tab 1: every run's accuracy with its intervals, ranked, and the same as a chart."""
 
     def compose(self) -> ComposeResult:
@@ -25,7 +32,7 @@ class LeaderboardTab(TabPane):
         yield LeaderChart(id="lb-chart")
         yield Static(id="lb-clusters", markup=False, classes="report-note")
 
-    def fill(self, report, runs: RunNames) -> None:
+    def fill(self, report: Report, runs: RunNames) -> None:
         rows = report.leaderboard
         table = self.query_one("#lb-table", DataTable)
         current = cursor_key(table)
@@ -66,15 +73,15 @@ class LeaderboardTab(TabPane):
         self.query_one("#lb-clusters", Static).update(cluster_text(report))
 
 
-class HumanTab(TabPane):
+class HumanTab(ReportTab):
     """Tab 6: annotators' accuracy against the key beside the best runs."""
 
     def compose(self) -> ComposeResult:
         yield Static(id="human-note", markup=False, classes="report-note")
         yield RowsTable(id="human-table", cursor_type="row", zebra_stripes=True)
 
-    def fill(self, report, runs: RunNames) -> None:
-        mode = self.app.bidi_mode
+    def fill(self, report: Report, runs: RunNames) -> None:
+        mode = self.mode
         table = self.query_one("#human-table", DataTable)
         table.clear(columns=True)
         human = list(report.human or [])
@@ -87,9 +94,9 @@ class HumanTab(TabPane):
         table.add_column("who", key="who")
         for label, key in (("accuracy", "accuracy"), ("correct", "correct"), ("Wilson 95 %", "wilson")):
             table.add_column(right(label), key=key)
-        entries = [(h.accuracy or 0.0, 0, "annotator", h.annotator, h.accuracy, h.correct, h.total,
-                    h.low, h.high) for h in human]
-        entries += [(r.accuracy, 1, "run", runs.name(r.run_id, 30), r.accuracy, r.correct, r.total,
+        entries: list[HumanRow] = [(h.accuracy or 0.0, 0, "annotator", h.annotator, h.accuracy, h.correct,
+                                    h.total, h.low, h.high) for h in human]
+        entries += [(r.accuracy or 0.0, 1, "run", runs.name(r.run_id, 30), r.accuracy, r.correct, r.total,
                      r.wilson_low, r.wilson_high) for r in list(report.leaderboard)[:3]]
         entries.sort(key=lambda e: (-e[0], e[1], e[3]))
         for _, is_run, kind, name, acc, c, n, lo, hi in entries:

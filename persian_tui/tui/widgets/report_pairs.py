@@ -2,22 +2,27 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.widgets import DataTable, Static, TabPane
+from textual.widgets import DataTable, Static
 
 from ...display import MISSING, p_value, points, signed_interval
 from ...reports.notes import GROUPS_TITLE, pairs_note
-from .report_cells import RunNames, right, theme_color
+from .report_cells import ReportTab, RunNames, right, theme_color
 from .report_groups import RunGroups
 from .rows_table import RowsTable
+
+if TYPE_CHECKING:
+    from ...reports.figures import Report
 
 
 def _pt(x: float | None) -> str:
     return MISSING if x is None else f"{100 * x:.1f}"
 
 
-class PairsTab(TabPane):
+class PairsTab(ReportTab):
     """Tab 2: each pair of runs on the same questions."""
 
     def compose(self) -> ComposeResult:
@@ -25,7 +30,7 @@ class PairsTab(TabPane):
         yield RowsTable(id="pairs-table", cursor_type="row", zebra_stripes=True)
         yield RunGroups(id="pairs-groups")
 
-    def fill(self, report, runs: RunNames) -> None:
+    def fill(self, report: Report, runs: RunNames) -> None:
         table = self.query_one("#pairs-table", DataTable)
         table.clear(columns=True)
         table.add_column("run A", key="a")

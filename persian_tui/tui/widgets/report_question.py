@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.screen import ModalScreen
@@ -11,8 +14,12 @@ from ...bidi import Mode
 from ..keys import Key, bindings, help_key
 from .couplets import QuestionDetail
 
+if TYPE_CHECKING:
+    from ...models import Question
+    from ..base import AppState
 
-class HardQuestionScreen(ModalScreen):
+
+class HardQuestionScreen(ModalScreen[None]):
     """One of the hardest questions: its couplets (key in green) and what the runs chose."""
 
     KEYS_TITLE = "question"
@@ -28,7 +35,7 @@ class HardQuestionScreen(ModalScreen):
     HardQuestionScreen QuestionDetail { height: 1fr; }
     """
 
-    def __init__(self, question, note: str, mode: Mode) -> None:
+    def __init__(self, question: Question, note: str, mode: Mode) -> None:
         super().__init__()
         self.question = question
         self.note = note
@@ -43,11 +50,10 @@ class HardQuestionScreen(ModalScreen):
         self.query_one(QuestionDetail).show(self.question)
 
 
-def open_question(widget, uid: str | None, note) -> None:
+def open_question(widget: AppState, uid: str | None, note: Callable[[Question], str]) -> None:
     """Push the pop-up for question ``uid`` (``note(question)`` is its first line), or say it is gone."""
-    question = widget.app.store.questions.get_question(uid) if uid else None
+    question = widget.store.questions.get_question(uid) if uid else None
     if question is None:
         widget.notify(f"question {uid} is no longer in the bank", severity="warning", timeout=3)
         return
-    widget.app.push_screen(HardQuestionScreen(question, note(question) + "   (Escape: close)",
-                                              widget.app.bidi_mode))
+    widget.app.push_screen(HardQuestionScreen(question, note(question) + "   (Escape: close)", widget.mode))

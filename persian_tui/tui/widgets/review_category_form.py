@@ -11,9 +11,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
 from ... import bidi
-from ...bidi import OFF
 from ...models import ErrorCategory
 from ...text import nfc
+from ..base import AppState
 from ..keys import Key, bindings, help_key
 from .persian_input import PersianInput
 
@@ -39,7 +39,7 @@ def problems(values: dict[str, str], *, new: bool, existing: set[str]) -> list[s
     return out
 
 
-class CategoryForm(ModalScreen["ErrorCategory | None"]):
+class CategoryForm(AppState, ModalScreen["ErrorCategory | None"]):
     """Enter moves to the next field and saves on the last; Ctrl+S saves; Escape cancels."""
 
     DEFAULT_CSS = """
@@ -102,7 +102,7 @@ class CategoryForm(ModalScreen["ErrorCategory | None"]):
         """In app bidi mode, RTL text is shown once more in display order under its input."""
         preview = self.query_one(f"#p-{field}", Static)
         text = " ".join(value.split())
-        mode = getattr(self.app, "bidi_mode", OFF)
+        mode = self.mode
         rtl = mode.name == "app" and bidi.has_rtl(text)
         preview.update(bidi.display_line(text, 60, mode) if rtl else "")
         preview.display = rtl

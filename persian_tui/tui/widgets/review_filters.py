@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, fields, replace
+from typing import Any
 
 from ...judging.verdicts import VERDICTS
 from ...models import JudgmentRow, Run
@@ -52,7 +53,7 @@ class ReviewFilters:
             return False
         return {"todo": is_todo(j), "reviewed": j.reviewed, "flagged": j.flagged}.get(self.show, True)
 
-    def choices(self, name: str, rows: list[JudgmentRow]) -> list:
+    def choices(self, name: str, rows: list[JudgmentRow]) -> list[Any]:
         """What the filter ``name`` cycles through (None: no filter)."""
         if name == "show":
             return list(SHOW)
@@ -106,7 +107,7 @@ def run_label(run_id: int, runs: dict[int, Run], *, blind: bool = False,
     return f"run {run_id} {run.model}"
 
 
-def value_label(name: str, value, rows: list[JudgmentRow], runs: dict[int, Run], blind: bool) -> str:
+def value_label(name: str, value: Any, rows: list[JudgmentRow], runs: dict[int, Run], blind: bool) -> str:
     if value is None:
         return "any" if name in ("verdict", "category") else "all"
     if name == "show":

@@ -158,7 +158,8 @@ def judge_lines(j: JudgmentRow, cats: dict[str, ErrorCategory], judge_model: str
     if j.reviewed:
         out += field_lines("state", f"{state} by {j.reviewer}", width,
                       "$text-success" if state == "accepted" else "$text-warning")
-        out += field_lines("verdict", verdict_text(j.review_verdict), width, VERDICT_STYLE.get(j.review_verdict, ""))
+        out += field_lines("verdict", verdict_text(j.review_verdict), width,
+                           VERDICT_STYLE.get(j.review_verdict or "", ""))
         out += _category_lines(j.review_category, cats, width, mode)
     else:
         out += field_lines("state", "not reviewed yet" if not j.flagged else "no verdict yet", width, "dim")

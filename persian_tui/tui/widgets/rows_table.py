@@ -3,10 +3,12 @@ first and the last row (Textual's own Home/End only scroll sideways)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.widgets import DataTable
 
 
-class RowsTable(DataTable):
+class RowsTable(DataTable[Any]):
     """A DataTable whose Home/End go to the first/last row when its cursor is a row cursor."""
 
     def last_row(self) -> int:

@@ -8,6 +8,7 @@ stays on the left; "terminal" and "off" keep logical, unpadded text.
 from __future__ import annotations
 
 import unicodedata
+from typing import Any
 
 from textual.content import Content
 from textual.geometry import Size
@@ -50,7 +51,7 @@ class RtlText(Widget):
     RtlText { height: auto; text-wrap: nowrap; text-overflow: clip; }
     """
 
-    def __init__(self, text: str = "", mode: Mode = APP, **kwargs) -> None:
+    def __init__(self, text: str = "", mode: Mode = APP, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.text = text
         self.mode = mode

@@ -11,6 +11,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
+from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Select, Static
 
 from ... import settings
@@ -72,7 +73,7 @@ KIND_FIELDS = {
 # ------------------------------------------------------------------ validation (pure)
 
 
-def _value(field: str, text: str):
+def _value(field: str, text: str) -> int | float | bool | str | None:
     """A form text as the spec's value; raises ValueError with the field's message."""
     text = text.strip()
     if field in INTEGER_FIELDS:
@@ -190,7 +191,7 @@ class RunForm(ModalScreen[None]):
         self.judgeable = judgeable or []  # (label, run id) of runs with answers to judge
         self.shown_errors: dict[str, str] = {}
 
-    def _row(self, field: str, label: str, widget) -> Vertical:
+    def _row(self, field: str, label: str, widget: Widget) -> Vertical:
         """The field's row with its error line under it (hidden while there is none)."""
         row = Horizontal(Label(label, classes="run-form-label"), widget, classes="run-form-row")
         error = Static("", id=f"err-{field}", classes="run-form-field-error", markup=False)
@@ -279,7 +280,7 @@ class RunForm(ModalScreen[None]):
 
     @on(Input.Changed)
     @on(Select.Changed)
-    def _revalidate(self, event) -> None:
+    def _revalidate(self, event: Input.Changed | Select.Changed) -> None:
         """Errors shown next to fields go away as soon as the field is fixed."""
         if not self.shown_errors:
             return
@@ -309,7 +310,7 @@ class RunForm(ModalScreen[None]):
     def show_errors(self, errors: list[tuple[str, str]], focus: bool = True) -> None:
         """Each field's error under it; errors of no field (the run itself) at the bottom."""
         self.shown_errors = {f: m for f, m in errors if f in DEFAULTS}
-        for line in self.query(".run-form-field-error"):
+        for line in self.query(".run-form-field-error").results(Static):
             field = (line.id or "").removeprefix("err-")
             message = self.shown_errors.get(field)
             line.update(f"✗ {message}" if message else "")
@@ -323,7 +324,7 @@ class RunForm(ModalScreen[None]):
     def action_launch(self) -> None:
         values = self.values()
         spec, errors = parse_form(values)
-        if errors:
+        if errors or spec is None:
             self.show_errors(errors)
             return
         error = self.launch(spec, values)

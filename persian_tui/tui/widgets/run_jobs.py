@@ -11,9 +11,11 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from typing import Any
 from weakref import WeakKeyDictionary
 
 from textual.app import App
@@ -22,6 +24,7 @@ from textual.message_pump import MessagePump
 from textual.worker import Worker, get_current_worker
 
 from ...runs import EmbedRunSpec, RunProgress
+from ..base import TuiApp
 from ..messages import RunFailed, RunFigures, RunProgressed  # noqa: F401 (re-exported)
 
 FINAL = ("done", "cancelled", "failed")
@@ -36,7 +39,7 @@ class Job:
     run_id: int | None  # None until an embedding run has created its row
     cancel: threading.Event = field(default_factory=threading.Event)
     retry_errors: bool = False
-    worker: Worker | None = None
+    worker: Worker[None] | None = None
     figures: RunFigures | None = None  # the last figures the UI received (main thread only)
 
     @property
@@ -74,16 +77,16 @@ class Jobs:
                     None)
 
 
-_REGISTRY: WeakKeyDictionary[App, Jobs] = WeakKeyDictionary()
+_REGISTRY: WeakKeyDictionary[App[Any], Jobs] = WeakKeyDictionary()
 
 
-def jobs_for(app: App) -> Jobs:
+def jobs_for(app: App[Any]) -> Jobs:
     if app not in _REGISTRY:
         _REGISTRY[app] = Jobs()
     return _REGISTRY[app]
 
 
-def live_runs(app: App) -> list[str]:
+def live_runs(app: App[Any]) -> list[str]:
     """How each run this app is executing now is named ("run 12 (llm gpt-4o-mini)")."""
     jobs = _REGISTRY.get(app)
     return [f"run {j.run_id or '(new)'} ({j.kind} {j.model})" for j in jobs.active() if j.running] if jobs else []
@@ -95,7 +98,7 @@ def live_runs(app: App) -> list[str]:
 class _Reporter:
     """The ``on_progress`` callback: copies the figures and posts them (throttled)."""
 
-    def __init__(self, app: App, jobs: Jobs, job: Job) -> None:
+    def __init__(self, app: App[Any], jobs: Jobs, job: Job) -> None:
         self.app, self.jobs, self.job = app, jobs, job
         self.worker = get_current_worker()
         self.last = 0.0
@@ -127,7 +130,8 @@ class _Reporter:
             self.app.notify(f"run {run_id or ''} failed: {error}", severity="error", timeout=10)
 
 
-def _llm_work(app: App, jobs: Jobs, job: Job, db_path: Path, overrides: dict | None = None) -> None:
+def _llm_work(app: App[Any], jobs: Jobs, job: Job, run_id: int, db_path: Path,
+              overrides: dict[str, Any] | None = None) -> None:
     from ...judging.run import execute_judge_run
     from ...runs import execute_llm_run
 
@@ -137,7 +141,7 @@ def _llm_work(app: App, jobs: Jobs, job: Job, db_path: Path, overrides: dict | N
 
     async def main() -> RunProgress:
         task = asyncio.ensure_future(execute(
-            db_path, job.run_id, retry_errors=job.retry_errors, on_progress=report, cancel=job.cancel,
+            db_path, run_id, retry_errors=job.retry_errors, on_progress=report, cancel=job.cancel,
             overrides=overrides))
         stopped = False
         while not task.done():
@@ -155,13 +159,13 @@ def _llm_work(app: App, jobs: Jobs, job: Job, db_path: Path, overrides: dict | N
         report.failed(job.run_id, str(e) or type(e).__name__)
 
 
-def _embed_work(app: App, jobs: Jobs, job: Job, db_path: Path, spec: EmbedRunSpec) -> None:
+def _embed_work(app: App[Any], jobs: Jobs, job: Job, run_id: int, db_path: Path, spec: EmbedRunSpec) -> None:
     from ...runs import execute_embedding_run
 
     report = _Reporter(app, jobs, job)
     report.starting(f"loading {spec.model} and embedding…")
     try:  # the run opens its own connection (sqlite connections belong to one thread)
-        progress = execute_embedding_run(db_path, job.run_id, on_progress=report, cancel=job.cancel,
+        progress = execute_embedding_run(db_path, run_id, on_progress=report, cancel=job.cancel,
                                          base_url=spec.base_url)
     except Exception as e:  # noqa: BLE001
         report.failed(job.run_id, str(e) or type(e).__name__)
@@ -169,24 +173,24 @@ def _embed_work(app: App, jobs: Jobs, job: Job, db_path: Path, spec: EmbedRunSpe
     report(progress)
 
 
-def _start(app: App, job: Job, work) -> Job:
+def _start(app: App[Any], job: Job, work: Callable[[], None]) -> Job:
     job.worker = app.run_worker(work, thread=True, group="runs", exit_on_error=False,
                                 name=f"{job.kind} run {job.run_id or ''}".strip(),
                                 description=job.model)
     return job
 
 
-def start_llm(app: App, run_id: int, model: str, *, retry_errors: bool = False, kind: str = "llm",
-              overrides: dict | None = None) -> Job:
+def start_llm(app: TuiApp, run_id: int, model: str, *, retry_errors: bool = False, kind: str = "llm",
+              overrides: dict[str, Any] | None = None) -> Job:
     """Execute (or resume) an LLM, paraphrase or judge run in a thread worker on the app;
     ``overrides``: the real base URL of a new run (never stored) or resume overrides."""
     jobs = jobs_for(app)
     job = jobs.new(kind, model, run_id, retry_errors)
-    return _start(app, job, partial(_llm_work, app, jobs, job, Path(app.db_path), overrides))
+    return _start(app, job, partial(_llm_work, app, jobs, job, run_id, Path(app.db_path), overrides))
 
 
-def start_embedding(app: App, run_id: int, spec: EmbedRunSpec) -> Job:
+def start_embedding(app: TuiApp, run_id: int, spec: EmbedRunSpec) -> Job:
     """Execute embedding run ``run_id`` (created from ``spec``) in a thread worker."""
     jobs = jobs_for(app)
     job = jobs.new("embedding", spec.model, run_id)
-    return _start(app, job, partial(_embed_work, app, jobs, job, Path(app.db_path), spec))
+    return _start(app, job, partial(_embed_work, app, jobs, job, run_id, Path(app.db_path), spec))
