@@ -13,11 +13,13 @@ from textual.app import App
 from textual.screen import ModalScreen
 
 from .. import display, settings
+from ..access import Access, AccessDenied, acting, solo
 from ..bank.search import BankSearch
 from ..bidi import MODES, Mode
 from ..models import QueueScope
 from ..store import DatabaseError, Store, StoreError, discard_if_unused, is_there
 from .commands import ScreenCommands
+from .guard import APP_ACTS, offered, refused
 from .keys import APP_KEYS, bindings, help_rows, screen_table, screen_title
 from .safe_output import SHOW_CONTROLS
 from .screens.bank import BankScreen
@@ -65,6 +67,8 @@ class PersianTUI(App[int]):
         self.queue_scope = queue_scope  # which questions the labelling queue serves
         self.store: Store | None = None
         self.bank: BankScreen | None = None
+        # who is acting and what they may do (resolved when the store opens; see tui/guard.py)
+        self.access: Access = solo(annotator)
 
     fatal_error: str | None = None  # a one-line reason the app ended (printed after exit)
 
@@ -144,6 +148,14 @@ class PersianTUI(App[int]):
 
     def on_load(self) -> None:
         self.store = Store(self.db_path, busy_timeout_ms=BUSY_MS)
+        try:
+            self.access = acting(self.store, self.annotator)
+        except AccessDenied as e:  # not a user of this database: one line, no app
+            self.fatal_error = str(e)
+            self.exit(return_code=1)
+            return
+        if not self.access.solo:
+            self.annotator = self.access.user  # the user's name as stored; never asked
         self.bank_search = BankSearch(self.store)
         # A bank that never held a question (a new database, or one a command made empty) gets
         # the sample before the first paint: 16 questions import in ~30 ms (the normalizer
@@ -156,6 +168,8 @@ class PersianTUI(App[int]):
         return self.bank
 
     def on_bank_screen_first_load(self) -> None:
+        if self.access.role == "annotator":  # an annotator's work is the queue: straight into it
+            self.action_label()
         if self.warm_up:  # background work starts once the bank is on screen
             self._warm_up()
         if self._sample_note is not None:
@@ -206,6 +220,11 @@ class PersianTUI(App[int]):
 
     # ------------------------------------------------------------ actions
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """An action the person's role does not allow is not offered (tui/guard.py)."""
+        act = APP_ACTS.get(action)
+        return True if act is None else self.access.may(act)
+
     def with_name(self, then) -> None:
         """Run then(name) with the user's name, asking for it first when it is not known."""
         if self.annotator:
@@ -225,6 +244,8 @@ class PersianTUI(App[int]):
         the queue does not serve, e.g. a retired one, is refused with a message)."""
         from .screens.label import LabelScreen
 
+        if refused(self, APP_ACTS["label"]):
+            return
         if uid is not None:
             q = self.store.questions.get_question(uid)
             why = None if q is None else (self.queue_scope or QueueScope()).refusal(uid, q.status)
@@ -238,6 +259,9 @@ class PersianTUI(App[int]):
     def action_author(self, uid: str | None = None) -> None:
         from .screens.author import AuthorScreen
 
+        if refused(self, APP_ACTS["author"]):
+            return
+
         def saved(uid: str | None) -> None:  # the table moves to the question just saved
             if self.bank is not None and self.screen is self.bank:
                 self.bank.show_question(uid)
@@ -247,26 +271,36 @@ class PersianTUI(App[int]):
     def action_adjudicate(self) -> None:
         from .screens.adjudicate import AdjudicationScreen
 
+        if refused(self, APP_ACTS["adjudicate"]):
+            return
         self.with_name(lambda name: self.push_screen(AdjudicationScreen(name)))
 
     def action_runs(self) -> None:
         from .screens.runs import RunsScreen
 
+        if refused(self, APP_ACTS["runs"]):
+            return
         self.push_screen(RunsScreen())
 
     def action_review(self) -> None:
         from .screens.review import ReviewScreen
 
+        if refused(self, APP_ACTS["review"]):
+            return
         self.with_name(lambda name: self.push_screen(ReviewScreen(name)))
 
     def action_report(self) -> None:
         from .screens.report import ReportScreen
 
+        if refused(self, APP_ACTS["report"]):
+            return
         self.push_screen(ReportScreen())
 
     def action_agreement(self) -> None:
         from .screens.agreement import AgreementScreen
 
+        if refused(self, APP_ACTS["agreement"]):
+            return
         self.push_screen(AgreementScreen())
 
     # ------------------------------------------------------------ quitting
@@ -319,7 +353,8 @@ class PersianTUI(App[int]):
         """The help: the keys of the screen on top (its key table), then the app's."""
         screen = self.screen
         if not isinstance(screen, HelpScreen):
-            self.push_screen(HelpScreen(screen_title(screen), help_rows(screen_table(screen) + APP_KEYS)))
+            rows = offered(screen, screen_table(screen)) + offered(screen, APP_KEYS)
+            self.push_screen(HelpScreen(screen_title(screen), help_rows(rows)))
 
 
 def make_app(db: str | Path | None = None, bidi: str | None = "app", *, sample: bool = False,
@@ -359,6 +394,10 @@ def _open_and_run(app: PersianTUI) -> int:
         # fail here, with one line, rather than inside the app
         with Store(path, create_dir=path == settings.DEFAULT_DB) as store:
             store.questions.counts()  # reads the question pages: a damaged file shows up now
+            acting(store, app.annotator)  # a person who is not a user of it: refused here
+    except AccessDenied as e:
+        print(f"persian-tui: error: {e}", file=sys.stderr)
+        return 1
     except StoreError as e:
         print(f"persian-tui: error: {e}", file=sys.stderr)
         return 1

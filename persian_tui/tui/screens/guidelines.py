@@ -10,6 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static, TextArea
 
 from ...bidi import Mode
+from ..guard import Guarded, access, refused
 from ..keys import Key, bindings, help_key
 from ..widgets.dialogs import ConfirmDialog
 from ..widgets.rtl_text import RtlText
@@ -49,7 +50,7 @@ def guidelines_text(store) -> str:
     return text if text and text.strip() else DEFAULT_GUIDELINES
 
 
-class GuidelinesScreen(ModalScreen[None]):
+class GuidelinesScreen(Guarded, ModalScreen[None]):
     """Read mode: Escape or q closes, e edits, ? lists the keys. Edit mode: Ctrl+S saves, Escape cancels."""
 
     KEYS_TITLE = "guidelines"
@@ -60,6 +61,7 @@ class GuidelinesScreen(ModalScreen[None]):
         help_key(),
     )
     BINDINGS = bindings(KEY_TABLE)
+    ACTS = {"edit": "author", "save": "author"}
 
     def __init__(self) -> None:
         super().__init__()
@@ -92,7 +94,8 @@ class GuidelinesScreen(ModalScreen[None]):
         # the preview shows the display order (app mode); a bidi terminal shows the editor as is
         self.query_one("#guide-preview-scroll").display = editing and self.mode.name == "app"
         hint = ("editing (logical text; the preview below shows how it reads) · "
-                "Ctrl+S saves · Escape cancels" if editing else "e edits · Escape or q closes · ? keys")
+                "Ctrl+S saves · Escape cancels" if editing else
+                f"{'e edits · ' if access(self).may('author') else ''}Escape or q closes · ? keys")
         self.query_one("#guide-hint", Static).update(hint)
         if editing:
             self.query_one("#guide-editor", TextArea).focus()
@@ -111,11 +114,13 @@ class GuidelinesScreen(ModalScreen[None]):
         return "the guidelines being edited" if changed else None
 
     def action_edit(self) -> None:
+        if refused(self, "author"):
+            return
         if not self.editing:
             self._set_editing(True)
 
     def action_save(self) -> None:
-        if not self.editing:
+        if not self.editing or refused(self, "author"):
             return
         text = self.query_one("#guide-editor", TextArea).text
         if not text.strip():

@@ -36,9 +36,10 @@ class QuestionView(Widget):
     QuestionView { height: auto; text-wrap: nowrap; text-overflow: clip; }
     """
 
-    def __init__(self, mode: Mode, **kwargs) -> None:
+    def __init__(self, mode: Mode, *, blind: bool = False, **kwargs) -> None:
         super().__init__(**kwargs)
         self.mode = mode
+        self.blind = blind  # no key, no explanation (an annotator's view)
         self.question: Question | None = None
         self._cache: tuple[tuple, list[Line]] | None = None
 
@@ -52,7 +53,7 @@ class QuestionView(Widget):
     def layout_lines(self, width: int) -> list[Line]:
         key = (width, self.mode, id(self.question))
         if self._cache is None or self._cache[0] != key:
-            self._cache = (key, detail_lines(self.question, width, self.mode))
+            self._cache = (key, detail_lines(self.question, width, self.mode, blind=self.blind))
         return self._cache[1]
 
     @property
@@ -71,9 +72,9 @@ class QuestionView(Widget):
 class QuestionDetail(VerticalScroll):
     """Scrollable frame around a QuestionView."""
 
-    def __init__(self, mode: Mode, **kwargs) -> None:
+    def __init__(self, mode: Mode, *, blind: bool = False, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.view = QuestionView(mode, id="question-view")
+        self.view = QuestionView(mode, blind=blind, id="question-view")
 
     def compose(self):
         yield self.view
