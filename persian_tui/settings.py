@@ -129,7 +129,7 @@ LABEL_MIN_SECONDS = Shared("label_min_seconds",
                            "answers faster than this many seconds are kept but marked fast (default 1)",
                            1.0, float, lambda v: 0 <= v <= 3600)
 LABEL_TARGET = Shared("label_target",
-                      "labels wanted per question, 1-5 (default 3; t on the label screen cycles it)",
+                      "labels wanted per question, 1-5 (default 3; t on the label screen changes it, asking first)",
                       3, int, lambda v: v in LABEL_TARGETS)
 SHARED = {s.name: s for s in (LABEL_MIN_SECONDS, LABEL_TARGET)}
 

@@ -16,8 +16,10 @@ HEAD = """# CLI reference
 `persian-tui [--db PATH] [--user NAME] COMMAND [options]`. Every command and subcommand also
 takes `--db PATH` (the SQLite file: `$PERSIAN_TUI_DB`, else `db/persian_tui.db`) and `--user NAME`
 (who is acting once the database has [users](../guide/users.md); default: the login name), before
-or after the command, and `-h` / `--help`. A failing command prints one line, `persian-tui: error: ...`, and exits with
-status 1 (2 for a usage error), never a traceback for a user error.
+or after the command, and `-h` / `--help`. A failing command prints one line, `persian-tui:
+error: ...`, and exits with status 1 (2 for a usage error), never a traceback for a user error.
+"*Who*" under a command names the roles that may run it once the database has users (a refusal is
+one such line).
 
 Habits every command shares: a mistyped command gets a suggestion (`persian-tui stat` →
 `invalid choice: 'stat'; did you mean 'stats'?`); one run is always the positional `RUN`

@@ -20,7 +20,7 @@ from ... import bidi, settings
 from ...annotation.agreement import is_fast
 from ...models import Progress, Question, QueueScope
 from ...store import Store, StoreBusy, StoreError
-from ..guard import Guarded, refused
+from ..guard import Guarded, access, refused
 from ..keys import Key, bindings, help_key
 from ..messages import LabelSaved  # noqa: F401 (re-exported)
 from ..render import fa
@@ -179,7 +179,7 @@ class LabelScreen(AppState, Guarded, Screen):
                 ("Nothing left for you to label.", "bold"),
                 f"\n\nEvery open question has your label, or already has {self.target} label(s) "
                 "(the target).\n\n",
-                ("t", "bold $text-accent"), " raises the target · ",
+                *((("t", "bold $text-accent"), " raises the target · ") if self.sets_target else ()),
                 ("u", "bold $text-accent"), " takes back your last label · ",
                 ("Escape", "bold $text-accent"), " back to the bank"))
         self.refresh_bars()
@@ -206,10 +206,15 @@ class LabelScreen(AppState, Guarded, Screen):
             parts += [" │ ", (q.uid, "bold"), mark if not self.from_queue else "",
                       " │ ⏱ ", (clock(monotonic() - self.shown_at), "bold"),
                       " │ confidence ", (self.confidence or "—", "bold $text-accent"), (" (c)", "dim")]
-        parts += [" │ target ", (fa(self.target), "bold"), (" (t)", "dim")]
+        parts += [" │ target ", (fa(self.target), "bold"), (" (t)" if self.sets_target else "", "dim")]
         if self.scope is not None:
             parts += [" │ ", (self.scope.describe(), "italic")]
         self.query_one("#label-head", Static).update(Content.assemble(*parts))
+
+    @property
+    def sets_target(self) -> bool:
+        """Whether this person may change the shared target (an admin)."""
+        return access(self).may("settings")
 
     # ------------------------------------------------------------ what others change
 
@@ -272,7 +277,8 @@ class LabelScreen(AppState, Guarded, Screen):
 
     def _nothing(self) -> bool:
         if self.current is None:
-            self.say("nothing to label here: t raises the target, u takes back your last label")
+            self.say(f"nothing to label here: {'t raises the target, ' if self.sets_target else ''}"
+                     "u takes back your last label")
             return True
         return False
 
