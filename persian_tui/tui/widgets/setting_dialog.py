@@ -4,7 +4,10 @@ until y or Enter."""
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual.app import ComposeResult
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
@@ -42,7 +45,7 @@ class SettingDialog(ModalScreen["int | None"]):
         Key("n,escape", "answer(False)", "Keep", "keep the value as it is", palette="Keep"),
         help_key(),
     )
-    BINDINGS = bindings(KEY_TABLE)
+    BINDINGS: ClassVar[list[BindingType]] = list(bindings(KEY_TABLE))
 
     def __init__(self, what: str, current: int, choices: tuple[int, ...], note: str = "") -> None:
         super().__init__()
@@ -60,7 +63,7 @@ class SettingDialog(ModalScreen["int | None"]):
                                           self.note))
             yield Static(id="setting-values")
             yield Static(f"1–{len(self.choices)} or t chooses · y or Enter: set it for everyone · "
-                         f"n or Escape: keep {self.current}", classes="dialog-hint")
+                         f"n or Escape: keep {fa(self.current)}", classes="dialog-hint")
 
     def on_mount(self) -> None:
         self._show()
