@@ -9,6 +9,7 @@ keystroke would take a second; a page keeps a keystroke well under 100 ms.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from rich.cells import cell_len
@@ -34,13 +35,12 @@ ID_MAX, CATEGORY_MAX, COUPLET_MIN = 12, 14, 12
 class BankTable(RowsTable):
     """Questions of the bank; ``fill`` replaces the rows and keeps the cursor's question."""
 
+    @dataclass
     class Loaded(Message):
         """Rows were added: ``loaded`` of ``total`` matching rows are in the table."""
 
-        def __init__(self, loaded: int, total: int) -> None:
-            super().__init__()
-            self.loaded = loaded
-            self.total = total
+        loaded: int
+        total: int
 
     def __init__(self, *, blind: bool = False, **kwargs: Any) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, cell_padding=PADDING, **kwargs)
