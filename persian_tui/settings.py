@@ -78,6 +78,17 @@ def similar_base_url() -> str | None:
     return os.environ.get(SIMILAR_BASE_URL_ENV) or None
 
 
+def local_user() -> str | None:
+    """The login name of the person at this terminal (None when it cannot be told): who acts when
+    no --user or --annotator names someone."""
+    import getpass
+
+    try:
+        return getpass.getuser() or None
+    except (OSError, KeyError, ImportError):  # no login name in the environment nor the password file
+        return None
+
+
 def api_key(env_name: str) -> str | None:
     """The API key in the environment variable ``env_name`` (None when unset or empty)."""
     return os.environ.get(env_name) or None
@@ -118,7 +129,7 @@ LABEL_MIN_SECONDS = Shared("label_min_seconds",
                            "answers faster than this many seconds are kept but marked fast (default 1)",
                            1.0, float, lambda v: 0 <= v <= 3600)
 LABEL_TARGET = Shared("label_target",
-                      "labels wanted per question, 1-5 (default 3; t on the label screen cycles it)",
+                      "labels wanted per question, 1-5 (default 3; t on the label screen changes it, asking first)",
                       3, int, lambda v: v in LABEL_TARGETS)
 SHARED = {s.name: s for s in (LABEL_MIN_SECONDS, LABEL_TARGET)}
 

@@ -15,10 +15,10 @@ from ..models import QUESTION_SETS
 from ..runs import RunError
 from ..store import DatabaseError, StoreError, discard_if_unused, is_there
 from ..store.errors import write_error
-from . import corpus, curate, items, release
+from . import access, corpus, curate, items, release, users
 from . import runs as runs_commands
 from .common import MAX_ID, UserError, bounded_int, open_store, print_capped
-from .options import DB_HELP, Parser, db_everywhere, merge_run, one_run
+from .options import DB_HELP, USER_HELP, Parser, db_everywhere, merge_run, one_run
 
 
 def cmd_import(args) -> int:
@@ -301,7 +301,8 @@ def tui_options(args) -> dict:
 
     scope = QueueScope(tag=args.queue_tag, category=args.queue_category, source=args.queue_source,
                        status=args.queue_status)
-    return dict(db=args.db, bidi=args.bidi, sample=not args.no_sample, annotator=args.annotator,
+    annotator = args.annotator or getattr(args, "user", None)  # `tui --user NAME` names you too
+    return dict(db=args.db, bidi=args.bidi, sample=not args.no_sample, annotator=annotator,
                 queue_mode=args.queue, queue_scope=scope if scope != QueueScope() else None,
                 shape=args.shape)
 
@@ -333,6 +334,7 @@ def parser() -> argparse.ArgumentParser:
                                 description="Build and evaluate Persian poetry outlier benchmarks.")
     p.add_argument("--version", action="version", version=f"persian-tui {__version__}")
     p.add_argument("--db", metavar="PATH", help=DB_HELP)
+    p.add_argument("--user", metavar="NAME", help=USER_HELP)
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     imp = sub.add_parser("import", help="import questions from a file",
@@ -447,10 +449,12 @@ def parser() -> argparse.ArgumentParser:
     curate.add_commands(sub)
     items.add_commands(sub)
     release.add_commands(sub)
+    users.add_commands(sub)
 
     tui = sub.add_parser("tui", help="open the terminal app")
     add_tui_options(tui)
     tui.set_defaults(func=cmd_tui)
+    access.declare_acts(p)
     db_everywhere(p)
     return p
 
@@ -519,8 +523,9 @@ def _main(argv: list[str] | None) -> int:
 def _run(args) -> int:
     try:
         merge_run(args)
+        access.check(args)
         return args.func(args)
-    except (InputError, StoreError, UserError, RunError, WriteError) as e:
+    except (InputError, StoreError, UserError, RunError, WriteError, access.AccessDenied) as e:
         for line in str(e).splitlines() or [""]:  # several (one per field of a spec): one line each
             print(f"persian-tui: error: {line}", file=sys.stderr)
         return 1

@@ -11,6 +11,8 @@ import re
 from .common import UserError
 
 DB_HELP = "SQLite file (default: $PERSIAN_TUI_DB or db/persian_tui.db); before or after the command"
+USER_HELP = ("who is acting, once the database has users (default: your login name); before or after "
+             "the command")
 
 
 class Parser(argparse.ArgumentParser):
@@ -27,8 +29,8 @@ class Parser(argparse.ArgumentParser):
 
 
 def db_everywhere(p: argparse.ArgumentParser) -> None:
-    """Give every (sub)command its own --db that leaves the global one alone when not given, and
-    its one-line help as a description where it has none."""
+    """Give every (sub)command its own --db and --user that leave the global ones alone when not
+    given, and its one-line help as a description where it has none."""
     for action in p._actions:
         if isinstance(action, argparse._SubParsersAction):
             helps = {a.dest: a.help for a in action._choices_actions}
@@ -38,6 +40,8 @@ def db_everywhere(p: argparse.ArgumentParser) -> None:
             for sub in dict.fromkeys(action.choices.values()):  # aliases map to the same parser
                 if not any("--db" in a.option_strings for a in sub._actions):
                     sub.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS, help=DB_HELP)
+                if not any("--user" in a.option_strings for a in sub._actions):
+                    sub.add_argument("--user", metavar="NAME", default=argparse.SUPPRESS, help=USER_HELP)
                 db_everywhere(sub)
 
 

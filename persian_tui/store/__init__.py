@@ -23,7 +23,7 @@ Layout, bottom up:
   ``curation`` (edits with revisions, adjudications), ``labels`` (labels, queue, settings),
   ``runs`` (runs, predictions, caches), ``judging`` (taxonomy, judgments, reviews), ``corpus``
   (poems, FTS index, search; ``corpus_query`` builds its FTS text), ``links`` (option -> couplet
-  links), ``releases``;
+  links), ``releases``, ``users`` (people and their roles);
 - ``store``: ``Store``, a ``Database`` with the repositories as attributes by those names:
   ``store.labels.add_label(...)``, ``store.runs.predictions(run_id)``."""
 

@@ -15,6 +15,7 @@ from .questions import QuestionsRepo
 from .releases import ReleasesRepo
 from .runs import RunsRepo
 from .sources import SourcesRepo
+from .users import UsersRepo
 
 
 class Store(Database):
@@ -35,3 +36,4 @@ class Store(Database):
         self.runs = RunsRepo(self)
         self.judging = JudgingRepo(self)
         self.releases = ReleasesRepo(self)
+        self.users = UsersRepo(self)

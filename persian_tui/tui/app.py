@@ -17,12 +17,14 @@ from textual.filter import LineFilter
 from textual.screen import ModalScreen, Screen
 
 from .. import display, settings
+from ..access import Access, AccessDenied, acting, solo
 from ..bank.search import BankSearch
 from ..bidi import MODES, Mode
 from ..models import QueueScope
 from ..store import DatabaseError, Store, StoreError, discard_if_unused, is_there
 from .base import TuiApp
 from .commands import ScreenCommands
+from .guard import APP_ACTS, offered, refused
 from .keys import APP_KEYS, bindings, help_rows, screen_table, screen_title
 from .safe_output import SHOW_CONTROLS
 from .screens.bank import BankScreen
@@ -70,6 +72,8 @@ class PersianTUI(TuiApp):
         self.queue_scope = queue_scope  # which questions the labelling queue serves
         self.store: Store | None = None
         self.bank: BankScreen | None = None
+        # who is acting and what they may do (resolved when the store opens; see tui/guard.py)
+        self.access: Access = solo(annotator)
 
     fatal_error: str | None = None  # a one-line reason the app ended (printed after exit)
 
@@ -149,6 +153,14 @@ class PersianTUI(TuiApp):
 
     def on_load(self) -> None:
         store = self.store = Store(self.db_path, busy_timeout_ms=BUSY_MS)
+        try:
+            self.access = acting(store, self.annotator)
+        except AccessDenied as e:  # not a user of this database: one line, no app
+            self.fatal_error = str(e)
+            self.exit(return_code=1)
+            return
+        if not self.access.solo:
+            self.annotator = self.access.user  # the user's name as stored; never asked
         self.bank_search = BankSearch(store)
         # A bank that never held a question (a new database, or one a command made empty) gets
         # the sample before the first paint: 16 questions import in ~30 ms (the normalizer
@@ -161,6 +173,8 @@ class PersianTUI(TuiApp):
         return self.bank
 
     def on_bank_screen_first_load(self) -> None:
+        if self.access.role == "annotator":  # an annotator's work is the queue: straight into it
+            self.action_label()
         if self.warm_up:  # background work starts once the bank is on screen
             self._warm_up()
         if self._sample_note is not None:
@@ -211,6 +225,11 @@ class PersianTUI(TuiApp):
 
     # ------------------------------------------------------------ actions
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """An action the person's role does not allow is not offered (tui/guard.py)."""
+        act = APP_ACTS.get(action)
+        return True if act is None else self.access.may(act)
+
     def with_name(self, then: Callable[[str], object]) -> None:
         """Run then(name) with the user's name, asking for it first when it is not known."""
         if self.annotator:
@@ -230,6 +249,8 @@ class PersianTUI(TuiApp):
         the queue does not serve, e.g. a retired one, is refused with a message)."""
         from .screens.label import LabelScreen
 
+        if refused(self, APP_ACTS["label"]):
+            return
         if uid is not None:
             q = self.open_store().questions.get_question(uid)
             why = None if q is None else (self.queue_scope or QueueScope()).refusal(uid, q.status)
@@ -243,6 +264,9 @@ class PersianTUI(TuiApp):
     def action_author(self, uid: str | None = None) -> None:
         from .screens.author import AuthorScreen
 
+        if refused(self, APP_ACTS["author"]):
+            return
+
         def saved(uid: str | None) -> None:  # the table moves to the question just saved
             if self.bank is not None and self.screen is self.bank:
                 self.bank.show_question(uid)
@@ -252,26 +276,36 @@ class PersianTUI(TuiApp):
     def action_adjudicate(self) -> None:
         from .screens.adjudicate import AdjudicationScreen
 
+        if refused(self, APP_ACTS["adjudicate"]):
+            return
         self.with_name(lambda name: self.push_screen(AdjudicationScreen(name)))
 
     def action_runs(self) -> None:
         from .screens.runs import RunsScreen
 
+        if refused(self, APP_ACTS["runs"]):
+            return
         self.push_screen(RunsScreen())
 
     def action_review(self) -> None:
         from .screens.review import ReviewScreen
 
+        if refused(self, APP_ACTS["review"]):
+            return
         self.with_name(lambda name: self.push_screen(ReviewScreen(name)))
 
     def action_report(self) -> None:
         from .screens.report import ReportScreen
 
+        if refused(self, APP_ACTS["report"]):
+            return
         self.push_screen(ReportScreen())
 
     def action_agreement(self) -> None:
         from .screens.agreement import AgreementScreen
 
+        if refused(self, APP_ACTS["agreement"]):
+            return
         self.push_screen(AgreementScreen())
 
     # ------------------------------------------------------------ quitting
@@ -327,7 +361,8 @@ class PersianTUI(TuiApp):
         """The help: the keys of the screen on top (its key table), then the app's."""
         screen = self.screen
         if not isinstance(screen, HelpScreen):
-            self.push_screen(HelpScreen(screen_title(screen), help_rows(screen_table(screen) + APP_KEYS)))
+            rows = offered(screen, screen_table(screen)) + offered(screen, APP_KEYS)
+            self.push_screen(HelpScreen(screen_title(screen), help_rows(rows)))
 
 
 def make_app(db: str | Path | None = None, bidi: str | None = "app", *, sample: bool = False,
@@ -367,6 +402,10 @@ def _open_and_run(app: PersianTUI) -> int:
         # fail here, with one line, rather than inside the app
         with Store(path, create_dir=path == settings.DEFAULT_DB) as store:
             store.questions.counts()  # reads the question pages: a damaged file shows up now
+            acting(store, app.annotator)  # a person who is not a user of it: refused here
+    except AccessDenied as e:
+        print(f"persian-tui: error: {e}", file=sys.stderr)
+        return 1
     except StoreError as e:
         print(f"persian-tui: error: {e}", file=sys.stderr)
         return 1

@@ -9,6 +9,7 @@ from functools import partial
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from ..models import STATUSES
+from .guard import offered
 from .keys import APP_KEYS, Key, palette_entries, screen_table
 from .screens.bank import BankScreen
 
@@ -16,13 +17,14 @@ Command = tuple[str, str, Callable[[], object]]
 
 
 class ScreenCommands(Provider):
-    """The screen's palette entries (its key table's), the app-wide ones, and the bank's filters."""
+    """The screen's palette entries (its key table's), the app-wide ones, and the bank's filters:
+    those the person's role allows (tui/guard.py)."""
 
     def _commands(self) -> list[Command]:
         screen = self.screen
         table = screen_table(screen)
         out: list[Command] = [(title, hint, partial(screen.run_action, action))
-                              for title, hint, action in palette_entries(table + APP_KEYS)]
+                              for title, hint, action in palette_entries(offered(screen, table + APP_KEYS))]
         if isinstance(screen, BankScreen):
             out[-2:-2] = bank_commands(screen, {k.action: k for k in table})
         return out

@@ -9,12 +9,13 @@ import pkgutil
 
 from textual.screen import ModalScreen, Screen
 
+from .guard import who
 from .keys import APP_KEYS, Key, help_rows, screen_table, screen_title
 
 # the order people meet them in; screens not named here follow, by title
-ORDER = ("bank", "question editor", "conflicting edits", "corpus", "your name", "labelling", "guidelines",
-         "agreement", "adjudication", "reason", "confirm", "runs", "new run", "run answers", "judge review",
-         "pick a category", "error taxonomy", "error category", "report", "question", "text", "help")
+ORDER = ("bank", "question editor", "conflicting edits", "corpus", "your name", "labelling", "shared setting",
+         "guidelines", "agreement", "adjudication", "reason", "confirm", "runs", "new run", "run answers",
+         "judge review", "pick a category", "error taxonomy", "error category", "report", "question", "text", "help")
 
 HEAD = """# Keys reference
 
@@ -23,6 +24,8 @@ HEAD = """# Keys reference
 Every screen and dialog declares its keys once, in a key table (`persian_tui/tui/keys.py`); its
 bindings, its footer, its help (`?` or `F1`) and its command-palette entries are all made from
 that table, and so is this page. The [user guide](../guide/tour.md) says what the screens are for.
+A key marked "(admins only)" or "(reviewers and admins only)" is offered only to those roles once the
+database has [users](../guide/users.md).
 
 ## On every screen
 
@@ -49,8 +52,14 @@ def _order(cls: type) -> tuple[int, str, str]:
     return (ORDER.index(title) if title in ORDER else len(ORDER), title, cls.__name__)
 
 
-def _rows(table: tuple[Key, ...]) -> str:
-    return "".join(f"| {_keys(key)} | {_cell(what)} |\n" for key, what in help_rows(table))
+def _rows(table: tuple[Key, ...], screen: type | None = None) -> str:
+    """The help's rows; a key not everyone may use says who may (once the database has users)."""
+    out = []
+    for row in (k for k in table if k.help):
+        (key, what), = help_rows((row,))
+        whom = who(screen, row) if screen is not None else None
+        out.append(f"| {_keys(key)} | {_cell(what)}{f' ({whom} only)' if whom else ''} |\n")
+    return "".join(out)
 
 
 def _keys(names: str) -> str:
@@ -69,5 +78,5 @@ def keys_markdown() -> str:
         kind = "dialog" if issubclass(cls, ModalScreen) else "screen"
         title = screen_title(cls)
         out.append(f"\n## {title[0].upper()}{title[1:]} ({kind})\n\n"
-                   "| key | what it does |\n|---|---|\n" + _rows(screen_table(cls)))
+                   "| key | what it does |\n|---|---|\n" + _rows(screen_table(cls), cls))
     return "".join(out)

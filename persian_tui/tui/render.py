@@ -99,8 +99,9 @@ def with_derived_poets(q: Question, links: dict[int, OptionLink]) -> Question:
     return dataclasses.replace(q, options=options)
 
 
-def detail_lines(q: Question | None, width: int, mode: Mode) -> list[Line]:
-    """Everything the detail pane shows for ``q`` at ``width`` cells."""
+def detail_lines(q: Question | None, width: int, mode: Mode, *, blind: bool = False) -> list[Line]:
+    """Everything the detail pane shows for ``q`` at ``width`` cells; ``blind``: nothing of its
+    key (no key field, no key couplet marked, no explanation), for an annotator."""
     width = max(width, 8)
     if q is None:
         return [Line("no question selected", "dim")]
@@ -110,7 +111,7 @@ def detail_lines(q: Question | None, width: int, mode: Mode) -> list[Line]:
     for o in sorted(q.options, key=lambda o: o.position):
         out.append(Line(""))
         out += couplet_lines(o.position, o.mesra1, o.mesra2, width, mode,
-                             poet=o.poet, is_key=q.key == o.position)
+                             poet=o.poet, is_key=not blind and q.key == o.position)
     out.append(Line(""))
     out.append(Line("─" * width, "dim"))
     refs = [r.label() for r in q.references()]  # every source the question is known by
@@ -120,7 +121,7 @@ def detail_lines(q: Question | None, width: int, mode: Mode) -> list[Line]:
     named = {p for p in poets if not p.endswith(DERIVED)}
     poets = [p for p in poets if not p.endswith(DERIVED) or p.removesuffix(DERIVED) not in named]
     fields = [
-        ("key", fa(q.key) if q.key else "—"),
+        *([] if blind else [("key", fa(q.key) if q.key else "—")]),
         ("category", q.category or "—"),
         ("poet" if len(poets) < 2 else "poets", "، ".join(poets) or "—"),
         ("sources" if len(refs) > 1 else "source", "; ".join(refs) or "—"),
@@ -131,7 +132,7 @@ def detail_lines(q: Question | None, width: int, mode: Mode) -> list[Line]:
     ]
     for label, value in fields:
         out += label_lines(label, value, width, mode)
-    if q.explanation:
+    if q.explanation and not blind:
         out.append(Line(""))
         out.append(Line("", "", "explanation"))
         out += _rtl_block(q.explanation, width, mode)

@@ -71,7 +71,7 @@ def test_only_settings_reads_the_environment():
 
 def test_layer_contract_holds():
     """The layers declared in pyproject.toml, top to bottom: tui > cli > releases > reports >
-    judging | corpus > runs | annotation > bank > files > store > models > stats | text | bidi |
+    judging | corpus > runs | annotation > bank > files | access > store > models > stats | text | bidi |
     redact > settings > display. A layer imports only the layers below it; `a | b` are siblings that
     do not import each other."""
 

@@ -253,7 +253,7 @@ async def test_queue_end_state(db):
         assert "Nothing left for you to label" in text_of(app, "#label-empty")
         await press(pilot, "3")
         assert "nothing to label" in text_of(app, "#label-last") and len(my_labels(app)) == 2
-        await press(pilot, "t")  # target 2: the questions labelled once by ali come back
+        await press(pilot, "t", "y")  # target 2 (confirmed): the questions labelled once by ali come back
         assert screen.target == 2 and shown_uid(screen) == "q-1"
         assert app.store.labels.get_setting("label_target") == "2"
 
@@ -267,7 +267,7 @@ async def test_target_counts_other_annotators(db):
     app = make_app(db, annotator=ME)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_label(pilot)
-        await press(pilot, "t", "t", "t", "t")  # 3 -> 4 -> 5 -> 1 -> 2
+        await press(pilot, "t", "t", "t", "t", "y")  # 3 -> 4 -> 5 -> 1 -> 2, confirmed
         assert screen.target == 2
         seen = []
         while screen.current is not None and len(seen) < 10:
@@ -486,7 +486,7 @@ async def test_the_item_timer_survives_t_and_fast_answers_are_marked(db, monkeyp
         assert shown_uid(screen) == "q-1"
         clock.now += 40
         await press(pilot, "c")  # confidence low
-        await press(pilot, "t")  # target 4: the same item stays, its clock and confidence too
+        await press(pilot, "t", "y")  # target 4: the same item stays, its clock and confidence too
         assert shown_uid(screen) == "q-1" and screen.confidence == "low"
         clock.now += 0.5
         await press(pilot, "1")

@@ -19,6 +19,7 @@ from ...annotation.consensus import BULK_REASON, ItemVotes, adjudication_queue, 
 from ...bidi import Mode
 from ...models import Question
 from ..base import AppState
+from ..guard import Guarded, refused
 from ..keys import Key, bindings, help_key
 from ..render import GUTTER, LABEL, Line, couplet_lines, fa
 from ..widgets.dialogs import ConfirmDialog, ReasonDialog
@@ -171,7 +172,7 @@ def empty_lines(bulk: int) -> list[Line]:
 # ------------------------------------------------------------------ screen
 
 
-class AdjudicationScreen(AppState, Screen[None]):
+class AdjudicationScreen(AppState, Guarded, Screen[None]):
     KEYS_TITLE = "adjudication"
     KEY_TABLE = (
         Key("1,۱,١", "set_key(1)", "Set key", "set the final key (asks the reason)", display="1-4", shown="1–4"),
@@ -188,6 +189,7 @@ class AdjudicationScreen(AppState, Screen[None]):
         Key("escape,q", "back", "Back", "back to the bank", palette="Back"),
     )
     BINDINGS = bindings(KEY_TABLE)
+    ACTS = {"edit": "author"}
 
     def __init__(self, adjudicator: str) -> None:
         super().__init__()
@@ -219,6 +221,8 @@ class AdjudicationScreen(AppState, Screen[None]):
         self._apply_layout()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if not super().check_action(action, parameters):  # the role's (editing is for admins)
+            return False
         if action in ("set_key", "accept", "retire", "edit"):
             return self.current is not None  # hidden from the footer when the queue is empty
         return True
@@ -368,7 +372,7 @@ class AdjudicationScreen(AppState, Screen[None]):
             f"Each is curated, with the reason “{BULK_REASON}”."), answered)
 
     def action_edit(self) -> None:
-        if self.current is None:
+        if self.current is None or refused(self, "author"):
             return
         from .author import AuthorScreen
 

@@ -18,6 +18,7 @@ from ... import bidi, display
 from ...bidi import MODES
 from ...models import STATUSES, BankCounts
 from ..base import AppState
+from ..guard import Guarded, access, refused
 from ..keys import Key, bindings, help_key
 from ..render import with_derived_poets
 from ..widgets.bank_table import BankTable
@@ -49,8 +50,9 @@ def status_line(db_label: str, total: int, by_status: dict[str, int], mode: str,
     return bidi.display_line(db_label + tail, max(width, 1), bidi.OFF)
 
 
-class BankScreen(AppState, Screen[None]):
-    """The default screen."""
+class BankScreen(AppState, Guarded, Screen[None]):
+    """The default screen. Blind for an annotator (``app.access.blind``): no key column, no key
+    or explanation in the detail pane, and only the keys their role allows."""
 
     KEYS_TITLE = "bank"
     # every key in the footer (two lines at most; past that "…", and ? lists them all)
@@ -87,6 +89,7 @@ class BankScreen(AppState, Screen[None]):
         Key("q", "app.quit", "Quit", "quit"),
     )
     BINDINGS = bindings(KEY_TABLE)
+    ACTS = {"label_this": "label", "edit": "author"}
 
     class FirstLoad(Message):
         """The bank has been read and shown for the first time."""
@@ -115,8 +118,8 @@ class BankScreen(AppState, Screen[None]):
             yield Static(id="search-preview")
             yield Static(id="filters")
         with Container(id="body"):
-            yield BankTable(id="table")
-            yield QuestionDetail(self.mode, id="detail")
+            yield BankTable(id="table", blind=access(self).blind)
+            yield QuestionDetail(self.mode, id="detail", blind=access(self).blind)
         yield KeyBar(rows=2)
 
     def on_mount(self) -> None:
@@ -163,7 +166,7 @@ class BankScreen(AppState, Screen[None]):
         table = self.query_one(BankTable)
         self.matches = self.app.bank_search.uids(self.search, status=self.status, category=self.category)
         self._table_width = table.size.width
-        table.fill(self.matches, self.store.questions.rows_for, self.mode,
+        table.fill(self.matches, self._rows, self.mode,
                    self._table_width or self._guess_table_width(), select=select)
         self.last_refresh_ms = (perf_counter() - start) * 1000
         self._update_bars()
@@ -171,6 +174,10 @@ class BankScreen(AppState, Screen[None]):
             self.query_one(QuestionDetail).show(None, self.mode)
         else:
             self._show(table.current_uid, force=reread)
+
+    def _rows(self, uids: list[str]) -> list:
+        """The table's rows of these questions, as the person may see them (no key when blind)."""
+        return access(self).rows(self.store.questions.rows_for(uids))
 
     def _guess_table_width(self) -> int:
         width = self.app.size.width
@@ -182,7 +189,7 @@ class BankScreen(AppState, Screen[None]):
             return  # e.g. typing in the search kept the same question on top
         q = self.store.questions.get_question(uid) if uid else None
         if uid and q is not None:  # poets derived from corpus links, marked as such
-            q = with_derived_poets(q, self.store.links.links([uid]).get(uid, {}))
+            q = with_derived_poets(access(self).question(q), self.store.links.links([uid]).get(uid, {}))
         detail.show(q, self.mode)
 
     @on(BankTable.Loaded)
@@ -265,11 +272,15 @@ class BankScreen(AppState, Screen[None]):
         self.set_category(choices[(i + 1) % len(choices)])
 
     def action_label_this(self) -> None:
+        if refused(self, "label"):
+            return
         uid = self.query_one(BankTable).current_uid
         if uid:
             self.app.action_label(uid)
 
     def action_edit(self) -> None:
+        if refused(self, "author"):
+            return
         uid = self.query_one(BankTable).current_uid
         if uid:
             self.app.action_author(uid)

@@ -11,6 +11,7 @@ from textual.widgets import Static, TextArea
 
 from ...store import Store
 from ..base import AppState
+from ..guard import Guarded, access, refused
 from ..keys import Key, bindings, help_key
 from ..widgets.dialogs import ConfirmDialog
 from ..widgets.rtl_text import RtlText
@@ -50,7 +51,7 @@ def guidelines_text(store: Store) -> str:
     return text if text and text.strip() else DEFAULT_GUIDELINES
 
 
-class GuidelinesScreen(AppState, ModalScreen[None]):
+class GuidelinesScreen(AppState, Guarded, ModalScreen[None]):
     """Read mode: Escape or q closes, e edits, ? lists the keys. Edit mode: Ctrl+S saves, Escape cancels."""
 
     KEYS_TITLE = "guidelines"
@@ -61,6 +62,7 @@ class GuidelinesScreen(AppState, ModalScreen[None]):
         help_key(),
     )
     BINDINGS = bindings(KEY_TABLE)
+    ACTS = {"edit": "author", "save": "author"}
 
     def __init__(self) -> None:
         super().__init__()
@@ -89,7 +91,8 @@ class GuidelinesScreen(AppState, ModalScreen[None]):
         # the preview shows the display order (app mode); a bidi terminal shows the editor as is
         self.query_one("#guide-preview-scroll").display = editing and self.mode.name == "app"
         hint = ("editing (logical text; the preview below shows how it reads) · "
-                "Ctrl+S saves · Escape cancels" if editing else "e edits · Escape or q closes · ? keys")
+                "Ctrl+S saves · Escape cancels" if editing else
+                f"{'e edits · ' if access(self).may('author') else ''}Escape or q closes · ? keys")
         self.query_one("#guide-hint", Static).update(hint)
         if editing:
             self.query_one("#guide-editor", TextArea).focus()
@@ -108,11 +111,13 @@ class GuidelinesScreen(AppState, ModalScreen[None]):
         return "the guidelines being edited" if changed else None
 
     def action_edit(self) -> None:
+        if refused(self, "author"):
+            return
         if not self.editing:
             self._set_editing(True)
 
     def action_save(self) -> None:
-        if not self.editing:
+        if not self.editing or refused(self, "author"):
             return
         text = self.query_one("#guide-editor", TextArea).text
         if not text.strip():

@@ -19,15 +19,17 @@ from textual.worker import get_current_worker
 
 from ... import bidi, settings
 from ...annotation.agreement import is_fast
-from ...models import Label, Question, QueueScope
+from ...models import Label, Progress, Question, QueueScope
 from ...store import Store, StoreBusy, StoreError
 from ..base import AppState
+from ..guard import Guarded, access, refused
 from ..keys import Key, bindings, help_key
 from ..messages import LabelSaved  # noqa: F401 (re-exported)
 from ..render import fa
 from ..widgets.blind_question import BlindQuestion
 from ..widgets.key_bar import KeyBar
 from ..widgets.label_progress import LabelProgress
+from ..widgets.setting_dialog import SettingDialog
 from ..widgets.text_prompt import TextPrompt
 from .guidelines import GuidelinesScreen
 
@@ -51,7 +53,7 @@ def clock(seconds: float) -> str:
     return f"{seconds // 60}:{seconds % 60:02d}"
 
 
-class LabelScreen(AppState, Screen[None]):
+class LabelScreen(AppState, Guarded, Screen[None]):
     KEYS_TITLE = "labelling"
     KEY_TABLE = (
         Key("1", "answer(1)", "answer", "answer and move on (Persian digits too)", display="1-4", shown="1–4"),
@@ -70,13 +72,15 @@ class LabelScreen(AppState, Screen[None]):
         Key("c", "confidence", "confidence", "confidence of this item: none, low, medium, high",
             footer=False),
         Key("u", "undo", "undo", "undo, several steps back: the item comes back to be answered", palette="Undo"),
-        Key("t", "target", "target", "labels wanted per question (1-5)", footer=False, palette="Target"),
+        Key("t", "target", "target", "labels wanted per question (1-5), for everyone: asks first",
+            footer=False, palette="Target"),
         Key("g", "guidelines", "guidelines", "the labelling guidelines (e there edits them)",
             palette="Guidelines"),
         help_key(),
         Key("escape,q", "back", "bank", "back to the bank", display="esc", palette="Back"),
     )
     BINDINGS = bindings(KEY_TABLE)
+    ACTS = {"target": "settings"}
 
     def __init__(self, annotator: str, *, scope: QueueScope | None = None,
                  queue_mode: str = "overlap", first: str | None = None) -> None:
@@ -96,6 +100,8 @@ class LabelScreen(AppState, Screen[None]):
         self.renewed_at = monotonic()
         self.min_seconds = 1.0  # answers faster than this are marked fast (a setting)
         self.saving: str | None = None  # uid whose label a worker is saving (database busy)
+        self.seen_version: tuple[int, int] | None = None  # the database state the screen shows
+        self.left_seen = 0  # what was left for me then
 
     def compose(self) -> ComposeResult:
         yield Static(id="label-head")
@@ -107,10 +113,10 @@ class LabelScreen(AppState, Screen[None]):
         yield KeyBar(palette=False)
 
     def on_mount(self) -> None:
-        self.target = settings.label_target(self.store.labels)
-        self.min_seconds = settings.label_min_seconds(self.store.labels)
+        self.read_settings()
         self.say(f"labelling as {self.annotator}: 1-4 answers, g shows the guidelines, ? the keys")
         self.next_item()
+        self.seen_version = self._version()
         self.set_interval(1, self._tick)
 
     def on_unmount(self) -> None:
@@ -174,7 +180,7 @@ class LabelScreen(AppState, Screen[None]):
                 ("Nothing left for you to label.", "bold"),
                 f"\n\nEvery open question has your label, or already has {self.target} label(s) "
                 "(the target).\n\n",
-                ("t", "bold $text-accent"), " raises the target · ",
+                *((("t", "bold $text-accent"), " raises the target · ") if self.sets_target else ()),
                 ("u", "bold $text-accent"), " takes back your last label · ",
                 ("Escape", "bold $text-accent"), " back to the bank"))
         self.refresh_bars()
@@ -186,10 +192,12 @@ class LabelScreen(AppState, Screen[None]):
         if self.note:
             note.update(Content.assemble(("note  ", "bold"), self.shown(self.note), ("  (n edits)", "dim")))
         try:
-            self.query_one(LabelProgress).show(
-                self.store.labels.progress(self.annotator, target=self.target, scope=self.scope))
+            self.query_one(LabelProgress).show(self._progress())
         except DB_ERRORS as e:
             self.fail("cannot read the progress", e)
+
+    def _progress(self) -> Progress:
+        return self.store.labels.progress(self.annotator, target=self.target, scope=self.scope)
 
     def _head(self) -> None:
         q = self.current
@@ -199,12 +207,53 @@ class LabelScreen(AppState, Screen[None]):
             parts += [" │ ", (q.uid, "bold"), mark if not self.from_queue else "",
                       " │ ⏱ ", (clock(monotonic() - self.shown_at), "bold"),
                       " │ confidence ", (self.confidence or "—", "bold $text-accent"), (" (c)", "dim")]
-        parts += [" │ target ", (fa(self.target), "bold"), (" (t)", "dim")]
+        parts += [" │ target ", (fa(self.target), "bold"), (" (t)" if self.sets_target else "", "dim")]
         if self.scope is not None:
             parts += [" │ ", (self.scope.describe(), "italic")]
         self.query_one("#label-head", Static).update(Content.assemble(*parts))
 
+    @property
+    def sets_target(self) -> bool:
+        """Whether this person may change the shared target (an admin)."""
+        return access(self).may("settings")
+
+    # ------------------------------------------------------------ what others change
+
+    def read_settings(self) -> bool:
+        """Re-read the shared settings (target, fast minimum); whether the target changed."""
+        target = settings.label_target(self.store.labels)
+        self.min_seconds = settings.label_min_seconds(self.store.labels)
+        changed, self.target = target != self.target, target
+        return changed
+
+    def _version(self) -> tuple[int, int] | None:
+        try:
+            return self.store.data_version()
+        except DB_ERRORS:
+            return None
+
+    def follow_database(self) -> None:
+        """When the database changed (anyone's write: a label, a setting an admin changed), the
+        screen re-reads the settings and its counts, so every annotator's screen shows the same
+        target and the same figures; with nothing on screen, an item the change opened comes."""
+        version = self._version()
+        if version is None or version == self.seen_version or self.saving:
+            return
+        try:
+            changed = self.read_settings()
+            if changed:
+                self.say(f"the target is now {self.target} label(s) per question (changed for everyone)")
+            left, self.left_seen = self.left_seen, self._progress().queue_left
+            if self.current is None and (changed or self.left_seen > left):  # not each write: a claim is one
+                self.next_item()
+            else:
+                self.refresh_bars()
+        except DB_ERRORS as e:
+            self.fail("cannot read the database", e)
+        self.seen_version = self._version()  # after my own reads and writes
+
     def _tick(self) -> None:
+        self.follow_database()
         if self.current is None:
             return
         self._head()
@@ -230,7 +279,8 @@ class LabelScreen(AppState, Screen[None]):
     def _item(self) -> Question | None:
         """The item on screen; None (and the screen says so) when there is none."""
         if self.current is None:
-            self.say("nothing to label here: t raises the target, u takes back your last label")
+            self.say(f"nothing to label here: {'t raises the target, ' if self.sets_target else ''}"
+                     "u takes back your last label")
         return self.current
 
     # ------------------------------------------------------------ acts that move on
@@ -374,16 +424,36 @@ class LabelScreen(AppState, Screen[None]):
         return f"flag: {self.shown(label.flag or '')}"
 
     def action_target(self) -> None:
-        self.target = TARGETS[(TARGETS.index(self.target) + 1) % len(TARGETS)]
+        """The shared target, changed for everyone after a confirmation (admins only)."""
+        if refused(self, "settings"):
+            return
         try:
-            self.store.labels.set_setting(settings.LABEL_TARGET.name, str(self.target))
+            self.read_settings()  # the value now, as another screen may have set it
         except DB_ERRORS as e:
-            self.fail("target not saved", e)
-        self.say(f"target: {self.target} label(s) per question")
-        if self.current is None or self.from_queue:  # a lowered target may close the current item
-            self.next_item()
-        else:
-            self.refresh_bars()
+            self.fail("cannot read the target", e)
+            return
+        self._head()
+
+        def chosen(value: int | None) -> None:
+            if value is None:
+                self.say(f"target kept: {self.target} label(s) per question")
+                return
+            try:
+                self.store.labels.set_setting(settings.LABEL_TARGET.name, str(value))
+            except DB_ERRORS as e:
+                self.fail("target not saved", e)
+                return
+            self.target = value
+            self.say(f"target: {self.target} label(s) per question, for everyone")
+            if self.current is None or self.from_queue:  # a lowered target may close the current item
+                self.next_item()
+            else:
+                self.refresh_bars()
+            self.seen_version = self._version()
+
+        self.app.push_screen(SettingDialog(
+            "Labels wanted per question", self.target, TARGETS,
+            "The queue serves a question until it has that many answers."), chosen)
 
     def action_guidelines(self) -> None:
         self.app.push_screen(GuidelinesScreen())

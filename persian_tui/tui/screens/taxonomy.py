@@ -20,6 +20,7 @@ from ...bidi import Mode
 from ...judging.verdicts import DEFAULT_TAXONOMY
 from ...models import ErrorCategory
 from ..base import AppState
+from ..guard import Guarded, refused
 from ..keys import Key, bindings, help_key
 from ..messages import UsageCounted
 from ..render import LABEL, Line, couplet_cell
@@ -60,7 +61,7 @@ def category_lines(c: ErrorCategory | None, used: int | None, width: int, mode: 
     return out
 
 
-class TaxonomyScreen(AppState, Screen[None]):
+class TaxonomyScreen(AppState, Guarded, Screen[None]):
     KEYS_TITLE = "error taxonomy"
     KEY_TABLE = (
         Key("n", "new", "New", "a new category", palette="New category"),
@@ -70,6 +71,7 @@ class TaxonomyScreen(AppState, Screen[None]):
         Key("escape,q", "back", "Back", "back to the review", palette="Back"),
     )
     BINDINGS = bindings(KEY_TABLE)
+    ACTS = {"new": "author", "edit": "author", "delete": "author"}
 
     def __init__(self) -> None:
         super().__init__()
@@ -176,16 +178,18 @@ class TaxonomyScreen(AppState, Screen[None]):
         self.reload(select=c.name)
 
     def action_new(self) -> None:
+        if refused(self, "author"):
+            return
         self.app.push_screen(CategoryForm(None, {c.name for c in self.categories}), self._save)
 
     def action_edit(self) -> None:
         c = self.current
-        if c is not None:
+        if c is not None and not refused(self, "author"):
             self.app.push_screen(CategoryForm(c, {x.name for x in self.categories}), self._save)
 
     def action_delete(self) -> None:
         c = self.current
-        if c is None:
+        if c is None or refused(self, "author"):
             return
         if self.used and self.used[c.name]:  # the store refuses: say why without asking first
             self._delete(c.name)

@@ -9,6 +9,7 @@ keystroke would take a second; a page keeps a keystroke well under 100 ms.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from rich.cells import cell_len
@@ -34,16 +35,16 @@ ID_MAX, CATEGORY_MAX, COUPLET_MIN = 12, 14, 12
 class BankTable(RowsTable):
     """Questions of the bank; ``fill`` replaces the rows and keeps the cursor's question."""
 
+    @dataclass
     class Loaded(Message):
         """Rows were added: ``loaded`` of ``total`` matching rows are in the table."""
 
-        def __init__(self, loaded: int, total: int) -> None:
-            super().__init__()
-            self.loaded = loaded
-            self.total = total
+        loaded: int
+        total: int
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, *, blind: bool = False, **kwargs: Any) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, cell_padding=PADDING, **kwargs)
+        self.blind = blind  # no key column (an annotator's bank)
         self.all_uids: list[str] = []  # every matching question; the table holds a prefix
         self.uids: list[str] = []  # uids of the loaded rows, in table order
         self.fetch: Callable[[list[str]], list[QuestionRow]] = lambda uids: []
@@ -65,7 +66,8 @@ class BankTable(RowsTable):
         """(id, couplet, category) widths that fill ``total`` cells."""
         id_w = min(ID_MAX, max([2, *(cell_len(row_id(r)) for r in sample)]))
         cat_w = min(CATEGORY_MAX, max([8, *(cell_len(r.category or "") for r in sample)]))
-        fixed = id_w + cat_w + STATUS_W + KEY_W + LABELS_W + 6 * 2 * PADDING + SCROLLBAR
+        columns = 5 if self.blind else 6
+        fixed = id_w + cat_w + STATUS_W + (0 if self.blind else KEY_W) + LABELS_W + columns * 2 * PADDING + SCROLLBAR
         return id_w, max(COUPLET_MIN, total - fixed), cat_w
 
     def fill(self, uids: list[str], fetch: Callable[[list[str]], list[QuestionRow]],
@@ -87,7 +89,8 @@ class BankTable(RowsTable):
             self.add_column(Text("first couplet", justify=justify), width=self.couplet_width, key="couplet")
             self.add_column("category", width=self.category_width, key="category")
             self.add_column("status", width=STATUS_W, key="status")
-            self.add_column("key", width=KEY_W, key="key")
+            if not self.blind:
+                self.add_column("key", width=KEY_W, key="key")
             self.add_column("labels", width=LABELS_W, key="labels")
         else:
             self.clear()
@@ -109,15 +112,15 @@ class BankTable(RowsTable):
         couplet_w, cat_w, mode = self.couplet_width, self.category_width, self.mode
         add_row = self.add_row
         for r in batch:
-            add_row(
+            cells = [
                 Text(display.line(row_id(r)), no_wrap=True, overflow="ellipsis"),
                 Text(couplet_cell(r.first_couplet, couplet_w, mode), justify=justify),
                 Text(couplet_cell(r.category or "", cat_w, mode), justify=justify),
                 Text(r.status),
-                Text(fa(r.key), justify="center"),
+                *([] if self.blind else [Text(fa(r.key), justify="center")]),
                 Text(str(r.labels) if r.labels else "", justify="right"),
-                key=r.uid,
-            )
+            ]
+            add_row(*cells, key=r.uid)
         self.uids += [r.uid for r in batch]
         self.post_message(self.Loaded(self.loaded, len(self.all_uids)))
         return len(batch)

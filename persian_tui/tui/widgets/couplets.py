@@ -39,9 +39,10 @@ class QuestionView(Widget):
     QuestionView { height: auto; text-wrap: nowrap; text-overflow: clip; }
     """
 
-    def __init__(self, mode: Mode, **kwargs: Any) -> None:
+    def __init__(self, mode: Mode, *, blind: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.mode = mode
+        self.blind = blind  # no key, no explanation (an annotator's view)
         self.question: Question | None = None
         self._cache: tuple[tuple[int, Mode, int], list[Line]] | None = None
 
@@ -55,7 +56,7 @@ class QuestionView(Widget):
     def layout_lines(self, width: int) -> list[Line]:
         key = (width, self.mode, id(self.question))
         if self._cache is None or self._cache[0] != key:
-            self._cache = (key, detail_lines(self.question, width, self.mode))
+            self._cache = (key, detail_lines(self.question, width, self.mode, blind=self.blind))
         return self._cache[1]
 
     @property
@@ -74,9 +75,9 @@ class QuestionView(Widget):
 class QuestionDetail(VerticalScroll):
     """Scrollable frame around a QuestionView."""
 
-    def __init__(self, mode: Mode, **kwargs: Any) -> None:
+    def __init__(self, mode: Mode, *, blind: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.view = QuestionView(mode, id="question-view")
+        self.view = QuestionView(mode, blind=blind, id="question-view")
 
     def compose(self) -> ComposeResult:
         yield self.view

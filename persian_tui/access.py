@@ -1,0 +1,75 @@
+"""Who is acting, and what they may do: the policy the CLI and the TUI both enforce.
+
+``acting(store, name)`` resolves the person: with no user defined in the database, whoever runs
+persian-tui is an admin (solo use, as before users existed); otherwise ``name`` (--user or
+--annotator), else the login name, must be an active user, whose role decides (the rules are
+models/users.py's). Roles keep honest work blind; without passwords they are no lock against
+someone who names another person."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from . import settings
+from .models import Question, QuestionRow
+from .models.users import Act, Role, check_name, may, refusal
+from .store import Store
+
+
+class AccessDenied(Exception):
+    """An act the acting person's role does not allow, or a person who is not a user: one line."""
+
+
+@dataclass(frozen=True)
+class Access:
+    """The acting person: ``user`` (None: not known yet, in solo use the app asks), ``role``,
+    and ``solo`` when no user is defined (then everyone is admin)."""
+
+    user: str | None
+    role: Role
+    solo: bool = False
+
+    def may(self, act: Act) -> bool:
+        return may(self.role, act)
+
+    def require(self, act: Act) -> None:
+        """AccessDenied, with the one line saying why, unless the person may do ``act``."""
+        if not self.may(act):
+            raise AccessDenied(refusal(self.user, self.role, act))
+
+    @property
+    def blind(self) -> bool:
+        """Labels blind everywhere: no key, model answer, judge verdict or other annotator's label."""
+        return not self.may("see_answers")
+
+    def question(self, q: Question) -> Question:
+        """A question as this person may see it: without its key and its explanation (which
+        gives the key away) when blind."""
+        return replace(q, key=None, explanation=None) if self.blind else q
+
+    def rows(self, rows: list[QuestionRow]) -> list[QuestionRow]:
+        """Bank rows as this person may see them: without keys when blind."""
+        return [replace(r, key=None) for r in rows] if self.blind else rows
+
+
+def solo(name: str | None = None) -> Access:
+    """A database without users: its one user (named or not yet) is admin."""
+    return Access(name, "admin", solo=True)
+
+
+def acting(store: Store, name: str | None = None) -> Access:
+    """The person acting on ``store``: named by ``name``, else the login name. AccessDenied when
+    users are defined and that person is not one of them (or was removed)."""
+    if not store.users.any():
+        return solo(name)
+    who = name or settings.local_user()
+    if not who:
+        raise AccessDenied("this database has users: name yourself with --user NAME (--annotator NAME in the app)")
+    try:
+        user = store.users.get(check_name(who))
+    except ValueError:
+        user = None
+    if user is None:
+        raise AccessDenied(f"{who} is not a user of {store.path}: an admin adds people with "
+                           "`persian-tui users add NAME --role annotator|reviewer|admin`")
+    return Access(user.name, user.role)

@@ -1,0 +1,71 @@
+"""`persian-tui users add NAME --role ROLE`, `users list`, `users remove NAME`: the people of a
+database and their roles (models/users.py says what each role may do). Admins only once a user
+exists; before that, whoever runs persian-tui is admin, and the first user added is an admin."""
+
+from __future__ import annotations
+
+import argparse
+
+from .. import settings
+from ..models.users import ROLES, RULES, check_role, roles_for
+from .common import open_store
+
+
+def cmd_users_add(args: argparse.Namespace) -> int:
+    with open_store(args) as store:
+        first = not store.users.any()
+        user = store.users.add(args.name, check_role(args.role))
+    print(f"added {user.name} as {user.role} ({'everything' if user.role == 'admin' else can(user.role)})")
+    local = settings.local_user()
+    if first and local != user.name:
+        print(f"users are defined now: act as {user.name} with --user {user.name} (the app: --annotator "
+              f"{user.name}); your login name{f' ({local})' if local else ''} is not a user")
+    return 0
+
+
+def cmd_users_list(args: argparse.Namespace) -> int:
+    with open_store(args, read=True) as store:
+        users = store.users.users(removed=args.all)
+    if not users:
+        print("no users: whoever runs persian-tui is admin (persian-tui users add NAME --role admin "
+              "adds the first)")
+        return 0
+    width = max(len(u.name) for u in users)
+    for u in users:
+        gone = f"  removed {u.disabled_at}" if u.disabled_at else ""
+        print(f"{u.name:<{width}}  {u.role:<9}  added {u.created_at}{gone}")
+    return 0
+
+
+def cmd_users_remove(args: argparse.Namespace) -> int:
+    with open_store(args) as store:
+        user = store.users.remove(args.name)
+    print(f"removed {user.name} ({user.role}): the name can no longer act; their labels, edits and "
+          "decisions stay")
+    return 0
+
+
+def can(role: str) -> str:
+    """What a role may do, in words, from the one table of rules."""
+    return "; ".join(what for act, (roles, what) in RULES.items() if role in roles)
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    us = sub.add_parser("users", help="the people of this database and their roles (admins only once "
+                        "users exist)",
+                        description="Users with a role: annotators label, blind (no key, model answer, "
+                        f"judge verdict or other annotator's label); {roles_for('adjudicate')} also "
+                        f"adjudicate and review; {roles_for('author')} also author, run, release and change "
+                        "shared settings. With no user defined, whoever runs persian-tui is admin. The "
+                        "acting person is --user NAME (the app: --annotator NAME), else the login name.")
+    us_sub = us.add_subparsers(dest="users_command", required=True, metavar="ACTION")
+    add = us_sub.add_parser("add", help="add a user with a role (the first user is an admin)")
+    add.add_argument("name", metavar="NAME", help="the name labels and decisions are recorded under")
+    add.add_argument("--role", required=True, choices=ROLES, help="what the user may do")
+    add.set_defaults(func=cmd_users_add)
+    ls = us_sub.add_parser("list", help="the users and their roles")
+    ls.add_argument("--all", action="store_true", help="include removed users")
+    ls.set_defaults(func=cmd_users_list)
+    rm = us_sub.add_parser("remove", help="remove a user (their labels stay; the last admin stays)")
+    rm.add_argument("name", metavar="NAME", help="the user")
+    rm.set_defaults(func=cmd_users_remove)

@@ -1,0 +1,73 @@
+"""Users and their roles (migration 19). The rules (who may be added or removed) are
+models/users.py's, applied under the write lock so two admins cannot race past them."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from ..models.keys import now
+from ..models.users import Role, User, check_add, check_name, check_remove
+from .db import Database
+from .errors import StoreError
+
+_COLUMNS = "name, role, created_at, disabled_at"
+
+
+def _user(row: sqlite3.Row) -> User:
+    return User(row["name"], row["role"], row["created_at"], row["disabled_at"])
+
+
+class UsersRepo:
+    def __init__(self, db: Database):
+        self.db = db
+
+    def users(self, *, removed: bool = False) -> list[User]:
+        """The users by name; with ``removed``, the removed ones too."""
+        where = "" if removed else "WHERE disabled_at IS NULL"
+        return [_user(r) for r in self.db.conn.execute(f"SELECT {_COLUMNS} FROM users {where} ORDER BY name")]
+
+    def get(self, name: str) -> User | None:
+        """The active user of that name (None: no such user, or removed)."""
+        row = self.db.conn.execute(f"SELECT {_COLUMNS} FROM users WHERE name = ? AND disabled_at IS NULL",
+                                   (name,)).fetchone()
+        return _user(row) if row else None
+
+    def any(self) -> bool:
+        """Whether any user is defined (and not removed): without one, the database has one
+        user, who is admin."""
+        return self.db.conn.execute("SELECT 1 FROM users WHERE disabled_at IS NULL LIMIT 1").fetchone() is not None
+
+    def add(self, name: str, role: Role) -> User:
+        """Add a user (a removed one of that name comes back with this role). StoreError with the
+        rule's words when models.users.check_add refuses."""
+        try:
+            name = check_name(name)
+        except ValueError as e:
+            raise StoreError(str(e)) from None
+        with self.db.tx():
+            try:
+                check_add(self._all(), name, role)
+            except ValueError as e:
+                raise StoreError(str(e)) from None
+            self.db.conn.execute(
+                "INSERT INTO users (name, role, created_at) VALUES (?, ?, ?) "
+                "ON CONFLICT (name) DO UPDATE SET role = excluded.role, disabled_at = NULL",
+                (name, role, now()))
+        user = self.get(name)
+        assert user is not None  # added above
+        return user
+
+    def remove(self, name: str) -> User:
+        """Mark a user removed (their labels, edits and decisions keep the name). StoreError when
+        models.users.check_remove refuses."""
+        with self.db.tx():
+            try:
+                user = check_remove(self._all(), name)
+            except ValueError as e:
+                raise StoreError(str(e)) from None
+            self.db.conn.execute("UPDATE users SET disabled_at = ? WHERE name = ?", (now(), name))
+        return user
+
+    def _all(self) -> list[User]:
+        return self.users(removed=True)
+

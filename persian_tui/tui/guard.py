@@ -1,0 +1,73 @@
+"""The acting person's role in the app (``app.access``, persian_tui.access): what each action
+needs, so a key a person may not use is not offered (its footer entry, its help line, its
+palette entry are left out) and refuses, with one line, if reached anyway.
+
+An action's act is declared where the action is: ``APP_ACTS`` for the app's (``app.report``),
+a screen's ``ACTS`` for its own (``edit``). Actions named in neither are everyone's."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from ..access import Access
+from ..models.users import Act, refusal, roles_for
+from .keys import Key
+
+APP_ACTS: dict[str, Act] = {
+    "label": "label", "author": "author", "adjudicate": "adjudicate", "agreement": "see_answers",
+    "runs": "run", "review": "review", "report": "see_answers",
+}
+
+
+def access(node: Any) -> Access:
+    """The acting person of the app ``node`` is in."""
+    found: Access = node.app.access
+    return found
+
+
+def act_of(screen: Any, action: str) -> Act | None:
+    """The act a key table's ``action`` needs on ``screen`` (a screen or its class): "app.report"
+    the app's, "edit" or "set_key(2)" the screen's; None: everyone's."""
+    name = action.split("(", 1)[0].strip()
+    if name.startswith("app."):
+        return APP_ACTS.get(name.removeprefix("app."))
+    if "." in name:
+        return None
+    acts: dict[str, Act] = getattr(screen, "ACTS", {})
+    return acts.get(name)
+
+
+def who(screen: Any, key: Key) -> str | None:
+    """Who may use a key of ``screen``'s table, in words (None: everyone), for the keys reference."""
+    act = act_of(screen, key.action) if key.action else None
+    return None if act is None or act == "label" else roles_for(act)
+
+
+def offered(screen: Any, table: tuple[Key, ...]) -> tuple[Key, ...]:
+    """The rows of ``table`` the app's person may use on ``screen`` (help lines without an
+    action are kept)."""
+    person = access(screen)
+    return tuple(k for k in table
+                 if not k.action or (act := act_of(screen, k.action)) is None or person.may(act))
+
+
+def refused(node: Any, act: Act) -> bool:
+    """True, after a one-line notice, when the app's person may not do ``act``."""
+    person = access(node)
+    if person.may(act):
+        return False
+    node.app.notify(refusal(person.user, person.role, act), severity="warning", timeout=5)
+    return True
+
+
+class Guarded:
+    """Mixed into a screen before ``Screen``: the actions in its ``ACTS`` are hidden from the
+    footer and do nothing for a person whose role does not allow them (Textual asks
+    ``check_action`` before a binding runs and when it draws the footer); the action methods
+    also call ``refused`` for the ways in that skip the check (a direct call)."""
+
+    ACTS: ClassVar[dict[str, Act]] = {}
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        act = self.ACTS.get(action)
+        return True if act is None else access(self).may(act)
