@@ -246,8 +246,7 @@ class PersianTUI(App[int]):
                 out.append(text)
         from .widgets.run_jobs import live_runs
 
-        out += [f"{run}: it stops now and is marked cancelled; the answers it has are kept, and u "
-                "on the runs screen (or persian-tui run --resume) goes on from there" for run in live_runs(self)]
+        out += live_runs(self)
         return out
 
     async def action_quit(self) -> None:
