@@ -114,3 +114,17 @@ async def test_a_name_typed_ahead_then_a_label(db, gap):
         await until_quiet(pilot)
         assert isinstance(app.screen, LabelScreen)
         assert [(lab.uid, lab.answer) for lab in app.store.labels.labels(annotator="maryam")] == [("q-1", 2)]
+
+
+@pytest.mark.parametrize("gap", [0, 1, 3, 8])
+async def test_a_flag_reason_typed_ahead_then_the_next_answer(db, gap):
+    """f asks the reason; the reason, Enter, then 2: the flag is on the first item and the 2
+    answers the second (the dialog closed and the next item came up before the 2 was taken)."""
+    app = make_app(db, annotator="reza")
+    async with app.run_test(size=SIZE) as pilot:
+        await bank_loaded(pilot)
+        await type_burst(app, "lfbroken text\n2", gap)
+        await until_quiet(pilot)
+        assert isinstance(app.screen, LabelScreen)
+        got = sorted((lab.uid, lab.answer, lab.flag) for lab in app.store.labels.labels(annotator="reza"))
+        assert got == [("q-1", None, "broken text"), ("q-2", 2, None)]
