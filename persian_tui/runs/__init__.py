@@ -28,6 +28,7 @@ from .spec import (
     check_base_url,
     describe,
     field_errors,
+    resume_command,
 )
 
 __all__ = [
@@ -35,6 +36,6 @@ __all__ = [
     "EmbedRunSpec", "JudgeRunSpec", "LLMRunSpec", "LLMSession", "ParaphraseRunSpec", "RunError",
     "RunProgress", "cached_reply", "check_base_url", "couplet_text", "create_embedding_run",
     "create_llm_run", "describe", "execute_embedding_run",
-    "execute_llm_run", "field_errors", "resume_overrides", "run_embedding", "select_questions",
+    "execute_llm_run", "field_errors", "resume_command", "resume_overrides", "run_embedding", "select_questions",
     "stored_spec",
 ]

@@ -174,6 +174,17 @@ class EmbedRunSpec(_Spec):
 SPECS = {"llm": LLMRunSpec, "paraphrase": ParaphraseRunSpec, "judge": JudgeRunSpec,
          "embedding": EmbedRunSpec}
 
+
+
+def resume_command(kind: str, run_id: int) -> str | None:
+    """The command line that goes on with an interrupted run of ``kind`` (None: that kind does
+    not resume; an embedding run is quick to launch again)."""
+    if kind == "judge":
+        return f"persian-tui judge --resume {run_id}"
+    if kind in ("llm", "paraphrase"):
+        return f"persian-tui run {kind} --resume {run_id}"
+    return None
+
 # what a resume may change: how to reach the endpoint and how hard to push, never what is asked
 RESUME_OVERRIDES = ("base_url", "api_key_env", "concurrency", "timeout", "max_retries",
                     "max_failures", "limit")

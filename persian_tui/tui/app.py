@@ -12,7 +12,6 @@ from typing import Any
 
 from textual import events, work
 from textual.app import App
-from textual.dom import DOMNode
 from textual.filter import LineFilter
 from textual.screen import ModalScreen, Screen
 
@@ -29,6 +28,7 @@ from .keys import APP_KEYS, bindings, help_rows, screen_table, screen_title
 from .safe_output import SHOW_CONTROLS
 from .screens.bank import BankScreen
 from .screens.help import HelpScreen
+from .typeahead import TypeAhead
 
 BUSY_MS = 250  # the UI thread waits this long for a write lock, then retries in a worker (Harlequin)
 
@@ -74,6 +74,7 @@ class PersianTUI(TuiApp):
         self.bank: BankScreen | None = None
         # who is acting and what they may do (resolved when the store opens; see tui/guard.py)
         self.access: Access = solo(annotator)
+        self.type_ahead = TypeAhead(self, super().on_event)
 
     fatal_error: str | None = None  # a one-line reason the app ended (printed after exit)
 
@@ -107,49 +108,10 @@ class PersianTUI(TuiApp):
 
     # ------------------------------------------------------------ keys typed ahead
 
-    UNHELD = ("ctrl+q", "ctrl+c")
-    _held_keys: list[events.Key] | None = None  # None: no key in flight
-    _hold_turn = 0
-
     async def on_event(self, event: events.Event) -> None:
-        """Keys are handled one at a time: a key waits until the one before it has gone
-        through its widget, the screen and the app (its binding's action included), until
-        focus has moved and a pushed screen is mounted. Textual forwards every queued key
-        at once and moves focus a message later, so `/q` typed fast ran `q` (quit) on the
-        bank, and Tab then a letter typed into the old field."""
-        if not (isinstance(event, events.Key) and not event.is_forwarded and event.key not in self.UNHELD):
+        """Keys go where they were typed, in order (see ``typeahead``)."""
+        if not await self.type_ahead.take(event):
             await super().on_event(event)
-            return
-        if self._held_keys is not None:
-            self._held_keys.append(event)
-            return
-        self._held_keys = []
-        self._hold_turn += 1
-        turn = self._hold_turn
-        target = self.focused or self.screen
-        await super().on_event(event)
-        self._follow(target, turn)
-        self.set_timer(1.0, lambda: self._replay(turn))  # never hold keys longer than this
-
-    def _follow(self, node: DOMNode | None, turn: int) -> None:
-        """Hop behind the key through each queue it bubbles through, then settle."""
-        if node is None or node is self or not node.call_later(self._follow, node.parent, turn):
-            self.call_later(self._settle, turn)
-
-    def _settle(self, turn: int) -> None:
-        if turn != self._hold_turn:
-            return
-        if not self.screen.is_mounted:  # a pushed screen still composing
-            self.call_after_refresh(self._settle, turn)
-            return
-        self.call_later(self._replay, turn)  # after the focus calls the action queued
-
-    def _replay(self, turn: int) -> None:
-        if turn != self._hold_turn or self._held_keys is None:
-            return
-        keys, self._held_keys = self._held_keys, None
-        for key in keys:
-            self.post_message(events.Key(key.key, key.character))
 
     def on_load(self) -> None:
         store = self.store = Store(self.db_path, busy_timeout_ms=BUSY_MS)
@@ -181,6 +143,7 @@ class PersianTUI(TuiApp):
             self._sample_notice(self._sample_note)
 
     def on_unmount(self) -> None:
+        self.type_ahead.stop()
         if self.store is not None:
             self.store.close()
             self.store = None
@@ -321,8 +284,7 @@ class PersianTUI(TuiApp):
                 out.append(text)
         from .widgets.run_jobs import live_runs
 
-        out += [f"{run}: it stops now and is marked cancelled; the answers it has are kept, and u "
-                "on the runs screen (or persian-tui run --resume) goes on from there" for run in live_runs(self)]
+        out += live_runs(self)
         return out
 
     async def action_quit(self) -> None:

@@ -158,7 +158,7 @@ async def test_form_validation_messages(db):
         await pilot.pause()
         assert "no questions to ask" in str(form.query_one("#run-form-errors").render())
         assert isinstance(app.screen, RunForm)
-        await pilot.press("escape")
+        await pilot.press("escape", "y")  # the form holds typed text: it asks first
         await pilot.pause()
         assert isinstance(app.screen, RunsScreen)
     with Store(db) as store:

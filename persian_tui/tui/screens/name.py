@@ -8,6 +8,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
 from ..keys import Key, bindings, help_key
+from ..widgets.dialogs import drop_asking
 from ..widgets.persian_input import FitInput
 
 
@@ -38,5 +39,9 @@ class NameScreen(ModalScreen[str | None]):
         else:
             self.notify("a name is needed", severity="warning")
 
+    def unsaved_work(self) -> str | None:
+        """What quitting would lose: the name typed."""
+        return "the name typed" if self.query_one("#name", Input).value.strip() else None
+
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        drop_asking(self, self.unsaved_work(), lambda: self.dismiss(None))

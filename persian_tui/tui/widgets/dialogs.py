@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Static
 
 from ... import bidi, display
@@ -51,6 +51,20 @@ class ConfirmDialog(ModalScreen[bool]):
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)
+
+
+def drop_asking(screen: Screen, lost: str | None, drop: Callable[[], object]) -> None:
+    """Escape on a form or dialog: with text typed (``lost`` names it, as the form's
+    ``unsaved_work()`` does), ask before dropping it (n or Escape: back to it); else drop at once."""
+    if not lost:
+        drop()
+        return
+
+    def answered(yes: bool | None) -> None:
+        if yes:
+            drop()
+
+    screen.app.push_screen(ConfirmDialog(f"Drop {lost}?\n(No goes back to it.)"), answered)
 
 
 class ReasonDialog(AppState, ModalScreen["str | None"]):
@@ -111,4 +125,4 @@ class ReasonDialog(AppState, ModalScreen["str | None"]):
         self.dismiss(reason)
 
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        drop_asking(self, self.unsaved_work(), lambda: self.dismiss(None))

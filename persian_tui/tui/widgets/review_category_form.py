@@ -15,6 +15,7 @@ from ...models import ErrorCategory
 from ...text import nfc
 from ..base import AppState
 from ..keys import Key, bindings, help_key
+from .dialogs import drop_asking
 from .persian_input import PersianInput
 
 NAME = re.compile(r"^[A-Za-z0-9_]+$")
@@ -138,4 +139,4 @@ class CategoryForm(AppState, ModalScreen["ErrorCategory | None"]):
         self.dismiss(ErrorCategory(**values))
 
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        drop_asking(self, self.unsaved_work(), lambda: self.dismiss(None))

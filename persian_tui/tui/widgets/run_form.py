@@ -21,6 +21,7 @@ from ...runs.outlier import SCORERS
 from ...runs.prompts import STRATEGIES
 from ...runs.spec import SPECS, EmbedRunSpec, JudgeRunSpec, LLMRunSpec, ParaphraseRunSpec, field_errors
 from ..keys import Key, bindings, help_key
+from .dialogs import drop_asking
 from .persian_input import FitInput
 
 Spec = LLMRunSpec | ParaphraseRunSpec | JudgeRunSpec | EmbedRunSpec
@@ -334,4 +335,4 @@ class RunForm(ModalScreen[None]):
         self.dismiss(None)
 
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        drop_asking(self, self.unsaved_work(), lambda: self.dismiss(None))

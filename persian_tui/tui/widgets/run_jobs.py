@@ -23,7 +23,7 @@ from textual.message import Message
 from textual.message_pump import MessagePump
 from textual.worker import Worker, get_current_worker
 
-from ...runs import EmbedRunSpec, RunProgress
+from ...runs import EmbedRunSpec, RunProgress, resume_command
 from ..base import TuiApp
 from ..messages import RunFailed, RunFigures, RunProgressed  # noqa: F401 (re-exported)
 
@@ -87,9 +87,19 @@ def jobs_for(app: App[Any]) -> Jobs:
 
 
 def live_runs(app: App[Any]) -> list[str]:
-    """How each run this app is executing now is named ("run 12 (llm gpt-4o-mini)")."""
+    """What quitting does to each run this app is executing now, one line each ("run 12 (llm
+    gpt-4o-mini): it stops now ..."), with the command that goes on with it."""
     jobs = _REGISTRY.get(app)
-    return [f"run {j.run_id or '(new)'} ({j.kind} {j.model})" for j in jobs.active() if j.running] if jobs else []
+    out = []
+    for j in jobs.active() if jobs else []:
+        if not j.running:
+            continue
+        line = f"run {j.run_id or '(new)'} ({j.kind} {j.model}): it stops now and is marked cancelled"
+        command = resume_command(j.kind, j.run_id) if j.run_id is not None else None
+        if command:
+            line += f"; the answers it has are kept, and u on the runs screen (or {command}) goes on from there"
+        out.append(line)
+    return out
 
 
 # ------------------------------------------------------------------ worker side

@@ -16,6 +16,7 @@ from textual.widgets import Input, Label, Static
 from ... import bidi
 from ...bidi import APP, Mode
 from ..keys import Key, bindings, help_key
+from .dialogs import drop_asking
 from .persian_input import PersianInput
 
 
@@ -75,4 +76,4 @@ class TextPrompt(ModalScreen[str | None]):
         self.dismiss(text)
 
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        drop_asking(self, self.unsaved_work(), lambda: self.dismiss(None))
