@@ -100,14 +100,24 @@ def is_reference(argv: list[str]) -> bool:
     return True
 
 
+def alternatives(words: list[str]) -> list[list[str]]:
+    """One line per choice a mention offers (``--role annotator|reviewer|admin``): each must work."""
+    for i, w in enumerate(words):
+        if "|" in w.strip("|"):
+            return [line for choice in w.split("|")
+                    for line in alternatives(words[:i] + [choice] + words[i + 1:])]
+    return [words]
+
+
 def mentions() -> list[tuple[str, str, list[str]]]:
     out = []
     for path in sorted(PACKAGE.rglob("*.py")):
         for text in shown_strings(path):
             for m in MENTION.finditer(text):
-                argv = command_line(m[1].replace(",", " , ").split())
-                if argv is not None:
-                    out.append((path.relative_to(PACKAGE.parent).as_posix(), m[0].strip(), argv))
+                for words in alternatives(m[1].replace(",", " , ").split()):
+                    argv = command_line(words)
+                    if argv is not None:
+                        out.append((path.relative_to(PACKAGE.parent).as_posix(), m[0].strip(), argv))
     return out
 
 
