@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from factories import add_questions, add_run
+from factories import STAMP, add_questions, add_run
 from tui_helpers import bank_loaded, make_app, notices, settle, shown, wait_for
 
 from persian_tui.access import Access, AccessDenied
@@ -35,6 +35,9 @@ def fill(path: Path, users: bool = False) -> Path:
         add_run(s, "alpha", [1, 2, 3, 4, 2, 2])
         add_run(s, "beta", [1, 1, 1, 1, 1, 1])
         add_run(s, "gamma", [1, 2, 3, 4, 1, 2], status="running")
+        # fixed times: what the screen shows (the runs, the digest of the records) is the same every run
+        s.conn.execute("UPDATE questions SET created_at = ?, updated_at = ?", (STAMP, STAMP))
+        s.conn.execute("UPDATE runs SET created_at = ?, finished_at = ?", (STAMP, STAMP))
         if users:
             for name, role in (("boss", "admin"), ("sara", "reviewer"), ("ali", "annotator")):
                 s.users.add(name, role)

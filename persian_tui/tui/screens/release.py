@@ -106,17 +106,16 @@ class ReleaseScreen(AppState, Guarded, Screen[None]):
         with Horizontal(id="rel-body"):
             with VerticalScroll(id="rel-form"):
                 yield Label("name")
-                yield PersianInput(placeholder="e.g. v1.0 (letters, digits, . _ -)", id="rel-name")
+                yield PersianInput(placeholder="e.g. v1.0 (letters, digits, . _ -)", id="rel-name", compact=True)
                 yield Static("", id="rel-name-preview", markup=False)
                 yield Static("", id="err-name", classes="rel-error", markup=False)
                 yield Label("licence (the datasheet's header; the hub shows it)")
                 yield Select([(lic, lic) for lic in LICENCES], value=DEFAULT_LICENCE, allow_blank=False,
                              id="rel-licence", compact=True)
                 yield Label("folder")
-                yield FitInput(str(default_folder(PLACEHOLDER_NAME)), id="rel-folder")
+                yield FitInput(str(default_folder(PLACEHOLDER_NAME)), id="rel-folder", compact=True)
                 yield Static("", id="rel-folder-note", classes="rel-note", markup=False)
-                yield Checkbox("as it was frozen (the curated set may have changed since)", id="rel-frozen",
-                               compact=True)
+                yield Checkbox("as it was frozen (--frozen: not the curated set now)", id="rel-frozen", compact=True)
                 yield Label("runs on the leaderboard (Space ticks; a: all)")
                 yield SelectionList[int](id="rel-runs", compact=True)
                 yield Static("", id="rel-runs-note", classes="rel-note", markup=False)
@@ -135,9 +134,11 @@ class ReleaseScreen(AppState, Guarded, Screen[None]):
         self.runs = release_runs(store)
         runs = self.query_one("#rel-runs", SelectionList)
         runs.add_options([(run_prompt(r), r.id) for r in self.runs])
-        self.query_one("#rel-runs-note", Static).update(
-            "none ticked: no leaderboard" if self.runs else "no finished run yet: the datasheet has no leaderboard")
-        self.query_one("#rel-progress").display = False
+        if self.runs:
+            runs.highlighted = 0  # Space ticks the first run at once
+        self._show_runs_note()
+        for hidden in ("#rel-progress", "#rel-name-preview", "#err-name"):
+            self.query_one(hidden).display = False
         releases = store.releases.releases()
         last = f"; last release {releases[-1].name}, frozen {releases[-1].created_at}" if releases else ""
         self.query_one("#rel-head", Static).update(
@@ -181,7 +182,7 @@ class ReleaseScreen(AppState, Guarded, Screen[None]):
     def _name_changed(self, event: Input.Changed) -> None:
         name = event.value.strip()
         error = name_error(name) if name else None
-        self.query_one("#err-name", Static).update(f"✗ {error}" if error else "")
+        self._name_error(error)
         shown = self.query_one("#rel-name-preview", Static)
         rtl = self.mode.name == "app" and bidi.has_rtl(name)
         shown.update(bidi.display_line(name, 48, self.mode) if rtl else "")
@@ -190,6 +191,11 @@ class ReleaseScreen(AppState, Guarded, Screen[None]):
         if folder.value.strip() in ("", self._auto_folder):  # not edited: it follows the name
             self._auto_folder = folder.value = str(default_folder(name or PLACEHOLDER_NAME))
         self._changed()
+
+    def _name_error(self, error: str | None) -> None:
+        line = self.query_one("#err-name", Static)
+        line.update(f"✗ {error}" if error else "")
+        line.display = bool(error)
 
     @on(Input.Changed, "#rel-folder")
     def _folder_changed(self, event: Input.Changed) -> None:
@@ -205,6 +211,17 @@ class ReleaseScreen(AppState, Guarded, Screen[None]):
     @on(SelectionList.SelectedChanged, "#rel-runs")
     def _option_changed(self) -> None:
         self._changed()
+
+    @on(SelectionList.SelectedChanged, "#rel-runs")
+    def _show_runs_note(self) -> None:
+        ids = self.run_ids
+        if not self.runs:
+            note = "no finished run yet: the datasheet has no leaderboard"
+        elif not ids:
+            note = "none ticked: no leaderboard"
+        else:
+            note = f"{len(ids)} ticked: the leaderboard and item analysis of " + ", ".join(f"#{i}" for i in ids)
+        self.query_one("#rel-runs-note", Static).update(note)
 
     def _changed(self) -> None:
         """The inputs changed: the last outcome is about other inputs; preview again soon."""
@@ -278,7 +295,7 @@ class ReleaseScreen(AppState, Guarded, Screen[None]):
             return
         error = name_error(self.release_name)
         if error:
-            self.query_one("#err-name", Static).update(f"✗ {error}")
+            self._name_error(error)
             self.query_one("#rel-name", Input).focus()
             return
         name, folder, runs = self.release_name, self.folder, self.run_ids
@@ -349,6 +366,7 @@ class ReleaseScreen(AppState, Guarded, Screen[None]):
         outcome.update(Content.assemble((f"✓ {message.summary}\n", "$text-success"),
                                         f"written to {message.folder}/\n",
                                         *(f"  {f}\n" for f in message.files)))
+        outcome.scroll_visible()
         self.notify(f"{message.summary}; written to {message.folder}/", timeout=8)
         self._show_folder_note()
         self._preview()  # the preview now shows the frozen release

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import re
 
-from rich.cells import cell_len
+from rich.cells import cell_len, chop_cells
 
-from ... import bidi
+from ... import bidi, display
 from ...bidi import Mode
 from ..render import Line
 
@@ -44,7 +44,11 @@ def _wrapped(text: str, width: int, mode: Mode, style: str = "", first: str = ""
 
 
 def _cut(text: str, width: int) -> str:
-    return bidi.display_line(text, max(width, 1), bidi.OFF)
+    """One line as it is (its indentation kept), cut with "…" past ``width`` cells."""
+    text = display.clean(text)
+    if cell_len(text) <= width:
+        return text
+    return chop_cells(text, max(width - 1, 1))[0] + bidi.ELLIPSIS
 
 
 def _cells(row: str) -> list[str]:
