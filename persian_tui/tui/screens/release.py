@@ -33,6 +33,7 @@ from ..widgets.lines_view import LinesView
 from ..widgets.persian_input import FitInput, PersianInput
 
 PREVIEW_DELAY = 0.3  # seconds of no typing before the datasheet is computed again
+NARROW_BELOW = 110  # columns: a narrower form beside the preview
 PLACEHOLDER_NAME = "NAME"  # the preview's name while none (or a bad one) is typed
 
 
@@ -72,6 +73,7 @@ class ReleaseScreen(AppState, Guarded, Screen[None]):
     ReleaseScreen #rel-head { padding: 0 1; color: $text-muted; height: auto; }
     ReleaseScreen #rel-body { height: 1fr; }
     ReleaseScreen #rel-form { width: 54; height: 1fr; padding: 0 1; border-right: vkey $surface-lighten-2; }
+    ReleaseScreen.-narrow #rel-form { width: 38; }
     ReleaseScreen #rel-form Label { margin: 1 0 0 0; color: $text-muted; }
     ReleaseScreen #rel-form Input, ReleaseScreen #rel-form Select { width: 100%; }
     ReleaseScreen .rel-note { color: $text-muted; height: auto; }
@@ -109,14 +111,14 @@ class ReleaseScreen(AppState, Guarded, Screen[None]):
                 yield PersianInput(placeholder="e.g. v1.0 (letters, digits, . _ -)", id="rel-name", compact=True)
                 yield Static("", id="rel-name-preview", markup=False)
                 yield Static("", id="err-name", classes="rel-error", markup=False)
-                yield Label("licence (the datasheet's header; the hub shows it)")
+                yield Label("licence (the datasheet header)")
                 yield Select([(lic, lic) for lic in LICENCES], value=DEFAULT_LICENCE, allow_blank=False,
                              id="rel-licence", compact=True)
                 yield Label("folder")
                 yield FitInput(str(default_folder(PLACEHOLDER_NAME)), id="rel-folder", compact=True)
                 yield Static("", id="rel-folder-note", classes="rel-note", markup=False)
-                yield Checkbox("as it was frozen (--frozen: not the curated set now)", id="rel-frozen", compact=True)
-                yield Label("runs on the leaderboard (Space ticks; a: all)")
+                yield Checkbox("as it was frozen (--frozen)", id="rel-frozen", compact=True)
+                yield Label("leaderboard runs (Space, a: all)")
                 yield SelectionList[int](id="rel-runs", compact=True)
                 yield Static("", id="rel-runs-note", classes="rel-note", markup=False)
                 yield Button("Freeze & write (Ctrl+S)", variant="primary", id="rel-write", compact=True)
@@ -142,11 +144,14 @@ class ReleaseScreen(AppState, Guarded, Screen[None]):
         releases = store.releases.releases()
         last = f"; last release {releases[-1].name}, frozen {releases[-1].created_at}" if releases else ""
         self.query_one("#rel-head", Static).update(
-            f"Release · freezes the {self.curated} curated question(s) under a name, for good, and writes its "
-            f"folder (data, datasheet, manifest, leaderboard, harness tasks), as `persian-tui release` does{last}")
+            f"Release: freeze the {self.curated} curated question(s) under a name, for good, and write its "
+            f"folder, as `persian-tui release` does{last}")
         self._show_folder_note()
         self._preview()
         self.query_one("#rel-name", Input).focus()
+
+    def on_resize(self) -> None:
+        self.set_class(self.app.size.width < NARROW_BELOW, "-narrow")  # the preview keeps room to read
 
     # ------------------------------------------------------------ the form
 
