@@ -11,7 +11,7 @@ from pathlib import Path
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
 from textual.timer import Timer
@@ -309,7 +309,8 @@ class ReleaseScreen(AppState, Guarded, Screen[None]):
         elif self.frozen_already:
             what = f"Write release {name} again (it is frozen with this content)"
         else:
-            what = f"Freeze the {self.curated} curated question(s) as release {name}? A release never changes.\nThen write it"
+            what = (f"Freeze the {self.curated} curated question(s) as release {name}? A release never changes.\n"
+                    "Then write it")
         board = f"runs {', '.join(f'#{i}' for i in runs)}" if runs else "no runs"
         question = f"{what} to {folder.resolve()}/ (licence {self.licence}, leaderboard: {board})?"
 
@@ -350,8 +351,8 @@ class ReleaseScreen(AppState, Guarded, Screen[None]):
         r = result.release
         summary = (f"release {r.name}: {r.questions} questions, digest {r.digest[:16]}, "
                    f"{'frozen now' if result.created else 'frozen ' + r.created_at}")
-        self.post_message(ReleaseWritten(str(folder.resolve()), [p.relative_to(folder).as_posix() for p in result.paths],
-                                         summary, result.created))
+        files = [p.relative_to(folder).as_posix() for p in result.paths]
+        self.post_message(ReleaseWritten(str(folder.resolve()), files, summary, result.created))
 
     def on_release_step(self, message: ReleaseStep) -> None:
         self.query_one("#rel-progress", ProgressBar).update(total=message.total, progress=message.done)
