@@ -253,13 +253,14 @@ async def test_keys_typed_ahead_land_in_the_name_and_the_question(db, tmp_path, 
     app = make_app(db)
     async with app.run_test(size=SIZE) as pilot:
         await bank_loaded(pilot)
-        await pilot.press("f", *"v2", "ctrl+s", "y")
+        await pilot.press("f", *"alpha-2", "ctrl+s", "y")  # "a" types into the name, not "all runs"
         await wait_for(pilot, lambda: isinstance(app.screen, ReleaseScreen) and app.screen.written is not None,
                        "the release written")
         screen = app.screen
         await written(pilot, screen)
-        assert screen.release_name == "v2" and screen.written.error is None
-    assert (tmp_path / "exports/releases/v2/release.json").is_file()
+        assert screen.release_name == "alpha-2" and screen.written.error is None
+        assert screen.run_ids == []
+    assert (tmp_path / "exports/releases/alpha-2/release.json").is_file()
 
 
 # ------------------------------------------------------------------ the preview

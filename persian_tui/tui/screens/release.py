@@ -178,7 +178,9 @@ class ReleaseScreen(AppState, Guarded, Screen[None]):
         return self.query_one("#rel-frozen", Checkbox).value
 
     def unsaved_work(self) -> str | None:
-        """What leaving would lose: a name typed and not written yet."""
+        """What leaving would lose: a name typed and not written yet, or the write under way."""
+        if self.writing:
+            return f"the release {self.release_name} being written"
         if not self.release_name or (self.written is not None and self.written.error is None):
             return None
         return f"the release {self.release_name} (not written)"
