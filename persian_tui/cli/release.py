@@ -9,8 +9,10 @@ from .common import UserError, open_store, run_ids
 
 
 def cmd_release(args) -> int:
-    from ..releases.build import build_release
+    from ..access import acting
+    from ..releases.make import default_folder, make_release
     from ..store import ReleaseExists
+    from .access import acting_name
 
     if args.list:
         with open_store(args, read=True) as store:
@@ -22,11 +24,11 @@ def cmd_release(args) -> int:
         return 0
     if not args.name:
         raise UserError("name the release, e.g. persian-tui release v1.0 (or --list)")
-    out = Path(args.output) if args.output else Path("exports") / "releases" / args.name
+    out = Path(args.output) if args.output else default_folder(args.name)
     with open_store(args) as store:
-        try:
-            result = build_release(store, args.name, out, run_ids=run_ids(args.runs) or [],
-                                   license_id=args.license, frozen=args.frozen)
+        try:  # the core checks the role again (admins release) and records who froze it
+            result = make_release(store, acting(store, acting_name(args)), args.name, out,
+                                  run_ids=run_ids(args.runs) or [], license_id=args.license, frozen=args.frozen)
         except ReleaseExists as e:
             raise UserError(str(e)) from None
     r = result.release
@@ -53,6 +55,7 @@ def add_commands(sub) -> None:
     rl.add_argument("name", nargs="?", metavar="NAME", help="e.g. v1.0 (letters, digits, . _ -)")
     rl.add_argument("-o", "--output", metavar="DIR", help="the folder (default: exports/releases/NAME)")
     rl.add_argument("--runs", metavar="IDS", help="runs for the leaderboard and item analysis, e.g. 1,2,5")
+    # releases/make.py DEFAULT_LICENCE (not imported here: the parser is built at every start)
     rl.add_argument("--license", default="unknown", help="licence identifier for the datasheet (default: unknown)")
     rl.add_argument("--frozen", action="store_true",
                     help="write the existing release NAME as it was frozen (the curated set may have changed)")

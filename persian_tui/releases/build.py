@@ -19,7 +19,7 @@ import hashlib
 import json
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
@@ -361,21 +361,50 @@ def check_runs(store: Store, run_ids: list[int]) -> None:
             raise InputError(f"--runs: no run {rid}; nothing was frozen or written")
 
 
-def build_release(store: Store, name: str, out: str | Path, *, run_ids: Sequence[int] = (),
-                  license_id: str = "unknown", frozen: bool = False, who: str | None = None) -> ReleaseResult:
-    """Freeze the curated set as release `name` (or find it frozen with the same content), then
-    write its folder. `frozen=True` writes an existing release as it was frozen, whatever the
-    curated set is now. ReleaseExists when `name` holds other content."""
+def check_name(name: str) -> str:
+    """A release's name as given, or InputError saying what a name may hold (models'
+    check_release_name: the one rule, the CLI and the app's release screen both ask it)."""
     from ..models import check_release_name
 
     try:
         check_release_name(name)
     except ValueError as e:
         raise InputError(f"release name {e}") from None
+    return name
+
+
+def check_licence(license_id: str) -> str:
     if not LICENSE.fullmatch(license_id):
         raise InputError("--license must be a licence identifier such as cc-by-4.0, mit or unknown")
+    return license_id
+
+
+def check_folder(out: Path) -> None:
+    """Refuse a folder path that is something else (a file where the folder goes)."""
+    if out.exists() and not out.is_dir():
+        raise InputError(f"{out}: exists and is not a folder; choose another folder (-o)")
+
+
+Progress = Callable[[str, int, int], None]  # (what is being done, steps done, steps in all)
+
+
+def build_release(store: Store, name: str, out: str | Path, *, run_ids: Sequence[int] = (),
+                  license_id: str = "unknown", frozen: bool = False, who: str | None = None,
+                  progress: Progress | None = None) -> ReleaseResult:
+    """Freeze the curated set as release `name` (or find it frozen with the same content), then
+    write its folder. `frozen=True` writes an existing release as it was frozen, whatever the
+    curated set is now. ReleaseExists when `name` holds other content. `progress` hears of each
+    step (the app's release screen shows them)."""
+    def step(what: str, done: int, total: int = 3) -> None:
+        if progress is not None:
+            progress(what, done, total)
+
+    check_name(name)
+    check_licence(license_id)
     out = Path(out)
+    check_folder(out)
     check_runs(store, list(run_ids))  # before freezing: a mistyped run id freezes nothing
+    step("freezing the curated set", 0)
     if frozen:
         release, created = store.releases.get_release(name), False
         if release is None:
@@ -392,6 +421,7 @@ def build_release(store: Store, name: str, out: str | Path, *, run_ids: Sequence
         _check_folder(out, name, digest)  # before freezing: a refused folder freezes nothing
         release, created = store.releases.freeze_release(name, items, who)
     check_release(release)  # on every write: what is written is what was frozen
+    step("computing the leaderboard and the datasheet", 1)
     board = leaderboard(store, release, list(run_ids))
     texts = {DATA_FILE: "".join(i.record + "\n" for i in release.items),
              "README.md": datasheet(store, release, board, license_id),
@@ -400,7 +430,8 @@ def build_release(store: Store, name: str, out: str | Path, *, run_ids: Sequence
         texts["leaderboard.csv"] = _board_csv(board)
     texts.update(harness_files(release.name))
     paths = []
-    for rel, text in texts.items():  # the manifest last: a folder with it is complete
+    for n, (rel, text) in enumerate(texts.items()):  # the manifest last: a folder with it is complete
+        step(f"writing {rel}", 2 + n, 2 + len(texts))
         outputs.write_atomic(out / rel, text.encode("utf-8"))
         paths.append(out / rel)
     return ReleaseResult(release, created, paths)

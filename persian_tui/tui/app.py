@@ -23,7 +23,7 @@ from ..models import QueueScope
 from ..store import DatabaseError, Store, StoreError, discard_if_unused, is_there
 from .base import TuiApp
 from .commands import ScreenCommands
-from .guard import APP_ACTS, offered, refused
+from .guard import APP_ACTS, SAYS_WHY, offered, refused
 from .keys import APP_KEYS, bindings, help_rows, screen_table, screen_title
 from .safe_output import SHOW_CONTROLS
 from .screens.bank import BankScreen
@@ -191,7 +191,7 @@ class PersianTUI(TuiApp):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """An action the person's role does not allow is not offered (tui/guard.py)."""
         act = APP_ACTS.get(action)
-        return True if act is None else self.access.may(act)
+        return True if act is None or action in SAYS_WHY else self.access.may(act)
 
     def with_name(self, then: Callable[[str], object]) -> None:
         """Run then(name) with the user's name, asking for it first when it is not known."""
@@ -270,6 +270,14 @@ class PersianTUI(TuiApp):
         if refused(self, APP_ACTS["agreement"]):
             return
         self.push_screen(AgreementScreen())
+
+    def action_release(self) -> None:
+        """The release screen (admins; anyone else is told why, in one line)."""
+        from .screens.release import ReleaseScreen
+
+        if refused(self, APP_ACTS["release"]):
+            return
+        self.push_screen(ReleaseScreen())
 
     # ------------------------------------------------------------ quitting
 

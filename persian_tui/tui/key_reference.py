@@ -15,7 +15,8 @@ from .keys import APP_KEYS, Key, help_rows, screen_table, screen_title
 # the order people meet them in; screens not named here follow, by title
 ORDER = ("bank", "question editor", "conflicting edits", "corpus", "your name", "labelling", "shared setting",
          "guidelines", "agreement", "adjudication", "reason", "confirm", "runs", "new run", "run answers",
-         "judge review", "pick a category", "error taxonomy", "error category", "report", "question", "text", "help")
+         "judge review", "pick a category", "error taxonomy", "error category", "report", "release", "question", "text",
+         "help")
 
 HEAD = """# Keys reference
 

@@ -46,6 +46,41 @@ class ReportExported(Message):
     error: str | None = None
 
 
+# release
+@dataclass
+class ReleasePreviewed(Message):
+    """The datasheet the release screen's inputs of ``generation`` would write (``text``), or why
+    they cannot be written (``error``); ``frozen``: the name holds this release already."""
+
+    generation: int
+    text: str = ""
+    error: str | None = None
+    frozen: bool = False
+
+
+# release
+@dataclass
+class ReleaseStep(Message):
+    """The release being written: ``what`` is being done, ``done`` of ``total`` steps."""
+
+    what: str
+    done: int
+    total: int
+
+
+# release
+@dataclass
+class ReleaseWritten(Message):
+    """The release was written to ``folder`` (its ``files``; ``created``: frozen now), or why
+    not (``error``, one line)."""
+
+    folder: str = ""
+    files: list[str] = field(default_factory=list)
+    summary: str = ""
+    created: bool = False
+    error: str | None = None
+
+
 # run_detail
 @dataclass
 class DetailLoaded(Message):

@@ -20,6 +20,7 @@ from persian_tui.tui.screens.bank import BankScreen
 from persian_tui.tui.screens.corpus import CorpusScreen
 from persian_tui.tui.screens.help import HelpScreen
 from persian_tui.tui.screens.label import LabelScreen
+from persian_tui.tui.screens.release import ReleaseScreen
 from persian_tui.tui.screens.report import ReportScreen
 from persian_tui.tui.screens.review import ReviewScreen
 from persian_tui.tui.screens.run_detail import RunDetailScreen
@@ -43,6 +44,7 @@ SECTIONS = {
     ("judge.md", "Reviewing the judge"): ReviewScreen,
     ("judge.md", "The error taxonomy screen"): TaxonomyScreen,
     ("reports.md", "The report in the TUI"): ReportScreen,
+    ("releases.md", "From the app"): ReleaseScreen,
 }
 
 

@@ -83,6 +83,8 @@ class BankScreen(AppState, Guarded, Screen[None]):
             palette="Review"),
         Key("p", "app.report", "Report", "report: leaderboard with intervals, paired tests, breakdowns, "
             "position bias", palette="Report"),
+        Key("f", "app.release", "Release", "release: freeze the curated set, write its folder (datasheet previewed)",
+            footer=False, palette="Release"),
         Key("b", "cycle_bidi", "Bidi", "bidi mode: app (reorder here), terminal (a bidi terminal reorders), off"),
         Key("r", "reload", "Reload", "reload from the database (others may write it)", palette="Reload"),
         help_key(),
