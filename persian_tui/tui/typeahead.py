@@ -88,14 +88,15 @@ class TypeAhead:
             self.task = asyncio.create_task(self._wait())
 
     async def _wait(self) -> None:
-        """Until the app is quiet twice in a row (a loop turn apart), or HOLD_MAX has passed."""
+        """Until the app is quiet three times in a row (a loop turn, then a few ms apart: a
+        key's handler may be awaiting between two queues), or HOLD_MAX has passed."""
         deadline = time.monotonic() + HOLD_MAX
         calm = 0
         try:
-            while calm < 2 and time.monotonic() < deadline:
+            while calm < 3 and time.monotonic() < deadline:
                 if quiet(self.app):
                     calm += 1
-                    await asyncio.sleep(0)
+                    await asyncio.sleep(0 if calm < 2 else 0.002)
                 else:
                     calm = 0
                     # queues drain within a turn or two; a pending repaint takes a frame
