@@ -13,7 +13,7 @@ from .db import Database
 from .errors import EditConflict
 from .links import LinksRepo
 from .questions import QuestionsRepo
-from .rows import insert_questions, prepare, question_id, replace_own_source
+from .rows import insert_questions, prepare, question_id, replace_own_source, to_json
 
 _EDITABLE = ("stem", "key", "status", "explanation", "category", "poet", "source_name",
              "source_id", "tags")
@@ -43,7 +43,7 @@ class CurationRepo:
             qid = question_id(self.db.conn, q.uid)
             self.db.conn.execute(
                 "INSERT INTO revisions (question_id, author, created_at, changes) VALUES (?,?,?,?)",
-                (qid, author, q.created_at, json.dumps({"created": [None, q.uid]}, ensure_ascii=False)))
+                (qid, author, q.created_at, to_json({"created": [None, q.uid]})))
         self.links.link_saved([q.uid])  # corpus provenance, its own short transaction
         return q
 
@@ -87,7 +87,7 @@ class CurationRepo:
                 "source_name=?, source_id=?, tags=?, updated_at=?, fingerprint=?, search_text=? "
                 "WHERE id = ?",
                 (q.stem, q.key, q.status, q.explanation, q.category, q.poet, q.source_name,
-                 q.source_id, json.dumps(q.tags, ensure_ascii=False), q.updated_at,
+                 q.source_id, to_json(q.tags), q.updated_at,
                  fingerprint(q), search_text(q), qid))
             replace_own_source(self.db.conn, qid, SourceRef(old.source_name, old.source_id),
                                SourceRef(q.source_name, q.source_id), q.updated_at)
@@ -100,7 +100,7 @@ class CurationRepo:
                      for o in q.options])
             self.db.conn.execute(
                 "INSERT INTO revisions (question_id, author, created_at, changes) VALUES (?,?,?,?)",
-                (qid, author, q.updated_at, json.dumps(changes, ensure_ascii=False)))
+                (qid, author, q.updated_at, to_json(changes)))
         if "options" in changes:
             self.links.link_saved([q.uid])  # corpus provenance, its own short transaction
         return q, changes, kept
