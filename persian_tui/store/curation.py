@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from ..models import Adjudication, Question, Revision, SourceRef
 from ..models.keys import fingerprint, new_uid, now, search_text
@@ -10,7 +11,7 @@ from ..models.labels import Changes
 from ..models.merge import merge
 from ..text import couplet_key
 from .db import Database
-from .errors import EditConflict
+from .errors import Changed, EditConflict
 from .links import LinksRepo
 from .questions import QuestionsRepo
 from .rows import insert_questions, prepare, question_id, replace_own_source, to_json
@@ -116,9 +117,12 @@ class CurationRepo:
             "GROUP BY q.uid")}
 
     def adjudicate(self, uid: str, adjudicator: str, decision: str, *, key: int | None = None,
-                   reason: str | None = None) -> Adjudication:
+                   reason: str | None = None,
+                   check: Callable[[Question], str | None] | None = None) -> Adjudication:
         """Record a final decision: `accept` the current key, set `key`, or `retire`.
-        The question becomes curated (or retired); the log keeps who, when and why."""
+        The question becomes curated (or retired); the log keeps who, when and why. ``check``:
+        run on the question as it is inside the write transaction; a reason it returns raises
+        Changed (nothing written): a decision planned earlier is re-checked where it is made."""
         if decision not in ("accept", "key", "retire"):
             raise ValueError(f"unknown decision {decision!r}")
         if not adjudicator:
@@ -128,6 +132,8 @@ class CurationRepo:
             q = self.questions.get_question(uid)
             if q is None:
                 raise KeyError(f"no question {uid}")
+            if check is not None and (why := check(q)):
+                raise Changed(why)
             if decision == "key" and key not in (1, 2, 3, 4):
                 raise ValueError(f"key {key!r} out of range 1..4")
             if decision == "accept":
