@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 
 from ..models import Adjudication, Question, Revision, SourceRef
-from ..models.keys import fingerprint, new_uid, now, search_text
+from ..models.keys import fingerprint, new_uid, now, repeated_couplets, search_text
 from ..models.labels import Changes
 from ..models.merge import merge
 from ..text import couplet_key
@@ -73,6 +73,8 @@ class CurationRepo:
                     raise EditConflict(merged.conflicts, old, merged.question)
                 q, kept = merged.question, merged.kept
                 problems = q.problems()
+                if not repeated_couplets(old):  # a merge never makes one couplet two options
+                    problems += repeated_couplets(q)
                 if problems:
                     raise ValueError("; ".join(problems))
             changes: Changes = {f: [getattr(old, f), getattr(q, f)] for f in _EDITABLE
