@@ -110,11 +110,14 @@ def finite(value: Any) -> Any:
 
 
 def reply(value: str, cut: list[int]) -> str:
-    """A reply within MAX_REPLY_CHARS; a longer one is cut (its index counted in `cut`)."""
-    if len(value) > MAX_REPLY_CHARS:
-        cut.append(len(value))
-        return value[:MAX_REPLY_CHARS]
-    return value
+    """A reply within MAX_REPLY_CHARS: a longer one is kept as its head and tail (an answer
+    usually closes a reply; runs/llm_client.cut_long's rule, with a cap that keeps the parser
+    quick), its length noted in `cut`."""
+    if len(value) <= MAX_REPLY_CHARS:
+        return value
+    cut.append(len(value))
+    half = MAX_REPLY_CHARS // 2 - 32
+    return f"{value[:half]}\n[… {len(value) - 2 * half} characters cut …]\n{value[-half:]}"
 
 
 def loglikelihoods(resps: list, where: str) -> list[float] | None:
