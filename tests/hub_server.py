@@ -81,7 +81,8 @@ class FakeHub:
                         item = json.loads(line)
                         if item.get("key") == "file":
                             repo.files[item["value"]["path"]] = base64.b64decode(item["value"]["content"])
-                    return self._send(200, {"commitUrl": f"{hub.url}/datasets/{parts[2]}/{parts[3]}/commit/1", "commitOid": "1" * 40})
+                    url = f"{hub.url}/datasets/{parts[2]}/{parts[3]}/commit/1"
+                    return self._send(200, {"commitUrl": url, "commitOid": "1" * 40})
                 return self._send(404, {"error": "not here"})
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

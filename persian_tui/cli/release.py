@@ -59,7 +59,9 @@ def add_commands(sub) -> None:
     rl.add_argument("--frozen", action="store_true",
                     help="write the existing release NAME as it was frozen (the curated set may have changed)")
     rl.add_argument("--list", action="store_true", help="list the releases")
-    rl.add_argument("--push", metavar="REPO", help="then upload the release's files (those release.json lists, nothing else) to this Hugging Face dataset "
-                    "repository (owner/name; needs huggingface_hub and a token: HF_TOKEN or `hf auth login`)")
-    rl.add_argument("--private", action="store_true", help="with --push: create the repository private (an existing public one is refused)")
+    rl.add_argument("--push", metavar="REPO", help="then upload the release's files (release.json and what it "
+                    "lists, nothing else) to this Hugging Face dataset repository (owner/name; needs "
+                    "huggingface_hub and a token: HF_TOKEN or `hf auth login`)")
+    rl.add_argument("--private", action="store_true",
+                    help="with --push: create the repository private (an existing public one is refused)")
     rl.set_defaults(func=cmd_release)

@@ -21,16 +21,15 @@ import json
 import os
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import NoReturn
 
-from ..bank import jsonl
 from .. import redact
+from ..bank import jsonl
 from ..display import clean, count, figure
 from ..files import outputs
 from ..files.inputs import InputError
@@ -321,7 +320,8 @@ def _board_csv(board: list[_Board]) -> str:
     w.writerow(["rank", "run_id", "model", "kind", "answered", "correct", "accuracy", "wilson_low",
                 "wilson_high", "run_on_release"])
     for b in board:
-        w.writerow([b.rank, b.run_id, clean(b.model, newlines=False), clean(b.kind, newlines=False), b.answered, count(float(b.correct)),
+        w.writerow([b.rank, b.run_id, clean(b.model, newlines=False), clean(b.kind, newlines=False), b.answered,
+                    count(float(b.correct)),
                     *("" if x is None else f"{x:.6g}" for x in (b.accuracy, b.low, b.high)), int(b.on_release)])
     return buf.getvalue()
 

@@ -98,8 +98,8 @@ def _text(content, where: str) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(c.get("text") if isinstance(c.get("text"), str) else ""
-                       for c in content if isinstance(c, dict) and c.get("type") == "text")
+        return "".join(str(c["text"]) for c in content
+                       if isinstance(c, dict) and c.get("type") == "text" and isinstance(c.get("text"), str))
     if content is None:
         return ""
     shapes.refuse(where, "output.choices[0].message.content", content, "a string or a list of blocks")
@@ -219,7 +219,8 @@ def read_lmeval(path: Path, model: str | None) -> tuple[dict, list[dict]]:
         text = read_input(path).decode("utf-8")
     except UnicodeDecodeError as e:
         raise InputError(f"{path}: not UTF-8 text (byte {e.start})") from None
-    rows, cut = [], []
+    rows: list[dict] = []
+    cut: list[int] = []
     for n, line in enumerate(text.split("\n"), 1):  # JSON Lines: \n ends a line, nothing else does
         if not line.strip():
             continue

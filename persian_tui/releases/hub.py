@@ -39,11 +39,11 @@ def release_files(folder: Path) -> tuple[list[str], list[str]]:
     InputError for a folder that is (or holds) a database, a file that is not what the manifest
     says, or a path that leaves the folder."""
     real = os.path.realpath(folder)
-    for db, side in database_files():
+    for db, _ in database_files():
         if os.path.dirname(os.path.realpath(db)) == real:
             raise InputError(f"{folder}: is the folder of the database {db}; nothing is uploaded from it")
     others = []
-    for root, dirs, names in os.walk(folder):
+    for root, _, names in os.walk(folder):
         for name in names:
             path = Path(root) / name
             if _is_database(path) or any(os.path.realpath(side) == os.path.realpath(path)

@@ -17,6 +17,7 @@ from ..models import Question, SourceRef
 from ..models.keys import fingerprint, now, search_text
 from ..text import couplet_key
 
+
 def _plain(value: object) -> object:
     """``value`` with every NaN or infinity replaced by None (JSON has neither)."""
     if isinstance(value, float) and not math.isfinite(value):
