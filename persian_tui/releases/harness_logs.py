@@ -61,6 +61,8 @@ def _inspect_dict(path: Path) -> dict:
             raise InputError(f"{path}: not an Inspect log ({e})") from None
         if repeated:
             return _read_log_file(path)
+    if path.suffix != path.suffix.lower():  # inspect_ai knows a log by its lower-case extension only
+        return _read_log_file(path)
     try:
         from inspect_ai.log import read_eval_log
     except ImportError:

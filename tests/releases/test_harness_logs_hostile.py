@@ -323,3 +323,15 @@ def test_upper_case_extensions_are_read_as_harness_logs(release, tmp_path, capsy
     path = inspect_log(tmp_path / "LOG.JSON", [sample(r["uid"]) for r in records(out)[:3]])
     assert main(["--db", db, "import-predictions", str(path)]) == 0
     assert "Inspect" in capsys.readouterr().out
+
+
+def test_an_upper_case_eval_is_read_with_inspect_installed(release, tmp_path, capsys):
+    pytest.importorskip("inspect_ai")
+    db, out = release
+    path = tmp_path / "LOG.EVAL"
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("header.json", json.dumps({"status": "success", "eval": {"model": "m", "task": "t"}}))
+        for n, r in enumerate(records(out)[:3]):
+            z.writestr(f"samples/{n}.json", json.dumps(sample(r["uid"])))
+    assert main(["--db", db, "import-predictions", str(path)]) == 0
+    assert "3 prediction(s)" in capsys.readouterr().out
