@@ -431,6 +431,8 @@ def build_release(store: Store, name: str, out: str | Path, *, run_ids: Sequence
         raise InputError("--license must be a licence identifier such as cc-by-4.0, mit or unknown")
     out = Path(out)
     check_runs(store, list(run_ids))  # before freezing: a mistyped run id freezes nothing
+    if out.is_symlink():
+        raise InputError(f"{out}: is a symlink (to {os.readlink(out)}); a release is written into a real folder")
     if out.exists() and not out.is_dir():
         raise InputError(f"{out}: is not a folder; a release is written into a folder (-o)")
     with _writing(out):
