@@ -31,7 +31,9 @@ _PRED_COLUMNS = ("q.uid, p.predicted, p.parse_status, p.scores, p.raw_output, p.
 
 def _run(row: sqlite3.Row) -> Run:
     """A Run from its row (by column name: the names of Run's fields)."""
-    return Run(**{**row, "params": json.loads(row["params"]), "archived": bool(row["archived"])})
+    # the model name masked on the way out too: a row written before names were redacted on the way in
+    return Run(**{**row, "model": redact.text(row["model"]) or row["model"], "params": json.loads(row["params"]),
+                  "archived": bool(row["archived"])})
 
 
 def lease_holder() -> str:

@@ -335,3 +335,20 @@ def test_an_upper_case_eval_is_read_with_inspect_installed(release, tmp_path, ca
             z.writestr(f"samples/{n}.json", json.dumps(sample(r["uid"])))
     assert main(["--db", db, "import-predictions", str(path)]) == 0
     assert "3 prediction(s)" in capsys.readouterr().out
+
+
+def test_a_secret_stored_before_the_fix_is_never_shown(release, tmp_path, capsys):
+    """A runs.model written by an older version with a key in it: masked wherever it is read."""
+    db, out = release
+    path = lm_file(tmp_path / "lm", [gen_line(i, r) for i, r in enumerate(records(out))])
+    assert main(["--db", db, "import-predictions", str(path), "--model", "m"]) == 0
+    with Store(db) as s:
+        s.conn.execute("UPDATE runs SET model = ? WHERE kind = 'imported'", (MODEL_ARGS,))
+    capsys.readouterr()
+    assert main(["--db", db, "runs"]) == 0
+    (run,) = imported(db)
+    assert main(["--db", db, "release", "v1", "-o", str(tmp_path / "r"), "--runs", str(run.id)]) == 0
+    printed = capsys.readouterr()
+    files = "".join(p.read_text("utf-8") for p in (tmp_path / "r").rglob("*") if p.is_file())
+    for secret in SECRETS[:3]:
+        assert secret not in printed.out + printed.err + files
