@@ -15,6 +15,7 @@ from . import settings
 _TOKENS = (
     re.compile(r"(?i)(\b(?:bearer|basic)\s+)[^\s\"',;]+"),
     re.compile(r"\b()(?:sk|pk|rk)-[A-Za-z0-9_\-]{6,}"),
+    re.compile(r"(?<![A-Za-z0-9])()(?:hf|hf_oauth)_[A-Za-z0-9]{8,}"),  # Hugging Face tokens
     re.compile(r"(?i)((?<![A-Za-z0-9])(?:api[_-]?key|(?:access|refresh|id|auth)[_-]?token|token|key|sig|signature|"
                r"password|passwd|pwd|secret|client[_-]?secret|auth|code)[\"']?\s*[:=]\s*[\"']?)"
                r"(?!\*\*\*)(?!bearer\b)[^\s\"',;&]+"),
@@ -33,7 +34,7 @@ def _secret_param(name: str, value: str) -> bool:
     letters and digits, or an sk-... key)."""
     plain = unquote(name).lower().replace("-", "").replace("_", "")
     return bool(value) and (plain in SECRET_PARAMS or bool(_KEYLIKE.fullmatch(value))
-                            or bool(_TOKENS[1].search(unquote(value))))
+                            or any(p.search(unquote(value)) for p in _TOKENS[1:3]))
 
 
 def _query_secrets(query: str) -> list[str]:
@@ -66,8 +67,9 @@ def was_redacted(value: str | None) -> bool:
 
 
 def text(value: str | None, *, keys: tuple[str, ...] = ()) -> str | None:
-    """An error text with secrets removed: the given key values, Bearer/sk- tokens,
-    key=value pairs, and user-info in any URL it quotes."""
+    """Text with secrets removed: the given key values, Bearer/sk-/hf_ tokens, key=value pairs
+    (api_key=..., token=..., also in a URL's query), and user-info in any URL it quotes. The one
+    choke point for error messages and for names taken from files (a model name from a log)."""
     if not value:
         return value
     for key in keys:

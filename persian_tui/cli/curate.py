@@ -29,9 +29,29 @@ def _check(item: ItemVotes, force: bool) -> str | None:
     return None
 
 
+def _still(store, planned: ItemVotes):
+    """The re-check made inside each acceptance's write transaction: the question is as planned
+    (not retired or curated since, the same key) and no annotator flag or key problem has been
+    added since (--force covers only the flags the plan saw); why not, or None."""
+    from ..annotation.consensus import flag_reasons, item_votes
+
+    def check(q) -> str | None:
+        if q.status in ("retired", "curated"):
+            return f"{q.status} meanwhile"
+        if q.key != planned.key:
+            return f"key changed meanwhile from {planned.key} to {q.key}"
+        (now,) = item_votes(store, [q], item_flags={q.uid: planned.item_flags})
+        new = [r for r in flag_reasons(now) if r not in flag_reasons(planned)]
+        if new:
+            return "flagged meanwhile: " + "; ".join(new)
+        return None
+    return check
+
+
 def cmd_curate(args) -> int:
     from ..annotation.consensus import BULK_REASON, bulk_acceptable, flag_reasons, item_votes
     from ..reports.items import queue_flags
+    from ..store import Changed
 
     if not args.agreeing and not args.uids:
         raise UserError("name the questions to accept (UID ...) or give --agreeing")
@@ -67,8 +87,12 @@ def cmd_curate(args) -> int:
         for item, reason in plan:
             if not args.dry_run:
                 try:
-                    store.curation.adjudicate(item.uid, args.annotator.strip(), "accept", reason=reason)
-                except (KeyError, ValueError) as e:  # changed by someone else meanwhile
+                    store.curation.adjudicate(item.uid, args.annotator.strip(), "accept", reason=reason,
+                                              check=_still(store, item))
+                except Changed as e:  # changed by someone else since the plan was read
+                    print(f"skipped {item.uid}: {e}; not accepted")
+                    continue
+                except (KeyError, ValueError) as e:
                     print(f"not accepted {item.uid}: {e}")
                     continue
             done += 1

@@ -38,6 +38,11 @@ def cmd_import_log(args) -> int:
           f"prediction(s), {r.invalid} without a usable answer; accuracy {display.figure(ours, '{:.1%}')} "
           f"against the bank's keys ({name}'s own: {display.figure(harness, '{:.1%}')})"
           + ("; already imported" if r.runs_unchanged else ""))
+    if facts.get("cut"):
+        from ..releases.log_shapes import MAX_REPLY_CHARS
+
+        print(f"note: {len(facts['cut'])} reply(ies) longer than {MAX_REPLY_CHARS:,} characters were cut to their "
+              f"head and tail within it (the longest: {max(facts['cut']):,}); the answer is read from what is kept")
     if ours is not None and harness is not None and abs(ours - harness) > 1e-9:
         print(f"note: the accuracies differ: {name} scored against its own targets or scorer; the bank's keys "
               "and the project's parser give the first figure")

@@ -38,9 +38,11 @@ def cmd_release(args) -> int:
     if args.push:
         from ..releases.hub import push_release
 
-        url = push_release(out, args.push, f"persian-tui release {r.name} (digest {r.digest[:16]})",
-                           private=args.private)
-        print(f"pushed {out}/ to {url}")
+        url, notes = push_release(out, args.push, f"persian-tui release {r.name} (digest {r.digest[:16]})",
+                                  private=args.private)
+        for note in notes:
+            print(note)
+        print(f"pushed the release's files (release.json lists them) to {url}")
     return 0
 
 
@@ -60,7 +62,9 @@ def add_commands(sub) -> None:
     rl.add_argument("--frozen", action="store_true",
                     help="write the existing release NAME as it was frozen (the curated set may have changed)")
     rl.add_argument("--list", action="store_true", help="list the releases")
-    rl.add_argument("--push", metavar="REPO", help="then upload the folder to this Hugging Face dataset "
-                    "repository (owner/name; needs huggingface_hub and a token: HF_TOKEN or `hf auth login`)")
-    rl.add_argument("--private", action="store_true", help="with --push: create the repository private")
+    rl.add_argument("--push", metavar="REPO", help="then upload the release's files (release.json and what it "
+                    "lists, nothing else) to this Hugging Face dataset repository (owner/name; needs "
+                    "huggingface_hub and a token: HF_TOKEN or `hf auth login`)")
+    rl.add_argument("--private", action="store_true",
+                    help="with --push: create the repository private (an existing public one is refused)")
     rl.set_defaults(func=cmd_release)

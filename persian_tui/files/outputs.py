@@ -114,9 +114,23 @@ def check_not_database(path: Path, real: Path) -> None:
             raise WriteError(f"{path}: is {what} {db}; nothing was written (choose another file)")
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Readers see the old file or the new one, never half of it."""
+def symlink_within(path: Path, root: Path) -> Path | None:
+    """The first symlink among ``root`` and the folders and file from it down to ``path``."""
+    root, path = Path(os.path.abspath(root)), Path(os.path.abspath(path))
+    for p in (root, *reversed([q for q in path.parents if q.is_relative_to(root) and q != root]), path):
+        if os.path.islink(p):
+            return p
+    return None
+
+
+def write_atomic(path: Path, data: bytes, *, within: Path | None = None) -> None:
+    """Readers see the old file or the new one, never half of it. ``within``: a folder whose
+    contents are written only as they are: a symlink at or below it (the folder itself, one on
+    the way, the file) is refused, never written through."""
     path = Path(path)
+    if within is not None and (link := symlink_within(path, within)):
+        raise WriteError(f"{path}: {link} is a symlink (to {os.readlink(link)}); a release folder is never "
+                         "written through one; nothing more was written")
     if link := _dangling(Path(os.path.abspath(path))):
         where = "is" if link == Path(os.path.abspath(path)) else f"goes through {link},"
         raise WriteError(f"{path}: {where} a dangling symlink (to {os.readlink(link)}); nothing was written")

@@ -15,18 +15,22 @@ the column types the header declares (releases/dataset_card.py)."""
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
+import os
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import NoReturn
 
+from .. import redact
 from ..bank import jsonl
-from ..display import count, figure
+from ..display import clean, count, figure
 from ..files import outputs
 from ..files.inputs import InputError
 from ..models import Question, Release, ReleaseItem, release_digest
@@ -128,7 +132,7 @@ def leaderboard(store: Store, release: Release, run_ids: list[int]) -> list[_Boa
         correct = sum(credits, Fraction(0))
         # fractional credit (ties); stats.wilson is annotated int but takes any count
         low, high = wilson(float(correct), len(credits)) or (None, None)  # type: ignore[arg-type]
-        out.append(_Board(rid, run.model, run.kind, len(credits), correct, low, high,
+        out.append(_Board(rid, redact.text(run.model) or "", run.kind, len(credits), correct, low, high,
                           run.params.get("release") == release.name))
     from ..reports.ranking import rank_runs
 
@@ -297,9 +301,12 @@ def baseline_line(keys: list[int]) -> str:
             "key distribution.")
 
 
-def manifest(release: Release, run_ids: list[int]) -> str:
+def manifest(release: Release, run_ids: list[int], files: dict[str, bytes]) -> str:
+    """release.json: the release and every other file of the folder with its sha256 (what
+    `--push` uploads, nothing else)."""
     return json.dumps({"name": release.name, "digest": release.digest, "frozen_at": release.created_at,
                        "questions": release.questions, "data": DATA_FILE, "runs": run_ids,
+                       "files": {rel: hashlib.sha256(data).hexdigest() for rel, data in sorted(files.items())},
                        "items": [{"uid": i.uid, "sha256": i.sha256, "key": i.key} for i in release.items]},
                       ensure_ascii=False, indent=2, sort_keys=True) + "\n"
 
@@ -313,23 +320,71 @@ def _board_csv(board: list[_Board]) -> str:
     w.writerow(["rank", "run_id", "model", "kind", "answered", "correct", "accuracy", "wilson_low",
                 "wilson_high", "run_on_release"])
     for b in board:
-        w.writerow([b.rank, b.run_id, b.model, b.kind, b.answered, count(float(b.correct)),
+        w.writerow([b.rank, b.run_id, clean(b.model, newlines=False), clean(b.kind, newlines=False), b.answered,
+                    count(float(b.correct)),
                     *("" if x is None else f"{x:.6g}" for x in (b.accuracy, b.low, b.high)), int(b.on_release)])
     return buf.getvalue()
 
 
-def _check_folder(out: Path, name: str, digest: str) -> None:
-    """Refuse a folder that holds ANOTHER release (its release.json names another name or digest)."""
-    existing = out / "release.json"
-    if not existing.is_file():
-        return
+MANIFEST = "release.json"
+
+
+def _old_manifest(out: Path) -> dict | None:
+    existing = out / MANIFEST
+    if not existing.is_file() or existing.is_symlink():
+        return None
     try:
         old = json.loads(existing.read_text(encoding="utf-8"))
     except (OSError, ValueError, UnicodeDecodeError):
         raise InputError(f"{existing}: exists and is not a release manifest; choose another folder") from None
-    if not isinstance(old, dict) or (old.get("name"), old.get("digest")) != (name, digest):
-        other = old.get("name") if isinstance(old, dict) else None
-        raise InputError(f"{out}: holds another release ({other!r}); choose another folder (-o)")
+    if not isinstance(old, dict):
+        raise InputError(f"{existing}: exists and is not a release manifest; choose another folder")
+    return old
+
+
+def _check_folder(out: Path, name: str, digest: str) -> None:
+    """Refuse a folder that holds ANOTHER release (its release.json names another name or digest),
+    and an existing folder with files that is not a release at all (no release.json of ours)."""
+    if out.is_symlink():
+        raise InputError(f"{out}: is a symlink (to {os.readlink(out)}); a release is written into a real folder")
+    old = _old_manifest(out)
+    if old is None:
+        if out.is_dir() and any(out.iterdir()):
+            raise InputError(f"{out}: holds files and is not a release folder (no {MANIFEST}); nothing is written "
+                             "over them: choose an empty or new folder (-o) (a release that failed part-way "
+                             "leaves no manifest: remove its folder)")
+        return
+    if (old.get("name"), old.get("digest")) != (name, digest):
+        raise InputError(f"{out}: holds another release ({old.get('name')!r}); choose another folder (-o)")
+
+
+@contextmanager
+def _writing(out: Path) -> Iterator[None]:
+    """Hold the release folder for one writer (a lock on the folder itself, no file in it): a
+    second release into the same folder meanwhile is refused, never mixed in."""
+    made = not os.path.lexists(out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        fd = os.open(out, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as e:
+        raise InputError(f"{out}: cannot write the release folder: {(e.strerror or str(e)).lower()}") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise InputError(f"{out}: another release is being written into this folder; nothing was written "
+                             "(try again when it is done, or choose another folder)") from None
+        try:
+            yield
+        except BaseException:
+            if made:
+                try:
+                    out.rmdir()  # only when nothing was written
+                except OSError:
+                    pass
+            raise
+    finally:
+        os.close(fd)
 
 
 def check_release(release: Release) -> None:
@@ -404,6 +459,14 @@ def build_release(store: Store, name: str, out: str | Path, *, run_ids: Sequence
     out = Path(out)
     check_folder(out)
     check_runs(store, list(run_ids))  # before freezing: a mistyped run id freezes nothing
+    if out.is_symlink():
+        raise InputError(f"{out}: is a symlink (to {os.readlink(out)}); a release is written into a real folder")
+    with _writing(out):
+        return _build(store, name, out, list(run_ids), license_id, frozen, who, step)
+
+
+def _build(store: Store, name: str, out: Path, run_ids: list[int], license_id: str, frozen: bool,
+           who: str | None, step: Callable[..., None]) -> ReleaseResult:
     step("freezing the curated set", 0)
     if frozen:
         release, created = store.releases.get_release(name), False
@@ -422,16 +485,29 @@ def build_release(store: Store, name: str, out: str | Path, *, run_ids: Sequence
         release, created = store.releases.freeze_release(name, items, who)
     check_release(release)  # on every write: what is written is what was frozen
     step("computing the leaderboard and the datasheet", 1)
-    board = leaderboard(store, release, list(run_ids))
-    texts = {DATA_FILE: "".join(i.record + "\n" for i in release.items),
-             "README.md": datasheet(store, release, board, license_id),
-             "release.json": manifest(release, list(run_ids))}
+    board = leaderboard(store, release, run_ids)
+    texts = {DATA_FILE: "".join(i.record + "\n" for i in release.items),  # byte-exact: never cleaned
+             "README.md": clean(datasheet(store, release, board, license_id))}  # no raw control from data
     if board:
         texts["leaderboard.csv"] = _board_csv(board)
     texts.update(harness_files(release.name))
+    files = {rel: text.encode("utf-8") for rel, text in texts.items()}
+    for rel in files:  # every path checked before anything is written
+        if link := outputs.symlink_within(out / rel, out):
+            raise InputError(f"{out / rel}: {link} is a symlink (to {os.readlink(link)}); a release folder is "
+                             "never written through one; nothing was written")
+    old = _old_manifest(out) or {}
     paths = []
-    for n, (rel, text) in enumerate(texts.items()):  # the manifest last: a folder with it is complete
-        step(f"writing {rel}", 2 + n, 2 + len(texts))
-        outputs.write_atomic(out / rel, text.encode("utf-8"))
+    for n, (rel, data) in enumerate(files.items()):
+        step(f"writing {rel}", 2 + n, 3 + len(files))
+        outputs.write_atomic(out / rel, data, within=out)
         paths.append(out / rel)
+    for rel in sorted(set(old.get("files") or {}) | {"leaderboard.csv"}):  # a file of the old release only
+        stale = out / rel
+        if isinstance(rel, str) and rel not in files and rel != MANIFEST and ".." not in Path(rel).parts \
+                and not outputs.symlink_within(stale, out) and stale.is_file():
+            stale.unlink()
+    step(f"writing {MANIFEST}", 2 + len(files), 3 + len(files))
+    outputs.write_atomic(out / MANIFEST, manifest(release, run_ids, files).encode("utf-8"), within=out)
+    paths.append(out / MANIFEST)  # the manifest last: a folder with it is complete
     return ReleaseResult(release, created, paths)

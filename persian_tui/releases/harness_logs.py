@@ -19,28 +19,30 @@ Nothing is written for a log that fails to read (one message naming the file and
 from __future__ import annotations
 
 import hashlib
-import json
+import math
 import zipfile
+from collections import Counter
 from pathlib import Path
 
+from .. import redact
 from ..bank.references import References
 from ..files.inputs import InputError, check_regular, read_input
 from ..models import Prediction
 from ..runs.parse import parse_answer
 from ..runs.prediction_files import PredictionImport
 from ..store import Store
+from . import log_shapes as shapes
 
 CORRECT_VALUES = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}  # Inspect's value_to_float
 
 
 def kind_of(path: Path) -> str | None:
-    """'inspect', 'lm-eval' or None (a CSV of published answers)."""
-    if path.suffix == ".eval":
+    """'inspect', 'lm-eval' or None (a CSV of published answers); the extension in any case."""
+    suffix = path.suffix.lower()
+    if suffix in (".eval", ".json"):
         return "inspect"
-    if path.suffix == ".jsonl":
+    if suffix == ".jsonl":
         return "lm-eval"
-    if path.suffix == ".json":
-        return "inspect"
     return None
 
 
@@ -48,7 +50,19 @@ def kind_of(path: Path) -> str | None:
 
 
 def _inspect_dict(path: Path) -> dict:
-    """The log as the EvalLog's JSON shape, through inspect_ai when installed."""
+    """The log as the EvalLog's JSON shape, through inspect_ai when installed (an .eval zip's
+    members are checked against the caps first; one with a sample member repeated is read member
+    by member, so each copy is seen)."""
+    if path.suffix.lower() == ".eval":
+        try:
+            with zipfile.ZipFile(path) as z:
+                repeated = shapes.repeated_members(shapes.zip_members(path, z))
+        except (zipfile.BadZipFile, OSError, ValueError) as e:
+            raise InputError(f"{path}: not an Inspect log ({e})") from None
+        if repeated:
+            return _read_log_file(path)
+    if path.suffix != path.suffix.lower():  # inspect_ai knows a log by its lower-case extension only
+        return _read_log_file(path)
     try:
         from inspect_ai.log import read_eval_log
     except ImportError:
@@ -56,42 +70,80 @@ def _inspect_dict(path: Path) -> dict:
     try:
         return read_eval_log(str(path)).model_dump(mode="json")
     except Exception as e:  # noqa: BLE001 - a damaged or foreign file: one line
-        raise InputError(f"{path}: not an Inspect log ({type(e).__name__}: {str(e).splitlines()[0][:200]})") from None
+        first = (str(e).splitlines() or [""])[0][:200]
+        raise InputError(f"{path}: not an Inspect log ({type(e).__name__}: {first})") from None
 
 
 def _read_log_file(path: Path) -> dict:
     try:
-        if path.suffix == ".eval":
+        if path.suffix.lower() == ".eval":
             with zipfile.ZipFile(path) as z:
-                log = json.loads(z.read("header.json"))
-                log["samples"] = [json.loads(z.read(n)) for n in sorted(z.namelist())
-                                  if n.startswith("samples/") and n.endswith(".json")]
+                infos = shapes.zip_members(path, z)
+                header = next((i for i in infos if i.filename == "header.json"), None)
+                if header is None:
+                    raise InputError(f"{path}: not an Inspect log (no header.json)")
+                log = shapes.obj(shapes.read_member(path, z, header), f"{path}: header.json", "header")
+                log["samples"] = [shapes.read_member(path, z, i)
+                                  for i in sorted(infos, key=lambda i: i.filename)
+                                  if i.filename.startswith("samples/") and i.filename.endswith(".json")]
                 return log
-        return json.loads(read_input(path).decode("utf-8"))
+        return shapes.loads(read_input(path).decode("utf-8"), str(path))
     except NotImplementedError:  # zstd-compressed members (recent Inspect): not in the standard library
         raise InputError(f"{path}: reading this .eval log needs inspect_ai (pip install 'persian-tui[inspect]'), "
                          "or convert it: inspect log convert --to json") from None
-    except (zipfile.BadZipFile, KeyError, ValueError, UnicodeDecodeError) as e:
+    except (zipfile.BadZipFile, KeyError, ValueError, UnicodeDecodeError, OSError) as e:
         raise InputError(f"{path}: not an Inspect log ({e})") from None
 
 
-def _text(content) -> str:
+def _text(content, where: str) -> str:
     """A message's text: a string, or the text blocks of a content list."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(c.get("text") or "" for c in content if isinstance(c, dict) and c.get("type") == "text")
-    return ""
+        return "".join(str(c["text"]) for c in content
+                       if isinstance(c, dict) and c.get("type") == "text" and isinstance(c.get("text"), str))
+    if content is None:
+        return ""
+    shapes.refuse(where, "output.choices[0].message.content", content, "a string or a list of blocks")
 
 
 def _float_score(value) -> float | None:
     if isinstance(value, bool):
         return float(value)
     if isinstance(value, (int, float)):
-        return float(value)
+        return float(value) if math.isfinite(value) else None
     if isinstance(value, str):
         return CORRECT_VALUES.get(value)
     return None
+
+
+def _inspect_sample(s, where: str, cut: list[int]) -> dict:
+    """One sample's row, every field checked for its shape."""
+    if not isinstance(s, dict) or "id" not in s:
+        raise InputError(f"{where}: no id")
+    output = shapes.obj(s.get("output"), where, "output")
+    choices = shapes.seq(output.get("choices"), where, "output.choices")
+    completion = ""
+    if choices:
+        first = shapes.obj(choices[0], where, "output.choices[0]")
+        message = shapes.obj(first.get("message"), where, "output.choices[0].message")
+        completion = _text(message.get("content"), where)
+    usage = shapes.obj(output.get("usage"), where, "output.usage")
+    scores = shapes.obj(s.get("scores"), where, "scores")
+    name = "outlier_answer" if "outlier_answer" in scores else next(iter(scores), None)
+    score = shapes.obj(scores.get(name), where, f"scores.{name}") if name else {}
+    meta = shapes.obj(s.get("metadata"), where, "metadata")
+    error = s.get("error")
+    if isinstance(error, dict):
+        error = shapes.text(error.get("message"), where, "error.message", default="error")
+    elif error is not None:
+        error = shapes.text(error, where, "error") or None
+    uid = shapes.ident(meta["uid"], where, "metadata.uid") if meta.get("uid") else shapes.ident(s["id"], where, "id")
+    return {"id": uid, "epoch": shapes.epoch(s.get("epoch"), where), "raw": shapes.reply(completion, cut),
+            "error": error, "tokens_in": shapes.count(usage.get("input_tokens"), where, "output.usage.input_tokens"),
+            "tokens_out": shapes.count(usage.get("output_tokens"), where, "output.usage.output_tokens"),
+            "score": shapes.finite(score.get("value")), "score_answer": shapes.finite(score.get("answer")),
+            "scorer": name}
 
 
 def read_inspect(path: Path) -> tuple[dict, list[dict]]:
@@ -102,29 +154,22 @@ def read_inspect(path: Path) -> tuple[dict, list[dict]]:
     ev = log["eval"]
     if log.get("status") not in (None, "success"):
         raise InputError(f"{path}: the log's status is {log.get('status')!r}; import a finished (success) log")
-    rows = []
-    for i, s in enumerate(log.get("samples") or [], 1):
-        if not isinstance(s, dict) or "id" not in s:
-            raise InputError(f"{path}: sample {i}: no id")
-        output = s.get("output") or {}
-        choices = output.get("choices") or []
-        completion = _text((choices[0].get("message") or {}).get("content")) if choices else ""
-        usage = output.get("usage") or {}
-        scores = s.get("scores") or {}
-        name = "outlier_answer" if "outlier_answer" in scores else next(iter(scores), None)
-        score = scores.get(name) or {}
-        meta = s.get("metadata") or {}
-        rows.append({"id": str(meta.get("uid") or s["id"]), "epoch": int(s.get("epoch") or 1),
-                     "raw": completion, "error": (s.get("error") or {}).get("message") if s.get("error") else None,
-                     "tokens_in": usage.get("input_tokens"), "tokens_out": usage.get("output_tokens"),
-                     "score": score.get("value"), "score_answer": score.get("answer")})
+    cut: list[int] = []
+    rows = [_inspect_sample(s, f"{path}: sample {i}", cut)
+            for i, s in enumerate(shapes.seq(log.get("samples"), str(path), "samples"), 1)]
     accuracy = None
-    for sc in (log.get("results") or {}).get("scores") or []:
-        metric = (sc.get("metrics") or {}).get("accuracy")
-        if metric and (accuracy is None or sc.get("name") == "outlier_answer"):
-            accuracy = metric.get("value")
-    facts = {"harness": "inspect", "model": ev.get("model") or "inspect", "task": ev.get("task"),
-             "created": ev.get("created"), "inspect_accuracy": accuracy, "scorer": name if rows else None}
+    results = shapes.obj(log.get("results"), str(path), "results")
+    for sc in shapes.seq(results.get("scores"), str(path), "results.scores"):
+        sc = shapes.obj(sc, str(path), "results.scores[]")
+        metric = shapes.obj(shapes.obj(sc.get("metrics"), str(path), "metrics").get("accuracy"), str(path),
+                            "metrics.accuracy")
+        value = _float_score(metric.get("value"))
+        if value is not None and (accuracy is None or sc.get("name") == "outlier_answer"):
+            accuracy = value
+    model = shapes.text(ev.get("model"), str(path), "eval.model") or "inspect"
+    facts = {"harness": "inspect", "model": model, "task": shapes.text(ev.get("task"), str(path), "eval.task"),
+             "created": shapes.text(ev.get("created"), str(path), "eval.created"), "inspect_accuracy": accuracy,
+             "scorer": rows[-1]["scorer"] if rows else None, "cut": cut}
     return facts, rows
 
 
@@ -132,49 +177,63 @@ def read_inspect(path: Path) -> tuple[dict, list[dict]]:
 
 
 def _lmeval_model(path: Path) -> str | None:
-    """The model named by a results_*.json beside the samples file (lm-eval writes both)."""
+    """The model named by a results_*.json beside the samples file (lm-eval writes both); a
+    results file of another shape is passed over."""
     for results in sorted(path.parent.glob("results_*.json")):
         try:
-            data = json.loads(read_input(results).decode("utf-8"))
+            data = shapes.loads(read_input(results).decode("utf-8"), str(results))
         except (InputError, ValueError, UnicodeDecodeError):
             continue
-        name = data.get("model_name") or (data.get("config") or {}).get("model_args")
+        if not isinstance(data, dict):
+            continue
+        config = data.get("config")
+        name = data.get("model_name") or (config.get("model_args") if isinstance(config, dict) else None)
         if isinstance(name, str) and name:
             return name
     return None
 
 
+def _lmeval_row(s, where: str, cut: list[int]) -> dict:
+    if not isinstance(s, dict):
+        raise InputError(f"{where}: not an lm-eval sample (a JSON object)")
+    doc = s.get("doc")
+    if not isinstance(doc, dict):
+        raise InputError(f"{where}: not an lm-eval sample (`doc` is {shapes.kind(doc)}, not an object)")
+    uid = shapes.ident(doc["uid"], where, "doc.uid") if doc.get("uid") else shapes.ident(s.get("doc_id"), where,
+                                                                                         "doc_id")
+    resps = shapes.seq(s.get("resps"), where, "resps")
+    metric = next((k for k in ("acc", "exact_match") if k in s), None)
+    row = {"id": uid, "epoch": 1, "error": None, "tokens_in": None, "tokens_out": None,
+           "score": shapes.finite(s.get(metric)) if metric else None, "score_answer": None}
+    lls = shapes.loglikelihoods(resps, where)
+    if lls is not None:  # multiple_choice
+        row["scores"], row["raw"] = lls, None
+        row["answer"] = max(range(len(lls)), key=lambda i: lls[i]) + 1
+    elif len(resps) == 1 and isinstance(resps[0], list) and resps[0] and isinstance(resps[0][0], str):
+        row["raw"] = shapes.reply(resps[0][0], cut)
+    else:
+        raise InputError(f"{where}: `resps` is neither a generate_until reply ([[text]]) nor four loglikelihoods")
+    return row
+
+
 def read_lmeval(path: Path, model: str | None) -> tuple[dict, list[dict]]:
     try:
-        lines = read_input(path).decode("utf-8").splitlines()
+        text = read_input(path).decode("utf-8")
     except UnicodeDecodeError as e:
         raise InputError(f"{path}: not UTF-8 text (byte {e.start})") from None
-    rows = []
-    for n, line in enumerate(lines, 1):
+    rows: list[dict] = []
+    cut: list[int] = []
+    for n, line in enumerate(text.split("\n"), 1):  # JSON Lines: \n ends a line, nothing else does
         if not line.strip():
             continue
+        where = f"{path}: line {n}"
         try:
-            s = json.loads(line)
-            doc = s["doc"]
-            uid = str(doc.get("uid") or s["doc_id"])
-            resps = s.get("resps") or []
-        except (ValueError, KeyError, TypeError, AttributeError) as e:
-            raise InputError(f"{path}: line {n}: not an lm-eval sample ({type(e).__name__}: {e})") from None
-        metric = next((k for k in ("acc", "exact_match") if k in s), None)
-        row = {"id": uid, "epoch": 1, "error": None, "tokens_in": None, "tokens_out": None,
-               "score": s.get(metric) if metric else None, "score_answer": None}
-        lls = [r[0][0] if isinstance(r[0], list) else r[0] for r in resps] if resps else []
-        if len(resps) > 1 and all(isinstance(x, (int, float)) for x in lls):  # multiple_choice
-            row["scores"] = [float(x) for x in lls]
-            row["raw"] = None
-            row["answer"] = max(range(len(lls)), key=lambda i: lls[i]) + 1
-        elif resps and isinstance(resps[0], list) and resps[0] and isinstance(resps[0][0], str):
-            row["raw"] = resps[0][0]
-        else:
-            raise InputError(f"{path}: line {n}: neither a generate_until reply nor four loglikelihoods")
-        rows.append(row)
+            s = shapes.loads(line, where)
+        except ValueError as e:
+            raise InputError(f"{where}: not an lm-eval sample ({type(e).__name__}: {e})") from None
+        rows.append(_lmeval_row(s, where, cut))
     name = model or _lmeval_model(path) or path.stem
-    return {"harness": "lm-eval", "model": name, "task": path.stem.removeprefix("samples_")}, rows
+    return {"harness": "lm-eval", "model": name, "task": path.stem.removeprefix("samples_"), "cut": cut}, rows
 
 
 # ---------------------------------------------------------------- into the store
@@ -187,14 +246,14 @@ def import_harness_log(store: Store, path: str | Path, *, source: str | None = N
     check_regular(path)  # a FIFO, socket or device: refused at once
     kind = kind_of(path)
     facts, rows = read_inspect(path) if kind == "inspect" else read_lmeval(path, model)
-    if model:
-        facts["model"] = model
+    facts["model"] = redact.text(model or facts["model"]) or "imported"  # no secret from a log's model args
     if not rows:
         raise InputError(f"{path}: the log has no samples")
     bank = {q.uid for q in store.questions.questions()}
     refs = References(store, source)
     result = PredictionImport(path)
-    preds, harness_scores, seen = [], {}, set()
+    preds, harness_scores = [], {}
+    matched = []
     for r in rows:
         uid = r["id"] if r["id"] in bank else None
         if uid is None and r["id"] in refs and not refs.why_not_one(r["id"]):
@@ -202,10 +261,12 @@ def import_harness_log(store: Store, path: str | Path, *, source: str | None = N
         if uid is None:
             result.unmatched[r["id"]] = result.unmatched.get(r["id"], 0) + 1
             continue
-        if (uid, r["epoch"]) in seen:
+        matched.append((uid, r))
+    times = Counter((uid, r["epoch"]) for uid, r in matched)
+    for uid, r in matched:
+        if times[uid, r["epoch"]] > 1:  # which copy is the answer is never guessed: none is kept
             result.ambiguous[r["id"]] = result.ambiguous.get(r["id"], 0) + 1
             continue
-        seen.add((uid, r["epoch"]))
         if r.get("error"):
             answer, status = None, "api_error"
         elif "answer" in r:
@@ -224,8 +285,10 @@ def import_harness_log(store: Store, path: str | Path, *, source: str | None = N
     data = read_input(path)
     sha = hashlib.sha256(data).hexdigest()
     k = max(p.sample for p in preds) + 1
-    params = {**{k2: v for k2, v in facts.items() if v is not None}, "file": path.name, "sha256": sha,
-              "source": source, "harness_scores": harness_scores}
+    params = {**{k2: v for k2, v in facts.items() if v is not None and k2 != "cut"}, "file": path.name,
+              "sha256": sha, "source": source, "harness_scores": harness_scores}
+    if facts["cut"]:
+        params["replies_cut"] = len(facts["cut"])
     if k > 1:
         params["samples"] = k
     model_name = facts["model"]

@@ -587,9 +587,14 @@ def render_files(report: Report, fmt: str, intervals: str = "pair") -> dict[str,
         text = json.dumps(report_dict(report), ensure_ascii=False, indent=2, allow_nan=False) + "\n"
         return {"report.json": text.encode("utf-8")}
     if fmt == "csv":
-        return {name: text.encode("utf-8") for name, text in render_csvs(report).items()}
+        from ..display import clean
+
+        return {name: clean(text).encode("utf-8") for name, text in render_csvs(report).items()}
     if fmt == "md":
-        files = {"report.md": render_markdown(report, intervals).encode("utf-8")}
+        from ..display import clean
+
+        # no raw control from data (a model or category name) reaches the file: ESC, BEL, ... shown as pictures
+        files = {"report.md": clean(render_markdown(report, intervals)).encode("utf-8")}
         if report.questions:
             files["leaderboard.png"] = leaderboard_png(report)
             files["position.png"] = position_png(report)

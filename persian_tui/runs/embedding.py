@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 
 from ..models import Prediction, Run
-from ..store import Store
+from ..store import Store, StoreError
 from .lifecycle import end_run, take_lease
 from .progress import Callback, RunError, RunProgress, select_questions
 from .spec import EmbedRunSpec
@@ -53,13 +53,20 @@ def execute_embedding_run(db_path: str | Path, run_id: int, *, on_progress: Call
         return _embed(store, run_id, on_progress, cancel or threading.Event(), base_url)
 
 
+def _failed_store(store: Store, progress: RunProgress, on_progress: Callback | None, e: StoreError) -> RunError:
+    """The database failed mid-run (a full disk): end the run as failed with the reason, if that
+    can still be written, rather than leave it `running` for good."""
+    reason = f"the database failed: {e}"
+    try:
+        end_run(store, progress, "failed", reason[:500], on_progress)
+    except StoreError:
+        reason += " (the run's status could not be recorded either: `persian-tui runs` shows it running until " \
+                  "its lease lapses)"
+    return RunError(reason)
+
+
 def _embed(store: Store, run_id: int, on_progress: Callback | None, cancel: threading.Event,
            base_url: str | None) -> RunProgress:
-    import numpy as np
-
-    from .embedders import EmbedderError, make_embedder
-    from .outlier import predict
-
     run = store.runs.get_run(run_id)
     if run is None or run.kind != "embedding":
         raise RunError(f"no embedding run {run_id}")
@@ -72,6 +79,19 @@ def _embed(store: Store, run_id: int, on_progress: Callback | None, cancel: thre
 
     def stop(status: str, reason: str | None = None) -> RunProgress:
         return end_run(store, progress, status, reason, on_progress)
+
+    try:
+        return _embed_leased(store, run, spec, questions, progress, stop, cancel, on_progress)
+    except StoreError as e:
+        raise _failed_store(store, progress, on_progress, e) from None
+
+
+def _embed_leased(store: Store, run: Run, spec: EmbedRunSpec, questions: list, progress: RunProgress, stop,
+                  cancel: threading.Event, on_progress: Callback | None) -> RunProgress:
+    import numpy as np
+
+    from .embedders import EmbedderError, make_embedder
+    from .outlier import predict
 
     if spec.paraphrase_run is not None:
         prose = store.runs.paraphrases(spec.paraphrase_run)

@@ -198,6 +198,7 @@ class _Text:
 
 
 _REACH = 200  # how far back a clause is read from a statement
+MAX_PARSE_CHARS = 32_000  # a longer body is read from its head and tail only (the parser is linear, not free)
 
 
 # ---------------------------------------------------------------- cues
@@ -542,6 +543,9 @@ def parse_answer(text: str | None, *, reasoning: str | None = None, n_options: i
     body = body.strip()
     if not body:
         return Parsed(None, "empty", why, "none")
+    if len(body) > MAX_PARSE_CHARS:  # a hostile megabyte reply: the answer is stated at one end
+        half = MAX_PARSE_CHARS // 2
+        body = f"{body[:half]}\n\n{body[-half:]}"
 
     def result(value: int | None, where: str, kind: str = "") -> Parsed:
         if value is None or not 1 <= value <= n_options:

@@ -18,7 +18,7 @@ from ..bank.references import References
 from ..files.inputs import InputError, read_input
 from ..files.records import read_csv
 from ..models import Prediction
-from ..store import Store
+from ..store import Store, StoreError
 from .llm_client import MAX_TOKENS, cut_long
 from .parse import parse_answer
 
@@ -93,8 +93,16 @@ def import_predictions(store: Store, path: str | Path, *, source: str | None = N
         if dry_run:
             result.runs_new[model] = len(preds)
             continue
-        run = store.runs.create_run("imported", model, {"file": path.name, "sha256": sha, "source": source},
-                                    total=len(preds), status="done", predictions=preds, once_per_file=True)
+        try:
+            run = store.runs.create_run("imported", model, {"file": path.name, "sha256": sha, "source": source},
+                                        total=len(preds), status="done", predictions=preds, once_per_file=True)
+        except StoreError as e:  # a full disk after some runs: say what was written, not "nothing"
+            if not result.runs_new:
+                raise
+            why = str(e).removesuffix("; nothing was written")
+            raise StoreError(f"{path}: {len(result.runs_new)} of {len(by_model)} run(s) were written "
+                             f"({', '.join(result.runs_new)}), then the database failed: {why}; importing "
+                             "the file again adds the rest (the written runs are kept and skipped)") from None
         if run is None:  # another import of the same file got there first
             result.runs_unchanged.append(model)
         else:

@@ -28,8 +28,8 @@ Layout, bottom up:
   ``store.labels.add_label(...)``, ``store.runs.predictions(run_id)``."""
 
 from .db import discard_if_unused, is_there
-from .errors import DatabaseError, EditConflict, LeaseHeld, ReleaseExists, StoreBusy, StoreError
+from .errors import Changed, DatabaseError, EditConflict, LeaseHeld, ReleaseExists, StoreBusy, StoreError
 from .store import Store
 
-__all__ = ["DatabaseError", "EditConflict", "LeaseHeld", "ReleaseExists", "Store", "StoreBusy", "StoreError",
+__all__ = ["Changed", "DatabaseError", "EditConflict", "LeaseHeld", "ReleaseExists", "Store", "StoreBusy", "StoreError",
            "discard_if_unused", "is_there"]

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from ..models import Adjudication, Question, Revision, SourceRef
-from ..models.keys import fingerprint, new_uid, now, search_text
+from ..models.keys import fingerprint, new_uid, now, repeated_couplets, search_text
 from ..models.labels import Changes
 from ..models.merge import merge
 from ..text import couplet_key
 from .db import Database
-from .errors import EditConflict
+from .errors import Changed, EditConflict
 from .links import LinksRepo
 from .questions import QuestionsRepo
-from .rows import insert_questions, prepare, question_id, replace_own_source
+from .rows import insert_questions, prepare, question_id, replace_own_source, to_json
 
 _EDITABLE = ("stem", "key", "status", "explanation", "category", "poet", "source_name",
              "source_id", "tags")
@@ -43,7 +44,7 @@ class CurationRepo:
             qid = question_id(self.db.conn, q.uid)
             self.db.conn.execute(
                 "INSERT INTO revisions (question_id, author, created_at, changes) VALUES (?,?,?,?)",
-                (qid, author, q.created_at, json.dumps({"created": [None, q.uid]}, ensure_ascii=False)))
+                (qid, author, q.created_at, to_json({"created": [None, q.uid]})))
         self.links.link_saved([q.uid])  # corpus provenance, its own short transaction
         return q
 
@@ -72,6 +73,8 @@ class CurationRepo:
                     raise EditConflict(merged.conflicts, old, merged.question)
                 q, kept = merged.question, merged.kept
                 problems = q.problems()
+                if not repeated_couplets(old):  # a merge never makes one couplet two options
+                    problems += repeated_couplets(q)
                 if problems:
                     raise ValueError("; ".join(problems))
             changes: Changes = {f: [getattr(old, f), getattr(q, f)] for f in _EDITABLE
@@ -87,7 +90,7 @@ class CurationRepo:
                 "source_name=?, source_id=?, tags=?, updated_at=?, fingerprint=?, search_text=? "
                 "WHERE id = ?",
                 (q.stem, q.key, q.status, q.explanation, q.category, q.poet, q.source_name,
-                 q.source_id, json.dumps(q.tags, ensure_ascii=False), q.updated_at,
+                 q.source_id, to_json(q.tags), q.updated_at,
                  fingerprint(q), search_text(q), qid))
             replace_own_source(self.db.conn, qid, SourceRef(old.source_name, old.source_id),
                                SourceRef(q.source_name, q.source_id), q.updated_at)
@@ -100,7 +103,7 @@ class CurationRepo:
                      for o in q.options])
             self.db.conn.execute(
                 "INSERT INTO revisions (question_id, author, created_at, changes) VALUES (?,?,?,?)",
-                (qid, author, q.updated_at, json.dumps(changes, ensure_ascii=False)))
+                (qid, author, q.updated_at, to_json(changes)))
         if "options" in changes:
             self.links.link_saved([q.uid])  # corpus provenance, its own short transaction
         return q, changes, kept
@@ -116,9 +119,12 @@ class CurationRepo:
             "GROUP BY q.uid")}
 
     def adjudicate(self, uid: str, adjudicator: str, decision: str, *, key: int | None = None,
-                   reason: str | None = None) -> Adjudication:
+                   reason: str | None = None,
+                   check: Callable[[Question], str | None] | None = None) -> Adjudication:
         """Record a final decision: `accept` the current key, set `key`, or `retire`.
-        The question becomes curated (or retired); the log keeps who, when and why."""
+        The question becomes curated (or retired); the log keeps who, when and why. ``check``:
+        run on the question as it is inside the write transaction; a reason it returns raises
+        Changed (nothing written): a decision planned earlier is re-checked where it is made."""
         if decision not in ("accept", "key", "retire"):
             raise ValueError(f"unknown decision {decision!r}")
         if not adjudicator:
@@ -128,6 +134,8 @@ class CurationRepo:
             q = self.questions.get_question(uid)
             if q is None:
                 raise KeyError(f"no question {uid}")
+            if check is not None and (why := check(q)):
+                raise Changed(why)
             if decision == "key" and key not in (1, 2, 3, 4):
                 raise ValueError(f"key {key!r} out of range 1..4")
             if decision == "accept":

@@ -15,6 +15,9 @@ from .errors import StoreBusy, StoreError, write_error
 from .registry import register
 from .schema import MIGRATIONS, SCHEMA_VERSION
 
+APPLICATION_ID = 0x50545549  # "PTUI" in the file's header: a persian-tui database
+# tables every persian-tui database has had since migration 1 (a file made before the application id)
+OUR_TABLES = frozenset({"questions", "options", "annotations"})
 BUSY_TIMEOUT_MS = 10_000  # the CLI waits; the TUI passes a short one (a missed row beats a frozen window)
 
 
@@ -25,22 +28,57 @@ def _connect(path: Path, read_only: bool = False, busy_ms: int = BUSY_TIMEOUT_MS
     conn = sqlite3.connect(path, timeout=busy_ms / 1000, isolation_level=None)
     conn.row_factory = sqlite3.Row
     conn.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
+    try:
+        check_ours(conn, path)  # before anything is changed in it, the journal mode included
+    except BaseException:
+        conn.close()
+        raise
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = NORMAL")
     conn.execute("PRAGMA foreign_keys = ON")
     return conn
 
 
+def check_ours(conn: sqlite3.Connection, path: Path) -> None:
+    """Refuse another program's SQLite file: ours carries our application id, or (made before
+    it) our tables; an empty file becomes ours. Nothing in the file is changed here."""
+    app = int(conn.execute("PRAGMA application_id").fetchone()[0])
+    if app == APPLICATION_ID:
+        return
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    if app == 0 and not tables and version == 0:
+        return  # new or empty
+    if app == 0 and version > 0 and OUR_TABLES <= tables:
+        return  # ours, from before the application id
+    shown = ", ".join(sorted(tables)[:5]) + (" ..." if len(tables) > 5 else "")
+    why = f"application id {app}" if app else (f"its tables: {shown}" if tables else f"user_version {version}")
+    raise StoreError(f"{path}: not a persian-tui database ({why}); it was not changed (check --db or $PERSIAN_TUI_DB)")
+
+
+def _ro_connect(uri: str) -> sqlite3.Connection:
+    return sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+
+
 def _connect_read_only(path: Path) -> sqlite3.Connection:
     uri = path.resolve().as_uri()
     try:
-        conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
-                               isolation_level=None)
+        conn = _ro_connect(f"{uri}?mode=ro")
         conn.execute("PRAGMA user_version").fetchone()
     except sqlite3.OperationalError:
         # a WAL database in a read-only folder cannot make its -shm file: nobody can be
-        # writing it there, so read it as an immutable file
-        conn = sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, isolation_level=None)
+        # writing it there, so read it as an immutable file, unless its -wal file holds changes
+        # (an immutable read ignores them: the data shown would be stale)
+        wal = Path(f"{path}-wal")
+        try:
+            pending = wal.stat().st_size > 0
+        except OSError:
+            pending = False
+        if pending:
+            raise StoreError(f"{path}: its write-ahead log {wal.name} holds changes that cannot be read here "
+                             "(a read-only folder, no -shm file); open it once where it can be written, or "
+                             f"copy {path.name} and {wal.name} to a writable folder") from None
+        conn = _ro_connect(f"{uri}?mode=ro&immutable=1")
     conn.row_factory = sqlite3.Row
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     return conn
@@ -97,6 +135,8 @@ def migrate(conn: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
             _apply(conn, number)
     finally:
         conn.execute("PRAGMA foreign_keys = ON")
+    if int(conn.execute("PRAGMA application_id").fetchone()[0]) != APPLICATION_ID:
+        conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")  # marks the file ours (a header field)
     return _user_version(conn)
 
 
@@ -226,6 +266,7 @@ class Database:
         self._held: list[float] | None = None  # inside `timing`: each write transaction's hold
 
     def _check_read_only(self) -> int:
+        check_ours(self.conn, self.path)
         version = int(self.conn.execute("PRAGMA user_version").fetchone()["user_version"])
         if version == 0:
             raise StoreError(f"{self.path}: not a persian-tui database (opened read-only)")

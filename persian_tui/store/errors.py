@@ -31,6 +31,11 @@ class EditConflict(StoreError):
         self.conflicts, self.theirs, self.merged = conflicts, theirs, merged
 
 
+class Changed(ValueError):
+    """What a write was planned on changed meanwhile (checked inside its transaction); the
+    message says what, and nothing was written."""
+
+
 class LeaseHeld(Exception):
     """Another process works on this run; the message names it."""
 

@@ -18,6 +18,7 @@ from .corpus import COUPLET_FIELDS, CorpusRepo
 from .corpus_query import fts_query, pdf_repairs, spellings, spellings_query, split_candidates
 from .db import Database
 from .errors import StoreBusy
+from .rows import to_json
 
 _CANDIDATE_SELECT = (
     "SELECT c.id AS couplet_id, c.poem_id, c.idx AS \"index\", c.norm1, c.norm2, pt.id AS poet_id, "
@@ -154,7 +155,7 @@ class LinksRepo:
             d = self.link_option(r["mesra1"], r["mesra2"], own_poet=r["poet"], threshold=threshold)
             counts[d.status] += 1
             c = d.candidate
-            others = json.dumps([[o.poem, o.index, o.poet_slug] for o in d.others], ensure_ascii=False) \
+            others = to_json([[o.poem, o.index, o.poet_slug] for o in d.others]) \
                 if d.others else None
             pending.append(((r["question_id"], r["position"], r["match_key"], d.status, c.poem_id if c else None,
                              c.index if c else None, d.method, d.score, d.candidates, now(), others,
@@ -272,7 +273,7 @@ class LinksRepo:
         for qid, positions in done.items():
             self.db.conn.execute(
                 "INSERT INTO revisions (question_id, author, created_at, changes) VALUES (?, 'corpus-order', ?, ?)",
-                (qid, stamp, json.dumps({change: sorted(positions)})))
+                (qid, stamp, to_json({change: sorted(positions)})))
             self.db.conn.execute("UPDATE questions SET updated_at = ? WHERE id = ?", (stamp, qid))
 
     def choose_link(self, uid: str, position: int, poem: str, index: int) -> None:

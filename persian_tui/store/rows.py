@@ -6,6 +6,7 @@ question's row id by uid. Below the repositories: none of them is imported here.
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -15,6 +16,24 @@ from typing import TypedDict
 from ..models import Question, SourceRef
 from ..models.keys import fingerprint, now, search_text
 from ..text import couplet_key
+
+
+def _plain(value: object) -> object:
+    """``value`` with every NaN or infinity replaced by None (JSON has neither)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def to_json(value: object, *, sort_keys: bool = False) -> str:
+    """The one JSON writer of the store: strict JSON (a NaN or infinity becomes null, never the
+    non-JSON NaN that SQLite's json functions call malformed), UTF-8 text as it is."""
+    return json.dumps(_plain(value), ensure_ascii=False, sort_keys=sort_keys, allow_nan=False)
+
 
 QUESTION_FIELDS = ("uid", "stem", "key", "status", "explanation", "category", "poet", "source_name",
                    "source_id", "source_page", "tags", "author", "created_at", "updated_at")
@@ -119,7 +138,7 @@ def prepare(q: Question) -> Prepared:
     row: QuestionValues = {
         "uid": q.uid, "stem": q.stem, "key": q.key, "status": q.status, "explanation": q.explanation,
         "category": q.category, "poet": q.poet, "source_name": q.source_name, "source_id": q.source_id,
-        "source_page": q.source_page, "tags": json.dumps(q.tags, ensure_ascii=False), "author": q.author,
+        "source_page": q.source_page, "tags": to_json(q.tags), "author": q.author,
         "created_at": q.created_at, "updated_at": q.updated_at,
         "fingerprint": fingerprint(q), "search_text": search_text(q)}
     options: list[OptionValues] = [{"position": o.position, "mesra1": o.mesra1, "mesra2": o.mesra2, "poet": o.poet,

@@ -15,11 +15,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .. import redact
 from ..models import SCORED_STATUSES, Prediction, Run, RunSummary, SampleVote, sample_vote, tally
 from ..models.keys import now
 from .db import Database
 from .errors import LeaseHeld
-from .rows import question_id
+from .rows import question_id, to_json
 
 _RUN_COLUMNS = ("id, kind, model, params, status, total, created_at, finished_at, prompt_template, "
                 "prompt_hash, note, reason, archived")
@@ -30,7 +31,9 @@ _PRED_COLUMNS = ("q.uid, p.predicted, p.parse_status, p.scores, p.raw_output, p.
 
 def _run(row: sqlite3.Row) -> Run:
     """A Run from its row (by column name: the names of Run's fields)."""
-    return Run(**{**row, "params": json.loads(row["params"]), "archived": bool(row["archived"])})
+    # the model name masked on the way out too: a row written before names were redacted on the way in
+    return Run(**{**row, "model": redact.text(row["model"]) or row["model"], "params": json.loads(row["params"]),
+                  "archived": bool(row["archived"])})
 
 
 def lease_holder() -> str:
@@ -53,7 +56,7 @@ def _alive(holder: str) -> bool:
 
 
 def _json(value: object) -> str | None:
-    return None if value is None else json.dumps(value, ensure_ascii=False)
+    return None if value is None else to_json(value)
 
 
 def _finite(value: object) -> float | None:
@@ -102,15 +105,17 @@ class RunsRepo:
         """A new run, with its predictions when they are known already (imports): one transaction.
         ``once_per_file``: None when a run of this kind and model from the same file (params
         sha256) exists, checked under the write lock (two imports of one file race to one run)."""
+        model = redact.text(model) or model  # the one choke point: no secret in runs.model
         with self.db.tx():
             if once_per_file and self.db.conn.execute(
-                    "SELECT 1 FROM runs WHERE kind = ? AND model = ? AND json_extract(params, '$.sha256') = ?",
+                    "SELECT 1 FROM runs WHERE kind = ? AND model = ? AND CASE WHEN json_valid(params) "
+                    "THEN json_extract(params, '$.sha256') END = ?",  # an old non-JSON row: passed over
                     (kind, model, params.get("sha256"))).fetchone():
                 return None
             cur = self.db.conn.execute(
                 "INSERT INTO runs (kind, model, params, status, total, prompt_template, prompt_hash, "
                 "note, created_at) VALUES (?,?,?,?,?,?,?,?,?)",
-                (kind, model, json.dumps(params, ensure_ascii=False, sort_keys=True), status, total,
+                (kind, model, to_json(params, sort_keys=True), status, total,
                  prompt_template, prompt_hash, note, now()))
             run_id = cur.lastrowid
             assert run_id is not None  # an INSERT's row id
@@ -139,7 +144,7 @@ class RunsRepo:
             self.db.conn.execute(
                 "UPDATE runs SET model = COALESCE(?, model), params = COALESCE(?, params), "
                 "total = COALESCE(?, total) WHERE id = ?",
-                (model, None if params is None else json.dumps(params, ensure_ascii=False, sort_keys=True),
+                (redact.text(model), None if params is None else to_json(params, sort_keys=True),
                  total, run_id))
 
     # ------------------------------------------------------------ lifecycle
@@ -180,7 +185,7 @@ class RunsRepo:
 
     def _log_run(self, run_id: int, event: str, detail: dict[str, Any] | None, who: str | None) -> None:
         self.db.conn.execute("INSERT INTO run_history (run_id, event, detail, who, created_at) VALUES (?,?,?,?,?)",
-                             (run_id, event, json.dumps(detail or {}, ensure_ascii=False, sort_keys=True),
+                             (run_id, event, to_json(detail or {}, sort_keys=True),
                               who or lease_holder(), now()))
 
     def run_history(self, run_id: int) -> list[dict[str, Any]]:
@@ -203,7 +208,8 @@ class RunsRepo:
             if not self.db.conn.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone():
                 return []
             judges = [r["id"] for r in self.db.conn.execute(
-                "SELECT id FROM runs WHERE kind = 'judge' AND json_extract(params, '$.target_run') = ?",
+                "SELECT id FROM runs WHERE kind = 'judge' AND CASE WHEN json_valid(params) "
+                "THEN json_extract(params, '$.target_run') END = ?",
                 (run_id,))]
             ids = [run_id, *judges]
             for rid in ids:
@@ -386,4 +392,4 @@ class RunsRepo:
     def cache_response(self, key: str, response: dict[str, Any]) -> None:
         with self.db.tx():
             self.db.conn.execute("INSERT OR REPLACE INTO response_cache (key, response, created_at) "
-                                 "VALUES (?,?,?)", (key, json.dumps(response, ensure_ascii=False), now()))
+                                 "VALUES (?,?,?)", (key, to_json(response), now()))

@@ -77,3 +77,32 @@ def test_bad_requests_are_one_line(db, capsys):
         s.curation.adjudicate("q-f", "ali", "retire", reason="weak")
     assert main(["--db", db, "curate", "q-f", "--annotator", "mina", "--force"]) == 1
     assert "refused q-f: retired" in capsys.readouterr().out
+
+
+def test_the_plan_is_checked_again_inside_each_write(db, capsys, monkeypatch):
+    """A flag added, a key changed, a question retired while curate runs: each is skipped with a
+    line saying why, never accepted over (issue 31, defect 7)."""
+    from persian_tui.annotation import consensus
+
+    real = consensus.bulk_acceptable
+
+    def meanwhile(store, *a, **kw):
+        plan = real(store, *a, **kw)
+        with Store(db) as other:  # another person, between the plan and the writes
+            other.labels.add_label("q-d", "reza", flag=FLAG)
+            other.conn.execute("UPDATE questions SET key = 2 WHERE uid = 'q-e'")
+            other.conn.execute("UPDATE questions SET status = 'retired' WHERE uid = 'q-f'")
+        return plan
+
+    monkeypatch.setattr(consensus, "bulk_acceptable", meanwhile)
+    assert main(["--db", db, "curate", "q-f", "--agreeing", "--annotator", "mina"]) == 0
+    out = capsys.readouterr().out
+    lines = {line.split(":")[0]: line for line in out.splitlines()}
+    assert "flag" in lines["skipped q-d"]
+    assert "key changed" in lines["skipped q-e"] and "1" in lines["skipped q-e"] and "2" in lines["skipped q-e"]
+    assert "retired" in lines["skipped q-f"]
+    assert statuses(db) == {"q-a": "ready", "q-b": "ready", "q-c": "ready", "q-d": "ready", "q-e": "ready",
+                            "q-f": "retired"}
+    with Store(db) as s:
+        assert s.curation.adjudications() == []
+    assert "accepted the key of 0 question(s)" in out

@@ -187,6 +187,13 @@ def test_unsafe_targets_give_one_line_and_freeze_nothing_wrong(bank, tmp_path, c
     (tmp_path / "out" / "data" / "test.jsonl").mkdir(parents=True)  # a folder where the data file goes
     assert main(["--db", db, "release", "v1", "-o", str(tmp_path / "out")]) == 1
     err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is not a release folder" in err  # files, no manifest: never written over
+    assert main(["--db", db, "release", "v1", "-o", str(tmp_path / "rel")]) == 0
+    (tmp_path / "rel" / "data" / "test.jsonl").unlink()
+    (tmp_path / "rel" / "data" / "test.jsonl").mkdir()  # in a release folder of its own
+    capsys.readouterr()
+    assert main(["--db", db, "release", "v1", "-o", str(tmp_path / "rel")]) == 1
+    err = capsys.readouterr().err
     assert err.count("\n") == 1 and "is a directory" in err
     (tmp_path / "bad").mkdir()
     (tmp_path / "bad" / "release.json").write_text("not json")

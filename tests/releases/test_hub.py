@@ -30,3 +30,96 @@ def test_push_refuses_without_a_token_or_the_library_and_keeps_the_folder(releas
     monkeypatch.setitem(sys.modules, "huggingface_hub", None)
     assert main(["--db", db, "release", "v1", "-o", str(out), "--push", "someone/outlier"]) == 1
     assert "--push needs huggingface_hub" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- --push against a fake hub on 127.0.0.1
+
+TOKEN = "hf_FakeTokenForTests0123456789"
+
+
+@pytest.fixture
+def hub(monkeypatch, tmp_path):
+    """huggingface_hub pointed at tests/hub_server.py's fake hub (never the network), with a token."""
+    pytest.importorskip("huggingface_hub", reason="huggingface_hub is not installed (datasets brings it)")
+    import huggingface_hub.constants as hub_constants
+    from hub_server import FakeHub
+
+    with FakeHub() as fake:
+        monkeypatch.setattr(hub_constants, "ENDPOINT", fake.url)
+        monkeypatch.setenv("HF_ENDPOINT", fake.url)
+        monkeypatch.setenv("HF_TOKEN", TOKEN)
+        monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+        monkeypatch.setattr(hub_constants, "HF_HUB_OFFLINE", False, raising=False)
+        monkeypatch.setattr(hub_constants, "HF_TOKEN_PATH", str(tmp_path / "hf" / "token"))
+        yield fake
+
+
+def manifest_files(out):
+    import json
+
+    return set(json.loads((out / "release.json").read_text("utf-8"))["files"]) | {"release.json"}
+
+
+def test_push_uploads_exactly_the_release_files(release, hub, capsys):
+    db, out = release
+    (out / "secrets.env").write_text("OPENAI_API_KEY=sk-live-0123456789abcdef\n", "utf-8")
+    (out / "notes").mkdir()
+    (out / "notes" / "private.txt").write_text("annotator phone numbers", "utf-8")
+    capsys.readouterr()
+    assert main(["--db", db, "release", "v1", "-o", str(out), "--push", "someone/outlier"]) == 0
+    printed = capsys.readouterr().out
+    assert set(hub.repos["someone/outlier"].files) == manifest_files(out)
+    assert "secrets.env" in printed and "not uploaded" in printed
+    for rel, data in hub.repos["someone/outlier"].files.items():
+        assert data == (out / rel).read_bytes()
+
+
+def test_push_refuses_a_folder_holding_a_database(release, hub, capsys):
+    import shutil
+
+    db, out = release
+    shutil.copy(db, out / "backup.sqlite")
+    capsys.readouterr()
+    assert main(["--db", db, "release", "v1", "-o", str(out), "--push", "someone/outlier"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "backup.sqlite" in err and "database" in err
+    assert "someone/outlier" not in hub.repos or not hub.repos["someone/outlier"].files
+
+
+def test_push_refuses_the_databases_folder(release, hub, capsys, tmp_path):
+    from persian_tui.files.inputs import InputError
+    from persian_tui.releases.hub import push_release
+    from persian_tui.store import Store
+
+    db, out = release
+    with Store(db):  # the database is open: its folder is never uploaded
+        with pytest.raises(InputError) as e:
+            push_release(tmp_path, "someone/outlier", "m")
+    assert "database" in str(e.value)
+    assert not hub.repos
+
+
+def test_a_hub_error_never_prints_the_token(release, hub, capsys):
+    db, out = release
+    hub.fail = 401
+    capsys.readouterr()
+    assert main(["--db", db, "release", "v1", "-o", str(out), "--push", "someone/outlier"]) == 1
+    err = capsys.readouterr().err
+    assert TOKEN not in err and "***" in err and len(err.strip().splitlines()) == 1
+
+
+def test_push_private_onto_an_existing_public_repository_is_refused(release, hub, capsys):
+    from hub_server import Repo
+
+    db, out = release
+    hub.repos["someone/open"] = Repo(private=False)
+    hub.repos["someone/closed"] = Repo(private=True)
+    capsys.readouterr()
+    assert main(["--db", db, "release", "v1", "-o", str(out), "--push", "someone/open", "--private"]) == 1
+    err = capsys.readouterr().err
+    assert "public" in err and len(err.strip().splitlines()) == 1
+    assert not hub.repos["someone/open"].files
+    assert main(["--db", db, "release", "v1", "-o", str(out), "--push", "someone/closed", "--private"]) == 0
+    assert set(hub.repos["someone/closed"].files) == manifest_files(out)
+    assert main(["--db", db, "release", "v1", "-o", str(out), "--push", "someone/open"]) == 0
+    assert "public" in capsys.readouterr().out  # said, when it is not asked to be private

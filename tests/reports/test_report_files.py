@@ -9,7 +9,7 @@ import json
 import re
 
 import pytest
-from factories import TIE_KEYS, add_questions, make_question, voted_run
+from factories import TIE_KEYS, add_questions, add_run, make_question, voted_run
 
 from persian_tui import stats
 from persian_tui.cli import main
@@ -144,3 +144,16 @@ def test_report_of_a_run_where_no_request_succeeded_shows_a_dash(tmp_path, capsy
     # no accuracy of 0.0 % (its invalid share, 100.0 %, is a true figure)
     assert not re.search(r"(?<![\d.])0\.0 ?%", line) and "—" in line, line
     s.close()
+
+
+def test_controls_from_data_never_reach_report_files(store):
+    """Issue 31, defect 20: an ESC or BEL in a model or category name is written as its picture."""
+    add_questions(store, [1, 2, 3], category=["\x1b[31mred", "a", "a"])
+    add_run(store, "evil\x1b]0;pwned\x07model", [1, 2, 1])
+    report = build_report(store, n_boot=50)
+    for fmt in ("md", "csv"):
+        for name, data in render_files(report, fmt).items():
+            if name.endswith((".md", ".csv")):
+                text = data.decode("utf-8")
+                assert "\x1b" not in text and "\x07" not in text, name
+    assert "evil" in render_files(report, "md")["report.md"].decode("utf-8")

@@ -122,3 +122,19 @@ def test_embedding_url_password_and_echoed_credentials_are_never_stored_or_print
     for secret in (PASSWORD, BASIC):
         assert secret not in out + err and secret not in stored
     assert "***@127.0.0.1" in stored and "401" in err
+
+
+def test_a_full_disk_fails_the_run_instead_of_leaving_it_running(bank, monkeypatch):
+    """Issue 31, defect 13: the database failing mid-run (a full disk) ends the run as failed, with
+    the reason, never `running 0/N` for good."""
+    from persian_tui.store import StoreError
+    from persian_tui.store.runs import RunsRepo
+
+    def full(self, *a, **kw):
+        raise StoreError(f"{bank.path}: disk full (free some space and try again); nothing was written")
+
+    monkeypatch.setattr(RunsRepo, "save_predictions", full)
+    with pytest.raises(RunError, match="disk full"):
+        run_embedding(bank, EmbedRunSpec())
+    run = bank.runs.runs()[-1]
+    assert run.status == "failed" and "disk full" in (run.reason or "")

@@ -336,3 +336,14 @@ def test_the_answer_parser_keeps_an_unterminated_think_as_content():
     assert split_reasoning("Answer: 2\n<think>") == ("Answer: 2\n<think>", [])
     assert split_reasoning("<think>a</think>b<think>c") == ("\nb<think>c", ["a"])
     assert parse_answer("<think>a</think>Answer: 3").answer == 3
+
+
+def test_a_huge_reply_is_read_from_its_head_and_tail():
+    """Issue 31, defect 17: the parser reads at most MAX_PARSE_CHARS of a reply's body, its head and
+    its tail (where an answer is stated); the middle of a megabyte reply is never scanned."""
+    from persian_tui.runs.parse import MAX_PARSE_CHARS
+
+    filler = "و " * MAX_PARSE_CHARS
+    assert parse_answer(filler + "Answer: 3").answer == 3
+    assert parse_answer("Answer: 2\n" + filler).answer == 2
+    assert parse_answer(filler + " Answer: 4 " + filler).status != "ok"  # only in the unread middle

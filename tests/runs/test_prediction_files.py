@@ -140,3 +140,30 @@ def test_hostile_token_counts_are_one_line(small_db, tmp_path, tokens, capsys):
     assert main(["--db", str(small_db), "import-predictions", str(csv)]) == 1
     err = capsys.readouterr().err
     assert "line 2: completion_tokens" in err and "Traceback" not in err, err
+
+
+def test_a_database_failing_mid_import_says_what_was_written(bank, tmp_path, capsys, monkeypatch):
+    """Issue 31, defect 13: runs written before the disk filled are reported as written, never as
+    "nothing was written"; importing the file again adds the rest."""
+    from persian_tui.cli import main
+    from persian_tui.store import StoreError
+    from persian_tui.store.runs import RunsRepo
+
+    rows = [[f"m{k}", sid, "1"] for k in range(5) for sid in (6, 12)]
+    path = write(tmp_path, rows, ["model_name", "question_number", "model_answer"])
+    real, calls = RunsRepo.create_run, []
+
+    def filling(self, *a, **kw):
+        calls.append(1)
+        if len(calls) == 3:
+            raise StoreError(f"{bank.path}: disk full (free some space and try again); nothing was written")
+        return real(self, *a, **kw)
+
+    monkeypatch.setattr(RunsRepo, "create_run", filling)
+    assert main(["--db", str(bank.path), "import-predictions", str(path)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "2 of 5" in err and "nothing was written" not in err, err
+    assert len([r for r in bank.runs.runs() if r.kind == "imported"]) == 2
+    monkeypatch.setattr(RunsRepo, "create_run", real)
+    assert main(["--db", str(bank.path), "import-predictions", str(path)]) == 0
+    assert len([r for r in bank.runs.runs() if r.kind == "imported"]) == 5

@@ -95,3 +95,21 @@ def test_adjudication_sets_key_and_status(bank):
     with pytest.raises(ValueError):
         bank.curation.adjudicate("q-4", "judge", "key", key=9)
     assert bank.questions.get_question("q-4").status == "ready"
+
+
+def test_a_merge_never_saves_one_couplet_in_two_options(db):
+    """Two stale edits, each putting the same couplet in another option: merged field by field,
+    they would save a question with a repeated couplet (issue 31, defect 15); refused instead."""
+    from persian_tui.models import Option
+
+    def with_option(q, pos, m1, m2):
+        return edited(q, options=[Option(pos, m1, m2) if o.position == pos else o for o in q.options])
+
+    with Store(db) as alice, Store(db) as bob:
+        loaded = alice.questions.get_question("q-1")
+        bob.curation.update_question(with_option(bob.questions.get_question("q-1"), 2, "بیت نو یک", "بیت نو دو"),
+                                     "bob")
+        with pytest.raises(ValueError, match="the same"):
+            alice.curation.save_edit(with_option(loaded, 3, "بیت نو یک", "بیت نو دو"), "alice", loaded)
+        q = alice.questions.get_question("q-1")
+    assert [o.mesra1 for o in q.options].count("بیت نو یک") == 1
