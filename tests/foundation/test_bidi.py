@@ -352,7 +352,8 @@ def test_cells_of_persian_run_right_to_left():
 
 def test_cells_of_latin_text_keep_logical_order():
     assert [c.start for c in bidi.visual_cells("GPT-4o")] == [0, 1, 2, 3, 4, 5]
-    assert [c.start for c in bidi.visual_cells("ab c", rtl=True)] == [0, 1, 2, 3]  # one Latin run, even in an RTL paragraph
+    # one Latin run stays left to right, even in a right-to-left paragraph
+    assert [c.start for c in bidi.visual_cells("ab c", rtl=True)] == [0, 1, 2, 3]
 
 
 def test_cells_keep_marks_with_their_base_and_zwnj_alone():

@@ -9,7 +9,6 @@ from rich.cells import cell_len
 from textual import events
 from textual.app import App, ComposeResult
 from textual.widgets import Input
-
 from tui_helpers import type_persian
 
 from persian_tui import bidi
