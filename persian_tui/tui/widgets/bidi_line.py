@@ -113,12 +113,13 @@ class FieldLine:
 
     def text(self, *, cursor: int | None = None, selection: tuple[int, int] = (0, 0),
              cursor_style: Style | None = None, selection_style: Style | None = None,
-             marker_style: Style | None = None) -> Text:
+             marker_style: Style | None = None, base: Style | None = None) -> Text:
         """The line drawn: the caret at logical ``cursor`` (None: no caret), the logical range
-        ``selection`` (start, end in any order) highlighted wherever its characters are shown."""
+        ``selection`` (start, end in any order) highlighted wherever its characters are shown;
+        ``base``: the style under all that (the caret's line)."""
         low, high = sorted(selection)
         caret = self.index(cursor) if cursor is not None else None
-        out = Text(end="", no_wrap=True)
+        out = Text(end="", no_wrap=True, style=base or "")
         for i, slot in enumerate(self.slots):
             style = Style()
             if slot.marker and marker_style is not None:
