@@ -75,13 +75,15 @@ class PersianInput(FitInput):
     PersianInput > .input--marker { text-style: dim; }
     """
 
+    # set before Input.__init__ sets a first value
+    _own_change = False  # the value changes by an edit here, not by the form setting it
+    _line: tuple[tuple[object, ...], FieldLine] | None = None
+
     def __init__(self, *args: Any, **kw: Any) -> None:
         super().__init__(*args, **kw)
         self._undo: list[tuple[str, Selection]] = []
         self._redo: list[tuple[str, Selection]] = []
         self._typing_at: int | None = None  # where the word being typed goes on (one undo step)
-        self._own_change = False  # the value changes by an edit here, not by the form setting it
-        self._line: tuple[tuple[object, ...], FieldLine] | None = None
 
     # ------------------------------------------------------------ typing
 
@@ -116,9 +118,7 @@ class PersianInput(FitInput):
     def _watch_value(self, value: str) -> None:
         super()._watch_value(value)
         if not self._own_change:  # set by the form (filled, cleared): nothing to undo before it
-            self._undo.clear()
-            self._redo.clear()
-            self._typing_at = None
+            self._undo, self._redo, self._typing_at = [], [], None
         self._line = None
 
     def action_undo(self) -> None:
