@@ -224,3 +224,29 @@ async def test_latin_text_in_app_mode_is_a_plain_input():
         assert shown(app).startswith("GPT-4o") and field.bidi_line() is None
         await pilot.press("left")
         assert field.cursor_position == 5
+
+
+# ------------------------------------------------------------------ snapshot: the editor
+
+
+def test_editor_with_persian_typed_snapshot(tmp_path, snap_compare):
+    """The question editor at 120×40 in app mode with Persian typed into its fields: each field
+    shows its text as the preview beside it does (ZWNJ markers in the focused explanation)."""
+    from tui_helpers import make_app, open_screen, settle
+
+    from persian_tui.tui.screens.author import AuthorScreen
+
+    async def run_before(pilot) -> None:
+        screen = await open_screen(pilot, "n", AuthorScreen)
+        for field, text in (("stem", "کدام بیت متفاوت است؟"), ("m1-1", SEED[0]), ("m2-1", SEED[2]),
+                            ("poet-1", "صائب"), ("category", SEED[5])):
+            screen.query_one(f"#{field}").focus()
+            await pilot.pause()
+            await type_persian(pilot, text)
+        screen.query_one("#explanation").focus()
+        await pilot.pause()
+        await type_persian(pilot, f"بیت نخست از دشواری راه عشق می{ZWNJ}گوید و «به خانه» نمی{ZWNJ}رسد.\nGPT-4o ۱۲")
+        await settle(pilot)
+
+    app = make_app(tmp_path / "editor.db", "app", annotator="reza", shape=True)
+    assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)

@@ -21,13 +21,14 @@ from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import events
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.geometry import Size
 from textual.strip import Strip
 from textual.widgets import Input
 from textual.widgets._input import Selection
 
 from ...bidi import OFF, Mode, display_line, has_rtl
+from ..keys import Key, bindings
 from .bidi_line import FieldLine
 
 ZWNJ = "\u200c"
@@ -36,6 +37,19 @@ ZWNJ = "\u200c"
 JOINERS = {"zero_width_non_joiner": ZWNJ, "zero_width_joiner": "\u200d", "shift+space": ZWNJ,
            "ctrl+@": ZWNJ, "ctrl+at": ZWNJ, "ctrl+space": ZWNJ}
 UNDO_DEPTH = 200
+# the keys of every text field (PersianInput, PersianTextArea), for the keys reference; the rows
+# without an action are the Input's and TextArea's own keys, turned as the text is seen
+FIELD_KEYS = (
+    Key("shift+space,ctrl+space", "", shown="Shift+Space / Ctrl+Space",
+        description="ZWNJ (نیم‌فاصله); Ctrl+Space where the terminal cannot tell Shift+Space from Space",
+        footer=False),
+    Key("left,right", "", shown="← / →", description="move as the text is seen: in a Persian line ← goes "
+        "toward its end (Ctrl+←/→ by words; with Shift: select)", footer=False),
+    Key("home,end", "", description="the start / end of the line as read (in a Persian line: its right / "
+        "left edge)", footer=False),
+    Key("ctrl+z", "undo", "Undo", "undo (in a one-line field word by word)", footer=False),
+    Key("ctrl+y,ctrl+shift+z", "redo", "Redo", "redo", footer=False),
+)
 
 
 def joiner(event: events.Key) -> str | None:
@@ -66,10 +80,7 @@ class FitInput(Input):
 class PersianInput(FitInput):
     """The one-line field that takes Persian (see the module's docstring)."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+z", "undo", "Undo", show=False),
-        Binding("ctrl+y,ctrl+shift+z", "redo", "Redo", show=False),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings(FIELD_KEYS)
     COMPONENT_CLASSES: ClassVar[set[str]] = Input.COMPONENT_CLASSES | {"input--marker"}
     DEFAULT_CSS = """
     PersianInput > .input--marker { text-style: dim; }
