@@ -124,3 +124,18 @@ async def test_terminal_mode_is_a_plain_text_area():
         await pilot.press("left")
         assert area.cursor_location == (0, 3)
         assert area.bidi_section(0, 0) is None
+
+
+async def test_click_puts_the_caret_on_the_letter_clicked():
+    app = Area(shape=False)
+    async with app.run_test(size=(80, 12)) as pilot:
+        app.query_one("#t").focus()
+        await type_persian(pilot, "سلام\nدنیا")
+        area = app.query_one("#t", PersianTextArea)
+        edge = area.gutter.left + area._text_width() - 1  # the widget's columns (its padding first)
+        await pilot.click("#t", offset=(edge, 0))  # the rightmost letter: the first one read
+        assert area.cursor_location == (0, 0)
+        await pilot.click("#t", offset=(edge - 2, 1))
+        assert area.cursor_location == (1, 2)
+        await pilot.click("#t", offset=(2, 0))  # left of the text: the line's end
+        assert area.cursor_location == (0, 4)

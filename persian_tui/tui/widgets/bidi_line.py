@@ -49,28 +49,29 @@ class FieldLine:
         self.offset = offset
         self.rtl = rtl or bidi.has_rtl(text)
         cells = bidi.visual_cells(text, shape=shape, rtl=self.rtl)
+        end = offset + len(text)
         slots: list[Slot] = []
-        end = Slot(offset + len(text), 0, 1, " ", offset + len(text))
-        if has_end and self.rtl:
-            slots.append(end)
-        for cell in cells:
-            slots.append(self._slot(cell, offset, markers))
-        if has_end and not self.rtl:
-            slots.append(end)
         x = 0
-        for i, slot in enumerate(slots):
-            slots[i] = Slot(slot.pos, x, slot.width, slot.text, slot.end, slot.marker)
+        if has_end and self.rtl:
+            slots.append(Slot(end, x, 1, " ", end))
+            x += 1
+        for cell in cells:
+            slot = self._slot(cell, offset, x, markers)
+            slots.append(slot)
             x += slot.width
+        if has_end and not self.rtl:
+            slots.append(Slot(end, x, 1, " ", end))
+            x += 1
         self.slots = slots
         self.width = x
         self._by_pos = {s.pos: i for i, s in enumerate(slots)}
 
     @staticmethod
-    def _slot(cell: Cell, offset: int, markers: bool) -> Slot:
+    def _slot(cell: Cell, offset: int, x: int, markers: bool) -> Slot:
         marker = MARKERS.get(cell.text) if markers else None
         if marker is not None:
-            return Slot(offset + cell.start, 0, 1, marker, offset + cell.end, marker=True)
-        return Slot(offset + cell.start, 0, cell.width, cell.text, offset + cell.end)
+            return Slot(offset + cell.start, x, 1, marker, offset + cell.end, marker=True)
+        return Slot(offset + cell.start, x, cell.width, cell.text, offset + cell.end)
 
     def index(self, pos: int) -> int | None:
         """The slot of the caret at logical ``pos`` (inside a cluster: that cluster's slot)."""
