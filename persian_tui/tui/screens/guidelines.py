@@ -91,7 +91,7 @@ class GuidelinesScreen(AppState, Guarded, ModalScreen[None]):
         self.query_one("#guide-editor").display = editing
         # the preview shows the display order (app mode); a bidi terminal shows the editor as is
         self.query_one("#guide-preview-scroll").display = editing and self.mode.name == "app"
-        hint = ("editing (logical text; the preview below shows how it reads) · "
+        hint = ("editing (the preview below: as annotators will read it) · "
                 "Ctrl+S saves · Escape cancels" if editing else
                 f"{'e edits · ' if access(self).may('author') else ''}Escape or q closes · ? keys")
         self.query_one("#guide-hint", Static).update(hint)
