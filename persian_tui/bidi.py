@@ -223,32 +223,112 @@ def _levels(line: str) -> list[int] | None:
 
 def _reorder(line: str, levels: list[int]) -> str:
     """Rules L1, L2 and L4 of the bidi algorithm, keeping marks on their base."""
-    clusters: list[str] = []
-    cluster_levels: list[int] = []
-    for ch, level in zip(line, levels):
-        if clusters and ch in _MARKS_SET:
-            clusters[-1] += ch
+    spans = _clusters(line)
+    cluster_levels = _l1([levels[a] for a, _ in spans], [line[a:b] for a, b in spans])
+    # L4: mirror brackets etc. at odd (RTL) levels.
+    clusters = [_mirror(line[a:b], lv) for (a, b), lv in zip(spans, cluster_levels)]
+    return "".join(clusters[i] for i in _order(cluster_levels))
+
+
+def _clusters(line: str) -> list[tuple[int, int]]:
+    """(start, end) of each base character with the combining marks after it."""
+    spans: list[tuple[int, int]] = []
+    for i, ch in enumerate(line):
+        if spans and ch in _MARKS_SET:
+            spans[-1] = (spans[-1][0], i + 1)
         else:
-            clusters.append(ch)
-            cluster_levels.append(level)
-    # L1: trailing whitespace goes back to the paragraph level (RTL = 1).
+            spans.append((i, i + 1))
+    return spans
+
+
+def _l1(levels: list[int], clusters: list[str]) -> list[int]:
+    """L1: trailing whitespace goes back to the paragraph level (RTL = 1)."""
+    levels = list(levels)
     i = len(clusters)
     while i and clusters[i - 1].isspace():
         i -= 1
-        cluster_levels[i] = 1
-    # L4: mirror brackets etc. at odd (RTL) levels.
-    clusters = [MIRRORED.get(c[0], c[0]) + c[1:] if lv % 2 else c for c, lv in zip(clusters, cluster_levels)]
-    # L2: from the highest level down to the lowest odd one, reverse runs at or above it.
-    for level in range(max(cluster_levels), 0, -1):
-        i, n = 0, len(clusters)
+        levels[i] = 1
+    return levels
+
+
+def _mirror(cluster: str, level: int) -> str:
+    return MIRRORED.get(cluster[0], cluster[0]) + cluster[1:] if level % 2 else cluster
+
+
+def _order(levels: list[int]) -> list[int]:
+    """L2: the indices in display order; from the highest level down to the lowest odd one,
+    reverse the runs at or above it."""
+    order = list(range(len(levels)))
+    levels = list(levels)
+    for level in range(max(levels, default=0), 0, -1):
+        i, n = 0, len(order)
         while i < n:
-            if cluster_levels[i] >= level:
+            if levels[i] >= level:
                 j = i
-                while j < n and cluster_levels[j] >= level:
+                while j < n and levels[j] >= level:
                     j += 1
-                clusters[i:j] = clusters[i:j][::-1]
-                cluster_levels[i:j] = cluster_levels[i:j][::-1]
+                order[i:j] = order[i:j][::-1]
+                levels[i:j] = levels[i:j][::-1]
                 i = j
             else:
                 i += 1
-    return "".join(clusters)
+    return order
+
+
+# ------------------------------------------------------------------ cells (editable fields)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One cluster of a line as displayed: the logical characters ``start:end`` (a base
+    character with its combining marks, or a zero-width mark alone) and ``text``, what is
+    drawn for them (shaped, mirrored at right-to-left levels), ``width`` terminal cells wide."""
+
+    start: int
+    end: int
+    text: str
+    width: int
+
+
+ZERO_WIDTH = frozenset("\u200c\u200d\u200e\u200f\u061c")  # ZWNJ, ZWJ, LRM, RLM, ALM: each a cell of its own
+
+
+def visual_cells(line: str, *, shape: bool = False, rtl: bool = False) -> tuple[Cell, ...]:
+    """``line`` (one logical line, no newline) as ``visual`` lays it out, cut into cells left
+    to right, each knowing where it sits in the logical line: what an editable field needs to
+    draw a caret and a selection and to move through the text as it is seen. Joined, the cells'
+    texts are ``visual(line, shape=shape, rtl=rtl)`` for a line without control characters
+    (those are drawn as ``display.clean`` shows them, each in a cell of its own)."""
+    return _visual_cells(line, shape, rtl)
+
+
+@lru_cache(maxsize=1024)
+def _visual_cells(line: str, shape: bool, rtl: bool) -> tuple[Cell, ...]:
+    safe = "".join(ch if clean(ch, newlines=False) == ch else "\ufffd" for ch in line)  # neutral stand-ins
+    spans = _cell_spans(safe)
+    glyphs = safe
+    rtl = rtl or has_rtl(safe)
+    if rtl and shape:
+        shaped = _get_reshaper().reshape(safe)
+        glyphs = shaped if len(shaped) == len(safe) else safe
+    texts = [clean(line[a], newlines=False) + glyphs[a + 1:b] if safe[a] == "\ufffd" else glyphs[a:b]
+             for a, b in spans]
+    if not rtl:
+        return tuple(Cell(a, b, t, cell_len(t)) for (a, b), t in zip(spans, texts))
+    levels = _levels(safe) if safe else []
+    if levels is None:  # an unexpected debug format: the whole line right to left
+        levels = [1] * len(safe)
+    cluster_levels = _l1([levels[a] for a, _ in spans], [safe[a:b] for a, b in spans])
+    texts = [_mirror(t, lv) for t, lv in zip(texts, cluster_levels)]
+    return tuple(Cell(spans[i][0], spans[i][1], texts[i], cell_len(texts[i])) for i in _order(cluster_levels))
+
+
+def _cell_spans(line: str) -> list[tuple[int, int]]:
+    """Like ``_clusters``, with each zero-width mark (ZWNJ, ...) a cell of its own."""
+    spans: list[tuple[int, int]] = []
+    for i, ch in enumerate(line):
+        if spans and ch in _MARKS_SET and line[spans[-1][0]] not in ZERO_WIDTH:
+            spans[-1] = (spans[-1][0], i + 1)
+        else:
+            spans.append((i, i + 1))
+    return spans

@@ -99,3 +99,21 @@ def shown(widget) -> list[str]:
     from textual.geometry import Region
 
     return [strip.text for strip in widget.render_lines(Region(0, 0, *widget.outer_size))]
+
+
+ZWNJ_KEY = "shift+space"  # how a Persian keyboard types ZWNJ (نیم‌فاصله)
+
+
+async def type_persian(pilot, text: str) -> None:
+    """Type ``text`` key by key as a terminal sends it: each character with its key (the pilot's
+    ``press`` cannot send diacritics or «»), ZWNJ as Shift+Space, "\\n" as Enter."""
+    from textual import events
+    from textual.keys import _character_to_key
+
+    for ch in text:
+        if ch == "\u200c":
+            await pilot.press(ZWNJ_KEY)
+            continue
+        key = "enter" if ch == "\n" else "space" if ch == " " else _character_to_key(ch)
+        pilot.app.post_message(events.Key(key, "\r" if ch == "\n" else ch))
+        await pilot.pause()

@@ -11,6 +11,7 @@ from textual.screen import ModalScreen, Screen
 
 from .guard import who
 from .keys import APP_KEYS, Key, help_rows, screen_table, screen_title
+from .widgets.persian_input import FIELD_KEYS
 
 # the order people meet them in; screens not named here follow, by title
 ORDER = ("bank", "question editor", "conflicting edits", "corpus", "your name", "labelling", "shared setting",
@@ -29,6 +30,17 @@ A key marked "(admins only)" or "(reviewers and admins only)" is offered only to
 database has [users](../guide/users.md).
 
 ## On every screen
+
+| key | what it does |
+|---|---|
+"""
+
+FIELDS_HEAD = """
+## In a text field
+
+Every field that takes text (one line or several) stores it logically, exactly as typed; in `app`
+bidi mode it shows Persian as it is read ([right-to-left text](../guide/rtl.md#typing-persian)).
+Besides the usual editing keys (selection with Shift, paste, Backspace, Delete):
 
 | key | what it does |
 |---|---|
@@ -74,7 +86,7 @@ def _cell(text: str) -> str:
 
 def keys_markdown() -> str:
     """The whole page: the keys every screen shares, then each screen's and dialog's own."""
-    out = [HEAD, _rows(APP_KEYS)]
+    out = [HEAD, _rows(APP_KEYS), FIELDS_HEAD, _rows(FIELD_KEYS)]
     for cls in sorted((c for c in screen_classes() if screen_table(c)), key=_order):
         kind = "dialog" if issubclass(cls, ModalScreen) else "screen"
         title = screen_title(cls)

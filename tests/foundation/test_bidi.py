@@ -325,3 +325,45 @@ def test_app_shape_flag_reaches_the_layout(tmp_path):
 
     args = parser().parse_args(["tui", "--shape", "on"])
     assert tui_options(args)["shape"] == "on"
+
+
+# --- cells: the display order with each cluster's place in the logical line (editable fields) ---
+
+SEED_LINES = [line for text in COUPLETS for line in text.split("\n")] + [
+    f"من می{ZWNJ}خواهم", "بَ بِ بّ", "مدل GPT-4o در بیت ۱۲ (نسخه ۲) بود.", "GPT-4o [بیت] ۱۲"]
+
+
+@pytest.mark.parametrize("line", SEED_LINES)
+@pytest.mark.parametrize("shape", [False, True])
+def test_cells_join_into_the_visual_line(line, shape):
+    cells = bidi.visual_cells(line, shape=shape)
+    assert "".join(c.text for c in cells) == visual(line, shape=shape)
+    spans = sorted((c.start, c.end) for c in cells)  # every char in exactly one cell
+    assert spans[0][0] == 0 and spans[-1][1] == len(line)
+    assert all(a[1] == b[0] for a, b in zip(spans, spans[1:]))
+    assert all(c.width == cell_len(c.text) for c in cells)
+
+
+def test_cells_of_persian_run_right_to_left():
+    cells = bidi.visual_cells("سلام")
+    assert [c.start for c in cells] == [3, 2, 1, 0]
+    assert bidi.visual_cells("سلام", rtl=False)[0].start == 3  # Persian letters make it RTL anyway
+
+
+def test_cells_of_latin_text_keep_logical_order():
+    assert [c.start for c in bidi.visual_cells("GPT-4o")] == [0, 1, 2, 3, 4, 5]
+    # one Latin run stays left to right, even in a right-to-left paragraph
+    assert [c.start for c in bidi.visual_cells("ab c", rtl=True)] == [0, 1, 2, 3]
+
+
+def test_cells_keep_marks_with_their_base_and_zwnj_alone():
+    cells = bidi.visual_cells("بَت")
+    assert [(c.start, c.end, c.text) for c in cells] == [(2, 3, "ت"), (0, 2, "بَ")]
+    cells = bidi.visual_cells(f"می{ZWNJ}خ")
+    assert [(c.start, c.text, c.width) for c in cells] == [(3, "خ", 1), (2, ZWNJ, 0), (1, "ی", 1), (0, "م", 1)]
+
+
+def test_cells_mixed_run_in_place():
+    cells = bidi.visual_cells("مدل GPT-4o")
+    assert "".join(c.text for c in cells) == "GPT-4o لدم"
+    assert [c.start for c in cells[:6]] == [4, 5, 6, 7, 8, 9]

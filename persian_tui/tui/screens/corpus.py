@@ -23,7 +23,7 @@ from ..messages import SimilarFound  # noqa: F401 (re-exported)
 from ..render import Line, couplet_cell, couplet_lines, fa, label_lines
 from ..widgets.key_bar import KeyBar
 from ..widgets.lines_view import LinesView
-from ..widgets.persian_input import FitInput, PersianInput
+from ..widgets.persian_input import PersianInput
 
 Insert = Callable[[int, CorpusCouplet], "bool | None"]  # False: the editor asks first
 
@@ -80,7 +80,7 @@ class CorpusScreen(AppState, Screen[None]):
         with Horizontal(id="corpus-filters"):
             yield PersianInput(id="corpus-words", placeholder="words", compact=True, select_on_focus=False)
             yield PersianInput(id="corpus-poet", placeholder="poet", compact=True, select_on_focus=False)
-            yield FitInput(id="corpus-form", placeholder="form", compact=True)
+            yield PersianInput(id="corpus-form", placeholder="form", compact=True, select_on_focus=False)
             yield PersianInput(id="corpus-metre", placeholder="metre", compact=True, select_on_focus=False)
         yield Static(id="corpus-status")
         yield OptionList(id="corpus-results")

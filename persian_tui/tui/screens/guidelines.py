@@ -14,6 +14,7 @@ from ..base import AppState
 from ..guard import Guarded, access, refused
 from ..keys import Key, bindings, help_key
 from ..widgets.dialogs import ConfirmDialog
+from ..widgets.persian_textarea import PersianTextArea
 from ..widgets.rtl_text import RtlText
 
 SETTING = "guidelines"
@@ -76,7 +77,7 @@ class GuidelinesScreen(AppState, Guarded, ModalScreen[None]):
                          id="guide-title")
             with VerticalScroll(id="guide-scroll"):
                 yield RtlText(text, self.mode, id="guide-text")
-            yield TextArea(text, id="guide-editor", soft_wrap=True)
+            yield PersianTextArea(text, id="guide-editor", soft_wrap=True)
             with VerticalScroll(id="guide-preview-scroll"):
                 yield RtlText(text, self.mode, id="guide-preview")
             yield Static(id="guide-hint")
@@ -90,7 +91,7 @@ class GuidelinesScreen(AppState, Guarded, ModalScreen[None]):
         self.query_one("#guide-editor").display = editing
         # the preview shows the display order (app mode); a bidi terminal shows the editor as is
         self.query_one("#guide-preview-scroll").display = editing and self.mode.name == "app"
-        hint = ("editing (logical text; the preview below shows how it reads) · "
+        hint = ("editing (the preview below: as annotators will read it) · "
                 "Ctrl+S saves · Escape cancels" if editing else
                 f"{'e edits · ' if access(self).may('author') else ''}Escape or q closes · ? keys")
         self.query_one("#guide-hint", Static).update(hint)

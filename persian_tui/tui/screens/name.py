@@ -9,7 +9,7 @@ from textual.widgets import Input, Label
 
 from ..keys import Key, bindings, help_key
 from ..widgets.dialogs import drop_asking
-from ..widgets.persian_input import FitInput
+from ..widgets.persian_input import PersianInput
 
 
 class NameScreen(ModalScreen[str | None]):
@@ -30,7 +30,7 @@ class NameScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label("Your name (recorded with your labels, edits and decisions):", id="name-title")
-            yield FitInput(placeholder="e.g. maryam", id="name")
+            yield PersianInput(placeholder="e.g. maryam", id="name")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         name = event.value.strip()

@@ -9,7 +9,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Static
 
-from ... import bidi, display
+from ... import display
 from ...text import nfc
 from ..base import AppState
 from ..keys import Key, bindings, help_key
@@ -23,7 +23,6 @@ _BOX = """
 }
 {name} .dialog-hint { color: $text-muted; margin: 1 0 0 0; }
 {name} .dialog-error { color: $text-error; height: auto; }
-{name} #reason-preview { color: $text-accent; display: none; content-align-horizontal: right; }
 """
 
 
@@ -94,7 +93,6 @@ class ReasonDialog(AppState, ModalScreen["str | None"]):
         with Vertical():
             yield Static(self.title_text, id="reason-title", markup=False)
             yield PersianInput(placeholder=placeholder, id="reason")
-            yield Static("", id="reason-preview", markup=False)
             yield Static("", id="reason-error", classes="dialog-error")
             yield Static(hint, classes="dialog-hint")
 
@@ -102,15 +100,6 @@ class ReasonDialog(AppState, ModalScreen["str | None"]):
         """What quitting would lose: the text typed here."""
         typed = self.query_one("#reason", Input).value.strip()
         return f"the {self.what} typed in “{self.title_text}”" if typed else None
-
-    def on_input_changed(self, event: Input.Changed) -> None:
-        """In app bidi mode, RTL text is shown once more in display order under the input."""
-        preview = self.query_one("#reason-preview", Static)
-        text = " ".join(event.value.split())
-        mode = self.mode
-        rtl = mode.name == "app" and bidi.has_rtl(text)
-        preview.update(bidi.display_line(text, 60, mode) if rtl else "")
-        preview.display = rtl
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

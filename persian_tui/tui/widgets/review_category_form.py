@@ -1,5 +1,5 @@
 """The form of one error category (new or edited): name, Persian and English labels and
-descriptions, an example. Persian fields take ZWNJ and show their text in display order."""
+descriptions, an example. Every field is a ``PersianInput``: Persian typed as it is read."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
-from ... import bidi
 from ...models import ErrorCategory
 from ...text import nfc
 from ..base import AppState
@@ -54,10 +53,6 @@ class CategoryForm(AppState, ModalScreen["ErrorCategory | None"]):
     CategoryForm .form-row Label { width: 22; color: $text-muted; }
     CategoryForm .form-row Input { width: 1fr; height: 1; border: none; padding: 0 1; }
     CategoryForm .form-row Input:focus { background: $boost; }
-    CategoryForm .form-preview {
-        color: $text-accent; display: none; margin: 0 0 0 22; padding: 0 1;
-        content-align-horizontal: right;
-    }
     CategoryForm #form-error { color: $text-error; height: auto; }
     CategoryForm .dialog-hint { color: $text-muted; margin: 1 0 0 0; }
     """
@@ -79,14 +74,11 @@ class CategoryForm(AppState, ModalScreen["ErrorCategory | None"]):
         title = f"Edit error category {c.name}" if c else "New error category"
         with Vertical():
             yield Static(title, id="form-title", markup=False)
-            for field, label, persian, _ in FIELDS:
+            for field, label, _, _ in FIELDS:
                 value = getattr(c, field) if c else ""
-                widget = PersianInput if persian else Input
                 with Horizontal(classes="form-row"):
                     yield Label(label)
-                    yield widget(value, id=f"f-{field}", disabled=bool(c) and field == "name")
-                if persian:
-                    yield Static("", id=f"p-{field}", classes="form-preview", markup=False)
+                    yield PersianInput(value, id=f"f-{field}", disabled=bool(c) and field == "name")
             yield Static("", id="form-error")
             yield Static("Enter: next field (saves on the last)   Ctrl+S: save   Escape: cancel",
                          classes="dialog-hint")
@@ -95,24 +87,6 @@ class CategoryForm(AppState, ModalScreen["ErrorCategory | None"]):
         self._loaded = self.values()
         first = "f-label_fa" if self.category else "f-name"
         self.query_one(f"#{first}", Input).focus()
-        for field, _, persian, _ in FIELDS:
-            if persian:
-                self._preview(field, self.query_one(f"#f-{field}", Input).value)
-
-    def _preview(self, field: str, value: str) -> None:
-        """In app bidi mode, RTL text is shown once more in display order under its input."""
-        preview = self.query_one(f"#p-{field}", Static)
-        text = " ".join(value.split())
-        mode = self.mode
-        rtl = mode.name == "app" and bidi.has_rtl(text)
-        preview.update(bidi.display_line(text, 60, mode) if rtl else "")
-        preview.display = rtl
-
-    def on_input_changed(self, event: Input.Changed) -> None:
-        field = (event.input.id or "")[2:]
-        if any(f == field and persian for f, _, persian, _ in FIELDS):
-            self._preview(field, event.value)
-
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         inputs = [i for i in self.query(Input) if not i.disabled]

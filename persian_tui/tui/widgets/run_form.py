@@ -22,7 +22,7 @@ from ...runs.prompts import STRATEGIES
 from ...runs.spec import SPECS, EmbedRunSpec, JudgeRunSpec, LLMRunSpec, ParaphraseRunSpec, field_errors
 from ..keys import Key, bindings, help_key
 from .dialogs import drop_asking
-from .persian_input import FitInput
+from .persian_input import PersianInput
 
 Spec = LLMRunSpec | ParaphraseRunSpec | JudgeRunSpec | EmbedRunSpec
 KINDS = ("llm", "paraphrase", "judge", "embedding")
@@ -201,7 +201,7 @@ class RunForm(ModalScreen[None]):
 
     def _input(self, field: str, placeholder: str) -> Input:
         kind = "integer" if field in INTEGER_FIELDS else "number" if field == "temperature" else "text"
-        return FitInput(self.initial[field], placeholder=placeholder, id=field, type=kind,
+        return PersianInput(self.initial[field], placeholder=placeholder, id=field, type=kind,
                      valid_empty=True, compact=True)
 
     def compose(self) -> ComposeResult:

@@ -1,7 +1,7 @@
-"""A small modal that asks for one line of (Persian) text, with a display preview.
+"""A small modal that asks for one line of (Persian) text.
 
-Dismisses with the stripped text on Enter, or None on Escape. The input holds
-logical text; in "app" bidi mode a preview line shows it in display order.
+Dismisses with the stripped text on Enter, or None on Escape. The field (``PersianInput``) holds
+logical text and shows it as it is read in "app" bidi mode.
 """
 
 from __future__ import annotations
@@ -11,9 +11,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Input, Label, Static
+from textual.widgets import Input, Label
 
-from ... import bidi
 from ...bidi import APP, Mode
 from ..keys import Key, bindings, help_key
 from .dialogs import drop_asking
@@ -43,29 +42,13 @@ class TextPrompt(ModalScreen[str | None]):
         with Vertical(classes="prompt-box"):
             yield Label(Content.assemble((self.title_text, "bold")))
             yield PersianInput(self.value, placeholder=self.placeholder, id="prompt-input")
-            yield Static(id="prompt-preview")
             tail = "Enter keeps it · Escape cancels"
             yield Label(f"{self.hint}\n{tail}" if self.hint else tail, classes="prompt-hint")
-
-    def on_mount(self) -> None:
-        self._preview(self.value)
 
     def unsaved_work(self) -> str | None:
         """What quitting would lose: text typed here (other than what it opened with)."""
         typed = self.query_one("#prompt-input", Input).value.strip()
         return f"the text typed in “{self.title_text}”" if typed != self.value.strip() else None
-
-    @on(Input.Changed, "#prompt-input")
-    def _changed(self, event: Input.Changed) -> None:
-        self._preview(event.value)
-
-    def _preview(self, value: str) -> None:
-        preview = self.query_one("#prompt-preview", Static)
-        show = self.mode.name == "app" and bidi.has_rtl(value)
-        preview.display = show
-        if show:  # the box's width less the preview's padding and arrow; cut with "…"
-            room = self.query_one(".prompt-box").content_size.width - 4
-            preview.update(Content("→ " + bidi.display_line(value, room if room > 4 else 66, self.mode)))
 
     @on(Input.Submitted, "#prompt-input")
     def _submitted(self, event: Input.Submitted) -> None:
