@@ -26,8 +26,8 @@ from textual.app import App
 from textual.message_pump import MessagePump
 from textual.widgets import Input, TextArea
 
-HOLD_MAX = 5.0  # seconds: a screen that is never quiet does not hold keys longer than this
-# (a loaded machine took over 2 s to mount the editor; its first letter then went to the bank)
+HOLD_MAX = 30.0  # seconds: only a screen that is never quiet holds keys this long; a loaded machine
+# took over 5 s to mount the editor, and the first letter typed ahead then went to the bank
 UNHELD = ("ctrl+q", "ctrl+c")  # quitting is never queued behind anything
 
 
