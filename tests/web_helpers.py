@@ -1,4 +1,4 @@
-"""Helpers of the browser tests (and bench/bench_web.py): a database with people, `persian-tui web`
+"""Helpers of the browser tests (tests/web) and bench/bench_web.py: a database with people, `persian-tui web`
 started on a free port, and the app's screen read from its WebSocket stream with pyte (xterm.js
 draws on a canvas, so the page's text cannot be read from the DOM)."""
 
