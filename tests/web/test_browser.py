@@ -8,7 +8,6 @@ Without Chromium, Playwright or pyte these tests skip, saying why; CI (.ci/run) 
 import time
 
 import pytest
-
 from web_helpers import CHROMIUM, SECRET_VALUE, Screen, Served, people_db, process_info, sign_in, why_no_browser
 
 REASON = why_no_browser()
