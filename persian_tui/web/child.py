@@ -6,8 +6,10 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from asyncio.subprocess import Process
 from importlib.metadata import version
 from pathlib import Path
+from typing import Any
 
 from textual_serve.app_service import AppService
 
@@ -46,7 +48,7 @@ class PersonService(AppService):
     environment above, the app's unsaved-work meta passed on to the page (for its leave-page
     prompt), and a kill when the app does not quit."""
 
-    def __init__(self, argv: list[str], env: dict[str, str], user: str, **kwargs):  # type: ignore[no-untyped-def]
+    def __init__(self, argv: list[str], env: dict[str, str], user: str, **kwargs: Any):
         super().__init__(" ".join(argv), **kwargs)
         self.argv, self.env, self.user = argv, env, user
         self.last_input = 0.0
@@ -58,7 +60,7 @@ class PersonService(AppService):
     def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
         return dict(self.env, COLUMNS=str(width), ROWS=str(height))
 
-    async def _open_app_process(self, width: int = 80, height: int = 24):  # type: ignore[no-untyped-def]
+    async def _open_app_process(self, width: int = 80, height: int = 24) -> Process:
         self._process = process = await asyncio.create_subprocess_exec(
             *self.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE, env=self._build_environment(width, height))

@@ -198,7 +198,7 @@ class WebServer(Server):
 
     # ------------------------------------------------------------ the app page and its WebSocket
 
-    async def handle_index(self, request: web.Request) -> dict[str, Any]:  # type: ignore[override]
+    async def handle_index(self, request: web.Request) -> web.Response:
         user: User = request["user"]
         context = {
             "font_size": to_int(request.query.get("fontsize", "16"), 16),
@@ -207,7 +207,7 @@ class WebServer(Server):
             "application": {"name": "persian-tui"},
             "can_sign_out": request["session"] is not None,
         }
-        return aiohttp_jinja2.render_template("app_index.html", request, context)  # type: ignore[return-value]
+        return aiohttp_jinja2.render_template("app_index.html", request, context)
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
         if not same_origin(request.headers.get("Origin"), request.host, self.options.origins):

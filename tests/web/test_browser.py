@@ -171,3 +171,18 @@ def test_idle_and_full_sessions_say_why(browser, db):
             if context is not None:
                 context.close()
         server.stop()
+
+
+def test_the_browser_meets_the_sign_in_first_and_a_wrong_password_is_refused(browser, served):
+    context = browser.new_context(viewport=VIEW)
+    page = context.new_page()
+    sockets = []
+    page.on("websocket", sockets.append)
+    try:
+        page.goto(served.url + "/")
+        assert page.url == served.url + "/login"
+        sign_in(page, served.url, "ali", "not his password")
+        page.wait_for_selector("text=Wrong name or password.")
+        assert page.url == served.url + "/login" and not sockets  # no app, no WebSocket
+    finally:
+        context.close()
