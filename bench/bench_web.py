@@ -31,10 +31,12 @@ VIEW = {"width": 1200, "height": 800}
 
 
 def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
+    """A process's resident memory (0 when it has just ended)."""
+    try:
+        lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    except OSError:
+        return 0.0
+    return next((int(line.split()[1]) / 1024 for line in lines if line.startswith("VmRSS:")), 0.0)
 
 
 def children(pid: int) -> list[int]:
@@ -163,14 +165,16 @@ def main() -> int:
             for name, _, screen in tabs:
                 screen.wait_for(f"labelling as {name}", timeout=600)
             ready = time.perf_counter() - start
-            rss = [rss_mb(pid) for pid in served.children()]
+            rss = [r for r in (rss_mb(pid) for pid in served.children()) if r > 0]
             for round_ in range(args.labels):
                 for _, _, screen in tabs:
                     screen.press(str(1 + round_ % 4))
-                for _, _, screen in tabs:
-                    end = time.monotonic() + 300
-                    while time.monotonic() < end and f"{round_ + 1} answered" not in screen.text():
+                for name, _, screen in tabs:
+                    end = time.monotonic() + 120
+                    while time.monotonic() < end and f" {round_ + 1} answered" not in screen.text():
                         screen.page.wait_for_timeout(100)
+                    if f" {round_ + 1} answered" not in screen.text():
+                        print(f"{name}: no label {round_ + 1} on the screen after 120 s:\n{screen.text()}")
             total = time.perf_counter() - start
             for _, context, _ in tabs:
                 context.close()
