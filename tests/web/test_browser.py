@@ -177,7 +177,7 @@ def test_the_browser_meets_the_sign_in_first_and_a_wrong_password_is_refused(bro
     context = browser.new_context(viewport=VIEW)
     page = context.new_page()
     sockets = []
-    page.on("websocket", sockets.append)
+    page.on("websocket", lambda ws: sockets.append(ws))
     try:
         page.goto(served.url + "/")
         assert page.url == served.url + "/login"
