@@ -35,7 +35,10 @@ class Sessions:
         return hmac.new(self.secret, token.encode("ascii"), hashlib.sha256).hexdigest()
 
     def start(self, user: str, now: float) -> tuple[Session, str]:
-        """A new session for ``user`` and the cookie value that names it."""
+        """A new session for ``user`` and the cookie value that names it (expired ones are
+        dropped now, so abandoned sessions do not pile up)."""
+        for old in [t for t, s in self.by_token.items() if now - s.started > SESSION_SECONDS]:
+            del self.by_token[old]
         token = secrets.token_urlsafe(32)
         session = self.by_token[token] = Session(token, user, now)
         return session, f"{token}.{self._sign(token)}"

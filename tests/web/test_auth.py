@@ -29,6 +29,13 @@ def test_a_session_expires():
     assert sessions.find(cookie, SESSION_SECONDS + 1) is None
 
 
+def test_expired_sessions_are_dropped_when_another_starts():
+    sessions = Sessions(b"k" * 32)
+    sessions.start("ali", 0.0)
+    sessions.start("sara", SESSION_SECONDS + 1)
+    assert [s.user for s in sessions.by_token.values()] == ["sara"]
+
+
 def test_ending_a_users_sessions():
     sessions = Sessions(b"k" * 32)
     _, a = sessions.start("ali", 0.0)
