@@ -94,6 +94,31 @@ def api_key(env_name: str) -> str | None:
     return os.environ.get(env_name) or None
 
 
+WEB_SECRET_ENV = "PERSIAN_TUI_WEB_SECRET"
+
+# what an app process of `persian-tui web` inherits from the server's environment: what Python, the
+# locale and a local model cache need, never a key (the server adds --pass-env names for admins)
+WEB_CHILD_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "PYTHONPATH", "SYSTEMROOT",
+                 "HF_HOME", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "XDG_CACHE_HOME",
+                 SIMILAR_MODEL_ENV, SIMILAR_BASE_URL_ENV)
+
+
+def web_secret() -> str | None:
+    """The key session cookies of `persian-tui web` are signed with ($PERSIAN_TUI_WEB_SECRET;
+    None: a new random one each start, so sign-ins end with the server)."""
+    return os.environ.get(WEB_SECRET_ENV) or None
+
+
+def environment_subset(names: tuple[str, ...] | list[str]) -> dict[str, str]:
+    """The variables of the environment named in ``names`` that are set: an app process's
+    environment is built from these, never from the whole environment."""
+    return {name: os.environ[name] for name in names if name in os.environ}
+
+
+def environment_has(name: str) -> bool:
+    return name in os.environ
+
+
 # ------------------------------------------------------------------ stored in the database
 
 

@@ -15,7 +15,7 @@ from ..models import QUESTION_SETS
 from ..runs import RunError
 from ..store import DatabaseError, StoreError, discard_if_unused, is_there
 from ..store.errors import write_error
-from . import access, corpus, curate, items, release, users
+from . import access, corpus, curate, items, release, users, web
 from . import runs as runs_commands
 from .common import MAX_ID, UserError, bounded_int, open_store, print_capped
 from .options import DB_HELP, USER_HELP, Parser, db_everywhere, merge_run, one_run
@@ -450,6 +450,7 @@ def parser() -> argparse.ArgumentParser:
     items.add_commands(sub)
     release.add_commands(sub)
     users.add_commands(sub)
+    web.add_commands(sub)
 
     tui = sub.add_parser("tui", help="open the terminal app")
     add_tui_options(tui)

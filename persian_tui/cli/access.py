@@ -47,6 +47,7 @@ COMMAND_ACTS: dict[str, ActOf] = {
     "corpus similar": None, "corpus link": "author", "corpus reorder": "author",
     "curate": "adjudicate", "release": _release,
     "users": "users", "users add": "users", "users list": "users", "users remove": "users",
+    "users passwd": "users", "web": "users",  # serving the app to everyone is an admin's
 }
 
 

@@ -5,10 +5,13 @@ exists; before that, whoever runs persian-tui is admin, and the first user added
 from __future__ import annotations
 
 import argparse
+import getpass
+import sys
 
 from .. import settings
 from ..models.users import ROLES, RULES, check_role, roles_for
-from .common import open_store
+from ..passwords import check_password, hash_password
+from .common import UserError, open_store
 
 
 def cmd_users_add(args: argparse.Namespace) -> int:
@@ -45,6 +48,38 @@ def cmd_users_remove(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_users_passwd(args: argparse.Namespace) -> int:
+    if args.clear:
+        with open_store(args) as store:
+            user = store.users.set_password(args.name, None)
+        print(f"{user.name} has no password now: they cannot sign in to persian-tui web")
+        return 0
+    password = read_password(args.stdin)
+    try:
+        check_password(password)
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    with open_store(args) as store:
+        if store.users.get(args.name) is None:
+            raise UserError(f"{args.name} is not a user (users list shows them)")
+        user = store.users.set_password(args.name, hash_password(password))
+    print(f"password set for {user.name} ({user.role}): they sign in to persian-tui web with it")
+    return 0
+
+
+def read_password(from_stdin: bool) -> str:
+    """The new password: the first line of standard input with --stdin, else typed twice
+    (not echoed). Never from a flag (it would show in the process list and shell history)."""
+    if from_stdin:
+        return sys.stdin.readline().rstrip("\r\n")
+    if not sys.stdin.isatty():
+        raise UserError("no terminal to type the password in: pipe it with --stdin")
+    first = getpass.getpass("new password: ")
+    if getpass.getpass("again: ") != first:
+        raise UserError("the two passwords differ; nothing was changed")
+    return first
+
+
 def can(role: str) -> str:
     """What a role may do, in words, from the one table of rules."""
     return "; ".join(what for act, (roles, what) in RULES.items() if role in roles)
@@ -69,3 +104,12 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     rm = us_sub.add_parser("remove", help="remove a user (their labels stay; the last admin stays)")
     rm.add_argument("name", metavar="NAME", help="the user")
     rm.set_defaults(func=cmd_users_remove)
+    pw = us_sub.add_parser("passwd", help="set a user's password for persian-tui web (stored as a "
+                           "salted scrypt hash)",
+                           description="Set the password a user signs in to `persian-tui web` with: "
+                           "typed twice, or the first line of standard input with --stdin. Only its "
+                           "salted scrypt hash is stored.")
+    pw.add_argument("name", metavar="NAME", help="the user")
+    pw.add_argument("--stdin", action="store_true", help="read the password from standard input's first line")
+    pw.add_argument("--clear", action="store_true", help="remove the password (no web sign-in)")
+    pw.set_defaults(func=cmd_users_passwd)

@@ -65,8 +65,26 @@ class UsersRepo:
                 user = check_remove(self._all(), name)
             except ValueError as e:
                 raise StoreError(str(e)) from None
-            self.db.conn.execute("UPDATE users SET disabled_at = ? WHERE name = ?", (now(), name))
+            self.db.conn.execute("UPDATE users SET disabled_at = ?, password_hash = NULL WHERE name = ?", (now(), name))
         return user
+
+    def set_password(self, name: str, password_hash: str | None) -> User:
+        """Store the active user's password hash (None: no password, so no web sign-in).
+        StoreError when ``name`` is not an active user."""
+        with self.db.tx():
+            cur = self.db.conn.execute("UPDATE users SET password_hash = ? WHERE name = ? AND disabled_at IS NULL",
+                                       (password_hash, name))
+            if cur.rowcount != 1:
+                raise StoreError(f"{name} is not a user")
+        user = self.get(name)
+        assert user is not None  # updated above
+        return user
+
+    def password_hash(self, name: str) -> str | None:
+        """The active user's stored password hash (None: no such user, or no password set)."""
+        row = self.db.conn.execute("SELECT password_hash FROM users WHERE name = ? AND disabled_at IS NULL",
+                                   (name,)).fetchone()
+        return row["password_hash"] if row else None
 
     def _all(self) -> list[User]:
         return self.users(removed=True)

@@ -29,6 +29,7 @@ from .safe_output import SHOW_CONTROLS
 from .screens.bank import BankScreen
 from .screens.help import HelpScreen
 from .typeahead import TypeAhead
+from .web_bridge import watch_unsaved
 
 BUSY_MS = 250  # the UI thread waits this long for a write lock, then retries in a worker (Harlequin)
 
@@ -135,6 +136,7 @@ class PersianTUI(TuiApp):
         return self.bank
 
     def on_bank_screen_first_load(self) -> None:
+        watch_unsaved(self)  # in a browser: the page's leave-page prompt
         if self.access.role == "annotator":  # an annotator's work is the queue: straight into it
             self.action_label()
         if self.warm_up:  # background work starts once the bank is on screen

@@ -29,11 +29,13 @@ def test_embed_extra_brings_it_and_ci_installs_it():
     assert {"torch", "sentence-transformers"} <= names(extras["embed"])
     assert "inspect-ai" in names(extras["inspect"])
     assert "mkdocs-material" in names(extras["docs"])
+    assert "textual-serve" in names(extras["web"])
     ci = (ROOT / ".ci" / "run").read_text("utf-8")
     torch_line = ci.index("pip install --quiet torch==")
     install = re.search(r'pip install --quiet -e "\.\[([a-z,]+)\]"', ci)
     assert torch_line < install.start()
-    assert set(install[1].split(",")) == {"test", "embed", "inspect", "docs"}
+    assert set(install[1].split(",")) == {"test", "embed", "inspect", "docs", "web"}
+    assert "apt-get install" in ci and "chromium" in ci  # tests/web drive Debian's Chromium
 
 
 def test_st_model_without_the_extra_names_it(monkeypatch):

@@ -1,0 +1,110 @@
+"""Sign-in state of `persian-tui web`, in memory: sessions behind a signed cookie, and the
+lock-out after repeated failed sign-ins. No I/O; time is passed in so tests need no clock."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import ipaddress
+import secrets
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+COOKIE = "persian_tui_session"
+SESSION_SECONDS = 12 * 3600  # a sign-in lasts at most this long
+FAILURES = 5  # failed sign-ins of one name (or from one address, times 4) before a lock-out
+LOCK_SECONDS = 15 * 60
+
+
+@dataclass
+class Session:
+    token: str
+    user: str
+    started: float
+
+
+@dataclass
+class Sessions:
+    """Signed-in people: cookie value -> session. The cookie is a random token and its HMAC under
+    the server's secret, so a forged or altered cookie is refused before any lookup."""
+
+    secret: bytes
+    by_token: dict[str, Session] = field(default_factory=dict)
+
+    def _sign(self, token: str) -> str:
+        return hmac.new(self.secret, token.encode("ascii"), hashlib.sha256).hexdigest()
+
+    def start(self, user: str, now: float) -> tuple[Session, str]:
+        """A new session for ``user`` and the cookie value that names it (expired ones are
+        dropped now, so abandoned sessions do not pile up)."""
+        for old in [t for t, s in self.by_token.items() if now - s.started > SESSION_SECONDS]:
+            del self.by_token[old]
+        token = secrets.token_urlsafe(32)
+        session = self.by_token[token] = Session(token, user, now)
+        return session, f"{token}.{self._sign(token)}"
+
+    def find(self, cookie: str | None, now: float) -> Session | None:
+        """The live session a cookie names (None: none, forged, ended or expired)."""
+        token, _, signature = (cookie or "").partition(".")
+        if not token or not hmac.compare_digest(signature, self._sign(token)):
+            return None
+        session = self.by_token.get(token)
+        if session is None:
+            return None
+        if now - session.started > SESSION_SECONDS:
+            del self.by_token[token]
+            return None
+        return session
+
+    def end(self, token: str) -> None:
+        self.by_token.pop(token, None)
+
+    def end_user(self, user: str) -> None:
+        for token in [t for t, s in self.by_token.items() if s.user == user]:
+            del self.by_token[token]
+
+
+@dataclass
+class Lockout:
+    """Failed sign-ins per name and per address within LOCK_SECONDS; at FAILURES (an address:
+    4 x FAILURES) further tries are refused until the window passes."""
+
+    failed: dict[str, list[float]] = field(default_factory=dict)
+
+    def _recent(self, key: str, now: float) -> list[float]:
+        times = [t for t in self.failed.get(key, []) if now - t < LOCK_SECONDS]
+        if times:
+            self.failed[key] = times
+        else:
+            self.failed.pop(key, None)
+        return times
+
+    def locked(self, name: str, address: str, now: float) -> bool:
+        return (len(self._recent(f"name:{name}", now)) >= FAILURES
+                or len(self._recent(f"addr:{address}", now)) >= 4 * FAILURES)
+
+    def fail(self, name: str, address: str, now: float) -> None:
+        for key in (f"name:{name}", f"addr:{address}"):
+            self.failed.setdefault(key, []).append(now)
+
+    def succeed(self, name: str) -> None:
+        self.failed.pop(f"name:{name}", None)
+
+
+def is_loopback(address: str | None) -> bool:
+    try:
+        return address is not None and ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
+
+
+def same_origin(origin: str | None, host: str | None, allowed: tuple[str, ...] = ()) -> bool:
+    """Whether a request's Origin header is this server: its host:port is the Host the request
+    was sent to, or it is one of ``allowed`` (--origin, e.g. the proxy's public address). No
+    Origin: refused (browsers always send one with a WebSocket handshake and a form post)."""
+    if not origin or origin == "null":
+        return False
+    if origin.rstrip("/") in {a.rstrip("/") for a in allowed}:
+        return True
+    parts = urlsplit(origin)
+    return parts.scheme in ("http", "https") and bool(host) and parts.netloc.lower() == (host or "").lower()

@@ -1,0 +1,98 @@
+"""One app process per browser tab, run as the signed-in person: its command line and the
+environment it gets (built from an allow-list, never the server's whole environment)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from asyncio.subprocess import Process
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+from textual_serve.app_service import AppService
+
+from .. import settings
+from ..models.users import Role
+
+UNSAVED = "persian_tui_unsaved"  # meta the app sends when it starts or stops holding unsaved work
+STOP_SECONDS = 5.0  # a process that has not quit this long after being asked is killed
+
+
+def command(db: Path, user: str) -> list[str]:
+    """The app as ``user``: always right-to-left reordered by the app (xterm.js has no bidi);
+    the role is the database's (the app resolves it as it does for --annotator)."""
+    return [sys.executable, "-m", "persian_tui.cli", "--db", str(db), "tui", "--bidi", "app", "--no-sample",
+            "--annotator", user]
+
+
+def environment(role: Role, pass_env: tuple[str, ...], width: int, height: int) -> dict[str, str]:
+    """The app process's environment: the allow-list (settings.WEB_CHILD_ENV), the --pass-env
+    variables for an admin only (the runs screen reads keys by name), and what Textual's web
+    driver needs."""
+    env = settings.environment_subset(settings.WEB_CHILD_ENV)
+    if role == "admin":
+        env.update(settings.environment_subset(pass_env))
+    env.update({
+        "TEXTUAL_DRIVER": "textual.drivers.web_driver:WebDriver", "TEXTUAL_FPS": "60",
+        "TEXTUAL_COLOR_SYSTEM": "truecolor", "TERM_PROGRAM": "textual",
+        "TERM_PROGRAM_VERSION": version("textual-serve"), "COLUMNS": str(width), "ROWS": str(height),
+        "PYTHONIOENCODING": "utf-8",
+    })
+    return env
+
+
+class PersonService(AppService):
+    """textual-serve's AppService for one person: exec (no shell) of ``command``, the
+    environment above, the app's unsaved-work meta passed on to the page (for its leave-page
+    prompt), and a kill when the app does not quit."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], user: str, **kwargs: Any):
+        super().__init__(" ".join(argv), **kwargs)
+        self.argv, self.env, self.user = argv, env, user
+        self.last_input = 0.0
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None else None
+
+    def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
+        return dict(self.env, COLUMNS=str(width), ROWS=str(height))
+
+    async def _open_app_process(self, width: int = 80, height: int = 24) -> Process:
+        self._process = process = await asyncio.create_subprocess_exec(
+            *self.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE, env=self._build_environment(width, height))
+        assert process.stdin is not None
+        self._stdin = process.stdin
+        return process
+
+    async def on_meta(self, data: bytes) -> None:
+        meta = json.loads(data)
+        if meta.get("type") == UNSAVED:
+            await self.remote_write_str(json.dumps([UNSAVED, bool(meta.get("unsaved"))]))
+            return
+        await super().on_meta(data)
+
+    async def stop(self) -> None:
+        """Ask the app to quit; kill it if it has not after STOP_SECONDS."""
+        task = self._task
+        if task is None:
+            return
+        try:
+            await asyncio.wait_for(asyncio.shield(super().stop()), STOP_SECONDS)
+        except (TimeoutError, ConnectionError):
+            pass
+        process = self._process
+        if process is not None:
+            try:
+                await asyncio.wait_for(process.wait(), STOP_SECONDS)
+            except TimeoutError:
+                process.kill()
+                await process.wait()
+        self._task = None
+
+    @property
+    def finished(self) -> asyncio.Task[None] | None:
+        return self._task

@@ -1,0 +1,344 @@
+"""`persian-tui web`: textual-serve's Server behind a sign-in. Every path but the sign-in page
+needs a session; the WebSocket's Origin must be this server; each tab gets its own app process
+run as its person (child.py); processes are capped and idle ones closed with a message."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import signal
+import ssl
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import aiohttp_jinja2
+import jinja2
+from aiohttp import WSMsgType, web
+from textual_serve.server import Server, to_int
+
+from ..models.users import User
+from ..passwords import verify_password
+from ..store import Store
+from .auth import COOKIE, SESSION_SECONDS, Lockout, Session, Sessions, is_loopback, same_origin
+from .child import PersonService, command, environment
+
+log = logging.getLogger("persian_tui.web")
+
+TEMPLATES = Path(__file__).parent / "templates"
+# the page loads nothing from elsewhere: scripts, styles, fonts and the WebSocket are this server's
+CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+       "img-src 'self' data:; font-src 'self'; connect-src 'self'; worker-src 'self' blob:; "
+       "frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+IDLE_CLOSE = 4002
+FULL_CLOSE = 4001
+SIGNED_OUT_CLOSE = 4003
+
+
+@dataclass(frozen=True)
+class Options:
+    db: Path
+    host: str = "127.0.0.1"
+    port: int = 8000
+    certfile: str | None = None
+    keyfile: str | None = None
+    max_sessions: int = 20
+    idle_minutes: float = 30.0
+    pass_env: tuple[str, ...] = ()
+    trust_user_header: str | None = None  # set by a reverse proxy on loopback
+    origins: tuple[str, ...] = ()  # more origins the page may be loaded from (a proxy's public URL)
+
+
+@dataclass
+class Live:
+    """A connected tab: its process, its WebSocket, whose it is."""
+
+    service: PersonService
+    ws: web.WebSocketResponse
+    user: str
+    token: str | None
+
+
+class WebServer(Server):
+    def __init__(self, options: Options, secret: str | None = None):
+        super().__init__("persian-tui", host=options.host, port=options.port, title="persian-tui",
+                         templates_path=TEMPLATES)
+        self.options = options
+        self.sessions = Sessions(secret.encode("utf-8") if secret else _random_secret())
+        self.lockout = Lockout()
+        self.live: list[Live] = []
+        self.store: Store | None = None
+        self.ssl_context: ssl.SSLContext | None = None
+        if options.certfile:
+            self.ssl_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+            self.ssl_context.load_cert_chain(options.certfile, options.keyfile)
+        self._reaper: asyncio.Task[None] | None = None
+
+    # ------------------------------------------------------------ the aiohttp application
+
+    async def _make_app(self) -> web.Application:
+        app = web.Application(middlewares=[self._guard], client_max_size=64 * 1024)
+        aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(self.templates_path), autoescape=True)
+        app.add_routes([
+            web.get("/login", self.handle_login_page, name="login"),
+            web.post("/login", self.handle_login),
+            web.post("/logout", self.handle_logout),
+            web.get("/", self.handle_index, name="index"),
+            web.get("/ws", self.handle_websocket, name="websocket"),
+            web.get("/download/{key}", self.handle_download, name="download"),
+            web.static("/static", self.statics_path, name="static"),
+        ])
+        app.on_startup.append(self.on_startup)
+        app.on_shutdown.append(self.on_shutdown)
+        return app
+
+    async def on_startup(self, app: web.Application) -> None:
+        self.store = Store(self.options.db, create_dir=False, read_only=True)
+        self._reaper = asyncio.create_task(self._close_idle())
+
+    async def on_shutdown(self, app: web.Application) -> None:
+        if self._reaper is not None:
+            self._reaper.cancel()
+        for live in list(self.live):
+            await live.ws.close(code=1001, message=b"the server is stopping")
+            await live.service.stop()
+        if self.store is not None:
+            self.store.close()
+
+    @web.middleware
+    async def _guard(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        """Every path but the sign-in page needs a signed-in person who is still an active user."""
+        if request.path != "/login":
+            found = self.person(request)
+            if found is None:
+                if request.path == "/" and request.method == "GET":
+                    raise web.HTTPFound("/login")
+                raise web.HTTPUnauthorized(text="sign in first (/login)")
+            request["user"], request["session"] = found
+        response: web.StreamResponse = await handler(request)
+        if not isinstance(response, web.WebSocketResponse):
+            response.headers.setdefault("Content-Security-Policy", CSP)
+            response.headers.setdefault("X-Content-Type-Options", "nosniff")
+            response.headers.setdefault("Referrer-Policy", "same-origin")  # no-referrer makes form posts Origin: null
+            if request.path in ("/", "/login"):
+                response.headers.setdefault("Cache-Control", "no-store")
+        return response
+
+    def person(self, request: web.Request) -> tuple[User, Session | None] | None:
+        """The signed-in person of a request and their session: a trusted proxy's header (only
+        when configured and only from loopback), else the session cookie. None when neither
+        names an active user of the database."""
+        assert self.store is not None
+        header = self.options.trust_user_header
+        session = None
+        if header and header in request.headers and is_loopback(request.remote):
+            name = request.headers[header].strip()
+        else:
+            session = self.sessions.find(request.cookies.get(COOKIE), time.time())
+            if session is None:
+                return None
+            name = session.user
+        user = self.store.users.get(name) if name else None
+        if user is None:
+            if session is not None:
+                self.sessions.end_user(session.user)  # removed since signing in
+            return None
+        return user, session
+
+    # ------------------------------------------------------------ signing in and out
+
+    async def handle_login_page(self, request: web.Request) -> web.StreamResponse:
+        if self.person(request) is not None:
+            raise web.HTTPFound("/")
+        return self._login_form(request, "", 200)
+
+    def _login_form(self, request: web.Request, message: str, status: int, name: str = "") -> web.Response:
+        response = aiohttp_jinja2.render_template("login.html", request, {"message": message, "name": name})
+        response.set_status(status)
+        return response
+
+    async def handle_login(self, request: web.Request) -> web.StreamResponse:
+        if not same_origin(request.headers.get("Origin"), request.host, self.options.origins):
+            raise web.HTTPForbidden(text="sign-in from another site refused")
+        form = await request.post()
+        name, password = str(form.get("name", "")).strip(), str(form.get("password", ""))
+        address = request.remote or "?"
+        now = time.time()
+        if self.lockout.locked(name, address, now):
+            log.warning("sign-in refused (locked out): %r from %s", name, address)
+            return self._login_form(request, "Too many failed sign-ins: try again in 15 minutes.", 429, name)
+        assert self.store is not None
+        stored = self.store.users.password_hash(name) if name else None
+        ok = await asyncio.to_thread(verify_password, password, stored)
+        if not ok:
+            self.lockout.fail(name, address, now)
+            log.warning("failed sign-in: %r from %s", name, address)
+            return self._login_form(request, "Wrong name or password.", 401, name)
+        self.lockout.succeed(name)
+        _, cookie = self.sessions.start(name, now)
+        log.info("signed in: %s from %s", name, address)
+        response = web.HTTPFound("/")
+        response.set_cookie(COOKIE, cookie, max_age=SESSION_SECONDS, path="/", httponly=True,
+                            samesite="Strict", secure=self.ssl_context is not None)
+        raise response
+
+    async def handle_logout(self, request: web.Request) -> web.StreamResponse:
+        if not same_origin(request.headers.get("Origin"), request.host, self.options.origins):
+            raise web.HTTPForbidden(text="sign-out from another site refused")
+        session: Session | None = request["session"]
+        if session is not None:
+            self.sessions.end(session.token)
+            for live in [x for x in self.live if x.token == session.token]:
+                await live.ws.close(code=SIGNED_OUT_CLOSE, message=b"Signed out.")
+        response = web.HTTPFound("/login")
+        response.del_cookie(COOKIE, path="/")
+        raise response
+
+    # ------------------------------------------------------------ the app page and its WebSocket
+
+    async def handle_index(self, request: web.Request) -> web.Response:
+        user: User = request["user"]
+        context = {
+            "font_size": to_int(request.query.get("fontsize", "16"), 16),
+            "user": user.name, "role": user.role,
+            "config": {"static": {"url": "/static/"}},
+            "application": {"name": "persian-tui"},
+            "can_sign_out": request["session"] is not None,
+        }
+        return aiohttp_jinja2.render_template("app_index.html", request, context)
+
+    async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
+        if not same_origin(request.headers.get("Origin"), request.host, self.options.origins):
+            log.warning("WebSocket from a foreign origin refused: %r", request.headers.get("Origin"))
+            raise web.HTTPForbidden(text="foreign origin")
+        user: User = request["user"]
+        session: Session | None = request["session"]
+        ws = web.WebSocketResponse(heartbeat=15, max_msg_size=1024 * 1024)
+        await ws.prepare(request)
+        if len(self.live) >= self.options.max_sessions:
+            log.warning("session refused (%d running): %s", len(self.live), user.name)
+            await ws.close(code=FULL_CLOSE, message=(f"The server is full ({self.options.max_sessions} "
+                                                     "sessions): try again later.").encode())
+            return ws
+        width = to_int(request.query.get("width", "80"), 80)
+        height = to_int(request.query.get("height", "24"), 24)
+        service = PersonService(command(self.options.db, user.name),
+                                environment(user.role, self.options.pass_env, width, height), user.name,
+                                write_bytes=ws.send_bytes, write_str=ws.send_str, close=ws.close,
+                                download_manager=self.download_manager, debug=self.debug)
+        service.last_input = time.monotonic()
+        live = Live(service, ws, user.name, session.token if session else None)
+        self.live.append(live)
+        try:
+            await service.start(width, height)
+            log.info("app started for %s (%s), pid %s; %d running", user.name, user.role, service.pid,
+                     len(self.live))
+            ended = asyncio.create_task(self._close_when_ended(live))
+            try:
+                await self._process_messages(ws, service)
+            finally:
+                ended.cancel()
+        except asyncio.CancelledError:
+            pass
+        except Exception:
+            log.exception("the app of %s failed", user.name)
+        finally:
+            self.live.remove(live)
+            await service.stop()
+            await ws.close()
+            log.info("app ended for %s; %d running", user.name, len(self.live))
+        return ws
+
+    async def _close_when_ended(self, live: Live) -> None:
+        """An app that ends by itself (q, a crash) closes its tab's WebSocket."""
+        task = live.service.finished
+        if task is not None:
+            await asyncio.shield(task)
+        await live.ws.close()
+
+    async def _process_messages(self, websocket: web.WebSocketResponse,  # type: ignore[override]
+                                app_service: PersonService) -> None:
+        async for message in websocket:
+            if message.type != WSMsgType.TEXT:
+                continue
+            try:
+                envelope = json.loads(message.data)
+                kind, data = envelope[0], envelope[1]
+            except (ValueError, TypeError, IndexError, KeyError):
+                continue
+            if kind == "stdin" and isinstance(data, str):
+                app_service.last_input = time.monotonic()
+                await app_service.send_bytes(data.encode("utf-8"))
+            elif kind == "resize" and isinstance(data, dict):
+                app_service.last_input = time.monotonic()
+                await app_service.set_terminal_size(to_int(str(data.get("width", 80)), 80),
+                                                    to_int(str(data.get("height", 24)), 24))
+            elif kind == "ping":
+                await websocket.send_json(["pong", data])
+            elif kind == "blur":
+                await app_service.blur()
+            elif kind == "focus":
+                await app_service.focus()
+
+    async def _close_idle(self) -> None:
+        """Close the tabs nobody typed in for idle_minutes, saying so."""
+        idle = self.options.idle_minutes * 60
+        while True:
+            await asyncio.sleep(max(0.5, min(30.0, idle / 4)))
+            now = time.monotonic()
+            for live in list(self.live):
+                if now - live.service.last_input > idle:
+                    log.info("closing %s's idle session", live.user)
+                    minutes = f"{self.options.idle_minutes:g}"
+                    await live.ws.close(code=IDLE_CLOSE, message=(
+                        f"Closed after {minutes} minutes without a key. Saved labels are kept.").encode())
+
+    async def handle_download(self, request: web.Request) -> web.StreamResponse:
+        """A file the app delivers: only to the person whose app it is."""
+        user: User = request["user"]
+        try:
+            meta = await self.download_manager.get_download_metadata(request.match_info["key"])
+        except KeyError:
+            raise web.HTTPNotFound(text="no such download") from None
+        if getattr(meta.app_service, "user", None) != user.name:
+            raise web.HTTPNotFound(text="no such download")
+        return await super().handle_download(request)
+
+    # ------------------------------------------------------------ serving
+
+    def serve(self, debug: bool = False) -> None:
+        self.debug = debug
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+        asyncio.run(self._serve())
+
+    async def _serve(self) -> None:
+        runner = web.AppRunner(await self._make_app(), handle_signals=False, access_log=None)
+        await runner.setup()
+        site = web.TCPSite(runner, self.options.host, self.options.port, ssl_context=self.ssl_context)
+        await site.start()
+        server = site._server
+        sockets = getattr(server, "sockets", None) or []
+        port = sockets[0].getsockname()[1] if sockets else self.options.port
+        scheme = "https" if self.ssl_context else "http"
+        host = f"[{self.options.host}]" if ":" in self.options.host else self.options.host
+        print(f"persian-tui web: serving {self.options.db} on {scheme}://{host}:{port}/ "
+              f"(at most {self.options.max_sessions} sessions; Ctrl+C stops)", flush=True)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            try:
+                loop.add_signal_handler(sig, stop.set)
+            except NotImplementedError:
+                pass
+        try:
+            await stop.wait()
+        finally:
+            await runner.cleanup()
+
+
+def _random_secret() -> bytes:
+    import secrets
+
+    return secrets.token_bytes(32)

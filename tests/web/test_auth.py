@@ -1,0 +1,90 @@
+"""Sessions, signed cookies, lock-out and the Origin rule of `persian-tui web` (no clock: times given)."""
+
+from persian_tui.web.auth import FAILURES, LOCK_SECONDS, SESSION_SECONDS, Lockout, Sessions, is_loopback, same_origin
+
+
+def test_a_cookie_names_its_session_until_it_ends():
+    sessions = Sessions(b"k" * 32)
+    session, cookie = sessions.start("علی", 100.0)
+    assert sessions.find(cookie, 101.0) == session
+    sessions.end(session.token)
+    assert sessions.find(cookie, 102.0) is None
+
+
+def test_a_forged_or_altered_cookie_names_nobody():
+    sessions = Sessions(b"k" * 32)
+    session, cookie = sessions.start("ali", 0.0)
+    token, signature = cookie.split(".")
+    assert sessions.find(token, 1.0) is None
+    assert sessions.find(f"{token}.{'0' * len(signature)}", 1.0) is None
+    assert sessions.find(f"{token}x.{signature}", 1.0) is None
+    assert Sessions(b"other key" * 4).find(cookie, 1.0) is None  # signed under another key
+    assert sessions.find(None, 1.0) is None and sessions.find("", 1.0) is None
+
+
+def test_a_session_expires():
+    sessions = Sessions(b"k" * 32)
+    _, cookie = sessions.start("ali", 0.0)
+    assert sessions.find(cookie, SESSION_SECONDS - 1) is not None
+    assert sessions.find(cookie, SESSION_SECONDS + 1) is None
+
+
+def test_expired_sessions_are_dropped_when_another_starts():
+    sessions = Sessions(b"k" * 32)
+    sessions.start("ali", 0.0)
+    sessions.start("sara", SESSION_SECONDS + 1)
+    assert [s.user for s in sessions.by_token.values()] == ["sara"]
+
+
+def test_ending_a_users_sessions():
+    sessions = Sessions(b"k" * 32)
+    _, a = sessions.start("ali", 0.0)
+    _, b = sessions.start("ali", 0.0)
+    _, c = sessions.start("sara", 0.0)
+    sessions.end_user("ali")
+    assert sessions.find(a, 1.0) is None and sessions.find(b, 1.0) is None
+    assert sessions.find(c, 1.0) is not None
+
+
+def test_repeated_failures_lock_a_name_out_for_a_while():
+    lock = Lockout()
+    for i in range(FAILURES):
+        assert not lock.locked("ali", "10.0.0.1", float(i))
+        lock.fail("ali", "10.0.0.1", float(i))
+    assert lock.locked("ali", "10.0.0.2", 10.0)  # from another address too
+    assert not lock.locked("sara", "10.0.0.2", 10.0)
+    assert not lock.locked("ali", "10.0.0.2", FAILURES + LOCK_SECONDS)  # the window passed
+
+
+def test_one_address_trying_many_names_is_locked_out():
+    lock = Lockout()
+    for i in range(4 * FAILURES):
+        lock.fail(f"name{i}", "10.0.0.9", 0.0)
+    assert lock.locked("anyone", "10.0.0.9", 1.0)
+    assert not lock.locked("anyone", "10.0.0.8", 1.0)
+
+
+def test_a_success_clears_the_names_failures():
+    lock = Lockout()
+    for _ in range(FAILURES - 1):
+        lock.fail("ali", "a", 0.0)
+    lock.succeed("ali")
+    lock.fail("ali", "a", 0.0)
+    assert not lock.locked("ali", "b", 0.0)
+
+
+def test_the_origin_must_be_this_server():
+    assert same_origin("http://127.0.0.1:8000", "127.0.0.1:8000")
+    assert same_origin("https://annotate.example.org", "annotate.example.org")
+    assert not same_origin("http://evil.example", "127.0.0.1:8000")
+    assert not same_origin("http://127.0.0.1:8001", "127.0.0.1:8000")
+    assert not same_origin(None, "127.0.0.1:8000")
+    assert not same_origin("null", "127.0.0.1:8000")
+    assert not same_origin("file://", "")
+    # behind a proxy the Host may be the backend's: the proxy's public origin is allowed by name
+    assert same_origin("https://annotate.example.org", "127.0.0.1:8000", ("https://annotate.example.org/",))
+
+
+def test_loopback():
+    assert is_loopback("127.0.0.1") and is_loopback("::1")
+    assert not is_loopback("10.0.0.1") and not is_loopback(None) and not is_loopback("nonsense")

@@ -1,0 +1,145 @@
+"""`persian-tui web` over HTTP, without a browser: nothing is served without a session, a
+foreign Origin is refused, wrong passwords lock out, a proxy's header is trusted only when
+configured, TLS serves https."""
+
+import http.client
+import shutil
+import ssl
+import subprocess
+from urllib.parse import urlencode
+
+import pytest
+
+pytest.importorskip("textual_serve", reason="textual-serve is not installed (the web extra)")
+
+from web_helpers import PASSWORDS, Served, people_db  # noqa: E402
+
+pytestmark = pytest.mark.xdist_group("web")
+
+UPGRADE = {"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
+           "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    return people_db(tmp_path_factory.mktemp("web"), ("boss", "ali"))
+
+
+@pytest.fixture(scope="module")
+def served(db):
+    server = Served(db)
+    yield server
+    server.stop()
+
+
+def request(served, method, path, body=None, headers=None, context=None):
+    conn = (http.client.HTTPSConnection("127.0.0.1", served.port, context=context, timeout=30) if context
+            else http.client.HTTPConnection("127.0.0.1", served.port, timeout=30))
+    conn.request(method, path, body=body, headers=headers or {})
+    response = conn.getresponse()
+    response.read()
+    conn.close()
+    return response
+
+
+def sign_in(served, name="ali", password=None, origin=None):
+    body = urlencode({"name": name, "password": PASSWORDS[name] if password is None else password})
+    return request(served, "POST", "/login", body, {
+        "Content-Type": "application/x-www-form-urlencoded", "Origin": origin or served.url})
+
+
+def cookie_of(response) -> str:
+    return response.getheader("Set-Cookie").split(";", 1)[0]
+
+
+@pytest.mark.parametrize("path", ["/ws", "/static/js/textual.js", "/static/fonts/RobotoMono-VariableFont_wght.ttf",
+                                  "/download/anything", "/nothing"])
+def test_nothing_without_a_session(served, path):
+    assert request(served, "GET", path, headers=UPGRADE if path == "/ws" else {}).status == 401
+
+
+def test_the_page_sends_to_the_sign_in(served):
+    response = request(served, "GET", "/")
+    assert response.status == 302 and response.getheader("Location") == "/login"
+    page = request(served, "GET", "/login")
+    assert page.status == 200 and "frame-ancestors 'none'" in page.getheader("Content-Security-Policy")
+
+
+def test_a_wrong_password_is_refused(served):
+    response = sign_in(served, "ali", "not the password")
+    assert response.status == 401 and response.getheader("Set-Cookie") is None
+    assert sign_in(served, "nobody", "whatever it is").status == 401
+
+
+def test_a_forged_cookie_is_refused(served):
+    cookie = cookie_of(sign_in(served))
+    name, value = cookie.split("=", 1)
+    assert request(served, "GET", "/", headers={"Cookie": cookie}).status == 200
+    forged = f"{name}={value[:-4]}{'0000' if not value.endswith('0000') else '1111'}"
+    assert request(served, "GET", "/", headers={"Cookie": forged}).status == 302
+
+
+def test_a_foreign_origin_is_refused(served):
+    cookie = cookie_of(sign_in(served))
+    for origin in ("http://evil.example", "null", f"http://127.0.0.1:{served.port + 1}"):
+        response = request(served, "GET", "/ws", headers={**UPGRADE, "Cookie": cookie, "Origin": origin})
+        assert response.status == 403, origin
+    assert request(served, "GET", "/ws", headers={**UPGRADE, "Cookie": cookie}).status == 403  # no Origin
+    assert sign_in(served, origin="http://evil.example").status == 403  # nor a sign-in posted from elsewhere
+    assert not served.children()  # no app was started
+
+
+def test_signing_out_ends_the_session(served):
+    cookie = cookie_of(sign_in(served))
+    out = request(served, "POST", "/logout", "", {"Cookie": cookie, "Origin": served.url})
+    assert out.status == 302 and out.getheader("Location") == "/login"
+    assert request(served, "GET", "/", headers={"Cookie": cookie}).status == 302
+
+
+def test_the_cookie_is_http_only_and_strict(served):
+    header = sign_in(served).getheader("Set-Cookie")
+    assert "HttpOnly" in header and "SameSite=Strict" in header
+
+
+def test_repeated_failures_lock_out(tmp_path):
+    db = people_db(tmp_path, ("boss", "ali"))
+    server = Served(db)
+    try:
+        for _ in range(5):
+            assert sign_in(server, "ali", "wrong password!").status == 401
+        assert sign_in(server, "ali").status == 429  # even the right password, for a while
+        assert sign_in(server, "boss").status == 302  # others still sign in
+    finally:
+        log = server.stop()
+    assert "failed sign-in: 'ali'" in log and "locked out" in log
+
+
+def test_a_proxy_header_is_trusted_only_when_configured(served, db):
+    assert request(served, "GET", "/", headers={"X-Remote-User": "ali"}).status == 302
+    proxied = Served(db, "--trust-user-header", "X-Remote-User")
+    try:
+        assert request(proxied, "GET", "/", headers={"X-Remote-User": "ali"}).status == 200
+        assert request(proxied, "GET", "/", headers={"X-Remote-User": "nobody"}).status == 302
+        assert request(proxied, "GET", "/").status == 302
+    finally:
+        proxied.stop()
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="no openssl to make a test certificate")
+def test_tls(db, tmp_path):
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
+                    "/CN=127.0.0.1", "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+    server = Served(db, "--certfile", str(cert), "--keyfile", str(key))
+    try:
+        assert server.url.startswith("https://")
+        context = ssl.create_default_context(cafile=str(cert))
+        context.check_hostname = False
+        response = request(server, "GET", "/login", context=context)
+        assert response.status == 200
+        body = urlencode({"name": "ali", "password": PASSWORDS["ali"]})
+        signed = request(server, "POST", "/login", body, {"Content-Type": "application/x-www-form-urlencoded",
+                                                          "Origin": server.url}, context=context)
+        assert signed.status == 302 and "Secure" in signed.getheader("Set-Cookie")
+    finally:
+        server.stop()
