@@ -15,8 +15,9 @@ Rules (the documentation's "Reports" page, docs/guide/reports.md, repeats them):
   resamples of the keyed questions, numpy `default_rng(seed)`); accuracy on the usable answers
   and `invalid` on the same questions; the majority-key baseline of those questions. Shared:
   accuracy with Wilson and a paired percentile bootstrap interval, tokens, latency, cost.
-- Pairs and groups: reports/pairs.py (exact McNemar on each pair's overlap, Holm, exact and
-  simultaneous intervals, Connor power).
+- Pairs and letters: reports/pairs.py (exact McNemar on each pair's single-answer overlap, Holm
+  over Tarone's family of the report's pairs, Tango score and simultaneous intervals, exact power,
+  the compact letter display).
 - Baseline: the majority-key baseline, always answering the most common key, on the keyed
   questions (and per run on the questions it answered), Wilson 95 %.
 - Clusters: reports/clusters.py (SE of each run's accuracy clustered by poem, poet, source).
@@ -61,7 +62,7 @@ from ..models import QUESTION_SETS, Question
 from ..store import Store
 from .clusters import ClusterRow, cluster_rows, question_units
 from .items import ItemRow, item_analysis
-from .pairs import ALPHA, PairRow, groups, pair_rows  # noqa: F401 (ALPHA, PairRow: re-exported)
+from .pairs import ALPHA, Family, PairRow, letters, pair_rows, run_letters  # noqa: F401 (ALPHA, PairRow: re-exported)
 from .ranking import rank_runs
 from .selection import NO_ANSWERS, Inputs, ReportError, report_inputs  # noqa: F401 (ReportError: re-exported)
 
@@ -106,6 +107,9 @@ class LeaderRow:
     key_baseline: float | None = None  # always the most common key, on the questions it answered
     no_success: bool = False  # not one request succeeded: every figure of accuracy is shown as missing
     ties: int = 0  # answered questions whose majority vote is tied (credit 1/t; left out of pair tests)
+    letters: str = ""  # compact letter display: runs sharing a letter were not found different
+    rank_low_simultaneous: int | None = None  # rank confidence set holding for all runs at once
+    rank_high_simultaneous: int | None = None
 
 
 @dataclass
@@ -160,7 +164,7 @@ class Report:
     questions: int  # shared questions with a key: every figure is on these
     leaderboard: list[LeaderRow]
     pairs: list[PairRow]
-    groups: list[list[int]]
+    groups: list[list[int]]  # the letters a, b, ...: the runs sharing each (compact letter display)
     breakdowns: list[BreakdownRow]
     position: list[PositionRow]
     confusion: dict[int, list[list[int]]]  # run -> rows key 1..4 x columns chosen 1..4, invalid
@@ -180,6 +184,7 @@ class Report:
     baseline: Baseline | None = None  # majority key on the keyed questions
     shared_baseline: Baseline | None = None  # majority key on the shared questions
     clusters: list[ClusterRow] = field(default_factory=list)
+    family: Family | None = None  # what the Holm correction was over
 
     @property
     def limiting(self) -> list[int]:
@@ -383,8 +388,12 @@ def build_report(store: Store, *, run_ids: list[int] | None = None, questions: s
         return report
     report.leaderboard = _leaderboard(inp, seed, n_boot)
     ids = [r.id for r in inp.runs]
-    report.pairs = pair_rows(ids, inp.order, inp.right_all, inp.single, effect, power)
-    report.groups = groups([row.run_id for row in report.leaderboard], report.pairs)
+    report.pairs, report.family = pair_rows(ids, inp.order, inp.right_all, inp.single, effect, power)
+    ranked = [row.run_id for row in report.leaderboard]
+    report.groups = letters(ranked, report.pairs)
+    named = run_letters(ranked, report.groups)
+    for row in report.leaderboard:
+        row.letters = named[row.run_id]
     report.baseline = baseline([q.key for q in inp.keyed])
     report.shared_baseline = baseline(inp.key)
     units = question_units(inp.keyed, store.links.links([q.uid for q in inp.keyed]))

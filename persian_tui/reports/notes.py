@@ -57,15 +57,32 @@ def ties_note(report) -> str | None:
             "and left out of the pair tests, position counts and item analysis, which need one answer.")
 
 
+def family_note(report) -> str:
+    """What the Holm correction was over (the runs of this report, Tarone's restriction)."""
+    return "" if report.family is None else report.family.sentence
+
+
+def letters_note(report) -> str:
+    """The compact letter display in one line, worded so as not to claim equality."""
+    from .pairs import run_letters
+
+    named = run_letters([r.run_id for r in report.leaderboard], report.groups)
+    shown = "  ".join(f"#{r} {named[r]}" for r in named)
+    return (f"letters (compact letter display of the Holm decisions): {shown}. Runs sharing a letter were not "
+            f"found significantly different at {ALPHA}; that is not evidence that they are equal.")
+
+
 def pairs_note(report, pairs: int, differ: int) -> str:
     """How to read the paired comparisons."""
-    return (f"Each pair on the n questions both runs answered, A ranked above B. Only A / only B: questions "
-            f"just one of them got right; exact McNemar p on those, Holm-corrected for the {pairs} "
-            f"comparison(s). A − B: accuracy difference in points on those n questions, with the exact 95 % "
-            f"interval of the same test (it excludes 0 exactly when McNemar p < {ALPHA}; not adjusted for "
-            f"the comparisons: Holm p decides); MDE: the smallest difference these questions detect with "
-            f"{100 * report.power:.0f} % power at {ALPHA}, MDE Holm at {ALPHA} / {pairs} (Connor's formula). "
-            f"{differ} pair(s) differ (Holm p < {ALPHA})."
+    size = report.family.size if report.family is not None else pairs
+    return (f"Each pair on the n questions both runs answered with one answer, A ranked above B. Only A / "
+            f"only B: questions just one of them got right; exact McNemar p on those, Holm-corrected within "
+            f"the family of {size} of the {pairs} comparison(s) that can reach significance (— outside it). "
+            f"A − B: accuracy difference in points on those n questions, with Tango's score 95 % interval "
+            f"(not adjusted for the comparisons: Holm p decides; † where it and McNemar p disagree about 0); "
+            f"MDE: the smallest difference these questions detect with {100 * report.power:.0f} % exact "
+            f"power at {ALPHA}, MDE (Bonferroni) at {ALPHA} / {size}. {differ} pair(s) differ "
+            f"(Holm p < {ALPHA})."
             + (" A run's tied majority votes have no single answer: n leaves those questions out."
                if any(r.ties for r in report.leaderboard) else ""))
 
@@ -90,8 +107,8 @@ def cluster_text(report) -> str:
     return "\n".join(lines)
 
 
-GROUPS_TITLE = (f"Groups that cannot be told apart: from the top, each group's first run and every run "
-                f"below it that it does not beat (Holm p ≥ {ALPHA})")
+GROUPS_TITLE = (f"Letters (compact letter display of the Holm decisions): runs sharing a letter were not "
+                f"found different at {ALPHA} — not evidence that they are equal")
 
 
 def no_shared_message(report, questions: str, excluded: set[int]) -> str:
