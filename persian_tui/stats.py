@@ -219,9 +219,9 @@ def _tango_z(b: Floats, c: Floats, n: Floats, d: Floats) -> Floats:
     A = 2 * n
     B = -b - c + (2 * n - b + c) * d
     C = -c * d * (1 - d)
-    q21 = (np.sqrt(np.maximum(B * B - 4 * A * C, 0.0)) - B) / (2 * A)
-    var = n * (2 * q21 + d * (1 - d))
     with np.errstate(invalid="ignore", divide="ignore"):
+        q21 = (np.sqrt(np.maximum(B * B - 4 * A * C, 0.0)) - B) / (2 * A)
+        var = n * (2 * q21 + d * (1 - d))
         z = (b - c - n * d) / np.sqrt(np.maximum(var, 0.0))
     return np.nan_to_num(z, nan=0.0, posinf=np.inf, neginf=-np.inf)  # 0/0 only at the estimate
 
