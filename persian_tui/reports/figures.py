@@ -397,7 +397,7 @@ def build_report(store: Store, *, run_ids: list[int] | None = None, questions: s
     report.baseline = baseline([q.key for q in inp.keyed])
     report.shared_baseline = baseline(inp.key)
     units = question_units(inp.keyed, store.links.links([q.uid for q in inp.keyed]))
-    report.clusters = cluster_rows(ids, inp.order, inp.credit, inp.asked, units)
+    report.clusters = cluster_rows(ids, inp.order, inp.credit, inp.asked, units, seed=seed)
     report.breakdowns = _breakdowns(store, inp)
     report.position = _position(inp)
     report.confusion = _confusion(inp)

@@ -93,7 +93,9 @@ def cluster_text(report) -> str:
         return ""
     units = list(dict.fromkeys(c.unit for c in report.clusters))
     lines = [("Standard error of each accuracy clustered by " + ", ".join(units) + " (design effect "
-              "(SE / SE unclustered)²: above 1, the Wilson interval is too narrow by its square root)"
+              "(SE / SE unclustered)², beside its range with the unit labels shuffled, i.e. without "
+              "clustering: inside it, no evidence of clustering; above it, the Wilson interval is likely "
+              "too narrow by about its square root)"
               + ("" if "poem" in units else "; no corpus links, so no poem or poet clusters") + ":")]
     by_run: dict[int, list] = {}
     for c in report.clusters:
@@ -101,7 +103,9 @@ def cluster_text(report) -> str:
     for run_id, rows in by_run.items():
         cells = [f"{c.unit}: {c.clusters} cluster(s), no clustered SE" if c.se is None else
                  f"{c.unit} {100 * c.se:.1f} pt ({c.clusters} clusters, deff "
-                 f"{'—' if c.design_effect is None else f'{c.design_effect:.2f}'})" for c in rows]
+                 f"{'—' if c.design_effect is None else f'{c.design_effect:.2f}'}"
+                 + ("" if c.null_low is None else f", shuffled {c.null_low:.2f}–{c.null_high:.2f}: {c.reading}")
+                 + ")" for c in rows]
         se0 = rows[0].se_unclustered
         lines.append(f"  #{run_id}: unclustered {'—' if se0 is None else f'{100 * se0:.1f} pt'}; " + "; ".join(cells))
     return "\n".join(lines)

@@ -197,22 +197,27 @@ def _pair_cells(p, intervals: str = "pair") -> list[str]:
             _pt(p.mde), _pt(p.mde_adjusted), _num(p.n_needed), _num(p.n_needed_adjusted)]
 
 
-CLUSTER_HEADER = ["run", "unit", "questions", "clusters", "SE", "SE unclustered", "design effect"]
+CLUSTER_HEADER = ["run", "unit", "questions", "clusters", "SE", "SE unclustered", "design effect",
+                  "shuffled 95 %", "reading"]
 
 
 def _cluster_rows(report: Report) -> list[list[str]]:
     return [[f"#{c.run_id}", c.unit, str(c.questions), str(c.clusters),
              "—" if c.se is None else f"{100 * c.se:.2f} pt",
              "—" if c.se_unclustered is None else f"{100 * c.se_unclustered:.2f} pt",
-             "—" if c.design_effect is None else f"{c.design_effect:.2f}"] for c in report.clusters]
+             "—" if c.design_effect is None else f"{c.design_effect:.2f}",
+             "—" if c.null_low is None else f"{c.null_low:.2f}–{c.null_high:.2f}", c.reading or "—"]
+            for c in report.clusters]
 
 
 def cluster_note(report: Report) -> str:
     units = sorted({c.unit for c in report.clusters})
     text = ("Standard error of each run's accuracy (on the questions it is ranked on) clustered by "
             + ", ".join(units) + " (cluster-robust, statsmodels' small-sample correction), beside the "
-            "unclustered SE; design effect = (SE / SE unclustered)^2: above 1, questions of one unit "
-            "are not independent and the intervals above are too narrow by sqrt(design effect).")
+            "unclustered SE; design effect = (SE / SE unclustered)^2. It is itself noisy: `shuffled 95 %` is "
+            "the range it takes with the unit labels shuffled over the same questions (no clustering). "
+            "Inside that range it is no evidence of clustering; above it, questions of one unit are "
+            "likely not independent and the intervals above too narrow by about sqrt(design effect).")
     if "poem" not in units:
         text += " No corpus links: no poem or poet clusters (persian-tui corpus link adds them)."
     return text
@@ -334,7 +339,7 @@ def render_text(report: Report, *, max_pairs: int = 28, intervals: str = "pair")
                       right={2, 3, 4, 5, 6, 7, 9, 10, 11, 12})
     if report.clusters:
         out += ["", "== Clustered standard errors", cluster_note(report)]
-        out += text_table(CLUSTER_HEADER, _cluster_rows(report), right={2, 3, 4, 5, 6})
+        out += text_table(CLUSTER_HEADER, _cluster_rows(report), right={2, 3, 4, 5, 6, 7})
     if report.human:
         out += ["", "== Human baseline (annotators against the key, same questions)"]
         out += text_table(["annotator", "accuracy", "correct", "Wilson 95 %"],
@@ -489,7 +494,8 @@ def render_csvs(report: Report) -> dict[str, str]:
         "agreement.csv": _csv(["run_id"] + [str(r) for r in runs],
                               [[r, *row] for r, row in zip(runs, matrix)]),
         "clusters.csv": _csv(["run_id", "unit", "questions", "clusters", "se", "se_unclustered",
-                              "design_effect"], [list(asdict(c).values()) for c in report.clusters]),
+                              "design_effect", "null_low", "null_high", "reading"],
+                             [[*asdict(c).values(), c.reading] for c in report.clusters]),
         "baseline.csv": _csv(["questions", "keys", "key_1", "key_2", "key_3", "key_4", "correct", "total",
                               "share", "wilson_low", "wilson_high"],
                              [[name, b.label, *b.counts, b.correct, b.total, b.share, b.low, b.high]
