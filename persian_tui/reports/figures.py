@@ -98,7 +98,7 @@ class LeaderRow:
     answered_low: float | None = None  # Wilson 95 %
     answered_high: float | None = None
     rank: int = 0  # reports/ranking.rank_runs: ties share a rank
-    rank_low: int | None = None  # bootstrap 95 % rank interval
+    rank_low: int | None = None  # marginal 95 % rank confidence set (reports/ranking.py)
     rank_high: int | None = None
     invalid: int = 0  # unusable answers among the answered ones (the ranking set)
     usable_accuracy: float | None = None  # correct / usable answers
@@ -110,6 +110,7 @@ class LeaderRow:
     letters: str = ""  # compact letter display: runs sharing a letter were not found different
     rank_low_simultaneous: int | None = None  # rank confidence set holding for all runs at once
     rank_high_simultaneous: int | None = None
+    rank_unstable: bool = False  # a rank end moves within the bootstrap's Monte Carlo error
 
 
 @dataclass
@@ -268,6 +269,8 @@ def _leaderboard(inp: Inputs, seed: int, n_boot: int) -> list[LeaderRow]:
             answered=n_all, answered_correct=_count(ac[i]), answered_accuracy=x.accuracy,
             answered_low=float(al[i]) if n_all else None, answered_high=float(ah[i]) if n_all else None,
             rank=x.rank, rank_low=x.rank_low, rank_high=x.rank_high, invalid=int(invalid[i]),
+            rank_low_simultaneous=x.rank_low_simultaneous, rank_high_simultaneous=x.rank_high_simultaneous,
+            rank_unstable=x.rank_unstable,
             usable_accuracy=float(ac[i] / n_ok) if n_ok else None,
             usable_low=float(ul[i]) if n_ok else None, usable_high=float(uh[i]) if n_ok else None,
             key_baseline=baseline(keys[asked[i]]).share,

@@ -30,8 +30,10 @@ HOW_TO_READ = [
     "the same questions). Chance is 25 %; the majority-key baseline (always answering the most common "
     "key) is the line a run must beat when the keys are unbalanced.",
     "Ranking (one rule, also the release's): accuracy on EVERY keyed question the run answered, with its "
-    "Wilson 95 % interval; equal accuracies share a rank; `rank 95 %` is a bootstrap interval of the rank "
-    "(the keyed questions resampled). The `shared` columns are on the questions all the runs answered.",
+    "Wilson 95 % interval; equal accuracies share a rank; `rank 95 %` is the run's rank confidence set and "
+    "`rank 95 % (all runs)` the set that holds for all runs at once, from bootstrap simultaneous intervals "
+    "of the differences (the keyed questions resampled; ~: an end may move with another seed, use more "
+    "resamples). The `shared` columns are on the questions all the runs answered.",
     "Pairs: each pair on the questions BOTH runs answered with a single answer (`n`; a tied majority vote "
     "is left out); exact McNemar on those only one of the two got right; `Holm p` corrects within the "
     "family of this report's pairs that can reach significance (significant: Holm p < 0.05; a pair "
@@ -150,11 +152,12 @@ def text_table(header: list[str], rows: list[list[str]], right: Container[int] =
 
 
 def _rank(r) -> str:
-    return "—" if r.rank_low is None else f"{r.rank_low}–{r.rank_high}"
+    return "—" if r.rank_low is None else f"{r.rank_low}–{r.rank_high}" + ("~" if r.rank_unstable else "")
 
 
 def _rank_all(r) -> str:
-    return "—" if r.rank_low_simultaneous is None else f"{r.rank_low_simultaneous}–{r.rank_high_simultaneous}"
+    return ("—" if r.rank_low_simultaneous is None else f"{r.rank_low_simultaneous}–{r.rank_high_simultaneous}"
+            + ("~" if r.rank_unstable else ""))
 
 
 def _leader_rows(report: Report) -> list[list[str]]:
@@ -468,7 +471,7 @@ def render_csvs(report: Report) -> dict[str, str]:
     """file name -> CSV text."""
     lb = ["run_id", "model", "kind", "answered", "answered_correct", "answered_accuracy",
           "answered_low", "answered_high", "rank_low", "rank_high", "rank_low_simultaneous",
-          "rank_high_simultaneous", "invalid", "usable_accuracy",
+          "rank_high_simultaneous", "rank_unstable", "invalid", "usable_accuracy",
           "usable_low", "usable_high", "key_baseline", "correct", "total", "shared_invalid", "accuracy",
           "wilson_low", "wilson_high", "boot_low", "boot_high", "tokens_in", "tokens_out", "latency_mean",
           "cost", "ties"]
