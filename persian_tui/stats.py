@@ -379,21 +379,25 @@ def mcnemar_power(psi: float, effect: float, n: int, alpha: float = 0.05) -> flo
     return float(total)
 
 
-def chance_agreement(samples: int, options: int = 4) -> float:
+def chance_agreement(samples: int, options: int = 4, unusable: float = 0.0) -> float:
     """Expected agreement of a uniform random answerer asked `samples` times: E[max count] / K,
-    the largest count of one option among K independent uniform choices (scipy multinomial,
-    enumerated). K = 5, 4 options: 0.496."""
+    the largest count of one option among K independent replies (scipy multinomial, enumerated).
+    With `unusable` > 0 each reply is unusable with that chance (else uniform over the options):
+    the observed agreement counts unusable replies in its denominator, so its chance level must
+    too. K = 5, 4 options: 0.496; with 5 % unusable 0.478."""
     from itertools import combinations_with_replacement
 
     from scipy.stats import multinomial
 
     if samples < 1:
         return float("nan")
+    cells = options + (1 if unusable > 0 else 0)
+    probs = [(1 - unusable) / options] * options + ([unusable] if unusable > 0 else [])
     total = 0.0
-    for combo in combinations_with_replacement(range(options), samples):
-        counts = np.bincount(combo, minlength=options)
-        # each multiset once, weighted by its multinomial probability
-        total += multinomial.pmf(counts, samples, [1 / options] * options) * counts.max()
+    for combo in combinations_with_replacement(range(cells), samples):
+        counts = np.bincount(combo, minlength=cells)
+        # each multiset once, weighted by its multinomial probability; unusable replies never agree
+        total += multinomial.pmf(counts, samples, probs) * counts[:options].max()
     return float(total / samples)
 
 

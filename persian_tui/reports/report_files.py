@@ -276,8 +276,9 @@ def _samples_text(report: Report, *, md: bool = False) -> list[str]:
                "(`ties` counts them; never decided by sample order), Wilson 95 %; mean acc: the share of "
                "samples right (one sample's expected accuracy), t 95 % over questions; majority − mean: "
                "the gain from voting with its paired t 95 % interval; agreement beside `chance`, the "
-               "agreement of a uniform random answerer asked K times (E[max count]/K); on all keyed "
-               "questions each run answered.")
+               "agreement of a uniform random answerer asked K times (E[max count]/K) whose replies are "
+               "unusable as often as the run's (like for like: unusable replies count in both); on all "
+               "keyed questions each run answered.")
     rows = summary_rows(report.samples)
     out += [""] + (_md_table(SUMMARY_HEADER, rows) if md else
                    text_table(SUMMARY_HEADER, rows, right=set(range(2, 14))))
