@@ -142,11 +142,36 @@ def holm(pvalues: ArrayLike) -> Floats:
     return out
 
 
+EXACT_LIMIT = 120  # the exact multinomial test enumerates every table of n over 4 cells: n up to this
+
+
+def multinomial_exact(observed: ArrayLike, probs: ArrayLike) -> float | None:
+    """Exact multinomial goodness-of-fit p-value: the probability, under `probs`, of every table
+    of the same total no more likely than the observed one (relative tolerance 1e-7, as scipy's
+    binomtest). None when there are too many tables to enumerate (see EXACT_LIMIT)."""
+    from scipy.stats import multinomial
+
+    obs = np.asarray(observed, dtype=np.int64)
+    pr = np.asarray(probs, dtype=np.float64)
+    pr = pr / pr.sum()
+    n, k = int(obs.sum()), len(obs)
+    if n > EXACT_LIMIT or k > 4:
+        return None
+    grid = np.indices((n + 1,) * (k - 1)).reshape(k - 1, -1).T
+    grid = grid[grid.sum(axis=1) <= n]
+    tables = np.column_stack([grid, n - grid.sum(axis=1)])
+    logp = multinomial.logpmf(tables, n, pr)
+    seen = multinomial.logpmf(obs, n, pr)
+    return float(min(1.0, np.exp(logp[logp <= seen + 1e-7 * abs(seen) + 1e-12]).sum()))
+
+
 def chisquare_gof(observed: ArrayLike, expected: ArrayLike) -> tuple[float | None, float | None]:
     """Pearson chi-square goodness of fit (scipy.stats.chisquare) of observed counts against
     expected counts rescaled to the same total. Cells expected 0 and observed 0 are dropped;
     None (undefined) when nothing is observed, fewer than two cells remain, or a cell that is
-    expected 0 was observed."""
+    expected 0 was observed. Where an expected count is under 5 the chi-square approximation is
+    poor: the p-value is then the exact multinomial test's (multinomial_exact) when the total
+    allows enumeration, the statistic still Pearson's."""
     from scipy.stats import chisquare
 
     obs = np.asarray(observed, dtype=float)
@@ -159,6 +184,8 @@ def chisquare_gof(observed: ArrayLike, expected: ArrayLike) -> tuple[float | Non
     obs, exp = obs[keep], exp[keep]
     exp = exp * obs.sum() / exp.sum()
     stat, p = chisquare(obs, exp)
+    if exp.min() < 5 and (exact := multinomial_exact(obs.astype(np.int64), exp)) is not None:
+        p = exact
     return _clean(stat), _clean(p)
 
 

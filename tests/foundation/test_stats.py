@@ -77,9 +77,11 @@ def test_holm_leaves_the_apps_frozen_objects_frozen():
 def test_chisquare_gof_matches_scipy_and_hand():
     from scipy.stats import chi2, chisquare
 
-    # by hand: (1-2)²/2 + (2-1)²/1 = 1.5 on 3 degrees of freedom
+    # by hand: (1-2)²/2 + (2-1)²/1 = 1.5 on 3 degrees of freedom; expected counts under 5, so the
+    # p-value is the exact multinomial test's (issue 32), the statistic Pearson's
     stat, p = stats.chisquare_gof([1, 2, 1, 1], [2, 1, 1, 1])
-    assert stat == pytest.approx(1.5) and p == pytest.approx(chi2.sf(1.5, 3))
+    assert stat == pytest.approx(1.5) and p == pytest.approx(stats.multinomial_exact([1, 2, 1, 1], [2, 1, 1, 1]))
+    assert p != pytest.approx(chi2.sf(1.5, 3), rel=1e-3)
     obs, exp = [30, 14, 34, 45], [25, 25, 36, 37]
     stat, p = stats.chisquare_gof(obs, exp)
     ref = chisquare(obs, np.array(exp) * sum(obs) / sum(exp))
@@ -87,7 +89,7 @@ def test_chisquare_gof_matches_scipy_and_hand():
     # positions neither expected nor chosen are dropped (3 cells, 2 degrees of freedom)
     stat, p = stats.chisquare_gof([3, 0, 5, 2], [4, 0, 4, 2])
     ref = chisquare([3, 5, 2], [4, 4, 2])
-    assert (stat, p) == (pytest.approx(ref.statistic), pytest.approx(ref.pvalue))
+    assert (stat, p) == (pytest.approx(ref.statistic), pytest.approx(stats.multinomial_exact([3, 5, 2], [4, 4, 2])))
     assert stats.chisquare_gof([0, 0, 1, 1], [1, 1, 0, 0]) == (None, None)  # chosen where no key is
     assert stats.chisquare_gof([0, 0, 0, 0], [1, 1, 1, 1]) == (None, None)
     assert stats.chisquare_gof([0, 3, 0, 0], [0, 3, 0, 0]) == (None, None)  # one cell: no test
@@ -320,3 +322,27 @@ def test_compact_letters_are_a_valid_display():
         assert all(any(a in col for col in cols) for a in runs)
     assert stats.compact_letters([1, 2, 3], []) == [[1, 2, 3]]
     assert stats.letter_names(54)[:3] == ["a", "b", "c"] and stats.letter_names(54)[52:] == ["a1", "b1"]
+
+
+def test_multinomial_exact_by_brute_force_and_used_where_expected_counts_are_small():
+    """Issue 32: the key-position chi-square ran with expected counts of 3 (n = 12). Under 5 the
+    p-value is the exact multinomial test's, checked here by brute force over every table."""
+    from itertools import product
+
+    from scipy.stats import chisquare, multinomial
+
+    def brute(obs, probs):
+        n = sum(obs)
+        seen = multinomial.pmf(obs, n, probs)
+        tables = [t for t in product(range(n + 1), repeat=len(obs)) if sum(t) == n]
+        return sum(multinomial.pmf(t, n, probs) for t in tables if multinomial.pmf(t, n, probs) <= seen * (1 + 1e-7))
+
+    for obs, probs in (([6, 3, 2, 1], [0.25] * 4), ([0, 5, 2, 5], [0.1, 0.4, 0.2, 0.3]), ([3, 3, 3, 3], [0.25] * 4)):
+        assert stats.multinomial_exact(obs, probs) == pytest.approx(brute(obs, probs), rel=1e-9)
+    stat, p = stats.chisquare_gof([6, 3, 2, 1], [1, 1, 1, 1])  # expected 3: the exact p
+    assert stat == pytest.approx(chisquare([6, 3, 2, 1]).statistic)
+    assert p == pytest.approx(brute([6, 3, 2, 1], [0.25] * 4), rel=1e-9) and p != pytest.approx(
+        chisquare([6, 3, 2, 1]).pvalue, rel=1e-3)
+    big = [30, 20, 25, 25]  # expected 25: Pearson's chi-square as before
+    assert stats.chisquare_gof(big, [1, 1, 1, 1])[1] == pytest.approx(chisquare(big).pvalue)
+    assert stats.multinomial_exact([200, 0, 0, 0], [0.25] * 4) is None  # too many tables
