@@ -186,6 +186,7 @@ class Report:
     shared_baseline: Baseline | None = None  # majority key on the shared questions
     clusters: list[ClusterRow] = field(default_factory=list)
     family: Family | None = None  # what the Holm correction was over
+    dropped: dict[int, tuple[int, int]] = field(default_factory=dict)  # imported run -> (rows dropped, rows)
 
     @property
     def limiting(self) -> list[int]:
@@ -377,11 +378,13 @@ def build_report(store: Store, *, run_ids: list[int] | None = None, questions: s
         raise ReportError("the effect and the power must be proportions between 0 and 1")
     inp, left_out = report_inputs(store, run_ids, questions)
     answered = {r.id: n for r, (_, n) in zip(inp.runs, inp.overall)}
+    dropped = {r.id: (int(r.params["dropped"]), int(r.params.get("rows") or 0)) for r in inp.runs
+               if r.kind == "imported" and r.params.get("dropped")}
     report = Report(run_ids=[r.id for r in inp.runs], questions=len(inp.shared), leaderboard=[],
                     pairs=[], groups=[], breakdowns=[], position=[], confusion={},
                     agreement=([], []), hardest=[], human=[], seed=seed, n_boot=n_boot,
                     question_set=questions, keyed=len(inp.keyed), answered=answered,
-                    left_out=left_out, effect=effect, power=power)
+                    left_out=left_out, effect=effect, power=power, dropped=dropped)
     if inp.runs or inp.keyed:
         report.items = item_analysis(store, inp.keyed, [r.id for r in inp.runs], inp.preds, inp.tied_uids())
         from .samples import sample_run

@@ -120,6 +120,11 @@ def statement(report: Report) -> str:
     text += f". Bootstrap: {report.n_boot} resamples, seed {report.seed}."
     if report.baseline and report.baseline.share is not None:
         text += " " + baseline_sentence(report.baseline)
+    if report.dropped:
+        text += (" Imported answers that matched no single question here were left out ("
+                 + ", ".join(f"#{r}: {d} of {n}" for r, (d, n) in sorted(report.dropped.items()))
+                 + "): those runs' accuracies are on fewer questions than the published table and can "
+                 "differ from it.")
     if report.left_out:
         text += (" Left out: " + ", ".join(f"#{r} ({why})" for r, why in sorted(report.left_out.items()))
                  + "; name runs with --runs to include them.")
@@ -243,7 +248,7 @@ ITEMS_SHOWN = 20
 
 def _items_text(report: Report, *, md: bool = False) -> list[str]:
     """The item-analysis section: the flag counts and the flagged questions, most serious first."""
-    from .item_files import TABLE_HEADER, flag_summary, item_table_rows
+    from .item_files import INDEPENDENCE_NOTE, TABLE_HEADER, flag_summary, item_table_rows
 
     if not report.items:
         return []
@@ -251,7 +256,7 @@ def _items_text(report: Report, *, md: bool = False) -> list[str]:
     title = "## Item analysis" if md else "== Item analysis (persian-tui items lists every question)"
     out = ["", title, ""] if md else ["", title]
     out.append(flag_summary(report.items) + ". p = share right, disc = rest-score point-biserial; "
-               "all keyed questions, not only the shared ones.")
+               "all keyed questions, not only the shared ones. " + INDEPENDENCE_NOTE)
     if flagged:
         rows = item_table_rows(flagged[:ITEMS_SHOWN])
         out += [""] + (_md_table(TABLE_HEADER, rows) if md else
