@@ -242,7 +242,7 @@ def binom_less(successes: int, trials: int, p: float) -> float | None:
 
 def _tango_z(b: Floats, c: Floats, n: Floats, d: Floats) -> Floats:
     """Tango's score statistic for H0: accuracy difference = d, with the constrained maximum
-    likelihood estimate of the share only B got right in closed form (Tango 1998, eq. 3-4)."""
+    likelihood estimate of the share only B got right in closed form (Tango 1998)."""
     A = 2 * n
     B = -b - c + (2 * n - b + c) * d
     C = -c * d * (1 - d)
@@ -250,7 +250,8 @@ def _tango_z(b: Floats, c: Floats, n: Floats, d: Floats) -> Floats:
         q21 = (np.sqrt(np.maximum(B * B - 4 * A * C, 0.0)) - B) / (2 * A)
         var = n * (2 * q21 + d * (1 - d))
         z = (b - c - n * d) / np.sqrt(np.maximum(var, 0.0))
-    return np.nan_to_num(z, nan=0.0, posinf=np.inf, neginf=-np.inf)  # 0/0 only at the estimate
+    out: Floats = np.nan_to_num(z, nan=0.0, posinf=np.inf, neginf=-np.inf)  # 0/0 only at the estimate
+    return out
 
 
 def paired_difference_interval(b: ArrayLike, c: ArrayLike, n: ArrayLike, alpha: float = 0.05

@@ -180,8 +180,8 @@ def _leader_rows(report: Report) -> list[list[str]]:
 
 
 LEADER_HEADER = ["#", "run", "model", "kind", "accuracy", "correct", "Wilson 95 %", "rank 95 %",
-                 "rank 95 % (all runs)", "letters", "usable acc", "invalid", "key baseline", "shared acc", "shared correct",
-                 "tokens in", "tokens out", "latency", "cost"]
+                 "rank 95 % (all runs)", "letters", "usable acc", "invalid", "key baseline", "shared acc",
+                 "shared correct", "tokens in", "tokens out", "latency", "cost"]
 INTERVALS = ("pair", "simultaneous")
 
 

@@ -187,9 +187,13 @@ def _tango_by_optimisation(b: int, c: int, n: int, alpha: float = 0.05) -> tuple
     def z(d: float) -> float:
         def nll(q: float) -> float:  # p12 = q + d, p21 = q, the rest 1 - 2q - d
             p12, rest = q + d, 1 - 2 * q - d
-            return -(b * np.log(max(p12, 1e-300)) + c * np.log(max(q, 1e-300)) + (n - b - c) * np.log(max(rest, 1e-300)))
+            tiny = 1e-300
+            return -(b * np.log(max(p12, tiny)) + c * np.log(max(q, tiny)) + (n - b - c) * np.log(max(rest, tiny)))
         low, high = max(0.0, -d), (1 - d) / 2
-        q = minimize_scalar(nll, bounds=(low, high), method="bounded", options={"xatol": 1e-13}).x if high > low else low
+        if high > low:
+            q = minimize_scalar(nll, bounds=(low, high), method="bounded", options={"xatol": 1e-13}).x
+        else:
+            q = low
         return (b - c - n * d) / np.sqrt(n * (2 * q + d - d * d))
 
     crit = norm.ppf(1 - alpha / 2)

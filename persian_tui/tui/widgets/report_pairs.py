@@ -43,11 +43,12 @@ class PairsTab(ReportTab):
         table.add_column("", key="verdict")
         pairs = sorted(report.pairs, key=lambda p: (runs.ranks.get(p.a, 0), runs.ranks.get(p.b, 0)))
         for p in pairs:
+            ci = signed_interval(p.diff_low, p.diff_high) + (" †" if p.disagree else "")
             verdict = (Text("differ", style=f"bold {theme_color(self, 'success')}") if p.significant
                        else Text("—", style="dim"))
             table.add_row(runs.name(p.a, 20), runs.name(p.b, 20), right(p.n), right(p.a_only),
                           right(p.b_only), right(p_value(p.p_exact)), right(p_value(p.p_holm)),
-                          right(points(p.diff)), right(signed_interval(p.diff_low, p.diff_high) + (" †" if p.disagree else "")),
+                          right(points(p.diff)), right(ci),
                           right(_pt(p.mde)), right(_pt(p.mde_adjusted)), verdict, key=f"{p.a}-{p.b}")
         differ = sum(p.significant for p in pairs)
         self.query_one("#pairs-note", Static).update(pairs_note(report, len(pairs), differ))
