@@ -28,11 +28,9 @@ def leader_note(report) -> str:
     runs = len(report.run_ids)
     text = (f"Ranked by accuracy on every keyed question each run answered (of {report.keyed} keyed in set "
             f"{report_scope(report.question_set)}); equal accuracies share a rank. Wilson 95 %: the run's "
-            f"true accuracy is likely inside; rank 95 %: the ranks it can hold, from bootstrap "
-            f"simultaneous intervals of its differences with the others ({report.n_boot} resamples, "
-            f"seed {report.seed}; ~: an end may move with another seed); letters: runs sharing one were "
-            f"not found different (Holm), which is not evidence that they are equal. Usable acc: right of "
-            f"the usable answers; invalid: unusable answers, on the same questions.")
+            f"true accuracy is likely inside; rank 95 %: the ranks it can hold ({report.n_boot} resamples, "
+            f"seed {report.seed}; ~: may move with another seed); letters shared: not found different, not "
+            f"shown equal. Usable acc: right of the usable answers; invalid: unusable answers, on the same questions.")
     b = report.baseline
     if b is not None and b.share is not None:
         text += (f" Always answering key {b.label} scores {100 * b.share:.1f} % (the majority-key baseline, "
