@@ -18,7 +18,6 @@ error (the order statistics B q +- 2 sqrt(B q (1 - q))): more resamples would se
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -84,18 +83,37 @@ def rank_sets(right: npt.NDArray[np.float64], asked: npt.NDArray[np.bool_], n_bo
         acc = got.sum(axis=1) / seen.sum(axis=1)
         boot = (w @ got.T) / (w @ seen.T)  # (n_boot, R)
     diff = acc[:, None] - acc[None, :]
-    bdiff = boot[:, :, None] - boot[:, None, :]  # (n_boot, R, R)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        se = np.nanstd(bdiff, axis=0, ddof=1)
-        t = np.abs(bdiff - diff[None]) / np.where(se > 0, se, np.nan)[None]
-    t = np.nan_to_num(t, nan=0.0)  # no variation: never the largest
     R = len(acc)
+    step = max(1, 2_000_000 // max(R * R, 1))  # resamples per chunk: (chunk, R, R) stays small
+
+    def chunks():
+        for start in range(0, n_boot, step):
+            part = boot[start:start + step]
+            yield part[:, :, None] - part[:, None, :]  # (chunk, R, R) differences
+
+    count, total = np.zeros((R, R)), np.zeros((R, R))
+    for d in chunks():
+        count += (~np.isnan(d)).sum(axis=0)
+        total += np.nansum(d, axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = total / count
+    squares = np.zeros((R, R))
+    for d in chunks():
+        squares += np.nansum((d - mean[None]) ** 2, axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        se = np.sqrt(squares / (count - 1))
+    scale = np.where(se > 0, se, np.nan)[None]
+    row_max, all_max = [], []
+    for d in chunks():
+        with np.errstate(invalid="ignore"):
+            t = np.nan_to_num(np.abs(d - diff[None]) / scale, nan=0.0)  # no variation: never the largest
+        row_max.append(t.max(axis=2))
+        all_max.append(t.max(axis=(1, 2)))
     q = 1 - alpha
     spread = 2 * np.sqrt(n_boot * q * (1 - q))
     ranks = [int(np.clip(np.ceil(n_boot * q + d) - 1, 0, n_boot - 1)) for d in (0.0, -spread, spread)]
-    marginal = np.sort(t.max(axis=2), axis=0)  # (n_boot, R): each run's largest |t|
-    overall = np.sort(t.max(axis=(1, 2)))
+    marginal = np.sort(np.concatenate(row_max), axis=0)  # (n_boot, R): each run's largest |t|
+    overall = np.sort(np.concatenate(all_max))
     results = []
     for k in ranks:  # the critical value, then its Monte Carlo low and high ends
         m_crit = marginal[k]
