@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from functools import lru_cache
 from itertools import combinations
 
@@ -280,53 +280,76 @@ def paired_difference_interval(b: ArrayLike, c: ArrayLike, n: ArrayLike, alpha: 
 
 
 @lru_cache(maxsize=64)
-def _rejection(n: int, alpha: float) -> NDArray[np.int64]:
-    """k(m) for m = 0..n: the largest k with 2 F(k; m, 1/2) < alpha (-1: no outcome rejects)."""
+def _rejection(top: int, alpha: float) -> NDArray[np.int64]:
+    """k(m) for m = 0..top: the largest k with 2 F(k; m, 1/2) < alpha (-1: no outcome rejects)."""
     from scipy.stats import binom
 
-    ms = np.arange(n + 1)
+    ms = np.arange(top + 1)
     k = binom.ppf(alpha / 2, ms, 0.5) - 1  # smallest k with F >= alpha/2, minus one
     k = np.where(binom.cdf(k + 1, ms, 0.5) < alpha / 2, k + 1, k)  # guard the ppf's rounding
     return np.asarray(k, dtype=np.int64)
 
 
-def _exact_power(psi: Floats, effect: Floats, n: int, alpha: float) -> Floats:
-    """Exact power of the two-sided exact McNemar test for many (psi, effect) at one n: the
-    discordant count m ~ Bin(n, psi), then b ~ Bin(m, theta), theta = (psi + effect)/(2 psi);
-    the test rejects when b <= k(m) or b >= m - k(m). The sum over m is taken over a window of
-    +-8.5 standard deviations around n psi (the mass left out is below 1e-16)."""
+def _power_function(psi: Floats, n: NDArray[np.int64], alpha: float) -> Callable[[ArrayLike], Floats]:
+    """effect -> exact power of the two-sided exact McNemar test, for many (psi, n) at once: the
+    discordant count m ~ Bin(n, psi), then b ~ Bin(m, theta), theta = (psi + effect)/(2 psi); the
+    test rejects when b <= k(m) or b >= m - k(m). The sum over m is taken over a window of +-8.5
+    standard deviations around n psi (the mass left out is below 1e-16); the weights of m do not
+    depend on the effect and are computed once."""
+    from scipy.special import bdtr, bdtrc
     from scipy.stats import binom
 
     share = np.asarray(psi, dtype=np.float64)
-    sd = np.sqrt(n * share * (1 - share))
-    width = int(min(n + 1, np.ceil(17 * sd.max(initial=0.0)) + 3))
-    start = np.clip(np.floor(n * share - 8.5 * sd) - 1, 0, n + 1 - width).astype(np.int64)
-    ms = start[:, None] + np.arange(width)[None, :]  # (P, width), inside 0..n
-    k = _rejection(n, alpha)[ms]
-    theta = ((share + np.asarray(effect, dtype=np.float64)) / (2 * share))[:, None]
-    reject = np.where(k >= 0, binom.cdf(k, ms, theta) + binom.sf(ms - k - 1, ms, theta), 0.0)
-    out: Floats = (binom.pmf(ms, n, share[:, None]) * reject).sum(axis=1)
+    size = np.broadcast_to(np.asarray(n, dtype=np.int64), share.shape)
+    top = int(size.max(initial=0))
+    sd = np.sqrt(size * share * (1 - share))
+    width = int(min(top + 1, np.ceil(17 * sd.max(initial=0.0)) + 3))
+    start = np.clip(np.floor(size * share - 8.5 * sd) - 1, 0, np.maximum(size + 1 - width, 0)).astype(np.int64)
+    ms = np.minimum(start[:, None] + np.arange(width)[None, :], top)  # (P, width)
+    weight = np.where(ms <= size[:, None], binom.pmf(ms, size[:, None], share[:, None]), 0.0)
+    k = _rejection(top, alpha)[ms]
+    rejects = k >= 0
+    weight, low, high = weight * rejects, np.maximum(k, 0), np.where(rejects, ms - k - 1, ms)
+
+    def power(effect: ArrayLike) -> Floats:
+        theta = np.broadcast_to(((share + np.asarray(effect, dtype=np.float64)) / (2 * share))[:, None], ms.shape)
+        with np.errstate(invalid="ignore"):
+            reject = bdtr(low, ms, theta) + bdtrc(high, ms, theta)
+        out: Floats = (weight * np.nan_to_num(reject)).sum(axis=1)
+        return out
+
+    return power
+
+
+def _exact_power(psi: Floats, effect: Floats, n: NDArray[np.int64], alpha: float) -> Floats:
+    """Exact power for many (psi, effect, n) (see _power_function)."""
+    out: Floats = _power_function(psi, n, alpha)(effect)
     return out
 
 
 def exact_power(psi: float, effect: float, n: int, alpha: float = 0.05) -> float:
     """The exact power of the exact McNemar test at discordance psi and difference effect."""
-    return float(_exact_power(np.array([psi]), np.array([effect]), n, alpha)[0])
+    return float(_exact_power(np.array([psi]), np.array([effect]), np.array([n]), alpha)[0])
 
 
-def _mde_at(psis: Floats, n: int, alpha: float, power: float) -> Floats:
-    """exact_mde for one n: regula falsi (Illinois) on exact power - power, bracketed near
-    Connor's MDE (else on [0, psi]); returns the upper end, whose power reaches `power`."""
-    f_top = _exact_power(psis, psis, n, alpha) - power
+def _mde_at(psis: Floats, n: NDArray[np.int64], alpha: float, power: float) -> Floats:
+    """exact_mde for many (psi, n): regula falsi (Illinois) on exact power - power, bracketed
+    near Connor's MDE (else on [0, psi]); returns the upper end, whose power reaches `power`."""
+    exact = _power_function(psis, n, alpha)
+
+    def f(effect: Floats) -> Floats:
+        out: Floats = exact(effect) - power
+        return out
+
+    f_top = f(psis)
     ok = f_top >= 0
     guess = np.nan_to_num(connor_mde(psis, n, alpha, power), nan=0.0)
     lo, hi = np.minimum(0.85 * guess, psis), np.minimum(1.2 * guess, psis)
-    f_lo, f_hi = _exact_power(psis, lo, n, alpha) - power, _exact_power(psis, hi, n, alpha) - power
+    f_lo, f_hi = f(lo), f(hi)
     wide = ~((f_lo < 0) & (f_hi >= 0))
     if wide.any():
         lo, hi = np.where(wide, 0.0, lo), np.where(wide, psis, hi)
-        f_lo = np.where(wide, _exact_power(psis, lo, n, alpha) - power, f_lo)
-        f_hi = np.where(wide, f_top, f_hi)
+        f_lo, f_hi = np.where(wide, f(lo), f_lo), np.where(wide, f_top, f_hi)
     side = np.zeros(len(psis))
     for _ in range(60):
         if np.all(~ok | (f_hi < 1e-8) | (hi - lo < 1e-12)):
@@ -334,7 +357,7 @@ def _mde_at(psis: Floats, n: int, alpha: float, power: float) -> Floats:
         with np.errstate(invalid="ignore", divide="ignore"):
             mid = np.where(f_hi > f_lo, (lo * f_hi - hi * f_lo) / (f_hi - f_lo), (lo + hi) / 2)
         mid = np.clip(np.nan_to_num(mid, nan=0.0), lo, hi)
-        f_mid = _exact_power(psis, mid, n, alpha) - power
+        f_mid = f(mid)
         up = f_mid >= 0
         # Illinois: halve the kept end's value when the same end is kept twice running
         f_lo = np.where(up & (side == 1), f_lo / 2, np.where(up, f_lo, f_mid))
@@ -350,12 +373,12 @@ def exact_mde(psi: ArrayLike, n: ArrayLike, alpha: float = 0.05, power: float = 
     discordance psi and n questions (power rises with the effect). NaN where even effect = psi
     (every discordant question one way) falls short, or psi = 0."""
     share = np.asarray(psi, dtype=np.float64).ravel()
-    size = np.asarray(n, dtype=np.int64).ravel()
+    size = np.broadcast_to(np.asarray(n, dtype=np.int64), np.shape(psi)).ravel()
     out = np.full(share.shape, np.nan)
-    for nn in np.unique(size[(share > 0) & (size > 0)]):
-        rows = np.flatnonzero((size == nn) & (share > 0))
-        psis, inverse = np.unique(share[rows], return_inverse=True)
-        out[rows] = _mde_at(psis, int(nn), alpha, power)[inverse]
+    rows = np.flatnonzero((share > 0) & (size > 0))
+    if len(rows):
+        pairs, inverse = np.unique(np.column_stack([share[rows], size[rows]]), axis=0, return_inverse=True)
+        out[rows] = _mde_at(pairs[:, 0], pairs[:, 1].astype(np.int64), alpha, power)[np.ravel(inverse)]
     return out.reshape(np.shape(psi))
 
 
