@@ -293,8 +293,8 @@ def _rejection(top: int, alpha: float) -> NDArray[np.int64]:
 def _power_function(psi: Floats, n: NDArray[np.int64], alpha: float) -> Callable[[ArrayLike], Floats]:
     """effect -> exact power of the two-sided exact McNemar test, for many (psi, n) at once: the
     discordant count m ~ Bin(n, psi), then b ~ Bin(m, theta), theta = (psi + effect)/(2 psi); the
-    test rejects when b <= k(m) or b >= m - k(m). The sum over m is taken over a window of +-8.5
-    standard deviations around n psi (the mass left out is below 1e-16); the weights of m do not
+    test rejects when b <= k(m) or b >= m - k(m). The sum over m is taken over a window of +-7.5
+    standard deviations around n psi (the mass left out is below 1e-12); the weights of m do not
     depend on the effect and are computed once."""
     from scipy.special import bdtr, bdtrc
     from scipy.stats import binom
@@ -303,8 +303,8 @@ def _power_function(psi: Floats, n: NDArray[np.int64], alpha: float) -> Callable
     size = np.broadcast_to(np.asarray(n, dtype=np.int64), share.shape)
     top = int(size.max(initial=0))
     sd = np.sqrt(size * share * (1 - share))
-    width = int(min(top + 1, np.ceil(17 * sd.max(initial=0.0)) + 3))
-    start = np.clip(np.floor(size * share - 8.5 * sd) - 1, 0, np.maximum(size + 1 - width, 0)).astype(np.int64)
+    width = int(min(top + 1, np.ceil(15 * sd.max(initial=0.0)) + 3))
+    start = np.clip(np.floor(size * share - 7.5 * sd) - 1, 0, np.maximum(size + 1 - width, 0)).astype(np.int64)
     ms = np.minimum(start[:, None] + np.arange(width)[None, :], top)  # (P, width)
     weight = np.where(ms <= size[:, None], binom.pmf(ms, size[:, None], share[:, None]), 0.0)
     k = _rejection(top, alpha)[ms]
@@ -352,7 +352,7 @@ def _mde_at(psis: Floats, n: NDArray[np.int64], alpha: float, power: float) -> F
         f_lo, f_hi = np.where(wide, f(lo), f_lo), np.where(wide, f_top, f_hi)
     side = np.zeros(len(psis))
     for _ in range(60):
-        if np.all(~ok | (f_hi < 1e-8) | (hi - lo < 1e-12)):
+        if np.all(~ok | (f_hi < 1e-7) | (hi - lo < 1e-12)):
             break
         with np.errstate(invalid="ignore", divide="ignore"):
             mid = np.where(f_hi > f_lo, (lo * f_hi - hi * f_lo) / (f_hi - f_lo), (lo + hi) / 2)
