@@ -237,7 +237,8 @@ def test_tango_interval_covers_the_difference_by_exact_enumeration():
     """Coverage of the accuracy difference, enumerated exactly over every outcome (b, c) of n
     questions (scipy's multinomial) on a grid of n, discordance psi and difference delta. The
     interval depends on b, c and n only, so the concordant split does not matter. Tango's interval
-    stays near 95 % (minimum 0.939 on this grid); the exact conditional interval of b / (b + c)
+    stays near 95 % (mean 0.955; 99 of the 100 points >= 0.94, the lowest 0.931 at n = 40,
+    psi = 0.2, delta = 0.18); the exact conditional interval of b / (b + c)
     it replaces covered 0.59 at issue 32's pair (33 against 1 of 97)."""
     from statsmodels.stats.proportion import proportion_confint
 
