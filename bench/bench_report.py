@@ -74,10 +74,9 @@ def make_db(path: Path, n_runs: int, n_questions: int, seed: int = 5, samples: i
 
 def naive_pairs(right: np.ndarray, asked: np.ndarray, alpha: float = 0.05) -> list[tuple]:
     """Every pair the notebook way, on each pair's own overlap: Python loops over the questions
-    both runs answered, one statsmodels exact McNemar and one Clopper-Pearson interval per pair
-    (mapped to the accuracy difference as stats.mcnemar_interval does), Holm at the end."""
+    both runs answered, one statsmodels exact McNemar and one Tango score interval per pair, Holm
+    at the end over Tarone's family (the pairs whose smallest possible p can reach alpha / K)."""
     from statsmodels.stats.contingency_tables import mcnemar
-    from statsmodels.stats.proportion import proportion_confint
 
     R, Q = right.shape
     rows, seen = right.tolist(), asked.tolist()
@@ -90,23 +89,24 @@ def naive_pairs(right: np.ndarray, asked: np.ndarray, alpha: float = 0.05) -> li
                     n += 1
                     a_only += x and not y
                     b_only += y and not x
-            m = a_only + b_only
             p = mcnemar([[0, a_only], [b_only, 0]], exact=True).pvalue
-            lo, hi = proportion_confint(a_only, m, alpha=alpha, method="beta") if m else (0.5, 0.5)
-            lo, hi = (0.0 if a_only == 0 else lo), (1.0 if b_only == 0 else hi)
-            out.append((a, b, n, a_only, b_only, p, m / n * (2 * lo - 1), m / n * (2 * hi - 1)))
-    holm = stats.holm([o[5] for o in out])
+            lo, hi = stats.paired_difference_interval(a_only, b_only, n, alpha)
+            out.append((a, b, n, a_only, b_only, p, float(lo), float(hi)))
+    family = stats.tarone_family([o[3] + o[4] for o in out], alpha)
+    holm = np.full(len(out), np.nan)
+    holm[family] = stats.holm([o[5] for o, f in zip(out, family) if f])
     return [o + (h,) for o, h in zip(out, holm)]
 
 
 def report_pairs(right: np.ndarray, asked: np.ndarray) -> list[tuple]:
     """The same from the report's own code (reports/pairs.pair_rows: matrix products, one vectorized
-    scipy/statsmodels call per statistic, plus Connor's MDE and n at two levels)."""
+    scipy/statsmodels call per statistic, plus the exact MDE and Connor's n at two levels)."""
     from persian_tui.reports.pairs import pair_rows
 
     R = right.shape[0]
-    rows = pair_rows(list(range(R)), list(range(R)), right, asked, 0.05, 0.8)
-    return [(p.a, p.b, p.n, p.a_only, p.b_only, p.p_exact, p.diff_low, p.diff_high, p.p_holm) for p in rows]
+    rows, _ = pair_rows(list(range(R)), list(range(R)), right, asked, 0.05, 0.8)
+    return [(p.a, p.b, p.n, p.a_only, p.b_only, p.p_exact, p.diff_low, p.diff_high,
+             np.nan if p.p_holm is None else p.p_holm) for p in rows]
 
 
 def timed(fn, repeat: int = 1):
@@ -199,10 +199,12 @@ def main() -> None:
     right &= asked
     fast, tf = timed(lambda: report_pairs(right, asked), repeat=3)
     slow, ts = timed(lambda: naive_pairs(right, asked))
-    agree = all(f[:5] == s[:5] and np.allclose(f[5:], s[5:], rtol=1e-9, atol=1e-12) for f, s in zip(fast, slow))
+    agree = all(f[:5] == s[:5] and np.allclose(f[5:], s[5:], rtol=1e-9, atol=1e-12, equal_nan=True)
+                for f, s in zip(fast, slow))
     vf, vs = statistics.median(tf), ts[0]
-    print(f"paired comparisons ({pairs} pairs, each on its own overlap; exact McNemar, Holm, the exact "
-          f"interval of the same test; the report's also Bonferroni intervals and Connor MDE/n at two levels):")
+    print(f"paired comparisons ({pairs} pairs, each on its own overlap; exact McNemar, Holm over Tarone's "
+          f"family, Tango's interval; the report's also Bonferroni intervals, exact MDE and Connor n at two "
+          f"levels):")
     print(f"  report (reports/pairs.pair_rows, vectorized): {vf * 1000:.0f} ms")
     print(f"  naive per-pair loops:                      {vs:.1f} s  -> {vs / vf:.0f}x slower; "
           f"results identical: {agree}")

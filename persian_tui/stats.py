@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
+from functools import lru_cache
 from itertools import combinations
 
 import numpy as np
@@ -142,11 +143,36 @@ def holm(pvalues: ArrayLike) -> Floats:
     return out
 
 
+EXACT_LIMIT = 120  # the exact multinomial test enumerates every table of n over 4 cells: n up to this
+
+
+def multinomial_exact(observed: ArrayLike, probs: ArrayLike) -> float | None:
+    """Exact multinomial goodness-of-fit p-value: the probability, under `probs`, of every table
+    of the same total no more likely than the observed one (relative tolerance 1e-7, as scipy's
+    binomtest). None when there are too many tables to enumerate (see EXACT_LIMIT)."""
+    from scipy.stats import multinomial
+
+    obs = np.asarray(observed, dtype=np.int64)
+    pr = np.asarray(probs, dtype=np.float64)
+    pr = pr / pr.sum()
+    n, k = int(obs.sum()), len(obs)
+    if n > EXACT_LIMIT or k > 4:
+        return None
+    grid = np.indices((n + 1,) * (k - 1)).reshape(k - 1, -1).T
+    grid = grid[grid.sum(axis=1) <= n]
+    tables = np.column_stack([grid, n - grid.sum(axis=1)])
+    logp = multinomial.logpmf(tables, n, pr)
+    seen = multinomial.logpmf(obs, n, pr)
+    return float(min(1.0, np.exp(logp[logp <= seen + 1e-7 * abs(seen) + 1e-12]).sum()))
+
+
 def chisquare_gof(observed: ArrayLike, expected: ArrayLike) -> tuple[float | None, float | None]:
     """Pearson chi-square goodness of fit (scipy.stats.chisquare) of observed counts against
     expected counts rescaled to the same total. Cells expected 0 and observed 0 are dropped;
     None (undefined) when nothing is observed, fewer than two cells remain, or a cell that is
-    expected 0 was observed."""
+    expected 0 was observed. Where an expected count is under 5 the chi-square approximation is
+    poor: the p-value is then the exact multinomial test's (multinomial_exact) when the total
+    allows enumeration, the statistic still Pearson's."""
     from scipy.stats import chisquare
 
     obs = np.asarray(observed, dtype=float)
@@ -159,6 +185,8 @@ def chisquare_gof(observed: ArrayLike, expected: ArrayLike) -> tuple[float | Non
     obs, exp = obs[keep], exp[keep]
     exp = exp * obs.sum() / exp.sum()
     stat, p = chisquare(obs, exp)
+    if exp.min() < 5 and (exact := multinomial_exact(obs.astype(np.int64), exp)) is not None:
+        p = exact
     return _clean(stat), _clean(p)
 
 
@@ -213,24 +241,182 @@ def binom_less(successes: int, trials: int, p: float) -> float | None:
 # (b - c)/n = m/n * (2 theta - 1). The exact McNemar test is the binomial test of theta = 1/2.
 
 
-def mcnemar_interval(b: ArrayLike, c: ArrayLike, n: ArrayLike, alpha: float = 0.05) -> tuple[Floats, Floats]:
-    """Interval of the accuracy difference A - B derived from the exact conditional test: the
-    Clopper-Pearson interval of theta = b/(b+c) (statsmodels method="beta") mapped to
-    (b+c)/n * (2 theta - 1). It excludes 0 exactly when the exact McNemar p < alpha (both
-    invert the same two one-sided binomial tests at alpha/2). No discordant pair: [0, 0]."""
-    from statsmodels.stats.proportion import proportion_confint
-
-    only_a = np.asarray(b, dtype=np.float64)
-    only_b = np.asarray(c, dtype=np.float64)
-    m = only_a + only_b
+def _tango_z(b: Floats, c: Floats, n: Floats, d: Floats) -> Floats:
+    """Tango's score statistic for H0: accuracy difference = d, with the constrained maximum
+    likelihood estimate of the share only B got right in closed form (Tango 1998)."""
+    A = 2 * n
+    B = -b - c + (2 * n - b + c) * d
+    C = -c * d * (1 - d)
     with np.errstate(invalid="ignore", divide="ignore"):
-        beta_lo, beta_hi = proportion_confint(only_a, np.where(m > 0, m, 1.0), alpha=alpha, method="beta")
-        scale = np.where(np.asarray(n, dtype=np.float64) > 0, m / np.asarray(n, dtype=np.float64), 0.0)
-    lo = np.where(m > 0, np.asarray(beta_lo, dtype=np.float64), 0.5)
-    hi = np.where(m > 0, np.asarray(beta_hi, dtype=np.float64), 0.5)
-    lo = np.where(only_a == 0, 0.0, lo)  # exact ends where the beta quantile leaves rounding noise
-    hi = np.where(only_b == 0, 1.0, hi)
-    return scale * (2 * lo - 1), scale * (2 * hi - 1)
+        q21 = (np.sqrt(np.maximum(B * B - 4 * A * C, 0.0)) - B) / (2 * A)
+        var = n * (2 * q21 + d * (1 - d))
+        z = (b - c - n * d) / np.sqrt(np.maximum(var, 0.0))
+    out: Floats = np.nan_to_num(z, nan=0.0, posinf=np.inf, neginf=-np.inf)  # 0/0 only at the estimate
+    return out
+
+
+def paired_difference_interval(b: ArrayLike, c: ArrayLike, n: ArrayLike, alpha: float = 0.05
+                               ) -> tuple[Floats, Floats]:
+    """Tango's (1998) asymptotic score interval of the paired accuracy difference A - B =
+    (b - c)/n: every difference d the score test does not reject at `alpha`, |Z(d)| <= z. Z
+    decreases in d, so each end is found by bisection (all pairs at once, 60 halvings of
+    [-1, 1]). Its coverage of the difference itself, unlike the exact conditional interval of
+    b/(b + c), stays near nominal (Fagerland, Lydersen & Laake 2014; enumerated in the tests).
+    NaN where n = 0."""
+    from scipy.stats import norm
+
+    only_a, only_b, size = np.broadcast_arrays(np.asarray(b, dtype=np.float64), np.asarray(c, dtype=np.float64),
+                                               np.asarray(n, dtype=np.float64))
+    z = float(norm.ppf(1 - alpha / 2))
+    ends = []
+    for target in (z, -z):  # the lower end solves Z = z, the upper Z = -z
+        lo, hi = np.full(only_a.shape, -1.0), np.full(only_a.shape, 1.0)
+        for _ in range(60):
+            mid = (lo + hi) / 2
+            above = _tango_z(only_a, only_b, size, mid) > target
+            lo, hi = np.where(above, mid, lo), np.where(above, hi, mid)
+        ends.append(np.where(size > 0, (lo + hi) / 2, np.nan))
+    return ends[0], ends[1]
+
+
+@lru_cache(maxsize=64)
+def _rejection(top: int, alpha: float) -> NDArray[np.int64]:
+    """k(m) for m = 0..top: the largest k with 2 F(k; m, 1/2) < alpha (-1: no outcome rejects)."""
+    from scipy.stats import binom
+
+    ms = np.arange(top + 1)
+    k = binom.ppf(alpha / 2, ms, 0.5) - 1  # smallest k with F >= alpha/2, minus one
+    k = np.where(binom.cdf(k + 1, ms, 0.5) < alpha / 2, k + 1, k)  # guard the ppf's rounding
+    return np.asarray(k, dtype=np.int64)
+
+
+def _power_function(psi: Floats, n: NDArray[np.int64], alpha: float) -> Callable[[ArrayLike], Floats]:
+    """effect -> exact power of the two-sided exact McNemar test, for many (psi, n) at once: the
+    discordant count m ~ Bin(n, psi), then b ~ Bin(m, theta), theta = (psi + effect)/(2 psi); the
+    test rejects when b <= k(m) or b >= m - k(m). The sum over m is taken over a window of +-7.5
+    standard deviations around n psi (the mass left out is below 1e-12); the weights of m do not
+    depend on the effect and are computed once."""
+    from scipy.special import bdtr, bdtrc
+    from scipy.stats import binom
+
+    share = np.asarray(psi, dtype=np.float64)
+    size = np.broadcast_to(np.asarray(n, dtype=np.int64), share.shape)
+    top = int(size.max(initial=0))
+    sd = np.sqrt(size * share * (1 - share))
+    width = int(min(top + 1, np.ceil(15 * sd.max(initial=0.0)) + 3))
+    start = np.clip(np.floor(size * share - 7.5 * sd) - 1, 0, np.maximum(size + 1 - width, 0)).astype(np.int64)
+    ms = np.minimum(start[:, None] + np.arange(width)[None, :], top)  # (P, width)
+    weight = np.where(ms <= size[:, None], binom.pmf(ms, size[:, None], share[:, None]), 0.0)
+    k = _rejection(top, alpha)[ms]
+    rejects = k >= 0
+    weight, low, high = weight * rejects, np.maximum(k, 0), np.where(rejects, ms - k - 1, ms)
+
+    def power(effect: ArrayLike) -> Floats:
+        theta = np.broadcast_to(((share + np.asarray(effect, dtype=np.float64)) / (2 * share))[:, None], ms.shape)
+        with np.errstate(invalid="ignore"):
+            reject = bdtr(low, ms, theta) + bdtrc(high, ms, theta)
+        out: Floats = (weight * np.nan_to_num(reject)).sum(axis=1)
+        return out
+
+    return power
+
+
+def _exact_power(psi: Floats, effect: Floats, n: NDArray[np.int64], alpha: float) -> Floats:
+    """Exact power for many (psi, effect, n) (see _power_function)."""
+    out: Floats = _power_function(psi, n, alpha)(effect)
+    return out
+
+
+def exact_power(psi: float, effect: float, n: int, alpha: float = 0.05) -> float:
+    """The exact power of the exact McNemar test at discordance psi and difference effect."""
+    return float(_exact_power(np.array([psi]), np.array([effect]), np.array([n]), alpha)[0])
+
+
+def _mde_at(psis: Floats, n: NDArray[np.int64], alpha: float, power: float) -> Floats:
+    """exact_mde for many (psi, n): regula falsi (Illinois) on exact power - power, bracketed
+    near Connor's MDE (else on [0, psi]); returns the upper end, whose power reaches `power`."""
+    exact = _power_function(psis, n, alpha)
+
+    def f(effect: Floats) -> Floats:
+        out: Floats = exact(effect) - power
+        return out
+
+    f_top = f(psis)
+    ok = f_top >= 0
+    guess = np.nan_to_num(connor_mde(psis, n, alpha, power), nan=0.0)
+    lo, hi = np.minimum(0.85 * guess, psis), np.minimum(1.2 * guess, psis)
+    f_lo, f_hi = f(lo), f(hi)
+    wide = ~((f_lo < 0) & (f_hi >= 0))
+    if wide.any():
+        lo, hi = np.where(wide, 0.0, lo), np.where(wide, psis, hi)
+        f_lo, f_hi = np.where(wide, f(lo), f_lo), np.where(wide, f_top, f_hi)
+    side = np.zeros(len(psis))
+    for _ in range(60):
+        if np.all(~ok | (f_hi < 1e-7) | (hi - lo < 1e-12)):
+            break
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mid = np.where(f_hi > f_lo, (lo * f_hi - hi * f_lo) / (f_hi - f_lo), (lo + hi) / 2)
+        mid = np.clip(np.nan_to_num(mid, nan=0.0), lo, hi)
+        f_mid = f(mid)
+        up = f_mid >= 0
+        # Illinois: halve the kept end's value when the same end is kept twice running
+        f_lo = np.where(up & (side == 1), f_lo / 2, np.where(up, f_lo, f_mid))
+        f_hi = np.where(~up & (side == -1), f_hi / 2, np.where(up, f_mid, f_hi))
+        lo, hi = np.where(up, lo, mid), np.where(up, mid, hi)
+        side = np.where(up, 1, -1)
+    return np.where(ok, hi, np.nan)
+
+
+def exact_mde(psi: ArrayLike, n: ArrayLike, alpha: float = 0.05, power: float = 0.8) -> Floats:
+    """Minimum detectable difference from the EXACT power of the exact McNemar test: the
+    smallest effect (0 < effect <= psi) whose exact power reaches `power` at the observed
+    discordance psi and n questions (power rises with the effect). NaN where even effect = psi
+    (every discordant question one way) falls short, or psi = 0."""
+    share = np.asarray(psi, dtype=np.float64).ravel()
+    size = np.broadcast_to(np.asarray(n, dtype=np.int64), np.shape(psi)).ravel()
+    out = np.full(share.shape, np.nan)
+    rows = np.flatnonzero((share > 0) & (size > 0))
+    if len(rows):
+        pairs, inverse = np.unique(np.column_stack([share[rows], size[rows]]), axis=0, return_inverse=True)
+        out[rows] = _mde_at(pairs[:, 0], pairs[:, 1].astype(np.int64), alpha, power)[np.ravel(inverse)]
+    return out.reshape(np.shape(psi))
+
+
+def tarone_family(discordant: ArrayLike, alpha: float = 0.05) -> NDArray[np.bool_]:
+    """Tarone's (1990) family for discrete tests: a pair with m discordant questions can never
+    have an exact McNemar p below min(1, 2 / 2^m). K is the smallest k with at most k pairs able
+    to reach alpha / k; the family is those pairs. Conditional on the discordant counts (what the
+    exact test conditions on) the family is fixed, so Holm over it keeps the familywise error."""
+    m = np.asarray(discordant, dtype=np.float64)
+    smallest = np.minimum(1.0, 2.0 * 0.5 ** m)
+    for k in range(1, len(m) + 1):
+        able = smallest <= alpha / k
+        if able.sum() <= k:
+            return able
+    return np.zeros(len(m), dtype=bool)
+
+
+def compact_letters(ordered: Sequence[int], different: Sequence[tuple[int, int]]) -> list[list[int]]:
+    """Compact letter display by insert-and-absorb (Piepho 2004): start with one letter shared
+    by all; for each significantly different pair, split every letter holding both into one
+    without each; drop letters whose runs all share another letter. Runs sharing a letter were
+    not found different. Returns the letters' members, ordered by their best-placed run."""
+    position = {r: i for i, r in enumerate(ordered)}
+    columns: list[frozenset[int]] = [frozenset(ordered)] if ordered else []
+    for i, j in sorted(different, key=lambda p: (position[p[0]], position[p[1]])):
+        split: list[frozenset[int]] = []
+        for col in columns:
+            split += [col - {i}, col - {j}] if i in col and j in col else [col]
+        unique = list(dict.fromkeys(split))
+        columns = [c for c in unique if c and not any(c < other for other in unique)]
+    return [sorted(c, key=position.__getitem__)
+            for c in sorted(columns, key=lambda c: sorted(position[r] for r in c))]
+
+
+def letter_names(count: int) -> list[str]:
+    """a, b, ..., z, A, ..., Z, a1, b1, ... for `count` letters."""
+    base = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    return [base[i % 52] + (str(i // 52) if i >= 52 else "") for i in range(count)]
 
 
 def _z(alpha: float, power: float) -> tuple[float, float]:
@@ -283,21 +469,25 @@ def mcnemar_power(psi: float, effect: float, n: int, alpha: float = 0.05) -> flo
     return float(total)
 
 
-def chance_agreement(samples: int, options: int = 4) -> float:
+def chance_agreement(samples: int, options: int = 4, unusable: float = 0.0) -> float:
     """Expected agreement of a uniform random answerer asked `samples` times: E[max count] / K,
-    the largest count of one option among K independent uniform choices (scipy multinomial,
-    enumerated). K = 5, 4 options: 0.496."""
+    the largest count of one option among K independent replies (scipy multinomial, enumerated).
+    With `unusable` > 0 each reply is unusable with that chance (else uniform over the options):
+    the observed agreement counts unusable replies in its denominator, so its chance level must
+    too. K = 5, 4 options: 0.496; with 5 % unusable 0.478."""
     from itertools import combinations_with_replacement
 
     from scipy.stats import multinomial
 
     if samples < 1:
         return float("nan")
+    cells = options + (1 if unusable > 0 else 0)
+    probs = [(1 - unusable) / options] * options + ([unusable] if unusable > 0 else [])
     total = 0.0
-    for combo in combinations_with_replacement(range(options), samples):
-        counts = np.bincount(combo, minlength=options)
-        # each multiset once, weighted by its multinomial probability
-        total += multinomial.pmf(counts, samples, [1 / options] * options) * counts.max()
+    for combo in combinations_with_replacement(range(cells), samples):
+        counts = np.bincount(combo, minlength=cells)
+        # each multiset once, weighted by its multinomial probability; unusable replies never agree
+        total += multinomial.pmf(counts, samples, probs) * counts[:options].max()
     return float(total / samples)
 
 

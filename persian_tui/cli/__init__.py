@@ -425,8 +425,9 @@ def parser() -> argparse.ArgumentParser:
 
     rep = sub.add_parser("report", help="leaderboard with intervals, paired tests, breakdowns, charts",
                          description="Rank runs on every keyed question each answered (Wilson 95 %, "
-                         "bootstrap rank intervals), compare each pair on the questions both answered "
-                         "(exact McNemar, Holm, exact intervals, power), the majority-key baseline, "
+                         "rank confidence sets, letters), compare each pair on the questions both answered "
+                         "(exact McNemar, Holm over the report's pairs, Tango intervals, exact power), the "
+                         "majority-key baseline, "
                          "clustered standard errors; on the questions all share: breakdowns, position "
                          "bias, confusion, agreement, hardest questions, the human baseline.")
     rep.add_argument("--runs", metavar="IDS", help="run ids, e.g. 1,2,5 (default: every finished run)")
@@ -440,7 +441,7 @@ def parser() -> argparse.ArgumentParser:
     rep.add_argument("--bootstrap", type=bounded_int(1, 1_000_000), default=2000, metavar="N",
                      help="bootstrap resamples (default: 2000)")
     rep.add_argument("--intervals", default="pair", choices=("pair", "simultaneous"),
-                     help="pair differences: the exact 95 %% interval of each pair's McNemar test "
+                     help="pair differences: Tango's 95 %% score interval of each pair's difference "
                      "(pair) or Bonferroni-adjusted intervals holding for all pairs at once "
                      "(simultaneous); JSON and CSV always have both (default: pair)")
     rep.set_defaults(func=cmd_report)

@@ -241,7 +241,7 @@ def cmd_shortcuts(args) -> int:
                  "recall": r.recall, "p_value_vs_chance": r.p_value} for r in rep.rows]
         uniform = "—" if rep.uniform_p is None else f"{rep.uniform_p:.3g}"
         keys_line = (f"key positions 1–4: {', '.join(str(rep.keys.get(k, 0)) for k in range(1, 5))}; "
-                     f"uniform? chi-square p = {uniform}")
+                     f"uniform? {'exact multinomial' if sum(rep.keys.values()) < 20 else 'chi-square'} p = {uniform}")
         if args.store_runs:
             for line in store_baseline_runs(store, questions, rep, args.questions):
                 print(line)
@@ -349,7 +349,8 @@ def add_commands(sub) -> None:
                         "metre, rhyme letters or form (from corpus links), a very different length, or "
                         "the TF-IDF centroid's pick, or the most common key position? Over the bank: "
                         "how often each cue finds the key against chance (25 %), Wilson 95 % interval, "
-                        "two-sided exact binomial test; the key positions against uniform (chi-square).")
+                        "two-sided exact binomial test; the key positions against uniform (chi-square; the "
+                        "exact multinomial test under 20 keys).")
     sc.add_argument("--questions", default="all", choices=QUESTION_SETS,
                     help="question set: ready (includes curated), curated or all (default: all)")
     sc.add_argument("--format", default="table", choices=("table", "md", "json"),

@@ -12,7 +12,7 @@ from .common import UserError, bounded_int, open_store, run_ids
 
 
 def cmd_items(args) -> int:
-    from ..reports.item_files import TABLE_HEADER, flag_summary, item_csv, item_dict, item_table_rows
+    from ..reports.item_files import INDEPENDENCE_NOTE, TABLE_HEADER, flag_summary, item_csv, item_dict, item_table_rows
     from ..reports.items import item_analysis
     from ..reports.report_files import text_table
     from ..reports.selection import ReportError, report_inputs
@@ -29,6 +29,7 @@ def cmd_items(args) -> int:
         print(item_csv(rows), end="")
     else:
         print(f"{len(inp.runs)} run(s); " + flag_summary(rows))
+        print(INDEPENDENCE_NOTE)
         print("\n".join(text_table(TABLE_HEADER, item_table_rows(rows), right={2, 3, 4, 6, 7})))
         for r in rows:
             for f in r.flags:

@@ -11,7 +11,11 @@ Units: `poem` and `poet` of the KEY couplet's corpus link (persian-tui corpus li
 whose key is not linked is a cluster of its own), and `source`: the source page (the page of the
 book the question was set on, `Question.source_page`, which the book importer stores; questions
 set on one page share their making), else the source name. With no
-corpus link in the bank the poem and poet rows are left out (unclustered only)."""
+corpus link in the bank the poem and poet rows are left out (unclustered only).
+
+A design effect is an estimate with noise of its own: beside it, the 95 % range it takes when the
+unit labels are shuffled over the run's questions (no clustering, the same cluster sizes; seeded
+permutations). A design effect inside that range is no evidence of clustering; above it, it is."""
 
 from __future__ import annotations
 
@@ -35,6 +39,17 @@ class ClusterRow:
     se: float | None  # clustered SE of the accuracy (None: fewer than 2 clusters)
     se_unclustered: float | None
     design_effect: float | None  # (se / se_unclustered)^2
+    null_low: float | None = None  # 95 % range of the design effect with the labels shuffled
+    null_high: float | None = None
+
+    @property
+    def reading(self) -> str:
+        """"above noise" / "within noise" / "" (undefined), against the shuffled-label range."""
+        if self.design_effect is None or self.null_high is None or self.null_low is None:
+            return ""
+        if self.design_effect > self.null_high:
+            return "above noise"
+        return "below noise" if self.design_effect < self.null_low else "within noise"
 
 
 def _source(q: Question) -> str:
@@ -54,10 +69,30 @@ def question_units(questions: list[Question], links: dict) -> dict[str, list[str
     return out
 
 
+def null_range(y: npt.NDArray[np.float64], groups: npt.NDArray, permutations: int, seed: int
+               ) -> tuple[float, float] | None:
+    """2.5th and 97.5th percentiles of the design effect when the cluster labels are shuffled
+    over the questions (`permutations` random permutations, numpy default_rng(seed))."""
+    codes, inverse = np.unique(groups.astype(str), return_inverse=True)
+    G, N = len(codes), len(y)
+    e = y - y.mean()
+    var0 = (e ** 2).sum() / N ** 2 * N / (N - 1) if N > 1 else 0.0
+    if G < 2 or N < 2 or var0 <= 0 or permutations < 1:
+        return None
+    rng = np.random.default_rng(seed)
+    shuffled = rng.permuted(np.tile(inverse, (permutations, 1)), axis=1)
+    offsets = (np.arange(permutations) * G)[:, None]
+    sums = np.bincount((shuffled + offsets).ravel(), weights=np.tile(e, permutations),
+                       minlength=permutations * G).reshape(permutations, G)
+    deff = (sums ** 2).sum(axis=1) / N ** 2 * G / (G - 1) / var0
+    low, high = np.percentile(deff, [2.5, 97.5])
+    return float(low), float(high)
+
+
 def cluster_rows(run_ids: list[int], order: list[int], right: npt.NDArray[np.float64], asked: npt.NDArray[np.bool_],
-                 units: dict[str, list[str]]) -> list[ClusterRow]:
+                 units: dict[str, list[str]], *, permutations: int = 1000, seed: int = 0) -> list[ClusterRow]:
     """Per run (ranking order) and unit; right: (R, Q) credit 0..1 (a tie 1/t), asked: (R, Q) bool,
-    over the questions `units` label."""
+    over the questions `units` label; with the shuffled-label range of each design effect."""
     rows = []
     for i in order:
         mask = asked[i]
@@ -67,6 +102,7 @@ def cluster_rows(run_ids: list[int], order: list[int], right: npt.NDArray[np.flo
             groups = np.asarray(units[unit], dtype=object)[mask]
             se = stats.clustered_se(y, groups)
             deff = None if se is None or not se0 else (se / se0) ** 2
+            null = null_range(y, groups, permutations, seed) if deff is not None else None
             rows.append(ClusterRow(run_ids[i], unit, int(mask.sum()), len(set(groups.tolist())),
-                                   se, se0, deff))
+                                   se, se0, deff, *(null or (None, None))))
     return rows

@@ -15,8 +15,9 @@ Rules (the documentation's "Reports" page, docs/guide/reports.md, repeats them):
   resamples of the keyed questions, numpy `default_rng(seed)`); accuracy on the usable answers
   and `invalid` on the same questions; the majority-key baseline of those questions. Shared:
   accuracy with Wilson and a paired percentile bootstrap interval, tokens, latency, cost.
-- Pairs and groups: reports/pairs.py (exact McNemar on each pair's overlap, Holm, exact and
-  simultaneous intervals, Connor power).
+- Pairs and letters: reports/pairs.py (exact McNemar on each pair's single-answer overlap, Holm
+  over Tarone's family of the report's pairs, Tango score and simultaneous intervals, exact power,
+  the compact letter display).
 - Baseline: the majority-key baseline, always answering the most common key, on the keyed
   questions (and per run on the questions it answered), Wilson 95 %.
 - Clusters: reports/clusters.py (SE of each run's accuracy clustered by poem, poet, source).
@@ -61,7 +62,7 @@ from ..models import QUESTION_SETS, Question
 from ..store import Store
 from .clusters import ClusterRow, cluster_rows, question_units
 from .items import ItemRow, item_analysis
-from .pairs import ALPHA, PairRow, groups, pair_rows  # noqa: F401 (ALPHA, PairRow: re-exported)
+from .pairs import ALPHA, Family, PairRow, letters, pair_rows, run_letters  # noqa: F401 (ALPHA, PairRow: re-exported)
 from .ranking import rank_runs
 from .selection import NO_ANSWERS, Inputs, ReportError, report_inputs  # noqa: F401 (ReportError: re-exported)
 
@@ -97,7 +98,7 @@ class LeaderRow:
     answered_low: float | None = None  # Wilson 95 %
     answered_high: float | None = None
     rank: int = 0  # reports/ranking.rank_runs: ties share a rank
-    rank_low: int | None = None  # bootstrap 95 % rank interval
+    rank_low: int | None = None  # marginal 95 % rank confidence set (reports/ranking.py)
     rank_high: int | None = None
     invalid: int = 0  # unusable answers among the answered ones (the ranking set)
     usable_accuracy: float | None = None  # correct / usable answers
@@ -106,6 +107,10 @@ class LeaderRow:
     key_baseline: float | None = None  # always the most common key, on the questions it answered
     no_success: bool = False  # not one request succeeded: every figure of accuracy is shown as missing
     ties: int = 0  # answered questions whose majority vote is tied (credit 1/t; left out of pair tests)
+    letters: str = ""  # compact letter display: runs sharing a letter were not found different
+    rank_low_simultaneous: int | None = None  # rank confidence set holding for all runs at once
+    rank_high_simultaneous: int | None = None
+    rank_unstable: bool = False  # a rank end moves within the bootstrap's Monte Carlo error
 
 
 @dataclass
@@ -160,7 +165,7 @@ class Report:
     questions: int  # shared questions with a key: every figure is on these
     leaderboard: list[LeaderRow]
     pairs: list[PairRow]
-    groups: list[list[int]]
+    groups: list[list[int]]  # the letters a, b, ...: the runs sharing each (compact letter display)
     breakdowns: list[BreakdownRow]
     position: list[PositionRow]
     confusion: dict[int, list[list[int]]]  # run -> rows key 1..4 x columns chosen 1..4, invalid
@@ -180,6 +185,8 @@ class Report:
     baseline: Baseline | None = None  # majority key on the keyed questions
     shared_baseline: Baseline | None = None  # majority key on the shared questions
     clusters: list[ClusterRow] = field(default_factory=list)
+    family: Family | None = None  # what the Holm correction was over
+    dropped: dict[int, tuple[int, int]] = field(default_factory=dict)  # imported run -> (rows dropped, rows)
 
     @property
     def limiting(self) -> list[int]:
@@ -263,6 +270,8 @@ def _leaderboard(inp: Inputs, seed: int, n_boot: int) -> list[LeaderRow]:
             answered=n_all, answered_correct=_count(ac[i]), answered_accuracy=x.accuracy,
             answered_low=float(al[i]) if n_all else None, answered_high=float(ah[i]) if n_all else None,
             rank=x.rank, rank_low=x.rank_low, rank_high=x.rank_high, invalid=int(invalid[i]),
+            rank_low_simultaneous=x.rank_low_simultaneous, rank_high_simultaneous=x.rank_high_simultaneous,
+            rank_unstable=x.rank_unstable,
             usable_accuracy=float(ac[i] / n_ok) if n_ok else None,
             usable_low=float(ul[i]) if n_ok else None, usable_high=float(uh[i]) if n_ok else None,
             key_baseline=baseline(keys[asked[i]]).share,
@@ -369,11 +378,13 @@ def build_report(store: Store, *, run_ids: list[int] | None = None, questions: s
         raise ReportError("the effect and the power must be proportions between 0 and 1")
     inp, left_out = report_inputs(store, run_ids, questions)
     answered = {r.id: n for r, (_, n) in zip(inp.runs, inp.overall)}
+    dropped = {r.id: (int(r.params["dropped"]), int(r.params.get("rows") or 0)) for r in inp.runs
+               if r.kind == "imported" and r.params.get("dropped")}
     report = Report(run_ids=[r.id for r in inp.runs], questions=len(inp.shared), leaderboard=[],
                     pairs=[], groups=[], breakdowns=[], position=[], confusion={},
                     agreement=([], []), hardest=[], human=[], seed=seed, n_boot=n_boot,
                     question_set=questions, keyed=len(inp.keyed), answered=answered,
-                    left_out=left_out, effect=effect, power=power)
+                    left_out=left_out, effect=effect, power=power, dropped=dropped)
     if inp.runs or inp.keyed:
         report.items = item_analysis(store, inp.keyed, [r.id for r in inp.runs], inp.preds, inp.tied_uids())
         from .samples import sample_run
@@ -383,12 +394,16 @@ def build_report(store: Store, *, run_ids: list[int] | None = None, questions: s
         return report
     report.leaderboard = _leaderboard(inp, seed, n_boot)
     ids = [r.id for r in inp.runs]
-    report.pairs = pair_rows(ids, inp.order, inp.right_all, inp.single, effect, power)
-    report.groups = groups([row.run_id for row in report.leaderboard], report.pairs)
+    report.pairs, report.family = pair_rows(ids, inp.order, inp.right_all, inp.single, effect, power)
+    ranked = [row.run_id for row in report.leaderboard]
+    report.groups = letters(ranked, report.pairs)
+    named = run_letters(ranked, report.groups)
+    for row in report.leaderboard:
+        row.letters = named[row.run_id]
     report.baseline = baseline([q.key for q in inp.keyed])
     report.shared_baseline = baseline(inp.key)
     units = question_units(inp.keyed, store.links.links([q.uid for q in inp.keyed]))
-    report.clusters = cluster_rows(ids, inp.order, inp.credit, inp.asked, units)
+    report.clusters = cluster_rows(ids, inp.order, inp.credit, inp.asked, units, seed=seed)
     report.breakdowns = _breakdowns(store, inp)
     report.position = _position(inp)
     report.confusion = _confusion(inp)

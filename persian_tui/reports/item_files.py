@@ -55,6 +55,11 @@ def item_table_rows(rows: list[ItemRow]) -> list[list[str]]:
             for r in rows]
 
 
+INDEPENDENCE_NOTE = ("The flags' binomial p-values treat the runs as independent respondents; runs of one "
+                     "model family are not, so a p-value overstates the evidence: a flag asks a person "
+                     "to look, it is not a finding.")
+
+
 def flag_summary(rows: list[ItemRow]) -> str:
     from .items import FLAGS
 

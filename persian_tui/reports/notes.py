@@ -28,9 +28,9 @@ def leader_note(report) -> str:
     runs = len(report.run_ids)
     text = (f"Ranked by accuracy on every keyed question each run answered (of {report.keyed} keyed in set "
             f"{report_scope(report.question_set)}); equal accuracies share a rank. Wilson 95 %: the run's "
-            f"true accuracy is likely inside; rank 95 %: the ranks it takes when the questions are "
-            f"resampled ({report.n_boot} resamples, seed {report.seed}). Usable acc: right of the usable "
-            f"answers; invalid: unusable answers, on the same questions.")
+            f"true accuracy is likely inside; rank 95 %: the ranks it can hold ({report.n_boot} resamples, "
+            f"seed {report.seed}; ~: may move with another seed); letters shared: not found different, not "
+            f"shown equal. Usable acc: right of the usable answers; invalid: unusable answers, on the same questions.")
     b = report.baseline
     if b is not None and b.share is not None:
         text += (f" Always answering key {b.label} scores {100 * b.share:.1f} % (the majority-key baseline, "
@@ -57,15 +57,32 @@ def ties_note(report) -> str | None:
             "and left out of the pair tests, position counts and item analysis, which need one answer.")
 
 
+def family_note(report) -> str:
+    """What the Holm correction was over (the runs of this report, Tarone's restriction)."""
+    return "" if report.family is None else report.family.sentence
+
+
+def letters_note(report) -> str:
+    """The compact letter display in one line, worded so as not to claim equality."""
+    from .pairs import run_letters
+
+    named = run_letters([r.run_id for r in report.leaderboard], report.groups)
+    shown = "  ".join(f"#{r} {named[r]}" for r in named)
+    return (f"letters (compact letter display of the Holm decisions): {shown}. Runs sharing a letter were not "
+            f"found significantly different at {ALPHA}; that is not evidence that they are equal.")
+
+
 def pairs_note(report, pairs: int, differ: int) -> str:
     """How to read the paired comparisons."""
-    return (f"Each pair on the n questions both runs answered, A ranked above B. Only A / only B: questions "
-            f"just one of them got right; exact McNemar p on those, Holm-corrected for the {pairs} "
-            f"comparison(s). A − B: accuracy difference in points on those n questions, with the exact 95 % "
-            f"interval of the same test (it excludes 0 exactly when McNemar p < {ALPHA}; not adjusted for "
-            f"the comparisons: Holm p decides); MDE: the smallest difference these questions detect with "
-            f"{100 * report.power:.0f} % power at {ALPHA}, MDE Holm at {ALPHA} / {pairs} (Connor's formula). "
-            f"{differ} pair(s) differ (Holm p < {ALPHA})."
+    size = report.family.size if report.family is not None else pairs
+    return (f"Each pair on the n questions both runs answered with one answer, A ranked above B. Only A / "
+            f"only B: questions just one of them got right; exact McNemar p on those, Holm-corrected within "
+            f"the family of {size} of the {pairs} comparison(s) that can reach significance (— outside it). "
+            f"A − B: accuracy difference in points on those n questions, with Tango's score 95 % interval "
+            f"(not adjusted for the comparisons: Holm p decides; † where it and McNemar p disagree about 0); "
+            f"MDE: the smallest difference these questions detect with {100 * report.power:.0f} % exact "
+            f"power at {ALPHA}, MDE (Bonferroni) at {ALPHA} / {size}. {differ} pair(s) differ "
+            f"(Holm p < {ALPHA})."
             + (" A run's tied majority votes have no single answer: n leaves those questions out."
                if any(r.ties for r in report.leaderboard) else ""))
 
@@ -76,7 +93,9 @@ def cluster_text(report) -> str:
         return ""
     units = list(dict.fromkeys(c.unit for c in report.clusters))
     lines = [("Standard error of each accuracy clustered by " + ", ".join(units) + " (design effect "
-              "(SE / SE unclustered)²: above 1, the Wilson interval is too narrow by its square root)"
+              "(SE / SE unclustered)², beside its range with the unit labels shuffled, i.e. without "
+              "clustering: inside it, no evidence of clustering; above it, the Wilson interval is likely "
+              "too narrow by about its square root)"
               + ("" if "poem" in units else "; no corpus links, so no poem or poet clusters") + ":")]
     by_run: dict[int, list] = {}
     for c in report.clusters:
@@ -84,14 +103,16 @@ def cluster_text(report) -> str:
     for run_id, rows in by_run.items():
         cells = [f"{c.unit}: {c.clusters} cluster(s), no clustered SE" if c.se is None else
                  f"{c.unit} {100 * c.se:.1f} pt ({c.clusters} clusters, deff "
-                 f"{'—' if c.design_effect is None else f'{c.design_effect:.2f}'})" for c in rows]
+                 f"{'—' if c.design_effect is None else f'{c.design_effect:.2f}'}"
+                 + ("" if c.null_low is None else f", shuffled {c.null_low:.2f}–{c.null_high:.2f}: {c.reading}")
+                 + ")" for c in rows]
         se0 = rows[0].se_unclustered
         lines.append(f"  #{run_id}: unclustered {'—' if se0 is None else f'{100 * se0:.1f} pt'}; " + "; ".join(cells))
     return "\n".join(lines)
 
 
-GROUPS_TITLE = (f"Groups that cannot be told apart: from the top, each group's first run and every run "
-                f"below it that it does not beat (Holm p ≥ {ALPHA})")
+GROUPS_TITLE = (f"Letters (compact letter display of the Holm decisions): runs sharing a letter were not "
+                f"found different at {ALPHA} — not evidence that they are equal")
 
 
 def no_shared_message(report, questions: str, excluded: set[int]) -> str:

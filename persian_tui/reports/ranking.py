@@ -3,12 +3,18 @@
 Runs are ranked by their accuracy on EVERY keyed question they answered ("all answered": a
 run is never judged on a subset because another run answered less). Runs with the same
 accuracy (equal fractions, compared exactly) share a rank ("1, 2, 2, 4": competition ranking)
-and are listed by run id; a run that answered nothing is ranked last. Different runs may have
-answered different questions, so the rank comes with a bootstrap 95 % rank interval: the keyed
-questions are resampled (numpy default_rng(seed), the same resamples for every run), each
-run's accuracy recomputed on the resampled questions it answered, the runs ranked again the
-same way, and the 2.5th and 97.5th percentiles of each run's rank taken (Hall & Miller 2009,
-"Using the bootstrap to quantify the authority of an empirical ranking")."""
+and are listed by run id; a run that answered nothing is ranked last.
+
+Rank confidence sets (Mogstad, Romano, Shaikh & Wilhelm 2024): the keyed questions are resampled
+(numpy default_rng(seed), the same resamples for every run), each run's accuracy recomputed on
+the resampled questions it answered, and every pairwise difference studentized by its bootstrap
+SD. A run's rank is at least 1 + the runs significantly above it and at most R - the runs
+significantly below it, "significantly" by simultaneous intervals for the differences from the
+bootstrap distribution of the largest |t|: over the run's own R - 1 differences (marginal: this
+run's rank, 95 %) or over all pairs (simultaneous: all ranks at once, 95 %). Unlike percentiles of
+bootstrapped ranks, which fail near ties (Hall & Miller 2009), these hold with ties (conservative).
+`rank_unstable` marks a run whose ends change when the critical value moves within its Monte Carlo
+error (the order statistics B q +- 2 sqrt(B q (1 - q))): more resamples would settle it."""
 
 from __future__ import annotations
 
@@ -28,8 +34,11 @@ class Ranked:
     correct: float  # right answers; a tied majority counts 1/t (reports/selection.py)
     answered: int
     accuracy: float | None  # correct / answered; None when nothing was answered
-    rank_low: int | None = None  # bootstrap 95 % rank interval (None without the answer matrix)
+    rank_low: int | None = None  # marginal 95 % rank confidence set (None without the answer matrix)
     rank_high: int | None = None
+    rank_low_simultaneous: int | None = None  # all runs' ranks at once, 95 %
+    rank_high_simultaneous: int | None = None
+    rank_unstable: bool = False  # an end moves within the critical value's Monte Carlo error
 
 
 def _competition(values: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
@@ -54,14 +63,78 @@ def rank_runs(run_ids: list[int], correct: list[int | Fraction], answered: list[
     for pos, i in enumerate(order):
         prev = order[pos - 1] if pos else None
         ranks[i] = ranks[prev] if prev is not None and acc[prev] == acc[i] else pos + 1
-    low: list[int | None] = [None] * len(run_ids)
-    high = low
-    if right is not None and asked is not None and n_boot > 0 and len(run_ids) and right.shape[1]:
-        w = stats.bootstrap_weights(right.shape[1], n_boot, seed).astype(np.float64)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            boot = (w @ right.T.astype(np.float64)) / (w @ asked.T.astype(np.float64))  # (n_boot, R)
-        boot_ranks = _competition(boot)
-        low = np.quantile(boot_ranks, 0.025, axis=0, method="inverted_cdf").astype(int).tolist()
-        high = np.quantile(boot_ranks, 0.975, axis=0, method="inverted_cdf").astype(int).tolist()
-    return [Ranked(run_ids[i], ranks[i], float(correct[i]), int(answered[i]),
-                   None if a is None else float(a), low[i], high[i]) for i in order for a in [acc[i]]]
+    R = len(run_ids)
+    sets: list[list[int | None]] = [[None] * R for _ in range(4)]
+    unstable = [False] * R
+    if right is not None and asked is not None and n_boot > 0 and R and right.shape[1]:
+        sets, unstable = rank_sets(right, asked, n_boot, seed)
+    return [Ranked(run_ids[i], ranks[i], float(correct[i]), int(answered[i]), None if a is None else float(a),
+                   sets[0][i], sets[1][i], sets[2][i], sets[3][i], unstable[i])
+            for i in order for a in [acc[i]]]
+
+
+def rank_sets(right: npt.NDArray[np.float64], asked: npt.NDArray[np.bool_], n_boot: int, seed: int,
+              alpha: float = 0.05) -> tuple[list[list[int | None]], list[bool]]:
+    """[marginal low, marginal high, simultaneous low, simultaneous high] per run, and whether a
+    run's ends are unstable (Mogstad et al. 2024, with the paired bootstrap of the questions)."""
+    w = stats.bootstrap_weights(right.shape[1], n_boot, seed).astype(np.float64)
+    got, seen = right.astype(np.float64), asked.astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        acc = got.sum(axis=1) / seen.sum(axis=1)
+        boot = (w @ got.T) / (w @ seen.T)  # (n_boot, R)
+    diff = acc[:, None] - acc[None, :]
+    R = len(acc)
+    step = max(1, 2_000_000 // max(R * R, 1))  # resamples per chunk: (chunk, R, R) stays small
+
+    def chunks():
+        for start in range(0, n_boot, step):
+            part = boot[start:start + step]
+            yield part[:, :, None] - part[:, None, :]  # (chunk, R, R) differences
+
+    count, total = np.zeros((R, R)), np.zeros((R, R))
+    for d in chunks():
+        count += (~np.isnan(d)).sum(axis=0)
+        total += np.nansum(d, axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = total / count
+    squares = np.zeros((R, R))
+    for d in chunks():
+        squares += np.nansum((d - mean[None]) ** 2, axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        se = np.sqrt(squares / (count - 1))
+    scale = np.where(se > 0, se, np.nan)[None]
+    row_max, all_max = [], []
+    for d in chunks():
+        with np.errstate(invalid="ignore"):
+            t = np.nan_to_num(np.abs(d - diff[None]) / scale, nan=0.0)  # no variation: never the largest
+        row_max.append(t.max(axis=2))
+        all_max.append(t.max(axis=(1, 2)))
+    q = 1 - alpha
+    spread = 2 * np.sqrt(n_boot * q * (1 - q))
+    ranks = [int(np.clip(np.ceil(n_boot * q + d) - 1, 0, n_boot - 1)) for d in (0.0, -spread, spread)]
+    marginal = np.sort(np.concatenate(row_max), axis=0)  # (n_boot, R): each run's largest |t|
+    overall = np.sort(np.concatenate(all_max))
+    results = []
+    for k in ranks:  # the critical value, then its Monte Carlo low and high ends
+        m_crit = marginal[k]
+        s_crit = np.full(R, overall[k])
+        m_low, m_high = _bounds(diff, se, m_crit)
+        s_low, s_high = _bounds(diff, se, s_crit)
+        results.append((m_low, m_high, s_low, s_high))
+    first = results[0]
+    unstable = [any(r[x][i] != first[x][i] for r in results[1:] for x in range(4)) for i in range(R)]
+    return [list(x) for x in first], unstable
+
+
+def _bounds(diff: npt.NDArray[np.float64], se: npt.NDArray[np.float64], crit: npt.NDArray[np.float64]
+                     ) -> tuple[list[int], list[int]]:
+    """Rank bounds of each run j from its differences diff[j, k] = acc_j - acc_k, significant
+    where |diff| > crit[j] * se (crit[j]: j's own critical value, or one for all runs)."""
+    R = diff.shape[0]
+    with np.errstate(invalid="ignore"):
+        sig = np.abs(diff) - crit[:, None] * se > 0  # row j: j differs from k
+    sig = np.nan_to_num(sig, nan=0).astype(bool)
+    np.fill_diagonal(sig, False)
+    above = (sig & (diff < 0)).sum(axis=1)  # runs significantly above j
+    below = (sig & (diff > 0)).sum(axis=1)
+    return (1 + above).astype(int).tolist(), (R - below).astype(int).tolist()

@@ -17,7 +17,7 @@ from pathlib import Path
 from ..display import MISSING, count, interval, p_value, percent, seconds
 from ..files.outputs import write_atomic
 from .figures import DIMENSIONS, Baseline, BreakdownRow, Report
-from .notes import ties_note
+from .notes import family_note, letters_note, ties_note
 
 CHANCE = 0.25
 FORMATS = ("md", "csv", "json")
@@ -30,17 +30,21 @@ HOW_TO_READ = [
     "the same questions). Chance is 25 %; the majority-key baseline (always answering the most common "
     "key) is the line a run must beat when the keys are unbalanced.",
     "Ranking (one rule, also the release's): accuracy on EVERY keyed question the run answered, with its "
-    "Wilson 95 % interval; equal accuracies share a rank; `rank 95 %` is a bootstrap interval of the rank "
-    "(the keyed questions resampled). The `shared` columns are on the questions all the runs answered.",
-    "Pairs: each pair on the questions BOTH runs answered (`n`); exact McNemar on those only one of the two "
-    "got right; `Holm p` corrects for testing every pair (significant: Holm p < 0.05). The difference "
-    "interval is the exact one of the same test (it excludes 0 exactly when McNemar p < 0.05, not "
-    "adjusted for the number of pairs); --intervals simultaneous shows Bonferroni-adjusted intervals "
-    "that hold for all pairs at once. `MDE` is the smallest difference the pair's questions detect "
-    "with 80 % power at 0.05 and, `MDE (Holm)`, at 0.05 / pairs (Connor's formula); `n for E` the "
-    "questions needed to detect a difference of E.",
-    "Groups: the best ungrouped run and every ungrouped run below it whose Holm p against it is "
-    ">= 0.05, from the top down: runs in one group cannot be told apart.",
+    "Wilson 95 % interval; equal accuracies share a rank; `rank 95 %` is the run's rank confidence set and "
+    "`rank 95 % (all runs)` the set that holds for all runs at once, from bootstrap simultaneous intervals "
+    "of the differences (the keyed questions resampled; ~: an end may move with another seed, use more "
+    "resamples). The `shared` columns are on the questions all the runs answered.",
+    "Pairs: each pair on the questions BOTH runs answered with a single answer (`n`; a tied majority vote "
+    "is left out); exact McNemar on those only one of the two got right; `Holm p` corrects within the "
+    "family of this report's pairs that can reach significance (significant: Holm p < 0.05; a pair "
+    "outside the family shows —). The difference interval is Tango's score interval (not adjusted for "
+    "the number of pairs; † where it and McNemar p disagree about 0); --intervals simultaneous shows "
+    "Bonferroni-adjusted intervals that hold for all pairs at once. `MDE` is the smallest difference the "
+    "pair's questions detect with 80 % exact power of the exact test at 0.05 and, `MDE (Bonferroni)`, at "
+    "0.05 / family size; `n for E` the questions needed to detect a difference of E (Connor's "
+    "approximation).",
+    "Letters: a compact letter display of the Holm decisions. Runs sharing a letter were not found "
+    "significantly different; that is not evidence that they are equal (see the MDE).",
 ]
 
 
@@ -116,6 +120,11 @@ def statement(report: Report) -> str:
     text += f". Bootstrap: {report.n_boot} resamples, seed {report.seed}."
     if report.baseline and report.baseline.share is not None:
         text += " " + baseline_sentence(report.baseline)
+    if report.dropped:
+        text += (" Imported answers that matched no single question here were left out ("
+                 + ", ".join(f"#{r}: {d} of {n}" for r, (d, n) in sorted(report.dropped.items()))
+                 + "): those runs' accuracies are on fewer questions than the published table and can "
+                 "differ from it.")
     if report.left_out:
         text += (" Left out: " + ", ".join(f"#{r} ({why})" for r, why in sorted(report.left_out.items()))
                  + "; name runs with --runs to include them.")
@@ -148,33 +157,38 @@ def text_table(header: list[str], rows: list[list[str]], right: Container[int] =
 
 
 def _rank(r) -> str:
-    return "—" if r.rank_low is None else f"{r.rank_low}–{r.rank_high}"
+    return "—" if r.rank_low is None else f"{r.rank_low}–{r.rank_high}" + ("~" if r.rank_unstable else "")
+
+
+def _rank_all(r) -> str:
+    return ("—" if r.rank_low_simultaneous is None else f"{r.rank_low_simultaneous}–{r.rank_high_simultaneous}"
+            + ("~" if r.rank_unstable else ""))
 
 
 def _leader_rows(report: Report) -> list[list[str]]:
     def row(r) -> list[str]:
         cells = [str(r.rank), f"#{r.run_id}", r.model, r.kind, _pct(r.answered_accuracy),
                  f"{count(r.answered_correct)}/{r.answered}", _interval(r.answered_low, r.answered_high), _rank(r),
-                 _pct(r.usable_accuracy), str(r.invalid), _pct(r.key_baseline),
+                 _rank_all(r), r.letters or "—", _pct(r.usable_accuracy), str(r.invalid), _pct(r.key_baseline),
                  _pct(r.accuracy), f"{count(r.correct)}/{r.total}", _num(r.tokens_in), _num(r.tokens_out),
                  seconds(r.latency_mean), _num(r.cost)]
         if r.no_success:  # not one request succeeded: no accuracy to show, not 0.0 %
-            for i in (4, 6, 7, 8, 11):
+            for i in (4, 6, 7, 8, 10, 13):
                 cells[i] = MISSING
         return cells
     return [row(r) for r in report.leaderboard]
 
 
 LEADER_HEADER = ["#", "run", "model", "kind", "accuracy", "correct", "Wilson 95 %", "rank 95 %",
-                 "usable acc", "invalid", "key baseline", "shared acc", "shared correct",
-                 "tokens in", "tokens out", "latency", "cost"]
+                 "rank 95 % (all runs)", "letters", "usable acc", "invalid", "key baseline", "shared acc",
+                 "shared correct", "tokens in", "tokens out", "latency", "cost"]
 INTERVALS = ("pair", "simultaneous")
 
 
 def pair_header(intervals: str = "pair") -> list[str]:
-    ci = "diff 95 % (exact)" if intervals == "pair" else "diff 95 % (simultaneous)"
+    ci = "diff 95 % (Tango)" if intervals == "pair" else "diff 95 % (simultaneous)"
     return ["a", "b", "n", "only a right", "only b right", "McNemar p", "Holm p", "diff", ci, "MDE",
-            "MDE (Holm)", "n for E", "n for E (Holm)"]
+            "MDE (Bonferroni)", "n for E", "n for E (Bonferroni)"]
 
 
 def _pt(x: float | None) -> str:
@@ -187,26 +201,31 @@ def _pair_cells(p, intervals: str = "pair") -> list[str]:
               else (p.diff_low_simultaneous, p.diff_high_simultaneous))
     return [f"#{p.a}", f"#{p.b}", str(p.n), str(p.a_only), str(p.b_only), _p(p.p_exact), _p(p.p_holm) + mark,
             "—" if p.diff is None else f"{100 * p.diff:+.1f} pt",
-            "—" if lo is None else f"{100 * lo:+.1f} … {100 * hi:+.1f}",
+            "—" if lo is None else f"{100 * lo:+.1f} … {100 * hi:+.1f}" + (" †" if p.disagree else ""),
             _pt(p.mde), _pt(p.mde_adjusted), _num(p.n_needed), _num(p.n_needed_adjusted)]
 
 
-CLUSTER_HEADER = ["run", "unit", "questions", "clusters", "SE", "SE unclustered", "design effect"]
+CLUSTER_HEADER = ["run", "unit", "questions", "clusters", "SE", "SE unclustered", "design effect",
+                  "shuffled 95 %", "reading"]
 
 
 def _cluster_rows(report: Report) -> list[list[str]]:
     return [[f"#{c.run_id}", c.unit, str(c.questions), str(c.clusters),
              "—" if c.se is None else f"{100 * c.se:.2f} pt",
              "—" if c.se_unclustered is None else f"{100 * c.se_unclustered:.2f} pt",
-             "—" if c.design_effect is None else f"{c.design_effect:.2f}"] for c in report.clusters]
+             "—" if c.design_effect is None else f"{c.design_effect:.2f}",
+             "—" if c.null_low is None else f"{c.null_low:.2f}–{c.null_high:.2f}", c.reading or "—"]
+            for c in report.clusters]
 
 
 def cluster_note(report: Report) -> str:
     units = sorted({c.unit for c in report.clusters})
     text = ("Standard error of each run's accuracy (on the questions it is ranked on) clustered by "
             + ", ".join(units) + " (cluster-robust, statsmodels' small-sample correction), beside the "
-            "unclustered SE; design effect = (SE / SE unclustered)^2: above 1, questions of one unit "
-            "are not independent and the intervals above are too narrow by sqrt(design effect).")
+            "unclustered SE; design effect = (SE / SE unclustered)^2. It is itself noisy: `shuffled 95 %` is "
+            "the range it takes with the unit labels shuffled over the same questions (no clustering). "
+            "Inside that range it is no evidence of clustering; above it, questions of one unit are "
+            "likely not independent and the intervals above too narrow by about sqrt(design effect).")
     if "poem" not in units:
         text += " No corpus links: no poem or poet clusters (persian-tui corpus link adds them)."
     return text
@@ -229,7 +248,7 @@ ITEMS_SHOWN = 20
 
 def _items_text(report: Report, *, md: bool = False) -> list[str]:
     """The item-analysis section: the flag counts and the flagged questions, most serious first."""
-    from .item_files import TABLE_HEADER, flag_summary, item_table_rows
+    from .item_files import INDEPENDENCE_NOTE, TABLE_HEADER, flag_summary, item_table_rows
 
     if not report.items:
         return []
@@ -237,7 +256,7 @@ def _items_text(report: Report, *, md: bool = False) -> list[str]:
     title = "## Item analysis" if md else "== Item analysis (persian-tui items lists every question)"
     out = ["", title, ""] if md else ["", title]
     out.append(flag_summary(report.items) + ". p = share right, disc = rest-score point-biserial; "
-               "all keyed questions, not only the shared ones.")
+               "all keyed questions, not only the shared ones. " + INDEPENDENCE_NOTE)
     if flagged:
         rows = item_table_rows(flagged[:ITEMS_SHOWN])
         out += [""] + (_md_table(TABLE_HEADER, rows) if md else
@@ -262,8 +281,9 @@ def _samples_text(report: Report, *, md: bool = False) -> list[str]:
                "(`ties` counts them; never decided by sample order), Wilson 95 %; mean acc: the share of "
                "samples right (one sample's expected accuracy), t 95 % over questions; majority − mean: "
                "the gain from voting with its paired t 95 % interval; agreement beside `chance`, the "
-               "agreement of a uniform random answerer asked K times (E[max count]/K); on all keyed "
-               "questions each run answered.")
+               "agreement of a uniform random answerer asked K times (E[max count]/K) whose replies are "
+               "unusable as often as the run's (like for like: unusable replies count in both); on all "
+               "keyed questions each run answered.")
     rows = summary_rows(report.samples)
     out += [""] + (_md_table(SUMMARY_HEADER, rows) if md else
                    text_table(SUMMARY_HEADER, rows, right=set(range(2, 14))))
@@ -310,14 +330,13 @@ def render_text(report: Report, *, max_pairs: int = 28, intervals: str = "pair")
         return "\n".join(out) + "\n"
     out += ["How to read it:"] + [f"  - {line}" for line in HOW_TO_READ] + [""]
     out += ["== Leaderboard"] + text_table(LEADER_HEADER, _leader_rows(report),
-                                       right={0, 4, 5, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
-    out.append("groups that cannot be told apart (Holm p >= 0.05 against the group's leader): "
-               + "  ".join("{" + ", ".join(f"#{r}" for r in g) + "}" for g in report.groups))
+                                       right={0, 4, 5, 7, 8, 10, 11, 12, 13, 14, 15, 16, 17, 18})
+    out.append(letters_note(report))
     if note := ties_note(report):
         out.append(note)
     if report.pairs:
         out += ["", "== Paired comparisons (each pair on the questions both answered; exact McNemar, "
-                "Holm-corrected; * = significant at 0.05)"]
+                "Holm-corrected; * = significant at 0.05)", family_note(report)]
         pairs = report.pairs
         if len(pairs) > max_pairs:
             ranked = [r.run_id for r in report.leaderboard]
@@ -329,7 +348,7 @@ def render_text(report: Report, *, max_pairs: int = 28, intervals: str = "pair")
                       right={2, 3, 4, 5, 6, 7, 9, 10, 11, 12})
     if report.clusters:
         out += ["", "== Clustered standard errors", cluster_note(report)]
-        out += text_table(CLUSTER_HEADER, _cluster_rows(report), right={2, 3, 4, 5, 6})
+        out += text_table(CLUSTER_HEADER, _cluster_rows(report), right={2, 3, 4, 5, 6, 7})
     if report.human:
         out += ["", "== Human baseline (annotators against the key, same questions)"]
         out += text_table(["annotator", "accuracy", "correct", "Wilson 95 %"],
@@ -373,17 +392,19 @@ def render_markdown(report: Report, intervals: str = "pair") -> str:
     out += ["## Leaderboard", "", "![Leaderboard: accuracy on all answered with Wilson 95 % intervals, "
             "chance and the majority-key baseline](leaderboard.png)", ""]
     out += _md_table(LEADER_HEADER, _leader_rows(report)) + [""]
-    out.append("Groups that cannot be told apart: "
-               + ", ".join("{" + ", ".join(f"#{r}" for r in g) + "}" for g in report.groups) + ".")
+    out.append(letters_note(report))
     if note := ties_note(report):
         out += ["", note]
     if report.pairs:
         out += ["", "## Paired comparisons", "",
-                "Each pair on the questions both runs answered (n). Exact McNemar, Holm-corrected over "
-                "all pairs (* = significant at 0.05); diff = accuracy of a minus b on those questions "
-                + ("with the exact 95 % interval of the same test (per pair, not adjusted)."
-                   if intervals == "pair" else "with Bonferroni-adjusted simultaneous 95 % intervals.")
-                + " MDE at 0.05 and at 0.05 / pairs (Holm's first step), Connor's formula, 80 % power.", ""]
+                "Each pair on the questions both runs answered with a single answer (n). Exact McNemar, "
+                "Holm-corrected within the family (* = significant at 0.05); diff = accuracy of a minus b on "
+                "those questions "
+                + ("with Tango's score 95 % interval (per pair, not adjusted; † where it and McNemar p "
+                   "disagree about 0)." if intervals == "pair"
+                   else "with Bonferroni-adjusted simultaneous 95 % intervals.")
+                + " MDE at 0.05 and at the Bonferroni level 0.05 / family size (Holm's first step), from the "
+                "exact power of the exact test, 80 % power.", "", family_note(report), ""]
         out += _md_table(pair_header(intervals), [_pair_cells(p, intervals) for p in report.pairs])
     if report.clusters:
         out += ["", "## Clustered standard errors", "", cluster_note(report), ""]
@@ -455,19 +476,19 @@ def _samples_csvs(report: Report) -> dict[str, str]:
 def render_csvs(report: Report) -> dict[str, str]:
     """file name -> CSV text."""
     lb = ["run_id", "model", "kind", "answered", "answered_correct", "answered_accuracy",
-          "answered_low", "answered_high", "rank_low", "rank_high", "invalid", "usable_accuracy",
+          "answered_low", "answered_high", "rank_low", "rank_high", "rank_low_simultaneous",
+          "rank_high_simultaneous", "rank_unstable", "invalid", "usable_accuracy",
           "usable_low", "usable_high", "key_baseline", "correct", "total", "shared_invalid", "accuracy",
           "wilson_low", "wilson_high", "boot_low", "boot_high", "tokens_in", "tokens_out", "latency_mean",
           "cost", "ties"]
     pair_cols = ["a", "b", "n", "a_only", "b_only", "p_exact", "p_holm", "diff", "diff_low",
                  "diff_high", "diff_low_simultaneous", "diff_high_simultaneous", "mde", "mde_adjusted",
-                 "n_needed", "n_needed_adjusted"]
+                 "n_needed", "n_needed_adjusted", "in_family", "disagree"]
     runs, matrix = report.agreement
     rank = {r.run_id: r.rank for r in report.leaderboard}
-    group_of = {r: i for i, g in enumerate(report.groups, 1) for r in g}
     return {
-        "leaderboard.csv": _csv(["rank"] + lb + ["group"],
-                                [[rank[r.run_id]] + [getattr(r, c) for c in lb] + [group_of[r.run_id]]
+        "leaderboard.csv": _csv(["rank"] + lb + ["letters"],
+                                [[rank[r.run_id]] + [getattr(r, c) for c in lb] + [r.letters]
                                  for r in report.leaderboard]),
         "pairs.csv": _csv(pair_cols, [[getattr(p, c) for c in pair_cols] for p in report.pairs]),
         "breakdowns.csv": _csv(["dimension", "value", "run_id", "correct", "total", "accuracy"],
@@ -482,7 +503,8 @@ def render_csvs(report: Report) -> dict[str, str]:
         "agreement.csv": _csv(["run_id"] + [str(r) for r in runs],
                               [[r, *row] for r, row in zip(runs, matrix)]),
         "clusters.csv": _csv(["run_id", "unit", "questions", "clusters", "se", "se_unclustered",
-                              "design_effect"], [list(asdict(c).values()) for c in report.clusters]),
+                              "design_effect", "null_low", "null_high", "reading"],
+                             [[*asdict(c).values(), c.reading] for c in report.clusters]),
         "baseline.csv": _csv(["questions", "keys", "key_1", "key_2", "key_3", "key_4", "correct", "total",
                               "share", "wilson_low", "wilson_high"],
                              [[name, b.label, *b.counts, b.correct, b.total, b.share, b.low, b.high]

@@ -9,7 +9,9 @@ samples that are right. Per run: accuracy by majority vote (mean credit; Wilson 
 credit sum), accuracy by mean (the expected accuracy of one sample: unusable and failed samples
 count as wrong; t interval over questions), their paired gap majority - mean with its t interval
 over the questions (statsmodels DescrStatsW), mean agreement beside the chance agreement of a
-uniform random answerer asked K times (stats.chance_agreement: E[max count]/K, 0.496 for K = 5),
+uniform random answerer asked K times (stats.chance_agreement: E[max count]/K, 0.496 for K = 5)
+whose replies are unusable as often as the run's (the observed agreement counts unusable replies
+in its denominator, so chance does too: like for like),
 the unanimous and the tied questions. When the run shuffles the options (`--shuffle-seed`) every sample
 saw its own option order, so the agreement is the consistency of the chosen COUPLET across
 option orders, and is labelled so."""
@@ -52,7 +54,8 @@ class SampleRun:
     unanimous: int  # questions whose replied samples all gave one usable answer
     items: list[SampleItem] = field(default_factory=list)
     ties: int = 0  # questions whose majority is a tie
-    chance_agreement: float | None = None  # a uniform random answerer's expected agreement
+    chance_agreement: float | None = None  # a uniform random answerer's, at the run's unusable share
+    unusable_share: float | None = None  # unusable replies among the replied samples
     majority_low: float | None = None  # Wilson 95 %
     majority_high: float | None = None
     mean_low: float | None = None  # t 95 % over questions
@@ -79,6 +82,14 @@ def _t_interval(values: list[float]) -> tuple[float | None, float | None]:
     return float(low), float(high)
 
 
+def _chance(replied: list[int], unusable: float) -> float | None:
+    """Chance agreement averaged over the questions, each at its number of replied samples."""
+    if not replied:
+        return None
+    levels = {k: stats.chance_agreement(k, unusable=unusable) for k in set(replied) if k > 0}
+    return sum(levels.get(k, 0.0) for k in replied) / len(replied)
+
+
 def sample_run(run: Run, votes: list[SampleVote], keyed: list[Question]) -> SampleRun:
     """The vote figures of one run over the keyed questions it answered (in bank order)."""
     K = int(run.params.get("samples") or 1)
@@ -94,6 +105,10 @@ def sample_run(run: Run, votes: list[SampleVote], keyed: list[Question]) -> Samp
                                 v.answer == q.key, right / len(answers),  # of the samples stored
                                 list(v.tied), float(v.credit(q.key))))
     n = len(items)
+    mine = {i.uid for i in items}
+    replied = [v.asked for v in votes if v.chosen.uid in mine]
+    usable = sum(sum(1 for a in i.answers if a) for i in items)
+    share = 1 - usable / sum(replied) if sum(replied) else None
     agreements = [i.agreement for i in items if i.agreement is not None]
     credit = sum(i.credit for i in items)
     majority = credit / n if n else None
@@ -101,7 +116,8 @@ def sample_run(run: Run, votes: list[SampleVote], keyed: list[Question]) -> Samp
     out = SampleRun(run.id, run.model, K, run.params.get("shuffle_seed") is not None, n, credit,
                     majority, mean, sum(agreements) / len(agreements) if agreements else None,
                     sum(i.agreement == 1.0 and i.majority != 0 for i in items), items,
-                    ties=sum(len(i.tied) > 1 for i in items), chance_agreement=stats.chance_agreement(K))
+                    ties=sum(len(i.tied) > 1 for i in items), unusable_share=share,
+                    chance_agreement=_chance(replied, share or 0.0))
     if majority is not None and mean is not None:  # n > 0
         # fractional credit (ties); stats.wilson is annotated int but takes any count
         out.majority_low, out.majority_high = stats.wilson(credit, n) or (None, None)  # type: ignore[arg-type]

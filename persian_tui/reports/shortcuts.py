@@ -13,7 +13,8 @@ For each question with a key, each cue either picks an option or abstains:
 Over the bank: how often each cue fires, how often it is right when it fires, with a Wilson 95 %
 interval and a two-sided exact binomial test against chance (25 %): a cue far below chance is
 as telling as one far above. The keys' positions are also tested against a uniform
-distribution (Pearson's chi-square goodness of fit, 3 degrees of freedom). A question whose key
+distribution (Pearson's chi-square goodness of fit, 3 degrees of freedom; with fewer than 20 keys,
+expected counts under 5, the exact multinomial test). A question whose key
 a poet/metre/rhyme/form/length cue finds is flagged: its answer can be guessed from the surface.
 """
 
@@ -25,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..models import OptionLink, Question
-from ..stats import binom_two_sided, wilson
+from ..stats import binom_two_sided, chisquare_gof, wilson
 from ..text import corpus_key
 
 CUES = ("poet", "metre", "rhyme", "form", "length", "position", "lexical")
@@ -156,13 +157,12 @@ def analyse(questions: list[Question], links: dict[str, dict[int, OptionLink]],
 
 def uniform_keys(keys: Counter) -> float | None:
     """p of Pearson's chi-square goodness of fit of the key positions 1-4 against uniform
-    (None without keys). With fewer than 20 keys (expected counts under 5) it is approximate."""
-    from scipy.stats import chisquare
-
+    (None without keys); with fewer than 20 keys (expected counts under 5) the exact multinomial
+    test's p instead (stats.chisquare_gof)."""
     counts = [keys.get(k, 0) for k in range(1, 5)]
     if not sum(counts):
         return None
-    return float(chisquare(counts).pvalue)
+    return chisquare_gof(counts, [1, 1, 1, 1])[1]
 
 
 def lexical_picks(questions: list[Question], texts: dict[str, list[str]]) -> dict[str, int]:

@@ -53,6 +53,8 @@ def import_predictions(store: Store, path: str | Path, *, source: str | None = N
     result = PredictionImport(path)
     by_model: dict[str, list[Prediction]] = defaultdict(list)
     answers: dict[tuple[str, str], int] = defaultdict(int)
+    dropped: dict[str, int] = defaultdict(int)  # model -> its rows matching no single question
+    per_model: dict[str, int] = defaultdict(int)
     for n, row in rows:
         model = (row.get("model_name") or "").strip()
         sid = (row.get(id_column) or "").strip()
@@ -65,6 +67,9 @@ def import_predictions(store: Store, path: str | Path, *, source: str | None = N
         answers[(model, sid)] += 1
     for _, row in rows:
         model, sid = row["model_name"].strip(), row[id_column].strip()
+        per_model[model] += 1
+        if answers[(model, sid)] > 1 or sid not in refs or refs.why_not_one(sid):
+            dropped[model] += 1
         if answers[(model, sid)] > 1:
             # the source has several questions with this id: which answer is which is unknown
             result.ambiguous[sid] = result.ambiguous.get(sid, 0) + 1
@@ -93,8 +98,10 @@ def import_predictions(store: Store, path: str | Path, *, source: str | None = N
         if dry_run:
             result.runs_new[model] = len(preds)
             continue
+        params = {"file": path.name, "sha256": sha, "source": source, "rows": per_model[model],
+                  "dropped": dropped[model]}  # rows kept out: the published figure was on more questions
         try:
-            run = store.runs.create_run("imported", model, {"file": path.name, "sha256": sha, "source": source},
+            run = store.runs.create_run("imported", model, params,
                                         total=len(preds), status="done", predictions=preds, once_per_file=True)
         except StoreError as e:  # a full disk after some runs: say what was written, not "nothing"
             if not result.runs_new:

@@ -77,9 +77,11 @@ def test_holm_leaves_the_apps_frozen_objects_frozen():
 def test_chisquare_gof_matches_scipy_and_hand():
     from scipy.stats import chi2, chisquare
 
-    # by hand: (1-2)²/2 + (2-1)²/1 = 1.5 on 3 degrees of freedom
+    # by hand: (1-2)²/2 + (2-1)²/1 = 1.5 on 3 degrees of freedom; expected counts under 5, so the
+    # p-value is the exact multinomial test's (issue 32), the statistic Pearson's
     stat, p = stats.chisquare_gof([1, 2, 1, 1], [2, 1, 1, 1])
-    assert stat == pytest.approx(1.5) and p == pytest.approx(chi2.sf(1.5, 3))
+    assert stat == pytest.approx(1.5) and p == pytest.approx(stats.multinomial_exact([1, 2, 1, 1], [2, 1, 1, 1]))
+    assert p != pytest.approx(chi2.sf(1.5, 3), rel=1e-3)
     obs, exp = [30, 14, 34, 45], [25, 25, 36, 37]
     stat, p = stats.chisquare_gof(obs, exp)
     ref = chisquare(obs, np.array(exp) * sum(obs) / sum(exp))
@@ -87,7 +89,7 @@ def test_chisquare_gof_matches_scipy_and_hand():
     # positions neither expected nor chosen are dropped (3 cells, 2 degrees of freedom)
     stat, p = stats.chisquare_gof([3, 0, 5, 2], [4, 0, 4, 2])
     ref = chisquare([3, 5, 2], [4, 4, 2])
-    assert (stat, p) == (pytest.approx(ref.statistic), pytest.approx(ref.pvalue))
+    assert (stat, p) == (pytest.approx(ref.statistic), pytest.approx(stats.multinomial_exact([3, 5, 2], [4, 4, 2])))
     assert stats.chisquare_gof([0, 0, 1, 1], [1, 1, 0, 0]) == (None, None)  # chosen where no key is
     assert stats.chisquare_gof([0, 0, 0, 0], [1, 1, 1, 1]) == (None, None)
     assert stats.chisquare_gof([0, 3, 0, 0], [0, 3, 0, 0]) == (None, None)  # one cell: no test
@@ -171,3 +173,181 @@ def test_wilson_matches_statsmodels():
 
     assert stats.wilson(7, 10) == pytest.approx(proportion_confint(7, 10, method="wilson"))
     assert stats.wilson(0, 0) is None
+
+
+# ---------------------------------------------------------------- paired difference (issue 32)
+
+
+def _tango_by_optimisation(b: int, c: int, n: int, alpha: float = 0.05) -> tuple[float, float]:
+    """Tango's score interval computed independently: the constrained MLE of p21 by numerical
+    maximisation of the multinomial likelihood (scipy), each end by brentq."""
+    from scipy.optimize import brentq, minimize_scalar
+    from scipy.stats import norm
+
+    def z(d: float) -> float:
+        def nll(q: float) -> float:  # p12 = q + d, p21 = q, the rest 1 - 2q - d
+            p12, rest = q + d, 1 - 2 * q - d
+            tiny = 1e-300
+            return -(b * np.log(max(p12, tiny)) + c * np.log(max(q, tiny)) + (n - b - c) * np.log(max(rest, tiny)))
+        low, high = max(0.0, -d), (1 - d) / 2
+        if high > low:
+            q = minimize_scalar(nll, bounds=(low, high), method="bounded", options={"xatol": 1e-13}).x
+        else:
+            q = low
+        return (b - c - n * d) / np.sqrt(n * (2 * q + d - d * d))
+
+    crit = norm.ppf(1 - alpha / 2)
+    est = (b - c) / n
+    inner = min(max(est, -1 + 1e-9), 1 - 1e-9)
+    lo = brentq(lambda d: z(d) - crit, -1 + 1e-9, inner, xtol=1e-12)
+    hi = brentq(lambda d: z(d) + crit, inner, 1 - 1e-9, xtol=1e-12) if est < 1 - 1e-9 else 1.0
+    return lo, hi
+
+
+def test_tango_interval_matches_an_independent_computation_and_the_published_example():
+    # Fagerland, Lydersen & Laake (2014), airway hyper-responsiveness data (n = 21; 1 and 7
+    # discordant): Tango's asymptotic score interval -0.517 to -0.026
+    lo, hi = stats.paired_difference_interval(1, 7, 21)
+    assert (round(float(lo), 3), round(float(hi), 3)) == (-0.517, -0.026)
+    cases = [(1, 7, 21), (19, 8, 60), (33, 1, 97), (6, 1, 12), (0, 0, 50), (0, 9, 40), (48, 17, 194), (25, 0, 25)]
+    b, c, n = (np.array(x) for x in zip(*cases))
+    low, high = stats.paired_difference_interval(b, c, n)
+    for k, (bb, cc, nn) in enumerate(cases):
+        assert (low[k], high[k]) == pytest.approx(_tango_by_optimisation(bb, cc, nn), abs=2e-6), cases[k]
+    # at no difference the score statistic is McNemar's (uncorrected): statsmodels' chi-square
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    for bb, cc, nn in cases:
+        if bb + cc:
+            p = mcnemar([[0, bb], [cc, 0]], exact=False, correction=False).pvalue
+            l1, h1 = stats.paired_difference_interval(bb, cc, nn)
+            assert (l1 > 0 or h1 < 0) == (p < 0.05)
+    assert np.isnan(stats.paired_difference_interval(0, 0, 0)[0])
+
+
+def _coverage(n: int, psi: float, delta: float, low, high, b, c) -> float:
+    from scipy.stats import multinomial
+
+    p12, p21 = (psi + delta) / 2, (psi - delta) / 2
+    probs = multinomial.pmf(np.stack([b, c, n - b - c], axis=1), n, [p12, p21, 1 - psi])
+    return float(probs[(low <= delta + 1e-12) & (delta - 1e-12 <= high)].sum())
+
+
+def test_tango_interval_covers_the_difference_by_exact_enumeration():
+    """Coverage of the accuracy difference, enumerated exactly over every outcome (b, c) of n
+    questions (scipy's multinomial) on a grid of n, discordance psi and difference delta. The
+    interval depends on b, c and n only, so the concordant split does not matter. Tango's interval
+    stays near 95 % (mean 0.955; 99 of the 100 points >= 0.94, the lowest 0.931 at n = 40,
+    psi = 0.2, delta = 0.18); the exact conditional interval of b / (b + c)
+    it replaces covered 0.59 at issue 32's pair (33 against 1 of 97)."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    worst, total, cells = 1.0, 0.0, 0
+    for n in (20, 40, 97, 200):
+        b, c = (x.ravel() for x in np.meshgrid(np.arange(n + 1), np.arange(n + 1), indexing="ij"))
+        keep = b + c <= n
+        b, c = b[keep], c[keep]
+        low, high = stats.paired_difference_interval(b, c, n)
+        for psi in (0.1, 0.2, 0.35, 0.5, 0.7):
+            for share in (0.0, 0.25, 0.5, 0.75, 0.9):
+                cover = _coverage(n, psi, share * psi, low, high, b, c)
+                worst, total, cells = min(worst, cover), total + cover, cells + 1
+    assert worst >= 0.93 and 0.945 <= total / cells <= 0.96
+    # at issue 32's pair, Tango covers; the exact conditional interval did not
+    n = 97
+    b, c = (x.ravel() for x in np.meshgrid(np.arange(n + 1), np.arange(n + 1), indexing="ij"))
+    keep = b + c <= n
+    b, c = b[keep], c[keep]
+    psi, delta = 34 / 97, 32 / 97
+    low, high = stats.paired_difference_interval(b, c, n)
+    assert _coverage(n, psi, delta, low, high, b, c) >= 0.93
+    m = np.maximum(b + c, 1)
+    lo, hi = proportion_confint(b, m, method="beta")
+    old_low, old_high = (b + c) / n * (2 * np.nan_to_num(lo) - 1), (b + c) / n * (2 * np.nan_to_num(hi, nan=1) - 1)
+    assert _coverage(n, psi, delta, old_low, old_high, b, c) == pytest.approx(0.594, abs=1e-3)  # issue 32
+
+
+def test_exact_power_and_the_exact_mde():
+    """The vectorized exact power equals the loop (stats.mcnemar_power) and a brute force over
+    statsmodels' exact McNemar p; the exact MDE reaches 80 % and a smaller effect does not."""
+    from scipy.stats import binom
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    def brute(psi, d, n, alpha=0.05):
+        total = 0.0
+        for m in range(1, n + 1):
+            theta = (psi + d) / (2 * psi)
+            for k in range(m + 1):
+                if mcnemar([[0, k], [m - k, 0]], exact=True).pvalue < alpha:
+                    total += binom.pmf(m, n, psi) * binom.pmf(k, m, theta)
+        return total
+
+    assert stats.exact_power(0.3, 0.15, 30) == pytest.approx(brute(0.3, 0.15, 30), abs=1e-12)
+    assert stats.exact_power(0.5, 0.2, 25, alpha=0.01) == pytest.approx(brute(0.5, 0.2, 25, 0.01), abs=1e-12)
+    for psi, d, n in ((0.48, 0.2, 100), (48 / 194, 0.1, 194), (0.1, 0.08, 60)):
+        assert stats.exact_power(psi, d, n) == pytest.approx(stats.mcnemar_power(psi, d, n), abs=1e-10)
+    psi, n = np.array([0.48, 48 / 194, 0.25, 0.05, 0.0]), np.array([100, 194, 194, 20, 50])
+    mde = stats.exact_mde(psi, n)
+    for p_, m, nn in zip(psi[:3], mde[:3], n[:3]):
+        assert stats.exact_power(p_, m, int(nn)) == pytest.approx(0.8, abs=1e-6)
+        assert stats.exact_power(p_, m * 0.99, int(nn)) < 0.8
+    assert np.isnan(mde[3]) and np.isnan(mde[4])  # not reachable; no discordance
+    # Connor's MDE has exact power below 80 % (issue 32: 0.768-0.772); the exact MDE is larger
+    assert stats.exact_power(0.25, float(stats.connor_mde(0.25, 194)), 194) < 0.8 < stats.exact_power(
+        0.25, float(mde[2]), 194) + 1e-6
+    assert mde[2] > stats.connor_mde(0.25, 194)
+
+
+def test_tarone_family_follows_its_definition():
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        m = rng.integers(0, 40, rng.integers(1, 60))
+        fam = stats.tarone_family(m)
+        smallest = np.minimum(1, 2 * 0.5 ** m.astype(float))
+        k = next((k for k in range(1, len(m) + 1) if (smallest <= 0.05 / k).sum() <= k), None)
+        expected = smallest <= 0.05 / k if k else np.zeros(len(m), bool)
+        assert (fam == expected).all()
+
+
+def test_compact_letters_are_a_valid_display():
+    """Piepho (2004): two runs share a letter exactly when they were not found different; no
+    letter is redundant (its runs all share another one)."""
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        r = int(rng.integers(1, 9))
+        runs = list(range(10, 10 + r))
+        pairs = [(a, b) for i, a in enumerate(runs) for b in runs[i + 1:] if rng.random() < 0.4]
+        cols = stats.compact_letters(runs, pairs)
+        differ = set(pairs)
+        for i, a in enumerate(runs):
+            for b in runs[i + 1:]:
+                share = any(a in col and b in col for col in cols)
+                assert share == ((a, b) not in differ)
+        assert all(not set(x) < set(y) for x in cols for y in cols)
+        assert all(any(a in col for col in cols) for a in runs)
+    assert stats.compact_letters([1, 2, 3], []) == [[1, 2, 3]]
+    assert stats.letter_names(54)[:3] == ["a", "b", "c"] and stats.letter_names(54)[52:] == ["a1", "b1"]
+
+
+def test_multinomial_exact_by_brute_force_and_used_where_expected_counts_are_small():
+    """Issue 32: the key-position chi-square ran with expected counts of 3 (n = 12). Under 5 the
+    p-value is the exact multinomial test's, checked here by brute force over every table."""
+    from itertools import product
+
+    from scipy.stats import chisquare, multinomial
+
+    def brute(obs, probs):
+        n = sum(obs)
+        seen = multinomial.pmf(obs, n, probs)
+        tables = [t for t in product(range(n + 1), repeat=len(obs)) if sum(t) == n]
+        return sum(multinomial.pmf(t, n, probs) for t in tables if multinomial.pmf(t, n, probs) <= seen * (1 + 1e-7))
+
+    for obs, probs in (([6, 3, 2, 1], [0.25] * 4), ([0, 5, 2, 5], [0.1, 0.4, 0.2, 0.3]), ([3, 3, 3, 3], [0.25] * 4)):
+        assert stats.multinomial_exact(obs, probs) == pytest.approx(brute(obs, probs), rel=1e-9)
+    stat, p = stats.chisquare_gof([6, 3, 2, 1], [1, 1, 1, 1])  # expected 3: the exact p
+    assert stat == pytest.approx(chisquare([6, 3, 2, 1]).statistic)
+    assert p == pytest.approx(brute([6, 3, 2, 1], [0.25] * 4), rel=1e-9) and p != pytest.approx(
+        chisquare([6, 3, 2, 1]).pvalue, rel=1e-3)
+    big = [30, 20, 25, 25]  # expected 25: Pearson's chi-square as before
+    assert stats.chisquare_gof(big, [1, 1, 1, 1])[1] == pytest.approx(chisquare(big).pvalue)
+    assert stats.multinomial_exact([200, 0, 0, 0], [0.25] * 4) is None  # too many tables

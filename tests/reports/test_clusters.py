@@ -49,3 +49,38 @@ def two_questions_store(store):
     add_questions(store, [1, 2, 3, 4])
     add_run(store, "m", [1, 2, 1, 1])
     return store
+
+
+def test_design_effects_come_with_their_shuffled_label_range():
+    """Issue 32: a design effect is noisy. Its range with the labels shuffled (no clustering) is
+    computed independently here with statsmodels' cluster-robust OLS on the same permutations;
+    planted clustering lands above the range, random labels inside it."""
+    import statsmodels.api as sm
+
+    from persian_tui.reports.clusters import ClusterRow, null_range
+
+    rng = np.random.default_rng(11)
+    labels = np.repeat(np.arange(40), 5).astype(str)
+    y_random = (rng.random(200) < 0.6).astype(float)
+    low, high = null_range(y_random, labels, 200, seed=3)
+    # the same permutations, each design effect from statsmodels
+    perm = np.random.default_rng(3).permuted(np.tile(np.unique(labels, return_inverse=True)[1], (200, 1)), axis=1)
+    se0 = sm.OLS(y_random, np.ones(200)).fit(cov_type="cluster", cov_kwds={"groups": np.arange(200)}).bse[0]
+    deffs = [(sm.OLS(y_random, np.ones(200)).fit(cov_type="cluster", cov_kwds={"groups": g}).bse[0] / se0) ** 2
+             for g in perm]
+    assert (low, high) == pytest.approx(tuple(np.percentile(deffs, [2.5, 97.5])), rel=1e-9)
+    observed = (sm.OLS(y_random, np.ones(200)).fit(
+        cov_type="cluster", cov_kwds={"groups": np.unique(labels, return_inverse=True)[1]}).bse[0] / se0) ** 2
+    assert low <= observed <= high  # no clustering: inside the range
+    assert ClusterRow(1, "poem", 200, 40, 0.1, 0.1, observed, low, high).reading == "within noise"
+    y_clustered = np.repeat((rng.random(40) < 0.6).astype(float), 5)  # whole poems right or wrong
+    low_c, high_c = null_range(y_clustered, labels, 200, seed=3)
+    assert ClusterRow(1, "poem", 200, 40, 0.1, 0.1, 4.5, low_c, high_c).reading == "above noise"
+    assert high_c < 2
+
+
+def test_the_report_prints_the_range_and_its_reading(two_questions_store):
+    r = build_report(two_questions_store, n_boot=50)
+    text = render_text(r)
+    assert "shuffled 95 %" in text and "no evidence of clustering" in text
+    assert b"null_low" in render_files(r, "csv")["clusters.csv"]

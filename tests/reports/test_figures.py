@@ -35,13 +35,15 @@ def test_two_runs_five_questions_by_hand(two_runs):
     (pair,) = r.pairs
     # only A right on q2, q3; only B right on q5: exact McNemar 2·P(X <= 1 | 3) = 1
     assert (pair.a, pair.b, pair.n, pair.a_only, pair.b_only) == (a, b, 5, 2, 1)
-    assert (pair.p_exact, pair.p_holm, pair.diff) == (1.0, 1.0, pytest.approx(0.2))
-    # the exact interval: Clopper-Pearson of 2/3, mapped to 3/5 · (2θ − 1)
-    from statsmodels.stats.proportion import proportion_confint
+    # 3 discordant questions can never give p < 0.05 (smallest 2/8): outside the Holm family
+    assert (pair.p_exact, pair.p_holm, pair.diff, pair.in_family) == (1.0, None, pytest.approx(0.2), False)
+    # Tango's score interval (stats.paired_difference_interval, checked in tests/foundation)
+    from persian_tui import stats
 
-    lo, hi = proportion_confint(2, 3, alpha=0.05, method="beta")
-    assert (pair.diff_low, pair.diff_high) == (pytest.approx(0.6 * (2 * lo - 1)), pytest.approx(0.6 * (2 * hi - 1)))
-    assert r.groups == [[a, b]]
+    lo, hi = stats.paired_difference_interval(2, 1, 5)
+    assert (pair.diff_low, pair.diff_high) == (pytest.approx(float(lo)), pytest.approx(float(hi)))
+    assert pair.diff_low < 0 < pair.diff_high
+    assert r.groups == [[a, b]] and [x.letters for x in r.leaderboard] == ["a", "a"]
     # position bias: A chose 1 2 3 4 2 against keys 1 2 3 4 1 -> chi2 1.5; B chose position 3
     # where none of its answered questions has its key -> undefined
     pa, pb = r.position
@@ -95,8 +97,12 @@ def test_position_bias_against_uniform_and_keys(store):
     assert pos.chosen == [7, 1, 0, 0] and pos.keys == [4, 2, 1, 1]
     ref_u = chisquare([7, 1, 0, 0], [2, 2, 2, 2])
     ref_k = chisquare([7, 1, 0, 0], [4, 2, 1, 1])
-    assert (pos.chi2_uniform, pos.p_uniform) == pytest.approx((ref_u.statistic, ref_u.pvalue))
-    assert (pos.chi2, pos.p) == pytest.approx((ref_k.statistic, ref_k.pvalue))
+    # 8 answers: expected counts under 5, so the p-values are the exact multinomial test's
+    from persian_tui import stats
+
+    assert (pos.chi2_uniform, pos.p_uniform) == pytest.approx(
+        (ref_u.statistic, stats.multinomial_exact([7, 1, 0, 0], [2, 2, 2, 2])))
+    assert (pos.chi2, pos.p) == pytest.approx((ref_k.statistic, stats.multinomial_exact([7, 1, 0, 0], [4, 2, 1, 1])))
 
 
 # ---------------------------------------------------------------- the seed's published answers

@@ -53,8 +53,8 @@ def test_cli_report_formats(two_runs, tmp_path, capsys):
         assert {p.name for p in folder.iterdir()} == names
         assert "file(s) in" in capsys.readouterr().out
     rows = list(csv.DictReader(open(tmp_path / "csv" / "leaderboard.csv", encoding="utf-8")))
-    assert [(r["run_id"], r["correct"], r["total"], r["group"]) for r in rows] == [(str(a), "4", "5", "1"),
-                                                                                     (str(b), "3", "5", "1")]
+    assert [(r["run_id"], r["correct"], r["total"], r["letters"]) for r in rows] == [(str(a), "4", "5", "a"),
+                                                                                       (str(b), "3", "5", "a")]
     assert main(["--db", db, "report", "--runs", f"{b}", "--format", "json", "-o", str(tmp_path / "one")]) == 0
     assert json.loads((tmp_path / "one" / "report.json").read_text())["run_ids"] == [b]
     capsys.readouterr()

@@ -167,3 +167,20 @@ def test_a_database_failing_mid_import_says_what_was_written(bank, tmp_path, cap
     monkeypatch.setattr(RunsRepo, "create_run", real)
     assert main(["--db", str(bank.path), "import-predictions", str(path)]) == 0
     assert len([r for r in bank.runs.runs() if r.kind == "imported"]) == 5
+def test_rows_left_out_on_import_are_recorded_and_the_report_says_so(bank, tmp_path):
+    """Issue 32: a published table's accuracy was on more questions than were imported; the
+    run records how many of its rows matched no single question, and the report says so."""
+    from persian_tui.reports.figures import build_report
+    from persian_tui.reports.report_files import render_text
+
+    path = write(tmp_path, [["m/a", 6, 2, 2, "True", 1], ["m/a", 12, 2, 2, "True", 0], ["m/a", 99, 1, 1, "True", 1],
+                            ["m/b", 6, 3, 2, "False", 5], ["m/b", 14, 2, 2, "True", 1]],
+                 ["model_name", "question_id", "model_answer", "correct_answer", "is_correct", "completion_tokens"])
+    import_predictions(bank, path)
+    params = {r.model: r.params for r in bank.runs.runs()}
+    assert (params["m/a"]["rows"], params["m/a"]["dropped"]) == (3, 1)
+    assert (params["m/b"]["rows"], params["m/b"]["dropped"]) == (2, 0)
+    report = build_report(bank, n_boot=20)
+    run_a = next(r.id for r in bank.runs.runs() if r.model == "m/a")
+    assert report.dropped == {run_a: (1, 3)}
+    assert f"#{run_a}: 1 of 3" in render_text(report) and "published table" in render_text(report)

@@ -13,13 +13,14 @@ from textual.widget import Widget
 INDENT = 5  # "  1. " before the first run of a group
 
 
-def group_lines(title: str, groups: list[list[str]], width: int) -> list[str]:
-    """The title, then one numbered paragraph per group; items are joined with ", " and a line
-    breaks only between items (an item wider than the line gets a line of its own)."""
+def group_lines(title: str, groups: list[list[str]], width: int, labels: list[str] | None = None) -> list[str]:
+    """The title, then one numbered (or labelled) paragraph per group; items are joined with ", "
+    and a line breaks only between items (an item wider than the line gets a line of its own)."""
     width = max(width, INDENT + 8)
     out = textwrap.wrap(title, width) if title else []
     for number, items in enumerate(groups, 1):
-        line = f"  {number}.".ljust(INDENT)
+        label = labels[number - 1] if labels and number <= len(labels) else str(number)
+        line = f"  {label}.".ljust(INDENT)
         start = True
         for i, item in enumerate(items):
             piece = item + ("," if i < len(items) - 1 else "")
@@ -44,14 +45,16 @@ class RunGroups(Widget):
         super().__init__(**kwargs)
         self.title = ""
         self.groups: list[list[str]] = []
+        self.labels: list[str] | None = None
 
-    def show(self, title: str, groups: list[list[str]]) -> None:
+    def show(self, title: str, groups: list[list[str]], labels: list[str] | None = None) -> None:
         self.title = title
         self.groups = [list(g) for g in groups]
+        self.labels = labels
         self.refresh(layout=True)
 
     def lines(self, width: int) -> list[str]:
-        return group_lines(self.title, self.groups, width)
+        return group_lines(self.title, self.groups, width, self.labels)
 
     @property
     def text(self) -> str:

@@ -41,8 +41,8 @@ class LeaderboardTab(ReportTab):
         table.add_column("run", key="run")
         table.add_column("model", key="model")
         for label, key in (("accuracy", "accuracy"), ("correct", "correct"), ("Wilson", "wilson"),
-                           ("rank 95 %", "ranks"), ("usable acc", "usable"), ("invalid", "invalid"),
-                           ("tokens i/o", "tokens"), ("latency", "latency"), ("cost", "cost"),
+                           ("rank 95 %", "ranks"), ("letters", "letters"), ("usable acc", "usable"),
+                           ("invalid", "invalid"), ("tokens i/o", "tokens"), ("latency", "latency"), ("cost", "cost"),
                            ("shared", "shared")):
             table.add_column(right(label), key=key)
         models = dict(zip((r.run_id for r in rows),
@@ -51,11 +51,13 @@ class LeaderboardTab(ReportTab):
             n = r.answered
             invalid = str(r.invalid) if not r.invalid or not n else f"{r.invalid} ({r.invalid / n:.0%})"
             none = r.no_success  # not one request succeeded: no accuracy, not 0.0 %
-            ranks = MISSING if r.rank_low is None or none else f"{r.rank_low}–{r.rank_high}"
+            ranks = (MISSING if r.rank_low is None or none
+                     else f"{r.rank_low}–{r.rank_high}" + ("~" if r.rank_unstable else ""))
             table.add_row(right(r.rank), right(r.run_id), models[r.run_id],
                           right(MISSING if none else percent(r.answered_accuracy)),
                           right(f"{display.count(r.answered_correct)}/{n}"),
                           right(MISSING if none else interval(r.answered_low, r.answered_high)), right(ranks),
+                          r.letters or MISSING,
                           right(MISSING if none else percent(r.usable_accuracy)), right(invalid),
                           right(tokens(r.tokens_in, r.tokens_out)), right(seconds(r.latency_mean)),
                           right(dollars(r.cost)),
