@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 from ..models import Run
-from ..runs.lifecycle import save_when_free
 from ..runs.llm import LLMSession
 from ..runs.progress import Callback, RunError, RunProgress
 from ..runs.spec import LLMRunSpec
@@ -73,7 +72,7 @@ async def execute_judge_run(db_path: str | Path, run_id: int, *, retry_errors: b
         progress = RunProgress(run_id, len(uids), done=len(kept))
         progress.invalid = len(store.judging.judged_uids(run_id, statuses=("unscored",)) & kept)
         progress.errors = len(store.judging.judged_uids(run_id, statuses=("api_error",)) & kept)
-        session.start()
+        session.start(lambda rows: store.judging.save_judgments(run_id, target, rows))
         gate, breaker = session.gate, session.breaker
 
         async def judge(uid: str) -> None:
@@ -92,7 +91,7 @@ async def execute_judge_run(db_path: str | Path, run_id: int, *, retry_errors: b
                 except LLMError as e:
                     row["error"] = str(e)
                     breaker.record(e)
-                await save_when_free(store.judging.save_judgment, run_id, target, uid, **row, sample=picked.get(uid, 0))
+                await session.writer.save({**row, "uid": uid, "sample": picked.get(uid, 0)})
                 progress.done += 1
                 progress.new += 1
                 progress.invalid += row["status"] == "unscored"

@@ -17,12 +17,13 @@ import hashlib
 import json
 import threading
 from pathlib import Path
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from .. import redact
 from ..models import Prediction, Question, Run
 from ..store import Store
-from .lifecycle import Breaker, drive_requests, finish_run, save_when_free, take_lease
+from .lifecycle import Breaker, RowWriter, drive_requests, finish_run, save_when_free, take_lease
 from .progress import Callback, RunError, RunProgress, select_questions, stored_progress
 from .spec import RESUME_OVERRIDES, LLMRunSpec, ParaphraseRunSpec
 
@@ -122,9 +123,10 @@ class LLMSession:
     and takes the run's lease; `start()` marks it running and makes the client, the gate and the
     breaker; `drive(tasks)` waits for the requests; `finish(...)` records the end."""
 
-    client: LLMClient  # these three: made by start()
+    client: LLMClient  # these four: made by start()
     gate: asyncio.Semaphore
     breaker: Breaker
+    writer: RowWriter
 
     def __init__(self, store: Store, run_id: int, kinds: tuple[str, ...], what: str,
                  overrides: dict | None = None, cancel: threading.Event | None = None) -> None:
@@ -142,7 +144,8 @@ class LLMSession:
             return todo[:self.overrides["limit"]]
         return todo
 
-    def start(self) -> None:
+    def start(self, write: Callable[[list], None] | None = None) -> None:
+        """`write(rows)`: how the run's rows are committed (by `writer`, in batches)."""
         from .llm_client import LLMClient
 
         spec = self.spec
@@ -151,12 +154,13 @@ class LLMSession:
                                 timeout=spec.timeout, max_retries=spec.max_retries)
         self.gate = asyncio.Semaphore(spec.concurrency)
         self.breaker = Breaker(spec.max_failures, self.cancel)
+        self.writer = RowWriter(write or (lambda rows: None))
 
     async def reply(self, messages: list[dict], response_format: dict | None = None, sample: int = 0) -> Completion:
         return await cached_reply(self.store, self.client, self.spec, messages, response_format, sample)
 
     async def drive(self, tasks: list) -> None:
-        await drive_requests(tasks, self.store, self.run.id, self.client, self.cancel)
+        await drive_requests(tasks, self.store, self.run.id, self.client, self.cancel, self.writer)
 
     def finish(self, progress: RunProgress, finished: bool, on_progress: Callback | None) -> RunProgress:
         return finish_run(self.store, progress, finished and not self.cancel.is_set(), on_progress,
@@ -188,7 +192,7 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
                                 if (u, k) not in done])
         # rows asked again (retry_errors) are counted afresh, the others as stored
         progress = stored_progress(store, run, uids, K, skip={(q.uid, k) for q, k in todo})
-        session.start()
+        session.start(lambda preds: store.runs.save_predictions(run_id, preds))
         bank = [q for q in by_uid.values() if q.key is not None and q.explanation]
         gate, breaker = session.gate, session.breaker
 
@@ -244,7 +248,7 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
                 except LLMError as e:
                     pred.error = str(e)
                     breaker.record(e)
-                await save_when_free(store.runs.save_predictions, run_id, [pred])
+                await session.writer.save(pred)
                 progress.count(pred, q.key)
                 if pred.parse_status != "ok":
                     which = f" sample {k}" if K > 1 else ""

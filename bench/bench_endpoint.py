@@ -1,0 +1,190 @@
+"""Runs at the endpoint's pace (issue 33): whole `persian-tui run llm` / `judge` processes and
+`inspect eval` of the release's own Inspect task, side by side on the same local
+OpenAI-compatible server (its own process, 127.0.0.1), in turn, each case twice.
+
+Cases: (a) 567 questions, 100 ms replies, 16 connections: the wall time against the concurrency
+limit (567 x 0.1 s / 16) and the sequential ideal (567 x 0.1 s); (b) 200 ms replies with every
+10th first attempt answered 429: ours against Inspect's (skipped, said so, without inspect-ai);
+(c) a zero-latency endpoint: CPU per request, whole process and in the run alone (the process's
+CPU less that of the same command with --limit 1); (d) a judge run of the (a) run's replies.
+
+`--tree DIR` runs the child processes on another checkout's persian_tui (e.g. `git archive` of an
+older commit), for before/after figures. Prints figures; asserts nothing.
+
+Run: python bench/bench_endpoint.py [--questions 567] [--rounds 2] [--tree DIR]"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT))
+from generate import write_bank  # noqa: E402
+
+CONNECTIONS = 16
+
+
+class Server:
+    """tests/llm_server.py in its own process (its GIL is not the client's)."""
+
+    def __init__(self, delay: float, busy: int = 0):
+        cmd = [sys.executable, str(ROOT / "tests" / "llm_server.py"), "--delay", str(delay)]
+        if busy:
+            cmd += ["--busy", str(busy)]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+        assert self.proc.stdout is not None
+        self.url = self.proc.stdout.readline().strip()
+
+    def __enter__(self) -> Server:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.proc.kill()
+        self.proc.wait()
+
+
+def timed(cmd: list[str], env: dict, cwd: Path | None = None) -> tuple[float, float, str]:
+    """Wall and CPU seconds (user + system, children included) of one whole process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    out = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True)
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if out.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd[:4])} failed ({out.returncode}): {out.stderr[-800:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, out.stdout + out.stderr
+
+
+def cli(tree: Path) -> list[str]:
+    return [sys.executable, "-c", "import sys; from persian_tui.cli import main; sys.exit(main())"]
+
+
+def setup(tmp: Path, n: int, tree: Path) -> tuple[Path, Path]:
+    """A bank of n generated questions, all accepted and released as v1 (the Inspect task)."""
+    from persian_tui.bank.importer import apply_import, plan_import
+    from persian_tui.cli import main
+    from persian_tui.store import Store
+
+    db = tmp / "bank.db"
+    with Store(db) as store:
+        apply_import(store, plan_import(store, write_bank(tmp / "bank.jsonl", n)))
+        for q in store.questions.questions():
+            store.curation.adjudicate(q.uid, "bench", "accept")
+    out = tmp / "v1"
+    with open(os.devnull, "w") as sink:
+        stdout, sys.stdout = sys.stdout, sink
+        try:
+            assert main(["--db", str(db), "release", "v1", "-o", str(out)]) == 0
+        finally:
+            sys.stdout = stdout
+    return db, out
+
+
+def ours(db: Path, url: str, env: dict, tree: Path, model: str, limit: int | None = None) -> tuple[float, float]:
+    cmd = cli(tree) + ["--db", str(db), "run", "llm", "--base-url", url, "--model", model,
+                       "--questions", "all", "--concurrency", str(CONNECTIONS), "--no-cache"]
+    if limit:
+        cmd += ["--limit", str(limit)]
+    wall, cpu, _ = timed(cmd, env)
+    return wall, cpu
+
+
+def judge(db: Path, url: str, env: dict, tree: Path, run_id: int) -> tuple[float, float]:
+    cmd = cli(tree) + ["--db", str(db), "judge", str(run_id), "--base-url", url, "--judge-model", "j",
+                       "--concurrency", str(CONNECTIONS), "--no-cache"]
+    wall, cpu, _ = timed(cmd, env)
+    return wall, cpu
+
+
+def inspect(release: Path, url: str, env: dict, logs: Path) -> tuple[float, float]:
+    inspect_bin = Path(sys.executable).with_name("inspect")
+    cmd = [str(inspect_bin), "eval", "inspect_task.py", "--model", "openai-api/local/m", "--model-base-url", url,
+           "--max-connections", str(CONNECTIONS), "--display", "none", "--log-dir", str(logs)]
+    wall, cpu, _ = timed(cmd, {**env, "LOCAL_API_KEY": "not-a-real-key"}, cwd=release)
+    return wall, cpu
+
+
+def last_run(db: Path) -> int:
+    from persian_tui.store import Store
+
+    with Store(db) as store:
+        return max(r.id for r in store.runs.runs() if r.kind == "llm")
+
+
+def fmt(xs: list[float], unit: str = "s") -> str:
+    return " / ".join(f"{x:.2f}" for x in xs) + f" {unit}"
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--questions", type=int, default=567)
+    p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--tree", type=Path, default=ROOT, help="the persian_tui checkout the runs use")
+    p.add_argument("--skip", default="", help="comma-separated cases to leave out: a,b,c,d")
+    args = p.parse_args()
+    n, tree, skip = args.questions, args.tree.resolve(), set(args.skip.split(","))
+    env = {"PYTHONPATH": str(tree), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", "/tmp"),
+           "OPENAI_API_KEY": "not-a-real-key"}
+    has_inspect = shutil.which("inspect", path=str(Path(sys.executable).parent)) is not None
+    tmp = Path(tempfile.mkdtemp(prefix="ptui-bench-endpoint-"))
+    db, release = setup(tmp, n, tree)
+    print(f"{n} questions, {CONNECTIONS} connections, tree {tree}; load average {os.getloadavg()[0]:.1f}")
+    base = timed([sys.executable, "-c", "pass"], env)[0]
+    print(f"python -c pass: {base:.3f} s")
+
+    if "a" not in skip:
+        with Server(0.1) as server:
+            walls = [ours(db, server.url, env, tree, f"a{i}")[0] for i in range(args.rounds)]
+        limit, sequential = n * 0.1 / CONNECTIONS, n * 0.1
+        best = min(walls)
+        print(f"(a) 100 ms replies: run llm {fmt(walls)}; concurrency limit {limit:.2f} s -> "
+              f"{limit / best:.2f} of it (best); {sequential / best:.1f}x the sequential ideal "
+              f"{sequential:.1f} s [goal >= 0.9, >= 14x]")
+        if "d" not in skip:
+            with Server(0.1) as server:
+                run_id = last_run(db)
+                jw = [judge(db, server.url, env, tree, run_id)[0] for _ in range(args.rounds)]
+            print(f"(d) judge run of those {n} replies, 100 ms: {fmt(jw)}; {limit / min(jw):.2f} of the limit, "
+                  f"{sequential / min(jw):.1f}x the sequential ideal")
+
+    if "b" not in skip:
+        with Server(0.2, busy=10) as server:
+            mine: list[float] = []
+            theirs: list[float] = []
+            for i in range(args.rounds):
+                mine.append(ours(db, server.url, env, tree, f"b{i}")[0])
+                if has_inspect:
+                    theirs.append(inspect(release, server.url, env, tmp / f"logs{i}")[0])
+        limit = n * 0.2 / CONNECTIONS
+        print(f"(b) 200 ms, every 10th first attempt 429: run llm {fmt(mine)} (limit {limit:.2f} s without "
+              f"the 429s)")
+        if theirs:
+            print(f"    inspect eval {fmt(theirs)} -> ours {min(theirs) / min(mine):.2f}x faster (best of each; "
+                  f"pairs {', '.join(f'{t / m:.2f}x' for m, t in zip(mine, theirs))}) [goal >= 2.5x]")
+        else:
+            print("    inspect eval: skipped (inspect-ai is not installed: pip install -e '.[inspect]')")
+
+    if "c" not in skip:
+        with Server(0.0) as server:
+            full = [ours(db, server.url, env, tree, f"c{i}") for i in range(args.rounds)]
+            one = [ours(db, server.url, env, tree, f"c1{i}", limit=1) for i in range(args.rounds)]
+        cpu_full, cpu_one = min(c for _, c in full), min(c for _, c in one)
+        print(f"(c) zero-latency endpoint: {n} requests {fmt([w for w, _ in full])} wall, "
+              f"{fmt([c for _, c in full])} CPU; one request {fmt([c for _, c in one])} CPU (start-up)")
+        print(f"    CPU per request: {cpu_full / n * 1000:.2f} ms whole process, "
+              f"{(cpu_full - cpu_one) / (n - 1) * 1000:.2f} ms in the run [goal <= 2 ms]")
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
