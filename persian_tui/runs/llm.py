@@ -100,7 +100,8 @@ def resume_overrides(store: Store, run: Run, given: dict) -> dict:
 
 
 async def cached_reply(store: Store, client: LLMClient, spec: LLMRunSpec, messages: list[dict],
-                       response_format: dict | None = None, sample: int = 0) -> Completion:
+                       response_format: dict | None = None, sample: int = 0,
+                       gate: asyncio.Semaphore | None = None) -> Completion:
     """A completion from the cache when `spec.cache` and it was asked before, else from the
     endpoint (then cached; errors raise LLMError and are never cached). Sample k has its own
     cache entry (the key's repeat index) and seed."""
@@ -111,7 +112,7 @@ async def cached_reply(store: Store, client: LLMClient, spec: LLMRunSpec, messag
     cached = store.runs.cached_response(key) if spec.cache else None
     if cached is not None:
         return Completion(**cached, cached=True)
-    reply = await client.complete(messages, params=params, response_format=response_format)
+    reply = await client.complete(messages, params=params, response_format=response_format, gate=gate)
     if spec.cache:
         store.runs.cache_response(key, reply.to_cache())
     return reply
@@ -157,7 +158,9 @@ class LLMSession:
         self.writer = RowWriter(write or (lambda rows: None))
 
     async def reply(self, messages: list[dict], response_format: dict | None = None, sample: int = 0) -> Completion:
-        return await cached_reply(self.store, self.client, self.spec, messages, response_format, sample)
+        """The reply (cached or asked); the caller holds a slot of `gate`, given up while a retry waits."""
+        return await cached_reply(self.store, self.client, self.spec, messages, response_format, sample,
+                                  self.gate)
 
     async def drive(self, tasks: list) -> None:
         await drive_requests(tasks, self.store, self.run.id, self.client, self.cancel, self.writer)

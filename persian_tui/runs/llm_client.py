@@ -112,7 +112,10 @@ class LLMClient:
         return min(self.max_backoff, self.backoff * 2 ** attempt) * random.uniform(0.5, 1.0)
 
     async def complete(self, messages: list[dict], *, params: dict[str, Any],
-                       response_format: dict | None = None) -> Completion:
+                       response_format: dict | None = None,
+                       gate: asyncio.Semaphore | None = None) -> Completion:
+        """`gate`: the run's concurrency slot the caller holds; it is given up while a retry
+        waits (a request backing off is not in flight: another may use the connection)."""
         import openai
 
         # the body as plain JSON data, posted as is: the client's typed create() would walk every
@@ -159,7 +162,14 @@ class LLMClient:
                 raise LLMError(f"{error} (gave up: retrying would wait {delay:.3g} s more, "
                                f"past the {self.max_wait:g} s retry budget)"[:600], error.kind) from cause
             waited += delay
-            await asyncio.sleep(delay)
+            if gate is None:
+                await asyncio.sleep(delay)
+                continue
+            gate.release()
+            try:
+                await asyncio.sleep(delay)
+            finally:
+                await gate.acquire()
         raise AssertionError("unreachable")
 
     def _parsed(self, response) -> Any:

@@ -311,3 +311,29 @@ def test_the_request_body_is_the_one_the_typed_client_sent(bank10):
     assert server.requests == [{"model": "m", "messages": messages, "temperature": 0, "seed": 3,
                                 "response_format": fmt}]
     assert {k.lower(): v for k, v in server.headers[0].items()}["content-type"] == "application/json"
+
+
+def test_a_request_waiting_to_retry_gives_its_slot_to_another(bank10):
+    """Concurrency 1: while the first question waits out its 429's Retry-After, the next
+    question is asked (the limit counts requests in flight, not waits); the retry then comes,
+    and at most one request is ever in flight."""
+    first = []
+    in_flight = [0, 0]  # now, most
+
+    def script(body, n):
+        text = body["messages"][-1]["content"]
+        in_flight[0] += 1
+        in_flight[1] = max(in_flight)
+        try:
+            if not first:
+                first.append(text)
+                return Reply(429, {"error": {"message": "slow down"}}, headers={"Retry-After": "2"})
+            return chat("Answer: 1")
+        finally:
+            in_flight[0] -= 1
+
+    r, p, server = llm_run(bank10, script, max_retries=2, limit=2, concurrency=1, cache=False)
+    asked = [b["messages"][-1]["content"] for b in server.requests]
+    assert p.status == "done" and p.done == 2 and p.errors == 0
+    assert asked[0] == first[0] and asked[1] != first[0] and asked[2] == first[0]
+    assert in_flight[1] == 1
