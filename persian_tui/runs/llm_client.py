@@ -101,6 +101,7 @@ class LLMClient:
         self.client = AsyncOpenAI(base_url=base_url, api_key=settings.api_key(api_key_env) or "not-set",
                                   timeout=timeout, max_retries=0)
         self.response_type = _response_type()
+        self.answering = False  # the endpoint answered the last attempt (a retry may give up its slot)
 
     async def close(self) -> None:
         await self.client.close()
@@ -114,8 +115,11 @@ class LLMClient:
     async def complete(self, messages: list[dict], *, params: dict[str, Any],
                        response_format: dict | None = None,
                        gate: asyncio.Semaphore | None = None) -> Completion:
-        """`gate`: the run's concurrency slot the caller holds; it is given up while a retry
-        waits (a request backing off is not in flight: another may use the connection)."""
+        """`gate`: the run's concurrency slot the caller holds. While a retry waits it is given up
+        (a request backing off is not in flight: another may use the connection) when the
+        endpoint answered the attempt before the failed one: one busy reply among good ones.
+        When it answers nothing (out of quota, down) the slot is kept, so a failing endpoint is
+        not asked more questions at once than the limit."""
         import openai
 
         # the body as plain JSON data, posted as is: the client's typed create() would walk every
@@ -133,8 +137,10 @@ class LLMClient:
                 # a deadline for the whole request, body included (a dripping reply cannot outlast it)
                 raw = await asyncio.wait_for(self.client.post(
                     "/chat/completions", body=body, cast_to=self.response_type), self.timeout)
-                return completion_of(self._parsed(raw), time.perf_counter() - start,
-                                     content_type=raw.headers.get("content-type"))
+                reply = completion_of(self._parsed(raw), time.perf_counter() - start,
+                                      content_type=raw.headers.get("content-type"))
+                self.answering = True
+                return reply
             except openai.APIStatusError as e:
                 cause, retry = e, e.status_code in RETRY_STATUSES
                 kind = "auth" if e.status_code in (401, 403) else \
@@ -155,6 +161,7 @@ class LLMClient:
             except Exception as e:  # noqa: BLE001 - any other shape of reply is data, not a crash
                 cause, retry = e, False
                 error = self._error(f"malformed reply from {self.shown_url}: {_short(e)}", "invalid")
+            answered, self.answering = self.answering, False
             if not retry or attempt == self.max_retries:
                 raise error from cause
             delay = CONNECT_BACKOFF if error.kind == "connect" else self._delay(attempt, cause)
@@ -162,7 +169,7 @@ class LLMClient:
                 raise LLMError(f"{error} (gave up: retrying would wait {delay:.3g} s more, "
                                f"past the {self.max_wait:g} s retry budget)"[:600], error.kind) from cause
             waited += delay
-            if gate is None:
+            if gate is None or not answered:
                 await asyncio.sleep(delay)
                 continue
             gate.release()
