@@ -133,8 +133,8 @@ def main() -> None:
     p.add_argument("--skip", default="", help="comma-separated cases to leave out: a,b,c,d")
     args = p.parse_args()
     n, tree, skip = args.questions, args.tree.resolve(), set(args.skip.split(","))
-    env = {"PYTHONPATH": str(tree), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", "/tmp"),
-           "OPENAI_API_KEY": "not-a-real-key"}
+    env = {"PYTHONPATH": str(tree), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+           "HOME": os.environ.get("HOME", "/tmp"), "OPENAI_API_KEY": "not-a-real-key"}
     has_inspect = shutil.which("inspect", path=str(Path(sys.executable).parent)) is not None
     tmp = Path(tempfile.mkdtemp(prefix="ptui-bench-endpoint-"))
     db, release = setup(tmp, n, tree)

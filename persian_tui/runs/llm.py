@@ -16,8 +16,8 @@ import asyncio
 import hashlib
 import json
 import threading
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import redact

@@ -17,7 +17,6 @@ from typing import Any, overload
 from .. import redact, settings
 from ..text import storable
 
-
 RETRY_STATUSES = {408, 409, 425, 429, 500, 502, 503, 504}
 # failed for good with these, the endpoint or the account is failing, not the item (a 400 is the item's)
 UNAVAILABLE_STATUSES = RETRY_STATUSES | {402, 404}

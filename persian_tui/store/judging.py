@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from ..models import ErrorCategory, JudgmentRow, ReviewFlag
 from ..models.keys import now
@@ -79,7 +79,7 @@ class JudgingRepo:
             prompt=prompt, prompt_version=prompt_version, raw_reply=raw_reply, tokens_in=tokens_in,
             tokens_out=tokens_out, latency=latency, cost=cost, error=error, sample=sample)])
 
-    def save_judgments(self, run_id: int, target_run: int, rows: list[dict]) -> None:
+    def save_judgments(self, run_id: int, target_run: int, rows: list[dict[str, Any]]) -> None:
         """Verdicts in one transaction: each row has save_judgment's arguments by name (uid,
         status; the others may be absent)."""
         with self.db.tx():

@@ -267,8 +267,8 @@ with contextlib.redirect_stdout(io.StringIO()):
         code = main(sys.argv[1:])
     except SystemExit as e:
         code = e.code
-print(json.dumps({"code": code, "heavy": sorted(m for m in %r if m in sys.modules)}))
-""" % (HEAVY,)
+print(json.dumps({"code": code, "heavy": sorted(m for m in HEAVY if m in sys.modules)}))
+""".replace("HEAVY", repr(HEAVY))
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["run", "llm", "--help"], ["stats"], ["runs"], ["export"],
