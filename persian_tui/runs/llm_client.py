@@ -99,7 +99,7 @@ class LLMClient:
         # the client's own retries are off: one retry layer, ours
         self.client = AsyncOpenAI(base_url=base_url, api_key=settings.api_key(api_key_env) or "not-set",
                                   timeout=timeout, max_retries=0)
-        self.response_type = _response_type()
+        self.response_type: Any = _response_type()
         self.answering = False  # the endpoint answered the last attempt (a retry may give up its slot)
 
     async def close(self) -> None:
@@ -230,11 +230,12 @@ def _fields(value: Any) -> Any:
 def _response_type() -> type:
     """The raw response class of the HTTP library the installed openai client is built on
     (asked for with cast_to, the client hands the response back unparsed)."""
+    import importlib
+
     try:
-        from httpx2 import Response
+        return importlib.import_module("httpx2").Response
     except ImportError:  # openai before its httpx2
-        from httpx import Response
-    return Response
+        return importlib.import_module("httpx").Response
 
 
 def _never_connected(error: BaseException) -> bool:
