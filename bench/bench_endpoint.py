@@ -6,7 +6,8 @@ Cases: (a) 567 questions, 100 ms replies, 16 connections: the wall time against 
 limit (567 x 0.1 s / 16) and the sequential ideal (567 x 0.1 s); (b) 200 ms replies with every
 10th first attempt answered 429: ours against Inspect's (skipped, said so, without inspect-ai);
 (c) a zero-latency endpoint: CPU per request, whole process and in the run alone (the process's
-CPU less that of the same command with --limit 1); (d) a judge run of the (a) run's replies.
+CPU less that of the same command with --limit 1); (d) a judge run of the (a) run's replies;
+(e) CLI start: `--help` and reading commands against `python -c pass`.
 
 `--tree DIR` runs the child processes on another checkout's persian_tui (e.g. `git archive` of an
 older commit), for before/after figures. Prints figures; asserts nothing.
@@ -19,6 +20,7 @@ import argparse
 import os
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -121,6 +123,23 @@ def last_run(db: Path) -> int:
         return max(r.id for r in store.runs.runs() if r.kind == "llm")
 
 
+def start_up(db: Path, env: dict, tree: Path, times: int = 7) -> None:
+    """(e) CLI start: --help and reading commands, median of `times` fresh processes each,
+    against `python -c pass` measured alternately with them."""
+    cases = {"--help": ["--help"], "stats": ["--db", str(db), "stats"], "runs": ["--db", str(db), "runs"],
+             "run llm --help": ["run", "llm", "--help"]}
+    base: list[float] = []
+    got: dict[str, list[float]] = {k: [] for k in cases}
+    for _ in range(times):
+        base.append(timed([sys.executable, "-c", "pass"], env)[0])
+        for name, argv in cases.items():
+            got[name].append(timed(cli(tree) + argv, env)[0])
+    b = statistics.median(base)
+    print(f"(e) CLI start, median of {times}: python -c pass {b:.3f} s; " + "; ".join(
+        f"{name} {statistics.median(ts):.3f} s ({statistics.median(ts) / b:.1f}x)" for name, ts in got.items())
+        + " [goal < 0.25 s]")
+
+
 def fmt(xs: list[float], unit: str = "s") -> str:
     return " / ".join(f"{x:.2f}" for x in xs) + f" {unit}"
 
@@ -130,7 +149,7 @@ def main() -> None:
     p.add_argument("--questions", type=int, default=567)
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--tree", type=Path, default=ROOT, help="the persian_tui checkout the runs use")
-    p.add_argument("--skip", default="", help="comma-separated cases to leave out: a,b,c,d")
+    p.add_argument("--skip", default="", help="comma-separated cases to leave out: a,b,c,d,e")
     args = p.parse_args()
     n, tree, skip = args.questions, args.tree.resolve(), set(args.skip.split(","))
     env = {"PYTHONPATH": str(tree), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
@@ -139,8 +158,8 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="ptui-bench-endpoint-"))
     db, release = setup(tmp, n, tree)
     print(f"{n} questions, {CONNECTIONS} connections, tree {tree}; load average {os.getloadavg()[0]:.1f}")
-    base = timed([sys.executable, "-c", "pass"], env)[0]
-    print(f"python -c pass: {base:.3f} s")
+    if "e" not in skip:
+        start_up(db, env, tree)
 
     if "a" not in skip:
         with Server(0.1) as server:
