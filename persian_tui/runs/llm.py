@@ -227,7 +227,8 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
                     on_progress(progress)
 
         async def ask(q: Question, k: int) -> None:
-            async with gate:
+            reply = None
+            async with gate:  # held while asking: the reply is read and stored after it is freed
                 if cancel.is_set():
                     return
                 # each sample its own option order (sample 0: the order a single run uses)
@@ -240,24 +241,25 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
                                   exemplars=list(prompt.exemplars) or None, sample=k)
                 try:
                     reply = await session.reply(prompt.messages, prompt.response_format, k)
-                    parsed = parse_answer(reply.text, reasoning=reply.reasoning)
-                    pred.raw_output, pred.reasoning = reply.text, parsed.reasoning
-                    pred.parse_status = parsed.status
-                    pred.predicted = original_answer(parsed.answer, prompt.order)
-                    pred.tokens_in, pred.tokens_out = reply.tokens_in, reply.tokens_out
-                    pred.latency, pred.cost = reply.latency, reply.cost
-                    pred.error = reply.warning
                     breaker.record()
                 except LLMError as e:
                     pred.error = str(e)
                     breaker.record(e)
-                await session.writer.save(pred)
-                progress.count(pred, q.key)
-                if pred.parse_status != "ok":
-                    which = f" sample {k}" if K > 1 else ""
-                    progress.message = f"{q.uid}{which}: {pred.error or pred.parse_status}"[:200]
-                if on_progress:
-                    on_progress(progress)
+            if reply is not None:
+                parsed = parse_answer(reply.text, reasoning=reply.reasoning)
+                pred.raw_output, pred.reasoning = reply.text, parsed.reasoning
+                pred.parse_status = parsed.status
+                pred.predicted = original_answer(parsed.answer, prompt.order)
+                pred.tokens_in, pred.tokens_out = reply.tokens_in, reply.tokens_out
+                pred.latency, pred.cost = reply.latency, reply.cost
+                pred.error = reply.warning
+            await session.writer.save(pred)
+            progress.count(pred, q.key)
+            if pred.parse_status != "ok":
+                which = f" sample {k}" if K > 1 else ""
+                progress.message = f"{q.uid}{which}: {pred.error or pred.parse_status}"[:200]
+            if on_progress:
+                on_progress(progress)
 
         work = paraphrase if run.kind == "paraphrase" else ask
         await session.drive([asyncio.ensure_future(work(q, k)) for q, k in todo])
