@@ -9,10 +9,11 @@ limit (567 x 0.1 s / 16) and the sequential ideal (567 x 0.1 s); (b) 200 ms repl
 CPU less that of the same command with --limit 1); (d) a judge run of the (a) run's replies;
 (e) CLI start: `--help` and reading commands against `python -c pass`.
 
-`--tree DIR` runs the child processes on another checkout's persian_tui (e.g. `git archive` of an
-older commit), for before/after figures. Prints figures; asserts nothing.
+`--baseline DIR` runs every case on another checkout's persian_tui too (e.g. `git archive` of an
+older commit), alternately with this one, for before/after figures in the same run. Prints
+figures; asserts nothing.
 
-Run: python bench/bench_endpoint.py [--questions 567] [--rounds 2] [--tree DIR]"""
+Run: python bench/bench_endpoint.py [--questions 567] [--rounds 2] [--baseline DIR] [--skip a,b,c,d,e]"""
 
 from __future__ import annotations
 
@@ -67,11 +68,10 @@ def timed(cmd: list[str], env: dict, cwd: Path | None = None) -> tuple[float, fl
     return wall, cpu, out.stdout + out.stderr
 
 
-def cli(tree: Path) -> list[str]:
-    return [sys.executable, "-c", "import sys; from persian_tui.cli import main; sys.exit(main())"]
+CLI = [sys.executable, "-c", "import sys; from persian_tui.cli import main; sys.exit(main())"]
 
 
-def setup(tmp: Path, n: int, tree: Path) -> tuple[Path, Path]:
+def setup(tmp: Path, n: int) -> tuple[Path, Path]:
     """A bank of n generated questions, all accepted and released as v1 (the Inspect task)."""
     from persian_tui.bank.importer import apply_import, plan_import
     from persian_tui.cli import main
@@ -92,8 +92,8 @@ def setup(tmp: Path, n: int, tree: Path) -> tuple[Path, Path]:
     return db, out
 
 
-def ours(db: Path, url: str, env: dict, tree: Path, model: str, limit: int | None = None) -> tuple[float, float]:
-    cmd = cli(tree) + ["--db", str(db), "run", "llm", "--base-url", url, "--model", model,
+def ours(db: Path, url: str, env: dict, model: str, limit: int | None = None) -> tuple[float, float]:
+    cmd = CLI + ["--db", str(db), "run", "llm", "--base-url", url, "--model", model,
                        "--questions", "all", "--concurrency", str(CONNECTIONS), "--no-cache"]
     if limit:
         cmd += ["--limit", str(limit)]
@@ -101,8 +101,8 @@ def ours(db: Path, url: str, env: dict, tree: Path, model: str, limit: int | Non
     return wall, cpu
 
 
-def judge(db: Path, url: str, env: dict, tree: Path, run_id: int) -> tuple[float, float]:
-    cmd = cli(tree) + ["--db", str(db), "judge", str(run_id), "--base-url", url, "--judge-model", "j",
+def judge(db: Path, url: str, env: dict, run_id: int) -> tuple[float, float]:
+    cmd = CLI + ["--db", str(db), "judge", str(run_id), "--base-url", url, "--judge-model", "j",
                        "--concurrency", str(CONNECTIONS), "--no-cache"]
     wall, cpu, _ = timed(cmd, env)
     return wall, cpu
@@ -123,21 +123,23 @@ def last_run(db: Path) -> int:
         return max(r.id for r in store.runs.runs() if r.kind == "llm")
 
 
-def start_up(db: Path, env: dict, tree: Path, times: int = 7) -> None:
+def start_up(db: Path, trees: dict[str, dict], times: int = 7) -> None:
     """(e) CLI start: --help and reading commands, median of `times` fresh processes each,
     against `python -c pass` measured alternately with them."""
     cases = {"--help": ["--help"], "stats": ["--db", str(db), "stats"], "runs": ["--db", str(db), "runs"],
              "run llm --help": ["run", "llm", "--help"]}
     base: list[float] = []
-    got: dict[str, list[float]] = {k: [] for k in cases}
+    got: dict[tuple[str, str], list[float]] = {(t, k): [] for t in trees for k in cases}
     for _ in range(times):
-        base.append(timed([sys.executable, "-c", "pass"], env)[0])
-        for name, argv in cases.items():
-            got[name].append(timed(cli(tree) + argv, env)[0])
+        base.append(timed([sys.executable, "-c", "pass"], next(iter(trees.values())))[0])
+        for t, env in trees.items():
+            for name, argv in cases.items():
+                got[t, name].append(timed(CLI + argv, env)[0])
     b = statistics.median(base)
-    print(f"(e) CLI start, median of {times}: python -c pass {b:.3f} s; " + "; ".join(
-        f"{name} {statistics.median(ts):.3f} s ({statistics.median(ts) / b:.1f}x)" for name, ts in got.items())
-        + " [goal < 0.25 s]")
+    print(f"(e) CLI start, median of {times}: python -c pass {b:.3f} s [goal < 0.25 s]")
+    for t in trees:
+        print(f"    {t}: " + "; ".join(f"{name} {statistics.median(got[t, name]):.3f} s "
+                                        f"({statistics.median(got[t, name]) / b:.1f}x)" for name in cases))
 
 
 def fmt(xs: list[float], unit: str = "s") -> str:
@@ -148,60 +150,78 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--questions", type=int, default=567)
     p.add_argument("--rounds", type=int, default=2)
-    p.add_argument("--tree", type=Path, default=ROOT, help="the persian_tui checkout the runs use")
+    p.add_argument("--baseline", type=Path, help="another checkout (e.g. `git archive` of an older commit) "
+                   "whose persian_tui runs each case too, alternately with this one")
     p.add_argument("--skip", default="", help="comma-separated cases to leave out: a,b,c,d,e")
     args = p.parse_args()
-    n, tree, skip = args.questions, args.tree.resolve(), set(args.skip.split(","))
-    env = {"PYTHONPATH": str(tree), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-           "HOME": os.environ.get("HOME", "/tmp"), "OPENAI_API_KEY": "not-a-real-key"}
+    n, skip, rounds = args.questions, set(args.skip.split(",")), range(args.rounds)
+    common = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", "/tmp"),
+              "OPENAI_API_KEY": "not-a-real-key"}
+    trees = {"this": {**common, "PYTHONPATH": str(ROOT)}}
+    if args.baseline:
+        trees["baseline"] = {**common, "PYTHONPATH": str(args.baseline.resolve())}
     has_inspect = shutil.which("inspect", path=str(Path(sys.executable).parent)) is not None
     tmp = Path(tempfile.mkdtemp(prefix="ptui-bench-endpoint-"))
-    db, release = setup(tmp, n, tree)
-    print(f"{n} questions, {CONNECTIONS} connections, tree {tree}; load average {os.getloadavg()[0]:.1f}")
+    db, release = setup(tmp, n)
+    print(f"{n} questions, {CONNECTIONS} connections; baseline {args.baseline or 'none'}; "
+          f"load average {os.getloadavg()[0]:.1f}")
     if "e" not in skip:
-        start_up(db, env, tree)
+        start_up(db, trees)
+    limit, sequential = n * 0.1 / CONNECTIONS, n * 0.1
 
     if "a" not in skip:
+        walls: dict[str, list[float]] = {t: [] for t in trees}
         with Server(0.1) as server:
-            walls = [ours(db, server.url, env, tree, f"a{i}")[0] for i in range(args.rounds)]
-        limit, sequential = n * 0.1 / CONNECTIONS, n * 0.1
-        best = min(walls)
-        print(f"(a) 100 ms replies: run llm {fmt(walls)}; concurrency limit {limit:.2f} s -> "
-              f"{limit / best:.2f} of it (best); {sequential / best:.1f}x the sequential ideal "
-              f"{sequential:.1f} s [goal >= 0.9, >= 14x]")
+            for i in rounds:
+                for t, env in trees.items():
+                    walls[t].append(ours(db, server.url, env, f"a{t}{i}")[0])
+        for t, ws in walls.items():
+            print(f"(a) {t}: 100 ms replies: run llm {fmt(ws)}; concurrency limit {limit:.2f} s -> "
+                  f"{limit / min(ws):.2f} of it (best); {sequential / min(ws):.1f}x the sequential ideal "
+                  f"{sequential:.1f} s [goal >= 0.9, >= 14x]")
         if "d" not in skip:
+            jw: dict[str, list[float]] = {t: [] for t in trees}
             with Server(0.1) as server:
                 run_id = last_run(db)
-                jw = [judge(db, server.url, env, tree, run_id)[0] for _ in range(args.rounds)]
-            print(f"(d) judge run of those {n} replies, 100 ms: {fmt(jw)}; {limit / min(jw):.2f} of the limit, "
-                  f"{sequential / min(jw):.1f}x the sequential ideal")
+                for _ in rounds:
+                    for t, env in trees.items():
+                        jw[t].append(judge(db, server.url, env, run_id)[0])
+            for t, ws in jw.items():
+                print(f"(d) {t}: judge run of {n} replies, 100 ms: {fmt(ws)}; {limit / min(ws):.2f} of the limit, "
+                      f"{sequential / min(ws):.1f}x the sequential ideal")
 
     if "b" not in skip:
+        mine: dict[str, list[float]] = {t: [] for t in trees}
+        theirs: list[float] = []
         with Server(0.2, busy=10) as server:
-            mine: list[float] = []
-            theirs: list[float] = []
-            for i in range(args.rounds):
-                mine.append(ours(db, server.url, env, tree, f"b{i}")[0])
+            for i in rounds:
+                for t, env in trees.items():
+                    mine[t].append(ours(db, server.url, env, f"b{t}{i}")[0])
                 if has_inspect:
-                    theirs.append(inspect(release, server.url, env, tmp / f"logs{i}")[0])
-        limit = n * 0.2 / CONNECTIONS
-        print(f"(b) 200 ms, every 10th first attempt 429: run llm {fmt(mine)} (limit {limit:.2f} s without "
-              f"the 429s)")
-        if theirs:
-            print(f"    inspect eval {fmt(theirs)} -> ours {min(theirs) / min(mine):.2f}x faster (best of each; "
-                  f"pairs {', '.join(f'{t / m:.2f}x' for m, t in zip(mine, theirs))}) [goal >= 2.5x]")
-        else:
+                    theirs.append(inspect(release, server.url, trees["this"], tmp / f"logs{i}")[0])
+        for t, ws in mine.items():
+            print(f"(b) {t}: 200 ms, every 10th first attempt 429: run llm {fmt(ws)} (limit "
+                  f"{2 * limit:.2f} s without the 429s)"
+                  + (f"; inspect eval {fmt(theirs)} -> {min(theirs) / min(ws):.2f}x faster than Inspect "
+                     f"(best of each; pairs {', '.join(f'{x / m:.2f}x' for m, x in zip(ws, theirs))}) "
+                     "[goal >= 2.5x]" if theirs else ""))
+        if not theirs:
             print("    inspect eval: skipped (inspect-ai is not installed: pip install -e '.[inspect]')")
 
     if "c" not in skip:
+        full: dict[str, list[tuple[float, float]]] = {t: [] for t in trees}
+        one: dict[str, list[tuple[float, float]]] = {t: [] for t in trees}
         with Server(0.0) as server:
-            full = [ours(db, server.url, env, tree, f"c{i}") for i in range(args.rounds)]
-            one = [ours(db, server.url, env, tree, f"c1{i}", limit=1) for i in range(args.rounds)]
-        cpu_full, cpu_one = min(c for _, c in full), min(c for _, c in one)
-        print(f"(c) zero-latency endpoint: {n} requests {fmt([w for w, _ in full])} wall, "
-              f"{fmt([c for _, c in full])} CPU; one request {fmt([c for _, c in one])} CPU (start-up)")
-        print(f"    CPU per request: {cpu_full / n * 1000:.2f} ms whole process, "
-              f"{(cpu_full - cpu_one) / (n - 1) * 1000:.2f} ms in the run [goal <= 2 ms]")
+            for i in rounds:
+                for t, env in trees.items():
+                    full[t].append(ours(db, server.url, env, f"c{t}{i}"))
+                    one[t].append(ours(db, server.url, env, f"c1{t}{i}", limit=1))
+        for t in trees:
+            cpu_full, cpu_one = min(c for _, c in full[t]), min(c for _, c in one[t])
+            print(f"(c) {t}: zero-latency endpoint: {n} requests {fmt([w for w, _ in full[t]])} wall, "
+                  f"{fmt([c for _, c in full[t]])} CPU; one request {fmt([c for _, c in one[t]])} CPU (start-up); "
+                  f"CPU per request {cpu_full / n * 1000:.2f} ms whole process, "
+                  f"{(cpu_full - cpu_one) / (n - 1) * 1000:.2f} ms in the run [goal <= 2 ms]")
     shutil.rmtree(tmp, ignore_errors=True)
 
 
