@@ -135,8 +135,29 @@ def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--delay", type=float, default=0.1)
     p.add_argument("--answer", default="Answer: 2")
+    p.add_argument("--busy", type=int, default=0, metavar="N",
+                   help="answer every N-th first attempt 429 (a body not seen before; 10: 10 %%)")
+    p.add_argument("--retry-after", help="with --busy: the 429's Retry-After header (default: none)")
     args = p.parse_args()
-    with LLMServer(lambda body, n: Reply(body=chat(args.answer).body, delay=args.delay)) as server:
+    seen: set[str] = set()
+    lock = threading.Lock()
+    firsts = [0]
+
+    def script(body: dict, n: int) -> Reply:
+        if args.busy:
+            key = json.dumps(body, sort_keys=True)
+            with lock:
+                first = key not in seen
+                seen.add(key)
+                firsts[0] += first
+                busy = first and firsts[0] % args.busy == 0
+            if busy:
+                headers = {"Retry-After": args.retry_after} if args.retry_after else {}
+                return Reply(429, {"error": {"message": "rate limited", "type": "rate_limit"}},
+                             headers=headers, delay=args.delay)
+        return Reply(body=chat(args.answer).body, delay=args.delay)
+
+    with LLMServer(script) as server:
         print(server.url, flush=True)
         server.thread.join()
 

@@ -7,14 +7,11 @@ resumable, exit status 1."""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import signal
 import sys
 import time
 from collections.abc import Coroutine
 from typing import Any, TypeVar
-
-from pydantic import ValidationError
 
 from .. import display, redact
 from ..store import LeaseHeld
@@ -24,6 +21,8 @@ from .common import UserError, open_store
 def spec_of(kind: str, **values):
     """The validated spec of a run kind; field errors as a UserError of one line per field
     (flags named)."""
+    from pydantic import ValidationError
+
     from ..runs.spec import SPECS, describe
 
     try:
@@ -37,6 +36,8 @@ T = TypeVar("T")
 
 def run_async(coro: Coroutine[Any, Any, T]) -> T:
     """asyncio.run with SIGTERM and SIGHUP cancelling the run as Ctrl-C does."""
+    import asyncio
+
     async def main() -> T:
         task = asyncio.current_task()
         assert task is not None  # (main runs as a task)

@@ -25,12 +25,13 @@ def similar_couplets(store: Store, mesra1: str, mesra2: str, *, limit: int = 20,
             if _halves(c.mesra1, c.mesra2) != itself]
     if not pool:
         return []
-    texts = [f"{c.mesra1} {c.mesra2}" for c in pool]
-    if embedder is None:
+    texts = [f"{mesra1} {mesra2}", *(f"{c.mesra1} {c.mesra2}" for c in pool)]
+    if embedder is None:  # TF-IDF fitted on the couplet and its pool
         from ..runs.embedders import TfidfEmbedder
 
-        embedder = TfidfEmbedder([f"{mesra1} {mesra2}", *texts])
-    vectors = np.asarray(embedder.embed([f"{mesra1} {mesra2}", *texts]), dtype=np.float32)
+        vectors = TfidfEmbedder.fitted_vectors(texts)
+    else:
+        vectors = np.asarray(embedder.embed(texts), dtype=np.float32)
     norms = np.linalg.norm(vectors, axis=1)
     norms[norms == 0] = 1.0
     vectors = vectors / norms[:, None]

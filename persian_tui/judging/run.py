@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 from ..models import Run
-from ..runs.lifecycle import save_when_free
 from ..runs.llm import LLMSession
 from ..runs.progress import Callback, RunError, RunProgress
 from ..runs.spec import LLMRunSpec
@@ -73,34 +72,36 @@ async def execute_judge_run(db_path: str | Path, run_id: int, *, retry_errors: b
         progress = RunProgress(run_id, len(uids), done=len(kept))
         progress.invalid = len(store.judging.judged_uids(run_id, statuses=("unscored",)) & kept)
         progress.errors = len(store.judging.judged_uids(run_id, statuses=("api_error",)) & kept)
-        session.start()
+        session.start(lambda rows: store.judging.save_judgments(run_id, target, rows))
         gate, breaker = session.gate, session.breaker
 
         async def judge(uid: str) -> None:
-            async with gate:
+            reply = None
+            async with gate:  # held while asking: the reply is read and stored after it is freed
                 if cancel.is_set():
                     return
                 prompt = render_judge(questions[uid], preds[uid], categories)
                 row: dict[str, Any] = {"status": "api_error", "prompt": prompt.text, "prompt_version": prompt.version}
                 try:
                     reply = await session.reply(prompt.messages, prompt.response_format)
-                    j = parse_judgment(reply.text, categories)
-                    row.update(status=j.status, verdict=j.verdict, error_category=j.error_category,
-                               rationale=j.rationale, error=j.reason, raw_reply=reply.text, tokens_in=reply.tokens_in,
-                               tokens_out=reply.tokens_out, latency=reply.latency, cost=reply.cost)
                     breaker.record()
                 except LLMError as e:
                     row["error"] = str(e)
                     breaker.record(e)
-                await save_when_free(store.judging.save_judgment, run_id, target, uid, **row, sample=picked.get(uid, 0))
-                progress.done += 1
-                progress.new += 1
-                progress.invalid += row["status"] == "unscored"
-                progress.errors += row["status"] == "api_error"
-                if row["status"] != "ok":
-                    progress.message = f"{uid}: {row.get('error') or row['status']}"[:200]
-                if on_progress:
-                    on_progress(progress)
+            if reply is not None:
+                j = parse_judgment(reply.text, categories)
+                row.update(status=j.status, verdict=j.verdict, error_category=j.error_category,
+                           rationale=j.rationale, error=j.reason, raw_reply=reply.text, tokens_in=reply.tokens_in,
+                           tokens_out=reply.tokens_out, latency=reply.latency, cost=reply.cost)
+            await session.writer.save({**row, "uid": uid, "sample": picked.get(uid, 0)})
+            progress.done += 1
+            progress.new += 1
+            progress.invalid += row["status"] == "unscored"
+            progress.errors += row["status"] == "api_error"
+            if row["status"] != "ok":
+                progress.message = f"{uid}: {row.get('error') or row['status']}"[:200]
+            if on_progress:
+                on_progress(progress)
 
         await session.drive([asyncio.ensure_future(judge(u)) for u in todo])
         return session.finish(progress, store.judging.judged_uids(run_id) >= set(uids), on_progress)

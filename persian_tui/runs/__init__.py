@@ -13,23 +13,53 @@ scorers over embeddings), `prompts` (the prompt strategies), `parse` and `parse_
 answer parser). Published answers and reasoning become imported runs: `prediction_files`,
 `reasoning_files`."""
 
-from .embedding import couplet_text, create_embedding_run, execute_embedding_run, run_embedding
-from .lifecycle import BUSY_RETRIES, LEASE_SECONDS, Breaker
-from .llm import LLMSession, cached_reply, create_llm_run, execute_llm_run, resume_overrides, stored_spec
-from .progress import Callback, RunError, RunProgress, select_questions
-from .spec import (
-    MAX_SAMPLES,
-    RESUME_OVERRIDES,
-    SPECS,
-    EmbedRunSpec,
-    JudgeRunSpec,
-    LLMRunSpec,
-    ParaphraseRunSpec,
-    check_base_url,
-    describe,
-    field_errors,
-    resume_command,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# each public name's module, imported at the first use of the name (PEP 562): a command that
+# needs only RunError does not import pydantic, asyncio and the clients' modules
+_WHERE = {
+    "couplet_text": "embedding", "create_embedding_run": "embedding", "execute_embedding_run": "embedding",
+    "run_embedding": "embedding",
+    "BUSY_RETRIES": "lifecycle", "LEASE_SECONDS": "lifecycle", "Breaker": "lifecycle",
+    "LLMSession": "llm", "cached_reply": "llm", "create_llm_run": "llm", "execute_llm_run": "llm",
+    "resume_overrides": "llm", "stored_spec": "llm",
+    "Callback": "progress", "RunError": "progress", "RunProgress": "progress", "select_questions": "progress",
+    "MAX_SAMPLES": "spec", "RESUME_OVERRIDES": "spec", "SPECS": "spec", "EmbedRunSpec": "spec",
+    "JudgeRunSpec": "spec", "LLMRunSpec": "spec", "ParaphraseRunSpec": "spec", "check_base_url": "spec",
+    "describe": "spec", "field_errors": "spec", "resume_command": "spec",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+if TYPE_CHECKING:
+    from .embedding import couplet_text, create_embedding_run, execute_embedding_run, run_embedding
+    from .lifecycle import BUSY_RETRIES, LEASE_SECONDS, Breaker
+    from .llm import LLMSession, cached_reply, create_llm_run, execute_llm_run, resume_overrides, stored_spec
+    from .progress import Callback, RunError, RunProgress, select_questions
+    from .spec import (
+        MAX_SAMPLES,
+        RESUME_OVERRIDES,
+        SPECS,
+        EmbedRunSpec,
+        JudgeRunSpec,
+        LLMRunSpec,
+        ParaphraseRunSpec,
+        check_base_url,
+        describe,
+        field_errors,
+        resume_command,
+    )
 
 __all__ = [
     "BUSY_RETRIES", "LEASE_SECONDS", "MAX_SAMPLES", "RESUME_OVERRIDES", "SPECS", "Breaker", "Callback",

@@ -116,8 +116,28 @@ class TfidfEmbedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         docs = self._prep(texts)
-        parts = [v.transform(docs).toarray() for v in self._vectorizers]
-        return (np.hstack(parts) * np.float32(1 / np.sqrt(2))).astype(np.float32, copy=False)
+        return self._joined([v.transform(docs) for v in self._vectorizers])
+
+    @classmethod
+    def fitted_vectors(cls, corpus: list[str], normalization: str = "hazm") -> npt.NDArray[np.float32]:
+        """`cls(corpus).embed(corpus)` in one pass over the texts (fit_transform: the same
+        vectors, each text analysed once instead of twice)."""
+        self = cls.__new__(cls)
+        self.normalization = _check_normalization(normalization)
+        common = dict(sublinear_tf=True, lowercase=False, dtype=np.float32, max_features=20_000)
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
+        self._vectorizers = [TfidfVectorizer(analyzer="word", token_pattern=r"(?u)\b\w\w+\b", **common),
+                             TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4), **common)]
+        docs = self._prep(list(corpus))
+        try:
+            return self._joined([v.fit_transform(docs) for v in self._vectorizers])
+        except ValueError as e:  # empty vocabulary
+            raise EmbedderError(f"tfidf: cannot fit on a corpus of {len(corpus)} text(s): {e}") from e
+
+    @staticmethod
+    def _joined(parts: list) -> npt.NDArray[np.float32]:
+        return (np.hstack([p.toarray() for p in parts]) * np.float32(1 / np.sqrt(2))).astype(np.float32, copy=False)
 
 
 # ---------------------------------------------------------------- sentence-transformers

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..store import LeaseHeld, Store, StoreError
@@ -60,6 +61,34 @@ async def save_when_free(call, *args, **kw) -> None:
             await asyncio.sleep(min(5.0, 0.2 * 2 ** attempt))
 
 
+class RowWriter:
+    """A run's rows written in batches: `await save(row)` returns once the row is committed,
+    in one transaction with the rows of the other replies ready in the same turn of the event
+    loop (16 requests in flight: often several). A row is still committed before its progress
+    is counted, and a killed run loses at most the replies of the turn being written (a resume
+    asks them again); `drain()` waits for the last batch."""
+
+    def __init__(self, write: Callable[[list], None]):
+        self.write = write
+        self.rows: list = []
+        self.batch: asyncio.Future | None = None
+
+    async def save(self, row) -> None:
+        self.rows.append(row)
+        if self.batch is None:
+            self.batch = asyncio.ensure_future(self._flush())
+        await asyncio.shield(self.batch)  # a cancelled request does not cancel its batch's write
+
+    async def _flush(self) -> None:
+        await asyncio.sleep(0)  # the replies ready in this turn join the batch
+        rows, self.rows, self.batch = self.rows, [], None
+        await save_when_free(self.write, rows)
+
+    async def drain(self) -> None:
+        while self.batch is not None:
+            await asyncio.gather(self.batch, return_exceptions=True)
+
+
 def take_lease(store: Store, run_id: int) -> None:
     """Claim the run for this process (RunError names the process that holds it)."""
     try:
@@ -78,10 +107,11 @@ async def keep_lease(store: Store, run_id: int) -> None:
             pass  # busy: the next beat renews it
 
 
-async def drive_requests(tasks: list, store: Store, run_id: int, client: LLMClient, cancel: threading.Event) -> None:
+async def drive_requests(tasks: list, store: Store, run_id: int, client: LLMClient, cancel: threading.Event,
+                         writer: RowWriter | None = None) -> None:
     """Wait for a run's request tasks. Ctrl-C, SIGTERM or SIGHUP (the task is cancelled)
     cancels them and the run ends `cancelled`; an unexpected error marks the run `failed` and
-    propagates. The run's lease is renewed meanwhile."""
+    propagates. The run's lease is renewed meanwhile; the writer's last batch is waited for."""
     beat = asyncio.ensure_future(keep_lease(store, run_id))
     try:
         await asyncio.gather(*tasks)
@@ -98,6 +128,8 @@ async def drive_requests(tasks: list, store: Store, run_id: int, client: LLMClie
         raise
     finally:
         beat.cancel()
+        if writer is not None:
+            await writer.drain()
         await client.close()
 
 

@@ -16,13 +16,14 @@ import asyncio
 import hashlib
 import json
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import redact
 from ..models import Prediction, Question, Run
 from ..store import Store
-from .lifecycle import Breaker, drive_requests, finish_run, save_when_free, take_lease
+from .lifecycle import Breaker, RowWriter, drive_requests, finish_run, save_when_free, take_lease
 from .progress import Callback, RunError, RunProgress, select_questions, stored_progress
 from .spec import RESUME_OVERRIDES, LLMRunSpec, ParaphraseRunSpec
 
@@ -99,7 +100,8 @@ def resume_overrides(store: Store, run: Run, given: dict) -> dict:
 
 
 async def cached_reply(store: Store, client: LLMClient, spec: LLMRunSpec, messages: list[dict],
-                       response_format: dict | None = None, sample: int = 0) -> Completion:
+                       response_format: dict | None = None, sample: int = 0,
+                       gate: asyncio.Semaphore | None = None) -> Completion:
     """A completion from the cache when `spec.cache` and it was asked before, else from the
     endpoint (then cached; errors raise LLMError and are never cached). Sample k has its own
     cache entry (the key's repeat index) and seed."""
@@ -110,7 +112,7 @@ async def cached_reply(store: Store, client: LLMClient, spec: LLMRunSpec, messag
     cached = store.runs.cached_response(key) if spec.cache else None
     if cached is not None:
         return Completion(**cached, cached=True)
-    reply = await client.complete(messages, params=params, response_format=response_format)
+    reply = await client.complete(messages, params=params, response_format=response_format, gate=gate)
     if spec.cache:
         store.runs.cache_response(key, reply.to_cache())
     return reply
@@ -122,9 +124,10 @@ class LLMSession:
     and takes the run's lease; `start()` marks it running and makes the client, the gate and the
     breaker; `drive(tasks)` waits for the requests; `finish(...)` records the end."""
 
-    client: LLMClient  # these three: made by start()
+    client: LLMClient  # these four: made by start()
     gate: asyncio.Semaphore
     breaker: Breaker
+    writer: RowWriter
 
     def __init__(self, store: Store, run_id: int, kinds: tuple[str, ...], what: str,
                  overrides: dict | None = None, cancel: threading.Event | None = None) -> None:
@@ -142,7 +145,8 @@ class LLMSession:
             return todo[:self.overrides["limit"]]
         return todo
 
-    def start(self) -> None:
+    def start(self, write: Callable[[list], None] | None = None) -> None:
+        """`write(rows)`: how the run's rows are committed (by `writer`, in batches)."""
         from .llm_client import LLMClient
 
         spec = self.spec
@@ -151,12 +155,15 @@ class LLMSession:
                                 timeout=spec.timeout, max_retries=spec.max_retries)
         self.gate = asyncio.Semaphore(spec.concurrency)
         self.breaker = Breaker(spec.max_failures, self.cancel)
+        self.writer = RowWriter(write or (lambda rows: None))
 
     async def reply(self, messages: list[dict], response_format: dict | None = None, sample: int = 0) -> Completion:
-        return await cached_reply(self.store, self.client, self.spec, messages, response_format, sample)
+        """The reply (cached or asked); the caller holds a slot of `gate`, given up while a retry waits."""
+        return await cached_reply(self.store, self.client, self.spec, messages, response_format, sample,
+                                  self.gate)
 
     async def drive(self, tasks: list) -> None:
-        await drive_requests(tasks, self.store, self.run.id, self.client, self.cancel)
+        await drive_requests(tasks, self.store, self.run.id, self.client, self.cancel, self.writer)
 
     def finish(self, progress: RunProgress, finished: bool, on_progress: Callback | None) -> RunProgress:
         return finish_run(self.store, progress, finished and not self.cancel.is_set(), on_progress,
@@ -188,7 +195,7 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
                                 if (u, k) not in done])
         # rows asked again (retry_errors) are counted afresh, the others as stored
         progress = stored_progress(store, run, uids, K, skip={(q.uid, k) for q, k in todo})
-        session.start()
+        session.start(lambda preds: store.runs.save_predictions(run_id, preds))
         bank = [q for q in by_uid.values() if q.key is not None and q.explanation]
         gate, breaker = session.gate, session.breaker
 
@@ -220,7 +227,8 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
                     on_progress(progress)
 
         async def ask(q: Question, k: int) -> None:
-            async with gate:
+            reply = None
+            async with gate:  # held while asking: the reply is read and stored after it is freed
                 if cancel.is_set():
                     return
                 # each sample its own option order (sample 0: the order a single run uses)
@@ -233,24 +241,25 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
                                   exemplars=list(prompt.exemplars) or None, sample=k)
                 try:
                     reply = await session.reply(prompt.messages, prompt.response_format, k)
-                    parsed = parse_answer(reply.text, reasoning=reply.reasoning)
-                    pred.raw_output, pred.reasoning = reply.text, parsed.reasoning
-                    pred.parse_status = parsed.status
-                    pred.predicted = original_answer(parsed.answer, prompt.order)
-                    pred.tokens_in, pred.tokens_out = reply.tokens_in, reply.tokens_out
-                    pred.latency, pred.cost = reply.latency, reply.cost
-                    pred.error = reply.warning
                     breaker.record()
                 except LLMError as e:
                     pred.error = str(e)
                     breaker.record(e)
-                await save_when_free(store.runs.save_predictions, run_id, [pred])
-                progress.count(pred, q.key)
-                if pred.parse_status != "ok":
-                    which = f" sample {k}" if K > 1 else ""
-                    progress.message = f"{q.uid}{which}: {pred.error or pred.parse_status}"[:200]
-                if on_progress:
-                    on_progress(progress)
+            if reply is not None:
+                parsed = parse_answer(reply.text, reasoning=reply.reasoning)
+                pred.raw_output, pred.reasoning = reply.text, parsed.reasoning
+                pred.parse_status = parsed.status
+                pred.predicted = original_answer(parsed.answer, prompt.order)
+                pred.tokens_in, pred.tokens_out = reply.tokens_in, reply.tokens_out
+                pred.latency, pred.cost = reply.latency, reply.cost
+                pred.error = reply.warning
+            await session.writer.save(pred)
+            progress.count(pred, q.key)
+            if pred.parse_status != "ok":
+                which = f" sample {k}" if K > 1 else ""
+                progress.message = f"{q.uid}{which}: {pred.error or pred.parse_status}"[:200]
+            if on_progress:
+                on_progress(progress)
 
         work = paraphrase if run.kind == "paraphrase" else ask
         await session.drive([asyncio.ensure_future(work(q, k)) for q, k in todo])

@@ -27,13 +27,13 @@ Cosine with a zero vector is 0 (as sklearn: norms below 10·eps are left unscale
 
 from __future__ import annotations
 
-from typing import Literal, get_args
-
 import numpy as np
 import numpy.typing as npt
 
-Scorer = Literal["centroid", "pairwise", "isolation"]
-SCORERS: tuple[Scorer, ...] = get_args(Scorer)
+from .scorers import SCORERS, Scorer
+
+__all__ = ["SCORERS", "Scorer", "predict", "scores", "tie_tolerance"]  # the names: runs/scorers.py
+
 Floats = npt.NDArray[np.floating]  # float32 stays float32, anything else is float64
 TIE_ULPS = 4  # scores within TIE_ULPS * eps * max|score| (per row) of the minimum tie with it
 

@@ -15,8 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 from .. import redact
 from ..models import QUESTION_SETS, check_release_name
 from ..redact import check_env_name
-from .outlier import Scorer
 from .prompts import Strategy
+from .scorers import Scorer
 
 MAX_SAMPLES = 100
 

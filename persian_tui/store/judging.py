@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from ..models import ErrorCategory, JudgmentRow, ReviewFlag
 from ..models.keys import now
@@ -74,22 +74,33 @@ class JudgingRepo:
                       latency: float | None = None, cost: float | None = None,
                       error: str | None = None, sample: int = 0) -> None:
         """The verdict on `sample` of the target run's answer to `uid` (replaces a retried one)."""
+        self.save_judgments(run_id, target_run, [dict(
+            uid=uid, status=status, verdict=verdict, error_category=error_category, rationale=rationale,
+            prompt=prompt, prompt_version=prompt_version, raw_reply=raw_reply, tokens_in=tokens_in,
+            tokens_out=tokens_out, latency=latency, cost=cost, error=error, sample=sample)])
+
+    def save_judgments(self, run_id: int, target_run: int, rows: list[dict[str, Any]]) -> None:
+        """Verdicts in one transaction: each row has save_judgment's arguments by name (uid,
+        status; the others may be absent)."""
         with self.db.tx():
-            pid = self.db.conn.execute(
-                "SELECT p.id FROM predictions p JOIN questions q ON q.id = p.question_id "
-                "WHERE p.run_id = ? AND q.uid = ? AND p.sample = ?", (target_run, uid, sample)).fetchone()["id"]
-            self.db.conn.execute(
-                "INSERT INTO judgments (run_id, prediction_id, status, verdict, error_category, rationale, "
-                "prompt, prompt_version, raw_reply, tokens_in, tokens_out, latency, cost, error, created_at) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (run_id, prediction_id) DO UPDATE SET "
-                "status = excluded.status, verdict = excluded.verdict, "
-                "error_category = excluded.error_category, rationale = excluded.rationale, "
-                "prompt = excluded.prompt, prompt_version = excluded.prompt_version, "
-                "raw_reply = excluded.raw_reply, tokens_in = excluded.tokens_in, "
-                "tokens_out = excluded.tokens_out, latency = excluded.latency, cost = excluded.cost, "
-                "error = excluded.error, created_at = excluded.created_at",
-                (run_id, pid, status, verdict, error_category, rationale, prompt, prompt_version,
-                 raw_reply, tokens_in, tokens_out, latency, cost, error, now()))
+            for r in rows:
+                pid = self.db.conn.execute(
+                    "SELECT p.id FROM predictions p JOIN questions q ON q.id = p.question_id "
+                    "WHERE p.run_id = ? AND q.uid = ? AND p.sample = ?",
+                    (target_run, r["uid"], r.get("sample", 0))).fetchone()["id"]
+                self.db.conn.execute(
+                    "INSERT INTO judgments (run_id, prediction_id, status, verdict, error_category, rationale, "
+                    "prompt, prompt_version, raw_reply, tokens_in, tokens_out, latency, cost, error, created_at) "
+                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (run_id, prediction_id) DO UPDATE SET "
+                    "status = excluded.status, verdict = excluded.verdict, "
+                    "error_category = excluded.error_category, rationale = excluded.rationale, "
+                    "prompt = excluded.prompt, prompt_version = excluded.prompt_version, "
+                    "raw_reply = excluded.raw_reply, tokens_in = excluded.tokens_in, "
+                    "tokens_out = excluded.tokens_out, latency = excluded.latency, cost = excluded.cost, "
+                    "error = excluded.error, created_at = excluded.created_at",
+                    (run_id, pid, r["status"], r.get("verdict"), r.get("error_category"), r.get("rationale"),
+                     r.get("prompt"), r.get("prompt_version"), r.get("raw_reply"), r.get("tokens_in"),
+                     r.get("tokens_out"), r.get("latency"), r.get("cost"), r.get("error"), now()))
 
     def judged_uids(self, run_id: int, *, statuses: tuple[str, ...] | None = None) -> set[str]:
         sql = ("SELECT q.uid FROM judgments j JOIN predictions p ON p.id = j.prediction_id "

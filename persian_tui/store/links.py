@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 from ..models import CorpusCouplet, OptionLink
 from ..models.keys import now
@@ -33,6 +34,8 @@ COMMON = 20_000  # couplets: a word in more is too common to find a couplet by
 HALF_TOKENS = 3  # a hemistich's couplets are looked up by its rarest words only
 VERBATIM = ("exact", "swapped")  # link methods that end the candidate search early
 STAGES = ("half", "narrow", "wide")  # the candidate search, cheapest first (LinksRepo._candidates)
+LINK_THREADS = 2  # options decided at once (LinksRepo._decisions), each thread its own connection
+THREADED_FROM = 64  # options: fewer are decided one at a time
 
 Progress = Callable[[int, int], None]  # (options linked, options to link)
 # an option_links row as computed: question_id, position, match_key, status, poem_id, couplet,
@@ -151,8 +154,8 @@ class LinksRepo:
         """Link the option rows `todo`, saving every `batch` links; the counts per status."""
         counts: Counter[str] = Counter()
         pending: list[_Pending] = []
-        for n, r in enumerate(todo, 1):
-            d = self.link_option(r["mesra1"], r["mesra2"], own_poet=r["poet"], threshold=threshold)
+        for n, d in enumerate(self._decisions(todo, threshold), 1):
+            r = todo[n - 1]
             counts[d.status] += 1
             c = d.candidate
             others = to_json([[o.poem, o.index, o.poet_slug] for o in d.others]) \
@@ -166,6 +169,48 @@ class LinksRepo:
                 if on_progress:
                     on_progress(n, len(todo))
         return counts
+
+    def _decisions(self, todo: list[sqlite3.Row], threshold: float | None) -> Iterator[Decision]:
+        """Each option's decision, in order. Many options are decided by LINK_THREADS threads,
+        each with its own read-only connection and word counts (SQLite runs the FTS5 queries,
+        most of the time, outside Python's lock): the same decisions as one at a time."""
+        def one(links: LinksRepo, r: sqlite3.Row) -> Decision:
+            return links.link_option(r["mesra1"], r["mesra2"], own_poet=r["poet"], threshold=threshold)
+
+        if LINK_THREADS < 2 or len(todo) < THREADED_FROM or not self.db.path.is_file():
+            yield from (one(self, r) for r in todo)
+            return
+        from concurrent.futures import ThreadPoolExecutor
+
+        local = threading.local()
+
+        def decide(r: sqlite3.Row) -> Decision:
+            links = getattr(local, "links", None)
+            if links is None:
+                db = Database(self.db.path, read_only=True)
+                links = local.links = LinksRepo(db, CorpusRepo(db))
+                links._df = {}
+            return one(links, r)
+
+        def close(barrier: threading.Barrier) -> None:
+            """Each thread closes its own connection (SQLite's may be closed only there): the
+            barrier keeps a thread from taking a second of these."""
+            try:
+                barrier.wait(timeout=60)
+            except threading.BrokenBarrierError:
+                pass
+            links = getattr(local, "links", None)
+            if links is not None:
+                links.db.close()
+                local.links = None
+
+        pool = ThreadPoolExecutor(LINK_THREADS, thread_name_prefix="link")
+        try:
+            yield from pool.map(decide, todo)
+        finally:
+            barrier = threading.Barrier(LINK_THREADS)
+            list(pool.map(close, [barrier] * LINK_THREADS))
+            pool.shutdown()
 
     def link_saved(self, uids: list[str]) -> Counter[str]:
         """The save hook: link these just-saved questions. Best effort: when the database is

@@ -10,10 +10,7 @@ import socket
 import sqlite3
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any
-
-import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from typing import TYPE_CHECKING, Any
 
 from .. import redact
 from ..models import SCORED_STATUSES, Prediction, Run, RunSummary, SampleVote, sample_vote, tally
@@ -21,6 +18,10 @@ from ..models.keys import now
 from .db import Database
 from .errors import LeaseHeld
 from .rows import question_id, to_json
+
+if TYPE_CHECKING:  # numpy is imported by the vector cache's calls only (a light command never loads it)
+    import numpy as np
+    from numpy.typing import ArrayLike, NDArray
 
 _RUN_COLUMNS = ("id, kind, model, params, status, total, created_at, finished_at, prompt_template, "
                 "prompt_hash, note, reason, archived")
@@ -367,6 +368,8 @@ class RunsRepo:
     # ------------------------------------------------------------ caches
 
     def cached_vectors(self, key: tuple[str, str, str, str], hashes: list[str]) -> dict[str, NDArray[np.float32]]:
+        import numpy as np
+
         out: dict[str, NDArray[np.float32]] = {}
         for start in range(0, len(hashes), 500):
             chunk = hashes[start:start + 500]
@@ -378,6 +381,8 @@ class RunsRepo:
         return out
 
     def cache_vectors(self, key: tuple[str, str, str, str], vectors: Mapping[str, ArrayLike]) -> None:
+        import numpy as np
+
         with self.db.tx():
             self.db.conn.executemany(
                 "INSERT OR IGNORE INTO embedding_cache (model_id, revision, prefix, normalization, "

@@ -253,3 +253,33 @@ def test_cli_report_without_runs(tmp_path, capsys):
     Store(tmp_path / "empty.db").close()
     assert main(["--db", str(tmp_path / "empty.db"), "report"]) == 1
     assert "no runs to report" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ a CLI that starts at once
+
+HEAVY = ("openai", "numpy", "torch", "scipy", "sentence_transformers", "pydantic", "textual", "rich",
+         "hazm", "sklearn", "statsmodels", "matplotlib", "inspect_ai", "httpx", "httpx2", "asyncio")
+LOADED = """
+import contextlib, io, json, sys
+from persian_tui.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    try:
+        code = main(sys.argv[1:])
+    except SystemExit as e:
+        code = e.code
+print(json.dumps({"code": code, "heavy": sorted(m for m in HEAVY if m in sys.modules)}))
+""".replace("HEAVY", repr(HEAVY))
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["run", "llm", "--help"], ["stats"], ["runs"], ["export"],
+                                  ["corpus", "stats"], ["setting"]])
+def test_light_commands_import_no_heavy_library(argv, tmp_path):
+    """`--help` and the commands that only read the database load none of the libraries that
+    make a start slow (each heavy library is imported by the commands that use it): checked in
+    a fresh process, as a user starts it."""
+    db = tmp_path / "light.db"
+    assert main(["--db", str(db), "sample"]) == 0
+    out = subprocess.run([sys.executable, "-c", LOADED, "--db", str(db), *argv], capture_output=True,
+                         text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True)
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert result["code"] in (0, None) and result["heavy"] == []

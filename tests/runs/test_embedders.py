@@ -343,3 +343,15 @@ def test_vectors_from_the_endpoint_keep_the_scores_finite(bank6):
         p = run_embedding(bank6, EmbedRunSpec(model="openai:e", base_url=server.url))
     assert p.status == "done"
     assert all(np.isfinite(x.scores).all() for x in bank6.runs.predictions(p.run_id))
+
+
+def test_tfidf_fitted_vectors_are_the_fitted_embedders_vectors():
+    """One pass (fit_transform) gives the vectors of fitting and then embedding the same texts,
+    bit for bit (similar couplets use it)."""
+    import numpy as np
+
+    from persian_tui.runs.embedders import TfidfEmbedder
+
+    texts = ["الا یا ایها الساقی ادر کاسا و ناولها", "که عشق آسان نمود اول ولی افتاد مشکل‌ها",
+             "به بوی نافه‌ای کاخر صبا زان طره بگشاید", "ز تاب جعد مشکینش چه خون افتاد در دل‌ها", "عشق"]
+    assert np.array_equal(TfidfEmbedder.fitted_vectors(texts), TfidfEmbedder(texts).embed(texts))

@@ -112,3 +112,50 @@ def test_item_specific_rejections_do_not_trip_the_breaker(bank6):
     r, p = llm_run_at(bank6, lambda body, n: Reply(400, {"error": {"message": "context length exceeded"}}),
                       concurrency=1, max_failures=2)
     assert p.done == 6 and p.status == "failed" and "no request succeeded" in bank6.runs.get_run(r.id).reason
+
+
+# ------------------------------------------------------------------ rows written in batches
+
+
+def test_rows_ready_together_are_written_in_one_transaction():
+    """Replies ready in the same turn of the event loop share one write; each save returns
+    once its row is written; a request cancelled while its batch is written still has its
+    row written, and drain() waits for the last batch."""
+    from persian_tui.runs.lifecycle import RowWriter
+
+    batches: list[list[int]] = []
+    writer = RowWriter(lambda rows: batches.append(list(rows)))
+
+    async def main() -> None:
+        written = []
+
+        async def one(i: int) -> None:
+            await writer.save(i)
+            written.append(i in [r for b in batches for r in b])
+
+        await asyncio.gather(*(one(i) for i in range(5)))
+        assert batches == [[0, 1, 2, 3, 4]] and written == [True] * 5
+        task = asyncio.ensure_future(writer.save(9))
+        await asyncio.sleep(0)
+        task.cancel()
+        await writer.drain()
+        assert batches[-1] == [9]
+
+    asyncio.run(main())
+
+
+def test_a_row_is_committed_before_its_progress_is_counted(bank10):
+    """With 8 requests in flight the rows go in batches, and every progress report counts
+    only rows already in the database (read by another connection)."""
+    from persian_tui.store import Store
+
+    seen = []
+    with LLMServer(lambda body, n: chat("Answer: 2")) as server:
+        r = create_llm_run(bank10, LLMRunSpec(base_url=server.url, model="m", concurrency=8, cache=False))
+        with Store(bank10.path) as other:
+            def check(p):
+                seen.append((p.done, len(other.runs.predictions(r.id))))
+
+            p = asyncio.run(execute_llm_run(bank10.path, r.id, on_progress=check))
+    assert p.status == "done" and p.done == 10
+    assert all(stored >= done for done, stored in seen) and seen[-1] == (10, 10)

@@ -253,3 +253,85 @@ def test_a_reply_that_cannot_be_decoded_names_the_cause(bank6):
     reply = Reply(body=b"not gzip at all", headers={"content-encoding": "gzip"})
     r, p = llm_run_at(bank6, lambda body, n: reply, limit=1)
     assert "decompress" in bank6.runs.predictions(r.id)[0].error
+
+
+# ------------------------------------------------------------------ the lean reply path
+
+LEAN_BODIES = [body for body, _ in HOSTILE if isinstance(body, dict)] + [
+    chat("Answer: 2").body, chat(None).body, chat("x", reasoning="because", cost=0.5).body,
+    chat("x", tokens=(-1, 2)).body, chat("x", cost=float("inf")).body, chat("x", cost="free").body,
+    {"error": {"message": "over quota"}}, {"error": "plain"}, {"choices": None, "error": {"code": 5}},
+    {"foo": 1}, {},
+    {"choices": [{"message": {"content": None, "refusal": "I cannot"}, "finish_reason": "stop"}]},
+    {"choices": [{"message": {"content": "a", "reasoning_content": "r"}, "finish_reason": 5}]},
+    {"choices": [{"message": {"content": "a"}}], "usage": [1, 2]},
+    {"choices": [{"message": {"content": "a"}}], "usage": {"total_tokens": 3}},
+    {"choices": [{"message": {"content": "a"}}], "usage": {"prompt_tokens": True, "completion_tokens": 2.5}},
+    {"choices": [{"message": {"content": "a"}}], "usage": "many"},
+    {"choices": [5]}, {"choices": ["Answer: 1"]}, {"choices": [[1]]}, {"choices": [{"message": None}]},
+    {"choices": [{"message": {"content": "a" * 1_000_010}}]},
+]
+
+
+@pytest.mark.parametrize("body", LEAN_BODIES, ids=range(len(LEAN_BODIES)))
+def test_the_lean_reply_path_reads_what_the_client_models_read(body):
+    """The client posts the body as JSON and reads a JSON object through `Fields` instead of
+    building the openai client's models: completion_of gives the same result or the same
+    error either way."""
+    from openai.types.chat import ChatCompletion
+
+    from persian_tui.runs.llm_client import Fields, completion_of
+
+    client = LLMClient("http://127.0.0.1:9/v1", "m")
+
+    def outcome(reply):
+        try:
+            return completion_of(reply, 0.1, content_type="application/json")
+        except ValueError as e:
+            return f"ValueError: {e}"
+
+    data = json.loads(json.dumps(body))
+    typed = client.client._process_response_data(data=data, cast_to=ChatCompletion, response=None)
+    assert outcome(Fields(data)) == outcome(typed)
+
+
+def test_the_request_body_is_the_one_the_typed_client_sent(bank10):
+    """Posting the plain body sends what `chat.completions.create` sent: model, messages,
+    parameters and response_format, nothing more."""
+    with LLMServer(lambda body, n: chat("Answer: 1")) as server:
+        messages = [{"role": "system", "content": "سلام"}, {"role": "user", "content": "x"}]
+        fmt = {"type": "json_object"}
+
+        async def ask() -> None:
+            client = LLMClient(server.url, "m", timeout=5)
+            await client.complete(messages, params={"temperature": 0, "seed": 3}, response_format=fmt)
+            await client.close()
+
+        asyncio.run(ask())
+    assert server.requests == [{"model": "m", "messages": messages, "temperature": 0, "seed": 3,
+                                "response_format": fmt}]
+    assert {k.lower(): v for k, v in server.headers[0].items()}["content-type"] == "application/json"
+
+
+def test_a_request_waiting_to_retry_gives_its_slot_to_another(bank10):
+    """Concurrency 1: while the second question waits out its 429's Retry-After (the endpoint
+    answered the first), the third is asked (the limit counts requests in flight, not waits);
+    the retry then comes, and at most one request is ever in flight. (An endpoint that answers
+    nothing keeps the slots: the breaker tests in test_lifecycle.py.)"""
+    in_flight = [0, 0]  # now, most
+
+    def script(body, n):
+        in_flight[0] += 1
+        in_flight[1] = max(in_flight)
+        try:
+            if n == 1:
+                return Reply(429, {"error": {"message": "slow down"}}, headers={"Retry-After": "2"})
+            return chat("Answer: 1")
+        finally:
+            in_flight[0] -= 1
+
+    r, p, server = llm_run(bank10, script, max_retries=2, limit=3, concurrency=1, cache=False)
+    asked = [b["messages"][-1]["content"] for b in server.requests]
+    assert p.status == "done" and p.done == 3 and p.errors == 0
+    assert len(set(asked[:3])) == 3 and asked[3] == asked[1]
+    assert in_flight[1] == 1

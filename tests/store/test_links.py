@@ -306,3 +306,53 @@ def test_an_edit_during_a_link_run_keeps_the_editors_link(store, tmp_path):
     link = store.links.links(["q-e"])["q-e"][1]
     assert (link.status, link.couplet.poet) == ("linked", "خیام")
     assert link.couplet.mesra1 == ROBAEE[0]
+
+
+def test_options_decided_by_threads_link_as_one_at_a_time(corpus, monkeypatch):
+    """Many options are decided by threads with their own connections: the links (status,
+    couplet, method, score, candidates, others, order) are those of deciding one at a time, on
+    options made from the corpus verbatim, swapped, damaged and unknown."""
+    import threading
+
+    from persian_tui.store import links as links_module
+
+    rows = corpus.conn.execute("SELECT mesra1, mesra2 FROM corpus_couplets WHERE mesra2 != '' "
+                               "ORDER BY id").fetchall()
+    options = []
+    for i in range(96):  # each couplet in six forms
+        (m1, m2), way = rows[i % len(rows)], i // len(rows) % 6
+        if way == 1:
+            m1, m2 = m2, m1
+        elif way == 2:
+            m1 = " ".join(w[:-1] if len(w) > 3 and j % 2 else w for j, w in enumerate(m1.split()))
+        elif way == 3:
+            m2 = "مصراعی که در هیچ دیوانی نیامده است"
+        elif way == 4:
+            m2 = rows[(i + 1) % len(rows)][1]
+        elif way == 5:
+            m2 = " ".join(m2.split()[1:])
+        options.append((m1, m2))
+    corpus.questions.add_questions([make_question(f"q-{n:03d}", couplets=options[n * 4:n * 4 + 4], key=1)
+                                    for n in range(len(options) // 4)])
+
+    def linked() -> dict:
+        return corpus.links.links()
+
+    monkeypatch.setattr(links_module, "LINK_THREADS", 1)
+    corpus.links.link_questions(force=True)  # (swapped options are put in the poet's order here)
+    one_at_a_time = corpus.links.link_questions(force=True)
+    before = linked()
+    threads: set[str] = set()
+    decide = links_module.LinksRepo.link_option
+
+    def spy(self, *a, **kw):
+        threads.add(threading.current_thread().name)
+        return decide(self, *a, **kw)
+
+    monkeypatch.setattr(links_module.LinksRepo, "link_option", spy)
+    monkeypatch.setattr(links_module, "LINK_THREADS", 2)
+    monkeypatch.setattr(links_module, "THREADED_FROM", 8)
+    threaded = corpus.links.link_questions(force=True)
+    assert linked() == before and threaded == one_at_a_time
+    assert len(before) == len(options) // 4 and one_at_a_time["linked"] > 40
+    assert threads and all(name.startswith("link") for name in threads)
