@@ -455,7 +455,7 @@ class AuthorScreen(AppState, Screen["str | None"]):
                 self.notify(f"option {position} ← {couplet.poem}#{couplet.couplet + 1} ({couplet.poet})",
                             timeout=3)
 
-        shown = bidi.display_line(" / ".join(t for t in typed[:2] if t), 64, self.mode)
+        shown = bidi.cut(" / ".join(t for t in typed[:2] if t), 240)  # logical: the dialog lays it out
         self.app.push_screen(ConfirmDialog(
             f"Option {position} holds text you typed:\n  {shown}\n"
             f"Replace it with {couplet.poem}#{couplet.couplet + 1} ({couplet.poet})?"), answered)
