@@ -99,3 +99,9 @@ def shown(widget) -> list[str]:
     from textual.geometry import Region
 
     return [strip.text for strip in widget.render_lines(Region(0, 0, *widget.outer_size))]
+
+
+def screen_lines(app) -> list[str]:
+    """Every line the compositor would send to the terminal now, as text (no control segments)."""
+    update = app.screen._compositor.render_full_update()
+    return ["".join(seg.text for strip in line for seg in strip if not seg.control) for line in update.strips]

@@ -137,7 +137,7 @@ async def test_near_duplicate_warns_and_asks_to_save_again(db):
         screen = await open_screen(pilot, "n", AuthorScreen)
         fill(screen, LOVE)
         await settle(pilot, seconds=0.6)  # the check runs once typing pauses
-        assert "near-duplicate of q-love (score 100)" in messages(app)
+        assert "near-duplicate of q-love (6), score 100" in messages(app)  # uid and source id
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert "press ctrl+s again to save anyway" in messages(app)

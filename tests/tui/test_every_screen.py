@@ -423,3 +423,51 @@ async def test_main_text_shows_eight_lines_at_80x24(tmp_path, keys, selector):
         widget = app.screen.query_one(selector)
         geometry = app.screen.find_widget(widget)
         assert geometry.region.intersection(geometry.clip).height >= 8, selector
+
+
+# ------------------------------------------------------------------ one identifier
+
+
+async def test_one_identifier_on_every_screen(tmp_path):
+    """A question is named the same way on every screen: its uid with its source id beside it
+    (display.question_id) — the bank's table and detail, labelling, adjudication, review and
+    the report's Hardest and Items tabs."""
+    from tui_helpers import screen_lines
+
+    from persian_tui.tui.screens.adjudicate import AdjudicationScreen
+    from persian_tui.tui.screens.label import LabelScreen
+    from persian_tui.tui.screens.report import ReportScreen
+    from persian_tui.tui.screens.review import ReviewScreen
+
+    db = full_db(tmp_path / "all.db")
+    with Store(db) as s:
+        s.conn.execute("UPDATE questions SET source_id = CAST(100 + CAST(substr(uid, 3) AS INTEGER) AS TEXT)")
+    name = lambda uid: display.question_id(uid, str(100 + int(uid[2:])))  # noqa: E731
+
+    def on_screen(uid: str) -> bool:
+        return any(name(uid) in line for line in screen_lines(app))
+
+    app = make_app(db, annotator="reza")
+    async with app.run_test(size=SIZE) as pilot:
+        bank = await bank_loaded(pilot)
+        table = bank.query_one("BankTable")
+        assert str(table.get_cell("q-00", "id")) == name("q-00")
+        assert on_screen("q-00"), "bank"
+        for key, kind in (("l", LabelScreen), ("a", AdjudicationScreen), ("v", ReviewScreen)):
+            screen = await open_screen(pilot, key, kind)
+            await settle(pilot)
+            assert screen.current is not None
+            assert on_screen(screen.current.uid), kind.__name__
+            await pilot.press("q" if key != "l" else "escape")
+            await settle(pilot)
+            while app.screen is not bank:
+                await pilot.press("escape")
+                await settle(pilot)
+        screen = await open_screen(pilot, "p", ReportScreen)
+        await wait_for(pilot, lambda: screen.report is not None, "the report")
+        for tab, table_id in (("5", "hard-table"), ("7", "items-table")):
+            await pilot.press(tab)
+            await settle(pilot)
+            table = screen.query_one(f"#{table_id}", DataTable)
+            uid = table.coordinate_to_cell_key((0, 0)).row_key.value
+            assert str(table.get_cell_at((0, 0))) == name(uid), table_id

@@ -17,7 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from ... import bidi, settings
+from ... import bidi, display, settings
 from ...annotation.agreement import is_fast
 from ...models import Label, Progress, Question, QueueScope
 from ...store import Store, StoreBusy, StoreError
@@ -204,7 +204,7 @@ class LabelScreen(AppState, Guarded, Screen[None]):
         parts: list[str | tuple[str, str]] = [("✎ ", "dim"), (self.annotator, "bold")]
         if q is not None:
             mark = (" ◆ chosen", "bold $text-accent") if self.chosen else (" ↶ undone", "bold $text-warning")
-            parts += [" │ ", (q.uid, "bold"), mark if not self.from_queue else "",
+            parts += [" │ ", (display.question_id(q.uid, q.source_id), "bold"), mark if not self.from_queue else "",
                       " │ ⏱ ", (clock(monotonic() - self.shown_at), "bold"),
                       " │ confidence ", (self.confidence or "—", "bold $text-accent"), (" (c)", "dim")]
         parts += [" │ target ", (fa(self.target), "bold"), (" (t)" if self.sets_target else "", "dim")]

@@ -17,7 +17,7 @@ from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from ... import bidi
+from ... import bidi, display
 from ...judging.distribution import judge_agreement
 from ...judging.verdicts import DEFAULT_TAXONOMY
 from ...models import ErrorCategory, JudgmentRow, Run
@@ -172,11 +172,14 @@ class ReviewScreen(AppState, Screen[None]):
 
     def _fill(self, select: int | None, index: int) -> None:
         queue = self.query_one("#rv-queue", OptionList)
-        uid_w = max((len(j.uid) for j in self.rows), default=4)
+        ids = self.store.questions.source_ids()
+        names = [display.question_id(j.uid, ids.get(j.uid)) for j in self.rows]
+        uid_w = max((len(n) for n in names), default=4)
         model_w = max((len(self.model_name(j)) for j in self.rows), default=5)
         queue.clear_options()
         queue.add_options([Option(queue_entry(j, self.cats, self.model_name(j), min(uid_w, 24),
-                                              min(model_w, 28)), id=str(j.id)) for j in self.rows])
+                                              min(model_w, 28), name), id=str(j.id))
+                           for j, name in zip(self.rows, names)])
         self.query_one("#rv-body").set_class(not self.rows, "-empty")
         if self.rows:
             pos = self.ids.index(select) if select in self.ids else min(index, len(self.rows) - 1)
