@@ -78,9 +78,11 @@ def queue_entry(item: ItemVotes, source_id: str | None = None) -> str:
     ASCII digits)."""
     votes = " ".join(str(v) for v in sorted(item.votes.values())) or "-"
     key = item.key if item.key is not None else "-"
-    mark = " ⚑" if item.flags or item.review_flags else ""
-    mark += " " + "/".join(ITEM_MARKS[f] for f in item.item_flags if f in ITEM_MARKS) if item.item_flags else ""
-    return f"{display.question_id(item.uid, source_id)}  key {key} · {votes}{mark}"
+    # the marks first: a long line is cut at its votes ("…"), never wrapped, never its marks
+    marks = ["⚑"] if item.flags or item.review_flags else []
+    marks += ["/".join(ITEM_MARKS[f] for f in item.item_flags if f in ITEM_MARKS)] if item.item_flags else []
+    head = " ".join(m for m in marks if m)
+    return f"{head + ' ' if head else ''}{display.question_id(item.uid, source_id)}  key {key} · {votes}"
 
 
 def _indented(tag: str, text: str, width: int, mode: Mode, style: str = "") -> list[Line]:
@@ -132,7 +134,7 @@ def item_lines(q: Question, item: ItemVotes, width: int, mode: Mode) -> list[Lin
 
     reasons = why(item)  # one line each (item-analysis evidence is long), wrapped to the pane
     wrapped = [t for r in reasons for t in textwrap.wrap(r, max(width - LABEL, 20))] or [""]
-    out += [Line(t, "$text-warning", "why" if i == 0 else "") for i, t in enumerate(wrapped)]
+    out += [Line(t, "$text-warning", "why" if i == 0 else " ") for i, t in enumerate(wrapped)]
     out += [Line(""), Line("", "", "votes")]
     for label in item.labels:
         if label.answer is not None:
