@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from typing import Any
 
 from textual import on
 from textual.app import ComposeResult
@@ -122,6 +123,29 @@ def corpus_warnings(store: Store, options: list[Option], chosen: dict[int, Corpu
 # ------------------------------------------------------------------ screen
 
 
+class KeyField(Input):
+    """The key: one digit 1–4 (Persian digits too); anything else is refused with a word why."""
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(placeholder="1-4 (the outlier)", max_length=1, restrict=r"[1-4۱-۴١-٤]?",
+                         compact=True, **kw)
+        self._typed = ""
+
+    def replace(self, text: str, start: int, end: int) -> None:
+        self._typed = text
+        super().replace(text, start, end)
+
+    def restricted(self) -> None:
+        typed = display.line(self._typed)
+        if len(self._typed) == 1 and self._typed.isdigit():
+            why = f"key: {typed} is not an option: only 1–4 (۱–۴), the couplet that does not belong"
+        elif self.value:
+            why = f"key: one digit, 1–4 (۱–۴); {display.line(self.value)} is set (Backspace clears it)"
+        else:
+            why = f"key: only 1–4 (۱–۴), not “{typed}”"
+        self.notify(why, severity="warning", timeout=4)
+
+
 def _row(label: str, widget: Widget, classes: str = "") -> Horizontal:
     return Horizontal(Label(label, classes="field-label"), widget, classes=f"field-row {classes}")
 
@@ -180,8 +204,7 @@ class AuthorScreen(AppState, Screen["str | None"]):
                         yield _row(f"{i} hemistich 1", _text(f"m1-{i}"), "-couplet")
                         yield _row("  hemistich 2", _text(f"m2-{i}"))
                         yield _row("  poet", _text(f"poet-{i}", "optional", "-poet"))
-                    yield _row("key", Input(id="key", placeholder="1-4 (the outlier)", max_length=1,
-                                            restrict=r"[1-4۱-۴١-٤]?", compact=True), "-gap")
+                    yield _row("key", KeyField(id="key"), "-gap")
                     yield _row("status", Select([("draft", "draft"), ("ready", "ready")], id="status",
                                                 allow_blank=False, value="draft", compact=True))
                     yield _row("category", _text("category"), "-gap")
