@@ -9,7 +9,7 @@ import json
 import re
 
 import pytest
-from factories import TIE_KEYS, add_questions, make_question, voted_run
+from factories import TIE_KEYS, add_questions, add_run, make_question, voted_run
 
 from persian_tui import stats
 from persian_tui.cli import main
@@ -144,3 +144,26 @@ def test_report_of_a_run_where_no_request_succeeded_shows_a_dash(tmp_path, capsy
     # no accuracy of 0.0 % (its invalid share, 100.0 %, is a true figure)
     assert not re.search(r"(?<![\d.])0\.0 ?%", line) and "—" in line, line
     s.close()
+
+
+def test_leaderboard_png_keeps_every_label_inside_the_picture(store):
+    """Long model names push the bars right; the x-axis label, the tick labels and the legend
+    still lie whole inside the figure (nothing cut at its edge)."""
+    from persian_tui.reports.report_files import leaderboard_figure
+
+    add_questions(store, [1, 2, 3, 4, 1, 2, 3, 4])
+    for n in range(3):
+        add_run(store, f"organisation-with-a-long-name/model-with-an-even-longer-name-v{n}",
+                [1, 2, 3, 4, 1, 2, (n % 4) + 1, 4])
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig = leaderboard_figure(build_report(store, seed=3, n_boot=50))
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    ax = fig.axes[0]
+    texts = [ax.xaxis.label, *ax.get_yticklabels(), *ax.get_xticklabels(), ax.get_legend()]
+    width, height = fig.bbox.width, fig.bbox.height
+    for t in texts:
+        box = t.get_window_extent(renderer)
+        assert box.x0 >= 0 and box.y0 >= 0 and box.x1 <= width and box.y1 <= height, (t, box, width)
