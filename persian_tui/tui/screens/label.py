@@ -456,7 +456,15 @@ class LabelScreen(AppState, Guarded, Screen[None]):
             "The queue serves a question until it has that many answers."), chosen)
 
     def action_guidelines(self) -> None:
-        self.app.push_screen(GuidelinesScreen())
+        """The guidelines over the item; the item's clock stops while they are open (reading
+        them is not time on the item, and is not saved with its label)."""
+        opened = monotonic()
+
+        def closed(_: None) -> None:
+            self.shown_at += monotonic() - opened
+            self._head()
+
+        self.app.push_screen(GuidelinesScreen(), closed)
 
     def action_back(self) -> None:
         try:
