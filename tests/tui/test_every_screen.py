@@ -471,3 +471,70 @@ async def test_one_identifier_on_every_screen(tmp_path):
             table = screen.query_one(f"#{table_id}", DataTable)
             uid = table.coordinate_to_cell_key((0, 0)).row_key.value
             assert str(table.get_cell_at((0, 0))) == name(uid), table_id
+
+
+# ------------------------------------------------------------------ 80x24 in both bidi modes
+
+
+def column_shown(screen, table, label: str) -> bool:
+    """Whether the column headed ``label`` is wholly on the screen (not scrolled or clipped off)."""
+    geometry = screen.find_widget(table)
+    seen = geometry.region.intersection(geometry.clip)
+    room = seen.width - table.scrollbar_size_vertical
+    x = 0
+    for column in table.ordered_columns:
+        width = column.get_render_width(table)
+        if str(column.label).strip() == label:
+            left = x - int(table.scroll_x)
+            return left >= 0 and left + width <= room
+        x += width
+    raise AssertionError(f"no column {label!r}: {[str(c.label) for c in table.ordered_columns]}")
+
+
+# (path from the bank, the main table, its deciding column)
+DECIDING = [([], "BankTable", "status"), (["m"], "#runs-table", "acc."),
+            (["m", "end", "enter"], "#rd-table", "key"), (["g"], "#people", "accuracy"),
+            (["v", "t"], "#tx-table", "used"),
+            (["p", "1"], "#lb-table", "accuracy"), (["p", "2"], "#pairs-table", "Holm p"),
+            (["p", "5"], "#hard-table", "solved"), (["p", "7"], "#items-table", "flags")]
+
+
+@pytest.mark.parametrize("mode", ["app", "terminal"])
+@pytest.mark.parametrize("keys,selector,deciding", DECIDING, ids=[s for _, s, _ in DECIDING])
+async def test_main_table_and_deciding_column_at_80x24(tmp_path, mode, keys, selector, deciding):
+    """At 80x24, in both bidi modes, each screen's main table shows 8 rows (or all it has) and
+    the column that decides (accuracy, Holm p, status, ...) is on the screen."""
+    app = make_app(full_db(tmp_path / "all.db"), mode, annotator="reza")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await bank_loaded(pilot)
+        for key in keys:
+            await pilot.press(key)
+            await settle(pilot)
+            if key == "p":
+                await wait_for(pilot, lambda: app.screen.report is not None, "the report")
+        await settle(pilot)
+        table = app.screen.query_one(selector, DataTable)
+        assert visible_rows(app.screen, table) >= min(8, table.row_count), (selector, table.row_count)
+        assert column_shown(app.screen, table, deciding), (selector, deciding)
+
+
+@pytest.mark.parametrize("mode", ["app", "terminal"])
+@pytest.mark.parametrize("key,queue", [("a", "#adj-queue"), ("v", "#rv-queue")])
+async def test_queues_show_eight_rows_at_80x24(tmp_path, mode, key, queue):
+    """The adjudication and review queues show 8 questions at 80x24 in both bidi modes, beside
+    (or above) the pane that shows the one chosen."""
+    from textual.widgets import OptionList
+
+    app = make_app(full_db(tmp_path / "all.db"), mode, annotator="reza")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await bank_loaded(pilot)
+        await pilot.press(key)
+        await settle(pilot)
+        widget = app.screen.query_one(queue, OptionList)
+        geometry = app.screen.find_widget(widget)
+        inside = geometry.region.intersection(geometry.clip).height - widget.styles.gutter.height
+        assert min(inside, widget.option_count) >= min(8, widget.option_count), (queue, inside)
+        if key == "v":  # the judge's verdict in view, its rationale below it in the same pane
+            from tui_helpers import screen_lines
+
+            assert any("verdict" in line and "flawed" in line for line in screen_lines(app)), screen_lines(app)

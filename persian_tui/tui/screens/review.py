@@ -105,6 +105,7 @@ class ReviewScreen(AppState, Screen[None]):
         self.runs: dict[int, Run] = {}
         self.cats: dict[str, ErrorCategory] = {}
         self.current: JudgmentRow | None = None
+        self.one_pane = False  # the judge's lines shown in the answer's pane (a short, stacked screen)
         self.head = f"review · {reviewer}"
         self.kappa = "judge vs human κ …"
         self.generation = 0  # of the header's kappa
@@ -143,7 +144,15 @@ class ReviewScreen(AppState, Screen[None]):
         short = self.app.size.height < SHORT_BELOW
         # a short screen keeps the panes side by side (stacked, each would get 5 lines)
         stacked = self.mode.name == "terminal" or (self.app.size.width < STACK_BELOW and not short)
-        self.query_one("#rv-body").set_class(stacked, "-stacked").set_class(short, "-short")
+        # short and stacked (a bidi terminal at 80x24): one pane, the judge's lines on top of the
+        # question and the model's answer, so the queue keeps 8 rows and nothing is out of reach
+        one_pane = stacked and short
+        self.query_one("#rv-body").set_class(stacked, "-stacked").set_class(short, "-short").set_class(
+            one_pane, "-one-pane")
+        if one_pane != self.one_pane:
+            self.one_pane = one_pane
+            if self.current is not None:
+                self._show(self.current)
 
     def on_resize(self) -> None:
         self._apply_layout()
@@ -235,7 +244,13 @@ class ReviewScreen(AppState, Screen[None]):
         model, mode, cats = self.model_name(j), self.mode, self.cats
         judge_run = self.runs.get(j.run_id)
         judge_model = judge_run.model if judge_run else None
-        self.query_one("#rv-answer-view", LinesView).show(lambda w: question_lines(j, q, p, model, w, mode, self.blind))
+        if self.one_pane:
+            self.query_one("#rv-answer-view", LinesView).show(
+                lambda w: [*judge_lines(j, cats, judge_model, w, mode), Line(""), Line("─" * w, "dim"),
+                           *question_lines(j, q, p, model, w, mode, self.blind)])
+        else:
+            self.query_one("#rv-answer-view", LinesView).show(
+                lambda w: question_lines(j, q, p, model, w, mode, self.blind))
         self.query_one("#rv-judge-view", LinesView).show(lambda w: judge_lines(j, cats, judge_model, w, mode))
         self.query_one("#rv-answer").scroll_home(animate=False)
         self.query_one("#rv-judge").scroll_home(animate=False)
