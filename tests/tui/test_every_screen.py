@@ -396,23 +396,40 @@ def test_every_screen_at_80x24(tmp_path, snap_compare, monkeypatch, keys, title)
     in view, its footer with "? Help"."""
     monkeypatch.setattr("persian_tui.tui.screens.label.monotonic", lambda: 1000.0)  # ⏱ 0:00
     db = full_db(tmp_path / "all.db")
-
-    async def run_before(pilot) -> None:
-        await bank_loaded(pilot)
-        for key in keys:
-            await pilot.press(key)
-            await settle(pilot)
-        if title == "report":
-            await wait_for(pilot, lambda: pilot.app.screen.report is not None, "the report")
-            # and every tab filled from it (a loaded worker may post the report before the tables fill)
-            await wait_for(pilot, lambda: pilot.app.screen.query_one("#lb-table").row_count > 0, "the leaderboard")
-            await settle(pilot, pauses=5)
-        for field in pilot.app.screen.query("Input"):
-            field.cursor_blink = False  # the cursor is drawn the same in every run
-        await settle(pilot)
-
     assert snap_compare(make_app(db, annotator="reza", db_label="all.db"), terminal_size=(80, 24),
-                        run_before=run_before)
+                        run_before=lambda pilot: reach(pilot, keys, title))
+
+
+@pytest.mark.parametrize("keys,title", SNAPSHOT_PATHS, ids=[t.replace(" ", "-") for _, t in SNAPSHOT_PATHS])
+def test_every_screen_at_80x24_in_a_bidi_terminal(tmp_path, snap_compare, monkeypatch, keys, title):
+    """Every screen at 80x24 in ``--bidi terminal`` (logical text, the terminal reorders):
+    tests/tui/__snapshots__/test_every_screen/test_every_screen_at_80x24_in_a_bidi_terminal[*].svg."""
+    monkeypatch.setattr("persian_tui.tui.screens.label.monotonic", lambda: 1000.0)  # ⏱ 0:00
+    db = full_db(tmp_path / "all.db")
+    assert snap_compare(make_app(db, "terminal", annotator="reza", db_label="all.db"), terminal_size=(80, 24),
+                        run_before=lambda pilot: reach(pilot, keys, title))
+
+
+async def reach(pilot, keys: list[str], title: str) -> None:
+    """From the bank to the screen ``title``, every worker done and every table filled, so a
+    snapshot is the same under any load."""
+    await bank_loaded(pilot)
+    for key in keys:
+        await pilot.press(key)
+        await settle(pilot)
+    if title == "report":
+        screen = pilot.app.screen
+        await wait_for(pilot, lambda: screen.report is not None, "the report")
+        # and every tab filled from it (a loaded worker may post the report before the tables fill)
+        tables = list(screen.query(DataTable))
+        await wait_for(pilot, lambda: all(t.row_count > 0 for t in tables if t.id in ("lb-table", "pairs-table")),
+                       "the leaderboard and the pairs")
+        await settle(pilot, pauses=5)
+    for field in pilot.app.screen.query("Input"):
+        field.cursor_blink = False  # the cursor is drawn the same in every run
+    await settle(pilot)
+    await pilot.wait_for_scheduled_animations()
+    await settle(pilot)
 
 
 @pytest.mark.parametrize("keys,selector", [(["n"], "#author-form"), (["a"], "#adj-detail"),
