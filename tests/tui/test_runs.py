@@ -805,3 +805,17 @@ async def test_the_form_remembers_each_kind_on_its_own(db):
         form.query_one("#model", Input).value = "typed-now"  # typed here: kept across kinds
         await fill(pilot, form, kind="llm")
         assert form.query_one("#model", Input).value == "typed-now"
+
+
+async def test_the_form_fits_80x24_with_its_buttons(db):
+    """At 80x24 with three errors shown, the Launch button is still on the screen."""
+    app = make_app(db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_runs(pilot)
+        form = await open_form(pilot)
+        await fill(pilot, form, base_url="", model="", concurrency="0")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        button = form.query_one("#launch")
+        geometry = form.find_widget(button)
+        assert geometry.region.intersection(geometry.clip).height == 1 and geometry.region.bottom <= 23
