@@ -192,10 +192,11 @@ async def test_replace_question_wraps_persian_before_reordering_it(db, mode):
     logical message wrapped first and reordered after (bidi.block), so the typed text's first
     words open its first line and the poet's name in brackets reads as a word (reordered in app
     mode), not in logical order."""
+    from tui_helpers import shown
+
     from persian_tui import bidi
     from persian_tui.models import CorpusCouplet
     from persian_tui.tui.widgets.dialogs import ConfirmDialog
-    from tui_helpers import shown
 
     typed = "گر چه دوریم به یاد تو قدح می‌گیریم بعد منزل نبود در سفر روحانی و باز هم دوریم"
     couplet = CorpusCouplet("/hafez/ghazal/sh1", 0, HAFEZ_1[0], HAFEZ_1[1], "حافظ", "hafez", "غزل ۱",
