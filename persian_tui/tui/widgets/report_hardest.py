@@ -19,6 +19,9 @@ if TYPE_CHECKING:
     from ...reports.figures import Report
 
 
+SCROLLBAR = 2  # the table's vertical scrollbar (more rows than lines)
+
+
 class HardestTab(ReportTab):
     """Tab 5: the questions the fewest runs solve, and the wrong option they chose most."""
 
@@ -45,7 +48,8 @@ class HardestTab(ReportTab):
         # the couplet gets the room the other columns leave: cut here at its logical end, never
         # by the table (which would cut a reordered line at its logical start)
         used = sum(max([len(head), *(len(r[1][i]) for r in rows)]) + 2 for i, head in enumerate(heads))
-        room = min(40, max(12, self.app.size.width - used - 4))
+        shown = table.size.width or self.app.size.width - 4  # the tab is filled before it is laid out
+        room = min(40, max(12, shown - SCROLLBAR - used - 2))  # 2: the couplet cell's padding
         for i, head in enumerate(heads):
             table.add_column(head if i == 0 else right(head), key=("uid", "solved", "key", "wrong", "share")[i])
         table.add_column(right("first couplet"), key="text", width=room)
