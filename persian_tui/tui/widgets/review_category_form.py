@@ -44,9 +44,9 @@ class CategoryForm(AppState, ModalScreen["ErrorCategory | None"]):
     """Enter moves to the next field and saves on the last; Ctrl+S saves; Escape cancels."""
 
     DEFAULT_CSS = """
-    CategoryForm { align: center middle; }
+    CategoryForm { align: center top; }  /* it does not move as its content changes */
     CategoryForm > Vertical {
-        width: 90; max-width: 95%; height: auto; max-height: 95%;
+        width: 90; max-width: 95%; height: auto; max-height: 95%; margin: 1 0 0 0;
         border: round $accent; background: $surface; padding: 1 2;
     }
     CategoryForm #form-title { text-style: bold; }
@@ -55,10 +55,10 @@ class CategoryForm(AppState, ModalScreen["ErrorCategory | None"]):
     CategoryForm .form-row Input { width: 1fr; height: 1; border: none; padding: 0 1; }
     CategoryForm .form-row Input:focus { background: $boost; }
     CategoryForm .form-preview {
-        color: $text-accent; display: none; margin: 0 0 0 22; padding: 0 1;
+        color: $text-accent; height: 1; margin: 0 0 0 22; padding: 0 1;
         content-align-horizontal: right;
     }
-    CategoryForm #form-error { color: $text-error; height: auto; }
+    CategoryForm #form-error { color: $text-error; height: 2; }  /* kept free: errors move no field */
     CategoryForm .dialog-hint { color: $text-muted; margin: 1 0 0 0; }
     """
     KEYS_TITLE = "error category"
@@ -106,7 +106,7 @@ class CategoryForm(AppState, ModalScreen["ErrorCategory | None"]):
         mode = self.mode
         rtl = mode.name == "app" and bidi.has_rtl(text)
         preview.update(bidi.display_line(text, 60, mode) if rtl else "")
-        preview.display = rtl
+        preview.display = mode.name == "app"  # its line kept, empty or not: typing moves no field
 
     def on_input_changed(self, event: Input.Changed) -> None:
         field = (event.input.id or "")[2:]
