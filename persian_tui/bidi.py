@@ -104,7 +104,7 @@ def wrap(text: str, width: int) -> list[str]:
     return lines
 
 
-def visual(line: str, *, shape: bool = False, rtl: bool = False) -> str:
+def visual(line: str, *, shape: bool = False, rtl: bool = False, ltr: bool = False) -> str:
     """Put one logical line into display (left-to-right) order.
 
     RTL base direction; Latin words and digit runs stay left-to-right,
@@ -113,25 +113,75 @@ def visual(line: str, *, shape: bool = False, rtl: bool = False) -> str:
     presentation forms for terminals that do not shape.  Lines without RTL
     characters are returned unchanged, unless ``rtl``: the line belongs to a
     right-to-left paragraph (a wrapped line such as "GPT-4o, 2024)." is laid out
-    right-to-left with the rest of its paragraph).
+    right-to-left with the rest of its paragraph). ``ltr``: the line belongs to a
+    left-to-right paragraph (an English sentence naming a Persian poet): LTR base
+    direction, only its right-to-left runs are reordered.
     """
-    return _visual(clean(line), shape, rtl)
+    return _visual(clean(line), shape, rtl, "L" if ltr else "R")
 
 
 @lru_cache(maxsize=8192)
-def _visual(line: str, shape: bool, rtl: bool = False) -> str:
+def _visual(line: str, shape: bool, rtl: bool = False, base: str = "R") -> str:
     if not rtl and not has_rtl(line):
         return line
     if shape:
         line = _get_reshaper().reshape(line)
     if _MIRROR_RE.search(line):
-        levels = _levels(line)
+        levels = _levels(line, base)
         if levels is not None:
-            return _reorder(line, levels)
+            return _reorder(line, levels, 1 if base == "R" else 0)
         from bidi.algorithm import get_display as slow_display  # mirrors, no bracket pairs
 
-        return _fix_marks(slow_display(line, base_dir="R"))
-    return _fix_marks(get_display(line, base_dir="R"))
+        return _fix_marks(slow_display(line, base_dir=base))
+    return _fix_marks(get_display(line, base_dir=base))
+
+
+def starts_rtl(line: str) -> bool:
+    """Whether the line's first strong character is right-to-left (rule P2 of the bidi
+    algorithm): "1. Read ... (۱-۴)" is an English line, "۱. هر چهار بیت" a Persian one."""
+    for ch in line:
+        kind = unicodedata.bidirectional(ch)
+        if kind in ("R", "AL"):
+            return True
+        if kind == "L":
+            return False
+    return False
+
+
+def block(text: str, width: int, mode: Mode) -> list[str]:
+    """The display lines of a block of text that may mix Persian and English (a dialog's
+    message, a note, a pane): the one layout of every such block.
+
+    Each logical line is a paragraph with its own direction (``starts_rtl``). It is wrapped
+    in logical order first and each wrapped line reordered after (never reordered, then
+    wrapped): in "app" mode a Persian paragraph's lines are reordered and right-aligned to
+    ``width``; an English paragraph's lines stay on the left, its Persian runs (a poet's
+    name in brackets) reordered in place and shaped with the mode. "terminal" and "off" keep
+    logical, unpadded lines. An empty line stays empty."""
+    _check_width(width)
+    _check_mode(mode)
+    out: list[str] = []
+    for line in clean(text).splitlines() or [""]:
+        if not line.strip():
+            out.append("")
+        elif mode.name == "app" and starts_rtl(line):
+            out += display_lines(line, width, mode)
+        elif mode.name == "app":
+            out += [visual(part, shape=mode.shape, ltr=True) for part in wrap(line, width)]
+        else:
+            out += wrap(line, width) or [""]
+    return out
+
+
+def cut(text: str, width: int) -> str:
+    """``text`` on one line (whitespace collapsed) in at most ``width`` cells, cut at its
+    logical end with "…": the one way a cell is shortened, before it is reordered."""
+    _check_width(width)
+    text = " ".join(clean(text).split())
+    if cell_len(text) > width:
+        head = chop_cells(text, width - 1)[0].rstrip() if width > 1 else ""
+        text = head + ELLIPSIS
+    return text
 
 
 def display_lines(text: str, width: int, mode: Mode, *, align: str = "right") -> list[str]:
@@ -165,12 +215,8 @@ def display_line(text: str, width: int, mode: Mode) -> str:
     cut in logical order and ends with "…" (so in "app" mode the ellipsis is
     on the left, where RTL text ends).
     """
-    _check_width(width)
     _check_mode(mode)
-    text = " ".join(clean(text).split())
-    if cell_len(text) > width:
-        head = chop_cells(text, width - 1)[0].rstrip() if width > 1 else ""
-        text = head + ELLIPSIS
+    text = cut(text, width)
     return visual(text, shape=mode.shape) if mode.name == "app" else text
 
 
@@ -202,13 +248,13 @@ def _fix_marks(display: str) -> str:
     return _MARKS_BEFORE_BASE.sub(lambda m: m[2] + m[1][::-1], display)
 
 
-def _levels(line: str) -> list[int] | None:
+def _levels(line: str, base: str = "R") -> list[int] | None:
     """Resolved embedding level of each char, from python-bidi's debug output.
 
     That output lists one level per UTF-8 byte.  Returns None if the format
     is not what we expect (the caller then falls back).
     """
-    debug = get_display(line, base_dir="R", debug=True)
+    debug = get_display(line, base_dir=base, debug=True)
     start = debug.find("\n    levels: [")
     end = debug.find("\n    paragraphs: [", start)
     byte_levels = _LEVEL_RE.findall(debug, start, end) if start >= 0 and end >= 0 else []
@@ -221,10 +267,10 @@ def _levels(line: str) -> list[int] | None:
     return levels
 
 
-def _reorder(line: str, levels: list[int]) -> str:
+def _reorder(line: str, levels: list[int], base_level: int = 1) -> str:
     """Rules L1, L2 and L4 of the bidi algorithm, keeping marks on their base."""
     spans = _clusters(line)
-    cluster_levels = _l1([levels[a] for a, _ in spans], [line[a:b] for a, b in spans])
+    cluster_levels = _l1([levels[a] for a, _ in spans], [line[a:b] for a, b in spans], base_level)
     # L4: mirror brackets etc. at odd (RTL) levels.
     clusters = [_mirror(line[a:b], lv) for (a, b), lv in zip(spans, cluster_levels)]
     return "".join(clusters[i] for i in _order(cluster_levels))
@@ -241,13 +287,13 @@ def _clusters(line: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _l1(levels: list[int], clusters: list[str]) -> list[int]:
-    """L1: trailing whitespace goes back to the paragraph level (RTL = 1)."""
+def _l1(levels: list[int], clusters: list[str], base_level: int = 1) -> list[int]:
+    """L1: trailing whitespace goes back to the paragraph level (RTL = 1, LTR = 0)."""
     levels = list(levels)
     i = len(clusters)
     while i and clusters[i - 1].isspace():
         i -= 1
-        levels[i] = 1
+        levels[i] = base_level
     return levels
 
 

@@ -17,7 +17,8 @@ ALM U+061C, and all diacritics.
 
 The figures every view shows (TUI, CLI, report files) are formatted here too, once:
 ``figure``, ``percent``, ``interval``, ``signed_interval``, ``points``, ``p_value``,
-``tokens``, ``seconds``, ``dollars``; a missing figure is ``MISSING``.
+``tokens``, ``seconds``, ``dollars``; a missing figure is ``MISSING``; and the one name of a
+question, ``question_id`` (its uid, with its source id beside it).
 """
 
 from __future__ import annotations
@@ -163,6 +164,14 @@ def dollars(x: float | None) -> str:
     if not x:
         return MISSING
     return f"${x:.4f}" if x < 1 else f"${x:.2f}"
+
+
+def question_id(uid: str, source_id: str | None = None) -> str:
+    """How every view names a question: its uid, with the source id beside it when it has one
+    ("sample-06 (6)"); one line, cleaned."""
+    if source_id and source_id != uid:
+        return line(f"{uid} ({source_id})")
+    return line(uid)
 
 
 def cut(text: str, width: int) -> str:

@@ -117,3 +117,9 @@ async def type_persian(pilot, text: str) -> None:
         key = "enter" if ch == "\n" else "space" if ch == " " else _character_to_key(ch)
         pilot.app.post_message(events.Key(key, "\r" if ch == "\n" else ch))
         await pilot.pause()
+
+
+def screen_lines(app) -> list[str]:
+    """Every line the compositor would send to the terminal now, as text (no control segments)."""
+    update = app.screen._compositor.render_full_update()
+    return ["".join(seg.text for strip in line for seg in strip if not seg.control) for line in update.strips]

@@ -535,7 +535,7 @@ def _png(fig) -> bytes:
 
     FigureCanvasAgg(fig)
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
+    fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None}, bbox_inches="tight", pad_inches=0.1)
     return buf.getvalue()
 
 
@@ -548,6 +548,11 @@ def _figure(width: float, height: float):
 def leaderboard_png(report: Report) -> bytes:
     """Horizontal bars of what the table ranks (accuracy on all answered), best on top, Wilson 95 %
     whiskers, the dashed chance line and the dotted majority-key baseline."""
+    return _png(leaderboard_figure(report))
+
+
+def leaderboard_figure(report: Report):
+    """The leaderboard chart (``leaderboard_png``) as a matplotlib Figure."""
     rows = report.leaderboard
     fig = _figure(8.0, 1.4 + 0.32 * max(len(rows), 1))
     ax = fig.add_subplot()
@@ -566,10 +571,12 @@ def leaderboard_png(report: Report) -> bytes:
     ax.invert_yaxis()
     ax.set_xlim(0, 1)
     ax.xaxis.set_major_formatter(lambda v, _: f"{100 * v:.0f} %")
-    ax.set_xlabel("accuracy on every keyed question the run answered (whiskers: Wilson 95 %)")
+    # two lines: long model names leave the bars little width, and a label wider than its axes
+    # was cut at the picture's edge
+    ax.set_xlabel("accuracy on every keyed question the run answered\n(whiskers: Wilson 95 %)")
     ax.legend(loc="lower right", fontsize=8)
     ax.grid(axis="x", alpha=0.3)
-    return _png(fig)
+    return fig
 
 
 def position_png(report: Report) -> bytes:

@@ -99,6 +99,11 @@ class QuestionsRepo:
     def uids(self) -> set[str]:
         return {r["uid"] for r in self.db.conn.execute("SELECT uid FROM questions")}
 
+    def source_ids(self) -> dict[str, str]:
+        """uid -> source id, for the questions that have one (how every view names a question)."""
+        return {r["uid"]: r["source_id"] for r in self.db.conn.execute(
+            "SELECT uid, source_id FROM questions WHERE source_id IS NOT NULL AND source_id != ''")}
+
     def fingerprints(self) -> dict[str, str]:
         """fingerprint -> uid of the first question with it."""
         out: dict[str, str] = {}

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from .. import bidi
+from .. import bidi, display
 from ..bidi import Mode
 from ..models import OptionLink, Question, QuestionRow
 
@@ -39,7 +39,8 @@ class Line:
 
 
 def row_id(row: QuestionRow) -> str:
-    return row.source_id or row.uid
+    """The question's one identifier (display.question_id: its uid, the source id beside it)."""
+    return display.question_id(row.uid, row.source_id)
 
 
 def couplet_cell(text: str, width: int, mode: Mode) -> str:
@@ -105,7 +106,7 @@ def detail_lines(q: Question | None, width: int, mode: Mode, *, blind: bool = Fa
     width = max(width, 8)
     if q is None:
         return [Line("no question selected", "dim")]
-    out: list[Line] = [Line(f"{q.source_id or ''} {q.uid}".strip(), "dim")]
+    out: list[Line] = [Line(display.question_id(q.uid, q.source_id), "dim")]
     if q.stem:
         out += _rtl_block(q.stem, width, mode, "bold")
     for o in sorted(q.options, key=lambda o: o.position):

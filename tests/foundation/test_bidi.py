@@ -155,7 +155,7 @@ def test_brackets_inside_latin_run_not_mirrored():
 
 
 def test_bracket_fallback_without_levels(monkeypatch):
-    monkeypatch.setattr(bidi, "_levels", lambda line: None)
+    monkeypatch.setattr(bidi, "_levels", lambda line, base="R": None)
     bidi._visual.cache_clear()
     try:
         assert visual("(سلام)") == "(مالس)"
@@ -367,3 +367,49 @@ def test_cells_mixed_run_in_place():
     cells = bidi.visual_cells("مدل GPT-4o")
     assert "".join(c.text for c in cells) == "GPT-4o لدم"
     assert [c.start for c in cells[:6]] == [4, 5, 6, 7, 8, 9]
+
+
+# --- block: wrap in logical order first, reorder each line after ----------------------------
+
+LONG = "گر چه دوریم به یاد تو قدح می‌گیریم بعد منزل نبود در سفر روحانی"
+
+
+def test_block_wraps_logical_text_then_reorders_each_line():
+    """A Persian paragraph too long for its width: the logical first words are on the first
+    line (at its right end), each line is the reordered logical line, right-aligned."""
+    lines = bidi.block(LONG, 24, APP)
+    logical = wrap(LONG, 24)
+    assert len(lines) == len(logical) > 1
+    assert lines == [" " * (24 - cell_len(visual(t))) + visual(t) for t in logical]
+    assert lines[0].endswith(visual("گر چه"))  # never the first word alone on the second line
+    assert bidi.block(LONG, 24, TERMINAL) == logical  # the terminal reorders logical lines
+
+
+def test_block_keeps_english_lines_left_and_lays_out_their_persian_runs():
+    """An English sentence naming a Persian poet in brackets: the sentence reads left to right,
+    the poet's name is reordered (and joined when the mode shapes), the brackets stay put."""
+    text = "Option 1 holds text you typed:\n  " + LONG + "\nReplace it with غزل ۱#3 (حافظ)?"
+    lines = bidi.block(text, 40, Mode("app", shape=True))
+    last = lines[-1]
+    assert last == "Replace it with " + visual("غزل ۱#3 (حافظ)", shape=True) + "?"
+    assert "(" + visual("حافظ", shape=True) + ")" in last  # joined letters, visual order
+    assert lines[0] == "Option 1 holds text you typed:"
+    persian = lines[1:-1]
+    assert len(persian) > 1 and all(cell_len(t) == 40 for t in persian)
+    assert persian[0].rstrip().endswith(visual("گر چه", shape=True))
+    assert bidi.block(text, 40, OFF)[-1] == "Replace it with غزل ۱#3 (حافظ)?"
+
+
+@pytest.mark.parametrize("width", [6, 11, 17, 30])
+def test_block_never_exceeds_its_width_and_loses_no_word(width):
+    text = COUPLETS[3] + "\nSee " + COUPLETS[2]
+    for mode in (APP, Mode("app", shape=True), TERMINAL):
+        lines = bidi.block(text, width, mode)
+        assert all(cell_len(t) <= width for t in lines)
+    assert "".join("".join(bidi.block(text, width, OFF)).split()) == "".join(text.split())
+
+
+def test_cut_is_at_the_logical_end():
+    assert bidi.cut(LONG, 12) == "گر چه دوریم…"
+    assert display_line(LONG, 12, APP) == visual("گر چه دوریم…")
+    assert bidi.cut("short", 12) == "short"

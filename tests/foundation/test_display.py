@@ -70,3 +70,13 @@ def test_tokens_seconds_dollars():
 
 def test_figure():
     assert display.figure(None) == MISSING and display.figure(0.5, "{:.3f}") == "0.500"
+
+
+def test_question_id_is_the_uid_with_its_source_id_beside_it():
+    """One identifier on every screen: the uid, with the source id beside it when the question
+    has one (and it says something the uid does not)."""
+    assert display.question_id("sample-06", "6") == "sample-06 (6)"
+    assert display.question_id("q-1", None) == "q-1"
+    assert display.question_id("q-1", "") == "q-1"
+    assert display.question_id("q-1", "q-1") == "q-1"
+    assert display.question_id("q\x1b-1", "6\n") == "q␛-1 (6␤)"  # data never reaches the terminal raw

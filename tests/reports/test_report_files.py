@@ -157,3 +157,26 @@ def test_controls_from_data_never_reach_report_files(store):
                 text = data.decode("utf-8")
                 assert "\x1b" not in text and "\x07" not in text, name
     assert "evil" in render_files(report, "md")["report.md"].decode("utf-8")
+
+
+def test_leaderboard_png_keeps_every_label_inside_the_picture(store):
+    """Long model names push the bars right; the x-axis label, the tick labels and the legend
+    still lie whole inside the figure (nothing cut at its edge)."""
+    from persian_tui.reports.report_files import leaderboard_figure
+
+    add_questions(store, [1, 2, 3, 4, 1, 2, 3, 4])
+    for n in range(3):
+        add_run(store, f"organisation-with-a-long-name/model-with-an-even-longer-name-v{n}",
+                [1, 2, 3, 4, 1, 2, (n % 4) + 1, 4])
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig = leaderboard_figure(build_report(store, seed=3, n_boot=50))
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    ax = fig.axes[0]
+    texts = [ax.xaxis.label, *ax.get_yticklabels(), *ax.get_xticklabels(), ax.get_legend()]
+    width, height = fig.bbox.width, fig.bbox.height
+    for t in texts:
+        box = t.get_window_extent(renderer)
+        assert box.x0 >= 0 and box.y0 >= 0 and box.x1 <= width and box.y1 <= height, (t, box, width)

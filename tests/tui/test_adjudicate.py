@@ -281,7 +281,7 @@ async def test_item_flags_feed_the_queue_with_their_evidence(tmp_path):
         assert "4 in queue" in header and "1 agree with their key" in header
         entries = [str(screen.query_one("#adj-queue", OptionList).get_option_at_index(i).prompt)
                    for i in range(4)]
-        assert entries[3].endswith("key?")
+        assert entries[3].startswith("key? q-d")  # the marks first: never cut, never wrapped
         await pilot.press("down", "down", "down")
         await pilot.pause()
         text = " ".join(detail(app).split())
@@ -294,3 +294,32 @@ async def test_item_flags_feed_the_queue_with_their_evidence(tmp_path):
     with Store(path) as s:
         assert s.questions.get_question("q-d").status != "curated"
         assert s.questions.get_question("q-e").status == "curated"
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+async def test_queue_lines_never_wrap_their_tags(tmp_path, size):
+    """A queue line with a long identifier, three votes, a flag and item-analysis marks stays
+    one line: the flag and the marks come first, only the votes may be cut ("…")."""
+    from tui_helpers import screen_lines
+
+    from persian_tui import display
+
+    db = tmp_path / "tags.db"
+    with Store(db) as s:
+        s.questions.add_questions([Question(uid=f"sample-question-{n:04d}", source_id=f"book-{n}",
+                                            options=question("x", n).options, key=1, status="ready")
+                                   for n in range(6)])
+        for n in range(6):
+            for who, answer in (("ali", 2), ("sara", 3), ("mina", 4)):
+                s.labels.add_label(f"sample-question-{n:04d}", who, answer, flag=FLAG if who == "ali" else None)
+    app = make_app(db, annotator="reza")
+    async with app.run_test(size=size) as pilot:
+        screen = await open_screen(pilot, "a", AdjudicationScreen)
+        await pilot.pause()
+        queue = screen.query_one("#adj-queue", OptionList)
+        assert queue.option_count == 6
+        top = queue.region.y + 1  # under the border
+        lines = screen_lines(app)[top:top + 6]
+        for n, line in enumerate(lines):
+            name = display.question_id(f"sample-question-{n:04d}", f"book-{n}")
+            assert "⚑" in line and name[:10] in line, (n, lines)

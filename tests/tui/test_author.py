@@ -137,7 +137,7 @@ async def test_near_duplicate_warns_and_asks_to_save_again(db):
         screen = await open_screen(pilot, "n", AuthorScreen)
         fill(screen, LOVE)
         await settle(pilot, seconds=0.6)  # the check runs once typing pauses
-        assert "near-duplicate of q-love (score 100)" in messages(app)
+        assert "near-duplicate of q-love (6), score 100" in messages(app)  # uid and source id
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert "press ctrl+s again to save anyway" in messages(app)
@@ -306,3 +306,22 @@ async def test_a_real_conflict_shows_both_values_and_lets_you_choose(db, side, s
             q = s.questions.get_question("q-love")
         assert (q.stem, q.key, q.category) == (stem, 3, "bob's")
         assert app.screen.query_one("#stem", Input).value == stem
+
+
+async def test_the_key_field_says_why_it_ignores_a_digit(tmp_path):
+    """5 or ۵ in the key field is not taken, and the editor says why (only 1–4), not a silent bell."""
+    app = make_app(tmp_path / "k.db", annotator="reza")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_screen(pilot, "n", AuthorScreen)
+        screen.query_one("#key").focus()
+        await pilot.press("5")
+        await pilot.pause()
+        assert screen.query_one("#key").value == ""
+        said = [n for n in notices(app) if "1–4" in n]
+        assert said and "5" in said[-1], notices(app)
+        await pilot.press("۵")
+        await pilot.pause()
+        assert "۵" in [n for n in notices(app) if "1–4" in n][-1]
+        await pilot.press("۲")
+        await pilot.pause()
+        assert screen.query_one("#key").value == "۲"

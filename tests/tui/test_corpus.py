@@ -184,3 +184,40 @@ async def test_placing_a_couplet_over_typed_text_asks_first(db):
         assert author.query_one("#m1-2", Input).value == "این قافلهٔ عمر عجب می‌گذرد"
         assert author.query_one("#poet-2", Input).value == "خیام"
         assert any("option 2 ← /khayyam/robaee/sh1#" in n for n in notices(app))
+
+
+@pytest.mark.parametrize("mode", ["app", "terminal"])
+async def test_replace_question_wraps_persian_before_reordering_it(db, mode):
+    """The "replace option?" question over long typed Persian: every line of the dialog is the
+    logical message wrapped first and reordered after (bidi.block), so the typed text's first
+    words open its first line and the poet's name in brackets reads as a word (reordered in app
+    mode), not in logical order."""
+    from tui_helpers import shown
+
+    from persian_tui import bidi
+    from persian_tui.models import CorpusCouplet
+    from persian_tui.tui.widgets.dialogs import ConfirmDialog
+
+    typed = "گر چه دوریم به یاد تو قدح می‌گیریم بعد منزل نبود در سفر روحانی و باز هم دوریم"
+    couplet = CorpusCouplet("/hafez/ghazal/sh1", 0, HAFEZ_1[0], HAFEZ_1[1], "حافظ", "hafez", "غزل ۱",
+                            "Ghazal", None, None)
+    app = make_app(db, mode, annotator="reza")
+    async with app.run_test(size=(80, 24)) as pilot:
+        author = await open_screen(pilot, "n", AuthorScreen)
+        author.query_one("#m1-1", Input).value = typed
+        await settle(pilot)
+        assert author._insert_couplet(1, couplet) is False
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmDialog)
+        message = dialog.query_one("#confirm-message")
+        lines = [t.rstrip() for t in shown(message)]
+        width = message.content_size.width
+        expected = [t.rstrip() for t in bidi.block(dialog.message, width, app.bidi_mode)]
+        assert lines[:len(expected)] == expected
+        persian = [t for t in lines if bidi.has_rtl(t) and not t.lstrip().startswith("Replace")]
+        assert len(persian) > 1  # it wraps
+        first = bidi.visual("گر چه") if mode == "app" else "گر چه"
+        assert first in persian[0]
+        poet = bidi.visual("حافظ", shape=app.bidi_mode.shape) if mode == "app" else "حافظ"
+        assert any(t.startswith("Replace it with") and poet in t for t in lines), lines

@@ -211,22 +211,30 @@ def many_runs_db(path: Path) -> Path:
     return path
 
 
-@pytest.mark.parametrize("tab,table_id", [("1", "lb-table"), ("2", "pairs-table"), ("3", "bd-table"),
-                                          ("5", "hard-table"), ("7", "items-table")])
-async def test_report_tabs_show_eight_rows_at_80x24(tmp_path, tab, table_id):
-    """Every report tab with a table shows at least 8 of its rows at 80x24 (the Pairs tab had
-    none: its note and the groups took the whole height)."""
+@pytest.mark.parametrize("mode", ["app", "terminal"])
+@pytest.mark.parametrize("tab,table_id,deciding", [("1", "lb-table", "accuracy"), ("2", "pairs-table", "Holm p"),
+                                                   ("3", "bd-table", None), ("5", "hard-table", "solved"),
+                                                   ("7", "items-table", "flags")])
+async def test_report_tabs_show_eight_rows_at_80x24(tmp_path, tab, table_id, deciding, mode):
+    """Every report tab with a table shows at least 8 of its rows at 80x24 in both bidi modes
+    (the Pairs tab had none: its note and the groups took the whole height), its deciding
+    column (the leaderboard's accuracy, the pairs' Holm p) on screen."""
     from persian_tui.tui.screens.report import ReportScreen
 
-    app = make_app(many_runs_db(tmp_path / "runs9.db"))
+    app = make_app(many_runs_db(tmp_path / "runs9.db"), mode)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_screen(pilot, "p", ReportScreen)
         await wait_for(pilot, lambda: screen.report is not None, "the report")
         await pilot.press(tab)
         await settle(pilot)
         table = screen.query_one(f"#{table_id}", DataTable)
-        assert table.row_count >= 8
-        assert visible_rows(screen, table) >= 8, (table_id, visible_rows(screen, table))
+        # a bidi terminal's breakdown has a row per value (here one), the runs as columns
+        wanted = min(8, table.row_count) if (mode, table_id) == ("terminal", "bd-table") else 8
+        assert table.row_count >= wanted
+        assert visible_rows(screen, table) >= wanted, (table_id, visible_rows(screen, table))
+        assert deciding is None or column_shown(screen, table, deciding), (table_id, deciding)
+        if table_id == "hard-table":  # the couplet cut at its logical end by the app, not clipped
+            assert column_shown(screen, table, "first couplet")
 
 
 # (path from the bank, the main table's selector)
@@ -390,23 +398,40 @@ def test_every_screen_at_80x24(tmp_path, snap_compare, monkeypatch, keys, title)
     in view, its footer with "? Help"."""
     monkeypatch.setattr("persian_tui.tui.screens.label.monotonic", lambda: 1000.0)  # ⏱ 0:00
     db = full_db(tmp_path / "all.db")
-
-    async def run_before(pilot) -> None:
-        await bank_loaded(pilot)
-        for key in keys:
-            await pilot.press(key)
-            await settle(pilot)
-        if title == "report":
-            await wait_for(pilot, lambda: pilot.app.screen.report is not None, "the report")
-            # and every tab filled from it (a loaded worker may post the report before the tables fill)
-            await wait_for(pilot, lambda: pilot.app.screen.query_one("#lb-table").row_count > 0, "the leaderboard")
-            await settle(pilot, pauses=5)
-        for field in pilot.app.screen.query("Input"):
-            field.cursor_blink = False  # the cursor is drawn the same in every run
-        await settle(pilot)
-
     assert snap_compare(make_app(db, annotator="reza", db_label="all.db"), terminal_size=(80, 24),
-                        run_before=run_before)
+                        run_before=lambda pilot: reach(pilot, keys, title))
+
+
+@pytest.mark.parametrize("keys,title", SNAPSHOT_PATHS, ids=[t.replace(" ", "-") for _, t in SNAPSHOT_PATHS])
+def test_every_screen_at_80x24_in_a_bidi_terminal(tmp_path, snap_compare, monkeypatch, keys, title):
+    """Every screen at 80x24 in ``--bidi terminal`` (logical text, the terminal reorders):
+    tests/tui/__snapshots__/test_every_screen/test_every_screen_at_80x24_in_a_bidi_terminal[*].svg."""
+    monkeypatch.setattr("persian_tui.tui.screens.label.monotonic", lambda: 1000.0)  # ⏱ 0:00
+    db = full_db(tmp_path / "all.db")
+    assert snap_compare(make_app(db, "terminal", annotator="reza", db_label="all.db"), terminal_size=(80, 24),
+                        run_before=lambda pilot: reach(pilot, keys, title))
+
+
+async def reach(pilot, keys: list[str], title: str) -> None:
+    """From the bank to the screen ``title``, every worker done and every table filled, so a
+    snapshot is the same under any load."""
+    await bank_loaded(pilot)
+    for key in keys:
+        await pilot.press(key)
+        await settle(pilot)
+    if title == "report":
+        screen = pilot.app.screen
+        await wait_for(pilot, lambda: screen.report is not None, "the report")
+        # and every tab filled from it (a loaded worker may post the report before the tables fill)
+        tables = list(screen.query(DataTable))
+        await wait_for(pilot, lambda: all(t.row_count > 0 for t in tables if t.id in ("lb-table", "pairs-table")),
+                       "the leaderboard and the pairs")
+        await settle(pilot, pauses=5)
+    for field in pilot.app.screen.query("Input"):
+        field.cursor_blink = False  # the cursor is drawn the same in every run
+    await settle(pilot)
+    await pilot.wait_for_scheduled_animations()
+    await settle(pilot)
 
 
 @pytest.mark.parametrize("keys,selector", [(["n"], "#author-form"), (["a"], "#adj-detail"),
@@ -423,3 +448,118 @@ async def test_main_text_shows_eight_lines_at_80x24(tmp_path, keys, selector):
         widget = app.screen.query_one(selector)
         geometry = app.screen.find_widget(widget)
         assert geometry.region.intersection(geometry.clip).height >= 8, selector
+
+
+# ------------------------------------------------------------------ one identifier
+
+
+async def test_one_identifier_on_every_screen(tmp_path):
+    """A question is named the same way on every screen: its uid with its source id beside it
+    (display.question_id) — the bank's table and detail, labelling, adjudication, review and
+    the report's Hardest and Items tabs."""
+    from tui_helpers import screen_lines
+
+    from persian_tui.tui.screens.adjudicate import AdjudicationScreen
+    from persian_tui.tui.screens.label import LabelScreen
+    from persian_tui.tui.screens.report import ReportScreen
+    from persian_tui.tui.screens.review import ReviewScreen
+
+    db = full_db(tmp_path / "all.db")
+    with Store(db) as s:
+        s.conn.execute("UPDATE questions SET source_id = CAST(100 + CAST(substr(uid, 3) AS INTEGER) AS TEXT)")
+    name = lambda uid: display.question_id(uid, str(100 + int(uid[2:])))  # noqa: E731
+
+    def on_screen(uid: str) -> bool:
+        return any(name(uid) in line for line in screen_lines(app))
+
+    app = make_app(db, annotator="reza")
+    async with app.run_test(size=SIZE) as pilot:
+        bank = await bank_loaded(pilot)
+        table = bank.query_one("BankTable")
+        assert str(table.get_cell("q-00", "id")) == name("q-00")
+        assert on_screen("q-00"), "bank"
+        for key, kind in (("l", LabelScreen), ("a", AdjudicationScreen), ("v", ReviewScreen)):
+            screen = await open_screen(pilot, key, kind)
+            await settle(pilot)
+            assert screen.current is not None
+            assert on_screen(screen.current.uid), kind.__name__
+            await pilot.press("q" if key != "l" else "escape")
+            await settle(pilot)
+            while app.screen is not bank:
+                await pilot.press("escape")
+                await settle(pilot)
+        screen = await open_screen(pilot, "p", ReportScreen)
+        await wait_for(pilot, lambda: screen.report is not None, "the report")
+        for tab, table_id in (("5", "hard-table"), ("7", "items-table")):
+            await pilot.press(tab)
+            await settle(pilot)
+            table = screen.query_one(f"#{table_id}", DataTable)
+            uid = table.coordinate_to_cell_key((0, 0)).row_key.value
+            assert str(table.get_cell_at((0, 0))) == name(uid), table_id
+
+
+# ------------------------------------------------------------------ 80x24 in both bidi modes
+
+
+def column_shown(screen, table, label: str) -> bool:
+    """Whether the column headed ``label`` is wholly on the screen (not scrolled or clipped off)."""
+    geometry = screen.find_widget(table)
+    seen = geometry.region.intersection(geometry.clip)
+    room = seen.width - table.scrollbar_size_vertical
+    x = 0
+    for column in table.ordered_columns:
+        width = column.get_render_width(table)
+        if str(column.label).strip() == label:
+            left = x - int(table.scroll_x)
+            return left >= 0 and left + width <= room
+        x += width
+    raise AssertionError(f"no column {label!r}: {[str(c.label) for c in table.ordered_columns]}")
+
+
+# (path from the bank, the main table, its deciding column)
+DECIDING = [([], "BankTable", "status"), (["m"], "#runs-table", "acc."),
+            (["m", "end", "enter"], "#rd-table", "key"), (["g"], "#people", "accuracy"),
+            (["v", "t"], "#tx-table", "used"),
+            (["p", "1"], "#lb-table", "accuracy"), (["p", "2"], "#pairs-table", "Holm p"),
+            (["p", "5"], "#hard-table", "solved"), (["p", "7"], "#items-table", "flags")]
+
+
+@pytest.mark.parametrize("mode", ["app", "terminal"])
+@pytest.mark.parametrize("keys,selector,deciding", DECIDING, ids=[s for _, s, _ in DECIDING])
+async def test_main_table_and_deciding_column_at_80x24(tmp_path, mode, keys, selector, deciding):
+    """At 80x24, in both bidi modes, each screen's main table shows 8 rows (or all it has) and
+    the column that decides (accuracy, Holm p, status, ...) is on the screen."""
+    app = make_app(full_db(tmp_path / "all.db"), mode, annotator="reza")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await bank_loaded(pilot)
+        for key in keys:
+            await pilot.press(key)
+            await settle(pilot)
+            if key == "p":
+                await wait_for(pilot, lambda: app.screen.report is not None, "the report")
+        await settle(pilot)
+        table = app.screen.query_one(selector, DataTable)
+        assert visible_rows(app.screen, table) >= min(8, table.row_count), (selector, table.row_count)
+        assert column_shown(app.screen, table, deciding), (selector, deciding)
+
+
+@pytest.mark.parametrize("mode", ["app", "terminal"])
+@pytest.mark.parametrize("key,queue", [("a", "#adj-queue"), ("v", "#rv-queue")])
+async def test_queues_show_eight_rows_at_80x24(tmp_path, mode, key, queue):
+    """The adjudication and review queues show 8 questions at 80x24 in both bidi modes, beside
+    (or above) the pane that shows the one chosen."""
+    from textual.widgets import OptionList
+
+    app = make_app(full_db(tmp_path / "all.db"), mode, annotator="reza")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await bank_loaded(pilot)
+        await pilot.press(key)
+        await settle(pilot)
+        widget = app.screen.query_one(queue, OptionList)
+        geometry = app.screen.find_widget(widget)
+        inside = geometry.region.intersection(geometry.clip).height - widget.styles.gutter.height
+        assert min(inside, widget.option_count) >= min(8, widget.option_count), (queue, inside)
+        if key == "v":  # the judge's verdict in view, its rationale below it in the same pane
+            from tui_helpers import screen_lines
+
+            assert any("verdict" in line and "flawed" in line for line in screen_lines(app)), screen_lines(app)

@@ -570,3 +570,24 @@ async def test_label_this_marks_the_item_chosen_not_undone(db):
         await press(pilot, "down", "L")
         head = text_of(app, "#label-head")
         assert "q-2" in head and "chosen" in head and "undone" not in head
+
+
+async def test_the_item_clock_stops_while_the_guidelines_are_open(db, monkeypatch):
+    """Time spent reading the guidelines is not time on the item: the clock pauses while they
+    are open, and the label saves only the time on the item."""
+    clock = Clock()
+    monkeypatch.setattr("persian_tui.tui.screens.label.monotonic", clock)
+    app = make_app(db, annotator=ME)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_label(pilot)
+        clock.now += 10
+        await press(pilot, "g")
+        assert app.screen is not screen
+        clock.now += 120  # reading the guidelines
+        await press(pilot, "escape")
+        assert app.screen is screen
+        assert "⏱ 0:10" in text_of(app, "#label-head")
+        clock.now += 5
+        await press(pilot, "1")
+        labels = {l.uid: l for l in my_labels(app)}
+        assert labels["q-1"].seconds == pytest.approx(15.0)

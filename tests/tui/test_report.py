@@ -215,7 +215,7 @@ async def test_hardest_opens_the_question(db):
         await pilot.press("5")
         table = screen.query_one("#hard-table", DataTable)
         first = rows(table)[0]
-        assert first[0] == "q-017" and first[2] == "0/3"  # solved by no run (wrong by all three)
+        assert first[0] == "q-017 (18)" and first[1] == "0/3"  # the uid with its source id; solved by no run
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, HardQuestionScreen)
@@ -395,7 +395,7 @@ async def test_items_tab_sorted_by_flag_severity(db):
         table = screen.query_one("#items-table", DataTable)
         assert screen.focused is table and table.row_count == N
         rows = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
-        assert [r[0] for r in rows[:3]] == ["q-017", "q-018", "q-019"]
+        assert [r[0] for r in rows[:3]] == ["q-017 (18)", "q-018 (19)", "q-019 (20)"]
         assert all(r[1].startswith("suspect_key") for r in rows[:3]) and "suspect_key" not in rows[3][1]
         assert rows[0][5].startswith("6 of 6 runs chose")
         note = str(screen.query_one("#items-note").render())

@@ -527,3 +527,24 @@ def test_review_names_the_judged_sample():
     assert question_lines(j, None, None, "m", 80, bidi.APP)[0].text.endswith("run 3  ·  sample 2")
     j0 = JudgmentRow(1, 2, 3, "q-001", "m", "ok", "flawed", None, None)
     assert question_lines(j0, None, None, "m", 80, bidi.APP)[0].text.endswith("run 3")
+
+
+@pytest.mark.parametrize("mode", ["app", "terminal"])
+async def test_the_category_form_stays_put(db, mode):
+    """Typing Persian (its preview line) or an error appearing does not move the form's fields."""
+    app = make_app(db, mode, annotator="reza")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_taxonomy(pilot)
+        await pilot.press("n")
+        await pilot.pause()
+        form = app.screen
+        assert isinstance(form, CategoryForm)
+        fields = ["#f-name", "#f-label_en", "#f-description_en", "#f-example"]
+        before = [form.query_one(f).region for f in fields]
+        await type_text(pilot, "bad name")
+        await pilot.press("enter")
+        await type_text(pilot, "خلط وزن")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert str(form.query_one("#form-error").render())
+        assert [form.query_one(f).region for f in fields] == before

@@ -166,9 +166,11 @@ async def test_form_validation_messages(db):
 
 
 def field_errors_shown(form) -> dict[str, str]:
-    """The error lines shown under the form's fields, by field."""
-    return {w.id.removeprefix("err-"): str(w.render()) for w in form.query(".run-form-field-error")
-            if w.display}
+    """The form's error lines about its fields, by field (shown in the lines kept for them, the
+    field's label marked)."""
+    area = str(form.query_one("#run-form-errors").render())
+    return {f: f"✗ {m}" for f, m in form.shown_errors.items()
+            if f"✗ {m}" in area.split("\n") and form.query_one(f"#label-{f}").has_class("-error")}
 
 
 def test_parse_form():
@@ -741,13 +743,79 @@ async def test_the_form_says_which_values_it_keeps_from_the_last_launch(db):
         async with app.run_test(size=SIZE) as pilot:
             await open_runs(pilot)
             form = await open_form(pilot)
-            assert not form.query_one("#run-form-kept").display  # a first launch: all defaults
+            assert not str(form.query_one("#run-form-kept").render())  # a first launch: all defaults
             await pilot.press("escape")
             await launch_llm(pilot, server.url, concurrency="2", limit="3")
             await wait_for(pilot, lambda: not any(j.running for j in app.screen.jobs.active()), "the run")
             form = await open_form(pilot)
             note = str(form.query_one("#run-form-kept").render())
             assert "kept from your last launch: limit 3 (default none), concurrency 2 (default 4)" in note
-            assert form.query_one("#run-form-kept").display
             assert form.query_one("#concurrency", Input).value == "2"
     assert kept_note({"kind": "llm", "base_url": "http://x", "model": "m", "concurrency": "4"}) == ""
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_the_form_stays_put_under_the_pointer(db, size):
+    """The new-run form sits at the top of the screen and its fields do not move when errors
+    appear (a click meant for base URL must not land in model): the errors have a place of
+    their own, reserved from the start."""
+    app = make_app(db)
+    async with app.run_test(size=size) as pilot:
+        await open_runs(pilot)
+        form = await open_form(pilot)
+        box = form.query_one("#run-form-box")
+        assert box.region.y <= 1, box.region
+        fields = ("base_url", "model", "concurrency", "api_key_env")
+        before = {f: form.query_one(f"#{f}").region for f in fields}
+        await fill(pilot, form, base_url="", model="", concurrency="0")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        errors = field_errors_shown(form)
+        assert errors["base_url"] == "✗ base URL is required" and "model is required" in errors["model"]
+        assert {f: form.query_one(f"#{f}").region for f in fields} == before
+        await fill(pilot, form, base_url="http://127.0.0.1:9/v1")
+        assert {f: form.query_one(f"#{f}").region for f in fields} == before
+
+
+async def test_the_form_remembers_each_kind_on_its_own(db):
+    """Values are remembered per kind: after a judge run with model `judge`, switching the form
+    to LLM shows the LLM's own last values (or the defaults), never the judge's model, and the
+    note names no judged run."""
+    remembered = {"judge": {"kind": "judge", "base_url": "http://127.0.0.1:9/v1", "model": "judge",
+                            "target_run": "32", "concurrency": "8"},
+                  "llm": {"kind": "llm", "base_url": "http://127.0.0.1:8/v1", "model": "gpt-x", "limit": "5"}}
+    app = make_app(db)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_runs(pilot)
+        screen.jobs.last_forms = remembered
+        screen.jobs.last_kind = "judge"
+        form = await open_form(pilot)
+        assert form.query_one("#kind").value == "judge"
+        assert form.query_one("#model", Input).value == "judge"
+        assert "concurrency 8" in str(form.query_one("#run-form-kept").render())
+        await fill(pilot, form, kind="llm")
+        assert form.query_one("#model", Input).value == "gpt-x"
+        assert form.query_one("#base_url", Input).value == "http://127.0.0.1:8/v1"
+        assert form.query_one("#concurrency", Input).value == "4"
+        note = str(form.query_one("#run-form-kept").render())
+        assert "judged run" not in note and "limit 5" in note, note
+        await fill(pilot, form, kind="paraphrase")  # never launched: the defaults
+        assert form.query_one("#model", Input).value == "" and form.query_one("#limit", Input).value == ""
+        assert "kept" not in str(form.query_one("#run-form-kept").render())
+        form.query_one("#model", Input).value = "typed-now"  # typed here: kept across kinds
+        await fill(pilot, form, kind="llm")
+        assert form.query_one("#model", Input).value == "typed-now"
+
+
+async def test_the_form_fits_80x24_with_its_buttons(db):
+    """At 80x24 with three errors shown, the Launch button is still on the screen."""
+    app = make_app(db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_runs(pilot)
+        form = await open_form(pilot)
+        await fill(pilot, form, base_url="", model="", concurrency="0")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        button = form.query_one("#launch")
+        geometry = form.find_widget(button)
+        assert geometry.region.intersection(geometry.clip).height == 1 and geometry.region.bottom <= 23

@@ -45,7 +45,7 @@ async def test_bank_and_detail_show_placeholders_not_controls(tmp_path):
         shown = screen_text(app)
         assert not RAW.search(shown), [m.group() for m in RAW.finditer(shown)]
         # visible (in app mode the bidi algorithm reorders and mirrors around the Persian words)
-        assert "pwned␇␛[2J␛[31mred" in shown and "7␛]0;t␇ q-evil" in shown
+        assert "pwned␇␛[2J␛[31mred" in shown and "q-evil (7␛]0;t␇)" in shown  # uid, source id beside it
         assert "⟨RLO⟩" in shown and "␍" in shown and "\\x9b" in shown
         assert "other␛[2J #9␇" in shown  # every source reference, each shown safely
         assert ZWNJ in shown and "ِ" in shown  # Persian marks still displayed

@@ -14,7 +14,7 @@ from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from ... import bidi
+from ... import bidi, display
 from ...annotation.consensus import BULK_REASON, ItemVotes, adjudication_queue, bulk_acceptable, item_votes
 from ...bidi import Mode
 from ...models import Question
@@ -73,13 +73,16 @@ def review_flag_lines(item: ItemVotes, width: int, mode: Mode) -> list[Line]:
     return out
 
 
-def queue_entry(item: ItemVotes) -> str:
-    """One line of the queue list: uid, key, votes, flag mark (LTR, ASCII digits)."""
+def queue_entry(item: ItemVotes, source_id: str | None = None) -> str:
+    """One line of the queue list: the question (uid, source id), key, votes, flag mark (LTR,
+    ASCII digits)."""
     votes = " ".join(str(v) for v in sorted(item.votes.values())) or "-"
     key = item.key if item.key is not None else "-"
-    mark = " ⚑" if item.flags or item.review_flags else ""
-    mark += " " + "/".join(ITEM_MARKS[f] for f in item.item_flags if f in ITEM_MARKS) if item.item_flags else ""
-    return f"{item.uid}  key {key} · {votes}{mark}"
+    # the marks first: a long line is cut at its votes ("…"), never wrapped, never its marks
+    marks = ["⚑"] if item.flags or item.review_flags else []
+    marks += ["/".join(ITEM_MARKS[f] for f in item.item_flags if f in ITEM_MARKS)] if item.item_flags else []
+    head = " ".join(m for m in marks if m)
+    return f"{head + ' ' if head else ''}{display.question_id(item.uid, source_id)}  key {key} · {votes}"
 
 
 def _indented(tag: str, text: str, width: int, mode: Mode, style: str = "") -> list[Line]:
@@ -92,8 +95,8 @@ def _indented(tag: str, text: str, width: int, mode: Mode, style: str = "") -> l
 
 def item_lines(q: Question, item: ItemVotes, width: int, mode: Mode) -> list[Line]:
     """The couplets (key marked, votes under each), key and majority, every vote."""
-    out = [Line(f"{q.uid}  {q.status}" + (f"  {q.source_name or ''} #{q.source_id}" if q.source_id else ""),
-                "dim")]
+    out = [Line(f"{display.question_id(q.uid, q.source_id)}  {q.status}"
+                + (f"  {q.source_name}" if q.source_name else ""), "dim")]
     if q.stem:
         out += [Line(t, "bold") for t in bidi.display_lines(q.stem, width, mode)]
     voters: dict[int, list[str]] = {}
@@ -131,7 +134,7 @@ def item_lines(q: Question, item: ItemVotes, width: int, mode: Mode) -> list[Lin
 
     reasons = why(item)  # one line each (item-analysis evidence is long), wrapped to the pane
     wrapped = [t for r in reasons for t in textwrap.wrap(r, max(width - LABEL, 20))] or [""]
-    out += [Line(t, "$text-warning", "why" if i == 0 else "") for i, t in enumerate(wrapped)]
+    out += [Line(t, "$text-warning", "why" if i == 0 else " ") for i, t in enumerate(wrapped)]
     out += [Line(""), Line("", "", "votes")]
     for label in item.labels:
         if label.answer is not None:
@@ -246,7 +249,8 @@ class AdjudicationScreen(AppState, Guarded, Screen[None]):
         self.bulk = len(bulk_acceptable(self.store, votes=votes))
         queue = self.query_one("#adj-queue", OptionList)
         queue.clear_options()
-        queue.add_options([Option(queue_entry(i), id=i.uid) for i in self.items])
+        ids = self.store.questions.source_ids()
+        queue.add_options([Option(queue_entry(i, ids.get(i.uid)), id=i.uid) for i in self.items])
         queue.display = bool(self.items)
         self.query_one("#adj-body").set_class(not self.items, "-empty")
         if self.items:

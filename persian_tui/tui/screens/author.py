@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from typing import Any
 
 from textual import on
 from textual.app import ComposeResult
@@ -15,7 +16,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Input, Label, Select, Static, TextArea
 
-from ... import bidi
+from ... import bidi, display
 from ...models import CorpusCouplet, Option, Question
 from ...models.keys import repeated_couplets
 from ...models.merge import fields
@@ -57,13 +58,19 @@ def form_problems(q: Question) -> list[str]:
     return out + repeated_couplets(q)
 
 
+def named(uids: list[str], source_ids: dict[str, str] | None) -> str:
+    """Questions as every view names them (display.question_id)."""
+    return ", ".join(display.question_id(u, (source_ids or {}).get(u)) for u in uids)
+
+
 def duplicate_warnings(index: DuplicateIndex, options: list[Option], exclude: str | None,
-                       shared: dict[int, set[str]] | None = None) -> list[str]:
+                       shared: dict[int, set[str]] | None = None,
+                       source_ids: dict[str, str] | None = None) -> list[str]:
     """Near-duplicates of the whole question, then other questions sharing a couplet (their
     uids by position are added to ``shared``: the corpus check names them no second time)."""
     keys = [couplet_key(o.mesra1, o.mesra2) for o in options]
     whole = [m for m in index.query(keys, min_score=90, exclude=exclude) if m.score >= 90]
-    out = [f"near-duplicate of {m.uid} (score {m.score:g})" for m in whole]
+    out = [f"near-duplicate of {named([m.uid], source_ids)}, score {m.score:g}" for m in whole]
     known = {m.uid for m in whole}
     for o, key in zip(options, keys):
         if not (o.mesra1.strip() and o.mesra2.strip()):
@@ -74,12 +81,13 @@ def duplicate_warnings(index: DuplicateIndex, options: list[Option], exclude: st
             shared.setdefault(o.position, set()).update(uids)
         if uids:
             more = f" and {len(uids) - 3} more" if len(uids) > 3 else ""
-            out.append(f"couplet {o.position} also in {', '.join(uids[:3])}{more}")
+            out.append(f"couplet {o.position} also in {named(uids[:3], source_ids)}{more}")
     return out
 
 
 def corpus_warnings(store: Store, options: list[Option], chosen: dict[int, CorpusCouplet], exclude: str | None,
-                    warned: dict[int, set[str]] | None = None) -> list[str]:
+                    warned: dict[int, set[str]] | None = None,
+                    source_ids: dict[str, str] | None = None) -> list[str]:
     """Options taken from one poem, and couplets already used by other questions (found
     through their corpus links; those ``warned`` about for that position already left out);
     ``chosen``: position -> CorpusCouplet inserted from the corpus."""
@@ -108,11 +116,34 @@ def corpus_warnings(store: Store, options: list[Option], chosen: dict[int, Corpu
         uses = [u for u in store.links.couplet_uses(poem, idx, exclude=exclude) if u not in (warned or {}).get(pos, ())]
         if uses:
             more = f" and {len(uses) - 3} more" if len(uses) > 3 else ""
-            out.append(f"couplet {pos} ({poem}#{idx + 1}) is already used in {', '.join(uses[:3])}{more}")
+            out.append(f"couplet {pos} ({poem}#{idx + 1}) is already used in {named(uses[:3], source_ids)}{more}")
     return out
 
 
 # ------------------------------------------------------------------ screen
+
+
+class KeyField(Input):
+    """The key: one digit 1–4 (Persian digits too); anything else is refused with a word why."""
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(placeholder="1-4 (the outlier)", max_length=1, restrict=r"[1-4۱-۴١-٤]?",
+                         compact=True, **kw)
+        self._typed = ""
+
+    def replace(self, text: str, start: int, end: int) -> None:
+        self._typed = text
+        super().replace(text, start, end)
+
+    def restricted(self) -> None:
+        typed = display.line(self._typed)
+        if len(self._typed) == 1 and self._typed.isdigit():
+            why = f"key: {typed} is not an option: only 1–4 (۱–۴), the couplet that does not belong"
+        elif self.value:
+            why = f"key: one digit, 1–4 (۱–۴); {display.line(self.value)} is set (Backspace clears it)"
+        else:
+            why = f"key: only 1–4 (۱–۴), not “{typed}”"
+        self.notify(why, severity="warning", timeout=4)
 
 
 def _row(label: str, widget: Widget, classes: str = "") -> Horizontal:
@@ -173,8 +204,7 @@ class AuthorScreen(AppState, Screen["str | None"]):
                         yield _row(f"{i} hemistich 1", _text(f"m1-{i}"), "-couplet")
                         yield _row("  hemistich 2", _text(f"m2-{i}"))
                         yield _row("  poet", _text(f"poet-{i}", "optional", "-poet"))
-                    yield _row("key", Input(id="key", placeholder="1-4 (the outlier)", max_length=1,
-                                            restrict=r"[1-4۱-۴١-٤]?", compact=True), "-gap")
+                    yield _row("key", KeyField(id="key"), "-gap")
                     yield _row("status", Select([("draft", "draft"), ("ready", "ready")], id="status",
                                                 allow_blank=False, value="draft", compact=True))
                     yield _row("category", _text("category"), "-gap")
@@ -303,8 +333,9 @@ class AuthorScreen(AppState, Screen["str | None"]):
         if self.index is not None and self.is_mounted:
             options = self.question().options
             shared: dict[int, set[str]] = {}  # one warning per couplet and question
-            self.warnings = (duplicate_warnings(self.index, options, self.uid, shared)
-                             + corpus_warnings(self.store, options, self.chosen, self.uid, shared))
+            ids = self.store.questions.source_ids()
+            self.warnings = (duplicate_warnings(self.index, options, self.uid, shared, ids)
+                             + corpus_warnings(self.store, options, self.chosen, self.uid, shared, ids))
             self._show_messages()
 
     def _show_messages(self) -> None:
@@ -455,7 +486,7 @@ class AuthorScreen(AppState, Screen["str | None"]):
                 self.notify(f"option {position} ← {couplet.poem}#{couplet.couplet + 1} ({couplet.poet})",
                             timeout=3)
 
-        shown = bidi.display_line(" / ".join(t for t in typed[:2] if t), 64, self.mode)
+        shown = bidi.cut(" / ".join(t for t in typed[:2] if t), 240)  # logical: the dialog lays it out
         self.app.push_screen(ConfirmDialog(
             f"Option {position} holds text you typed:\n  {shown}\n"
             f"Replace it with {couplet.poem}#{couplet.couplet + 1} ({couplet.poet})?"), answered)

@@ -17,7 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from ... import bidi, settings
+from ... import bidi, display, settings
 from ...annotation.agreement import is_fast
 from ...models import Label, Progress, Question, QueueScope
 from ...store import Store, StoreBusy, StoreError
@@ -204,7 +204,7 @@ class LabelScreen(AppState, Guarded, Screen[None]):
         parts: list[str | tuple[str, str]] = [("✎ ", "dim"), (self.annotator, "bold")]
         if q is not None:
             mark = (" ◆ chosen", "bold $text-accent") if self.chosen else (" ↶ undone", "bold $text-warning")
-            parts += [" │ ", (q.uid, "bold"), mark if not self.from_queue else "",
+            parts += [" │ ", (display.question_id(q.uid, q.source_id), "bold"), mark if not self.from_queue else "",
                       " │ ⏱ ", (clock(monotonic() - self.shown_at), "bold"),
                       " │ confidence ", (self.confidence or "—", "bold $text-accent"), (" (c)", "dim")]
         parts += [" │ target ", (fa(self.target), "bold"), (" (t)" if self.sets_target else "", "dim")]
@@ -456,7 +456,15 @@ class LabelScreen(AppState, Guarded, Screen[None]):
             "The queue serves a question until it has that many answers."), chosen)
 
     def action_guidelines(self) -> None:
-        self.app.push_screen(GuidelinesScreen())
+        """The guidelines over the item; the item's clock stops while they are open (reading
+        them is not time on the item, and is not saved with its label)."""
+        opened = monotonic()
+
+        def closed(_: None) -> None:
+            self.shown_at += monotonic() - opened
+            self._head()
+
+        self.app.push_screen(GuidelinesScreen(), closed)
 
     def action_back(self) -> None:
         try:

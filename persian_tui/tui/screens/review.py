@@ -17,7 +17,7 @@ from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from ... import bidi
+from ... import bidi, display
 from ...judging.distribution import judge_agreement
 from ...judging.verdicts import DEFAULT_TAXONOMY
 from ...models import ErrorCategory, JudgmentRow, Run
@@ -105,6 +105,7 @@ class ReviewScreen(AppState, Screen[None]):
         self.runs: dict[int, Run] = {}
         self.cats: dict[str, ErrorCategory] = {}
         self.current: JudgmentRow | None = None
+        self.one_pane = False  # the judge's lines shown in the answer's pane (a short, stacked screen)
         self.head = f"review · {reviewer}"
         self.kappa = "judge vs human κ …"
         self.generation = 0  # of the header's kappa
@@ -143,7 +144,15 @@ class ReviewScreen(AppState, Screen[None]):
         short = self.app.size.height < SHORT_BELOW
         # a short screen keeps the panes side by side (stacked, each would get 5 lines)
         stacked = self.mode.name == "terminal" or (self.app.size.width < STACK_BELOW and not short)
-        self.query_one("#rv-body").set_class(stacked, "-stacked").set_class(short, "-short")
+        # short and stacked (a bidi terminal at 80x24): one pane, the judge's lines on top of the
+        # question and the model's answer, so the queue keeps 8 rows and nothing is out of reach
+        one_pane = stacked and short
+        self.query_one("#rv-body").set_class(stacked, "-stacked").set_class(short, "-short").set_class(
+            one_pane, "-one-pane")
+        if one_pane != self.one_pane:
+            self.one_pane = one_pane
+            if self.current is not None:
+                self._show(self.current)
 
     def on_resize(self) -> None:
         self._apply_layout()
@@ -172,11 +181,14 @@ class ReviewScreen(AppState, Screen[None]):
 
     def _fill(self, select: int | None, index: int) -> None:
         queue = self.query_one("#rv-queue", OptionList)
-        uid_w = max((len(j.uid) for j in self.rows), default=4)
+        ids = self.store.questions.source_ids()
+        names = [display.question_id(j.uid, ids.get(j.uid)) for j in self.rows]
+        uid_w = max((len(n) for n in names), default=4)
         model_w = max((len(self.model_name(j)) for j in self.rows), default=5)
         queue.clear_options()
         queue.add_options([Option(queue_entry(j, self.cats, self.model_name(j), min(uid_w, 24),
-                                              min(model_w, 28)), id=str(j.id)) for j in self.rows])
+                                              min(model_w, 28), name), id=str(j.id))
+                           for j, name in zip(self.rows, names)])
         self.query_one("#rv-body").set_class(not self.rows, "-empty")
         if self.rows:
             pos = self.ids.index(select) if select in self.ids else min(index, len(self.rows) - 1)
@@ -232,7 +244,13 @@ class ReviewScreen(AppState, Screen[None]):
         model, mode, cats = self.model_name(j), self.mode, self.cats
         judge_run = self.runs.get(j.run_id)
         judge_model = judge_run.model if judge_run else None
-        self.query_one("#rv-answer-view", LinesView).show(lambda w: question_lines(j, q, p, model, w, mode, self.blind))
+        if self.one_pane:
+            self.query_one("#rv-answer-view", LinesView).show(
+                lambda w: [*judge_lines(j, cats, judge_model, w, mode), Line(""), Line("─" * w, "dim"),
+                           *question_lines(j, q, p, model, w, mode, self.blind)])
+        else:
+            self.query_one("#rv-answer-view", LinesView).show(
+                lambda w: question_lines(j, q, p, model, w, mode, self.blind))
         self.query_one("#rv-judge-view", LinesView).show(lambda w: judge_lines(j, cats, judge_model, w, mode))
         self.query_one("#rv-answer").scroll_home(animate=False)
         self.query_one("#rv-judge").scroll_home(animate=False)

@@ -4,7 +4,6 @@ the reasoning, the scores (embedding runs), the shown order (shuffled prompts) a
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from rich.text import Text
@@ -31,8 +30,6 @@ STACK_BELOW = 100
 LIVE_EVERY = 1.0  # seconds between checks for new predictions while the run is going
 MAX_TEXT = 6000  # characters of raw output / reasoning shown
 FILTERS = {"all": "all", "wrong": "wrong", "invalid": "invalid/errors"}
-_RTL_RUN = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc](?:[^A-Za-z\u00c0-\u024f]*"
-                      "[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc])?")
 
 
 # ------------------------------------------------------------------ pure layout
@@ -78,25 +75,11 @@ def columns(run: Run) -> list[tuple[str, int]]:
     return head + ([("margin", 7)] if run.kind == "embedding" else [("latency", 7), ("tokens", 9)])
 
 
-def _first_strong_rtl(text: str) -> bool:
-    return next((bidi.has_rtl(ch) for ch in text if ch.isalpha()), False)
-
-
 def mixed_lines(text: str, width: int, mode: Mode) -> list[str]:
-    """Model output mixing Persian and English, wrapped to ``width``. In app mode each
-    paragraph takes its direction from its first letter: Persian paragraphs are reordered and
-    right-aligned (bidi.display_lines), English ones stay left-to-right with their Persian
-    runs reordered in place. Other modes: logical text."""
-    out: list[str] = []
-    for para in text.splitlines() or [""]:
-        if mode.name == "app" and _first_strong_rtl(para):
-            out += bidi.display_lines(para, width, mode)
-        elif mode.name == "app" and bidi.has_rtl(para):
-            out += [_RTL_RUN.sub(lambda m: bidi.visual(m[0], shape=mode.shape), line)
-                    for line in bidi.wrap(para, width)]
-        else:
-            out += bidi.wrap(para, width) or [""]
-    return out
+    """Model output mixing Persian and English, wrapped to ``width`` (``bidi.block``: each
+    paragraph wrapped in logical order, then reordered; Persian paragraphs right-aligned in app
+    mode, English ones left-to-right with their Persian runs reordered in place)."""
+    return bidi.block(text, max(width, 1), mode)
 
 
 def clip_text(text: str) -> str:

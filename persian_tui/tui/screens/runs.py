@@ -304,13 +304,16 @@ class RunsScreen(AppState, Screen[None]):
             select = run.id
         except (RunError, StoreError, ValueError) as e:
             return str(e)
-        self.jobs.last_form = values
+        kind = values.get("kind") or "llm"
+        self.jobs.last_forms[kind] = values
+        self.jobs.last_kind = kind
         self.panel_job = job.key
         self.reload(select=select)
         return None
 
     def action_new(self) -> None:
-        self.app.push_screen(RunForm(self.launch, self.jobs.last_form, judgeable(self.summaries.values())))
+        self.app.push_screen(RunForm(self.launch, self.jobs.last_forms, judgeable(self.summaries.values()),
+                                     kind=self.jobs.last_kind))
 
     @on(Button.Pressed, "#runs-new")
     def _new_pressed(self) -> None:

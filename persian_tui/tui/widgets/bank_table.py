@@ -18,7 +18,6 @@ from rich.text import Text
 from textual.coordinate import Coordinate
 from textual.message import Message
 
-from ... import display
 from ...bidi import APP, Mode
 from ...models import QuestionRow
 from ..render import couplet_cell, fa, row_id
@@ -29,7 +28,7 @@ NEAR_END = 10  # load the next page when the cursor is this close to the end
 PADDING = 1  # cell padding on each side
 SCROLLBAR = 1
 STATUS_W, KEY_W, LABELS_W = 7, 3, 6
-ID_MAX, CATEGORY_MAX, COUPLET_MIN = 12, 14, 12
+ID_MAX, CATEGORY_MAX, COUPLET_MIN = 16, 14, 12
 
 
 class BankTable(RowsTable):
@@ -113,7 +112,7 @@ class BankTable(RowsTable):
         add_row = self.add_row
         for r in batch:
             cells = [
-                Text(display.line(row_id(r)), no_wrap=True, overflow="ellipsis"),
+                Text(row_id(r), no_wrap=True, overflow="ellipsis"),
                 Text(couplet_cell(r.first_couplet, couplet_w, mode), justify=justify),
                 Text(couplet_cell(r.category or "", cat_w, mode), justify=justify),
                 Text(r.status),

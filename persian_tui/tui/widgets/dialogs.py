@@ -14,6 +14,7 @@ from ...text import nfc
 from ..base import AppState
 from ..keys import Key, bindings, help_key
 from .persian_input import PersianInput
+from .rtl_text import RtlText
 
 _BOX = """
 {name} { align: center middle; }
@@ -26,8 +27,9 @@ _BOX = """
 """
 
 
-class ConfirmDialog(ModalScreen[bool]):
-    """A question answered with y / Enter (True) or n / Escape (False)."""
+class ConfirmDialog(AppState, ModalScreen[bool]):
+    """A question answered with y / Enter (True) or n / Escape (False). The message is logical
+    text: Persian in it is wrapped first and reordered after (``bidi.block``), in every mode."""
 
     DEFAULT_CSS = _BOX.replace("{name}", "ConfirmDialog")
     KEYS_TITLE = "confirm"
@@ -45,7 +47,7 @@ class ConfirmDialog(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(self.message, id="confirm-message", markup=False)
+            yield RtlText(self.message, self.mode, id="confirm-message")
             yield Static("y or Enter: yes   n or Escape: no", classes="dialog-hint")
 
     def action_answer(self, yes: bool) -> None:

@@ -30,7 +30,9 @@ def item_note(rows: list[ItemRow], uid: str) -> str:
     return f"{uid}: " + "; ".join(f"{f}: {row.evidence[f]}" for f in row.flags)
 
 
-def fill_items(table: DataTable[Any], note: Static, rows: list[ItemRow]) -> None:
+def fill_items(table: DataTable[Any], note: Static, rows: list[ItemRow],
+               source_ids: dict[str, str] | None = None) -> None:
+    ids = source_ids or {}
     table.clear(columns=True)
     for label, key in (("question", "uid"), ("flags", "flags"), ("runs p", "rp"), ("runs disc", "rd"),
                        ("humans p", "hp"), ("evidence (most serious flag)", "evidence")):
@@ -38,7 +40,8 @@ def fill_items(table: DataTable[Any], note: Static, rows: list[ItemRow]) -> None
     for r in rows:
         flags = Text(", ".join(r.flags) or "—", style=FLAG_STYLE.get(r.flags[0], "") if r.flags else "dim",
                      no_wrap=True)
-        table.add_row(_cut(r.uid, 18), flags, Text(display.figure(r.runs.difficulty, "{:.2f}"), justify="right"),
+        table.add_row(_cut(display.question_id(r.uid, ids.get(r.uid)), 20), flags,
+                      Text(display.figure(r.runs.difficulty, "{:.2f}"), justify="right"),
                       Text(display.figure(r.runs.discrimination, "{:.2f}"), justify="right"),
                       Text(display.figure(r.humans.difficulty, "{:.2f}"), justify="right"),
                       _cut(r.evidence[r.flags[0]], 70) if r.flags else "", key=r.uid)

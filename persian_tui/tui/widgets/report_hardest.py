@@ -19,6 +19,9 @@ if TYPE_CHECKING:
     from ...reports.figures import Report
 
 
+SCROLLBAR = 2  # the table's vertical scrollbar (more rows than lines)
+
+
 class HardestTab(ReportTab):
     """Tab 5: the questions the fewest runs solve, and the wrong option they chose most."""
 
@@ -31,24 +34,28 @@ class HardestTab(ReportTab):
         mode = self.mode
         table = self.query_one("#hard-table", DataTable)
         table.clear(columns=True)
-        table.add_column("question", key="uid")
-        table.add_column("source", key="source")
-        table.add_column(right("solved"), key="solved")
-        table.add_column(right("key"), key="key")
-        table.add_column(right("common wrong"), key="wrong")
-        table.add_column(right("chosen by"), key="share")
-        table.add_column(right("first couplet"), key="text")
+        heads = ("question", "solved", "key", "common wrong", "chosen by")
+        rows = []
         for h in report.hardest:
             q = self.store.questions.get_question(h.uid)
             wrong = "—" if h.common_wrong is None else str(h.common_wrong)
             unsolved = round(h.runs - h.solved)  # runs with no credit, or a tie
             share = f"{h.common_wrong_count} of {unsolved} wrong" if unsolved else "—"
-            source = cut(q.source_id or "", 8) if q else ""
             first = next((o for o in q.options if o.position == 1), None) if q else None
-            text = bidi.display_line(first.mesra1, 40, mode) if first else ""
-            table.add_row(cut(h.uid, 16), source, right(f"{display.count(h.solved)}/{h.runs}"),
-                          right(q.key if q and q.key else "—"), right(wrong), right(share),
-                          right(text), key=h.uid)
+            rows.append((h.uid, [cut(display.question_id(h.uid, q.source_id if q else None), 20),
+                                 f"{display.count(h.solved)}/{h.runs}", str(q.key if q and q.key else "—"),
+                                 wrong, share], first.mesra1 if first else ""))
+        # the couplet gets the room the other columns leave: cut here at its logical end, never
+        # by the table (which would cut a reordered line at its logical start)
+        used = sum(max([len(head), *(len(r[1][i]) for r in rows)]) + 2 for i, head in enumerate(heads))
+        shown = table.size.width or self.app.size.width - 4  # the tab is filled before it is laid out
+        room = min(40, max(12, shown - SCROLLBAR - used - 2))  # 2: the couplet cell's padding
+        for i, head in enumerate(heads):
+            table.add_column(head if i == 0 else right(head), key=("uid", "solved", "key", "wrong", "share")[i])
+        table.add_column(right("first couplet"), key="text", width=room)
+        for uid, cells, couplet in rows:
+            table.add_row(cells[0], *(right(c) for c in cells[1:]),
+                          right(bidi.display_line(couplet, room, mode) if couplet else ""), key=uid)
         self.query_one("#hard-note", Static).update(
             f"The {len(report.hardest)} question(s) the fewest runs solve, with the wrong option "
             f"chosen most often and by how many of the runs that got it wrong. Enter shows the question.")
@@ -79,7 +86,8 @@ class ItemsTab(ReportTab):
 
     def fill(self, report: Report, runs: RunNames) -> None:
         self.report = report
-        fill_items(self.query_one("#items-table", DataTable), self.query_one("#items-note", Static), report.items)
+        fill_items(self.query_one("#items-table", DataTable), self.query_one("#items-note", Static), report.items,
+                   self.store.questions.source_ids())
 
     @on(DataTable.RowSelected, "#items-table")
     def _open(self, event: DataTable.RowSelected) -> None:

@@ -43,9 +43,9 @@ class CategoryForm(AppState, ModalScreen["ErrorCategory | None"]):
     """Enter moves to the next field and saves on the last; Ctrl+S saves; Escape cancels."""
 
     DEFAULT_CSS = """
-    CategoryForm { align: center middle; }
+    CategoryForm { align: center top; }  /* it does not move as its content changes */
     CategoryForm > Vertical {
-        width: 90; max-width: 95%; height: auto; max-height: 95%;
+        width: 90; max-width: 95%; height: auto; max-height: 95%; margin: 1 0 0 0;
         border: round $accent; background: $surface; padding: 1 2;
     }
     CategoryForm #form-title { text-style: bold; }
@@ -53,7 +53,7 @@ class CategoryForm(AppState, ModalScreen["ErrorCategory | None"]):
     CategoryForm .form-row Label { width: 22; color: $text-muted; }
     CategoryForm .form-row Input { width: 1fr; height: 1; border: none; padding: 0 1; }
     CategoryForm .form-row Input:focus { background: $boost; }
-    CategoryForm #form-error { color: $text-error; height: auto; }
+    CategoryForm #form-error { color: $text-error; height: 2; }  /* kept free: errors move no field */
     CategoryForm .dialog-hint { color: $text-muted; margin: 1 0 0 0; }
     """
     KEYS_TITLE = "error category"

@@ -3,7 +3,7 @@ judge pane (``render.Line``s for a width and a resolved bidi mode)."""
 
 from __future__ import annotations
 
-from ... import bidi
+from ... import bidi, display
 from ...bidi import Mode
 from ...models import ErrorCategory, JudgmentRow, Prediction, Question
 from ..render import GUTTER, LABEL, Line, couplet_lines, fa
@@ -37,14 +37,14 @@ MARKS = {"accepted": "✓", "overridden": "≠", "flagged": "⚑", "to review": 
 
 
 def queue_entry(j: JudgmentRow, cats: dict[str, ErrorCategory], model: str, uid_width: int,
-                model_width: int) -> str:
-    """One queue line: mark, uid, judged model (or its blind alias), judge's verdict and
-    category, then the review in force."""
+                model_width: int, name: str | None = None) -> str:
+    """One queue line: mark, the question (``name``: display.question_id; its uid without),
+    judged model (or its blind alias), judge's verdict and category, then the review in force."""
     state = review_state(j)
     judge = verdict_text(j.verdict) if j.verdict else j.status.replace("_", " ")
     if j.verdict == "flawed":
         judge += " · " + category_text(j.error_category, cats)
-    text = f"{MARKS[state]} {j.uid:<{uid_width}}  {model:<{model_width}}  {judge:<34}"
+    text = f"{MARKS[state]} {name or j.uid:<{uid_width}}  {model:<{model_width}}  {judge:<34}"
     if state == "overridden":
         text += "→ " + verdict_text(j.review_verdict)
         if j.review_verdict == "flawed":
@@ -75,7 +75,8 @@ def question_lines(j: JudgmentRow, q: Question | None, p: Prediction | None, mod
     """The question with the key and the model's choice marked, then the model's raw output
     and reasoning. Blind: the run's id is left out too (the runs list would name the model)."""
     width = max(width, 20)
-    head = f"{j.uid}  ·  {model}" + ("" if blind else f"  ·  run {j.target_run}")
+    name = display.question_id(j.uid, q.source_id if q else None)
+    head = f"{name}  ·  {model}" + ("" if blind else f"  ·  run {j.target_run}")
     if j.sample:  # the run asked each question several times: which reply was judged
         head += f"  ·  sample {j.sample}"
     out = [Line(head, "dim")]

@@ -1,47 +1,25 @@
 """Multi-line text that may mix Persian and English, laid out for the bidi mode.
 
-Each logical line is wrapped on its own: a line whose first letter is right-to-left is
-right-aligned and reordered in "app" mode (``bidi.display_lines``), a Latin line
-stays on the left; "terminal" and "off" keep logical, unpadded text.
+Each logical line is wrapped on its own, then reordered (``bidi.block``): a line whose first
+letter is right-to-left is right-aligned and reordered in "app" mode, a Latin line stays on the
+left with its Persian runs reordered in place; "terminal" and "off" keep logical, unpadded text.
 """
 
 from __future__ import annotations
 
-import unicodedata
 from typing import Any
 
 from textual.content import Content
 from textual.geometry import Size
 from textual.widget import Widget
 
-from ... import bidi, display
+from ... import bidi
 from ...bidi import APP, Mode
 
 
-def starts_rtl(line: str) -> bool:
-    """Whether the line's first strong character is right-to-left (rule P2 of the
-    bidi algorithm): "1. Read ... (۱-۴)" is an English line, "۱. هر چهار بیت" a Persian one."""
-    for ch in line:
-        kind = unicodedata.bidirectional(ch)
-        if kind in ("R", "AL"):
-            return True
-        if kind == "L":
-            return False
-    return False
-
-
 def rtl_text_lines(text: str, width: int, mode: Mode) -> list[str]:
-    """The display lines of ``text`` at ``width`` cells (pure; an empty line stays empty)."""
-    width = max(width, 1)
-    out: list[str] = []
-    for line in display.clean(text).splitlines() or [""]:
-        if not line.strip():
-            out.append("")
-        elif mode.name == "app" and starts_rtl(line):
-            out += bidi.display_lines(line, width, mode)
-        else:
-            out += bidi.wrap(line, width) or [""]
-    return out
+    """The display lines of ``text`` at ``width`` cells (``bidi.block``: wrapped, then reordered)."""
+    return bidi.block(text, max(width, 1), mode)
 
 
 class RtlText(Widget):

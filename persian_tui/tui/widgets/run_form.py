@@ -168,6 +168,9 @@ def key_note(name: str) -> str:
 
 # ------------------------------------------------------------------ the dialog
 
+WHERE = {"base_url", "api_key_env"}  # where to ask: kept when switching to a kind never launched
+ERROR_LINES = 3  # the form's error lines, kept free from the start (the fields never move)
+
 
 class RunForm(ModalScreen[None]):
     """Launch a run. ``launch(spec)`` starts it and returns an error to show, or None
@@ -183,21 +186,21 @@ class RunForm(ModalScreen[None]):
     BINDINGS = bindings(KEY_TABLE)
 
     def __init__(self, launch: Callable[[Spec, dict[str, str]], str | None],
-                 values: dict[str, str] | None = None,
-                 judgeable: list[tuple[str, str]] | None = None) -> None:
+                 remembered: dict[str, dict[str, str]] | None = None,
+                 judgeable: list[tuple[str, str]] | None = None, kind: str | None = None) -> None:
         super().__init__()
         self.launch = launch
-        self.initial = {**DEFAULTS, **(values or {})}
-        self.kept = kept_note(values)
+        self.remembered = remembered or {}  # the last launch's values of each kind
+        kind = kind if kind in KINDS else DEFAULTS["kind"]
+        self.initial = self.filled = {**DEFAULTS, **self.remembered.get(kind, {}), "kind": kind}
+        self.kept = kept_note(self.remembered.get(kind))
         self.judgeable = judgeable or []  # (label, run id) of runs with answers to judge
         self.shown_errors: dict[str, str] = {}
 
-    def _row(self, field: str, label: str, widget: Widget) -> Vertical:
-        """The field's row with its error line under it (hidden while there is none)."""
-        row = Horizontal(Label(label, classes="run-form-label"), widget, classes="run-form-row")
-        error = Static("", id=f"err-{field}", classes="run-form-field-error", markup=False)
-        error.display = False
-        return Vertical(row, error, classes="run-form-field", id=f"row-{field}")
+    def _row(self, field: str, label: str, widget: Widget) -> Horizontal:
+        """The field's row; an error marks its label (✗) and is told in the form's error lines."""
+        return Horizontal(Label(label, classes="run-form-label", id=f"label-{field}"), widget,
+                          classes="run-form-row run-form-field", id=f"row-{field}")
 
     def _input(self, field: str, placeholder: str) -> Input:
         kind = "integer" if field in INTEGER_FIELDS else "number" if field == "temperature" else "text"
@@ -208,9 +211,7 @@ class RunForm(ModalScreen[None]):
         i = self.initial
         with Vertical(id="run-form-box"):
             yield Static("New run", id="run-form-title")
-            kept = Static(self.kept, id="run-form-kept", classes="run-form-note", markup=False)
-            kept.display = bool(self.kept)
-            yield kept
+            yield Static(self.kept, id="run-form-kept", classes="run-form-note", markup=False)
             with VerticalScroll(id="run-form-fields"):
                 yield self._row("kind", "kind", Select([(KIND_LABELS[k], k) for k in KINDS],
                                                        value=i["kind"], allow_blank=False, id="kind",
@@ -276,8 +277,35 @@ class RunForm(ModalScreen[None]):
 
     @on(Select.Changed, "#kind")
     def _kind_changed(self, event: Select.Changed) -> None:
-        self._show_kind(str(event.value))
+        kind = str(event.value)
+        if kind != self.filled["kind"]:
+            self._recall(kind)
+        self._show_kind(kind)
         self.show_errors([])
+
+    def _recall(self, kind: str) -> None:
+        """The kind's own remembered values (or the defaults) in every field still showing what
+        the form filled in; what was typed here stays."""
+        now = self.values()
+        own = self.remembered.get(kind)
+        wanted = {**DEFAULTS, **(own or {}), "kind": kind}
+        filled = dict(self.filled, kind=kind)
+        for field, value in wanted.items():
+            if field == "kind" or now.get(field, "") != (self.filled.get(field) or ""):
+                continue
+            if own is None and field in WHERE:  # a kind never launched asks the same server
+                continue
+            widget = self.query_one(f"#{field}")
+            if isinstance(widget, Select):
+                options = {v for _, v in self.judgeable} if field == "target_run" else None
+                widget.value = value if value and (options is None or value in options) else (
+                    Select.NULL if field == "target_run" else DEFAULTS[field])
+            elif isinstance(widget, Input):
+                widget.value = value
+            filled[field] = value
+        self.filled = filled
+        self.kept = kept_note(self.remembered.get(kind))
+        self.query_one("#run-form-kept", Static).update(self.kept)
 
     @on(Input.Changed)
     @on(Select.Changed)
@@ -309,15 +337,16 @@ class RunForm(ModalScreen[None]):
         self.action_cancel()
 
     def show_errors(self, errors: list[tuple[str, str]], focus: bool = True) -> None:
-        """Each field's error under it; errors of no field (the run itself) at the bottom."""
+        """The errors in the form's own error lines (their room is kept from the start, so no
+        field moves); a field in error has its label marked ✗."""
         self.shown_errors = {f: m for f, m in errors if f in DEFAULTS}
-        for line in self.query(".run-form-field-error").results(Static):
-            field = (line.id or "").removeprefix("err-")
-            message = self.shown_errors.get(field)
-            line.update(f"✗ {message}" if message else "")
-            line.display = bool(message)
-        other = [m for f, m in errors if f not in DEFAULTS]
-        self.query_one("#run-form-errors", Static).update("\n".join(f"✗ {m}" for m in other))
+        for label in self.query(".run-form-label").results(Label):
+            field = (label.id or "").removeprefix("label-")
+            label.set_class(field in self.shown_errors, "-error")
+        lines = [f"✗ {m}" for _, m in errors]
+        if len(lines) > ERROR_LINES:
+            lines[ERROR_LINES - 1:] = [f"✗ and {len(lines) - ERROR_LINES + 1} more: fix these first"]
+        self.query_one("#run-form-errors", Static).update("\n".join(lines))
         fields = [f for f, _ in errors if f in DEFAULTS and f != "kind"]
         if focus and fields:
             self.query_one(f"#{fields[0]}").focus()

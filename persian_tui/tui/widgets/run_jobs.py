@@ -59,7 +59,9 @@ class Jobs:
     def __init__(self) -> None:
         self.jobs: dict[int, Job] = {}
         self.listener: MessagePump | None = None  # the open runs screen
-        self.last_form: dict[str, str] | None = None  # the last launched form's values
+        # the last launched form's values, by run kind (a judge run's model is not an LLM's)
+        self.last_forms: dict[str, dict[str, str]] = {}
+        self.last_kind: str | None = None  # the kind launched last: the form opens on it
         self._next = 1
 
     def new(self, kind: str, model: str, run_id: int | None, retry_errors: bool = False) -> Job:
