@@ -398,7 +398,7 @@ def build_release(store: Store, name: str, out: str | Path, *, run_ids: Sequence
              "release.json": manifest(release, list(run_ids))}
     if board:
         texts["leaderboard.csv"] = _board_csv(board)
-    texts.update(harness_files(release.name))
+    texts.update(harness_files(release.name, release.digest))
     paths = []
     for rel, text in texts.items():  # the manifest last: a folder with it is complete
         outputs.write_atomic(out / rel, text.encode("utf-8"))

@@ -5,21 +5,28 @@
   is installed (the `inspect` extra), else as the documented format (a `.json` log is one EvalLog
   object; an `.eval` log is a zip of `header.json` and `samples/*.json`). A sample's id is the
   question's uid (the release's task uses it; otherwise a source id, matched as the CSV import
-  does); each epoch is one sample of the run. Kept per sample: the reply (raw output), the answer
-  the project's parser reads from it, input/output tokens, and Inspect's own score; the log's
-  accuracy is stored with the run (`inspect_accuracy`) for comparison.
+  does); each epoch is one sample of the run. Kept per sample: the reply (raw output), the reasoning
+  Inspect moved out of it (`<think>` text, reasoning blocks), the answer the project's parser reads
+  from the reply, input/output tokens, and Inspect's own score; the log's accuracy is stored with
+  the run (`inspect_accuracy`) for comparison.
 - lm-evaluation-harness `--log_samples` JSONL (`samples_<task>_<time>.jsonl`): `doc` is the release
   record; a generate_until reply is parsed by the project's parser, a multiple_choice sample's
-  answer is the couplet with the highest loglikelihood (the four kept as scores); lm-eval's
-  per-sample metric is kept like Inspect's score. The model name is `--model`, else the
-  `results_*.json` beside the file, else the file's name.
+  answer is the couplet with the highest loglikelihood (the four kept as scores; lm-eval 0.4 writes
+  them as strings); lm-eval's per-sample metric is kept like Inspect's score. The model name is
+  `--model`, else the `results_*.json` beside the file, else the file's name.
 
-Nothing is written for a log that fails to read (one message naming the file and the sample)."""
+Every run records where it came from: the harness, the harness's own model name (`harness_model`;
+the run's model is the same name without Inspect's provider prefix or a local folder's path, so one
+model has one name from both harnesses), the task (without lm-eval's timestamp) and the release it
+ran with its digest (the task's metadata, else the release whose task name it is). A log of a task
+that is not a persian-tui release's is refused. Nothing is written for a log that fails to read (one
+message naming the file and the sample)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import zipfile
 from pathlib import Path
 
@@ -29,6 +36,7 @@ from ..models import Prediction
 from ..runs.parse import parse_answer
 from ..runs.prediction_files import PredictionImport
 from ..store import Store
+from .task_names import PREFIX, task_base
 
 CORRECT_VALUES = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}  # Inspect's value_to_float
 
@@ -75,13 +83,32 @@ def _read_log_file(path: Path) -> dict:
         raise InputError(f"{path}: not an Inspect log ({e})") from None
 
 
-def _text(content) -> str:
-    """A message's text: a string, or the text blocks of a content list."""
+def _text(content, kind: str = "text") -> str:
+    """A message's text (kind "text": a string, or the text blocks of a content list) or its
+    reasoning (kind "reasoning": the reasoning blocks, where Inspect puts `<think>` text)."""
     if isinstance(content, str):
-        return content
+        return content if kind == "text" else ""
     if isinstance(content, list):
-        return "".join(c.get("text") or "" for c in content if isinstance(c, dict) and c.get("type") == "text")
+        return "\n\n".join(c.get(kind) or "" for c in content if isinstance(c, dict) and c.get("type") == kind)
     return ""
+
+
+INSPECT_SERVICES = ("openai-api",)  # openai-api/<service>/<model>: two parts name the provider
+
+
+def plain_model(harness: str, harness_model: str) -> str:
+    """One model, one name from either harness: an Inspect name without its provider (Inspect's
+    names are always `<provider>/<model>`: `openai-api/local/m` and `openai/m` -> `m`, `hf/org/m` ->
+    `org/m`), and a local folder (lm-eval's `pretrained=/path/to/m`, Inspect's `hf//path/to/m`)
+    named by its last part."""
+    name = harness_model
+    if harness == "inspect":
+        parts = name.split("/")
+        drop = 2 if len(parts) > 2 and parts[0] in INSPECT_SERVICES else 1 if len(parts) > 1 else 0
+        name = "/".join(parts[drop:])
+    if name.startswith(("/", "./", "../", "~")):
+        name = Path(name.rstrip("/")).name or name
+    return name
 
 
 def _float_score(value) -> float | None:
@@ -108,14 +135,16 @@ def read_inspect(path: Path) -> tuple[dict, list[dict]]:
             raise InputError(f"{path}: sample {i}: no id")
         output = s.get("output") or {}
         choices = output.get("choices") or []
-        completion = _text((choices[0].get("message") or {}).get("content")) if choices else ""
+        content = (choices[0].get("message") or {}).get("content") if choices else None
+        completion = _text(content) if choices else ""
         usage = output.get("usage") or {}
         scores = s.get("scores") or {}
         name = "outlier_answer" if "outlier_answer" in scores else next(iter(scores), None)
         score = scores.get(name) or {}
         meta = s.get("metadata") or {}
         rows.append({"id": str(meta.get("uid") or s["id"]), "epoch": int(s.get("epoch") or 1),
-                     "raw": completion, "error": (s.get("error") or {}).get("message") if s.get("error") else None,
+                     "raw": completion, "reasoning": _text(content, "reasoning") or None,
+                     "error": (s.get("error") or {}).get("message") if s.get("error") else None,
                      "tokens_in": usage.get("input_tokens"), "tokens_out": usage.get("output_tokens"),
                      "score": score.get("value"), "score_answer": score.get("answer")})
     accuracy = None
@@ -123,7 +152,9 @@ def read_inspect(path: Path) -> tuple[dict, list[dict]]:
         metric = (sc.get("metrics") or {}).get("accuracy")
         if metric and (accuracy is None or sc.get("name") == "outlier_answer"):
             accuracy = metric.get("value")
-    facts = {"harness": "inspect", "model": ev.get("model") or "inspect", "task": ev.get("task"),
+    meta = ev.get("task_metadata") or ev.get("metadata") or {}
+    facts = {"harness": "inspect", "harness_model": ev.get("model") or "inspect", "task": ev.get("task"),
+             "release": meta.get("release"), "release_digest": meta.get("digest"),
              "created": ev.get("created"), "inspect_accuracy": accuracy, "scorer": name if rows else None}
     return facts, rows
 
@@ -131,16 +162,45 @@ def read_inspect(path: Path) -> tuple[dict, list[dict]]:
 # ---------------------------------------------------------------- reading lm-eval samples
 
 
-def _lmeval_model(path: Path) -> str | None:
-    """The model named by a results_*.json beside the samples file (lm-eval writes both)."""
-    for results in sorted(path.parent.glob("results_*.json")):
+TIMESTAMP = re.compile(r"_\d{4}-\d{2}-\d{2}T[\d.-]+$")  # lm-eval's time in samples_<task>_<time>.jsonl
+
+
+def _lmeval_results(path: Path, task: str) -> tuple[str | None, dict]:
+    """(the model, the task's metadata) named by a results_*.json beside the samples file (lm-eval
+    writes both; the one of the same time first)."""
+    time = TIMESTAMP.search(path.stem)
+    files = sorted(path.parent.glob("results_*.json"))
+    if time:
+        files.sort(key=lambda f: not f.stem.endswith(time[0]))
+    for results in files:
         try:
             data = json.loads(read_input(results).decode("utf-8"))
         except (InputError, ValueError, UnicodeDecodeError):
             continue
+        if not isinstance(data, dict):
+            continue
         name = data.get("model_name") or (data.get("config") or {}).get("model_args")
+        config = (data.get("configs") or {}).get(task) or {}
+        meta = config.get("metadata") if isinstance(config, dict) else None
         if isinstance(name, str) and name:
-            return name
+            return name, meta if isinstance(meta, dict) else {}
+    return None, {}
+
+
+def _loglikelihood(value) -> float | None:
+    """One multiple_choice response's loglikelihood: lm-eval 0.4 writes [["-8.42", "False"]]
+    (strings), older ones [[-8.42, false]] or [-8.42, false]."""
+    while isinstance(value, list) and value:
+        value = value[0]
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return None
     return None
 
 
@@ -163,18 +223,48 @@ def read_lmeval(path: Path, model: str | None) -> tuple[dict, list[dict]]:
         metric = next((k for k in ("acc", "exact_match") if k in s), None)
         row = {"id": uid, "epoch": 1, "error": None, "tokens_in": None, "tokens_out": None,
                "score": s.get(metric) if metric else None, "score_answer": None}
-        lls = [r[0][0] if isinstance(r[0], list) else r[0] for r in resps] if resps else []
-        if len(resps) > 1 and all(isinstance(x, (int, float)) for x in lls):  # multiple_choice
-            row["scores"] = [float(x) for x in lls]
+        lls = [_loglikelihood(r) for r in resps]
+        if len(resps) > 1 and all(isinstance(r, list) and r and isinstance(r[0], list) for r in resps) and \
+                all(x is not None for x in lls):  # multiple_choice: one [loglikelihood, greedy] per option
+            known = [x for x in lls if x is not None]
+            row["scores"] = known
             row["raw"] = None
-            row["answer"] = max(range(len(lls)), key=lambda i: lls[i]) + 1
+            row["answer"] = max(range(len(known)), key=lambda i: known[i]) + 1
         elif resps and isinstance(resps[0], list) and resps[0] and isinstance(resps[0][0], str):
             row["raw"] = resps[0][0]
         else:
             raise InputError(f"{path}: line {n}: neither a generate_until reply nor four loglikelihoods")
         rows.append(row)
-    name = model or _lmeval_model(path) or path.stem
-    return {"harness": "lm-eval", "model": name, "task": path.stem.removeprefix("samples_")}, rows
+    task = TIMESTAMP.sub("", path.stem.removeprefix("samples_"))
+    found, meta = _lmeval_results(path, task)
+    return {"harness": "lm-eval", "harness_model": model or found or path.stem, "task": task,
+            "release": meta.get("release"), "release_digest": meta.get("digest")}, rows
+
+
+# ---------------------------------------------------------------- which release it ran
+
+
+def _release_of(store: Store, path: Path, facts: dict) -> None:
+    """Fill facts' release and release_digest: the task's metadata, checked against this database's
+    release of that name, else the release whose task the log ran. A task that is no release's is
+    refused (one line)."""
+    task = str(facts.get("task") or "")
+    base = re.sub(r"_(gen|mc)$", "", task) if facts["harness"] == "lm-eval" else task
+    releases = store.releases.releases()
+    by_task = {task_base(r.name, r.digest): r for r in releases}
+    name, digest = facts.get("release"), facts.get("release_digest")
+    if name is None and base in by_task:
+        name, digest = by_task[base].name, by_task[base].digest
+    if name is None:
+        if not base.startswith(PREFIX):
+            raise InputError(f"{path}: task {task or '(none)'!r} is not a persian-tui release's task (the release "
+                             "folder's inspect_task.py and lm_eval/ tasks write the logs this imports)")
+        return
+    known = next((r for r in releases if r.name == name), None)
+    if known is not None and digest is not None and known.digest != digest:
+        raise InputError(f"{path}: the log ran release {name!r} with digest {str(digest)[:16]}, but this database's "
+                         f"{name!r} has digest {known.digest[:16]}: another release of the same name")
+    facts["release"], facts["release_digest"] = name, digest or (known.digest if known else None)
 
 
 # ---------------------------------------------------------------- into the store
@@ -187,10 +277,10 @@ def import_harness_log(store: Store, path: str | Path, *, source: str | None = N
     check_regular(path)  # a FIFO, socket or device: refused at once
     kind = kind_of(path)
     facts, rows = read_inspect(path) if kind == "inspect" else read_lmeval(path, model)
-    if model:
-        facts["model"] = model
+    facts["model"] = model or plain_model(facts["harness"], facts["harness_model"])
     if not rows:
         raise InputError(f"{path}: the log has no samples")
+    _release_of(store, path, facts)
     bank = {q.uid for q in store.questions.questions()}
     refs = References(store, source)
     result = PredictionImport(path)
@@ -215,6 +305,7 @@ def import_harness_log(store: Store, path: str | Path, *, source: str | None = N
             answer, status = p.answer, p.status
         result.invalid += status != "ok"
         preds.append(Prediction(uid, answer, status, scores=r.get("scores"), raw_output=r.get("raw") or None,
+                                reasoning=r.get("reasoning"),
                                 tokens_in=r["tokens_in"], tokens_out=r["tokens_out"], error=r["error"],
                                 sample=r["epoch"] - 1))
         harness_scores[f"{uid}#{r['epoch']}" if r["epoch"] > 1 else uid] = r["score"]
