@@ -152,7 +152,7 @@ def read_inspect(path: Path) -> tuple[dict, list[dict]]:
         metric = (sc.get("metrics") or {}).get("accuracy")
         if metric and (accuracy is None or sc.get("name") == "outlier_answer"):
             accuracy = metric.get("value")
-    meta = ev.get("task_metadata") or ev.get("metadata") or {}
+    meta = ev.get("metadata") or {}  # the eval's metadata and the task's (the release and its digest)
     facts = {"harness": "inspect", "harness_model": ev.get("model") or "inspect", "task": ev.get("task"),
              "release": meta.get("release"), "release_digest": meta.get("digest"),
              "created": ev.get("created"), "inspect_accuracy": accuracy, "scorer": name if rows else None}

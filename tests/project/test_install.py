@@ -33,7 +33,16 @@ def test_embed_extra_brings_it_and_ci_installs_it():
     torch_line = ci.index("pip install --quiet torch==")
     install = re.search(r'pip install --quiet -e "\.\[([a-z,]+)\]"', ci)
     assert torch_line < install.start()
-    assert set(install[1].split(",")) == {"test", "embed", "inspect", "docs"}
+    assert set(install[1].split(",")) == {"test", "embed", "inspect", "lmeval", "docs"}
+
+
+def test_lmeval_extra_installs_beside_the_project():
+    """lm-eval with what its API and hf models need, and pyarrow capped: pyarrow 26 needs NumPy 2,
+    which the project's NumPy pin rules out (then `import datasets`, so lm-eval, fails)."""
+    lmeval = PYPROJECT["project"]["optional-dependencies"]["lmeval"]
+    assert {"lm-eval", "datasets", "pyarrow", "tenacity", "accelerate"} <= names(lmeval)
+    assert any(r.startswith("lm-eval[api,hf]") for r in lmeval)
+    assert any(r.replace(" ", "").startswith("pyarrow") and "<26" in r for r in lmeval)
 
 
 def test_st_model_without_the_extra_names_it(monkeypatch):
