@@ -93,3 +93,20 @@ def test_st_tests_skip_with_a_reason_without_the_extra(tmp_path):
     skips = [line for line in done.stdout.splitlines() if line.startswith("SKIPPED")]
     assert skips and all("embed extra" in line for line in skips), done.stdout[-3000:]
     assert re.search(r"\d+ passed", done.stdout)
+
+
+def test_harness_tests_skip_with_a_reason_without_the_harnesses(tmp_path):
+    """`pip install -e ".[test]" && pytest` (the README's command): without inspect-ai and lm-eval
+    the harness tests skip, naming the extra, and the rest of their files pass. (torch is not
+    blocked so: `datasets` imports it whenever sys.modules names it.)"""
+    blocked = ("inspect_ai", "inspect_ai.log", "lm_eval")
+    code = (f"import sys\nfor m in {blocked!r}: sys.modules[m] = None\n"
+            "import pytest\nsys.exit(pytest.main(sys.argv[1:]))")
+    files = [str(ROOT / "tests" / "releases" / f) for f in ("test_inspect_task.py", "test_lmeval_task.py",
+                                                            "test_harness_logs.py")]
+    done = subprocess.run([sys.executable, "-c", code, *files, "-rs", "-p", "no:cacheprovider", "-p", "no:xdist",
+                           "--rootdir", str(tmp_path)], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    skips = [line for line in done.stdout.splitlines() if line.startswith("SKIPPED")]
+    assert skips and all("extra" in line for line in skips), done.stdout[-3000:]
+    assert re.search(r"\d+ passed", done.stdout) and "failed" not in done.stdout
