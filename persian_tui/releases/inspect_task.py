@@ -95,6 +95,7 @@ Written by `persian-tui release`; regenerate it rather than edit it."""
 
 import importlib.util
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -110,6 +111,19 @@ HERE = Path(__file__).resolve().parent
 {loader}
 
 parse_answer = _load_parser()
+
+
+def _note_logs_here():
+    """Inspect writes its logs to ./logs of the working folder unless told otherwise: say so when
+    that folder is this release's (the logs would land in the folder you publish)."""
+    cwd = Path.cwd().resolve()
+    told = os.environ.get("INSPECT_LOG_DIR") or any(a.startswith("--log-dir") for a in sys.argv)
+    if (cwd == HERE or HERE in cwd.parents) and not told:
+        print(f"note: Inspect writes its logs to {{cwd / 'logs'}}, inside the release folder; run it from "
+              "outside the folder or give --log-dir", file=sys.stderr)
+
+
+_note_logs_here()
 
 RELEASE = {name!r}
 DIGEST = {digest}

@@ -41,6 +41,28 @@ def test_inspect_task_imports_only_inspect_and_the_standard_library(release):
             assert copy.read_text("utf-8") == (source / copy.name).read_text("utf-8"), copy.name
 
 
+def test_running_from_inside_the_release_folder_says_where_the_logs_go(release, monkeypatch, capsys):
+    pytest.importorskip("inspect_ai", reason=NO_INSPECT)
+    import importlib.util
+
+    _, out = release
+
+    def load():
+        spec = importlib.util.spec_from_file_location(f"task_{id(out)}", out / "inspect_task.py")
+        spec.loader.exec_module(importlib.util.module_from_spec(spec))
+        return capsys.readouterr().err
+
+    monkeypatch.delenv("INSPECT_LOG_DIR", raising=False)
+    monkeypatch.setattr(sys, "argv", ["inspect", "eval", "inspect_task.py"])
+    monkeypatch.chdir(out)
+    assert "inside the release folder; run it from outside the folder or give --log-dir" in load()
+    monkeypatch.setattr(sys, "argv", ["inspect", "eval", "inspect_task.py", "--log-dir", "/tmp/x"])
+    assert load() == ""
+    monkeypatch.setattr(sys, "argv", ["inspect", "eval", "v1/inspect_task.py"])
+    monkeypatch.chdir(out.parent)  # from outside: nothing to say
+    assert load() == ""
+
+
 def run_inspect(task: Path, log_dir: Path, fmt: str, monkeypatch, epochs: int = 1,
                 more: tuple[Path, ...] = ()):
     """The real `inspect eval` of the task (and `more` tasks in the same eval): its logs and the requests."""
