@@ -34,3 +34,30 @@ def test_one_model_one_name_from_either_harness():
     assert plain_model("inspect", "hf/google/gemma-2b") == plain_model("lm-eval", "google/gemma-2b") == \
         "google/gemma-2b"
     assert plain_model("lm-eval", "/tmp/models/tiny-gpt2") == "tiny-gpt2"
+
+
+def test_a_log_finds_its_release_by_its_task_name_or_is_refused(release):
+    """The task's metadata names the release, else its task name does; another release of the same
+    name (another digest) or a task that is no release's is refused, one line."""
+    import pytest
+
+    from persian_tui.files.inputs import InputError
+    from persian_tui.releases.harness_logs import _release_of
+    from persian_tui.store import Store
+
+    db, _ = release
+    with Store(db) as s:
+        digest = s.releases.get_release("v1").digest
+        facts = {"harness": "lm-eval", "task": task_base("v1", digest) + "_mc"}
+        _release_of(s, "x.jsonl", facts)
+        assert (facts["release"], facts["release_digest"]) == ("v1", digest)
+        facts = {"harness": "inspect", "task": task_base("v1", digest)}
+        _release_of(s, "x.eval", facts)
+        assert facts["release"] == "v1"
+        with pytest.raises(InputError, match="another release of the same name"):
+            _release_of(s, "x.eval", {"harness": "inspect", "task": "t", "release": "v1", "release_digest": "0" * 64})
+        with pytest.raises(InputError, match="task 'gsm8k' is not a persian-tui release's task"):
+            _release_of(s, "x.eval", {"harness": "inspect", "task": "gsm8k"})
+        facts = {"harness": "inspect", "task": "persian_outlier"}  # a folder written before names were its own
+        _release_of(s, "x.eval", facts)
+        assert facts.get("release") is None
