@@ -224,8 +224,7 @@ def read_lmeval(path: Path, model: str | None) -> tuple[dict, list[dict]]:
         row = {"id": uid, "epoch": 1, "error": None, "tokens_in": None, "tokens_out": None,
                "score": s.get(metric) if metric else None, "score_answer": None}
         lls = [_loglikelihood(r) for r in resps]
-        if len(resps) > 1 and all(isinstance(r, list) and r and isinstance(r[0], list) for r in resps) and \
-                all(x is not None for x in lls):  # multiple_choice: one [loglikelihood, greedy] per option
+        if len(resps) > 1 and all(x is not None for x in lls):  # multiple_choice: a [loglikelihood, greedy] each
             known = [x for x in lls if x is not None]
             row["scores"] = known
             row["raw"] = None
