@@ -31,10 +31,11 @@ def _check(item: ItemVotes, force: bool) -> str | None:
     return None
 
 
-def _still(store, planned: ItemVotes):
+def _still(store, planned: ItemVotes, bulk: bool = False):
     """The re-check made inside each acceptance's write transaction: the question is as planned
     (not retired or curated since, the same key) and no annotator flag or key problem has been
-    added since (--force covers only the flags the plan saw); why not, or None."""
+    added since (--force covers only the flags the plan saw); `bulk` (--agreeing, --all-ready,
+    which take only questions no label contradicts): nor a label against the key; why not, or None."""
     from ..annotation.consensus import flag_reasons, item_votes
 
     def check(q) -> str | None:
@@ -46,6 +47,9 @@ def _still(store, planned: ItemVotes):
         new = [r for r in flag_reasons(now) if r not in flag_reasons(planned)]
         if new:
             return "flagged meanwhile: " + "; ".join(new)
+        against = sorted({a for who, a in now.votes.items() if a != q.key and planned.votes.get(who) != a})
+        if bulk and against:
+            return f"label(s) {', '.join(map(str, against))} against key {q.key} added meanwhile"
         return None
     return check
 
@@ -117,6 +121,7 @@ def cmd_curate(args) -> int:
                 plan.append((item, (args.reason or EXPLICIT_REASON)
                              + (f" (forced over: {'; '.join(forced)})" if forced else "")))
         named = {item.uid for item, _ in plan}
+        explicit = set(named)  # accepted over labels; the bulk ones only while no label contradicts
         if args.agreeing:
             agreeing = bulk_acceptable(store, votes=votes)
             if not agreeing:
@@ -145,7 +150,7 @@ def cmd_curate(args) -> int:
             if not args.dry_run:
                 try:
                     store.curation.adjudicate(item.uid, args.annotator.strip(), "accept", reason=reason,
-                                              check=_still(store, item))
+                                              check=_still(store, item, bulk=item.uid not in explicit))
                 except Changed as e:  # changed by someone else since the plan was read
                     print(f"skipped {item.uid}: {e}; not accepted")
                     continue

@@ -223,8 +223,8 @@ def _running(release: Release, folder: str) -> list[str]:
         "persian-tui import-predictions out/<model>/samples_<task>_<time>.jsonl",
         "```", "",
         "`--log-dir` keeps Inspect's logs out of this folder (without it Inspect writes `logs/` in the working "
-        "folder). `inspect_task.py` and `lm_eval/utils.py` need neither persian-tui nor the network: the answer "
-        "parser is `outlier_parser/`, copied beside them."]
+        "folder). `inspect_task.py` and `lm_eval/utils.py` run without the network and without persian-tui: "
+        "the answer parser is `outlier_parser/`, copied beside them."]
 
 
 def datasheet(store: Store, release: Release, board: list[_Board], license_id: str, folder: str = "NAME") -> str:

@@ -299,7 +299,7 @@ def _release_of(store: Store, path: Path, facts: dict) -> None:
         name, digest = by_task[base].name, by_task[base].digest
     if name is None:
         if not base.startswith(PREFIX):
-            raise InputError(f"{path}: task {task or '(none)'!r} is not a persian-tui release's task (the release "
+            raise InputError(f"{path}: task {task or '(none)'!r} is not the task of a persian-tui release (the release "
                              "folder's inspect_task.py and lm_eval/ tasks write the logs this imports)")
         return
     known = next((r for r in releases if r.name == name), None)

@@ -148,3 +148,25 @@ def test_agreeing_says_why_nothing_qualified(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "--agreeing: none of the 2 open question(s)" in out and "2 without labels" in out
     assert "--all-ready" in out
+
+
+@pytest.mark.parametrize("mode", ["--agreeing", "--all-ready"])
+def test_a_label_against_the_key_added_meanwhile_stops_a_bulk_acceptance(db, capsys, monkeypatch, mode):
+    """--agreeing and --all-ready take only questions no label contradicts: one added between the
+    plan and the write is skipped, saying why (a named question is accepted over labels, as before)."""
+    from persian_tui.store.curation import CurationRepo
+
+    real = CurationRepo.adjudicate
+
+    def meanwhile(self, uid, *a, **kw):
+        if uid == "q-d":
+            with Store(db) as other:  # another annotator, between the plan and this write
+                other.labels.add_label("q-d", "reza", 3)
+        return real(self, uid, *a, **kw)
+
+    monkeypatch.setattr(CurationRepo, "adjudicate", meanwhile)
+    assert main(["--db", db, "curate", mode, "--annotator", "mina"]) == 0
+    out = capsys.readouterr().out
+    assert "skipped q-d:" in out and "3" in out.split("skipped q-d:")[1].splitlines()[0]
+    st = statuses(db)
+    assert st["q-d"] == "ready" and st["q-e"] == "curated"

@@ -145,4 +145,4 @@ def test_a_log_of_another_task_is_refused(lm_release, gen_run, tmp_path, capsys)
     capsys.readouterr()
     assert main(["--db", db, "import-predictions", str(other)]) == 1
     err = capsys.readouterr().err.strip()
-    assert "task 'gsm8k' is not a persian-tui release's task" in err and len(err.splitlines()) == 1
+    assert "task 'gsm8k' is not the task of a persian-tui release" in err and len(err.splitlines()) == 1

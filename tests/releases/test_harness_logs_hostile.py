@@ -125,7 +125,8 @@ def test_a_nan_score_is_stored_as_json_and_an_old_bad_row_is_one_line(release, t
     assert "Traceback" not in out_err.err
     (run,) = imported(db)
     assert main(["--db", db, "runs", "archive", str(run.id)]) == 0
-    other = lm_file(tmp_path / "lm2", [gen_line(i, r, "3") for i, r in enumerate(recs)], name=f"samples_{TASK}_b_2026.jsonl")
+    other = lm_file(tmp_path / "lm2", [gen_line(i, r, "3") for i, r in enumerate(recs)],
+                    name=f"samples_{TASK}_b_2026.jsonl")
     assert main(["--db", db, "import-predictions", str(other), "--model", "same"]) == 0
 
 

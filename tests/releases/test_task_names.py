@@ -56,7 +56,7 @@ def test_a_log_finds_its_release_by_its_task_name_or_is_refused(release):
         assert facts["release"] == "v1"
         with pytest.raises(InputError, match="another release of the same name"):
             _release_of(s, "x.eval", {"harness": "inspect", "task": "t", "release": "v1", "release_digest": "0" * 64})
-        with pytest.raises(InputError, match="task 'gsm8k' is not a persian-tui release's task"):
+        with pytest.raises(InputError, match="task 'gsm8k' is not the task of a persian-tui release"):
             _release_of(s, "x.eval", {"harness": "inspect", "task": "gsm8k"})
         facts = {"harness": "inspect", "task": "persian_outlier"}  # a folder written before names were its own
         _release_of(s, "x.eval", facts)
