@@ -57,8 +57,9 @@ def add_commands(sub) -> None:
     rl.add_argument("name", nargs="?", metavar="NAME", help="e.g. v1.0 (letters, digits, . _ -)")
     rl.add_argument("-o", "--output", metavar="DIR", help="the folder (default: exports/releases/NAME)")
     rl.add_argument("--runs", metavar="IDS", help="runs for the leaderboard and item analysis, e.g. 1,2,5")
-    # releases/make.py DEFAULT_LICENCE (not imported here: the parser is built at every start)
-    rl.add_argument("--license", default="unknown", help="licence identifier for the datasheet (default: unknown)")
+    rl.add_argument("--license", default=None,
+                    help="licence identifier for the datasheet (default: the one the folder's datasheet names, "
+                    "else unknown)")
     rl.add_argument("--frozen", action="store_true",
                     help="write the existing release NAME as it was frozen (the curated set may have changed)")
     rl.add_argument("--list", action="store_true", help="list the releases")

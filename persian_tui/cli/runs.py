@@ -258,19 +258,20 @@ def add_llm_options(p: argparse.ArgumentParser, *, answers: bool, judge: bool = 
         p.add_argument("--strategy", default="zero-shot",
                        help="zero-shot, few-shot, json, justify or explained-few-shot (default: zero-shot)")
         p.add_argument("--shuffle-seed", type=int, help="shuffle option order per item (position bias)")
-        p.add_argument("--exemplars", type=int, default=3, help="explained-few-shot: exemplars per item")
+        p.add_argument("--exemplars", type=int, default=3, help="explained-few-shot: exemplars per item (default: 3)")
         p.add_argument("--samples", type=int, default=1, metavar="K",
                        help="ask each question K times (sample k: seed+k, its own cache entry and, "
-                            "with --shuffle-seed, its own option order); every reply is stored")
+                            "with --shuffle-seed, its own option order); every reply is stored (default: 1)")
     p.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="NAME",
-                   help="NAME of the environment variable holding the API key (never stored)")
+                   help="NAME of the environment variable holding the API key (never stored; default: "
+                        "OPENAI_API_KEY)")
     p.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (default: 0)")
     p.add_argument("--max-tokens", type=int, help="reply length limit (default: the endpoint's)")
     p.add_argument("--seed", type=int, help="sampling seed sent with each request (default: none)")
-    p.add_argument("--concurrency", type=int, default=4, help="requests at once (1-256)")
+    p.add_argument("--concurrency", type=int, default=4, help="requests at once (1-256; default: 4)")
     p.add_argument("--timeout", type=float, default=60.0,
                    help="seconds for a whole request, reply body included (default 60)")
-    p.add_argument("--max-retries", type=int, default=4, help="retries of a failed request (0-20)")
+    p.add_argument("--max-retries", type=int, default=4, help="retries of a failed request (0-20; default: 4)")
     p.add_argument("--max-failures", type=int, default=5,
                    help="stop the run (failed, resumable) after this many connection or auth "
                         "failures in a row (default 5)")
@@ -280,8 +281,9 @@ def add_llm_options(p: argparse.ArgumentParser, *, answers: bool, judge: bool = 
                        help="question set: ready (includes curated), curated or all (default: ready)")
         p.add_argument("--release", metavar="NAME",
                        help="ask exactly the questions of this release (recorded with the run)")
-    p.add_argument("--limit", type=int, help="at most this many questions (with --resume: this many more "
-                                             "requests, a (question, sample) pair each)")
+    p.add_argument("--limit", type=int, help="at most this many questions: the first of the set in bank (uid) "
+                                             "order, or of --release in its order (default: all; with --resume: "
+                                             "this many more requests, a (question, sample) pair each)")
     p.add_argument("--resume", type=int, metavar="RUN",
                    help="finish an interrupted run; base URL, key variable, concurrency, timeout, "
                         "retries, failures and limit may be given anew")
@@ -305,16 +307,19 @@ def add_commands(sub) -> None:
     par.set_defaults(func=cmd_run_paraphrase)
     emb = run_sub.add_parser("embed", help="embedding outlier detection")
     emb.add_argument("--model", default="tfidf",
-                     help="tfidf (offline baseline), st:NAME_OR_FOLDER, openai:MODEL (with --base-url)")
-    emb.add_argument("--scorer", default="centroid", help="centroid, pairwise or isolation")
+                     help="tfidf (offline baseline), st:NAME_OR_FOLDER, openai:MODEL (with --base-url; "
+                          "default: tfidf)")
+    emb.add_argument("--scorer", default="centroid", help="centroid, pairwise or isolation (default: centroid)")
     emb.add_argument("--prefix", help="text put before every input, e.g. 'query: ' (default: the model's)")
     emb.add_argument("--base-url", metavar="URL", help="the endpoint of an openai:MODEL embedder")
     emb.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="NAME",
-                     help="NAME of the environment variable holding the API key (never stored)")
+                     help="NAME of the environment variable holding the API key (never stored; default: "
+                          "OPENAI_API_KEY)")
     emb.add_argument("--batch-size", type=int, default=64, help="texts per request or batch (default: 64)")
     emb.add_argument("--questions", default="ready", choices=("ready", "curated", "all"),
                      help="question set: ready (includes curated), curated or all (default: ready)")
-    emb.add_argument("--limit", type=int, help="at most this many questions")
+    emb.add_argument("--limit", type=int, help="at most this many questions: the first of the set in bank (uid) "
+                                               "order, or of --release in its order (default: all)")
     emb.add_argument("--paraphrases", type=int, metavar="RUN", help="embed this paraphrase run's prose")
     emb.add_argument("--release", metavar="NAME", help="score exactly this release's questions (recorded)")
     emb.set_defaults(func=cmd_run_embed)

@@ -35,8 +35,10 @@ from ..files import outputs
 from ..files.inputs import InputError
 from ..models import Question, Release, ReleaseItem, release_digest
 from ..store import Store
-from .dataset_card import dataset_info
+from .dataset_card import dataset_info, field_names
 from .harness_files import harness_files
+from .lmeval_task import CHAT_TAG, LOGLIK_TAG
+from .task_names import task_base
 
 DATA_FILE = "data/test.jsonl"
 SPLIT = "test"
@@ -193,7 +195,39 @@ def _made(store: Store, release: Release, questions: list[Question], votes, agre
     ]
 
 
-def datasheet(store: Store, release: Release, board: list[_Board], license_id: str) -> str:
+# the harness versions tests/releases/test_inspect_task.py and test_harness_logs.py run
+TESTED = {"inspect-ai": "0.3.285", "lm-eval": "0.4.13"}
+
+
+def _running(release: Release, folder: str) -> list[str]:
+    """How to run the release in Inspect and lm-eval, from the folder that holds this one."""
+    base = task_base(release.name, release.digest)
+    return [
+        "", "## Running it in Inspect and lm-eval", "",
+        f"From the folder that holds `{folder}/` (tested with inspect-ai {TESTED['inspect-ai']} and "
+        f"lm-eval {TESTED['lm-eval']}; `pip install 'inspect-ai' 'lm-eval[api,hf]' 'pyarrow<26'` where NumPy "
+        "is pinned below 2). The tasks are this release's own: "
+        f"`{base}` in Inspect, `{base}_gen` (tag `{CHAT_TAG}`, chat endpoints) and `{base}_mc` (tag "
+        f"`{LOGLIK_TAG}`, local models, loglikelihoods) in lm-eval.", "",
+        "```sh",
+        "# Inspect: an OpenAI-compatible endpoint (set LOCAL_BASE_URL and LOCAL_API_KEY)",
+        f"inspect eval {folder}/inspect_task.py --model openai-api/local/<model> --log-dir logs",
+        "# lm-eval, a chat endpoint (generate_until; the project's answer parser reads the reply)",
+        f"lm_eval --model local-chat-completions --model_args model=<model>,base_url=<url>/v1/chat/completions "
+        f"--apply_chat_template --include_path {folder}/lm_eval --tasks {base}_gen --log_samples --output_path out",
+        "# lm-eval, a local model (multiple_choice: the loglikelihood of each option's number)",
+        f"lm_eval --model hf --model_args pretrained=<model> --include_path {folder}/lm_eval "
+        f"--tasks {base}_mc --log_samples --output_path out",
+        "# either result comes back as a run",
+        "persian-tui import-predictions logs/<log>.eval",
+        "persian-tui import-predictions out/<model>/samples_<task>_<time>.jsonl",
+        "```", "",
+        "`--log-dir` keeps Inspect's logs out of this folder (without it Inspect writes `logs/` in the working "
+        "folder). `inspect_task.py` and `lm_eval/utils.py` run without the network and without persian-tui: "
+        "the answer parser is `outlier_parser/`, copied beside them."]
+
+
+def datasheet(store: Store, release: Release, board: list[_Board], license_id: str, folder: str = "NAME") -> str:
     """README.md: the YAML header the hub reads, then the datasheet."""
     from ..annotation.agreement import agreement
     from ..annotation.consensus import item_votes
@@ -211,7 +245,7 @@ def datasheet(store: Store, release: Release, board: list[_Board], license_id: s
         "tags:", "- persian", "- poetry", "- semantic-similarity",
         "size_categories:", f"- {_size_category(n)}",
         "configs:", "- config_name: default", "  data_files:", f"  - split: {SPLIT}", f"    path: {DATA_FILE}",
-        *dataset_info(SPLIT, n),
+        *dataset_info(SPLIT, n, sum(len(i.record.encode("utf-8")) + 1 for i in release.items)),
         "---", "",
     ]
     out = head + [
@@ -278,13 +312,16 @@ def datasheet(store: Store, release: Release, board: list[_Board], license_id: s
 
     out += ["", "## How it was made", ""] + _made(store, release, questions, votes, a, board)
     out += ["", "## Loading", "",
+            f"From the folder that holds `{folder}/` (or with its hub repository's id in place of the path):", "",
             "```python",
             "from datasets import load_dataset",
-            f"ds = load_dataset(\"<this folder or its hub repository>\", split=\"{SPLIT}\")",
+            f"ds = load_dataset(\"{folder}\", split=\"{SPLIT}\")",
             "```", "",
             f"Or without `datasets`: one JSON object per line in `{DATA_FILE}` (UTF-8), fields "
-            "`uid`, `options` (position, mesra1, mesra2, poet, corpus), `key`, `category`, `poet`, "
-            "`source`, `explanation`, ...; `persian-tui import` reads it back.", ""]
+            + ", ".join(f"`{f}`" for f in field_names())
+            + " (an option: `position`, `mesra1`, `mesra2`, `order`, `poet`, `corpus`); "
+            "`persian-tui import` reads it back."]
+    out += _running(release, folder) + [""]
     return "\n".join(out)
 
 
@@ -410,6 +447,21 @@ def check_release(release: Release) -> None:
             refuse(f"question {n} ({item.uid}): its record names another uid or key")
 
 
+def folder_license(out: Path) -> str | None:
+    """The licence in the YAML header of the folder's README.md (a release written before), if any.
+    Only a release folder's own file is read (a manifest beside it; never through a symlink)."""
+    readme = out / "README.md"
+    if outputs.symlink_within(readme, out) or not (out / MANIFEST).is_file():
+        return None
+    try:
+        text = readme.read_text("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    head = text.split("\n---", 1)[0] if text.startswith("---") else ""
+    found = re.search(r"^license: (\S+)$", head, re.M)
+    return found[1] if found and LICENSE.fullmatch(found[1]) else None
+
+
 def check_runs(store: Store, run_ids: list[int]) -> None:
     for rid in run_ids:
         if store.runs.get_run(rid) is None:
@@ -444,20 +496,23 @@ Progress = Callable[[str, int, int], None]  # (what is being done, steps done, s
 
 
 def build_release(store: Store, name: str, out: str | Path, *, run_ids: Sequence[int] = (),
-                  license_id: str = "unknown", frozen: bool = False, who: str | None = None,
+                  license_id: str | None = None, frozen: bool = False, who: str | None = None,
                   progress: Progress | None = None) -> ReleaseResult:
     """Freeze the curated set as release `name` (or find it frozen with the same content), then
     write its folder. `frozen=True` writes an existing release as it was frozen, whatever the
-    curated set is now. ReleaseExists when `name` holds other content. `progress` hears of each
-    step (the app's release screen shows them)."""
+    curated set is now. ReleaseExists when `name` holds other content. No `license_id`: the
+    licence the folder's datasheet already names (a rewrite keeps it), else "unknown".
+    `progress` hears of each step (the app's release screen shows them)."""
     def step(what: str, done: int, total: int = 3) -> None:
         if progress is not None:
             progress(what, done, total)
 
     check_name(name)
-    check_licence(license_id)
     out = Path(out)
     check_folder(out)
+    if license_id is None:
+        license_id = folder_license(out) or "unknown"
+    check_licence(license_id)
     check_runs(store, list(run_ids))  # before freezing: a mistyped run id freezes nothing
     if out.is_symlink():
         raise InputError(f"{out}: is a symlink (to {os.readlink(out)}); a release is written into a real folder")
@@ -487,10 +542,10 @@ def _build(store: Store, name: str, out: Path, run_ids: list[int], license_id: s
     step("computing the leaderboard and the datasheet", 1)
     board = leaderboard(store, release, run_ids)
     texts = {DATA_FILE: "".join(i.record + "\n" for i in release.items),  # byte-exact: never cleaned
-             "README.md": clean(datasheet(store, release, board, license_id))}  # no raw control from data
+             "README.md": clean(datasheet(store, release, board, license_id, out.name))}  # no raw control from data
     if board:
         texts["leaderboard.csv"] = _board_csv(board)
-    texts.update(harness_files(release.name))
+    texts.update(harness_files(release.name, release.digest))
     files = {rel: text.encode("utf-8") for rel, text in texts.items()}
     for rel in files:  # every path checked before anything is written
         if link := outputs.symlink_within(out / rel, out):

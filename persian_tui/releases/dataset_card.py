@@ -34,7 +34,14 @@ def _features(fields, indent: str) -> list[str]:
     return out
 
 
-def dataset_info(split: str, rows: int) -> list[str]:
-    """The YAML lines of the header's dataset_info (features, the one split and its size)."""
+def field_names() -> list[str]:
+    """A record's top-level fields, in the record's order."""
+    return [name for name, _ in FEATURES]
+
+
+def dataset_info(split: str, rows: int, num_bytes: int) -> list[str]:
+    """The YAML lines of the header's dataset_info (features, the one split, its rows and bytes:
+    `datasets` wants all three, else it warns that the splits field is malformed)."""
     return ["dataset_info:", "  features:", *_features(FEATURES, "  "),
-            "  splits:", f"  - name: {split}", f"    num_examples: {rows}"]
+            "  splits:", f"  - name: {split}", f"    num_bytes: {num_bytes}", f"    num_examples: {rows}",
+            f"  download_size: {num_bytes}", f"  dataset_size: {num_bytes}"]

@@ -5,21 +5,29 @@
   is installed (the `inspect` extra), else as the documented format (a `.json` log is one EvalLog
   object; an `.eval` log is a zip of `header.json` and `samples/*.json`). A sample's id is the
   question's uid (the release's task uses it; otherwise a source id, matched as the CSV import
-  does); each epoch is one sample of the run. Kept per sample: the reply (raw output), the answer
-  the project's parser reads from it, input/output tokens, and Inspect's own score; the log's
-  accuracy is stored with the run (`inspect_accuracy`) for comparison.
+  does); each epoch is one sample of the run. Kept per sample: the reply (raw output), the reasoning
+  Inspect moved out of it (`<think>` text, reasoning blocks), the answer the project's parser reads
+  from the reply, input/output tokens, and Inspect's own score; the log's accuracy is stored with
+  the run (`inspect_accuracy`) for comparison.
 - lm-evaluation-harness `--log_samples` JSONL (`samples_<task>_<time>.jsonl`): `doc` is the release
   record; a generate_until reply is parsed by the project's parser, a multiple_choice sample's
-  answer is the couplet with the highest loglikelihood (the four kept as scores); lm-eval's
-  per-sample metric is kept like Inspect's score. The model name is `--model`, else the
-  `results_*.json` beside the file, else the file's name.
+  answer is the couplet with the highest loglikelihood (the four kept as scores; lm-eval 0.4 writes
+  them as strings); lm-eval's per-sample metric is kept like Inspect's score. The model name is
+  `--model`, else the `results_*.json` beside the file, else the file's name.
 
-Nothing is written for a log that fails to read (one message naming the file and the sample)."""
+Every run records where it came from: the harness, the harness's own model name (`harness_model`;
+the run's model is the same name without Inspect's provider prefix or a local folder's path, so one
+model has one name from both harnesses), the task (without lm-eval's timestamp) and the release it
+ran with its digest (the task's metadata, else the release whose task name it is). A log of a task
+that is not a persian-tui release's is refused. Nothing is written for a log that fails to read (one
+message naming the file and the sample); every field is checked for its shape and every read is
+capped (releases/log_shapes.py)."""
 
 from __future__ import annotations
 
 import hashlib
 import math
+import re
 import zipfile
 from collections import Counter
 from pathlib import Path
@@ -32,6 +40,7 @@ from ..runs.parse import parse_answer
 from ..runs.prediction_files import PredictionImport
 from ..store import Store
 from . import log_shapes as shapes
+from .task_names import PREFIX, task_base
 
 CORRECT_VALUES = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}  # Inspect's value_to_float
 
@@ -95,16 +104,35 @@ def _read_log_file(path: Path) -> dict:
         raise InputError(f"{path}: not an Inspect log ({e})") from None
 
 
-def _text(content, where: str) -> str:
-    """A message's text: a string, or the text blocks of a content list."""
+def _text(content, where: str, kind: str = "text") -> str:
+    """A message's text (kind "text": a string, or the text blocks of a content list) or its
+    reasoning (kind "reasoning": the reasoning blocks, where Inspect puts `<think>` text)."""
     if isinstance(content, str):
-        return content
+        return content if kind == "text" else ""
     if isinstance(content, list):
-        return "".join(str(c["text"]) for c in content
-                       if isinstance(c, dict) and c.get("type") == "text" and isinstance(c.get("text"), str))
+        return "\n\n".join(c[kind] for c in content
+                             if isinstance(c, dict) and c.get("type") == kind and isinstance(c.get(kind), str))
     if content is None:
         return ""
     shapes.refuse(where, "output.choices[0].message.content", content, "a string or a list of blocks")
+
+
+INSPECT_SERVICES = ("openai-api",)  # openai-api/<service>/<model>: two parts name the provider
+
+
+def plain_model(harness: str, harness_model: str) -> str:
+    """One model, one name from either harness: an Inspect name without its provider (Inspect's
+    names are always `<provider>/<model>`: `openai-api/local/m` and `openai/m` -> `m`, `hf/org/m` ->
+    `org/m`), and a local folder (lm-eval's `pretrained=/path/to/m`, Inspect's `hf//path/to/m`)
+    named by its last part."""
+    name = harness_model
+    if harness == "inspect":
+        parts = name.split("/")
+        drop = 2 if len(parts) > 2 and parts[0] in INSPECT_SERVICES else 1 if len(parts) > 1 else 0
+        name = "/".join(parts[drop:])
+    if name.startswith(("/", "./", "../", "~")):
+        name = Path(name.rstrip("/")).name or name
+    return name
 
 
 def _float_score(value) -> float | None:
@@ -123,11 +151,12 @@ def _inspect_sample(s, where: str, cut: list[int]) -> dict:
         raise InputError(f"{where}: no id")
     output = shapes.obj(s.get("output"), where, "output")
     choices = shapes.seq(output.get("choices"), where, "output.choices")
-    completion = ""
+    completion = reasoning = ""
     if choices:
         first = shapes.obj(choices[0], where, "output.choices[0]")
         message = shapes.obj(first.get("message"), where, "output.choices[0].message")
         completion = _text(message.get("content"), where)
+        reasoning = _text(message.get("content"), where, "reasoning")
     usage = shapes.obj(output.get("usage"), where, "output.usage")
     scores = shapes.obj(s.get("scores"), where, "scores")
     name = "outlier_answer" if "outlier_answer" in scores else next(iter(scores), None)
@@ -140,7 +169,8 @@ def _inspect_sample(s, where: str, cut: list[int]) -> dict:
         error = shapes.text(error, where, "error") or None
     uid = shapes.ident(meta["uid"], where, "metadata.uid") if meta.get("uid") else shapes.ident(s["id"], where, "id")
     return {"id": uid, "epoch": shapes.epoch(s.get("epoch"), where), "raw": shapes.reply(completion, cut),
-            "error": error, "tokens_in": shapes.count(usage.get("input_tokens"), where, "output.usage.input_tokens"),
+            "reasoning": shapes.reply(reasoning, cut) or None, "error": error,
+            "tokens_in": shapes.count(usage.get("input_tokens"), where, "output.usage.input_tokens"),
             "tokens_out": shapes.count(usage.get("output_tokens"), where, "output.usage.output_tokens"),
             "score": shapes.finite(score.get("value")), "score_answer": shapes.finite(score.get("answer")),
             "scorer": name}
@@ -167,7 +197,11 @@ def read_inspect(path: Path) -> tuple[dict, list[dict]]:
         if value is not None and (accuracy is None or sc.get("name") == "outlier_answer"):
             accuracy = value
     model = shapes.text(ev.get("model"), str(path), "eval.model") or "inspect"
-    facts = {"harness": "inspect", "model": model, "task": shapes.text(ev.get("task"), str(path), "eval.task"),
+    meta = shapes.obj(ev.get("metadata"), str(path), "eval.metadata")  # the task's: the release and its digest
+    facts = {"harness": "inspect", "harness_model": model,
+             "task": shapes.text(ev.get("task"), str(path), "eval.task"),
+             "release": shapes.text(meta.get("release"), str(path), "eval.metadata.release"),
+             "release_digest": shapes.text(meta.get("digest"), str(path), "eval.metadata.digest"),
              "created": shapes.text(ev.get("created"), str(path), "eval.created"), "inspect_accuracy": accuracy,
              "scorer": rows[-1]["scorer"] if rows else None, "cut": cut}
     return facts, rows
@@ -176,10 +210,17 @@ def read_inspect(path: Path) -> tuple[dict, list[dict]]:
 # ---------------------------------------------------------------- reading lm-eval samples
 
 
-def _lmeval_model(path: Path) -> str | None:
-    """The model named by a results_*.json beside the samples file (lm-eval writes both); a
-    results file of another shape is passed over."""
-    for results in sorted(path.parent.glob("results_*.json")):
+TIMESTAMP = re.compile(r"_\d{4}-\d{2}-\d{2}T[\d.-]+$")  # lm-eval's time in samples_<task>_<time>.jsonl
+
+
+def _lmeval_results(path: Path, task: str) -> tuple[str | None, dict]:
+    """(the model, the task's metadata) named by a results_*.json beside the samples file (lm-eval
+    writes both; the one of the same time first); a results file of another shape is passed over."""
+    time = TIMESTAMP.search(path.stem)
+    files = sorted(path.parent.glob("results_*.json"))
+    if time:
+        files.sort(key=lambda f: not f.stem.endswith(time[0]))
+    for results in files:
         try:
             data = shapes.loads(read_input(results).decode("utf-8"), str(results))
         except (InputError, ValueError, UnicodeDecodeError):
@@ -188,9 +229,13 @@ def _lmeval_model(path: Path) -> str | None:
             continue
         config = data.get("config")
         name = data.get("model_name") or (config.get("model_args") if isinstance(config, dict) else None)
+        configs = data.get("configs")
+        task_config = configs.get(task) if isinstance(configs, dict) else None
+        meta = task_config.get("metadata") if isinstance(task_config, dict) else None
         if isinstance(name, str) and name:
-            return name
-    return None
+            meta = meta if isinstance(meta, dict) else {}
+            return name, {k: v for k in ("release", "digest") if isinstance(v := meta.get(k), str)}
+    return None, {}
 
 
 def _lmeval_row(s, where: str, cut: list[int]) -> dict:
@@ -232,8 +277,36 @@ def read_lmeval(path: Path, model: str | None) -> tuple[dict, list[dict]]:
         except ValueError as e:
             raise InputError(f"{where}: not an lm-eval sample ({type(e).__name__}: {e})") from None
         rows.append(_lmeval_row(s, where, cut))
-    name = model or _lmeval_model(path) or path.stem
-    return {"harness": "lm-eval", "model": name, "task": path.stem.removeprefix("samples_"), "cut": cut}, rows
+    task = TIMESTAMP.sub("", path.stem.removeprefix("samples_"))
+    found, meta = _lmeval_results(path, task)
+    return {"harness": "lm-eval", "harness_model": model or found or path.stem, "task": task,
+            "release": meta.get("release"), "release_digest": meta.get("digest"), "cut": cut}, rows
+
+
+# ---------------------------------------------------------------- which release it ran
+
+
+def _release_of(store: Store, path: Path, facts: dict) -> None:
+    """Fill facts' release and release_digest: the task's metadata, checked against this database's
+    release of that name, else the release whose task the log ran. A task that is no release's is
+    refused (one line)."""
+    task = str(facts.get("task") or "")
+    base = re.sub(r"_(gen|mc)$", "", task) if facts["harness"] == "lm-eval" else task
+    releases = store.releases.releases()
+    by_task = {task_base(r.name, r.digest): r for r in releases}
+    name, digest = facts.get("release"), facts.get("release_digest")
+    if name is None and base in by_task:
+        name, digest = by_task[base].name, by_task[base].digest
+    if name is None:
+        if not base.startswith(PREFIX):
+            raise InputError(f"{path}: task {task or '(none)'!r} is not the task of a persian-tui release (the release "
+                             "folder's inspect_task.py and lm_eval/ tasks write the logs this imports)")
+        return
+    known = next((r for r in releases if r.name == name), None)
+    if known is not None and digest is not None and known.digest != digest:
+        raise InputError(f"{path}: the log ran release {name!r} with digest {str(digest)[:16]}, but this database's "
+                         f"{name!r} has digest {known.digest[:16]}: another release of the same name")
+    facts["release"], facts["release_digest"] = name, digest or (known.digest if known else None)
 
 
 # ---------------------------------------------------------------- into the store
@@ -246,9 +319,12 @@ def import_harness_log(store: Store, path: str | Path, *, source: str | None = N
     check_regular(path)  # a FIFO, socket or device: refused at once
     kind = kind_of(path)
     facts, rows = read_inspect(path) if kind == "inspect" else read_lmeval(path, model)
-    facts["model"] = redact.text(model or facts["model"]) or "imported"  # no secret from a log's model args
+    # no secret from a log's model args, in the run's model or in its params
+    facts["harness_model"] = redact.text(facts["harness_model"]) or "imported"
+    facts["model"] = redact.text(model) or plain_model(facts["harness"], facts["harness_model"]) or "imported"
     if not rows:
         raise InputError(f"{path}: the log has no samples")
+    _release_of(store, path, facts)
     bank = {q.uid for q in store.questions.questions()}
     refs = References(store, source)
     result = PredictionImport(path)
@@ -276,8 +352,8 @@ def import_harness_log(store: Store, path: str | Path, *, source: str | None = N
             answer, status = p.answer, p.status
         result.invalid += status != "ok"
         preds.append(Prediction(uid, answer, status, scores=r.get("scores"), raw_output=r.get("raw") or None,
-                                tokens_in=r["tokens_in"], tokens_out=r["tokens_out"], error=r["error"],
-                                sample=r["epoch"] - 1))
+                                reasoning=r.get("reasoning"), tokens_in=r["tokens_in"], tokens_out=r["tokens_out"],
+                                error=r["error"], sample=r["epoch"] - 1))
         harness_scores[f"{uid}#{r['epoch']}" if r["epoch"] > 1 else uid] = r["score"]
     if not preds:
         raise InputError(f"{path}: no sample matches a question of the bank (ids such as "

@@ -8,8 +8,10 @@
 
 The task imports only `inspect_ai` and the standard library (and the parser beside it, loaded by path), so
 `inspect eval NAME/inspect_task.py --model openai-api/<name>/<model>` runs it where persian-tui is
-not installed. The prompt's text comes from runs/prompts.py (written into the file as literals), so
-the messages equal `prompts.render("zero-shot", q).messages`; tests check both."""
+not installed. The task and the parser's module are named for the release (releases/task_names.py),
+so two releases run in one `inspect eval` each score with their own parser. The prompt's text comes
+from runs/prompts.py (written into the file as literals): its messages are
+`prompts.render("zero-shot", q).messages`; tests check both."""
 
 from __future__ import annotations
 
@@ -17,27 +19,37 @@ import re
 from importlib import resources
 
 from ..runs import prompts
+from .task_names import task_base
 
 TASK_FILE = "inspect_task.py"
 PARSER_DIR = "outlier_parser"  # a package: parse.py keeps its relative imports
 STRATEGY = "zero-shot"
 # the generated files' loader of the parser package (PARSER_DIR in the folder `base`, described
-# as `where`): one text for the Inspect task and lm-eval's utils.py
+# as `where`) under a module name of this release only: one text for the Inspect task and lm-eval's utils.py
 PARSER_LOADER = '''def _load_parser():
-    """The {parser}/ package {where}, loaded by path (sys.path is left alone)."""
-    folder = {base} / "{parser}"
-    spec = importlib.util.spec_from_file_location("persian_outlier_parser", folder / "__init__.py",
-                                                  submodule_search_locations=[str(folder)])
-    package = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = package  # its modules import each other relatively
-    spec.loader.exec_module(package)
-    return importlib.import_module(spec.name + ".parse").parse_answer
+    """The {parser}/ package {where}, loaded by path (sys.path is left alone) as the module
+    {module}, a name of this release only: another release's parser never stands in for it."""
+    name = "{module}"
+    if name not in sys.modules:
+        folder = {base} / "{parser}"
+        spec = importlib.util.spec_from_file_location(name, folder / "__init__.py",
+                                                      submodule_search_locations=[str(folder)])
+        package = importlib.util.module_from_spec(spec)
+        sys.modules[name] = package  # its modules import each other relatively
+        spec.loader.exec_module(package)
+    return importlib.import_module(name + ".parse").parse_answer
 '''
 
 
-def parser_loader(base: str, where: str) -> str:
+def parser_module(release_name: str, digest: str) -> str:
+    """The parser package's module name in a harness's process: unique to the release."""
+    return task_base(release_name, digest) + "_parser"
+
+
+def parser_loader(base: str, where: str, release_name: str, digest: str) -> str:
     """PARSER_LOADER for a generated file whose folder variable is `base`."""
-    return PARSER_LOADER.format(parser=PARSER_DIR, base=base, where=where)
+    return PARSER_LOADER.format(parser=PARSER_DIR, base=base, where=where,
+                                module=parser_module(release_name, digest))
 
 
 def parser_files() -> dict[str, str]:
@@ -57,19 +69,24 @@ def parser_files() -> dict[str, str]:
     return {f"{PARSER_DIR}/__init__.py": init, **dict(sorted(out.items()))}
 
 
-def task_source(release_name: str) -> str:
+def task_source(release_name: str, digest: str) -> str:
     system, instruction = prompts.TEMPLATES[STRATEGY]
     return _TEMPLATE.format(
-        name=release_name, system=repr(system), user_head=repr(prompts.USER_HEAD),
+        name=release_name, digest=repr(digest), task=task_base(release_name, digest), system=repr(system),
+        user_head=repr(prompts.USER_HEAD),
         option_line=repr(prompts.OPTION_LINE), instruction=repr(instruction),
         template=repr(f"{STRATEGY}/{prompts.VERSIONS[STRATEGY]}"), hash=repr(prompts.TEMPLATE_HASHES[STRATEGY]),
-        parser=PARSER_DIR, data=repr("data/test.jsonl"), loader=parser_loader("HERE", "beside this file"))
+        parser=PARSER_DIR, data=repr("data/test.jsonl"),
+        loader=parser_loader("HERE", "beside this file", release_name, digest))
 
 
 _TEMPLATE = '''"""Inspect task for the persian-tui release {name}: Persian poetry outlier questions.
 
-    inspect eval inspect_task.py --model openai-api/<name>/<model>   # <NAME>_BASE_URL, <NAME>_API_KEY set
+    inspect eval path/to/{name}/inspect_task.py --model openai-api/<name>/<model> --log-dir logs
+    # with <NAME>_BASE_URL and <NAME>_API_KEY set; run it from outside this folder (or give --log-dir),
+    # so Inspect's logs/ is not written into the release
 
+The task is {task}: named for this release (its name and digest), as is the parser's module.
 Imports only inspect_ai and the standard library; the answer parser is the {parser}/ folder
 beside this file (a verbatim copy of persian-tui's). Each keyed question of data/test.jsonl is asked with
 persian-tui's zero-shot prompt (the seed benchmark's), temperature 0; a reply is correct when the
@@ -78,6 +95,7 @@ Written by `persian-tui release`; regenerate it rather than edit it."""
 
 import importlib.util
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -94,7 +112,21 @@ HERE = Path(__file__).resolve().parent
 
 parse_answer = _load_parser()
 
+
+def _note_logs_here():
+    """Inspect writes its logs to ./logs of the working folder unless told otherwise: say so when
+    that folder is this release's (the logs would land in the folder you publish)."""
+    cwd = Path.cwd().resolve()
+    told = os.environ.get("INSPECT_LOG_DIR") or any(a.startswith("--log-dir") for a in sys.argv)
+    if (cwd == HERE or HERE in cwd.parents) and not told:
+        print(f"note: Inspect writes its logs to {{cwd / 'logs'}}, inside the release folder; run it from "
+              "outside the folder or give --log-dir", file=sys.stderr)
+
+
+_note_logs_here()
+
 RELEASE = {name!r}
+DIGEST = {digest}
 TEMPLATE = {template}  # persian-tui's prompt strategy/version
 TEMPLATE_HASH = {hash}
 SYSTEM = {system}
@@ -137,7 +169,8 @@ def outlier_answer():
 
 
 @task
-def persian_outlier():
+def {task}():
     return Task(dataset=samples(), solver=[generate()], scorer=outlier_answer(),
-                config=GenerateConfig(temperature=0.0), metadata={{"release": RELEASE, "template": TEMPLATE}})
+                config=GenerateConfig(temperature=0.0),
+                metadata={{"release": RELEASE, "digest": DIGEST, "template": TEMPLATE}})
 '''

@@ -120,17 +120,32 @@ def reply(value: str, cut: list[int]) -> str:
     return f"{value[:half]}\n[… {len(value) - 2 * half} characters cut …]\n{value[-half:]}"
 
 
-def loglikelihoods(resps: list, where: str) -> list[float] | None:
-    """The loglikelihoods of a multiple_choice sample (None: not one): exactly four, finite or -inf,
-    not all -inf."""
-    if len(resps) < 2 or not all(isinstance(r, list) and r and not isinstance(r[0], str) for r in resps):
+def _number(value: Any) -> float | None:
+    """A loglikelihood as lm-eval writes it: a number, or (lm-eval 0.4) a string of one."""
+    if isinstance(value, bool):
         return None
-    lls = [r[0][0] if isinstance(r[0], list) and r[0] else r[0] for r in resps]
-    if not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in lls):
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return None
+    return None
+
+
+def loglikelihoods(resps: list, where: str) -> list[float] | None:
+    """The loglikelihoods of a multiple_choice sample (None: not one): a `[loglikelihood, greedy]`
+    per couplet, nested once more or not (`[[["-8.42", "False"]], ...]`, `[[-8.42, false], ...]`),
+    numbers or strings of numbers; exactly four, finite or -inf, not all -inf."""
+    if len(resps) < 2 or not all(isinstance(r, list) and r for r in resps):
+        return None
+    found = [_number(r[0][0] if isinstance(r[0], list) and r[0] else r[0]) for r in resps]
+    if any(x is None for x in found):
         raise InputError(f"{where}: `resps` holds a loglikelihood that is not a number")
-    if len(lls) != 4:
-        raise InputError(f"{where}: {len(lls)} loglikelihoods; a question has four couplets")
-    values = [float(x) for x in lls]
+    values = [x for x in found if x is not None]
+    if len(values) != 4:
+        raise InputError(f"{where}: {len(values)} loglikelihoods; a question has four couplets")
     if any(math.isnan(x) or x == math.inf for x in values):
         raise InputError(f"{where}: a loglikelihood is NaN or +infinity; no answer can be read")
     if all(x == -math.inf for x in values):

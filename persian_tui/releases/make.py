@@ -42,10 +42,11 @@ def default_folder(name: str) -> Path:
 
 
 def make_release(store: Store, person: Access, name: str, out: str | Path | None = None, *,
-                 run_ids: Sequence[int] = (), license_id: str = DEFAULT_LICENCE, frozen: bool = False,
+                 run_ids: Sequence[int] = (), license_id: str | None = None, frozen: bool = False,
                  progress: Progress | None = None) -> ReleaseResult:
     """Freeze the curated set as `name` and write its folder (default_folder(name) unless `out`),
-    as `person`: AccessDenied unless their role may release; the release records their name."""
+    as `person`: AccessDenied unless their role may release; the release records their name.
+    No `license_id`: the licence the folder's datasheet names, else DEFAULT_LICENCE."""
     person.require("release")
     return build_release(store, name, default_folder(name) if out is None else out, run_ids=run_ids,
                          license_id=license_id, frozen=frozen, who=person.user, progress=progress)

@@ -106,3 +106,67 @@ def test_the_plan_is_checked_again_inside_each_write(db, capsys, monkeypatch):
     with Store(db) as s:
         assert s.curation.adjudications() == []
     assert "accepted the key of 0 question(s)" in out
+
+
+def test_all_ready_takes_every_ready_keyed_question_nothing_flags(db, capsys):
+    """Labelled or not (q-f has no label); the flagged q-c and q-a, q-b whose labels differ from the
+    key are left, saying why."""
+    assert main(["--db", db, "curate", "--all-ready", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    for uid in ("q-d", "q-e", "q-f"):
+        assert f"would accept {uid}: key 1" in out
+    assert f"left q-c: flagged by sara: {FLAG}" in out and "would accept q-c" not in out
+    assert "left q-b: label(s) 3 differ from key 1" in out and "left q-a: " in out  # labels against the key
+    assert "would accept the key of 3 question(s); nothing written" in out
+    assert set(statuses(db).values()) == {"ready"}
+    assert main(["--db", db, "curate", "--all-ready", "--annotator", "mina"]) == 0
+    assert statuses(db) == {"q-a": "ready", "q-b": "ready", "q-c": "ready", "q-d": "curated",
+                            "q-e": "curated", "q-f": "curated"}
+
+
+def test_uids_from_a_file(db, tmp_path, capsys):
+    listed = tmp_path / "uids.txt"
+    listed.write_text("# the ones we checked\nq-d\n\nq-f\n", "utf-8")
+    assert main(["--db", db, "curate", "--from-file", str(listed), "--annotator", "mina"]) == 0
+    st = statuses(db)
+    assert st["q-d"] == st["q-f"] == "curated" and st["q-e"] == "ready"
+    listed.write_text("q-c\n", "utf-8")  # flagged: refused as a named one
+    assert main(["--db", db, "curate", "--from-file", str(listed), "--annotator", "mina"]) == 1
+    assert "refused q-c" in capsys.readouterr().out
+    assert main(["--db", db, "curate", "--from-file", str(tmp_path / "nope.txt"), "--annotator", "mina"]) == 1
+    err = capsys.readouterr().err
+    assert "nope.txt" in err and len(err.strip().splitlines()) == 1
+
+
+def test_agreeing_says_why_nothing_qualified(tmp_path, capsys):
+    path = str(tmp_path / "none.db")
+    with Store(path) as s:
+        s.questions.add_questions([Question(uid=f"q-{c}", options=[Option(i, a, b) for i, (a, b)
+                                                                   in enumerate(couplets(n), 1)],
+                                            key=1, status="ready") for n, c in enumerate("ab")])
+    assert main(["--db", path, "curate", "--agreeing", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "--agreeing: none of the 2 open question(s)" in out and "2 without labels" in out
+    assert "--all-ready" in out
+
+
+@pytest.mark.parametrize("mode", ["--agreeing", "--all-ready"])
+def test_a_label_against_the_key_added_meanwhile_stops_a_bulk_acceptance(db, capsys, monkeypatch, mode):
+    """--agreeing and --all-ready take only questions no label contradicts: one added between the
+    plan and the write is skipped, saying why (a named question is accepted over labels, as before)."""
+    from persian_tui.store.curation import CurationRepo
+
+    real = CurationRepo.adjudicate
+
+    def meanwhile(self, uid, *a, **kw):
+        if uid == "q-d":
+            with Store(db) as other:  # another annotator, between the plan and this write
+                other.labels.add_label("q-d", "reza", 3)
+        return real(self, uid, *a, **kw)
+
+    monkeypatch.setattr(CurationRepo, "adjudicate", meanwhile)
+    assert main(["--db", db, "curate", mode, "--annotator", "mina"]) == 0
+    out = capsys.readouterr().out
+    assert "skipped q-d:" in out and "3" in out.split("skipped q-d:")[1].splitlines()[0]
+    st = statuses(db)
+    assert st["q-d"] == "ready" and st["q-e"] == "curated"

@@ -85,3 +85,11 @@ def test_usage_marks_required_options(capsys):
             main([*argv, "--help"])
         usage = " ".join(capsys.readouterr().out.split("\n\n")[0].split())
         assert shown in usage and f"[{shown.split()[0]}" not in usage, usage
+
+
+def test_every_option_with_a_default_names_it_in_help():
+    """`--help` tells each option's default (run llm's --concurrency, --max-retries, --api-key-env ...)."""
+    missing = [f"{name} {a.option_strings[-1]}" for name, p in all_parsers(parser()) for a in p._actions
+               if a.option_strings and a.help != argparse.SUPPRESS and a.default not in (None, False, argparse.SUPPRESS)
+               and "default" not in (a.help or "").lower()]
+    assert not missing

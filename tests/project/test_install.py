@@ -1,6 +1,8 @@
 """The default and test installs are light (no torch, no CUDA); `.[embed]` brings the models and CI\ninstalls it."""
 
+import os
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -34,8 +36,17 @@ def test_embed_extra_brings_it_and_ci_installs_it():
     torch_line = ci.index("pip install --quiet torch==")
     install = re.search(r'pip install --quiet -e "\.\[([a-z,]+)\]"', ci)
     assert torch_line < install.start()
-    assert set(install[1].split(",")) == {"test", "embed", "inspect", "docs", "web"}
+    assert set(install[1].split(",")) == {"test", "embed", "inspect", "lmeval", "docs", "web"}
     assert "apt-get install" in ci and "chromium" in ci  # tests/web drive Debian's Chromium
+
+
+def test_lmeval_extra_installs_beside_the_project():
+    """lm-eval with what its API and hf models need, and pyarrow capped: pyarrow 26 needs NumPy 2,
+    which the project's NumPy pin rules out (then `import datasets`, so lm-eval, fails)."""
+    lmeval = PYPROJECT["project"]["optional-dependencies"]["lmeval"]
+    assert {"lm-eval", "datasets", "pyarrow", "tenacity", "accelerate"} <= names(lmeval)
+    assert any(r.startswith("lm-eval[api,hf]") for r in lmeval)
+    assert any(r.replace(" ", "").startswith("pyarrow") and "<26" in r for r in lmeval)
 
 
 def test_st_model_without_the_extra_names_it(monkeypatch):
@@ -86,3 +97,49 @@ def test_st_tests_skip_with_a_reason_without_the_extra(tmp_path):
     skips = [line for line in done.stdout.splitlines() if line.startswith("SKIPPED")]
     assert skips and all("embed extra" in line for line in skips), done.stdout[-3000:]
     assert re.search(r"\d+ passed", done.stdout)
+
+
+def test_harness_tests_skip_with_a_reason_without_the_harnesses(tmp_path):
+    """`pip install -e ".[test]" && pytest` (the README's command): without inspect-ai and lm-eval
+    the harness tests skip, naming the extra, and the rest of their files pass. (torch is not
+    blocked so: `datasets` imports it whenever sys.modules names it.)"""
+    blocked = ("inspect_ai", "inspect_ai.log", "lm_eval")
+    code = (f"import sys\nfor m in {blocked!r}: sys.modules[m] = None\n"
+            "import pytest\nsys.exit(pytest.main(sys.argv[1:]))")
+    files = [str(ROOT / "tests" / "releases" / f) for f in ("test_inspect_task.py", "test_lmeval_task.py",
+                                                            "test_harness_logs.py")]
+    done = subprocess.run([sys.executable, "-c", code, *files, "-rs", "-p", "no:cacheprovider", "-p", "no:xdist",
+                           "--rootdir", str(tmp_path)], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    skips = [line for line in done.stdout.splitlines() if line.startswith("SKIPPED")]
+    assert skips and all("extra" in line for line in skips), done.stdout[-3000:]
+    assert re.search(r"\d+ passed", done.stdout) and "failed" not in done.stdout
+
+
+FRESH = "PERSIAN_TUI_FRESH_VENV"
+SMOKE = ["tests/releases/test_inspect_task.py", "tests/releases/test_lmeval_task.py",
+         "tests/releases/test_harness_logs.py", "tests/runs/test_embedders.py", "tests/runs/test_parse.py"]
+
+
+@pytest.mark.xdist_group("fresh-venv")
+@pytest.mark.skipif(not os.environ.get(FRESH), reason=f"installs .[test] into a new virtualenv (minutes, from "
+                                                      f"the package index): set {FRESH}=1 (.ci/run does)")
+def test_the_readme_test_command_in_a_fresh_venv(tmp_path):
+    """As a fresh clone with `pip install -e ".[test]"` alone (CI's way: a new venv, the checkout
+    copied): a smoke subset passes, the tests needing the extras skipping and naming them."""
+    src = tmp_path / "src"
+    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(".git", ".ci", "site", "__pycache__", "*.egg-info",
+                                                             "exports", "db", "venv", ".venv", "*.db"))
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PERSIAN_TUI_DB")}
+    python = str(venv / "bin" / "python")
+    done = subprocess.run([python, "-m", "pip", "install", "--quiet", "-e", ".[test]"], cwd=src, env=env,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    done = subprocess.run([python, "-m", "pytest", "-p", "no:cacheprovider", "-n", "0", "-rs", *SMOKE], cwd=src,
+                          env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    skips = [line for line in done.stdout.splitlines() if line.startswith("SKIPPED")]
+    assert skips and all("extra" in line for line in skips), done.stdout[-3000:]
+    assert re.search(r"\d+ passed", done.stdout) and "failed" not in done.stdout

@@ -25,7 +25,6 @@ from persian_tui.store import ReleaseExists, Store
 ZWNJ = "\u200c"
 
 
-HARNESS_FILES = set(harness_files("v1.0"))  # the Inspect and lm-eval tasks (test_inspect_task.py, test_lmeval_task.py)
 
 
 @pytest.fixture
@@ -68,12 +67,14 @@ def test_a_release_builds_twice_to_identical_bytes_and_reads_back(bank, tmp_path
         spec = LLMRunSpec(base_url=server.url, model="m", questions="curated")
         run = create_llm_run(bank, spec)
         asyncio.run(execute_llm_run(bank.path, run.id))
-    a = build_release(bank, "v1.0", tmp_path / "a", run_ids=[run.id], license_id="cc-by-4.0")
-    b = build_release(bank, "v1.0", tmp_path / "b", run_ids=[run.id], license_id="cc-by-4.0")
+    # the same database and options (the folder's name among them: the datasheet's commands name it)
+    a = build_release(bank, "v1.0", tmp_path / "a" / "v1.0", run_ids=[run.id], license_id="cc-by-4.0")
+    b = build_release(bank, "v1.0", tmp_path / "b" / "v1.0", run_ids=[run.id], license_id="cc-by-4.0")
     assert a.created and not b.created
-    fa, fb = files_of(tmp_path / "a"), files_of(tmp_path / "b")
-    assert fa == fb and set(fa) == {"README.md", "data/test.jsonl", "release.json", "leaderboard.csv", *HARNESS_FILES}
-    header, split, rows = read_dataset(tmp_path / "a")
+    fa, fb = files_of(tmp_path / "a" / "v1.0"), files_of(tmp_path / "b" / "v1.0")
+    harness = set(harness_files("v1.0", a.release.digest))  # the Inspect and lm-eval tasks
+    assert fa == fb and set(fa) == {"README.md", "data/test.jsonl", "release.json", "leaderboard.csv", *harness}
+    header, split, rows = read_dataset(tmp_path / "a" / "v1.0")
     assert header["license"] == "cc-by-4.0" and header["language"] == ["fa"] and split == "test"
     assert header["size_categories"] == ["n<1K"]
     assert [r["uid"] for r in rows] == [f"q-{i:02d}" for i in range(8)]  # the draft is not in it

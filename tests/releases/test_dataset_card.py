@@ -19,6 +19,7 @@ def test_release_folder_loads_with_datasets_with_declared_types(release):
     _, out = release
     data = out / "data" / "test.jsonl"
     lines = data.read_text("utf-8").splitlines()
+    size = data.stat().st_size
     # one option linked to the corpus, every other corpus field null: the types must not depend on it
     rec = json.loads(lines[1])
     rec["options"][0]["corpus"] = {"status": "linked", "poem": "hafez/ghazal/sh1", "couplet": 3, "poet": "حافظ",
@@ -43,9 +44,48 @@ def test_release_folder_loads_with_datasets_with_declared_types(release):
     assert ds["test"][0]["source_page"] == json.loads(lines[0])["source_page"]
     # text, as declared (pyarrow reads ISO times as timestamps first: the same instant, space-separated)
     assert ds["test"][0]["created_at"].replace(" ", "T") + "Z" == json.loads(lines[0])["created_at"]
-    assert header["dataset_info"]["splits"] == [{"name": "test", "num_examples": len(lines)}]
+    assert header["dataset_info"]["splits"] == [{"name": "test", "num_bytes": size, "num_examples": len(lines)}]
+    # what datasets reads without "The `splits` field in YAML is malformed" (it ignores the block then)
+    assert datasets.splits.SplitDict._from_yaml_list(header["dataset_info"]["splits"])["test"].num_bytes == size
     snippet = re.search(r"```python\n(.*?)```", readme, re.S)[1]
     assert f'split="{split["split"]}"' in snippet
     scope = {}
     exec(snippet.replace('"<this folder or its hub repository>"', repr(str(out))), scope)  # noqa: S102
     assert scope["ds"].num_rows == len(lines)
+
+
+def test_the_datasheet_runs_as_pasted(release, tmp_path, monkeypatch):
+    """Its `load_dataset` line, run from the folder holding the release, loads it; the fields it
+    names are a record's; it tells how to run the release's own Inspect and lm-eval tasks."""
+    datasets = pytest.importorskip("datasets", reason="datasets is not installed (the test extra installs it)")
+    from persian_tui.releases.dataset_card import field_names
+    from persian_tui.releases.task_names import task_base
+
+    _, out = release
+    readme = (out / "README.md").read_text("utf-8")
+    (line,) = [x for x in readme.splitlines() if x.startswith("ds = load_dataset(")]
+    assert line == 'ds = load_dataset("v1", split="test")'
+    monkeypatch.chdir(out.parent)
+    ds = eval(line.removeprefix("ds = "), {"load_dataset": lambda *a, **k: datasets.load_dataset(  # noqa: S307
+        *a, **k, cache_dir=str(tmp_path / "hf"))})
+    assert ds.num_rows == 16
+    record = json.loads((out / "data" / "test.jsonl").read_text("utf-8").splitlines()[0])
+    assert set(record) <= set(field_names())
+    fields = readme.split("fields ", 1)[1].split(" (an option")[0]
+    assert fields == ", ".join(f"`{f}`" for f in field_names()) and "`source`" not in fields
+    manifest = json.loads((out / "release.json").read_text("utf-8"))
+    base = task_base("v1", manifest["digest"])
+    assert "inspect eval v1/inspect_task.py --model openai-api/local/<model> --log-dir logs" in readme
+    assert f"--include_path v1/lm_eval --tasks {base}_gen" in readme and f"--tasks {base}_mc" in readme
+    assert "inspect-ai 0.3.285" in readme and "lm-eval 0.4.13" in readme
+
+
+def test_frozen_rewrite_keeps_the_licence(release, capsys):
+    from persian_tui.cli import main
+
+    db, out = release
+    assert main(["--db", db, "release", "v1", "--frozen", "-o", str(out), "--license", "cc-by-4.0"]) == 0
+    assert main(["--db", db, "release", "v1", "--frozen", "-o", str(out)]) == 0  # no --license: kept
+    assert "\nlicense: cc-by-4.0\n" in (out / "README.md").read_text("utf-8")
+    assert main(["--db", db, "release", "v1", "--frozen", "-o", str(out), "--license", "mit"]) == 0
+    assert "\nlicense: mit\n" in (out / "README.md").read_text("utf-8")

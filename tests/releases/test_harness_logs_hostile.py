@@ -16,6 +16,7 @@ from persian_tui.cli import main
 from persian_tui.store import Store
 
 SECRETS = ("hunter2pass", "sk-abcdefghijklmnop1234", "hf_AbCdEfGhIjKlMnOpQrStUv", "abc123secret")
+TASK = "persian_outlier_t"  # a release's task (a log of a foreign task is refused; issue 30)
 MODEL_ARGS = ("pretrained=https://bob:hunter2pass@host/m,api_key=sk-abcdefghijklmnop1234,"
               "token=hf_AbCdEfGhIjKlMnOpQrStUv")
 
@@ -33,7 +34,8 @@ def mc_line(i: int, r: dict, lls: list) -> dict:
     return {"doc_id": i, "doc": r, "target": r["key"] - 1, "resps": [[[ll, False]] for ll in lls], "acc": 0.0}
 
 
-def lm_file(folder: Path, lines: list, results=None, name="samples_t_2026.jsonl", raw: str | None = None) -> Path:
+def lm_file(folder: Path, lines: list, results=None, name=f"samples_{TASK}_2026-01-01T00-00-00.jsonl",
+            raw: str | None = None) -> Path:
     folder.mkdir(exist_ok=True)
     path = folder / name
     path.write_text(raw if raw is not None else "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines),
@@ -44,7 +46,7 @@ def lm_file(folder: Path, lines: list, results=None, name="samples_t_2026.jsonl"
 
 
 def inspect_log(path: Path, samples: list, model="m/one", **extra) -> Path:
-    log = {"version": 2, "status": "success", "eval": {"task": "t", "model": model, "created": "2026"},
+    log = {"version": 2, "status": "success", "eval": {"task": TASK, "model": model, "created": "2026"},
            "samples": samples, **extra}
     path.write_text(json.dumps(log), "utf-8")
     return path
@@ -96,7 +98,9 @@ def test_model_args_and_inspect_model_secrets_never_stored_printed_or_released(r
     for secret in SECRETS:
         for where, text in (("output", printed.out + printed.err), ("database", stored), ("release", files)):
             assert secret not in text, (secret, where)
-    assert "***" in runs[0].model and runs[1].model.startswith("openai/gpt-4o")
+    # the run's model without Inspect's provider (issue 30), the harness's own name kept beside it
+    assert "***" in runs[0].model and runs[1].model.startswith("gpt-4o?api_key=***")
+    assert runs[1].params["harness_model"].startswith("openai/gpt-4o")
 
 
 # ---------------------------------------------------------------- 8: NaN scores
@@ -107,7 +111,7 @@ def test_a_nan_score_is_stored_as_json_and_an_old_bad_row_is_one_line(release, t
     recs = records(out)
     raw = "".join(json.dumps(gen_line(i, r)).replace('"exact_match": 0.0', '"exact_match": NaN')
                   .replace('"exact_match": 1.0', '"exact_match": Infinity') + "\n" for i, r in enumerate(recs))
-    path = lm_file(tmp_path / "lm", [], name="samples_nan_2026.jsonl", raw=raw)
+    path = lm_file(tmp_path / "lm", [], name=f"samples_{TASK}_nan_2026.jsonl", raw=raw)
     assert main(["--db", db, "import-predictions", str(path), "--model", "same"]) == 0
     with Store(db) as s:
         (row,) = s.conn.execute("SELECT params FROM runs WHERE kind = 'imported'").fetchall()
@@ -121,7 +125,8 @@ def test_a_nan_score_is_stored_as_json_and_an_old_bad_row_is_one_line(release, t
     assert "Traceback" not in out_err.err
     (run,) = imported(db)
     assert main(["--db", db, "runs", "archive", str(run.id)]) == 0
-    other = lm_file(tmp_path / "lm2", [gen_line(i, r, "3") for i, r in enumerate(recs)], name="samples_b_2026.jsonl")
+    other = lm_file(tmp_path / "lm2", [gen_line(i, r, "3") for i, r in enumerate(recs)],
+                    name=f"samples_{TASK}_b_2026.jsonl")
     assert main(["--db", db, "import-predictions", str(other), "--model", "same"]) == 0
 
 
@@ -179,7 +184,7 @@ def test_a_repeated_sample_id_is_never_guessed(release, tmp_path, capsys, monkey
     else:
         path = tmp_path / "d.eval"
         with zipfile.ZipFile(path, "w") as z, pytest.warns(UserWarning) if fmt == "eval-one-name" else _nothing():
-            z.writestr("header.json", json.dumps({"status": "success", "eval": {"model": "m", "task": "t"}}))
+            z.writestr("header.json", json.dumps({"status": "success", "eval": {"model": "m", "task": TASK}}))
             for n, s in enumerate(samples):
                 name = f"{s['id']}_epoch_1" if fmt == "eval-one-name" else str(n)
                 z.writestr(f"samples/{name}.json", json.dumps(s))
@@ -330,7 +335,7 @@ def test_an_upper_case_eval_is_read_with_inspect_installed(release, tmp_path, ca
     db, out = release
     path = tmp_path / "LOG.EVAL"
     with zipfile.ZipFile(path, "w") as z:
-        z.writestr("header.json", json.dumps({"status": "success", "eval": {"model": "m", "task": "t"}}))
+        z.writestr("header.json", json.dumps({"status": "success", "eval": {"model": "m", "task": TASK}}))
         for n, r in enumerate(records(out)[:3]):
             z.writestr(f"samples/{n}.json", json.dumps(sample(r["uid"])))
     assert main(["--db", db, "import-predictions", str(path)]) == 0

@@ -1,6 +1,6 @@
 """The release's lm-evaluation-harness task folder (releases/lmeval_task.py) matches lm-eval's
-task schema and the project's prompt and parser; lm-eval samples files import as runs
-(releases/harness_logs.py)."""
+task schema and the project's prompt and parser, under the release's own names and two tags apart.
+(Real lm-eval runs of it, imported back: tests/releases/test_harness_logs.py.)"""
 
 from __future__ import annotations
 
@@ -12,9 +12,8 @@ import pytest
 from factories import DATA, HARNESS_REPLIES, top_level_imports
 
 from persian_tui.bank import jsonl
-from persian_tui.cli import main
+from persian_tui.releases.task_names import task_base
 from persian_tui.runs import prompts
-from persian_tui.store import Store
 
 # with -n, one worker runs the harness tests: Inspect, datasets and lm-eval are imported once
 # (pyproject.toml: --dist loadgroup)
@@ -53,13 +52,23 @@ def functions_in(value) -> list[str]:
     return []
 
 
+def base_of(out: Path) -> str:
+    manifest = json.loads((out / "release.json").read_text("utf-8"))
+    return task_base(manifest["name"], manifest["digest"])
+
+
 def test_lm_eval_task_yaml_matches_its_schema(release):
     import jsonschema
 
     _, out = release
     folder = out / "lm_eval"
     yamls = sorted(folder.glob("*.yaml"))
-    assert [p.name for p in yamls] == ["persian_outlier_v1_gen.yaml", "persian_outlier_v1_mc.yaml"]
+    base = base_of(out)
+    assert base.startswith("persian_outlier_v1_")
+    assert [p.name for p in yamls] == [f"{base}_gen.yaml", f"{base}_mc.yaml"]
+    # two tags: a chat endpoint asked for the chat tag never meets a loglikelihood task
+    assert [lm_yaml(p)["tag"] for p in yamls] == ["persian_outlier_chat", "persian_outlier_loglik"]
+    assert [lm_yaml(p)["metadata"]["release"] for p in yamls] == ["v1", "v1"]
     schema = json.loads(SCHEMA.read_text("utf-8"))
     utils = lm_utils(folder)
     for path in yamls:
@@ -79,70 +88,17 @@ def test_lm_eval_prompt_and_filter_are_the_projects(release):
 
     _, out = release
     utils = lm_utils(out / "lm_eval")
-    gen = lm_yaml(out / "lm_eval" / "persian_outlier_v1_gen.yaml")
+    gen = lm_yaml(out / "lm_eval" / f"{base_of(out)}_gen.yaml")
+    assert "description" not in lm_yaml(out / "lm_eval" / f"{base_of(out)}_mc.yaml")
     records = [json.loads(line) for line in (out / "data" / "test.jsonl").read_text("utf-8").splitlines()]
     for r in records:
         system, user = prompts.render("zero-shot", jsonl.from_record(r)).messages
-        assert gen["description"] == system["content"] and utils.doc_to_text(r) == user["content"]
+        # the system text ends in a blank line: without a chat template it is not glued to the question
+        assert gen["description"] == system["content"] + "\n\n" and utils.doc_to_text(r) == user["content"]
+        assert utils.doc_to_text_mc(r) == system["content"] + "\n\n" + user["content"] + "\n\nAnswer:"
         assert utils.doc_to_target(r) == str(r["key"]) and utils.doc_to_index(r) == r["key"] - 1
     assert utils.parse_filter([[r] for r in HARNESS_REPLIES], records[:len(HARNESS_REPLIES)]) == \
         [[str(parse_answer(r).answer) if parse_answer(r).status == "ok" else ""] for r in HARNESS_REPLIES]
     pytest.importorskip("datasets", reason="datasets is not installed (the test extra installs it)")
     ds = utils.load_release(version=1.0)
     assert ds["test"].num_rows == len(records) and ds["test"][0]["uid"] == records[0]["uid"]
-
-
-def test_lm_eval_runs_the_task_when_installed(release):
-    lm_eval = pytest.importorskip("lm_eval", reason="lm-eval is not installed (it pulls torch; CI does not "
-                                                    "install it: the YAML is checked against its task schema)")
-    from lm_eval.tasks import TaskManager
-
-    _, out = release
-    tasks = TaskManager(include_path=str(out / "lm_eval")).load_task_or_group(["persian_outlier_v1_gen"])
-    assert tasks and lm_eval
-
-
-def write_samples(folder: Path, records: list[dict], kind: str) -> Path:
-    """An lm-eval --log_samples file as lm-eval 0.4 writes it (and its results file)."""
-    lines = []
-    for i, r in enumerate(records):
-        if kind == "gen":
-            reply = HARNESS_REPLIES[i % len(HARNESS_REPLIES)]
-            from persian_tui.runs.parse import parse_answer
-
-            p = parse_answer(reply)
-            got = str(p.answer) if p.status == "ok" else ""
-            lines.append({"doc_id": i, "doc": r, "target": str(r["key"]), "arguments": {}, "resps": [[reply]],
-                          "filtered_resps": [got], "filter": "parsed", "metrics": ["exact_match"],
-                          "exact_match": float(got == str(r["key"])), "doc_hash": "x", "prompt_hash": "y"})
-        else:
-            lls = [-3.0 - ((j + i) % 4) * 0.5 for j in range(4)]
-            lines.append({"doc_id": i, "doc": r, "target": r["key"] - 1, "arguments": {},
-                          "resps": [[[ll, False]] for ll in lls], "filtered_resps": [[ll, False] for ll in lls],
-                          "filter": "none", "metrics": ["acc", "acc_norm"],
-                          "acc": float(max(range(4), key=lambda j: lls[j]) == r["key"] - 1), "acc_norm": 0.0})
-    path = folder / f"samples_persian_outlier_v1_{kind}_2026-11-25T16-00-00.jsonl"
-    path.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), "utf-8")
-    (folder / "results_2026-11-25T16-00-00.json").write_text(json.dumps({"model_name": "local/tiny"}), "utf-8")
-    return path
-
-
-@pytest.mark.parametrize("kind", ["gen", "mc"])
-def test_lm_eval_samples_import_as_a_run(release, tmp_path, capsys, kind):
-    db, out = release
-    records = [json.loads(line) for line in (out / "data" / "test.jsonl").read_text("utf-8").splitlines()]
-    (tmp_path / "lm").mkdir()
-    path = write_samples(tmp_path / "lm", records, kind)
-    metric = "exact_match" if kind == "gen" else "acc"
-    expected = sum(json.loads(line)[metric] for line in path.read_text("utf-8").splitlines()) / len(records)
-    capsys.readouterr()
-    assert main(["--db", db, "import-predictions", str(path)]) == 0
-    assert f"accuracy {expected:.1%} against the bank's keys (lm-eval's own: {expected:.1%})" in capsys.readouterr().out
-    with Store(db) as s:
-        (run,) = [r for r in s.runs.runs() if r.kind == "imported"]
-        preds = s.runs.predictions(run.id)
-    assert run.model == "local/tiny" and run.params["harness"] == "lm-eval" and len(preds) == len(records)
-    if kind == "mc":
-        assert all(len(p.scores) == 4 and p.predicted == p.scores.index(max(p.scores)) + 1 for p in preds)
-    else:
-        assert {p.raw_output for p in preds} <= set(HARNESS_REPLIES)
