@@ -241,28 +241,35 @@ def binom_less(successes: int, trials: int, p: float) -> float | None:
 # (b - c)/n = m/n * (2 theta - 1). The exact McNemar test is the binomial test of theta = 1/2.
 
 
-def _tango_z(b: Floats, c: Floats, n: Floats, d: Floats) -> Floats:
+def _tango_z(b: Floats, c: Floats, n: Floats, d: Floats, continuity: float = 0.0) -> Floats:
     """Tango's score statistic for H0: accuracy difference = d, with the constrained maximum
-    likelihood estimate of the share only B got right in closed form (Tango 1998)."""
+    likelihood estimate of the share only B got right in closed form (Tango 1998). With
+    `continuity` > 0 the count difference b - c - n d is moved that much towards 0 (and is 0
+    within it), as in Chang et al. (2024)."""
     A = 2 * n
     B = -b - c + (2 * n - b + c) * d
     C = -c * d * (1 - d)
     with np.errstate(invalid="ignore", divide="ignore"):
         q21 = (np.sqrt(np.maximum(B * B - 4 * A * C, 0.0)) - B) / (2 * A)
         var = n * (2 * q21 + d * (1 - d))
-        z = (b - c - n * d) / np.sqrt(np.maximum(var, 0.0))
+        gap = b - c - n * d
+        z = np.sign(gap) * np.maximum(np.abs(gap) - continuity, 0.0) / np.sqrt(np.maximum(var, 0.0))
     out: Floats = np.nan_to_num(z, nan=0.0, posinf=np.inf, neginf=-np.inf)  # 0/0 only at the estimate
     return out
 
 
-def paired_difference_interval(b: ArrayLike, c: ArrayLike, n: ArrayLike, alpha: float = 0.05
-                               ) -> tuple[Floats, Floats]:
+CONTINUITY = 0.5  # half a question: b - c moves in steps of 1 (one question changes)
+
+
+def paired_difference_interval(b: ArrayLike, c: ArrayLike, n: ArrayLike, alpha: float = 0.05,
+                               continuity: float = CONTINUITY) -> tuple[Floats, Floats]:
     """Tango's (1998) asymptotic score interval of the paired accuracy difference A - B =
-    (b - c)/n: every difference d the score test does not reject at `alpha`, |Z(d)| <= z. Z
-    decreases in d, so each end is found by bisection (all pairs at once, 60 halvings of
-    [-1, 1]). Its coverage of the difference itself, unlike the exact conditional interval of
-    b/(b + c), stays near nominal (Fagerland, Lydersen & Laake 2014; enumerated in the tests).
-    NaN where n = 0."""
+    (b - c)/n, continuity-corrected (Chang et al. 2024) by half a question: every difference d
+    the corrected score test does not reject at `alpha`, |Z(d)| <= z. Z decreases in d, so each
+    end is found by bisection (all pairs at once, 60 halvings of [-1, 1]). Its coverage of the
+    difference itself, unlike the exact conditional interval of b/(b + c), holds: uncorrected
+    Tango dips to 0.931 at n = 40, the corrected one stays >= 0.955 on the tests' grid
+    (enumerated in tests/foundation/test_stats.py). continuity=0 gives Tango's own. NaN where n = 0."""
     from scipy.stats import norm
 
     only_a, only_b, size = np.broadcast_arrays(np.asarray(b, dtype=np.float64), np.asarray(c, dtype=np.float64),
@@ -273,7 +280,7 @@ def paired_difference_interval(b: ArrayLike, c: ArrayLike, n: ArrayLike, alpha: 
         lo, hi = np.full(only_a.shape, -1.0), np.full(only_a.shape, 1.0)
         for _ in range(60):
             mid = (lo + hi) / 2
-            above = _tango_z(only_a, only_b, size, mid) > target
+            above = _tango_z(only_a, only_b, size, mid, continuity) > target
             lo, hi = np.where(above, mid, lo), np.where(above, hi, mid)
         ends.append(np.where(size > 0, (lo + hi) / 2, np.nan))
     return ends[0], ends[1]

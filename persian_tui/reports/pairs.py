@@ -8,9 +8,10 @@
   whose few discordant questions cannot give p < alpha/K is left out, so adding a short run does
   not move the others' conclusions. Holm (1979) over that family; outside it p_holm is None and
   the pair is never "significant".
-- The difference (accuracy of a minus b on the overlap) with Tango's (1998) score interval
-  (stats.paired_difference_interval), which covers the difference itself; where it and the exact
-  test disagree about 0 the row says so (`disagree`). The Bonferroni-adjusted simultaneous interval
+- The difference (accuracy of a minus b on the overlap) with Tango's (1998) score interval,
+  continuity-corrected by half a question (Chang et al. 2024; stats.paired_difference_interval),
+  which covers the difference itself (>= 0.955 by exact enumeration); where it and the exact test
+  disagree about 0 the row says so (`disagree`). The Bonferroni-adjusted simultaneous interval
   (level 1 - alpha/m over all m tested pairs) holds for all pairs at once.
 - Power: the minimum detectable difference from the exact power of the exact test at the pair's
   observed discordance (stats.exact_mde), at alpha and at the Bonferroni level alpha/K (Holm's
@@ -40,7 +41,7 @@ class PairRow:
     p_exact: float | None  # exact McNemar; None when the runs share no question
     p_holm: float | None  # Holm-adjusted within the family; None outside it
     diff: float | None  # accuracy(a) - accuracy(b) on the n questions
-    diff_low: float | None  # Tango score 95 % interval, per pair
+    diff_low: float | None  # Tango score 95 % interval (continuity-corrected), per pair
     diff_high: float | None
     diff_low_simultaneous: float | None = None  # Bonferroni-adjusted: all tested pairs at once
     diff_high_simultaneous: float | None = None
