@@ -88,10 +88,12 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                      help="close a tab nobody typed in for this long, saying so (default: 30)")
     web.add_argument("--pass-env", action="append", default=[], metavar="NAME",
                      help="pass this environment variable (an API key) to admins' app processes; "
-                          "repeatable. Nothing else of the server's environment but locale and paths passes")
+                          "repeatable (default: none). Nothing else of the server's environment but locale and "
+                          "paths passes")
     web.add_argument("--trust-user-header", metavar="HEADER",
                      help="behind a reverse proxy that signs people in: take the user from this header, "
                           "only on connections from loopback (e.g. X-Remote-User)")
     web.add_argument("--origin", action="append", default=[], metavar="URL",
-                     help="another origin the page is served from (a proxy's https://host); repeatable")
+                     help="another origin the page is served from (a proxy's https://host); repeatable "
+                          "(default: none: only the address it listens on)")
     web.set_defaults(func=cmd_web)

@@ -94,11 +94,12 @@ class Preview:
 
 
 def preview(store: Store, name: str, *, run_ids: Sequence[int] = (), license_id: str = DEFAULT_LICENCE,
-            frozen: bool = False, who: str | None = None) -> Preview:
+            frozen: bool = False, who: str | None = None, out: str | Path | None = None) -> Preview:
     """The datasheet `make_release` would write for these inputs, byte for byte but for the frozen
     time (and who froze it) of a release not frozen yet. InputError (one line) for what the write
     would refuse: a bad name or licence, an unknown run, no curated question, no release to write
-    as frozen, a name that holds other content."""
+    as frozen, a name that holds other content. `out`: the folder it goes to (the datasheet names
+    it), default_folder(name) unless given."""
     check_name(name)
     check_licence(license_id)
     check_runs(store, list(run_ids))
@@ -117,4 +118,5 @@ def preview(store: Store, name: str, *, run_ids: Sequence[int] = (), license_id:
                              "never changes; choose a new name, or write it as it was frozen")
         release = known if known is not None else Release(name, digest, len(items), who, UNFROZEN, tuple(items))
     board = leaderboard(store, release, list(run_ids))
-    return Preview(datasheet(store, release, board, license_id), release, known is not None)
+    folder = Path(out if out is not None else default_folder(name)).name
+    return Preview(datasheet(store, release, board, license_id, folder), release, known is not None)

@@ -119,10 +119,11 @@ async def test_an_admin_writes_what_the_cli_writes(db, tmp_path, monkeypatch):
     with Store(db) as s:
         frozen_at = s.releases.get_release("v1.0").created_at
     assert previewed == readme.replace(f"frozen {frozen_at}", "frozen when written")
-    # the CLI on the same database, same inputs: the same bytes, file for file
-    assert main(["release", "v1.0", "--db", str(db), "-o", str(tmp_path / "cli"), "--runs", "1,2",
+    # the CLI on the same database, same inputs (a folder of the same name: the datasheet names
+    # it): the same bytes, file for file
+    assert main(["release", "v1.0", "--db", str(db), "-o", str(tmp_path / "cli" / "v1.0"), "--runs", "1,2",
                  "--license", "cc-by-4.0"]) == 0
-    assert files_of(tmp_path / "cli") == app_files
+    assert files_of(tmp_path / "cli" / "v1.0") == app_files
     # the CLI on the database as it was before: the same files, the same frozen content
     assert main(["release", "v1.0", "--db", str(before), "-o", str(tmp_path / "fresh"), "--runs", "1,2",
                  "--license", "cc-by-4.0"]) == 0

@@ -258,10 +258,11 @@ class ReleaseScreen(AppState, Guarded, Screen[None]):
         self._timer = None
         self.generation += 1
         name = self.release_name if self.release_name and name_error(self.release_name) is None else PLACEHOLDER_NAME
-        self._compute_preview(self.generation, name, self.run_ids, self.licence, self.frozen)
+        self._compute_preview(self.generation, name, self.run_ids, self.licence, self.frozen, self.folder)
 
     @work(thread=True, exclusive=True, group="release-preview", exit_on_error=False)
-    def _compute_preview(self, generation: int, name: str, run_ids: list[int], licence: str, frozen: bool) -> None:
+    def _compute_preview(self, generation: int, name: str, run_ids: list[int], licence: str, frozen: bool,
+                         folder: Path) -> None:
         """The datasheet these inputs would write, on this thread's own connection."""
         from ...releases.make import preview
         from ...store import Store, StoreError
@@ -270,7 +271,7 @@ class ReleaseScreen(AppState, Guarded, Screen[None]):
         try:
             with Store(self.app.db_path) as store:
                 found = preview(store, name, run_ids=run_ids, license_id=licence, frozen=frozen,
-                                who=access(self).user)
+                                who=access(self).user, out=folder)
             message = ReleasePreviewed(generation, found.text, frozen=found.frozen)
         except (InputError, StoreError, OSError) as e:
             message = ReleasePreviewed(generation, error=str(e))
