@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import time
 from asyncio.subprocess import Process
+from collections.abc import Awaitable, Callable
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,7 @@ from ..models.users import Role
 
 UNSAVED = "persian_tui_unsaved"  # meta the app sends when it starts or stops holding unsaved work
 STOP_SECONDS = 5.0  # a process that has not quit this long after being asked is killed
+KEEP_LIMIT = 4 * 1024 * 1024  # output a pre-started app may hold for its tab before it is given up
 
 
 def command(db: Path, user: str) -> list[str]:
@@ -46,12 +49,53 @@ def environment(role: Role, pass_env: tuple[str, ...], width: int, height: int) 
 class PersonService(AppService):
     """textual-serve's AppService for one person: exec (no shell) of ``command``, the
     environment above, the app's unsaved-work meta passed on to the page (for its leave-page
-    prompt), and a kill when the app does not quit."""
+    prompt), and a kill when the app does not quit.
 
-    def __init__(self, argv: list[str], env: dict[str, str], user: str, **kwargs: Any):
-        super().__init__(" ".join(argv), **kwargs)
-        self.argv, self.env, self.user = argv, env, user
+    Made without a WebSocket (``warm``), the app starts at once and what it writes is kept
+    until a tab attaches: so the app is up by the time the page has loaded."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], user: str, role: Role = "annotator", *,
+                 write_bytes: Callable[[bytes], Awaitable[None]] | None = None,
+                 write_str: Callable[[str], Awaitable[None]] | None = None,
+                 close: Callable[[], Awaitable[None]] | None = None, **kwargs: Any):
+        self._kept: list[bytes | str] = []
+        self._kept_size = 0
+        self.gone = False  # a pre-started app that ended (or wrote too much) before a tab came
+        super().__init__(" ".join(argv), write_bytes=write_bytes or self._keep_bytes,
+                         write_str=write_str or self._keep_str, close=close or self._ended_early, **kwargs)
+        self.argv, self.env, self.user, self.role = argv, env, user, role
         self.last_input = 0.0
+        self.started = time.monotonic()
+
+    async def _keep_bytes(self, data: bytes) -> None:
+        self._keep(data)
+
+    async def _keep_str(self, data: str) -> None:
+        self._keep(data)
+
+    def _keep(self, data: bytes | str) -> None:
+        self._kept.append(data)
+        self._kept_size += len(data)
+        if self._kept_size > KEEP_LIMIT:
+            self.gone = True
+
+    async def _ended_early(self) -> None:
+        self.gone = True
+
+    async def attach(self, write_bytes: Callable[[bytes], Awaitable[None]],
+                     write_str: Callable[[str], Awaitable[None]], close: Callable[[], Awaitable[None]],
+                     width: int, height: int) -> bool:
+        """Hand a pre-started app to its tab: what it wrote so far, then its output from now
+        on, then the tab's size. False when the app is no longer usable (stop it)."""
+        if self.gone or self._task is None or self._task.done():
+            return False
+        while self._kept:  # more may be kept while sending: send until none is left
+            item = self._kept.pop(0)
+            await (write_bytes(item) if isinstance(item, bytes) else write_str(item))
+        self.remote_write_bytes, self.remote_write_str, self.remote_close = write_bytes, write_str, close
+        self._kept_size = 0
+        await self.set_terminal_size(width, height)
+        return True
 
     @property
     def pid(self) -> int | None:
