@@ -20,6 +20,8 @@ from ..models.users import Role
 
 UNSAVED = "persian_tui_unsaved"  # meta the app sends when it starts or stops holding unsaved work
 STOP_SECONDS = 5.0  # a process that has not quit this long after being asked is killed
+SETTLE_SECONDS = 0.3  # a pre-started app quiet this long has finished starting up
+SETTLE_LIMIT = 20.0
 KEEP_LIMIT = 4 * 1024 * 1024  # output a pre-started app may hold for its tab before it is given up
 
 
@@ -66,6 +68,10 @@ class PersonService(AppService):
         self.argv, self.env, self.user, self.role = argv, env, user, role
         self.last_input = 0.0
         self.started = time.monotonic()
+        self.last_output: float | None = None
+        self.size = (80, 24)
+        self._resize: asyncio.Task[None] | None = None
+        self._wanted = self.size
 
     async def _keep_bytes(self, data: bytes) -> None:
         self._keep(data)
@@ -94,8 +100,36 @@ class PersonService(AppService):
             await (write_bytes(item) if isinstance(item, bytes) else write_str(item))
         self.remote_write_bytes, self.remote_write_str, self.remote_close = write_bytes, write_str, close
         self._kept_size = 0
-        await self.set_terminal_size(width, height)
+        self._wanted = (width, height)
+        self._resize = asyncio.create_task(self._resize_when_settled())
         return True
+
+    async def resize(self, width: int, height: int) -> None:
+        """The tab's new size: now, or once a pre-started app has settled."""
+        if self._resize is not None and not self._resize.done():
+            self._wanted = (width, height)
+        else:
+            await self.set_terminal_size(width, height)
+
+    async def _resize_when_settled(self) -> None:
+        """The tab's size, once the app has drawn and gone quiet: a resize while it is still
+        starting up can leave it on its loading screen (seen with Textual 8.2)."""
+        end = time.monotonic() + SETTLE_LIMIT
+        for _ in range(int(SETTLE_LIMIT / 0.05)):  # polled: output comes in many small packets
+            now = time.monotonic()
+            if now > end or (self.last_output is not None and now - self.last_output >= SETTLE_SECONDS):
+                break
+            await asyncio.sleep(0.05)
+        if self._wanted != self.size:
+            await self.set_terminal_size(*self._wanted)
+
+    async def on_data(self, payload: bytes) -> None:
+        self.last_output = time.monotonic()
+        await super().on_data(payload)
+
+    async def start(self, width: int, height: int) -> None:
+        self.size = (width, height)
+        await super().start(width, height)
 
     @property
     def pid(self) -> int | None:
@@ -121,6 +155,8 @@ class PersonService(AppService):
 
     async def stop(self) -> None:
         """Ask the app to quit; kill it if it has not after STOP_SECONDS."""
+        if self._resize is not None:
+            self._resize.cancel()
         task = self._task
         if task is None:
             return

@@ -335,7 +335,7 @@ class WebServer(Server):
                 await app_service.send_bytes(data.encode("utf-8"))
             elif kind == "resize" and isinstance(data, dict):
                 app_service.last_input = time.monotonic()
-                await app_service.set_terminal_size(to_int(str(data.get("width", 80)), 80),
+                await app_service.resize(to_int(str(data.get("width", 80)), 80),
                                                     to_int(str(data.get("height", 24)), 24))
             elif kind == "ping":
                 await websocket.send_json(["pong", data])
