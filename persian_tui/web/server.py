@@ -35,6 +35,7 @@ CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 
 IDLE_CLOSE = 4002
 FULL_CLOSE = 4001
 SIGNED_OUT_CLOSE = 4003
+UNCLAIMED_SECONDS = 60.0  # a pre-started app no tab took this long is stopped
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,9 @@ class WebServer(Server):
         self.sessions = Sessions(secret.encode("utf-8") if secret else _random_secret())
         self.lockout = Lockout()
         self.live: list[Live] = []
+        # pre-started apps, one per signed-in session (key: its token; "user:NAME" via a proxy)
+        self.warm: dict[str, PersonService] = {}
+        self.sizes: dict[str, tuple[int, int]] = {}  # each person's last terminal size
         self.store: Store | None = None
         self.ssl_context: ssl.SSLContext | None = None
         if options.certfile:
@@ -104,6 +108,8 @@ class WebServer(Server):
         for live in list(self.live):
             await live.ws.close(code=1001, message=b"the server is stopping")
             await live.service.stop()
+        for key in list(self.warm):
+            await self._drop_warm(key)
         if self.store is not None:
             self.store.close()
 
@@ -177,8 +183,11 @@ class WebServer(Server):
             log.warning("failed sign-in: %r from %s", name, address)
             return self._login_form(request, "Wrong name or password.", 401, name)
         self.lockout.succeed(name)
-        _, cookie = self.sessions.start(name, now)
+        session, cookie = self.sessions.start(name, now)
         log.info("signed in: %s from %s", name, address)
+        user = self.store.users.get(name)
+        if user is not None:
+            await self._prestart(user, session.token)  # up by the time the page has loaded
         response = web.HTTPFound("/")
         response.set_cookie(COOKIE, cookie, max_age=SESSION_SECONDS, path="/", httponly=True,
                             samesite="Strict", secure=self.ssl_context is not None)
@@ -190,6 +199,7 @@ class WebServer(Server):
         session: Session | None = request["session"]
         if session is not None:
             self.sessions.end(session.token)
+            await self._drop_warm(session.token)
             for live in [x for x in self.live if x.token == session.token]:
                 await live.ws.close(code=SIGNED_OUT_CLOSE, message=b"Signed out.")
         response = web.HTTPFound("/login")
@@ -200,6 +210,8 @@ class WebServer(Server):
 
     async def handle_index(self, request: web.Request) -> web.Response:
         user: User = request["user"]
+        session: Session | None = request["session"]
+        await self._prestart(user, _key(user, session))  # a reload, or a new tab
         context = {
             "font_size": to_int(request.query.get("fontsize", "16"), 16),
             "user": user.name, "role": user.role,
@@ -217,24 +229,35 @@ class WebServer(Server):
         session: Session | None = request["session"]
         ws = web.WebSocketResponse(heartbeat=15, max_msg_size=1024 * 1024)
         await ws.prepare(request)
-        if len(self.live) >= self.options.max_sessions:
+        width = to_int(request.query.get("width", "80"), 80)
+        height = to_int(request.query.get("height", "24"), 24)
+        self.sizes[user.name] = (width, height)
+
+        async def close() -> None:
+            await ws.close()
+
+        service = self.warm.pop(_key(user, session), None)
+        if service is not None and (service.user != user.name or service.role != user.role or not await
+                                    service.attach(ws.send_bytes, ws.send_str, close, width, height)):
+            await service.stop()
+            service = None
+        if service is None and len(self.live) + len(self.warm) >= self.options.max_sessions:
             log.warning("session refused (%d running): %s", len(self.live), user.name)
             await ws.close(code=FULL_CLOSE, message=(f"The server is full ({self.options.max_sessions} "
                                                      "sessions): try again later.").encode())
             return ws
-        width = to_int(request.query.get("width", "80"), 80)
-        height = to_int(request.query.get("height", "24"), 24)
-        service = PersonService(command(self.options.db, user.name),
-                                environment(user.role, self.options.pass_env, width, height), user.name,
-                                write_bytes=ws.send_bytes, write_str=ws.send_str, close=ws.close,
-                                download_manager=self.download_manager, debug=self.debug)
+        warm = service is not None
+        if service is None:
+            service = self._service(user, width, height, write_bytes=ws.send_bytes, write_str=ws.send_str,
+                                    close=ws.close)
         service.last_input = time.monotonic()
         live = Live(service, ws, user.name, session.token if session else None)
         self.live.append(live)
         try:
-            await service.start(width, height)
-            log.info("app started for %s (%s), pid %s; %d running", user.name, user.role, service.pid,
-                     len(self.live))
+            if not warm:
+                await service.start(width, height)
+            log.info("app %s for %s (%s), pid %s; %d running", "attached" if warm else "started", user.name,
+                     user.role, service.pid, len(self.live))
             ended = asyncio.create_task(self._close_when_ended(live))
             try:
                 await self._process_messages(ws, service)
@@ -250,6 +273,45 @@ class WebServer(Server):
             await ws.close()
             log.info("app ended for %s; %d running", user.name, len(self.live))
         return ws
+
+    def _service(self, user: User, width: int, height: int, **writers: Any) -> PersonService:
+        return PersonService(command(self.options.db, user.name),
+                             environment(user.role, self.options.pass_env, width, height), user.name, user.role,
+                             download_manager=self.download_manager, debug=self.debug, **writers)
+
+    async def _prestart(self, user: User, key: str) -> None:
+        """Start ``user``'s app before their tab connects (none when one is waiting already, or
+        the server is full); the tab attaches to it (handle_websocket)."""
+        if key in self.warm:
+            return
+        for other in [k for k, s in self.warm.items() if s.user == user.name]:
+            await self._drop_warm(other)  # one waiting app per person, however often they sign in
+        if len(self.live) + len(self.warm) >= self.options.max_sessions:
+            return
+        width, height = self.sizes.get(user.name, (80, 24))
+        service = self._service(user, width, height)
+        try:
+            await service.start(width, height)
+        except OSError:
+            log.exception("could not pre-start the app of %s", user.name)
+            return
+        self.warm[key] = service
+        log.info("app pre-started for %s (%s), pid %s", user.name, user.role, service.pid)
+
+    async def _drop_warm(self, key: str) -> None:
+        service = self.warm.pop(key, None)
+        if service is not None:
+            await service.stop()
+
+    def _warm_expired(self, key: str, service: PersonService, now: float) -> bool:
+        """A pre-started app outlives neither its session nor UNCLAIMED_SECONDS (nor the idle time)."""
+        unclaimed = min(UNCLAIMED_SECONDS, self.options.idle_minutes * 60)
+        if service.gone or now - service.started > unclaimed:
+            return True
+        if key.startswith("user:"):
+            return False
+        session = self.sessions.by_token.get(key)
+        return session is None or time.time() - session.started > SESSION_SECONDS
 
     async def _close_when_ended(self, live: Live) -> None:
         """An app that ends by itself (q, a crash) closes its tab's WebSocket."""
@@ -273,7 +335,7 @@ class WebServer(Server):
                 await app_service.send_bytes(data.encode("utf-8"))
             elif kind == "resize" and isinstance(data, dict):
                 app_service.last_input = time.monotonic()
-                await app_service.set_terminal_size(to_int(str(data.get("width", 80)), 80),
+                await app_service.resize(to_int(str(data.get("width", 80)), 80),
                                                     to_int(str(data.get("height", 24)), 24))
             elif kind == "ping":
                 await websocket.send_json(["pong", data])
@@ -286,8 +348,12 @@ class WebServer(Server):
         """Close the tabs nobody typed in for idle_minutes, saying so."""
         idle = self.options.idle_minutes * 60
         while True:
-            await asyncio.sleep(max(0.5, min(30.0, idle / 4)))
+            await asyncio.sleep(max(0.5, min(30.0, idle / 4, UNCLAIMED_SECONDS / 4)))
             now = time.monotonic()
+            for key, service in list(self.warm.items()):
+                if self._warm_expired(key, service, now):
+                    log.info("stopping %s's unclaimed pre-started app", service.user)
+                    await self._drop_warm(key)
             for live in list(self.live):
                 if now - live.service.last_input > idle:
                     log.info("closing %s's idle session", live.user)
@@ -336,6 +402,10 @@ class WebServer(Server):
             await stop.wait()
         finally:
             await runner.cleanup()
+
+
+def _key(user: User, session: Session | None) -> str:
+    return session.token if session is not None else f"user:{user.name}"
 
 
 def _random_secret() -> bytes:

@@ -186,3 +186,40 @@ def test_the_browser_meets_the_sign_in_first_and_a_wrong_password_is_refused(bro
         assert page.url == served.url + "/login" and not sockets  # no app, no WebSocket
     finally:
         context.close()
+
+
+def test_a_reviewer_adjudicates_and_the_decision_is_theirs(browser, tmp_path):
+    import sqlite3
+
+    from persian_tui.store import Store
+
+    db = people_db(tmp_path)
+    with sqlite3.connect(db) as conn:
+        uid, key = conn.execute("SELECT uid, key FROM questions WHERE key IS NOT NULL ORDER BY id LIMIT 1").fetchone()
+    with Store(db) as store:  # two annotators disagree: the question needs a decision
+        store.labels.add_label(uid, "ali", key)
+        store.labels.add_label(uid, "sara", key % 4 + 1)
+    server = Served(db)
+    context = None
+    try:
+        context, _, screen = open_app(browser, server, "reza")
+        screen.wait_for("a Adjudicate")  # a reviewer starts on the bank
+        screen.press("a")
+        screen.wait_for("Accept key")  # the adjudication screen, on the question the two disagree on
+        screen.press("k")
+        screen.wait_for("Reason")
+        screen.press("Enter")
+        assert wait_until(lambda: adjudications(db)), f"no decision stored; the screen:\n{screen.text()}"
+    finally:
+        if context is not None:
+            context.close()
+        server.stop()
+    assert adjudications(db) == [(uid, "reza", "accept", key)]
+
+
+def adjudications(db):
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:
+        return conn.execute("SELECT q.uid, a.adjudicator, a.decision, a.key FROM adjudications a "
+                            "JOIN questions q ON q.id = a.question_id").fetchall()

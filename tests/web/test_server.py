@@ -6,13 +6,14 @@ import http.client
 import shutil
 import ssl
 import subprocess
+import time
 from urllib.parse import urlencode
 
 import pytest
 
 pytest.importorskip("textual_serve", reason="textual-serve is not installed (the web extra)")
 
-from web_helpers import PASSWORDS, Served, people_db  # noqa: E402
+from web_helpers import PASSWORDS, Served, people_db, process_info  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("web")
 
@@ -80,13 +81,28 @@ def test_a_forged_cookie_is_refused(served):
 
 
 def test_a_foreign_origin_is_refused(served):
-    cookie = cookie_of(sign_in(served))
+    cookie = cookie_of(sign_in(served, "boss"))
     for origin in ("http://evil.example", "null", f"http://127.0.0.1:{served.port + 1}"):
         response = request(served, "GET", "/ws", headers={**UPGRADE, "Cookie": cookie, "Origin": origin})
         assert response.status == 403, origin
     assert request(served, "GET", "/ws", headers={**UPGRADE, "Cookie": cookie}).status == 403  # no Origin
     assert sign_in(served, origin="http://evil.example").status == 403  # nor a sign-in posted from elsewhere
-    assert not served.children()  # no app was started
+
+
+def test_foreign_origins_start_no_app(db):
+    server = Served(db)
+    try:
+        cookie = cookie_of(sign_in(server))
+        assert wait_until(lambda: len(server.children()) == 1)  # the signed-in person's, pre-started
+        before = server.children()
+        for origin in ("http://evil.example", "null"):
+            response = request(server, "GET", "/ws", headers={**UPGRADE, "Cookie": cookie, "Origin": origin})
+            assert response.status == 403, origin
+        assert sign_in(server, origin="http://evil.example").status == 403
+        time.sleep(1)
+        assert server.children() == before
+    finally:
+        server.stop()
 
 
 def test_signing_out_ends_the_session(served):
@@ -143,3 +159,49 @@ def test_tls(db, tmp_path):
         assert signed.status == 302 and "Secure" in signed.getheader("Set-Cookie")
     finally:
         server.stop()
+
+
+def wait_until(check, timeout=60.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if check():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def apps(server):
+    """Whose app each of the server's app processes is."""
+    names = []
+    for pid in server.children():
+        try:
+            argv, _ = process_info(pid)
+        except OSError:
+            continue
+        if "--annotator" in argv:
+            names.append(argv[argv.index("--annotator") + 1])
+    return sorted(names)
+
+
+def test_signing_in_starts_the_app_and_signing_out_ends_it(db):
+    server = Served(db, "--max-sessions", "1")
+    try:
+        cookie = cookie_of(sign_in(server))
+        assert wait_until(lambda: apps(server) == ["ali"])  # up before any page or WebSocket
+        assert sign_in(server, "boss").status == 302 and apps(server) == ["ali"]  # the cap counts it
+        request(server, "POST", "/logout", "", {"Cookie": cookie, "Origin": server.url})
+        assert wait_until(lambda: apps(server) == [])
+    finally:
+        log = server.stop()
+    assert "app pre-started for ali" in log
+
+
+def test_an_unclaimed_pre_started_app_is_stopped(db):
+    server = Served(db, "--idle-minutes", "0.02")
+    try:
+        sign_in(server)
+        assert wait_until(lambda: apps(server) == ["ali"])
+        assert wait_until(lambda: apps(server) == [])  # no tab came for it
+    finally:
+        log = server.stop()
+    assert "unclaimed pre-started app" in log
