@@ -123,7 +123,7 @@ SMOKE = ["tests/releases/test_inspect_task.py", "tests/releases/test_lmeval_task
 
 @pytest.mark.xdist_group("fresh-venv")
 @pytest.mark.skipif(not os.environ.get(FRESH), reason=f"installs .[test] into a new virtualenv (minutes, from "
-                                                      f"the package index): set {FRESH}=1 (.ci/run does)")
+                                                      f"the package index): set {FRESH}=1 (opt-in; CI does not)")
 def test_the_readme_test_command_in_a_fresh_venv(tmp_path):
     """As a fresh clone with `pip install -e ".[test]"` alone (CI's way: a new venv, the checkout
     copied): a smoke subset passes, the tests needing the extras skipping and naming them."""
