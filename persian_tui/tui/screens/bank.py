@@ -9,8 +9,8 @@ from rich.cells import cell_len
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Container, Horizontal
-from textual.geometry import Size
 from textual.content import Content
+from textual.geometry import Size
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Label, Static
