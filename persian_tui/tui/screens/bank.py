@@ -10,6 +10,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Container, Horizontal
 from textual.content import Content
+from textual.geometry import Size
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Label, Static
@@ -138,6 +139,13 @@ class BankScreen(AppState, Guarded, Screen[None]):
     def _apply_layout(self) -> None:
         stacked = self.mode.name == "terminal" or self.app.size.width < STACK_BELOW
         self.query_one("#body").set_class(stacked, "-stacked")
+
+    def _screen_resized(self, size: Size) -> None:
+        # Textual 8.2.8 lays the screen out at the size its Resize event carries. Resized while
+        # starting, the screen has a stale size queued behind the new one: each layout then
+        # posts the screen a Resize of the other size, forever, and the first fill never runs
+        # ("loading …"). The terminal's current size ends it.
+        super()._screen_resized(self.app.size)
 
     def on_resize(self) -> None:
         self._apply_layout()
