@@ -8,6 +8,8 @@ limit (567 x 0.1 s / 16) and the sequential ideal (567 x 0.1 s); (b) 200 ms repl
 (c) a zero-latency endpoint: CPU per request, whole process and in the run alone (the process's
 CPU less that of the same command with --limit 1); (d) a judge run of the (a) run's replies;
 (e) CLI start: `--help` and reading commands against `python -c pass`.
+(a) and (c) also time bench/openai_floor.py on the same prompts: a bare script through the same
+`openai` client (import, client, posts; nothing stored) -- the floor any run through it has.
 
 `--baseline DIR` runs every case on another checkout's persian_tui too (e.g. `git archive` of an
 older commit), alternately with this one, for before/after figures in the same run. Prints
@@ -18,6 +20,7 @@ Run: python bench/bench_endpoint.py [--questions 567] [--rounds 2] [--baseline D
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import shutil
@@ -118,6 +121,24 @@ def inspect(release: Path, url: str, env: dict, logs: Path) -> tuple[float, floa
     return wall, cpu
 
 
+def floor_bodies(db: Path, dest: Path) -> Path:
+    """The zero-shot chat bodies of every question, as the run sends them, for openai_floor.py."""
+    from persian_tui.runs.prompts import render
+    from persian_tui.store import Store
+
+    with Store(db) as store:
+        bodies = [{"model": "floor", "messages": render("zero-shot", q).messages, "temperature": 0}
+                  for q in store.questions.questions()]
+    dest.write_text(json.dumps(bodies, ensure_ascii=False), "utf-8")
+    return dest
+
+
+def floor(bodies: Path, url: str, env: dict) -> tuple[float, float]:
+    wall, cpu, _ = timed([sys.executable, str(ROOT / "bench" / "openai_floor.py"), url, str(bodies),
+                          str(CONNECTIONS)], env)
+    return wall, cpu
+
+
 def last_run(db: Path) -> int:
     from persian_tui.store import Store
 
@@ -174,16 +195,21 @@ def main() -> None:
         start_up(db, trees)
     limit, sequential = n * 0.1 / CONNECTIONS, n * 0.1
 
+    bodies = floor_bodies(db, tmp / "bodies.json")
     if "a" not in skip:
         walls: dict[str, list[float]] = {t: [] for t in trees}
+        bare: list[float] = []
         with Server(0.1) as server:
             for i in rounds:
                 for t, env in trees.items():
                     walls[t].append(ours(db, server.url, env, f"a{t}{i}")[0])
+                bare.append(floor(bodies, server.url, trees["this"])[0])
         for t, ws in walls.items():
             print(f"(a) {t}: 100 ms replies: run llm {fmt(ws)}; concurrency limit {limit:.2f} s -> "
                   f"{limit / min(ws):.2f} of it (best); {sequential / min(ws):.1f}x the sequential ideal "
-                  f"{sequential:.1f} s [goal >= 0.9, >= 14x]")
+                  f"{sequential:.1f} s [goal >= 0.9, >= 14x]; {min(bare) / min(ws):.2f} of the floor's pace")
+        print(f"    floor (openai_floor.py: the bare openai client, same prompts): {fmt(bare)} -> "
+              f"{limit / min(bare):.2f} of the limit, {sequential / min(bare):.1f}x the sequential ideal")
         if "d" not in skip:
             jw: dict[str, list[float]] = {t: [] for t in trees}
             with Server(0.1) as server:
@@ -216,17 +242,21 @@ def main() -> None:
     if "c" not in skip:
         full: dict[str, list[tuple[float, float]]] = {t: [] for t in trees}
         one: dict[str, list[tuple[float, float]]] = {t: [] for t in trees}
+        bare_cpu: list[float] = []
         with Server(0.0) as server:
             for i in rounds:
                 for t, env in trees.items():
                     full[t].append(ours(db, server.url, env, f"c{t}{i}"))
                     one[t].append(ours(db, server.url, env, f"c1{t}{i}", limit=1))
+                bare_cpu.append(floor(bodies, server.url, trees["this"])[1])
         for t in trees:
             cpu_full, cpu_one = min(c for _, c in full[t]), min(c for _, c in one[t])
             print(f"(c) {t}: zero-latency endpoint: {n} requests {fmt([w for w, _ in full[t]])} wall, "
                   f"{fmt([c for _, c in full[t]])} CPU; one request {fmt([c for _, c in one[t]])} CPU (start-up); "
                   f"CPU per request {cpu_full / n * 1000:.2f} ms whole process, "
                   f"{(cpu_full - cpu_one) / (n - 1) * 1000:.2f} ms in the run [goal <= 2 ms]")
+        print(f"    floor (bare openai client): {fmt(bare_cpu)} CPU for {n} requests, "
+              f"{min(bare_cpu) / n * 1000:.2f} ms per request whole process")
     shutil.rmtree(tmp, ignore_errors=True)
 
 

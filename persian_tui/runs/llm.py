@@ -179,7 +179,6 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
     overrides (see resume_overrides) or the real base URL of a new run. One process at a
     time: the run's lease is taken first (RunError names the holder)."""
     from .llm_client import LLMError
-    from .parse import parse_answer, split_reasoning
     from .prompts import original_answer, pick_exemplars, render, render_paraphrase, shuffled_order
 
     store = Store(db_path)
@@ -208,6 +207,7 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
                 try:
                     for o in sorted(q.options, key=lambda o: o.position):
                         reply = await session.reply(render_paraphrase(o.mesra1, o.mesra2))
+                        from .parse import split_reasoning  # see ask
                         parsed_text = split_reasoning(reply.text or "")[0].strip()
                         if not parsed_text:
                             pred.parse_status, pred.error = "empty", f"no prose for couplet {o.position}"
@@ -246,6 +246,10 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
                     pred.error = str(e)
                     breaker.record(e)
             if reply is not None:
+                # imported at the first reply, not before the first request: compiling the
+                # parser's patterns (0.05-0.1 s) then overlaps the requests still in flight
+                from .parse import parse_answer
+
                 parsed = parse_answer(reply.text, reasoning=reply.reasoning)
                 pred.raw_output, pred.reasoning = reply.text, parsed.reasoning
                 pred.parse_status = parsed.status

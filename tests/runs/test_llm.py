@@ -267,3 +267,35 @@ def test_stored_spec_resumes_in_python_too(bank10):
         from persian_tui.runs import resume_overrides
 
         resume_overrides(bank10, r, {"model": "other"})
+
+
+FIRST_REQUEST = """
+import json, sys
+from persian_tui.runs import llm_client
+from persian_tui.cli import main
+
+seen = []
+complete = llm_client.LLMClient.complete
+
+async def recording(self, *a, **kw):
+    if not seen:
+        seen.append("persian_tui.runs.parse" in sys.modules)
+    return await complete(self, *a, **kw)
+
+llm_client.LLMClient.complete = recording
+code = main(sys.argv[1:])
+print(json.dumps({"code": code, "parser_before_first_request": seen[0]}))
+"""
+
+
+def test_the_reply_parser_is_loaded_after_the_first_request(bank):
+    """Compiling the reply parser's patterns is start-up work no request waits for: a fresh
+    `run llm` process sends its first request before it imports the parser (checked as a
+    user starts it, in a new process)."""
+    with LLMServer(lambda body, n: chat(str(key_of(body)))) as server:
+        out = subprocess.run([sys.executable, "-c", FIRST_REQUEST, "--db", str(bank.path), "run", "llm",
+                              "--base-url", server.url, "--model", "m", "--concurrency", "2"],
+                             capture_output=True, text=True, env={**os.environ, "PERSIAN_TUI_DB": ""})
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert result == {"code": 0, "parser_before_first_request": False}
