@@ -11,7 +11,6 @@ import re
 from dataclasses import dataclass
 
 from ..models import Prediction, Question
-from ..runs.parse import json_objects, split_reasoning
 
 VERDICTS = ("sound", "flawed", "key_problem")
 JUDGE_VERSION = "judge/v4"  # v2: judged text quoted line by line inside the fences; v3: bank text on one line;
@@ -194,6 +193,9 @@ def parse_judgment(text: str | None, categories: list[str]) -> Judgment:
     it quotes of its prompt (a <<< >>> block, "│ " lines) is data: neither holds a verdict."""
     if not text or not text.strip():
         return _unscored("empty reply")
+    # imported here, at the first reply, not with the run: see runs/llm.py's ask
+    from ..runs.parse import json_objects, split_reasoning
+
     text = split_reasoning(text)[0]  # only closed <think> blocks (or a pre-filled one)
     whole = _whole_json(text)
     if whole is not None and "verdict" in whole:

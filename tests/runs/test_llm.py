@@ -288,13 +288,17 @@ print(json.dumps({"code": code, "parser_before_first_request": seen[0]}))
 """
 
 
-def test_the_reply_parser_is_loaded_after_the_first_request(bank):
+@pytest.mark.parametrize("kind", ["llm", "judge"])
+def test_the_reply_parser_is_loaded_after_the_first_request(bank, kind):
     """Compiling the reply parser's patterns is start-up work no request waits for: a fresh
-    `run llm` process sends its first request before it imports the parser (checked as a
-    user starts it, in a new process)."""
-    with LLMServer(lambda body, n: chat(str(key_of(body)))) as server:
-        out = subprocess.run([sys.executable, "-c", FIRST_REQUEST, "--db", str(bank.path), "run", "llm",
-                              "--base-url", server.url, "--model", "m", "--concurrency", "2"],
+    `run llm` (or `judge`) process sends its first request before it imports the parser
+    (checked as a user starts it, in a new process)."""
+    with LLMServer(lambda body, n: chat(str(key_of(body)) if n < 12 else '{"verdict": "correct"}')) as server:
+        argv = ["run", "llm", "--base-url", server.url, "--model", "m", "--concurrency", "2"]
+        if kind == "judge":
+            assert main(["--db", str(bank.path), *argv]) == 0
+            argv = ["judge", str(bank.runs.runs()[0].id), "--base-url", server.url, "--judge-model", "j"]
+        out = subprocess.run([sys.executable, "-c", FIRST_REQUEST, "--db", str(bank.path), *argv],
                              capture_output=True, text=True, env={**os.environ, "PERSIAN_TUI_DB": ""})
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout.strip().splitlines()[-1])
