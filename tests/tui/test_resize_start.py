@@ -20,6 +20,7 @@ def resize(app) -> None:
     app.post_message(events.Resize(NEW, NEW))
 
 
+@pytest.mark.timeout(300)  # the bug this catches hangs the app rather than failing the test
 @pytest.mark.parametrize("when", ["before bank mount", "after bank mount", "before first fill"])
 async def test_resize_during_start_up(small_db, monkeypatch, when):
     hook = {"before bank mount": "on_mount", "after bank mount": "on_mount",
