@@ -335,3 +335,17 @@ def test_a_request_waiting_to_retry_gives_its_slot_to_another(bank10):
     assert p.status == "done" and p.done == 3 and p.errors == 0
     assert len(set(asked[:3])) == 3 and asked[3] == asked[1]
     assert in_flight[1] == 1
+
+
+def test_requests_go_through_the_clients_aiohttp_transport_unless_the_url_has_a_password():
+    """openai's own aiohttp transport (less CPU per request, bench_endpoint.py case c) for every
+    URL aiohttp accepts; a URL carrying a password keeps httpx, which sends it as Basic auth."""
+    async def transports() -> tuple[str, str]:
+        plain, secret = LLMClient("http://127.0.0.1:9/v1", "m"), LLMClient(with_userinfo("http://127.0.0.1:9/v1"), "m")
+        names = type(plain.client._client).__mro__, type(secret.client._client).__mro__
+        await plain.close()
+        await secret.close()
+        return tuple(" ".join(c.__module__ for c in mro) for mro in names)  # type: ignore[return-value]
+
+    plain, secret = asyncio.run(transports())
+    assert "aiohttp" in plain and "aiohttp" not in secret
