@@ -258,7 +258,7 @@ def test_cli_report_without_runs(tmp_path, capsys):
 # ------------------------------------------------------------------ a CLI that starts at once
 
 HEAVY = ("openai", "numpy", "torch", "scipy", "sentence_transformers", "pydantic", "textual", "rich",
-         "hazm", "sklearn", "statsmodels", "matplotlib", "inspect_ai", "httpx", "httpx2", "asyncio")
+         "hazm", "sklearn", "statsmodels", "matplotlib", "inspect_ai", "httpx", "httpx2", "aiohttp", "asyncio")
 LOADED = """
 import contextlib, io, json, sys
 from persian_tui.cli import main
