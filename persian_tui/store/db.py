@@ -8,6 +8,7 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
+from itertools import count
 from pathlib import Path
 from typing import Self
 
@@ -19,6 +20,7 @@ APPLICATION_ID = 0x50545549  # "PTUI" in the file's header: a persian-tui databa
 # tables every persian-tui database has had since migration 1 (a file made before the application id)
 OUR_TABLES = frozenset({"questions", "options", "annotations"})
 BUSY_TIMEOUT_MS = 10_000  # the CLI waits; the TUI passes a short one (a missed row beats a frozen window)
+LOCK_POLL = (0.001, 0.002, 0.005)  # seconds between tries for the write lock (then the last, repeated)
 
 
 def _connect(path: Path, read_only: bool = False, busy_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Connection:
@@ -262,6 +264,7 @@ class Database:
             raise StoreError(f"{self.path}: cannot open: {e.strerror or e}") from None
         except sqlite3.DatabaseError as e:
             raise StoreError(f"{self.path}: cannot open as a persian-tui database ({e})") from None
+        self.busy_ms = busy_timeout_ms
         self._writes = 0  # own commits: PRAGMA data_version only counts other connections'
         self._held: list[float] | None = None  # inside `timing`: each write transaction's hold
 
@@ -287,13 +290,33 @@ class Database:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _begin(self) -> None:
+        """BEGIN IMMEDIATE, waiting up to the busy timeout for another writer's lock by trying
+        every few milliseconds (LOCK_POLL). SQLite's own wait tries every 100 ms once it has
+        waited 300 ms, so a save behind a series of short transactions (a corpus import) missed
+        most of the gaps between them; polling here catches the next gap."""
+        self.conn.execute("PRAGMA busy_timeout = 0")
+        try:
+            deadline = time.monotonic() + self.busy_ms / 1000
+            for attempt in count():
+                try:
+                    self.conn.execute("BEGIN IMMEDIATE")
+                    return
+                except sqlite3.OperationalError as e:
+                    left = deadline - time.monotonic()
+                    if not (write_error(e) or "").startswith("database busy") or left <= 0:
+                        raise
+                    time.sleep(min(left, LOCK_POLL[min(attempt, len(LOCK_POLL) - 1)]))
+        finally:
+            self.conn.execute(f"PRAGMA busy_timeout = {self.busy_ms}")
+
     @contextmanager
     def tx(self) -> Iterator[sqlite3.Connection]:
         """One short write transaction; the write lock is taken at the start."""
         if self.read_only:
             raise StoreError(f"{self.path}: opened read-only; nothing was written")
         try:
-            self.conn.execute("BEGIN IMMEDIATE")
+            self._begin()
         except sqlite3.OperationalError as e:  # locked past the busy timeout, or read-only, or full
             why = write_error(e) or str(e)
             kind = StoreBusy if why.startswith("database busy") else StoreError

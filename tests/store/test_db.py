@@ -209,3 +209,33 @@ def test_two_connections_share_the_file(tmp_path):
     a.questions.add_questions([make_question("q-1")])
     assert b.questions.get_question("q-1") is not None
     a.close(), b.close()
+
+
+def test_a_waiting_write_tries_for_the_lock_every_few_milliseconds(tmp_path, monkeypatch):
+    """Behind another connection's write lock, tx() tries again every few ms (SQLite's own wait
+    tries every 100 ms after 300 ms, and missed the gaps between an import's transactions) until
+    the busy timeout, then says busy; the connection's busy timeout is as it was afterwards."""
+    import time
+
+    from persian_tui.store import db as db_module
+    from persian_tui.store.db import Database
+    from persian_tui.store.errors import StoreBusy
+
+    path = tmp_path / "lock.db"
+    db = Database(path, busy_timeout_ms=300)
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    slept: list[float] = []
+    real_sleep = time.sleep
+    monkeypatch.setattr(db_module.time, "sleep", lambda s: (slept.append(s), real_sleep(s)))
+    with pytest.raises(StoreBusy, match="database busy"):
+        with db.tx():
+            pass
+    assert slept and max(slept) <= 0.005 and sum(slept) >= 0.25
+    assert db.conn.execute("PRAGMA busy_timeout").fetchone()[0] == 300
+    other.execute("ROLLBACK")
+    with db.tx() as conn:  # free again: taken at once
+        conn.execute("PRAGMA user_version").fetchone()
+    assert db.conn.execute("PRAGMA busy_timeout").fetchone()[0] == 300
+    other.close()
+    db.close()
