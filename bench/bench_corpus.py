@@ -41,9 +41,26 @@ if not SAMPLE.is_dir():
 SOURCE = SAMPLE if SAMPLE.is_dir() else ROOT / "tests" / "data" / "ganjoor-mini"
 
 
-def make_export(dest: Path, poems: int, rng: random.Random) -> int:
-    """Copies of SOURCE's poets (the first copy verbatim, later ones with shuffled words)."""
+EXPORT_POEMS, EXPORT_COUPLETS = 132_538, 1_490_000  # the real export's poem files and couplets
+AVERAGE = EXPORT_COUPLETS / EXPORT_POEMS  # couplets per poem: 11.2 (the sample's poems have 6.4)
+_VERSE = ("Right", "Left", "CenteredVerse1", "CenteredVerse2")
+
+
+def make_export(dest: Path, poems: int, rng: random.Random, couplets: int | None = None) -> int:
+    """Copies of SOURCE's poets: the first copy verbatim, later ones with shuffled words and
+    each poem lengthened (its couplets repeated, words shuffled anew) so that the export holds
+    about `couplets` couplets (default: the real export's average of 11.2 a poem; 0: no
+    lengthening). Deterministic for a given rng seed."""
     files = sorted(p for p in (SOURCE / "poets").rglob("*.json") if p.name not in ("poet.json", "_cat.json"))
+    texts = {f: f.read_text("utf-8") for f in files}
+    lengths = {f: len({v["CoupletIndex"] for v in json.loads(t)["Verses"] if v.get("Position") in _VERSE})
+               for f, t in texts.items()}
+    first = min(poems, len(files))  # the verbatim copy
+    rest = poems - first
+    target = round(poems * AVERAGE) if couplets is None else couplets
+    sample = sum(lengths.values()) / max(len(files), 1)
+    scale = max(1.0, (target - sum(lengths[f] for f in files[:first])) / max(rest * sample, 1)) if rest and target \
+        else 1.0
     written, copy = 0, 0
     while written < poems:
         for poet_dir in sorted((SOURCE / "poets").iterdir()):
@@ -56,19 +73,45 @@ def make_export(dest: Path, poems: int, rng: random.Random) -> int:
             for f in (f for f in files if f.is_relative_to(poet_dir)):
                 if written >= poems:
                     return written
-                d = json.loads(f.read_text("utf-8"))
+                d = json.loads(texts[f])
                 d["FullUrl"] = "/" + slug + d["FullUrl"][len(poet_dir.name) + 1:]
                 if copy:
+                    n = lengths[f]
+                    want = int(n * scale + rng.random()) if n else 0  # rounded at random: the mean holds
+                    _lengthen(d, n, want)
                     for v in d["Verses"]:
                         words = v["Text"].split()
                         rng.shuffle(words)
                         v["Text"] = " ".join(words)
-                target = out / f.relative_to(poet_dir)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_text(json.dumps(d, ensure_ascii=False), "utf-8")
+                target_file = out / f.relative_to(poet_dir)
+                target_file.parent.mkdir(parents=True, exist_ok=True)
+                target_file.write_text(json.dumps(d, ensure_ascii=False), "utf-8")
                 written += 1
         copy += 1
     return written
+
+
+def _lengthen(d: dict, n: int, want: int) -> None:
+    """A poem of n couplets made `want` long: its verses repeated after it with the next
+    couplet indexes (its other text fields repeated alike, so a file's size grows with it)."""
+    if want <= n or not n:
+        return
+    verses = [v for v in d["Verses"] if v.get("Position") in _VERSE]
+    top = max(v["CoupletIndex"] for v in verses)
+    order = max((v.get("VOrder") or 0) for v in d["Verses"])
+    extra, k = [], 0
+    while len({v["CoupletIndex"] for v in verses}) + len({v["CoupletIndex"] for v in extra}) < want:
+        k += 1
+        for v in verses:
+            order += 1
+            extra.append({**v, "VOrder": order, "CoupletIndex": v["CoupletIndex"] + k * (top + 1)})
+    keep = {i for i in sorted({v["CoupletIndex"] for v in extra})[:want - n]}
+    d["Verses"] += [v for v in extra if v["CoupletIndex"] in keep]
+    times = max(1, round(want / n))
+    for s in d.get("Sections") or []:
+        for key in ("PlainText", "HtmlText"):
+            if isinstance(s.get(key), str):
+                s[key] = s[key] * times
 
 
 def damaged(text: str, rng: random.Random) -> str:

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
 import os
+import signal
 import time
-from collections.abc import Callable, Iterator
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, overload
@@ -22,7 +25,7 @@ from ..files.inputs import InputError
 from ..files.records import parse_json
 from ..models import CorpusPoem
 from ..store import Store
-from ..text import corpus_key, nfc
+from ..text import corpus_key, corpus_key_once, nfc
 
 BATCH = 300  # poems per write transaction at most ...
 BATCH_COUPLETS = 2000  # ... and at most this many couplets (a longer poem is written in parts)
@@ -30,6 +33,8 @@ MAX_FILE = 20 * 1024 * 1024  # a poem file larger than this is not a poem
 MAX_HEMISTICH = 1000  # characters; the longest hemistichs of the export have about 100
 MAX_COUPLETS = 1_000_000  # a CoupletIndex beyond this is not an index
 MAX_ID = 2**63 - 1  # SQLite's largest integer
+CHUNK = 64  # poem files a worker process reads at a time
+WORKERS_FROM = 1000  # poem files: fewer are read in this process (a worker takes ~0.5 s to start)
 
 # Works that quote other poets (anthologies, tazkiras, prose books), named by a collection title
 # in the poem's FullTitle ("ملا احمد نراقی » معراج السعادة » باب سوم » ..."): what the data alone
@@ -111,7 +116,8 @@ def _load(path: Path) -> dict:
             raise InputError(f"{path}: not a regular file")
         if path.stat().st_size > MAX_FILE:
             raise InputError(f"{path}: larger than {MAX_FILE // 2**20} MB")
-        data = parse_json(path.read_bytes().decode("utf-8-sig"))  # a byte-order mark is harmless
+        raw = path.read_bytes()
+        data = parse_json(raw.decode("utf-8-sig"), raw)  # a byte-order mark is harmless
     except UnicodeDecodeError as e:
         raise InputError(f"{path}: not UTF-8 ({e.reason} at byte {e.start})") from None
     except json.JSONDecodeError as e:
@@ -210,7 +216,7 @@ def read_poem(path: Path, poet_slug: str) -> CorpusPoem:
             raise InputError(f"{path}: verse {n} is longer than {MAX_HEMISTICH} characters ({len(text)})")
         entries.append((0 if pos in _FIRST else 1, index, nfc(text)))
     halves, notes = pair_verses(entries)
-    couplets = [(i, a, b, corpus_key(a), corpus_key(b)) for i, (a, b) in sorted(halves.items())]
+    couplets = [(i, a, b, corpus_key_once(a), corpus_key_once(b)) for i, (a, b) in sorted(halves.items())]
     title = _str(d, "Title", path) or ""
     rhyme = _str(d, "RhymeLetters", path)
     form = _form(d)
@@ -264,44 +270,100 @@ def pair_verses(entries: list[tuple[int, int, str]]) -> tuple[dict[int, list[str
                     "which couplet each belongs to" for i in sorted(doubled)]
 
 
-def _parsed(root: str | Path, progress: ImportProgress, on_error: Callable[[str], None]
-            ) -> Iterator[tuple[dict, CorpusPoem]]:
+def default_workers() -> int:
+    """Worker processes reading files while this one writes: the cores but one, 1 to 4."""
+    return max(1, min(4, (os.cpu_count() or 1) - 1))
+
+
+def _read_chunk(job: tuple[str, list[Path]]) -> list[CorpusPoem | str]:
+    """A poet's poem files read: each a CorpusPoem or the line saying why it was skipped."""
+    slug, files = job
+    out: list[CorpusPoem | str] = []
+    for f in files:
+        try:
+            out.append(read_poem(f, slug))
+        except InputError as e:
+            out.append(str(e))
+    return out
+
+
+def _quiet() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the importing process's to handle
+
+
+def _read_all(jobs: Iterable[tuple[str, list[Path]]], workers: int) -> Iterator[list[CorpusPoem | str]]:
+    """_read_chunk of each job, in order: here (workers 0) or in worker processes, a few
+    chunks ahead of the writer (not the whole export in memory)."""
+    if workers <= 0:
+        yield from map(_read_chunk, jobs)
+        return
+    # spawn: no copy of this process's threads, locks or open database
+    pool = multiprocessing.get_context("spawn").Pool(workers, initializer=_quiet)
+    try:
+        pending: deque = deque()
+        for job in jobs:
+            pending.append(pool.apply_async(_read_chunk, (job,)))
+            if len(pending) >= 4 * workers:
+                yield pending.popleft().get()
+        while pending:
+            yield pending.popleft().get()
+        pool.close()
+    finally:
+        pool.terminate()
+        pool.join()
+
+
+def _parsed(root: str | Path, progress: ImportProgress, on_error: Callable[[str], None],
+            workers: int | None = None) -> Iterator[tuple[dict, CorpusPoem]]:
     plan = poem_files(root, on_error)
     progress.total = sum(len(files) for _, files in plan)
-    first_file: dict[str, Path] = {}  # poem path -> the file it was read from
+    if workers is None:
+        workers = default_workers() if progress.total >= WORKERS_FROM else 0
+    poets: list[tuple[dict | str, list[Path]]] = []  # (poet, or why its poet.json was refused; files)
     for poet_dir, files in plan:
         try:
-            poet = read_poet(poet_dir)
+            poets.append((read_poet(poet_dir), files))
         except InputError as e:
-            on_error(str(e))
-            progress.skipped += len(files)
-            progress.done += len(files)
-            continue
-        for f in files:
-            try:
-                poem = read_poem(f, poet["slug"])
-            except InputError as e:
-                on_error(str(e))
-                progress.skipped += 1
-                progress.done += 1
+            poets.append((str(e), files))
+    jobs = ((poet["slug"], files[i:i + CHUNK]) for poet, files in poets if isinstance(poet, dict)
+            for i in range(0, len(files), CHUNK))
+    read = _read_all(jobs, workers)
+    first_file: dict[str, Path] = {}  # poem path -> the file it was read from
+    try:
+        for poet, files in poets:
+            if isinstance(poet, str):
+                on_error(poet)
+                progress.skipped += len(files)
+                progress.done += len(files)
                 continue
-            progress.notes.extend(poem.notes)
-            if (seen := first_file.setdefault(poem.path, f)) != f:
-                on_error(f"{f}: FullUrl {poem.path} is also the poem of {seen}; skipped")
-                progress.skipped += 1
-                progress.done += 1
-                continue
-            yield poet, poem
+            for i in range(0, len(files), CHUNK):
+                for f, poem in zip(files[i:i + CHUNK], next(read), strict=True):
+                    if isinstance(poem, str):
+                        on_error(poem)
+                        progress.skipped += 1
+                        progress.done += 1
+                        continue
+                    progress.notes.extend(poem.notes)
+                    if (seen := first_file.setdefault(poem.path, f)) != f:
+                        on_error(f"{f}: FullUrl {poem.path} is also the poem of {seen}; skipped")
+                        progress.skipped += 1
+                        progress.done += 1
+                        continue
+                    yield poet, poem
+    finally:
+        read.close()  # the worker processes stop
 
 
-def import_corpus(store: Store, root: str | Path, *, strict: bool = False,
+def import_corpus(store: Store, root: str | Path, *, strict: bool = False, workers: int | None = None,
                   on_progress: Callable[[ImportProgress], None] | None = None) -> ImportProgress:
     """Import (or refresh) the poems under root. Malformed files are skipped and listed;
-    with strict, every file is checked first and nothing is written if one is malformed."""
+    with strict, every file is checked first and nothing is written if one is malformed.
+    `workers`: processes reading and normalizing the files while this one writes (0: this
+    process reads them; None: default_workers() for an export of WORKERS_FROM files or more)."""
     progress = ImportProgress()
     if strict:
         check = ImportProgress()
-        for _ in _parsed(root, check, check.errors.append):
+        for _ in _parsed(root, check, check.errors.append, workers):
             pass
         if check.errors:
             raise InputError(f"{check.errors[0]} ({len(check.errors)} malformed file(s); nothing written)")
@@ -325,7 +387,7 @@ def import_corpus(store: Store, root: str | Path, *, strict: bool = False,
             on_progress(progress)
 
     with store.timing() as held:
-        for item in _parsed(root, progress, progress.errors.append):
+        for item in _parsed(root, progress, progress.errors.append, workers):
             if len(item[1].couplets) > BATCH_COUPLETS:  # a long poem: its own transactions
                 if batch:
                     flush()
