@@ -11,12 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import multiprocessing
 import os
-import signal
 import time
-from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, overload
@@ -26,6 +23,7 @@ from ..files.records import parse_json
 from ..models import CorpusPoem
 from ..store import Store
 from ..text import corpus_key, corpus_key_once, nfc
+from .workers import ordered_map
 
 BATCH = 300  # poems per write transaction at most ...
 BATCH_COUPLETS = 2000  # ... and at most this many couplets (a longer poem is written in parts)
@@ -287,30 +285,11 @@ def _read_chunk(job: tuple[str, list[Path]]) -> list[CorpusPoem | str]:
     return out
 
 
-def _quiet() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the importing process's to handle
-
-
-def _read_all(jobs: Iterable[tuple[str, list[Path]]], workers: int) -> Iterator[list[CorpusPoem | str]]:
-    """_read_chunk of each job, in order: here (workers 0) or in worker processes, a few
-    chunks ahead of the writer (not the whole export in memory)."""
+def _read_all(jobs: list[tuple[str, list[Path]]], workers: int) -> Iterator[list[CorpusPoem | str]]:
+    """_read_chunk of each job, in order: here (workers 0) or in worker processes."""
     if workers <= 0:
-        yield from map(_read_chunk, jobs)
-        return
-    # spawn: no copy of this process's threads, locks or open database
-    pool = multiprocessing.get_context("spawn").Pool(workers, initializer=_quiet)
-    try:
-        pending: deque = deque()
-        for job in jobs:
-            pending.append(pool.apply_async(_read_chunk, (job,)))
-            if len(pending) >= 4 * workers:
-                yield pending.popleft().get()
-        while pending:
-            yield pending.popleft().get()
-        pool.close()
-    finally:
-        pool.terminate()
-        pool.join()
+        return map(_read_chunk, jobs)
+    return ordered_map(_read_chunk, jobs, workers)
 
 
 def _parsed(root: str | Path, progress: ImportProgress, on_error: Callable[[str], None],
@@ -325,9 +304,9 @@ def _parsed(root: str | Path, progress: ImportProgress, on_error: Callable[[str]
             poets.append((read_poet(poet_dir), files))
         except InputError as e:
             poets.append((str(e), files))
-    jobs = ((poet["slug"], files[i:i + CHUNK]) for poet, files in poets if isinstance(poet, dict)
-            for i in range(0, len(files), CHUNK))
-    read = _read_all(jobs, workers)
+    jobs = [(poet["slug"], files[i:i + CHUNK]) for poet, files in poets if isinstance(poet, dict)
+            for i in range(0, len(files), CHUNK)]
+    read = iter(_read_all(jobs, workers))
     first_file: dict[str, Path] = {}  # poem path -> the file it was read from
     try:
         for poet, files in poets:
@@ -351,7 +330,8 @@ def _parsed(root: str | Path, progress: ImportProgress, on_error: Callable[[str]
                         continue
                     yield poet, poem
     finally:
-        read.close()  # the worker processes stop
+        if isinstance(read, Generator):
+            read.close()  # the worker processes stop
 
 
 def import_corpus(store: Store, root: str | Path, *, strict: bool = False, workers: int | None = None,
