@@ -43,7 +43,7 @@ def ordered_map(func: Callable[[Any], Any], jobs: Sequence[Any], workers: int) -
     procs: list[tuple[subprocess.Popen[bytes], IO[bytes]]] = []
     try:
         for i in range(workers):
-            err = tempfile.TemporaryFile()
+            err: IO[bytes] = tempfile.TemporaryFile()
             proc = subprocess.Popen([sys.executable, "-c", f"from {__name__} import serve; serve()"],
                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, env=env)
             procs.append((proc, err))
