@@ -31,8 +31,8 @@ def test_a_job_that_fails_in_a_worker_raises_here_with_its_reason():
 
 
 def test_a_bug_in_a_worker_is_reported():
-    # a path that is not a Path: _read_chunk fails with AttributeError, not an InputError
-    with pytest.raises(RuntimeError, match="in a worker process: AttributeError"):
+    # a path that is no path: _read_chunk fails with TypeError, not an InputError
+    with pytest.raises(RuntimeError, match="in a worker process: TypeError"):
         list(ordered_map(_read_chunk, [("hafez", [None])], 1))
 
 
