@@ -449,6 +449,8 @@ if __name__ == "__main__":
         for a in rest:
             if a in ("--baseline", "--ways"):
                 options[a] = next(rest)
+            elif a == "--now":  # as before issue 33: this version only
+                options["--ways"] = "now"
             else:
                 args.append(int(a))
         BASELINE = str(Path(options["--baseline"]).resolve()) if "--baseline" in options else ""

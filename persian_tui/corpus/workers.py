@@ -19,7 +19,8 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-_PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])  # the folder holding persian_tui/
+_PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])  # the folder holding persian_tui/: this code
+_MAIN = f"import sys; sys.path.insert(0, {_PACKAGE_ROOT!r}); from {__name__} import serve; serve()"
 
 
 def _name(func: Callable[[Any], Any]) -> str:
@@ -38,14 +39,12 @@ def ordered_map(func: Callable[[Any], Any], jobs: Sequence[Any], workers: int) -
     """func (a module-level function) of each job, computed in `workers` processes, in job
     order: worker i takes jobs i, i + workers, ... A job that raises in a worker raises
     RuntimeError here with its message."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        p for p in (_PACKAGE_ROOT, os.environ.get("PYTHONPATH")) if p)}
     procs: list[tuple[subprocess.Popen[bytes], IO[bytes]]] = []
     try:
         for i in range(workers):
             err: IO[bytes] = tempfile.TemporaryFile()
-            proc = subprocess.Popen([sys.executable, "-c", f"from {__name__} import serve; serve()"],
-                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, env=env)
+            proc = subprocess.Popen([sys.executable, "-c", _MAIN], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    stderr=err)
             procs.append((proc, err))
             assert proc.stdin is not None
             threading.Thread(target=_feed, args=(proc.stdin, _name(func), list(jobs[i::workers])),
