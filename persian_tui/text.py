@@ -280,7 +280,7 @@ def _corpus_table() -> dict[int, str]:
 
 
 _NON_WORD = re.compile(r"\W+")
-_WORD_KEYS_MAX = 500_000
+_WORD_KEYS_MAX = 200_000  # about 30 MB at most
 
 
 class _WordKeys(dict[str, str]):
