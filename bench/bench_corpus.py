@@ -9,26 +9,34 @@ The export is generated: the poems of ../shared/ganjoor-sample (else the test fi
 under new poet names with their words shuffled, until there are POEMS poems.
 
 Run: python bench/bench_corpus.py [POEMS] [QUESTIONS]   (prints figures; asserts nothing)
-     python bench/bench_corpus.py cost [POEMS] [QUESTIONS] [--now]  (import cost: bytes
-       written per byte stored, every write transaction's hold; this version against FTS5
-       merging inside the commits and the old way, in the same run (--now: this version only);
-       then linking QUESTIONS (250) questions. POEMS defaults to the export's number of files,
-       132,591; 220,000 generated poems make about its 1.49 M couplets)"""
+     python bench/bench_corpus.py cost [POEMS] [QUESTIONS] [--baseline DIR] [--ways now,...]
+       import cost: time, bytes written per byte stored, every write transaction's hold, while
+       an annotator in another process saves a label every 20 ms; then linking QUESTIONS (250)
+       questions. POEMS defaults to the real export's 132,538 files (one of them a masnavi of
+       50,000 couplets; the generated poems lengthened to its 1.49 M couplets). Ways, each a
+       fresh process importing into a new database, in turn: `now` (this version, worker
+       processes by default), `now-0` (this version, files read in the importing process),
+       `baseline` (the code of DIR, e.g. main's: `git -C ../main archive HEAD | tar -x -C DIR`),
+       and `FTS5 merging`, `old way` (this version with FTS5's own merging / as before issue 20).
+       Default: now, now-0 and, with --baseline, baseline. The load average is printed with each."""
 
 from __future__ import annotations
 
 import json
 import multiprocessing as mp
+import os
 import random
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+CODE = os.environ.get("PTUI_BENCH_CODE") or str(ROOT)  # the persian_tui measured (a baseline's: another tree)
+sys.path.insert(0, CODE)
 
 from persian_tui.corpus import ganjoor  # noqa: E402
 from persian_tui.models import Option, Question  # noqa: E402
@@ -41,9 +49,26 @@ if not SAMPLE.is_dir():
 SOURCE = SAMPLE if SAMPLE.is_dir() else ROOT / "tests" / "data" / "ganjoor-mini"
 
 
-def make_export(dest: Path, poems: int, rng: random.Random) -> int:
-    """Copies of SOURCE's poets (the first copy verbatim, later ones with shuffled words)."""
+EXPORT_POEMS, EXPORT_COUPLETS = 132_538, 1_490_000  # the real export's poem files and couplets
+AVERAGE = EXPORT_COUPLETS / EXPORT_POEMS  # couplets per poem: 11.2 (the sample's poems have 6.4)
+_VERSE = ("Right", "Left", "CenteredVerse1", "CenteredVerse2")
+
+
+def make_export(dest: Path, poems: int, rng: random.Random, couplets: int | None = None) -> int:
+    """Copies of SOURCE's poets: the first copy verbatim, later ones with shuffled words and
+    each poem lengthened (its couplets repeated, words shuffled anew) so that the export holds
+    about `couplets` couplets (default: the real export's average of 11.2 a poem; 0: no
+    lengthening). Deterministic for a given rng seed."""
     files = sorted(p for p in (SOURCE / "poets").rglob("*.json") if p.name not in ("poet.json", "_cat.json"))
+    texts = {f: f.read_text("utf-8") for f in files}
+    lengths = {f: len({v["CoupletIndex"] for v in json.loads(t)["Verses"] if v.get("Position") in _VERSE})
+               for f, t in texts.items()}
+    first = min(poems, len(files))  # the verbatim copy
+    rest = poems - first
+    target = round(poems * AVERAGE) if couplets is None else couplets
+    sample = sum(lengths.values()) / max(len(files), 1)
+    scale = max(1.0, (target - sum(lengths[f] for f in files[:first])) / max(rest * sample, 1)) if rest and target \
+        else 1.0
     written, copy = 0, 0
     while written < poems:
         for poet_dir in sorted((SOURCE / "poets").iterdir()):
@@ -56,19 +81,45 @@ def make_export(dest: Path, poems: int, rng: random.Random) -> int:
             for f in (f for f in files if f.is_relative_to(poet_dir)):
                 if written >= poems:
                     return written
-                d = json.loads(f.read_text("utf-8"))
+                d = json.loads(texts[f])
                 d["FullUrl"] = "/" + slug + d["FullUrl"][len(poet_dir.name) + 1:]
                 if copy:
+                    n = lengths[f]
+                    want = int(n * scale + rng.random()) if n else 0  # rounded at random: the mean holds
+                    _lengthen(d, n, want)
                     for v in d["Verses"]:
                         words = v["Text"].split()
                         rng.shuffle(words)
                         v["Text"] = " ".join(words)
-                target = out / f.relative_to(poet_dir)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_text(json.dumps(d, ensure_ascii=False), "utf-8")
+                target_file = out / f.relative_to(poet_dir)
+                target_file.parent.mkdir(parents=True, exist_ok=True)
+                target_file.write_text(json.dumps(d, ensure_ascii=False), "utf-8")
                 written += 1
         copy += 1
     return written
+
+
+def _lengthen(d: dict, n: int, want: int) -> None:
+    """A poem of n couplets made `want` long: its verses repeated after it with the next
+    couplet indexes (its other text fields repeated alike, so a file's size grows with it)."""
+    if want <= n or not n:
+        return
+    verses = [v for v in d["Verses"] if v.get("Position") in _VERSE]
+    top = max(v["CoupletIndex"] for v in verses)
+    order = max((v.get("VOrder") or 0) for v in d["Verses"])
+    extra, k = [], 0
+    while len({v["CoupletIndex"] for v in verses}) + len({v["CoupletIndex"] for v in extra}) < want:
+        k += 1
+        for v in verses:
+            order += 1
+            extra.append({**v, "VOrder": order, "CoupletIndex": v["CoupletIndex"] + k * (top + 1)})
+    keep = {i for i in sorted({v["CoupletIndex"] for v in extra})[:want - n]}
+    d["Verses"] += [v for v in extra if v["CoupletIndex"] in keep]
+    times = max(1, round(want / n))
+    for s in d.get("Sections") or []:
+        for key in ("PlainText", "HtmlText"):
+            if isinstance(s.get(key), str):
+                s[key] = s[key] * times
 
 
 def damaged(text: str, rng: random.Random) -> str:
@@ -223,24 +274,45 @@ def written_bytes() -> int:
     raise RuntimeError("no write_bytes in /proc/self/io")
 
 
-WAYS = ("now", "FTS5 merging", "old way")
+WAYS = ("now", "now-0", "baseline", "FTS5 merging", "old way")
 
 
 def import_cost(db: Path, export: Path, way: str) -> dict:
-    """One import into a new database, every write transaction timed (Store.timing).
-    "FTS5 merging": as this branch had it before: one INSERT per couplet (FTS5 makes each a
-    segment) and FTS5's own merging inside the commits (its default settings), no merge steps.
-    "old way": that, plus as before issue 20: the two exact-hemistich B-trees and a poem of any
-    length in one transaction. All three use this version's quoting pass."""
+    """One import into a new database, every write transaction timed (Store.timing), while an
+    annotator process saves a label every 20 ms (its longest wait). "now": this version
+    (worker processes as it chooses); "now-0": files read in this process; "baseline": the
+    same call to another tree's code (PTUI_BENCH_CODE). "FTS5 merging": as this branch had it
+    before issue 20's merging: one INSERT per couplet (FTS5 makes each a segment) and FTS5's
+    own merging inside the commits (its default settings), no merge steps. "old way": that,
+    plus as before issue 20: the two exact-hemistich B-trees and a poem of any length in one
+    transaction. All but the baseline use this version's quoting pass."""
+    with mp.Manager() as manager:
+        ready, stop, waits, refused = manager.Event(), manager.Event(), manager.list(), manager.list()
+        proc = mp.Process(target=annotator, args=(str(db), ready, stop, waits, refused))
+        proc.start()
+        ready.wait()
+        try:
+            r = _import_cost(db, export, way)
+        finally:
+            stop.set()
+            proc.join()
+        r.update(wait=max(waits, default=0.0), saved=len(waits), refused=len(refused))
+    size = sum(f.stat().st_size for f in db.parent.glob(db.name + "*"))
+    r.update(size=size, load=os.getloadavg())
+    return r
+
+
+def _import_cost(db: Path, export: Path, way: str) -> dict:
+    kwargs = {"workers": 0} if way == "now-0" else {}
     with Store(db) as store:
-        if way != "now":
+        if way in ("FTS5 merging", "old way"):
             for key, value in (("automerge", 4), ("usermerge", 4), ("crisismerge", 16)):  # FTS5's defaults
                 store.conn.execute("INSERT INTO corpus_fts (corpus_fts, rank) VALUES (?, ?)", (key, value))
             store.corpus.merge_index = lambda **kw: 0
             store.corpus._insert_couplets = lambda rows: store.conn.executemany(
                 "INSERT INTO corpus_couplets (poem_id, idx, mesra1, mesra2, norm1, norm2) VALUES (?,?,?,?,?,?)", rows)
         merges: list[float] = []  # the holds of merge steps (the others: batches, flags)
-        if way == "now":
+        if way in ("now", "now-0", "baseline"):
             merge = store.corpus.merge_index
 
             def timed_merge(**kw):
@@ -257,16 +329,31 @@ def import_cost(db: Path, export: Path, way: str) -> dict:
             ganjoor.BATCH_COUPLETS = 10 ** 9  # long poems are not split (batches still close near 2,000)
         try:
             with store.timing() as held:
-                before, t = written_bytes(), time.perf_counter()
-                p = ganjoor.import_corpus(store, export)
+                before, t, cpu = written_bytes(), time.perf_counter(), time.process_time()
+                p = ganjoor.import_corpus(store, export, **kwargs)
                 seconds, written = time.perf_counter() - t, written_bytes() - before
+                cpu = time.process_time() - cpu
         finally:
             ganjoor.BATCH_COUPLETS = saved
         segments = len(store.corpus.index_segments())
         store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    size = sum(f.stat().st_size for f in db.parent.glob(db.name + "*"))
-    return {"poems": p.done, "couplets": p.couplets, "seconds": seconds, "written": written, "size": size,
+    return {"poems": p.done, "couplets": p.couplets, "seconds": seconds, "cpu": cpu, "written": written,
             "longest": p.longest_lock, "held": sorted(held), "segments": segments, "merges": sorted(merges)}
+
+
+def import_cost_in_process(db: Path, export: Path, way: str) -> dict:
+    """import_cost in a fresh Python (the baseline's: with the other tree's code)."""
+    env = dict(os.environ)
+    if way == "baseline":
+        env["PTUI_BENCH_CODE"] = BASELINE
+    out = subprocess.run([sys.executable, __file__, "_import", str(db), str(export), way], env=env,
+                         capture_output=True, text=True)
+    if out.returncode:
+        raise RuntimeError(f"{way}: {out.stderr.strip().splitlines()[-1:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+BASELINE = ""  # the baseline's source tree (--baseline DIR)
 
 
 def link_cost(db: Path, questions: int, rng: random.Random) -> tuple[int, list[float]]:
@@ -311,40 +398,62 @@ def add_long_poem(export: Path, couplets: int, rng: random.Random) -> int:
     return 1
 
 
-def cost(poems: int = 132_591, questions: int = 250, ways: tuple[str, ...] = WAYS) -> None:
+def cost(poems: int = 132_538, questions: int = 250, ways: tuple[str, ...] = ("now", "now-0", "baseline")) -> None:
     rng = random.Random(7)
+    ways = tuple(w for w in ways if w != "baseline" or BASELINE)
     tmp = Path(tempfile.mkdtemp(prefix="ptui-bench-cost-"))
     try:
         export = tmp / "export"
-        n = make_export(export, poems - 1, rng) + add_long_poem(export, LONG, rng)
-        print(f"corpus import cost: {n:,} generated poems from {SOURCE}, one of them {LONG:,} couplets long",
-              flush=True)
+        n = make_export(export, poems - 1, rng, couplets=round((poems - 1) * AVERAGE) - LONG if poems > 1000 else None)
+        n += add_long_poem(export, LONG, rng)
+        print(f"corpus import cost: {n:,} generated poems from {SOURCE}, one of them {LONG:,} couplets long; "
+              f"load average {_load()} ({os.cpu_count()} cores)", flush=True)
         rows = {}
         for way in ways:
             folder = tmp / way.replace(" ", "-")
             folder.mkdir()
-            r = rows[way] = import_cost(folder / "c.db", export, way)
+            r = rows[way] = import_cost_in_process(folder / "c.db", export, way)
             print(f"{way:>12}: {r['couplets']:,} couplets in {r['seconds']:.0f} s ({r['poems'] / r['seconds']:,.0f} "
-                  f"poems/s); wrote {r['written'] / 2**20:,.0f} MiB for a {r['size'] / 2**20:,.0f} MiB database "
-                  f"-> write amplification {r['written'] / r['size']:.1f}x; {_held(r)}; "
-                  f"{r['segments']} FTS segments left", flush=True)
+                  f"poems/s; {r['cpu']:.0f} s CPU in the importing process); wrote {r['written'] / 2**20:,.0f} MiB "
+                  f"for a {r['size'] / 2**20:,.0f} MiB database -> write amplification "
+                  f"{r['written'] / r['size']:.1f}x; "
+                  f"{_held(r)}; {r['segments']} FTS segments left; the annotator's longest wait "
+                  f"{r['wait'] * 1000:.0f} ms ({r['saved']:,} labels saved, {r['refused']} refused); "
+                  f"load average at the end {_load(r['load'])}", flush=True)
             if way == "now" and questions:
                 options, held = link_cost(folder / "c.db", questions, rng)
                 print(f"{'':>12}  then saving {options // 4:,} questions, linking their {options:,} options: "
                       f"{len(held)} write transactions, longest {max(held, default=0) * 1000:.0f} ms", flush=True)
-        now = rows["now"]
-        for way in ways[1:]:
-            r = rows[way]
-            print(f"ratio: {way} wrote {r['written'] / now['written']:.1f}x the bytes, took "
-                  f"{r['seconds'] / now['seconds']:.2f}x the time, held the lock at most "
-                  f"{r['longest'] / max(now['longest'], 1e-9):.1f}x as long")
+            shutil.rmtree(folder, ignore_errors=True)
+        now = rows.get("now")
+        for way in ways:
+            if now and way != "now":
+                r = rows[way]
+                print(f"ratio: {way} took {r['seconds'] / now['seconds']:.2f}x the time of now, wrote "
+                      f"{r['written'] / now['written']:.1f}x the bytes, held the lock at most "
+                      f"{r['longest'] / max(now['longest'], 1e-9):.1f}x as long")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def _load(load: tuple[float, ...] | None = None) -> str:
+    return " / ".join(f"{x:.1f}" for x in (load or os.getloadavg()))
+
+
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["cost"]:
-        args = [a for a in sys.argv[2:] if a != "--now"]
-        cost(*(int(a) for a in args[:2]), **({"ways": ("now",)} if "--now" in sys.argv else {}))
+    if sys.argv[1:2] == ["_import"]:  # one way of import_cost, in this fresh process
+        print(json.dumps(import_cost(Path(sys.argv[2]), Path(sys.argv[3]), sys.argv[4])))
+    elif sys.argv[1:2] == ["cost"]:
+        args, options = [], {}
+        rest = iter(sys.argv[2:])
+        for a in rest:
+            if a in ("--baseline", "--ways"):
+                options[a] = next(rest)
+            elif a == "--now":  # as before issue 33: this version only
+                options["--ways"] = "now"
+            else:
+                args.append(int(a))
+        BASELINE = str(Path(options["--baseline"]).resolve()) if "--baseline" in options else ""
+        cost(*args, **({"ways": tuple(options["--ways"].split(","))} if "--ways" in options else {}))
     else:
         main(*(int(a) for a in sys.argv[1:3]))

@@ -272,9 +272,42 @@ class DuplicateIndex:
 _HAMZA = str.maketrans({"أ": "ا", "إ": "ا", "ٱ": "ا", "ؤ": "و", "ئ": "ی", "ء": None, ZWNJ: None})
 
 
+@functools.lru_cache(maxsize=2)
+def _corpus_table() -> dict[int, str]:
+    """normalize's translate table followed by _HAMZA's, as one table (corpus_key)."""
+    table = _table(True)
+    return {c: table.get(c, chr(c)).translate(_HAMZA) for c in {*table, *_HAMZA}}
+
+
+_NON_WORD = re.compile(r"\W+")
+_WORD_KEYS_MAX = 200_000  # about 30 MB at most
+
+
+class _WordKeys(dict[str, str]):
+    """word -> its key (corpus_key_once): poems repeat their words, seldom whole hemistichs."""
+
+    def __missing__(self, word: str) -> str:
+        if len(self) >= _WORD_KEYS_MAX:
+            self.clear()
+        key = self[word] = " ".join(
+            _NON_WORD.sub(" ", unicodedata.normalize("NFC", word).translate(_corpus_table())).split())
+        return key
+
+
+_WORD_KEYS = _WordKeys()
+
+
+def corpus_key_once(text: str) -> str:
+    """corpus_key without its cache of whole texts (for texts seen once: the import's
+    hemistichs). Computed word by word, each word's key remembered: as every ZWNJ goes,
+    normalize's ZWNJ and space steps and match_key's punctuation step come down to one
+    translate table, one substitution and the collapse of spaces, none of which reaches
+    across whitespace (a test compares it with the steps)."""
+    return " ".join(filter(None, map(_WORD_KEYS.__getitem__, text.split())))
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def corpus_key(text: str) -> str:
     """`match_key` without ZWNJ and hamza variants: the corpus's normalized copy, searched word
     by word, so "می‌رود" and "میرود" are one word (ZWNJ-insensitive search and linking)."""
-    return _SPACES.sub(" ", match_key(text).translate(_HAMZA)).strip()
-
+    return corpus_key_once(text)

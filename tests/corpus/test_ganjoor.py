@@ -352,3 +352,139 @@ def test_a_poem_id_that_is_not_a_finite_number_is_refused(store, tmp_path, id_te
                    encoding="utf-8")
     p = import_corpus(store, root)
     assert p.skipped == 1 and str(bad) in p.errors[0] and reason in p.errors[0], p.errors
+
+
+# ---------------------------------------------------------------- worker processes
+
+
+def _corpus_rows(store) -> list[tuple]:
+    return [tuple(r) for r in store.conn.execute(
+        "SELECT pt.slug, pt.name, pt.nickname, pt.death_year, p.path, p.ganjoor_id, p.title, p.form, p.metre, "
+        "p.rhyme, p.couplets, p.sha256, p.quoting, c.idx, c.mesra1, c.mesra2, c.norm1, c.norm2 "
+        "FROM corpus_couplets c JOIN corpus_poems p ON p.id = c.poem_id JOIN corpus_poets pt ON pt.id = p.poet_id "
+        "ORDER BY c.id")]
+
+
+def _messy_export(tmp_path):
+    """The mini export with what an import must report: a malformed file, a poet without a
+    readable poet.json, a poem path given twice, a misnumbered couplet, a long poem."""
+    root = copy_mini(tmp_path)
+    (root / "poets" / "hafez" / "ghazal" / "broken.json").write_text('{"FullUrl": "/hafez/x", "Verses": [', "utf-8")
+    write_poem(root, "hafez", "ghazal/sh9", None, verses=_verses(
+        [("R", 0), ("L", 0), ("R", 1), ("L", 1), ("R", 2), ("L", 3), ("R", 3), ("L", 3), ("R", 4), ("L", 4)]))
+    write_poem(root, "hafez", "masnavi/sh1", [(f"نخست {i} مثنوی", f"دوم {i} مثنوی") for i in range(12)])
+    twice = json.loads((root / "poets" / "hafez" / "ghazal" / "sh1.json").read_text("utf-8"))
+    (root / "poets" / "hafez" / "ghazal" / "sh1copy.json").write_text(json.dumps(twice, ensure_ascii=False), "utf-8")
+    (root / "poets" / "nopoet").mkdir()
+    (root / "poets" / "nopoet" / "poet.json").write_text("[1]", "utf-8")
+    write_poem(root, "nopoet", "sh1", FIVE)
+    return root
+
+
+def test_reading_in_worker_processes_imports_the_same(tmp_path, monkeypatch):
+    from persian_tui.corpus import ganjoor
+    from persian_tui.store import Store
+
+    monkeypatch.setattr(ganjoor, "CHUNK", 2)  # several chunks per poet, in two workers
+    monkeypatch.setattr(ganjoor, "BATCH_COUPLETS", 5)  # the masnavi in parts
+    root = _messy_export(tmp_path)
+    seen = {}
+    for workers in (0, 2):
+        with Store(tmp_path / f"w{workers}.db") as store:
+            p = import_corpus(store, root, workers=workers)
+            again = import_corpus(store, root, workers=workers)
+            seen[workers] = (_corpus_rows(store), p.errors, p.notes, p.summary(), p.quoting, again.summary())
+    assert seen[2] == seen[0]
+    rows, errors, notes, summary, _, again = seen[0]
+    assert len(errors) == 3 and any("broken.json: invalid JSON" in e for e in errors)
+    assert any("sh1copy.json: FullUrl /hafez/ghazal/sh1 is also the poem of" in e for e in errors)
+    assert any("nopoet" in e and "poet.json" in e for e in errors)
+    assert len(notes) == 1 and "renumbered" in notes[0]
+    assert "0 new, 0 updated" in again and "0 couplets written" in again
+
+
+def test_a_large_export_is_read_in_a_worker_process_by_default(tmp_path, monkeypatch, store):
+    from persian_tui.corpus import ganjoor
+
+    used = []
+    real = ganjoor.ordered_map
+    monkeypatch.setattr(ganjoor, "ordered_map", lambda *a: used.append(a[2]) or real(*a))
+    import_corpus(store, MINI)  # 7 files: read here
+    assert used == []
+    monkeypatch.setattr(ganjoor, "WORKERS_FROM", 5)
+    monkeypatch.setattr(ganjoor.os, "cpu_count", lambda: 2)
+    assert import_corpus(store, MINI).unchanged == 7
+    assert used == [1]
+
+
+def test_cli_workers_option(tmp_path, capsys):
+    db = str(tmp_path / "cli.db")
+    assert main(["--db", db, "corpus", "import", str(MINI), "--workers", "1"]) == 0
+    assert "7 new" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["--db", db, "corpus", "import", str(MINI), "--workers", "-1"])
+    assert "a number of processes from 0 to 64" in capsys.readouterr().err
+
+
+_KILLED_IMPORT = """
+import subprocess, sys, time
+from persian_tui.corpus import ganjoor, workers
+from persian_tui.store import Store
+popen = subprocess.Popen
+def recorded(*a, **k):
+    proc = popen(*a, **k)
+    with open(sys.argv[3], "a") as f:
+        f.write(f"{proc.pid}\\n")
+    return proc
+workers.subprocess.Popen = recorded
+ganjoor.BATCH = 20
+with Store(sys.argv[1]) as store:
+    ganjoor.import_corpus(store, sys.argv[2], workers=1, on_progress=lambda p: time.sleep(0.05))
+"""
+
+
+def _gone(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except FileNotFoundError:
+        return True
+
+
+@pytest.mark.skipif(not __import__("sys").platform.startswith("linux"), reason="reads /proc")
+def test_a_killed_import_stops_its_workers_and_the_next_one_resumes(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from persian_tui.store import Store
+
+    root = copy_mini(tmp_path)
+    for i in range(600):
+        write_poem(root, "hafez", f"many/sh{i}", [(f"نخست بیت {i} و {j}", f"دوم بیت {i} و {j}") for j in range(3)])
+    db, pids = tmp_path / "k.db", tmp_path / "pids"
+    Store(db).close()
+    proc = subprocess.Popen([sys.executable, "-c", _KILLED_IMPORT, str(db), str(root), str(pids)])
+    try:
+        with Store(db) as watch:
+            while not watch.conn.execute("SELECT COUNT(*) FROM corpus_poems").fetchone()[0] > 40:
+                assert proc.poll() is None, "the import ended before it could be killed"
+                time.sleep(0.05)
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.wait()
+    workers = [int(x) for x in pids.read_text().split()]
+    assert len(workers) == 1
+    for _ in range(600):  # the worker sees its pipes close and ends (a hang would fail here)
+        if all(map(_gone, workers)):
+            break
+        time.sleep(0.05)
+    assert all(map(_gone, workers))
+    with Store(db) as store:
+        done = store.conn.execute("SELECT COUNT(*) FROM corpus_poems").fetchone()[0]
+        assert 40 < done < 607
+        p = import_corpus(store, root, workers=1)
+        assert (p.new, p.unchanged, p.skipped) == (607 - done, done, 0)
+        assert store.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        store.conn.execute("INSERT INTO corpus_fts (corpus_fts, rank) VALUES ('integrity-check', 1)")

@@ -121,3 +121,36 @@ def test_shipped_normalizer_table_equals_what_hazm_produces():
     assert TABLE_FILE.read_text("utf-8") == table_json()
     for strip in (True, False):
         assert _table(strip) == build_table(strip)
+
+
+def _corpus_key_by_steps(text: str) -> str:
+    """corpus_key as it was defined: match_key, then hamza variants and ZWNJ dropped."""
+    from persian_tui import text as t
+
+    return t._SPACES.sub(" ", t.match_key(text).translate(t._HAMZA)).strip()
+
+
+def test_corpus_key_in_one_pass_equals_the_steps():
+    import random
+
+    from persian_tui import text as t
+    from persian_tui.text import corpus_key, corpus_key_once
+
+    rng = random.Random(3)
+    # every character a step maps, spaces of all kinds, joiners, punctuation, combining marks
+    alphabet = ([chr(c) for c in t._table(True)] + [chr(c) for c in t._HAMZA]
+                + list(" \t\n\u200c\u200d\u00a0\u2000\u2001\u3000!?،؛.«»-ـ") + list("abcابوی")
+                + ["\u064e", "\u0651", "\u0654", "\u0301", "e\u0301", "\u0653"])
+    texts = ["".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 14))) for _ in range(20_000)]
+    texts += ["اَلا یا اَیُّهَا السّاقی اَدِرْ کَأساً وَ ناوِلْها", "به بوی نافه‌ای کاخر صبا زان طره بگشاید",
+              "عرصهٔ زمین ، مؤمن و پائیز «می‌رود»", ""]
+    for text in texts:
+        assert corpus_key_once(text) == _corpus_key_by_steps(text) == corpus_key(text), repr(text)
+    t._WORD_KEYS.clear()  # and with the word cache cold and full
+    monkey = t._WORD_KEYS_MAX
+    try:
+        t._WORD_KEYS_MAX = 5
+        assert [corpus_key_once(x) for x in texts[:200]] == [_corpus_key_by_steps(x) for x in texts[:200]]
+        assert len(t._WORD_KEYS) <= 5
+    finally:
+        t._WORD_KEYS_MAX = monkey

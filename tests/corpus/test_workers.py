@@ -1,0 +1,52 @@
+"""Work in worker processes, in order (corpus/workers.py): results as computed here, a failure
+in a worker reported, never a hang."""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+import pytest
+
+from persian_tui.corpus.ganjoor import _read_chunk
+from persian_tui.corpus.workers import ordered_map
+
+
+@pytest.mark.parametrize("workers", [1, 3])
+def test_results_come_in_job_order(workers):
+    jobs = list(range(50))
+    assert list(ordered_map(math.factorial, jobs, workers)) == [math.factorial(n) for n in jobs]
+
+
+def test_no_jobs_no_results():
+    assert list(ordered_map(math.factorial, [], 2)) == []
+
+
+def test_a_job_that_fails_in_a_worker_raises_here_with_its_reason():
+    results = ordered_map(math.factorial, [3, -1, 4], 1)
+    assert next(results) == 6
+    with pytest.raises(RuntimeError, match="in a worker process: ValueError: factorial.*negative"):
+        next(results)
+
+
+def test_a_bug_in_a_worker_is_reported():
+    # a path that is no path: _read_chunk fails with TypeError, not an InputError
+    with pytest.raises(RuntimeError, match="in a worker process: TypeError"):
+        list(ordered_map(_read_chunk, [("hafez", [None])], 1))
+
+
+def test_a_worker_that_dies_is_reported():
+    with pytest.raises(RuntimeError, match=r"a worker process ended \(exit status 3\)"):
+        list(ordered_map(os._exit, [3], 1))
+
+
+def test_reading_in_a_worker_equals_reading_here(tmp_path):
+    from factories import MINI
+
+    jobs = [(d.name, sorted(p for p in d.rglob("*.json") if p.name not in ("poet.json", "_cat.json")))
+            for d in sorted((MINI / "poets").iterdir())]
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json", "utf-8")
+    jobs.append(("hafez", [bad, Path(tmp_path / "missing.json")]))
+    assert list(ordered_map(_read_chunk, jobs, 2)) == [_read_chunk(j) for j in jobs]
