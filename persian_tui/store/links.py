@@ -16,7 +16,7 @@ from ..models.keys import now
 from ..models.linking import Candidate, Decision, decide
 from ..text import corpus_key
 from .corpus import COUPLET_FIELDS, CorpusRepo
-from .corpus_query import fts_query, pdf_repairs, spellings, spellings_query, split_candidates
+from .corpus_query import fts_query, hemistich_token, pdf_repairs, spellings, spellings_query, split_candidates
 from .db import Database
 from .errors import StoreBusy
 from .rows import to_json
@@ -33,7 +33,8 @@ BROAD_TOKENS = 10  # ... and up to this many words, the commonest left out, anot
 COMMON = 20_000  # couplets: a word in more is too common to find a couplet by
 HALF_TOKENS = 3  # a hemistich's couplets are looked up by its rarest words only
 VERBATIM = ("exact", "swapped")  # link methods that end the candidate search early
-STAGES = ("half", "narrow", "wide")  # the candidate search, cheapest first (LinksRepo._candidates)
+STAGES = ("keys", "half", "narrow", "wide")  # the candidate search, cheapest first (LinksRepo._candidates)
+KEY_ROWS = 2_000  # couplets a hemistich key lookup reads at most (a refrain repeated in many poems)
 LINK_THREADS = 2  # options decided at once (LinksRepo._decisions), each thread its own connection
 THREADED_FROM = 64  # options: fewer are decided one at a time
 
@@ -58,13 +59,29 @@ class LinksRepo:
                 "WHERE corpus_fts MATCH ? ORDER BY rank LIMIT ?)", (query, FTS_CANDIDATES)):
             found.setdefault(r["couplet_id"], Candidate(**r))
 
+    def _key_candidates(self, a: str, b: str, found: dict[int, Candidate]) -> None:
+        """Add to `found` the couplets holding either hemistich verbatim (spaces ignored): a
+        lookup of their keys in corpus_keys (migration 20), the texts then compared."""
+        tokens = sorted({t for t in (hemistich_token(a), hemistich_token(b)) if t})
+        if not tokens:
+            return
+        flat = {h.replace(" ", "") for h in (a, b) if h}
+        for r in self.db.conn.execute(
+                f"{_CANDIDATE_SELECT} WHERE c.id IN (SELECT rowid FROM corpus_keys WHERE corpus_keys MATCH ? "
+                "LIMIT ?)", (" OR ".join(fts_query([t]) for t in tokens), KEY_ROWS)):
+            if r["norm1"].replace(" ", "") in flat or r["norm2"].replace(" ", "") in flat:
+                found.setdefault(r["couplet_id"], Candidate(**r))
+
     def _candidates(self, a: str, b: str, found: dict[int, Candidate], stage: str) -> None:
         """Candidate blocking (never a scan of the corpus): add to `found` the couplets of one
-        stage. `half`: those holding the rarest words of a hemistich (spacing-insensitive;
+        stage. `keys`: the couplets holding a hemistich verbatim (_key_candidates). `half`: those holding the rarest words of a hemistich (spacing-insensitive;
         every verbatim copy of the couplet). `narrow`: the FTS best matches of the rarest words
         of the option and of each hemistich. `wide`, for damaged text, each a longer OR for
         FTS5 to rank: a damaged word is often the rarest one, so repaired spellings of PDF
         damage (see pdf_repairs) and all but the commonest words together."""
+        if stage == "keys":
+            self._key_candidates(a, b, found)
+            return
         if stage == "half":
             for half in {a, b}:
                 terms = half.split()
@@ -99,8 +116,8 @@ class LinksRepo:
     def link_option(self, mesra1: str, mesra2: str, *, own_poet: str | None = None,
                     threshold: float | None = None, brute: bool = False) -> Decision:
         """The option's link, from candidates found in stages (_candidates): most options are a
-        corpus couplet verbatim (either order), which the first stage finds in two cheap
-        lookups; the later stages (fuzzy and damaged text, most of the time: long ORs for
+        corpus couplet verbatim (either order), which the first stage finds in one lookup of
+        its hemistichs' keys; the later stages (fuzzy and damaged text, most of the time: long ORs for
         FTS5 to rank) are asked only while no verbatim link is found."""
         a, b = corpus_key(mesra1), corpus_key(mesra2)
         kw = {"threshold": threshold} if threshold is not None else {}
@@ -111,8 +128,9 @@ class LinksRepo:
         for stage in STAGES:
             self._candidates(a, b, found, stage)
             d = decide(a, b, list(found.values()), own_poet=own_poet, **kw)
-            if d.status == "linked" and d.method in VERBATIM:
-                break
+            if d.status == "linked" and d.method in VERBATIM and (
+                    stage != "keys" or not own_poet or d.candidate and own_poet in d.candidate.poet):
+                break  # (an option naming another poet: its variant of the couplet is looked for)
         return d
 
     def link_questions(self, uids: Iterable[str] | None = None, *, force: bool = False,

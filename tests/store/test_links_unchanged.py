@@ -33,11 +33,13 @@ from factories import (
 
 from persian_tui.corpus.ganjoor import import_corpus
 from persian_tui.models.linking import Decision
+from persian_tui.text import corpus_key
 
 FIXTURE = DATA / "links-unchanged.json"
 COPIES = 30  # shuffled copies of the mini export's poets (the bench's generated corpus, small)
-# option number -> why its new decision differs from the recorded one and is at least as right
-CHANGED: dict[int, str] = {}
+# decisions that differ from the recorded ones, at most, by why the new one is at least as right
+# (_why_changed); none differ otherwise
+CHANGED = {"verbatim found": 2, "also_in verbatim": 12}
 UNKNOWN = ("این بیت در پیکره نیست", "و این مصراع هم نیست")
 LATER = [("غزلی نو سرودم به یاد شیراز", "که دلم در آن شهر مانده است باز"), HAFEZ_1,
          ("سخن از دل آمد و بر دل نشست", "که نوای او ز سر گرفته ساز"),
@@ -148,10 +150,40 @@ def linked(store, tmp_path):
     return store, options, [_record(store.links.link_option(m1, m2, own_poet=poet)) for m1, m2, poet in options]
 
 
-def _compared(got: dict, want: dict) -> dict:
+def _compared(d: dict) -> dict:
     """The decision without `candidates` (how many couplets the search looked at, which a
     faster search changes by design; never shown as a link)."""
-    return {k: v for k, v in got.items() if k != "candidates"} | {"candidates": None} if want else got
+    return {k: v for k, v in d.items() if k != "candidates"}
+
+
+def _flat(text: str) -> str:
+    return corpus_key(text).replace(" ", "")
+
+
+def _why_changed(store, option, was: dict, now: dict) -> str | None:
+    """Why a new decision is at least as right as the recorded one, or None. The changes a
+    verbatim lookup (corpus_keys) brings:
+    - `verbatim found`: the recorded decision was fuzzy (or less) where the option is a corpus
+      couplet verbatim (the staged FTS search's best 40 left it out among shuffled copies);
+      now exact or swapped to that couplet, its text checked here;
+    - `also_in verbatim`: the same link, its other poems (also_in) now those holding the
+      couplet verbatim or a hemistich of it verbatim; the ones left out are other texts that
+      scored above the fuzzy threshold (here: copies with their words shuffled)."""
+    def text(poem: str, index: int) -> set[str]:
+        c = store.corpus.couplet_at(poem, index)
+        return {_flat(c.mesra1), _flat(c.mesra2)}
+
+    mine = {_flat(option[0]), _flat(option[1])}
+    if now["method"] in ("exact", "swapped") and was["method"] not in ("exact", "swapped") \
+            and now["status"] == "linked" and text(*now["couplet"]) == mine:
+        return "verbatim found"
+    same = {k: v for k, v in _compared(was).items() if k != "others"} == \
+        {k: v for k, v in _compared(now).items() if k != "others"}
+    dropped = [o for o in was["others"] if o not in now["others"]]
+    if same and all(o in was["others"] for o in now["others"]) \
+            and all(not text(*o) & mine for o in dropped):
+        return "also_in verbatim"
+    return None
 
 
 def test_links_are_the_recorded_ones(linked):
@@ -162,8 +194,14 @@ def test_links_are_the_recorded_ones(linked):
     recorded = json.loads(FIXTURE.read_text("utf-8"))
     assert [r["option"] for r in recorded] == [list(o) for o in options]  # the same options, same corpus
     differ = {n: (r["decision"], d) for n, (r, d) in enumerate(zip(recorded, decisions))
-              if _compared(d, r) != _compared(r["decision"], r)}
-    assert set(differ) == set(CHANGED), {n: differ[n] for n in set(differ) - set(CHANGED)}
+              if _compared(d) != _compared(r["decision"])}
+    why = {n: _why_changed(store, options[n], was, now) for n, (was, now) in differ.items()}
+    if os.environ.get("PERSIAN_TUI_SHOW_LINKS"):
+        for n in sorted(differ):
+            print(n, options[n], why[n], "\n  was", differ[n][0], "\n  now", differ[n][1])
+    assert all(why.values()), {n: differ[n] for n, w in why.items() if not w}
+    assert sum(w == "verbatim found" for w in why.values()) <= CHANGED["verbatim found"]
+    assert sum(w == "also_in verbatim" for w in why.values()) <= CHANGED["also_in verbatim"]
     statuses = [d["status"] for d in decisions]
     assert len(options) > 400 and statuses.count("linked") > 300 and "unlinked" in statuses
 
