@@ -16,7 +16,7 @@ from ..models.keys import now
 from ..models.linking import Candidate, Decision, decide
 from ..text import corpus_key
 from .corpus import COUPLET_FIELDS, CorpusRepo
-from .corpus_query import fts_query, hemistich_token, pdf_repairs, spellings, spellings_query, split_candidates
+from .corpus_query import fts_query, hemistich_token, pdf_repairs
 from .db import Database
 from .errors import StoreBusy
 from .rows import to_json
@@ -31,9 +31,9 @@ FTS_CANDIDATES = 40  # fuzzy candidates per option, best bm25 first
 RARE_TOKENS = 4  # the rarest words of an option make one of its FTS queries ...
 BROAD_TOKENS = 10  # ... and up to this many words, the commonest left out, another
 COMMON = 20_000  # couplets: a word in more is too common to find a couplet by
-HALF_TOKENS = 3  # a hemistich's couplets are looked up by its rarest words only
+OR_POSTINGS = 4_000  # couplets an FTS OR ranks at most (its words' counts summed; LinksRepo._candidates)
 VERBATIM = ("exact", "swapped")  # link methods that end the candidate search early
-STAGES = ("keys", "half", "narrow", "wide")  # the candidate search, cheapest first (LinksRepo._candidates)
+STAGES = ("keys", "narrow", "wide")  # the candidate search, cheapest first (LinksRepo._candidates)
 KEY_ROWS = 2_000  # couplets a hemistich key lookup reads at most (a refrain repeated in many poems)
 LINK_THREADS = 2  # options decided at once (LinksRepo._decisions), each thread its own connection
 THREADED_FROM = 64  # options: fewer are decided one at a time
@@ -74,23 +74,15 @@ class LinksRepo:
 
     def _candidates(self, a: str, b: str, found: dict[int, Candidate], stage: str) -> None:
         """Candidate blocking (never a scan of the corpus): add to `found` the couplets of one
-        stage. `keys`: the couplets holding a hemistich verbatim (_key_candidates). `half`: those holding the rarest words of a hemistich (spacing-insensitive;
-        every verbatim copy of the couplet). `narrow`: the FTS best matches of the rarest words
-        of the option and of each hemistich. `wide`, for damaged text, each a longer OR for
-        FTS5 to rank: a damaged word is often the rarest one, so repaired spellings of PDF
-        damage (see pdf_repairs) and all but the commonest words together."""
+        stage. `keys`: the couplets holding a hemistich verbatim (_key_candidates). `narrow`:
+        the FTS best matches of the rarest words of the option and of each hemistich. `wide`,
+        for damaged text, each a longer OR for FTS5 to rank: a damaged word is often the rarest
+        one, so repaired spellings of PDF damage (see pdf_repairs) and all but the commonest
+        words together. FTS5 ranks every couplet holding any word of an OR, so each OR takes
+        the rarest words only while their couplets add up to OR_POSTINGS: its cost does not
+        grow with the corpus (a word in more couplets than that finds nothing)."""
         if stage == "keys":
             self._key_candidates(a, b, found)
-            return
-        if stage == "half":
-            for half in {a, b}:
-                terms = half.split()
-                if not terms:
-                    continue
-                spelled = {w for words in spellings(terms) for w in words} | split_candidates(terms)
-                df = self.corpus.vocab(spelled, self._df)
-                if query := spellings_query(terms, set(df), df, HALF_TOKENS):
-                    self._fts_candidates(query, found)
             return
         halves = [sorted(set(h.split())) for h in (a, b)]
         words = sorted(set(halves[0]) | set(halves[1]))
@@ -98,7 +90,14 @@ class LinksRepo:
         df = self.corpus.vocab(set(words) | {r for rs in repairs.values() for r in rs}, self._df)
 
         def rarest(ws: Iterable[str], n: int) -> list[str]:
-            return sorted((w for w in ws if df.get(w)), key=lambda w: (df[w], w))[:n]
+            out: list[str] = []
+            total = 0
+            for w in sorted((w for w in set(ws) if df.get(w)), key=lambda w: (df[w], w))[:n]:
+                total += df[w]
+                if total > OR_POSTINGS:
+                    break
+                out.append(w)
+            return out
 
         # a repaired spelling more frequent than the damaged one stands in for it
         fixed = {w: max(rs, key=lambda r: df.get(r, 0)) for w, rs in repairs.items()

@@ -196,17 +196,29 @@ def _fts_queries(store, link) -> list[str]:
 def test_a_verbatim_option_is_found_by_one_lookup_of_its_hemistich_keys(corpus):
     """Linking cost: a verbatim option (either order) takes one lookup of its hemistichs' keys
     in corpus_keys (no ranked FTS query: its cost does not grow with the corpus); only an
-    option not found verbatim asks the staged FTS queries, the hemistichs by their rarest
-    HALF_TOKENS words first."""
-    from persian_tui.store.links import HALF_TOKENS
-
+    option not found verbatim asks the ranked ORs."""
     sent = _fts_queries(corpus, lambda: _link(corpus, SAADI[1], SAADI[0]))
     assert len(sent) == 1 and "corpus_keys MATCH" in sent[0] and "rank" not in sent[0]
     damaged = ("به بوی نافه ای که آخر صبا زان طره بگشاید", "ز تاب جعد مشکینش چه خون افتاده در دلها")
     sent = _fts_queries(corpus, lambda: _link(corpus, *damaged))
-    assert "corpus_keys MATCH" in sent[0] and len(sent) > 3
-    half = sent[1].split("MATCH '")[1].split("' ORDER BY")[0]  # each spelling: its rarest words ANDed
-    assert all(branch.count(" AND ") <= HALF_TOKENS - 1 for branch in half.split(") OR ("))
+    assert "corpus_keys MATCH" in sent[0] and len(sent) > 3 and all("rank" in q for q in sent[1:])
+
+
+def test_a_ranked_or_takes_the_rarest_words_within_its_budget(corpus, monkeypatch):
+    """Each FTS OR ranks at most OR_POSTINGS couplets (its words' counts summed, the rarest
+    words first): a word too common for the budget is left out, so the cost of an OR does
+    not grow with the corpus."""
+    from persian_tui.store import links as links_module
+
+    damaged = ("به بوی نافه ای که آخر صبا زان طره بگشاید", "ز تاب جعد مشکینش چه خون افتاده در دلها")
+    df = corpus.corpus.vocab(" ".join(damaged).split())
+    for budget in (3, 1):
+        monkeypatch.setattr(links_module, "OR_POSTINGS", budget)
+        for sql in _fts_queries(corpus, lambda: _link(corpus, *damaged))[1:]:
+            words = [w.strip('"') for w in sql.split("MATCH '")[1].split("' ORDER BY")[0].split(" OR ")]
+            assert sum(df[w] for w in words) <= budget
+    monkeypatch.setattr(links_module, "OR_POSTINGS", 0)
+    assert len(_fts_queries(corpus, lambda: _link(corpus, *damaged))) == 1  # the key lookup only
 
 
 def test_fuzzy_threshold(corpus):
