@@ -162,9 +162,11 @@ def report(name: str, r: dict) -> None:
         print(f"  link {n:,} options ({'question import' if path == 'import' else 'corpus link --force'}): "
               f"{secs:.1f} s, {secs / n * 1000:.1f} ms per option{book}; "
               f"{links['statuses']}; of {links['made_from_corpus']:,} made from a corpus couplet, "
-              f"{links['linked_to_it']:,} linked to it ({links['linked_to_it'] / max(links['made_from_corpus'], 1):.1%})")
+              f"{links['linked_to_it']:,} linked to it "
+              f"({links['linked_to_it'] / max(links['made_from_corpus'], 1):.1%})")
     print(f"  similar couplets: median {statistics.median(sim):.0f} ms, worst {max(sim):.0f} ms (12 couplets)")
-    print(f"  search: median {statistics.median(search):.1f} ms, worst {max(search):.1f} ms ({len(search)} searches)")
+    print(f"  search: median {statistics.median(search):.1f} ms, worst {max(search):.1f} ms "
+          f"({len(search)} searches)")
     print(f"  load average (1 min) after linking / at the end: {load}")
 
 
@@ -191,8 +193,8 @@ def main(argv: list[str]) -> None:
               f"(status, method, couplet); {len(differ)} differ")
         for k in differ[:12]:
             print(f"  {k}: old {old['decisions'][k]} new {new['decisions'][k]}")
-        print(f"ratio, similar couplets: {statistics.median(old['similar_ms']) / statistics.median(new['similar_ms']):.1f}x; "
-              f"search: {statistics.median(old['search_ms']) / statistics.median(new['search_ms']):.1f}x (medians)")
+        med = {k: statistics.median(old[k]) / statistics.median(new[k]) for k in ("similar_ms", "search_ms")}
+        print(f"ratio, similar couplets: {med['similar_ms']:.1f}x; search: {med['search_ms']:.1f}x (medians)")
 
 
 if __name__ == "__main__":
