@@ -34,6 +34,7 @@ OR_POSTINGS = 4_000  # couplets an FTS OR ranks at most (its words' counts summe
 VERBATIM = ("exact", "swapped")  # link methods that end the candidate search early
 STAGES = ("keys", "narrow", "wide")  # the candidate search, cheapest first (LinksRepo._candidates)
 KEY_ROWS = 2_000  # couplets a hemistich key lookup reads at most (a refrain repeated in many poems)
+VARIANT_TOKENS = 3  # a verbatim couplet's variants: the couplets holding these rarest words of a hemistich
 LINK_THREADS = 2  # options decided at once (LinksRepo._decisions), each thread its own connection
 THREADED_FROM = 64  # options: fewer are decided one at a time
 
@@ -71,6 +72,22 @@ class LinksRepo:
             if r["norm1"].replace(" ", "") in flat or r["norm2"].replace(" ", "") in flat:
                 found.setdefault(r["couplet_id"], Candidate(**r))
 
+    def _variant_candidates(self, a: str, b: str, found: dict[int, Candidate]) -> None:
+        """Add to `found` the first FTS_CANDIDATES couplets (unranked) holding every one of the
+        VARIANT_TOKENS rarest words of a hemistich, per hemistich: a couplet found verbatim
+        may have an earlier poet's edition variant (a word changed in each hemistich), which is
+        its source (linking.decide)."""
+        for half in {a, b}:
+            words = set(half.split())
+            df = self.corpus.vocab(words, self._df, cap=OR_POSTINGS + 1)
+            rare = sorted((w for w in words if df.get(w)), key=lambda w: (df[w], w))[:VARIANT_TOKENS]
+            if not rare or df[rare[0]] > OR_POSTINGS:
+                continue
+            for r in self.db.conn.execute(
+                    f"{_CANDIDATE_SELECT} WHERE c.id IN (SELECT rowid FROM corpus_fts WHERE corpus_fts MATCH ? "
+                    "LIMIT ?)", (" AND ".join(fts_query([w]) for w in rare), FTS_CANDIDATES)):
+                found.setdefault(r["couplet_id"], Candidate(**r))
+
     def _candidates(self, a: str, b: str, found: dict[int, Candidate], stage: str) -> None:
         """Candidate blocking (never a scan of the corpus): add to `found` the couplets of one
         stage. `keys`: the couplets holding a hemistich verbatim (_key_candidates). `narrow`:
@@ -82,6 +99,9 @@ class LinksRepo:
         grow with the corpus (a word in more couplets than that finds nothing)."""
         if stage == "keys":
             self._key_candidates(a, b, found)
+            return
+        if stage == "variants":
+            self._variant_candidates(a, b, found)
             return
         halves = [sorted(set(h.split())) for h in (a, b)]
         words = sorted(set(halves[0]) | set(halves[1]))
@@ -130,6 +150,9 @@ class LinksRepo:
             d = decide(a, b, list(found.values()), own_poet=own_poet, **kw)
             if d.status == "linked" and d.method in VERBATIM and (
                     stage != "keys" or not own_poet or d.candidate and own_poet in d.candidate.poet):
+                if stage == "keys":  # its edition variants: an earlier poet's is the source
+                    self._candidates(a, b, found, "variants")
+                    d = decide(a, b, list(found.values()), own_poet=own_poet, **kw)
                 break  # (an option naming another poet: its variant of the couplet is looked for)
         return d
 

@@ -197,10 +197,15 @@ def _fts_queries(store, link) -> list[str]:
 
 def test_a_verbatim_option_is_found_by_one_lookup_of_its_hemistich_keys(corpus):
     """Linking cost: a verbatim option (either order) takes one lookup of its hemistichs' keys
-    in corpus_keys (no ranked FTS query: its cost does not grow with the corpus); only an
-    option not found verbatim asks the ranked ORs."""
+    in corpus_keys and, for its edition variants, one unranked AND of each hemistich's rarest
+    words (no ranked FTS query: its cost does not grow with the corpus); only an option not
+    found verbatim asks the ranked ORs."""
+    from persian_tui.store.links import VARIANT_TOKENS
+
     sent = _fts_queries(corpus, lambda: _link(corpus, SAADI[1], SAADI[0]))
-    assert len(sent) == 1 and "corpus_keys MATCH" in sent[0] and "rank" not in sent[0]
+    assert len(sent) == 3 and "corpus_keys MATCH" in sent[0] and not any("rank" in q for q in sent)
+    for sql in sent[1:]:
+        assert sql.split("MATCH '")[1].split("' LIMIT")[0].count(" AND ") == VARIANT_TOKENS - 1
     damaged = ("به بوی نافه ای که آخر صبا زان طره بگشاید", "ز تاب جعد مشکینش چه خون افتاده در دلها")
     sent = _fts_queries(corpus, lambda: _link(corpus, *damaged))
     assert "corpus_keys MATCH" in sent[0] and len(sent) > 3 and all("rank" in q for q in sent[1:])
@@ -221,6 +226,7 @@ def test_a_ranked_or_takes_the_rarest_words_within_its_budget(corpus, monkeypatc
             assert sum(df[w] for w in words) <= budget
     monkeypatch.setattr(links_module, "OR_POSTINGS", 0)
     assert len(_fts_queries(corpus, lambda: _link(corpus, *damaged))) == 1  # the key lookup only
+    assert len(_fts_queries(corpus, lambda: _link(corpus, *SAADI))) == 1  # no word within budget for variants
 
 
 def test_fuzzy_threshold(corpus):
