@@ -60,14 +60,14 @@ END;
 
 CREATE TRIGGER corpus_couplets_keys_ad AFTER DELETE ON corpus_couplets BEGIN
     INSERT INTO corpus_keys (corpus_keys, rowid, k) VALUES ('delete', old.id,
-        substr(replace(old.norm1, ' ', ''), 1, 6) || substr(replace(old.norm1, ' ', ''), -6) || ' ' ||
-        substr(replace(old.norm2, ' ', ''), 1, 6) || substr(replace(old.norm2, ' ', ''), -6));
+        substr(replace(old.norm1, ' ', ''), 1, 4) || substr(replace(old.norm1, ' ', ''), -4) || ' ' ||
+        substr(replace(old.norm2, ' ', ''), 1, 4) || substr(replace(old.norm2, ' ', ''), -4));
 END;
 
 CREATE TRIGGER corpus_couplets_keys_ai AFTER INSERT ON corpus_couplets BEGIN
     INSERT INTO corpus_keys (rowid, k) VALUES (new.id,
-        substr(replace(new.norm1, ' ', ''), 1, 6) || substr(replace(new.norm1, ' ', ''), -6) || ' ' ||
-        substr(replace(new.norm2, ' ', ''), 1, 6) || substr(replace(new.norm2, ' ', ''), -6));
+        substr(replace(new.norm1, ' ', ''), 1, 4) || substr(replace(new.norm1, ' ', ''), -4) || ' ' ||
+        substr(replace(new.norm2, ' ', ''), 1, 4) || substr(replace(new.norm2, ' ', ''), -4));
 END;
 
 CREATE VIRTUAL TABLE corpus_fts USING fts5(
