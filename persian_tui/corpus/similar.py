@@ -21,21 +21,23 @@ def similar_couplets(store: Store, mesra1: str, mesra2: str, *, limit: int = 20,
     if not query:
         return []
     itself = _halves(mesra1, mesra2)
-    pool = [c for c in store.corpus.related_couplets(query, limit=POOL, poet=poet, form=form)
-            if _halves(c.mesra1, c.mesra2) != itself]
+    pool = store.corpus.related_couplets(query, limit=POOL, poet=poet, form=form, exclude=itself)
     if not pool:
         return []
     texts = [f"{mesra1} {mesra2}", *(f"{c.mesra1} {c.mesra2}" for c in pool)]
-    if embedder is None:  # TF-IDF fitted on the couplet and its pool
+    if embedder is None:  # TF-IDF fitted on the couplet and its pool, kept sparse
         from ..runs.embedders import TfidfEmbedder
 
-        vectors = TfidfEmbedder.fitted_vectors(texts)
+        m = TfidfEmbedder.fitted_sparse(texts)
+        norms = np.sqrt(np.asarray(m.multiply(m).sum(axis=1), dtype=np.float32).ravel())
+        norms[norms == 0] = 1.0
+        sims = (m[1:] @ m[0].T).toarray().ravel() / (norms[1:] * norms[0])
     else:
         vectors = np.asarray(embedder.embed(texts), dtype=np.float32)
-    norms = np.linalg.norm(vectors, axis=1)
-    norms[norms == 0] = 1.0
-    vectors = vectors / norms[:, None]
-    sims = vectors[1:] @ vectors[0]
+        norms = np.linalg.norm(vectors, axis=1)
+        norms[norms == 0] = 1.0
+        vectors = vectors / norms[:, None]
+        sims = vectors[1:] @ vectors[0]
     order = np.argsort(-sims, kind="stable")[:limit]
     return [(float(sims[i]), pool[i]) for i in order]
 

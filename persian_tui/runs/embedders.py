@@ -70,6 +70,21 @@ def _batches(items: list, size: int):
 # ---------------------------------------------------------------- TF-IDF
 
 
+def _char_wb_grams(doc: str) -> list[str]:
+    """sklearn's char_wb 2-4-grams of a text (each word padded with a space on both sides,
+    every window of 2, 3 and 4 letters; a word shorter than a size stops at it), cut by
+    slicing: the same list, about twice as fast as sklearn's loop."""
+    out: list[str] = []
+    for w in doc.split():
+        w = f" {w} "
+        k = len(w)
+        for n in (2, 3, 4):
+            if n > k:
+                break
+            out += [w[i:i + n] for i in range(k - n + 1)]
+    return out
+
+
 class TfidfEmbedder:
     """Offline lexical baseline: TF-IDF over word unigrams + character 2-4-grams.
 
@@ -134,6 +149,24 @@ class TfidfEmbedder:
             return self._joined([v.fit_transform(docs) for v in self._vectorizers])
         except ValueError as e:  # empty vocabulary
             raise EmbedderError(f"tfidf: cannot fit on a corpus of {len(corpus)} text(s): {e}") from e
+
+    @classmethod
+    def fitted_sparse(cls, corpus: list[str], normalization: str = "hazm"):
+        """fitted_vectors as a sparse (CSR) matrix, the character n-grams cut by slicing
+        (_char_wb_grams: the same n-grams as sklearn's char_wb, faster): the same values
+        without a dense row per text (similar couplets: 401 texts of about 11,000 columns)."""
+        import scipy.sparse as sp
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
+        common = dict(sublinear_tf=True, lowercase=False, dtype=np.float32, max_features=20_000)
+        vectorizers = [TfidfVectorizer(analyzer="word", token_pattern=r"(?u)\b\w\w+\b", **common),
+                       TfidfVectorizer(analyzer=_char_wb_grams, **common)]
+        docs = [t.replace(ZWNJ, " ") for t in _prepare(list(corpus), _check_normalization(normalization))]
+        try:
+            parts = [v.fit_transform(docs) for v in vectorizers]
+        except ValueError as e:  # empty vocabulary
+            raise EmbedderError(f"tfidf: cannot fit on a corpus of {len(corpus)} text(s): {e}") from e
+        return (sp.hstack(parts, format="csr") * np.float32(1 / np.sqrt(2))).astype(np.float32, copy=False)
 
     @staticmethod
     def _joined(parts: list) -> npt.NDArray[np.float32]:

@@ -29,6 +29,9 @@ MERGE_AT = 64  # FTS segments (an import adds one per batch) before the import m
 FULL_MERGE_SHARE = 0.1  # after an import: one segment when this share is outside the largest
 
 
+POOL_POSTINGS = 5_000  # couplets the similar-couplets pool ranks at most (related_couplets)
+
+
 class CorpusStats(TypedDict):
     """What is loaded (corpus_stats)."""
 
@@ -256,14 +259,27 @@ class CorpusRepo:
                 if r["slug"].lower() == poet.strip().lower()
                 or want in corpus_key(r["nickname"]).replace(" ", "") or want in corpus_key(r["name"]).replace(" ", "")]
 
-    def vocab(self, words: Iterable[str], cache: dict[str, int] | None = None) -> dict[str, int]:
-        """word -> couplets holding it, for those of the words the corpus has (the FTS vocabulary).
-        fts5vocab counts a word's couplets by walking its whole doclist (milliseconds for a
-        common word), so linking keeps the counts in `cache` (word -> couplets, 0: not in the
-        corpus) while it links a batch."""
+    def vocab(self, words: Iterable[str], cache: dict[str, int] | None = None, *,
+              cap: int | None = None) -> dict[str, int]:
+        """word -> couplets holding it, for those of the words the corpus has. Without `cap`
+        from the FTS vocabulary, which counts a word's couplets by walking its whole doclist
+        (19 ms for «و» at 1.4 M couplets); with `cap`, counted up to `cap` only (a word in more
+        couplets counts `cap`; cap=1: is it in the corpus), never more than `cap` rows read.
+        Linking keeps the counts in `cache` (word -> couplets, 0: not in the corpus) while it
+        links a batch (one cap per cache)."""
         cache = cache if cache is not None else {}
         words = set(words)
         ask = sorted(w for w in words if w not in cache)
+        if cap is not None:
+            for w in ask:
+                query = fts_query([w])
+                try:
+                    cache[w] = self.db.conn.execute(
+                        "SELECT COUNT(*) FROM (SELECT rowid FROM corpus_fts WHERE corpus_fts MATCH ? LIMIT ?)",
+                        (query, cap)).fetchone()[0] if query else 0
+                except sqlite3.OperationalError:  # no word FTS5 can search (punctuation only)
+                    cache[w] = 0
+            return {w: cache[w] for w in words if cache[w]}
         for start in range(0, len(ask), 500):
             chunk = ask[start:start + 500]
             cache.update(dict.fromkeys(chunk, 0))
@@ -279,9 +295,13 @@ class CorpusRepo:
         terms = corpus_key(words).split()
         clauses: list[str] = []
         params: list[object] = []
+        source = ""
         if terms and not scan:
-            clauses.append("c.id IN (SELECT rowid FROM corpus_fts WHERE corpus_fts MATCH ?)")
-            params.append(spellings_query(terms, set(self.vocab(split_candidates(terms)))))
+            # FTS5 drives, in rowid order: the LIMIT stops it early (an IN list of every match
+            # of «و» took 220 ms at 1.4 M couplets)
+            source = "corpus_fts f JOIN "
+            clauses.append("corpus_fts MATCH ? AND c.id = f.rowid")
+            params.append(spellings_query(terms, set(self.vocab(split_candidates(terms), cap=1))))
         for t in terms if scan else []:
             clauses.append("(' ' || c.norm1 || ' ' || c.norm2 || ' ') LIKE ?")
             params.append(f"% {t} %")
@@ -296,23 +316,35 @@ class CorpusRepo:
             clauses.append("instr(p.metre, ?) > 0")
             params.append(metre)
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-        rows = self.db.conn.execute(f"{_COUPLET_SELECT} {where} ORDER BY c.id LIMIT ?", (*params, limit))
+        order = "f.rowid" if source else "c.id"
+        select = _COUPLET_SELECT.replace("FROM corpus_couplets c", f"FROM {source}corpus_couplets c")
+        rows = self.db.conn.execute(f"{select} {where} ORDER BY {order} LIMIT ?", (*params, limit))
         return [CorpusCouplet(**r) for r in rows]
 
     def related_couplets(self, text: str, *, limit: int = 400, poet: str | None = None,
-                         form: str | None = None) -> list[CorpusCouplet]:
+                         form: str | None = None, exclude: frozenset[str] = frozenset()) -> list[CorpusCouplet]:
         """Couplets sharing any of the text's words, rarest words weighing most (FTS5 bm25):
-        the candidate pool for similarity ranking."""
+        the candidate pool for similarity ranking. FTS5 ranks every couplet holding any word
+        of the OR, so it takes the rarest words while their couplets add up to POOL_POSTINGS
+        (its cost does not grow with the corpus); when even the rarest word is in more, the
+        first `limit` couplets holding it, unranked. `exclude`: a couplet's hemistichs without
+        spaces (either order): its copies are left out of the pool."""
         words = sorted(set(corpus_key(text).split()))
         if not words:
             return []
-        df = self.vocab(words)
+        df = self.vocab(words, cap=POOL_POSTINGS + 1)
         known = sorted((w for w in words if df.get(w)), key=lambda w: (df[w], w))
         # words found in one couplet only are often the couplet itself: they cannot fill the pool
-        rare = [w for w in known if df[w] > 1][:8] + [w for w in known if df[w] == 1][:4]
+        rare: list[str] = []
+        for w in [w for w in known if df[w] > 1][:8]:
+            if sum(df[r] for r in rare) + df[w] > POOL_POSTINGS:
+                break
+            rare.append(w)
+        rank = "ORDER BY rank" if rare else ""
+        rare = (rare or [w for w in known if df[w] > 1][:1]) + [w for w in known if df[w] == 1][:4]
         if not rare:
             return []
-        clauses, params = ["c.id IN (SELECT rowid FROM corpus_fts WHERE corpus_fts MATCH ? ORDER BY rank LIMIT ?)"], \
+        clauses, params = [f"c.id IN (SELECT rowid FROM corpus_fts WHERE corpus_fts MATCH ? {rank} LIMIT ?)"], \
             [" OR ".join(fts_query([w]) for w in rare), limit]
         if poet:
             ids = self.poet_ids(poet)
@@ -321,8 +353,11 @@ class CorpusRepo:
         if form:
             clauses.append("lower(p.form) = lower(?)")
             params.append(form)
-        rows = self.db.conn.execute(f"{_COUPLET_SELECT} WHERE {' AND '.join(clauses)}", params)
-        return [CorpusCouplet(**r) for r in rows]
+        select = _COUPLET_SELECT.replace("SELECT ", "SELECT c.norm1, c.norm2, ", 1)
+        rows = self.db.conn.execute(f"{select} WHERE {' AND '.join(clauses)}", params)
+        return [CorpusCouplet(**{k: r[k] for k in r.keys() if k not in ("norm1", "norm2")}) for r in rows
+                if not exclude or frozenset(k for k in (r["norm1"].replace(" ", ""), r["norm2"].replace(" ", ""))
+                                            if k) != exclude]
 
     def couplet_at(self, poem: str, index: int) -> CorpusCouplet | None:
         row = self.db.conn.execute(f"{_COUPLET_SELECT} WHERE p.path = ? AND c.idx = ?", (poem, index)).fetchone()

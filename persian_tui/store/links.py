@@ -16,7 +16,7 @@ from ..models.keys import now
 from ..models.linking import Candidate, Decision, decide
 from ..text import corpus_key
 from .corpus import COUPLET_FIELDS, CorpusRepo
-from .corpus_query import fts_query, pdf_repairs, spellings, spellings_query, split_candidates
+from .corpus_query import fts_query, hemistich_token, pdf_repairs
 from .db import Database
 from .errors import StoreBusy
 from .rows import to_json
@@ -29,11 +29,12 @@ _CANDIDATE_SELECT = (
 )
 FTS_CANDIDATES = 40  # fuzzy candidates per option, best bm25 first
 RARE_TOKENS = 4  # the rarest words of an option make one of its FTS queries ...
-BROAD_TOKENS = 10  # ... and up to this many words, the commonest left out, another
-COMMON = 20_000  # couplets: a word in more is too common to find a couplet by
-HALF_TOKENS = 3  # a hemistich's couplets are looked up by its rarest words only
+BROAD_TOKENS = 10  # ... and up to this many words another (each OR within OR_POSTINGS)
+OR_POSTINGS = 4_000  # couplets an FTS OR ranks at most (its words' counts summed; LinksRepo._candidates)
 VERBATIM = ("exact", "swapped")  # link methods that end the candidate search early
-STAGES = ("half", "narrow", "wide")  # the candidate search, cheapest first (LinksRepo._candidates)
+STAGES = ("keys", "narrow", "wide")  # the candidate search, cheapest first (LinksRepo._candidates)
+KEY_ROWS = 2_000  # couplets a hemistich key lookup reads at most (a refrain repeated in many poems)
+VARIANT_TOKENS = 3  # a verbatim couplet's variants: the couplets holding these rarest words of a hemistich
 LINK_THREADS = 2  # options decided at once (LinksRepo._decisions), each thread its own connection
 THREADED_FROM = 64  # options: fewer are decided one at a time
 
@@ -58,37 +59,73 @@ class LinksRepo:
                 "WHERE corpus_fts MATCH ? ORDER BY rank LIMIT ?)", (query, FTS_CANDIDATES)):
             found.setdefault(r["couplet_id"], Candidate(**r))
 
+    def _key_candidates(self, a: str, b: str, found: dict[int, Candidate]) -> None:
+        """Add to `found` the couplets holding either hemistich verbatim (spaces ignored): a
+        lookup of their keys in corpus_keys (migration 20), the texts then compared."""
+        tokens = sorted({t for t in (hemistich_token(a), hemistich_token(b)) if t})
+        if not tokens:
+            return
+        flat = {h.replace(" ", "") for h in (a, b) if h}
+        for r in self.db.conn.execute(
+                f"{_CANDIDATE_SELECT} WHERE c.id IN (SELECT rowid FROM corpus_keys WHERE corpus_keys MATCH ? "
+                "LIMIT ?)", (" OR ".join(fts_query([t]) for t in tokens), KEY_ROWS)):
+            if r["norm1"].replace(" ", "") in flat or r["norm2"].replace(" ", "") in flat:
+                found.setdefault(r["couplet_id"], Candidate(**r))
+
+    def _variant_candidates(self, a: str, b: str, found: dict[int, Candidate]) -> None:
+        """Add to `found` the first FTS_CANDIDATES couplets (unranked) holding every one of the
+        VARIANT_TOKENS rarest words of a hemistich, per hemistich: a couplet found verbatim
+        may have an earlier poet's edition variant (a word changed in each hemistich), which is
+        its source (linking.decide)."""
+        for half in {a, b}:
+            words = set(half.split())
+            df = self.corpus.vocab(words, self._df, cap=OR_POSTINGS + 1)
+            rare = sorted((w for w in words if df.get(w)), key=lambda w: (df[w], w))[:VARIANT_TOKENS]
+            if not rare or df[rare[0]] > OR_POSTINGS:
+                continue
+            for r in self.db.conn.execute(
+                    f"{_CANDIDATE_SELECT} WHERE c.id IN (SELECT rowid FROM corpus_fts WHERE corpus_fts MATCH ? "
+                    "LIMIT ?)", (" AND ".join(fts_query([w]) for w in rare), FTS_CANDIDATES)):
+                found.setdefault(r["couplet_id"], Candidate(**r))
+
     def _candidates(self, a: str, b: str, found: dict[int, Candidate], stage: str) -> None:
         """Candidate blocking (never a scan of the corpus): add to `found` the couplets of one
-        stage. `half`: those holding the rarest words of a hemistich (spacing-insensitive;
-        every verbatim copy of the couplet). `narrow`: the FTS best matches of the rarest words
-        of the option and of each hemistich. `wide`, for damaged text, each a longer OR for
-        FTS5 to rank: a damaged word is often the rarest one, so repaired spellings of PDF
-        damage (see pdf_repairs) and all but the commonest words together."""
-        if stage == "half":
-            for half in {a, b}:
-                terms = half.split()
-                if not terms:
-                    continue
-                spelled = {w for words in spellings(terms) for w in words} | split_candidates(terms)
-                df = self.corpus.vocab(spelled, self._df)
-                if query := spellings_query(terms, set(df), df, HALF_TOKENS):
-                    self._fts_candidates(query, found)
+        stage. `keys`: the couplets holding a hemistich verbatim (_key_candidates). `narrow`:
+        the FTS best matches of the rarest words of the option and of each hemistich. `wide`,
+        for damaged text, each a longer OR for FTS5 to rank: a damaged word is often the rarest
+        one, so repaired spellings of PDF damage (see pdf_repairs) and all but the commonest
+        words together. FTS5 ranks every couplet holding any word of an OR, so each OR takes
+        the rarest words only while their couplets add up to OR_POSTINGS: its cost does not
+        grow with the corpus (a word in more couplets than that finds nothing)."""
+        if stage == "keys":
+            self._key_candidates(a, b, found)
+            return
+        if stage == "variants":
+            self._variant_candidates(a, b, found)
             return
         halves = [sorted(set(h.split())) for h in (a, b)]
         words = sorted(set(halves[0]) | set(halves[1]))
         repairs = pdf_repairs(words) if stage == "wide" else {}
-        df = self.corpus.vocab(set(words) | {r for rs in repairs.values() for r in rs}, self._df)
+        # counted up to the budget: a word in more couplets is never asked (and costs 0.5 ms, not 19)
+        df = self.corpus.vocab(set(words) | {r for rs in repairs.values() for r in rs}, self._df,
+                               cap=OR_POSTINGS + 1)
 
         def rarest(ws: Iterable[str], n: int) -> list[str]:
-            return sorted((w for w in ws if df.get(w)), key=lambda w: (df[w], w))[:n]
+            out: list[str] = []
+            total = 0
+            for w in sorted((w for w in set(ws) if df.get(w)), key=lambda w: (df[w], w))[:n]:
+                total += df[w]
+                if total > OR_POSTINGS:
+                    break
+                out.append(w)
+            return out
 
         # a repaired spelling more frequent than the damaged one stands in for it
         fixed = {w: max(rs, key=lambda r: df.get(r, 0)) for w, rs in repairs.items()
                  if max(df.get(r, 0) for r in rs) > df.get(w, 0)}
         narrow = [rarest(words, RARE_TOKENS), rarest(halves[0], 3), rarest(halves[1], 3)]
         sets = ([rarest([fixed.get(w, w) for w in words], RARE_TOKENS),
-                 rarest([fixed.get(w, w) for w in words if df.get(fixed.get(w, w), 0) <= COMMON], BROAD_TOKENS)]
+                 rarest([fixed.get(w, w) for w in words], BROAD_TOKENS)]
                 if stage == "wide" else narrow)
         seen = {tuple(ws) for ws in narrow} if stage == "wide" else set()
         for ws in sets:
@@ -99,8 +136,8 @@ class LinksRepo:
     def link_option(self, mesra1: str, mesra2: str, *, own_poet: str | None = None,
                     threshold: float | None = None, brute: bool = False) -> Decision:
         """The option's link, from candidates found in stages (_candidates): most options are a
-        corpus couplet verbatim (either order), which the first stage finds in two cheap
-        lookups; the later stages (fuzzy and damaged text, most of the time: long ORs for
+        corpus couplet verbatim (either order), which the first stage finds in one lookup of
+        its hemistichs' keys; the later stages (fuzzy and damaged text, most of the time: long ORs for
         FTS5 to rank) are asked only while no verbatim link is found."""
         a, b = corpus_key(mesra1), corpus_key(mesra2)
         kw = {"threshold": threshold} if threshold is not None else {}
@@ -111,8 +148,12 @@ class LinksRepo:
         for stage in STAGES:
             self._candidates(a, b, found, stage)
             d = decide(a, b, list(found.values()), own_poet=own_poet, **kw)
-            if d.status == "linked" and d.method in VERBATIM:
-                break
+            if d.status == "linked" and d.method in VERBATIM and (
+                    stage != "keys" or not own_poet or d.candidate and own_poet in d.candidate.poet):
+                if stage == "keys":  # its edition variants: an earlier poet's is the source
+                    self._candidates(a, b, found, "variants")
+                    d = decide(a, b, list(found.values()), own_poet=own_poet, **kw)
+                break  # (an option naming another poet: its variant of the couplet is looked for)
         return d
 
     def link_questions(self, uids: Iterable[str] | None = None, *, force: bool = False,

@@ -355,3 +355,20 @@ def test_tfidf_fitted_vectors_are_the_fitted_embedders_vectors():
     texts = ["الا یا ایها الساقی ادر کاسا و ناولها", "که عشق آسان نمود اول ولی افتاد مشکل‌ها",
              "به بوی نافه‌ای کاخر صبا زان طره بگشاید", "ز تاب جعد مشکینش چه خون افتاد در دل‌ها", "عشق"]
     assert np.array_equal(TfidfEmbedder.fitted_vectors(texts), TfidfEmbedder(texts).embed(texts))
+
+
+def test_tfidf_fitted_sparse_is_fitted_vectors_and_its_ngrams_sklearns():
+    """Similar couplets keep the TF-IDF sparse, its character n-grams cut by slicing: the same
+    n-grams as sklearn's char_wb (short words, one-letter words, runs of spaces) and the same
+    values as fitted_vectors."""
+    import numpy as np
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    from persian_tui.runs.embedders import TfidfEmbedder, _char_wb_grams
+
+    texts = ["الا یا ایها الساقی ادر کاسا و ناولها", "که عشق آسان نمود اول ولی افتاد مشکل‌ها",
+             "به بوی نافه‌ای کاخر صبا زان طره بگشاید", "ز تاب جعد مشکینش چه خون افتاد در دل‌ها", "عشق",
+             "a  bb ccc\tdddd eeeee"]
+    sklearn = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4), lowercase=False).build_analyzer()
+    assert all(_char_wb_grams(t) == sklearn(t) for t in texts)
+    assert np.array_equal(TfidfEmbedder.fitted_sparse(texts).toarray(), TfidfEmbedder.fitted_vectors(texts))

@@ -38,3 +38,14 @@ def test_poet_filters_accept_any_part_of_a_name_or_the_slug(quoting):
     assert quoting.corpus.search_couplets("", poet="فردوسی") == []
     quoting.questions.add_questions([make_question("q-p", couplets=[HAFEZ_1, HAFEZ_2, SAADI, ("بیتی", "که نیست")])])
     assert quoting.links.provenance_uids(poet="سعد") == {"q-p"}
+
+
+def test_word_counts_with_a_cap_read_at_most_the_cap(corpus):
+    """vocab(cap=N) counts a word's couplets up to N (linking and the similar-couplets pool only
+    need to know a word is commoner than their budget), the same as the FTS vocabulary below
+    it; words the index cannot search (punctuation only) count 0."""
+    words = ["که", "دل", "عشق", "ناولها", "نیست‌در‌پیکره", "؟!"]
+    exact = corpus.corpus.vocab(words)
+    assert exact["که"] > 2
+    for cap in (1, 2, 1000):
+        assert corpus.corpus.vocab(words, cap=cap) == {w: min(n, cap) for w, n in exact.items()}

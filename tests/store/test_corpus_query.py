@@ -44,3 +44,26 @@ def test_pdf_repairs():
     from persian_tui.store.corpus_query import pdf_repairs
 
     assert pdf_repairs(["انقالب", "ساالری", "الله", "دل"]) == {"انقالب": ["انقلاب"], "ساالری": ["سالاری"]}
+
+
+def test_a_hemistich_token_is_the_key_the_triggers_index():
+    """corpus_query.hemistich_token is the one FTS5 token migration 20's triggers index for a
+    hemistich (its first and last KEY_ENDS letters without spaces), for short hemistichs and
+    for one holding a character FTS5 splits at (then its longest piece, which the index holds)."""
+    import sqlite3
+
+    from persian_tui.store.corpus_query import hemistich_token
+    from persian_tui.store.schema import MIGRATIONS
+
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE TABLE corpus_couplets (id INTEGER PRIMARY KEY, norm1 TEXT, norm2 TEXT)")
+    for statement in MIGRATIONS[19]:
+        conn.execute(statement)
+    texts = ["دل", "ای دل", "الا یا ایها الساقی ادر کاسا و ناولها", "که عشق آسان نمود اول", "یک_دو سه چهار پنج"]
+    for t in texts:
+        conn.execute("INSERT INTO corpus_couplets (norm1, norm2) VALUES (?, '')", (t,))
+    for i, t in enumerate(texts, 1):
+        token = hemistich_token(t)
+        assert token and i in [r[0] for r in conn.execute(
+            "SELECT rowid FROM corpus_keys WHERE corpus_keys MATCH ?", (f'"{token}"',))], t
+    assert hemistich_token("") == "" and hemistich_token("الا یا ایها الساقی ادر کاسا") == "الای" + "کاسا"

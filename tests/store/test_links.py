@@ -183,9 +183,11 @@ def test_one_couplet_under_two_poets_goes_to_the_earliest_unless_the_option_name
 
 
 def _fts_queries(store, link) -> list[str]:
-    """The FTS5 MATCH queries `link()` sends (sqlite3 trace), as SQL text."""
+    """The FTS5 MATCH queries `link()` sends (sqlite3 trace), as SQL text; not the word counts
+    (CorpusRepo.vocab with a cap: at most the cap's rows each)."""
     sent: list[str] = []
-    store.conn.set_trace_callback(lambda sql: sent.append(sql) if "MATCH" in sql and sql.startswith("SELECT") else None)
+    store.conn.set_trace_callback(lambda sql: sent.append(sql) if "MATCH" in sql and sql.startswith("SELECT")
+                                  and not sql.startswith("SELECT COUNT(*)") else None)
     try:
         link()
     finally:
@@ -193,19 +195,38 @@ def _fts_queries(store, link) -> list[str]:
     return sent
 
 
-def test_a_verbatim_option_is_found_by_its_hemistichs_rarest_words_alone(corpus):
-    """Linking cost: a verbatim option (either order) takes one FTS lookup per hemistich, each
-    by its rarest HALF_TOKENS words (a common word's doclist is never walked); only an option
-    not found verbatim asks the longer ORs. (On the 20,000-poem bench, 290 -> 48 ms per option.)"""
-    from persian_tui.store.links import HALF_TOKENS
+def test_a_verbatim_option_is_found_by_one_lookup_of_its_hemistich_keys(corpus):
+    """Linking cost: a verbatim option (either order) takes one lookup of its hemistichs' keys
+    in corpus_keys and, for its edition variants, one unranked AND of each hemistich's rarest
+    words (no ranked FTS query: its cost does not grow with the corpus); only an option not
+    found verbatim asks the ranked ORs."""
+    from persian_tui.store.links import VARIANT_TOKENS
 
     sent = _fts_queries(corpus, lambda: _link(corpus, SAADI[1], SAADI[0]))
-    assert len(sent) == 2
-    for sql in sent:  # each spelling of the hemistich: its HALF_TOKENS rarest words ANDed
-        match = sql.split("MATCH '")[1].split("' ORDER BY")[0]
-        assert all(branch.count(" AND ") == HALF_TOKENS - 1 for branch in match.split(") OR ("))
+    assert len(sent) == 3 and "corpus_keys MATCH" in sent[0] and not any("rank" in q for q in sent)
+    for sql in sent[1:]:
+        assert sql.split("MATCH '")[1].split("' LIMIT")[0].count(" AND ") == VARIANT_TOKENS - 1
     damaged = ("به بوی نافه ای که آخر صبا زان طره بگشاید", "ز تاب جعد مشکینش چه خون افتاده در دلها")
-    assert len(_fts_queries(corpus, lambda: _link(corpus, *damaged))) > 2
+    sent = _fts_queries(corpus, lambda: _link(corpus, *damaged))
+    assert "corpus_keys MATCH" in sent[0] and len(sent) > 3 and all("rank" in q for q in sent[1:])
+
+
+def test_a_ranked_or_takes_the_rarest_words_within_its_budget(corpus, monkeypatch):
+    """Each FTS OR ranks at most OR_POSTINGS couplets (its words' counts summed, the rarest
+    words first): a word too common for the budget is left out, so the cost of an OR does
+    not grow with the corpus."""
+    from persian_tui.store import links as links_module
+
+    damaged = ("به بوی نافه ای که آخر صبا زان طره بگشاید", "ز تاب جعد مشکینش چه خون افتاده در دلها")
+    df = corpus.corpus.vocab(" ".join(damaged).split())
+    for budget in (3, 1):
+        monkeypatch.setattr(links_module, "OR_POSTINGS", budget)
+        for sql in _fts_queries(corpus, lambda: _link(corpus, *damaged))[1:]:
+            words = [w.strip('"') for w in sql.split("MATCH '")[1].split("' ORDER BY")[0].split(" OR ")]
+            assert sum(df[w] for w in words) <= budget
+    monkeypatch.setattr(links_module, "OR_POSTINGS", 0)
+    assert len(_fts_queries(corpus, lambda: _link(corpus, *damaged))) == 1  # the key lookup only
+    assert len(_fts_queries(corpus, lambda: _link(corpus, *SAADI))) == 1  # no word within budget for variants
 
 
 def test_fuzzy_threshold(corpus):

@@ -123,6 +123,16 @@ def v17_the_corpus_index_is_merged_by_the_import_not_by_fts5(s):
     s.conn.execute("INSERT INTO corpus_fts (corpus_fts) VALUES ('integrity-check')")
 
 
+def v19_hemistich_keys_built_for_the_couplets_there(s):
+    """Migration 20: corpus_keys holds every couplet's hemistich keys, so the old couplets are
+    linked by the key lookup; its triggers keep it as couplets come and go."""
+    d = s.links.link_option("سرو", "بلبل به شاخ")
+    assert (d.status, d.method, d.candidate.poem) == ("linked", "swapped", "/hafez/sh1")
+    s.conn.execute("DELETE FROM corpus_couplets")
+    assert s.conn.execute("SELECT COUNT(*) FROM corpus_keys WHERE corpus_keys MATCH '\"سروسرو\"'").fetchone()[0] == 0
+    s.conn.execute("INSERT INTO corpus_keys (corpus_keys) VALUES ('integrity-check')")
+
+
 # (the version left at: the last one before the migration under test, its rows, what must hold after)
 CASES = [
     (1, "INSERT INTO questions (uid, created_at, updated_at, fingerprint) VALUES ('q-old', 't', 't', 'f')",
@@ -143,6 +153,11 @@ CASES = [
          "INSERT INTO corpus_couplets (poem_id, idx, mesra1, mesra2, norm1, norm2) "
          "VALUES (1, 0, 'بلبل به شاخ', 'سرو', 'بلبل به شاخ', 'سرو')",
      v17_the_corpus_index_is_merged_by_the_import_not_by_fts5),
+    (19, "INSERT INTO corpus_poets (id, slug) VALUES (1, 'hafez'); "
+         "INSERT INTO corpus_poems (id, poet_id, path, sha256, imported_at) VALUES (1, 1, '/hafez/sh1', 'x', 't'); "
+         "INSERT INTO corpus_couplets (poem_id, idx, mesra1, mesra2, norm1, norm2) "
+         "VALUES (1, 0, 'بلبل به شاخ', 'سرو', 'بلبل به شاخ', 'سرو')",
+     v19_hemistich_keys_built_for_the_couplets_there),
 ]
 
 
