@@ -140,16 +140,28 @@ def floor(bodies: Path, url: str, env: dict) -> tuple[float, float]:
 
 
 def last_run(db: Path) -> int:
-    from persian_tui.store import Store
+    """Read with sqlite3 itself: this tree's Store would migrate a baseline tree's database."""
+    import sqlite3
 
-    with Store(db) as store:
-        return max(r.id for r in store.runs.runs() if r.kind == "llm")
+    with sqlite3.connect(db) as conn:
+        return int(conn.execute("SELECT max(id) FROM runs WHERE kind = 'llm'").fetchone()[0])
 
 
-def start_up(db: Path, trees: dict[str, dict], times: int = 7) -> None:
+def setup_tree(dest: Path, n: int, env: dict) -> Path:
+    """setup() run by a tree's own code (a fresh process with its PYTHONPATH): each tree gets a
+    database of its own schema. Returns the database."""
+    code = ("import sys; sys.path.insert(0, sys.argv[3]); import bench_endpoint as b; "
+            "sys.path[:] = [p for p in sys.path if p != str(b.ROOT)]; "
+            "from pathlib import Path; b.setup(Path(sys.argv[1]), int(sys.argv[2]))")
+    dest.mkdir(parents=True)
+    timed([sys.executable, "-c", code, str(dest), str(n), str(ROOT / "bench")], env)
+    return dest / "bank.db"
+
+
+def start_up(dbs: dict[str, Path], trees: dict[str, dict], times: int = 7) -> None:
     """(e) CLI start: --help and reading commands, median of `times` fresh processes each,
     against `python -c pass` measured alternately with them."""
-    cases = {"--help": ["--help"], "stats": ["--db", str(db), "stats"], "runs": ["--db", str(db), "runs"],
+    cases = {"--help": ["--help"], "stats": ["--db", "{db}", "stats"], "runs": ["--db", "{db}", "runs"],
              "run llm --help": ["run", "llm", "--help"]}
     base: list[tuple[float, float]] = []
     got: dict[tuple[str, str], list[tuple[float, float]]] = {(t, k): [] for t in trees for k in cases}
@@ -157,7 +169,7 @@ def start_up(db: Path, trees: dict[str, dict], times: int = 7) -> None:
         base.append(timed([sys.executable, "-c", "pass"], next(iter(trees.values())))[:2])
         for t, env in trees.items():
             for name, argv in cases.items():
-                got[t, name].append(timed(CLI + argv, env)[:2])
+                got[t, name].append(timed(CLI + [a.format(db=dbs[t]) for a in argv], env)[:2])
     bw, bc = (statistics.median(x[i] for x in base) for i in (0, 1))
     print(f"(e) CLI start, median of {times} (wall, CPU): python -c pass {bw:.3f} s, {bc:.3f} s CPU "
           "[goal < 0.25 s wall on a quiet machine]")
@@ -188,11 +200,12 @@ def main() -> None:
         trees["baseline"] = {**common, "PYTHONPATH": str(args.baseline.resolve())}
     has_inspect = shutil.which("inspect", path=str(Path(sys.executable).parent)) is not None
     tmp = Path(tempfile.mkdtemp(prefix="ptui-bench-endpoint-"))
-    db, release = setup(tmp, n)
+    dbs = {t: setup_tree(tmp / t, n, env) for t, env in trees.items()}  # each tree its own schema
+    db, release = dbs["this"], tmp / "this" / "v1"
     print(f"{n} questions, {CONNECTIONS} connections; baseline {args.baseline or 'none'}; "
           f"load average {os.getloadavg()[0]:.1f}")
     if "e" not in skip:
-        start_up(db, trees)
+        start_up(dbs, trees)
     limit, sequential = n * 0.1 / CONNECTIONS, n * 0.1
 
     bodies = floor_bodies(db, tmp / "bodies.json")
@@ -202,7 +215,7 @@ def main() -> None:
         with Server(0.1) as server:
             for i in rounds:
                 for t, env in trees.items():
-                    walls[t].append(ours(db, server.url, env, f"a{t}{i}")[0])
+                    walls[t].append(ours(dbs[t], server.url, env, f"a{t}{i}")[0])
                 bare.append(floor(bodies, server.url, trees["this"])[0])
         for t, ws in walls.items():
             print(f"(a) {t}: 100 ms replies: run llm {fmt(ws)}; concurrency limit {limit:.2f} s -> "
@@ -213,10 +226,10 @@ def main() -> None:
         if "d" not in skip:
             jw: dict[str, list[float]] = {t: [] for t in trees}
             with Server(0.1) as server:
-                run_id = last_run(db)
+                run_ids = {t: last_run(dbs[t]) for t in trees}
                 for _ in rounds:
                     for t, env in trees.items():
-                        jw[t].append(judge(db, server.url, env, run_id)[0])
+                        jw[t].append(judge(dbs[t], server.url, env, run_ids[t])[0])
             for t, ws in jw.items():
                 print(f"(d) {t}: judge run of {n} replies, 100 ms: {fmt(ws)}; {limit / min(ws):.2f} of the limit, "
                       f"{sequential / min(ws):.1f}x the sequential ideal")
@@ -227,7 +240,7 @@ def main() -> None:
         with Server(0.2, busy=10) as server:
             for i in rounds:
                 for t, env in trees.items():
-                    mine[t].append(ours(db, server.url, env, f"b{t}{i}")[0])
+                    mine[t].append(ours(dbs[t], server.url, env, f"b{t}{i}")[0])
                 if has_inspect:
                     theirs.append(inspect(release, server.url, trees["this"], tmp / f"logs{i}")[0])
         for t, ws in mine.items():
@@ -246,8 +259,8 @@ def main() -> None:
         with Server(0.0) as server:
             for i in rounds:
                 for t, env in trees.items():
-                    full[t].append(ours(db, server.url, env, f"c{t}{i}"))
-                    one[t].append(ours(db, server.url, env, f"c1{t}{i}", limit=1))
+                    full[t].append(ours(dbs[t], server.url, env, f"c{t}{i}"))
+                    one[t].append(ours(dbs[t], server.url, env, f"c1{t}{i}", limit=1))
                 bare_cpu.append(floor(bodies, server.url, trees["this"])[1])
         for t in trees:
             cpu_full, cpu_one = min(c for _, c in full[t]), min(c for _, c in one[t])
