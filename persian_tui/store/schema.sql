@@ -73,7 +73,7 @@ END;
 CREATE VIRTUAL TABLE corpus_fts USING fts5(
 norm1, norm2, content='corpus_couplets', content_rowid='id');
 
-CREATE VIRTUAL TABLE corpus_keys USING fts5(k, content='', detail='none', columnsize=0);
+CREATE VIRTUAL TABLE corpus_keys USING fts5(k, content='', detail='none');
 
 CREATE TABLE corpus_poems (
     id INTEGER PRIMARY KEY,

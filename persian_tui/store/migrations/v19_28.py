@@ -19,9 +19,11 @@ MIGRATIONS: list[list[str]] = [
     # couplet's hemistichs as keys (corpus_query.hemistich_token: the first and last 4 letters of
     # the hemistich without spaces, one FTS5 token) in a contentless index of rowids only, kept by
     # triggers. FTS5 (segments merged, 16 at a time) rather than a B-tree: an import's scattered
-    # B-tree inserts wrote most of its bytes (see migration 15)
+    # B-tree inserts wrote most of its bytes (see migration 15). Its row sizes are kept (no
+    # columnsize=0): without them a contentless table cannot be scanned, and dumps of the file
+    # (Python's iterdump, `sqlite-utils dump`) fail on it
     [
-        "CREATE VIRTUAL TABLE corpus_keys USING fts5(k, content='', detail='none', columnsize=0)",
+        "CREATE VIRTUAL TABLE corpus_keys USING fts5(k, content='', detail='none')",
         "INSERT INTO corpus_keys (corpus_keys, rank) VALUES ('automerge', 16)",
         "INSERT INTO corpus_keys (corpus_keys, rank) VALUES ('crisismerge', 64)",
         """
