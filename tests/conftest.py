@@ -11,10 +11,7 @@ from pathlib import Path
 import pytest
 from factories import (
     HAFEZ_1,
-    HAFEZ_2,
     MINI,
-    OWN,
-    SAADI,
     SAMPLE,
     SEED,
     TIE_KEYS,
@@ -27,6 +24,7 @@ from factories import (
     voted_run,
     write_poem,
     write_poet,
+    write_quoting_works,
 )
 
 from persian_tui.store import Store
@@ -91,13 +89,7 @@ def quoting(store, tmp_path):
     from persian_tui.corpus.ganjoor import import_corpus
 
     root = copy_mini(tmp_path)
-    write_poet(root, "naraghi", "ملا احمد نراقی", 1245)
-    write_poem(root, "naraghi", "meraj/bab1/sh1", [HAFEZ_2, OWN], prose=True,
-               full_title="ملا احمد نراقی » معراج السعادة » باب اول » فصل اول")
-    write_poet(root, "jong", "گردآورنده", 1300)
-    write_poem(root, "jong", "majmue/sh1", [HAFEZ_1, SAADI, ("بنی آدم اعضای یک پیکرند", "که در آفرینش ز یک گوهرند"),
-                                            ("بیتی که تنها در این جنگ آمده است", "و کسی دیگر آن را نسروده است")],
-               full_title="گردآورنده » مجموعه")
+    write_quoting_works(root)
     write_poet(root, "later", "شاعر پسین", 1100)
     write_poem(root, "later", "ghazal/sh1", [("غزلی نو سرودم به یاد شیراز", "که دلم در آن شهر مانده است باز"),
                                             HAFEZ_1,

@@ -305,6 +305,19 @@ def write_poem(root: Path, slug: str, rel: str, couplets, *, full_title: str = "
     return f
 
 
+
+def write_quoting_works(root: Path) -> None:
+    """Two works quoting others into an export: a prose book of ethics (listed by its title, as
+    Naraghi's Me'raj) quoting Hafez, and a later poet's anthology (not listed) quoting Hafez and
+    Saadi, with one couplet of its own."""
+    write_poet(root, "naraghi", "ملا احمد نراقی", 1245)
+    write_poem(root, "naraghi", "meraj/bab1/sh1", [HAFEZ_2, OWN], prose=True,
+               full_title="ملا احمد نراقی » معراج السعادة » باب اول » فصل اول")
+    write_poet(root, "jong", "گردآورنده", 1300)
+    write_poem(root, "jong", "majmue/sh1", [HAFEZ_1, SAADI, ("بنی آدم اعضای یک پیکرند", "که در آفرینش ز یک گوهرند"),
+                                            ("بیتی که تنها در این جنگ آمده است", "و کسی دیگر آن را نسروده است")],
+               full_title="گردآورنده » مجموعه")
+
 # ------------------------------------------------------------------ text that would drive a terminal
 
 OSC_TITLE = "\x1b]0;pwned\x07"

@@ -24,11 +24,11 @@ from factories import (
     HAFEZ_2,
     OWN,
     ROBAEE,
-    SAADI,
     copy_mini,
     make_question,
     write_poem,
     write_poet,
+    write_quoting_works,
 )
 
 from persian_tui.corpus.ganjoor import import_corpus
@@ -54,13 +54,7 @@ def _corpus(tmp_path):
     """The export: the mini one, the quoting works of conftest's `quoting`, a poet with spacing
     variants and PDF-damaged words, and COPIES shuffled copies of every poet (like the bench)."""
     root = copy_mini(tmp_path)
-    write_poet(root, "naraghi", "ملا احمد نراقی", 1245)
-    write_poem(root, "naraghi", "meraj/bab1/sh1", [HAFEZ_2, OWN], prose=True,
-               full_title="ملا احمد نراقی » معراج السعادة » باب اول » فصل اول")
-    write_poet(root, "jong", "گردآورنده", 1300)
-    write_poem(root, "jong", "majmue/sh1", [HAFEZ_1, SAADI, ("بنی آدم اعضای یک پیکرند", "که در آفرینش ز یک گوهرند"),
-                                            ("بیتی که تنها در این جنگ آمده است", "و کسی دیگر آن را نسروده است")],
-               full_title="گردآورنده » مجموعه")
+    write_quoting_works(root)
     write_poet(root, "later", "شاعر پسین", 1100)
     write_poem(root, "later", "ghazal/sh1", LATER, full_title="شاعر پسین » غزلیات")
     write_poet(root, "spaced", "سراینده", 900)
