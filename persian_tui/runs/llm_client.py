@@ -97,34 +97,36 @@ class LLMClient:
         self.max_retries, self.backoff, self.max_backoff = max_retries, backoff, max_backoff
         self.max_wait = max_wait  # the retry waits of one request add up to at most this
         self._api_key = settings.api_key(api_key_env) or "not-set"
-        self._clients: dict[int | None, Any] = {}  # one openai client per event loop (see client)
+        self._client: Any = None  # the openai client, and the event loop it was made in (see client)
+        self._loop: asyncio.AbstractEventLoop | None = None
         self.response_type: Any = _response_type()
         self.answering = False  # the endpoint answered the last attempt (a retry may give up its slot)
 
     @property
     def client(self) -> Any:
-        """The openai client of the running event loop, made there on first use: its transport's
-        connections belong to that loop. The transport is the client's own aiohttp one
+        """The openai client of the running event loop, made there on first use (again when the
+        loop is another): its transport's connections belong to that loop. The transport is the client's own aiohttp one
         (`DefaultAioHttpClient`): about 0.6 ms less CPU per request than its default httpx stack
         (bench/bench_endpoint.py, case c). The client's own retries are off: one retry layer, ours."""
         from openai import AsyncOpenAI, DefaultAioHttpClient
 
         try:
-            loop: int | None = id(asyncio.get_running_loop())
+            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
         except RuntimeError:
             loop = None
-        if loop not in self._clients:
+        if self._client is None or loop is not self._loop:
             # aiohttp refuses credentials in the URL beside the client's key header: such a URL
             # keeps the default transport, which sends them as Basic auth
             http = None if urlsplit(self.base_url).password is not None else DefaultAioHttpClient(timeout=self.timeout)
-            self._clients[loop] = AsyncOpenAI(base_url=self.base_url, api_key=self._api_key, timeout=self.timeout,
-                                              max_retries=0, http_client=http)
-        return self._clients[loop]
+            self._client = AsyncOpenAI(base_url=self.base_url, api_key=self._api_key, timeout=self.timeout,
+                                       max_retries=0, http_client=http)
+            self._loop = loop
+        return self._client
 
     async def close(self) -> None:
-        """Close the running loop's client (its connections)."""
-        client = self._clients.pop(id(asyncio.get_running_loop()), None)
-        if client is not None:
+        """Close the client (its connections) when it is the running loop's."""
+        if self._client is not None and self._loop is asyncio.get_running_loop():
+            client, self._client = self._client, None
             await client.close()
 
     def _delay(self, attempt: int, error: Exception) -> float:
@@ -171,14 +173,14 @@ class LLMClient:
                 cause, retry = e, True
                 error = self._error(f"timeout: no complete reply from {self.shown_url} "
                                     f"within {self.timeout:g} s", "timeout")
-                if _never_connected(e):  # aiohttp's transport names a refused connection a timeout
-                    error = self._error(f"cannot connect to {self.shown_url}: {_refusal(e)}", "connect")
+                if refusal := _never_connected(e):  # aiohttp's transport calls a refused connection a timeout
+                    error = self._error(f"cannot connect to {self.shown_url}: {_short(refusal)}", "connect")
                     refused += 1
                     retry = refused <= CONNECT_RETRIES
             except openai.APIConnectionError as e:
                 cause, retry = e, True
                 cause_text = f" ({e.__cause__})" if e.__cause__ and str(e.__cause__) else ""  # refused, decoding ...
-                never = _never_connected(e)
+                never = _never_connected(e) is not None
                 error = self._error(f"cannot connect to {self.shown_url}: {e}{cause_text}",
                                     "connect" if never else "connection")
                 refused += never
@@ -264,31 +266,19 @@ def _response_type() -> type:
         return importlib.import_module("httpx").Response
 
 
-def _never_connected(error: BaseException) -> bool:
-    """The request never reached the server: the transport's ConnectError (refused, no such
-    host; httpx's class, whichever copy the openai client bundles), or under the aiohttp
-    transport the refusal or failed name lookup itself, somewhere in the causes."""
+def _never_connected(error: BaseException) -> BaseException | None:
+    """The cause saying the request never reached the server, if any: the transport's
+    ConnectError (refused, no such host; httpx's class, whichever copy the openai client
+    bundles), or under the aiohttp transport the refusal or failed name lookup itself."""
     seen = error
     for _ in range(5):
         parent = seen.__cause__ or seen.__context__
         if parent is None:
-            return False
+            return None
         seen = parent
         if type(seen).__name__ == "ConnectError" or isinstance(seen, ConnectionRefusedError | socket.gaierror):
-            return True
-    return False
-
-
-def _refusal(error: BaseException) -> str:
-    """The operating system's words for a connection never made (refused, unknown host)."""
-    seen: BaseException | None = error
-    for _ in range(5):
-        if seen is None:
-            break
-        if isinstance(seen, ConnectionRefusedError | socket.gaierror):
-            return _short(seen)
-        seen = seen.__cause__ or seen.__context__
-    return _short(error)
+            return seen
+    return None
 
 
 def completion_of(reply, latency: float, content_type: str | None = None) -> Completion:

@@ -100,9 +100,6 @@ class LinksRepo:
         if stage == "keys":
             self._key_candidates(a, b, found)
             return
-        if stage == "variants":
-            self._variant_candidates(a, b, found)
-            return
         halves = [sorted(set(h.split())) for h in (a, b)]
         words = sorted(set(halves[0]) | set(halves[1]))
         repairs = pdf_repairs(words) if stage == "wide" else {}
@@ -151,7 +148,7 @@ class LinksRepo:
             if d.status == "linked" and d.method in VERBATIM and (
                     stage != "keys" or not own_poet or d.candidate and own_poet in d.candidate.poet):
                 if stage == "keys":  # its edition variants: an earlier poet's is the source
-                    self._candidates(a, b, found, "variants")
+                    self._variant_candidates(a, b, found)
                     d = decide(a, b, list(found.values()), own_poet=own_poet, **kw)
                 break  # (an option naming another poet: its variant of the couplet is looked for)
         return d

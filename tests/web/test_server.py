@@ -3,9 +3,11 @@ foreign Origin is refused, wrong passwords lock out, a proxy's header is trusted
 configured, TLS serves https."""
 
 import http.client
+import os
 import shutil
 import ssl
 import subprocess
+import sys
 import time
 from urllib.parse import urlencode
 
@@ -13,6 +15,7 @@ import pytest
 
 pytest.importorskip("textual_serve", reason="textual-serve is not installed (the web extra)")
 
+from factories import ROOT  # noqa: E402
 from web_helpers import PASSWORDS, Served, people_db, process_info  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("web")
@@ -205,3 +208,13 @@ def test_an_unclaimed_pre_started_app_is_stopped(db):
     finally:
         log = server.stop()
     assert "unclaimed pre-started app" in log
+
+
+def test_the_web_server_imports_textual_serve_not_textual():
+    """persian_tui/web/ runs the app in child processes through textual-serve (an aiohttp
+    server); the Textual app itself is imported only by those children (persian_tui/tui/)."""
+    code = ("import sys, persian_tui.web.server, persian_tui.web.child; "
+            "print(sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.stdout.strip() == "[]"
