@@ -29,6 +29,43 @@ from factories import (
 
 from persian_tui.store import Store
 
+# ---------------------------------------------------------------- no network
+
+LOOPBACK = ("127.", "::1", "localhost")
+
+
+def loopback_only(address: object) -> None:
+    """Refuses a connection anywhere but this machine (a Unix socket, 127.x, ::1)."""
+    host = address[0] if isinstance(address, tuple) else None
+    if host is not None and not str(host).startswith(LOOPBACK):
+        raise OSError(f"a test tried to reach {host!r}: tests never reach the network")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def no_network():
+    """No test reaches the network: the hub and `datasets` offline (in this process and in every
+    process a test starts, through the environment), and a connection to any address but
+    loopback refused before it is made."""
+    import socket
+
+    real_connect, real_connect_ex = socket.socket.connect, socket.socket.connect_ex
+
+    def connect(self, address):
+        loopback_only(address)
+        return real_connect(self, address)
+
+    def connect_ex(self, address):
+        loopback_only(address)
+        return real_connect_ex(self, address)
+
+    with pytest.MonkeyPatch.context() as mp:
+        for var in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_HUB_DISABLE_TELEMETRY"):
+            mp.setenv(var, "1")
+        mp.setenv("INSPECT_DISABLE_TELEMETRY", "1")
+        mp.setattr(socket.socket, "connect", connect)
+        mp.setattr(socket.socket, "connect_ex", connect_ex)
+        yield
+
 
 @pytest.fixture
 def store(tmp_path) -> Store:

@@ -56,6 +56,9 @@ class PersonService(AppService):
     Made without a WebSocket (``warm``), the app starts at once and what it writes is kept
     until a tab attaches: so the app is up by the time the page has loaded."""
 
+    _task: asyncio.Task[None] | None  # AppService's (declared here too: typed without the web extra)
+    _process: Process | None
+
     def __init__(self, argv: list[str], env: dict[str, str], user: str, role: Role = "annotator", *,
                  write_bytes: Callable[[bytes], Awaitable[None]] | None = None,
                  write_str: Callable[[str], Awaitable[None]] | None = None,

@@ -320,7 +320,7 @@ class WebServer(Server):
             await asyncio.shield(task)
         await live.ws.close()
 
-    async def _process_messages(self, websocket: web.WebSocketResponse,  # type: ignore[override]
+    async def _process_messages(self, websocket: web.WebSocketResponse,  # type: ignore[override, unused-ignore]
                                 app_service: PersonService) -> None:
         async for message in websocket:
             if message.type != WSMsgType.TEXT:

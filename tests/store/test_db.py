@@ -215,7 +215,7 @@ def test_a_waiting_write_tries_for_the_lock_every_few_milliseconds(tmp_path, mon
     """Behind another connection's write lock, tx() tries again every few ms (SQLite's own wait
     tries every 100 ms after 300 ms, and missed the gaps between an import's transactions) until
     the busy timeout, then says busy; the connection's busy timeout is as it was afterwards."""
-    import time
+    import types
 
     from persian_tui.store import db as db_module
     from persian_tui.store.db import Database
@@ -225,13 +225,19 @@ def test_a_waiting_write_tries_for_the_lock_every_few_milliseconds(tmp_path, mon
     db = Database(path, busy_timeout_ms=300)
     other = sqlite3.connect(path, isolation_level=None)
     other.execute("BEGIN IMMEDIATE")
+    # a virtual clock: the wait is counted in the time tx() asked to sleep, never in wall time
+    clock = [0.0]
     slept: list[float] = []
-    real_sleep = time.sleep
-    monkeypatch.setattr(db_module.time, "sleep", lambda s: (slept.append(s), real_sleep(s)))
+
+    def sleep(s: float) -> None:
+        slept.append(s)
+        clock[0] += s
+
+    monkeypatch.setattr(db_module, "time", types.SimpleNamespace(monotonic=lambda: clock[0], sleep=sleep))
     with pytest.raises(StoreBusy, match="database busy"):
         with db.tx():
             pass
-    assert slept and max(slept) <= 0.005 and sum(slept) >= 0.25
+    assert slept and max(slept) <= 0.005 and sum(slept) == pytest.approx(0.3)
     assert db.conn.execute("PRAGMA busy_timeout").fetchone()[0] == 300
     other.execute("ROLLBACK")
     with db.tx() as conn:  # free again: taken at once
