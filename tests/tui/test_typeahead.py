@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from factories import make_question
 from textual import events
-from tui_helpers import bank_loaded, make_app, settle
+from tui_helpers import bank_loaded, make_app, settle, wait_for
 
 from persian_tui.store import Store
 from persian_tui.tui.screens.author import AuthorScreen
@@ -98,8 +98,9 @@ async def test_enter_on_the_last_field_saves_and_later_keys_act_on_the_taxonomy(
         await app.push_screen(TaxonomyScreen())
         await until_quiet(pilot)
         await type_burst(app, "nab\nالف\nab\n\n\n\nn", gap)  # saves, then n: a new form
-        await until_quiet(pilot)
-        assert "ab" in {c.name for c in app.store.judging.error_categories()}
+        # the save is a worker's: wait for what it does, not for a number of loop turns
+        await wait_for(pilot, lambda: "ab" in {c.name for c in app.store.judging.error_categories()}
+                       and isinstance(app.screen, CategoryForm), "the category saved, then a new form")
         form = app.screen
         assert isinstance(form, CategoryForm) and form.values()["name"] == ""
 
