@@ -26,6 +26,8 @@ from textual.app import App
 from textual.message_pump import MessagePump
 from textual.widgets import Input, TextArea
 
+from .compat import has_queued_work, screen_has_callbacks
+
 HOLD_MAX = 30.0  # seconds: only a screen that is never quiet holds keys this long; a loaded machine
 # took over 5 s to mount the editor, and the first letter typed ahead then went to the bank
 UNHELD = ("ctrl+q", "ctrl+c")  # quitting is never queued behind anything
@@ -42,13 +44,13 @@ def types_text(event: events.Key, focused: object) -> bool:
 
 def busy(pump: MessagePump) -> bool:
     """Messages or callbacks still to handle (Textual keeps no public count of either)."""
-    return bool(pump._message_queue.qsize() or pump._pending_message is not None or pump._next_callbacks)
+    return has_queued_work(pump)
 
 
 def quiet(app: App[Any]) -> bool:
     """Nothing left to handle: a key's effects (focus moved, screen pushed) have all happened."""
     screen = app.screen
-    if not screen.is_mounted or screen._callbacks:
+    if not screen.is_mounted or screen_has_callbacks(screen):
         return False
     pumps: list[MessagePump] = [app, *app.screen_stack, *screen.walk_children()]
     return not any(busy(p) for p in pumps)

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from .compat import driver_of
+
 UNSAVED = "persian_tui_unsaved"
 EVERY_SECONDS = 0.5
 
 
 def watch_unsaved(app: Any) -> None:
     """Send the app's unsaved-work state (``app.unsaved_work()``) to the page on each change."""
-    write_meta = getattr(app._driver, "write_meta", None)  # only the web driver has it
+    write_meta = getattr(driver_of(app), "write_meta", None)  # only the web driver has it
     if write_meta is None:
         return
     last: list[bool] = []
