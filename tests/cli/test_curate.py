@@ -81,7 +81,7 @@ def test_bad_requests_are_one_line(db, capsys):
 
 def test_the_plan_is_checked_again_inside_each_write(db, capsys, monkeypatch):
     """A flag added, a key changed, a question retired while curate runs: each is skipped with a
-    line saying why, never accepted over (issue 31, defect 7)."""
+    line saying why, never accepted over."""
     from persian_tui.annotation import consensus
 
     real = consensus.bulk_acceptable

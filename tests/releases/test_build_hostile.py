@@ -1,4 +1,4 @@
-"""Hostile release folders (issue 31, defects 5, 12 and 20): a folder that is not a release is
+"""Hostile release folders: a folder that is not a release is
 never written into, symlinks inside one are never written through, two releases never mix in one
 folder, a stale file never survives, the manifest is written last, and raw controls from data
 never reach the README or the leaderboard."""

@@ -1,4 +1,4 @@
-"""Hostile harness logs (issue 31): secrets in model names, NaN scores, line splitting, bad
+"""Hostile harness logs: secrets in model names, NaN scores, line splitting, bad
 loglikelihoods, repeated ids, size and nesting caps, wrong shapes, upper-case extensions.
 Every case: one line naming the file and the record, nothing written, or exactly what is said."""
 
@@ -16,7 +16,7 @@ from persian_tui.cli import main
 from persian_tui.store import Store
 
 SECRETS = ("hunter2pass", "sk-abcdefghijklmnop1234", "hf_AbCdEfGhIjKlMnOpQrStUv", "abc123secret")
-TASK = "persian_outlier_t"  # a release's task (a log of a foreign task is refused; issue 30)
+TASK = "persian_outlier_t"  # a release's task (a log of a foreign task is refused)
 MODEL_ARGS = ("pretrained=https://bob:hunter2pass@host/m,api_key=sk-abcdefghijklmnop1234,"
               "token=hf_AbCdEfGhIjKlMnOpQrStUv")
 
@@ -98,7 +98,7 @@ def test_model_args_and_inspect_model_secrets_never_stored_printed_or_released(r
     for secret in SECRETS:
         for where, text in (("output", printed.out + printed.err), ("database", stored), ("release", files)):
             assert secret not in text, (secret, where)
-    # the run's model without Inspect's provider (issue 30), the harness's own name kept beside it
+    # the run's model without Inspect's provider, the harness's own name kept beside it
     assert "***" in runs[0].model and runs[1].model.startswith("gpt-4o?api_key=***")
     assert runs[1].params["harness_model"].startswith("openai/gpt-4o")
 

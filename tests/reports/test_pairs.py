@@ -139,7 +139,7 @@ def test_letters_follow_the_holm_decisions(bank29):
 
 
 def test_a_run_that_cannot_reach_significance_changes_no_other_conclusion(bank29):
-    """Issue 32: a short run whose pairs (10 shared questions) can never reach 0.05/K once moved
+    """A short run whose pairs (10 shared questions) can never reach 0.05/K once moved
     another pair from significant to not. Its pairs are left out of the family (Tarone 1990): every
     other pair keeps its Holm p exactly."""
     store, runs = bank29
@@ -161,7 +161,7 @@ def _sampled_run(store, model, samples: dict[str, list[int]]) -> int:
 
 
 def test_tied_votes_stay_out_of_the_pair_tests(store):
-    """Issue 32's case: two 5-sample runs with tied majorities beside a single run. On the 12
+    """Tied majorities: two 5-sample runs with tied majorities beside a single run. On the 12
     questions both voted runs answered with one answer, A alone is right on 6 and B alone on 1:
     6/1, exact p 0.125, +41.7 points. Two questions where A is right and B's vote is tied (its first
     sample the key) once leaked in as "both right" and printed 4/1, p 0.375, +25.0."""

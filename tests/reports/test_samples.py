@@ -17,7 +17,7 @@ def test_repeated_samples_chance_agreement():
 
 
 def test_chance_agreement_with_unusable_replies_by_brute_force():
-    """Issue 32: observed agreement counts unusable replies in its denominator; its chance level
+    """Observed agreement counts unusable replies in its denominator; its chance level
     must too. Brute force over every sequence of K replies from 4 options and 'unusable'."""
     from itertools import product
 

@@ -125,7 +125,7 @@ def test_embedding_url_password_and_echoed_credentials_are_never_stored_or_print
 
 
 def test_a_full_disk_fails_the_run_instead_of_leaving_it_running(bank, monkeypatch):
-    """Issue 31, defect 13: the database failing mid-run (a full disk) ends the run as failed, with
+    """The database failing mid-run (a full disk) ends the run as failed, with
     the reason, never `running 0/N` for good."""
     from persian_tui.store import StoreError
     from persian_tui.store.runs import RunsRepo

@@ -339,7 +339,7 @@ def test_the_answer_parser_keeps_an_unterminated_think_as_content():
 
 
 def test_a_huge_reply_is_read_from_its_head_and_tail():
-    """Issue 31, defect 17: the parser reads at most MAX_PARSE_CHARS of a reply's body, its head and
+    """The parser reads at most MAX_PARSE_CHARS of a reply's body, its head and
     its tail (where an answer is stated); the middle of a megabyte reply is never scanned."""
     from persian_tui.runs.parse import MAX_PARSE_CHARS
 

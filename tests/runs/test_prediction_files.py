@@ -143,7 +143,7 @@ def test_hostile_token_counts_are_one_line(small_db, tmp_path, tokens, capsys):
 
 
 def test_a_database_failing_mid_import_says_what_was_written(bank, tmp_path, capsys, monkeypatch):
-    """Issue 31, defect 13: runs written before the disk filled are reported as written, never as
+    """Runs written before the disk filled are reported as written, never as
     "nothing was written"; importing the file again adds the rest."""
     from persian_tui.cli import main
     from persian_tui.store import StoreError
@@ -168,7 +168,7 @@ def test_a_database_failing_mid_import_says_what_was_written(bank, tmp_path, cap
     assert main(["--db", str(bank.path), "import-predictions", str(path)]) == 0
     assert len([r for r in bank.runs.runs() if r.kind == "imported"]) == 5
 def test_rows_left_out_on_import_are_recorded_and_the_report_says_so(bank, tmp_path):
-    """Issue 32: a published table's accuracy was on more questions than were imported; the
+    """A published table's accuracy was on more questions than were imported; the
     run records how many of its rows matched no single question, and the report says so."""
     from persian_tui.reports.figures import build_report
     from persian_tui.reports.report_files import render_text

@@ -99,7 +99,7 @@ def test_adjudication_sets_key_and_status(bank):
 
 def test_a_merge_never_saves_one_couplet_in_two_options(db):
     """Two stale edits, each putting the same couplet in another option: merged field by field,
-    they would save a question with a repeated couplet (issue 31, defect 15); refused instead."""
+    they would save a question with a repeated couplet; refused instead."""
     from persian_tui.models import Option
 
     def with_option(q, pos, m1, m2):

@@ -1,4 +1,4 @@
-"""Hostile database files (issue 31, defects 6 and 14): another program's SQLite file is never
+"""Hostile database files: another program's SQLite file is never
 adopted (no table added, its journal mode never switched), by writing or reading commands; a WAL
 database that cannot be read with its log is refused, never shown stale."""
 
