@@ -67,7 +67,10 @@ def create_llm_run(store: Store, spec: LLMRunSpec, *, kind: str = "llm") -> Run:
 
 def stored_spec(run: Run, overrides: dict | None = None) -> LLMRunSpec:
     """The run's stored spec with the allowed resume overrides (see resume_overrides)."""
-    fields = LLMRunSpec.model_fields
+    from .spec import RecallRunSpec
+
+    cls = RecallRunSpec if run.kind == "recall" else LLMRunSpec
+    fields = cls.model_fields
     data = {k: v for k, v in run.params.items() if k in fields}
     data.update(overrides or {})
     if redact.was_redacted(data.get("base_url")):
@@ -78,7 +81,7 @@ def stored_spec(run: Run, overrides: dict | None = None) -> LLMRunSpec:
     from .spec import describe
 
     try:
-        return LLMRunSpec.model_validate(data)
+        return cls.model_validate(data)
     except ValidationError as e:
         raise RunError(f"run {run.id}: {describe(e)}") from None
 
