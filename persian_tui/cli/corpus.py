@@ -201,13 +201,16 @@ def cmd_corpus_reorder(args) -> int:
 
 
 def shortcut_report(store, which: str):
+    from ..reports.memory import memory_rates
     from ..reports.shortcuts import analyse, lexical_picks
     from ..runs import couplet_text, select_questions
 
     questions = select_questions(store, which)
     texts = {q.uid: [couplet_text(o.mesra1, o.mesra2) for o in sorted(q.options, key=lambda o: o.position)]
              for q in questions if len(q.options) == 4}
-    return questions, analyse(questions, store.links.links([q.uid for q in questions]), lexical_picks(questions, texts))
+    memory = memory_rates(store.probes.recall_rows(uids=[q.uid for q in questions]))
+    return questions, analyse(questions, store.links.links([q.uid for q in questions]),
+                              lexical_picks(questions, texts), memory or None)
 
 
 def store_baseline_runs(store, questions, rep, which: str) -> list[str]:

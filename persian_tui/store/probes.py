@@ -105,3 +105,14 @@ class ProbesRepo:
             "ORDER BY tier, c.id LIMIT ?",
             (metre, rhyme, metre, poet_slug, exclude[0], exclude[1], limit)).fetchall()
         return [(r["mesra2"], r["tier"]) for r in rows]
+
+    def recall_rows(self, *, uids: Iterable[str] | None = None) -> list[tuple[int, str, str, int, str | None]]:
+        """(run id, model, question uid, position, score) of every probe that got a reply (not an
+        API error) in the recall runs not archived (of these questions)."""
+        rows = self.db.conn.execute(
+            "SELECT p.run_id, r.model, q.uid, p.position, p.score FROM probes p JOIN runs r ON r.id = p.run_id "
+            "JOIN questions q ON q.id = p.question_id WHERE r.archived = 0 AND r.kind = 'recall' "
+            "AND p.status != 'api_error' ORDER BY p.run_id, q.id, p.position").fetchall()
+        wanted = set(uids) if uids is not None else None
+        return [(r["run_id"], r["model"], r["uid"], r["position"], r["score"]) for r in rows
+                if wanted is None or r["uid"] in wanted]
