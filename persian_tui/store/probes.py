@@ -76,12 +76,13 @@ class ProbesRepo:
             params += list(statuses)
         return {(r["uid"], r["position"]) for r in self.db.conn.execute(sql, params)}
 
-    def question_recall(self, uid: str) -> list[tuple[int, str, int, str | None]]:
-        """(run id, model, position, score) of every probe of one question in runs not archived."""
-        return [(r["run_id"], r["model"], r["position"], r["score"]) for r in self.db.conn.execute(
-            "SELECT p.run_id, r.model, p.position, p.score FROM probes p JOIN runs r ON r.id = p.run_id "
+    def question_recall(self, uid: str) -> list[tuple[str, int, str | None]]:
+        """(model, position, score) of every probe of one question that got a reply, in the recall
+        runs not archived."""
+        return [(r["model"], r["position"], r["score"]) for r in self.db.conn.execute(
+            "SELECT r.model, p.position, p.score FROM probes p JOIN runs r ON r.id = p.run_id "
             "JOIN questions q ON q.id = p.question_id WHERE q.uid = ? AND r.archived = 0 "
-            "ORDER BY p.run_id, p.position", (uid,))]
+            "AND p.status != 'api_error' ORDER BY p.run_id, p.position", (uid,))]
 
     def probe_counts(self) -> dict[int, dict[str, int]]:
         """run id -> {done, invalid, errors, recalled} over every recall run's probes."""

@@ -19,10 +19,12 @@ from ...models import RunSummary, accuracy
 from ...runs import (
     EmbedRunSpec,
     JudgeRunSpec,
+    RecallRunSpec,
     RunError,
     check_base_url,
     create_embedding_run,
     create_llm_run,
+    create_recall_run,
     resume_overrides,
 )
 from ...store import LeaseHeld, StoreError
@@ -297,6 +299,10 @@ class RunsScreen(AppState, Screen[None]):
                 run = create_judge_run(self.store, spec, spec.target_run, only_wrong=spec.only_wrong)
                 job = start_llm(self.app, run.id, spec.model, kind="judge",
                                 overrides={"base_url": spec.base_url})
+            elif isinstance(spec, RecallRunSpec):
+                run, _ = create_recall_run(self.store, spec)  # (couplets left out: counted in its total)
+                job = start_llm(self.app, run.id, spec.model, kind="recall",
+                                overrides={"base_url": spec.base_url})
             else:
                 run = create_llm_run(self.store, spec, kind=values.get("kind", "llm"))
                 job = start_llm(self.app, run.id, spec.model, kind=run.kind,
@@ -348,8 +354,8 @@ class RunsScreen(AppState, Screen[None]):
             self.notify("no run selected", timeout=2)
             return None
         r = s.run
-        if r.kind not in ("llm", "paraphrase", "judge"):
-            self.notify(f"run {r.id} is an {r.kind} run: only LLM, paraphrase and judge runs resume "
+        if r.kind not in ("llm", "paraphrase", "judge", "recall"):
+            self.notify(f"run {r.id} is an {r.kind} run: only LLM, paraphrase, recall and judge runs resume "
                         "(an embedding run is quick to launch again with n)", timeout=4)
             return None
         if self.jobs.for_run(r.id):

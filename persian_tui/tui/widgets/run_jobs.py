@@ -145,11 +145,11 @@ class _Reporter:
 def _llm_work(app: App[Any], jobs: Jobs, job: Job, run_id: int, db_path: Path,
               overrides: dict[str, Any] | None = None) -> None:
     from ...judging.run import execute_judge_run
-    from ...runs import execute_llm_run
+    from ...runs import execute_llm_run, execute_recall_run
 
     report = _Reporter(app, jobs, job)
     report.starting("retrying API errors…" if job.retry_errors else "starting…")
-    execute = execute_judge_run if job.kind == "judge" else execute_llm_run
+    execute = {"judge": execute_judge_run, "recall": execute_recall_run}.get(job.kind, execute_llm_run)
 
     async def main() -> RunProgress:
         task = asyncio.ensure_future(execute(
