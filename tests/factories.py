@@ -412,7 +412,7 @@ def recall_couplet(i: int) -> tuple[str, str]:
     return (" ".join(rng.sample(RECALL_WORDS, 6)), " ".join(rng.sample(RECALL_WORDS, 6)))
 
 
-def recall_bank(store, tmp_path, *, questions: int = 3, unlinked: int = 1):
+def recall_bank(store, tmp_path, *, questions: int = 3, unlinked: int = 1, status: str = "ready"):
     """A corpus of one poet (three poems of four couplets, the first two in one metre and rhyme,
     plus a poem of a second poet) and a bank whose first `questions` questions (r-000...) have
     couplets 4i..4i+3 of it as options (linked), then `unlinked` questions (u-000...) of couplets
@@ -434,11 +434,11 @@ def recall_bank(store, tmp_path, *, questions: int = 3, unlinked: int = 1):
     qs = []
     for i in range(questions):
         cs = [recall_couplet(4 * (i % 3) + j) for j in range(4)]
-        qs.append(make_question(f"r-{i:03d}", couplets=cs, key=(i % 4) + 1))
+        qs.append(make_question(f"r-{i:03d}", couplets=cs, key=(i % 4) + 1, status=status))
         texts.update({(f"r-{i:03d}", j + 1): c for j, c in enumerate(cs)})
     for i in range(unlinked):
         cs = [recall_couplet(200 + 4 * i + j) for j in range(4)]
-        qs.append(make_question(f"u-{i:03d}", couplets=cs, key=1))
+        qs.append(make_question(f"u-{i:03d}", couplets=cs, key=1, status=status))
         texts.update({(f"u-{i:03d}", j + 1): c for j, c in enumerate(cs)})
     store.questions.add_questions(qs)
     store.links.link_questions()

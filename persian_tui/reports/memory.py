@@ -189,3 +189,35 @@ def _rates(couplets: list[CoupletRecall]) -> dict[str, dict[int, float]]:
         if c.rate is not None:
             out[c.uid][c.position] = c.rate
     return dict(out)
+
+
+@dataclass
+class ModelRecall:
+    """One model's recall of a set of couplets (a release's): a couplet counts once per model,
+    recalled when any of the model's recall runs recalled it (complete before partial)."""
+
+    model: str
+    probed: int
+    complete: int
+    partial: int
+    recalled_low: float | None = None  # Wilson 95 % of (complete + partial) / probed
+    recalled_high: float | None = None
+
+    @property
+    def recalled(self) -> float | None:
+        return (self.complete + self.partial) / self.probed if self.probed else None
+
+
+def model_recall(rows: list[tuple[int, str, str, int, str | None]]) -> list[ModelRecall]:
+    best: dict[str, dict[tuple[str, int], int]] = defaultdict(dict)  # 2 complete, 1 partial, 0 none
+    for _, model, uid, position, score in rows:
+        rank = {"complete": 2, "partial": 1}.get(score or "", 0)
+        seen = best[model]
+        seen[(uid, position)] = max(seen.get((uid, position), 0), rank)
+    out = []
+    for model, couplets in sorted(best.items()):
+        ranks = list(couplets.values())
+        m = ModelRecall(model, len(ranks), ranks.count(2), ranks.count(1))
+        m.recalled_low, m.recalled_high = stats.wilson(m.complete + m.partial, m.probed) or (None, None)
+        out.append(m)
+    return out
