@@ -90,34 +90,49 @@ def shuffled_words(text: str, key: str) -> str:
     return " ".join(out)
 
 
-def distractors(store: Store, c: Couplet, others: list[str], n: int = 3) -> list[str]:
+class Pool:
+    """Second hemistichs to draw distractors from, with their comparison forms made once."""
+
+    def __init__(self, texts: list[str]):
+        from ..text import recall_form
+
+        self.texts = texts
+        self.forms = [recall_form(t) for t in texts]
+
+    def nearest(self, gold: str) -> list[tuple[str, str]]:
+        """(text, form) of the pool, the nearest to `gold` (a comparison form) first (rapidfuzz's
+        ratio; ties in pool order)."""
+        from rapidfuzz import fuzz, process
+
+        hits = process.extract(gold, self.forms, scorer=fuzz.ratio, limit=None)
+        return [(self.texts[i], self.forms[i]) for _, _, i in sorted(hits, key=lambda h: (-h[1], h[2]))]
+
+
+def distractors(store: Store, c: Couplet, others: Pool, n: int = 3) -> list[str]:
     """n second hemistichs unlike the true one: the poet's couplets in the same metre and rhyme
     where the corpus has them (nearest in text first), else the nearest of the poet's, then of
     the corpus, then of the other couplets probed (`others`)."""
-    from rapidfuzz import fuzz
-
     from ..text import recall_form
 
     gold = recall_form(c.second)
     chosen: list[str] = []
     seen = {gold}
 
-    def take(pool: list[str]) -> None:
-        for text in sorted(pool, key=lambda t: (-fuzz.ratio(gold, recall_form(t)), _rank(t))):
-            form = recall_form(text)
-            if len(chosen) < n and form and form not in seen:
+    def take(pool: Pool) -> None:
+        for text, form in pool.nearest(gold):
+            if len(chosen) == n:
+                return
+            if form and form not in seen:
                 chosen.append(text)
                 seen.add(form)
 
     if c.poet_slug and c.poem is not None and c.couplet is not None:
-        pool = store.probes.same_form_hemistichs(c.poet_slug, c.metre, c.rhyme, exclude=(c.poem, c.couplet))
-        tiers: dict[int, list[str]] = {}
-        for text, tier in pool:
-            tiers.setdefault(tier, []).append(text)
-        for tier in sorted(tiers):
-            take(tiers[tier])
+        for tier in range(3):
+            if len(chosen) < n:
+                take(Pool(store.probes.same_form_hemistichs(c.poet_slug, c.metre, c.rhyme, tier=tier,
+                                                            exclude=(c.poem, c.couplet))))
     if len(chosen) < n and store.corpus.has_corpus():
-        take([x.mesra2 for x in store.corpus.related_couplets(c.second, limit=100) if x.mesra2])
+        take(Pool([x.mesra2 for x in store.corpus.related_couplets(c.second, limit=100) if x.mesra2]))
     if len(chosen) < n:
         take(others)
     return chosen
@@ -200,7 +215,7 @@ async def execute_recall_run(db_path: str | Path, run_id: int, *, retry_errors: 
                 progress.count(_as_prediction(p), 1)
         progress.new = progress.answered_new = 0
         prose = store.runs.paraphrases(spec.paraphrase_run) if spec.paraphrase_run else {}
-        others = [c.second for c in couplets]
+        others = Pool([c.second for c in couplets]) if spec.format == "choose" else Pool([])
         session.start(lambda rows: store.probes.save_probes(run_id, rows))
         gate, breaker = session.gate, session.breaker
 

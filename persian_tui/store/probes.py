@@ -93,19 +93,20 @@ class ProbesRepo:
             "SUM(status = 'api_error') AS errors, SUM(score IN ('complete', 'partial')) AS recalled "
             "FROM probes GROUP BY run_id")}
 
-    def same_form_hemistichs(self, poet_slug: str, metre: str | None, rhyme: str | None, *,
-                             exclude: tuple[str, int], limit: int = 200) -> list[tuple[str, int]]:
-        """(second hemistich, tier) of up to `limit` of the poet's couplets: tier 0 from poems in
-        the same metre and rhyme, 1 the same metre, 2 any other (the caller picks the nearest):
-        the pool a `choose` probe's distractors come from. `exclude`: the couplet itself."""
+    def same_form_hemistichs(self, poet_slug: str, metre: str | None, rhyme: str | None, *, tier: int,
+                             exclude: tuple[str, int], limit: int = 200) -> list[str]:
+        """Second hemistichs of up to `limit` of the poet's couplets: tier 0 from poems in the same
+        metre and rhyme, 1 the same metre and another rhyme, 2 any other (the caller picks the
+        nearest): the pool a `choose` probe's distractors come from. `exclude`: the couplet itself."""
+        where = ("p.metre IS ? AND p.rhyme IS ?", "p.metre IS ? AND p.rhyme IS NOT ?",
+                 "p.metre IS NOT ?")[tier]
+        args = (metre, rhyme) if tier < 2 else (metre,)
         rows = self.db.conn.execute(
-            "SELECT c.mesra2, CASE WHEN p.metre IS ? AND p.rhyme IS ? THEN 0 WHEN p.metre IS ? THEN 1 ELSE 2 END "
-            "AS tier FROM corpus_couplets c JOIN corpus_poems p ON p.id = c.poem_id "
-            "JOIN corpus_poets pt ON pt.id = p.poet_id "
-            "WHERE pt.slug = ? AND c.mesra2 != '' AND NOT (p.path = ? AND c.idx = ?) "
-            "ORDER BY tier, c.id LIMIT ?",
-            (metre, rhyme, metre, poet_slug, exclude[0], exclude[1], limit)).fetchall()
-        return [(r["mesra2"], r["tier"]) for r in rows]
+            "SELECT c.mesra2 FROM corpus_poets pt JOIN corpus_poems p ON p.poet_id = pt.id "
+            "JOIN corpus_couplets c ON c.poem_id = p.id "
+            f"WHERE pt.slug = ? AND {where} AND c.mesra2 != '' AND NOT (p.path = ? AND c.idx = ?) "
+            "ORDER BY c.id LIMIT ?", (poet_slug, *args, exclude[0], exclude[1], limit)).fetchall()
+        return [r["mesra2"] for r in rows]
 
     def recall_rows(self, *, uids: Iterable[str] | None = None) -> list[tuple[int, str, str, int, str | None]]:
         """(run id, model, question uid, position, score) of every probe that got a reply (not an
