@@ -122,7 +122,7 @@ async def cached_reply(store: Store, client: LLMClient, spec: LLMRunSpec, messag
 
 
 class LLMSession:
-    """One execution of a run that asks an endpoint (LLM, paraphrase or judge): opening it finds
+    """One execution of a run that asks an endpoint (LLM, paraphrase, recall or judge): opening it finds
     the run (of one of `kinds`, else RunError "no `what` run"), its stored spec with `overrides`,
     and takes the run's lease; `start()` marks it running and makes the client, the gate and the
     breaker; `drive(tasks)` waits for the requests; `finish(...)` records the end."""

@@ -110,7 +110,7 @@ class RunsScreen(AppState, Screen[None]):
     KEYS_TITLE = "runs"
     KEY_TABLE = (
         Key("escape,q", "back", "Back", "back to the bank", palette="Back"),
-        Key("n", "new", "New run", "launch a new run (embedding, LLM, paraphrase or judge)", palette="New run"),
+        Key("n", "new", "New run", "launch a new run (embedding, LLM, paraphrase, recall or judge)", palette="New run"),
         Key("enter", "open", "Predictions", "the highlighted run's answers", priority=True,
             palette="Open predictions"),
         Key("c", "cancel_run", "Cancel", "cancel the highlighted run", palette="Cancel run"),

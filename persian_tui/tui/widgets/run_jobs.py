@@ -194,7 +194,7 @@ def _start(app: App[Any], job: Job, work: Callable[[], None]) -> Job:
 
 def start_llm(app: TuiApp, run_id: int, model: str, *, retry_errors: bool = False, kind: str = "llm",
               overrides: dict[str, Any] | None = None) -> Job:
-    """Execute (or resume) an LLM, paraphrase or judge run in a thread worker on the app;
+    """Execute (or resume) an LLM, paraphrase, recall or judge run in a thread worker on the app;
     ``overrides``: the real base URL of a new run (never stored) or resume overrides."""
     jobs = jobs_for(app)
     job = jobs.new(kind, model, run_id, retry_errors)
