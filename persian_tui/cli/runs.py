@@ -270,8 +270,10 @@ def _list_runs(args) -> int:
         acc = display.figure(s.accuracy, "{:.1%}")
         status = s.run.status + (" (archived)" if s.run.archived else "")
         k = int(s.run.params.get("samples") or 1)
+        measure = "rec" if s.run.kind == "recall" else "acc"  # a recall run: its recalled probes
         print(f"{s.run.id:>4}  {s.run.kind:<10} {status:<9} {s.done:>5}/{s.run.total:<5} "
-              f"acc {acc:>6}  invalid {display.figure(s.invalid):<4} errors {display.figure(s.errors):<4} {s.run.model}"
+              f"{measure} {acc:>6}  invalid {display.figure(s.invalid):<4} "
+              f"errors {display.figure(s.errors):<4} {s.run.model}"
               + (f"  ×{k} samples (acc: mean of samples)" if k > 1 else "")
               + (f"  release {s.run.params['release']}" if s.run.params.get("release") else "")
               + (f"  ({s.run.reason})" if s.run.reason and s.run.status == "failed" else ""))

@@ -20,7 +20,8 @@ def test_run_recall_probes_every_couplet_and_says_what_it_recalled(store, tmp_pa
     assert "16/16 probes, recalled 12.5% (2/16)" in out, out
     assert "cue words, format complete, 16 couplets" in err
     assert main(["--db", str(store.path), "runs"]) == 0
-    assert "recall" in capsys.readouterr().out
+    listed = capsys.readouterr().out
+    assert "recall" in listed and "rec  12.5%" in listed, listed
 
 
 def test_refusals_are_one_line(store, tmp_path, capsys):
