@@ -101,8 +101,8 @@ def with_derived_poets(q: Question, links: dict[int, OptionLink]) -> Question:
 
 
 def recall_value(recall: dict[int, tuple[int, int]]) -> str:
-    """A question's couplets' recall: '1: 2/3 · 2: 0/3 models' (recalled / probed)."""
-    return " · ".join(f"{p}: {n}/{m}" for p, (n, m) in sorted(recall.items())) + " models"
+    """A question's couplets' recall: '1:2/3 2:0/3 models' (recalled / probed)."""
+    return " ".join(f"{p}:{n}/{m}" for p, (n, m) in sorted(recall.items())) + " models"
 
 
 def detail_lines(q: Question | None, width: int, mode: Mode, *, blind: bool = False,

@@ -99,7 +99,7 @@ async def test_each_couplets_recall_shows_to_admins_never_to_annotators(db, tmp_
             await wait_for(pilot, lambda: any("recall" in t for t in bank.query_one(QuestionView).text_lines),
                            "the recall line")
             line = next(t for t in bank.query_one(QuestionView).text_lines if t.startswith("recall"))
-            assert "1: 1/1" in line and "2: 0/1" in line
+            assert "1:1/1" in line and "2:0/1" in line
     with Store(path) as store:
         store.users.add("boss", "admin")
         store.users.add("ali", "annotator")
