@@ -391,6 +391,8 @@ def build_report(store: Store, *, run_ids: list[int] | None = None, questions: s
                     left_out=left_out, effect=effect, power=power, dropped=dropped)
     if rows := store.probes.recall_rows():
         report.memory = build_memory(store.runs.runs(), inp.keyed, inp.runs, inp.preds, rows)
+        if report.memory is not None:
+            report.memory.probes = {r.run_id: store.probes.probes(r.run_id) for r in report.memory.runs}
     if inp.runs or inp.keyed:
         report.items = item_analysis(store, inp.keyed, [r.id for r in inp.runs], inp.preds, inp.tied_uids())
         from .samples import sample_run

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from .. import stats
 from ..models import Prediction, Question, Run
+from ..models.recall import Probe
 
 MOST = 0.5  # from_memory: recalled by more than this share of the probed models
 MIN_MODELS = 1
@@ -82,6 +83,7 @@ class Memory:
     splits: list[MemorySplit]
     couplets: list[CoupletRecall]
     from_memory: dict[str, str] = field(default_factory=dict)  # uid -> evidence
+    probes: dict[int, list[Probe]] = field(default_factory=dict, repr=False)  # recall run -> its probes (CSV)
 
 
 def _rate(n: int, total: int) -> tuple[float | None, float | None, float | None]:

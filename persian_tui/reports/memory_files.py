@@ -69,8 +69,20 @@ def _csv(header: list[str], rows: list[list]) -> str:
     return buf.getvalue()
 
 
+REPLY_CHARS = 2000  # of a probe's reply in probes.csv (the database keeps it whole)
+
+
+def probes_csv(memory: Memory) -> str:
+    """One row per probe of the report's recall runs: its cue, the reply, score and CER."""
+    return _csv(["run_id", "uid", "position", "poet", "poem", "couplet", "status", "score", "cer", "gold", "cue",
+                 "choices", "answer", "predicted", "reply"],
+                [[run_id, p.uid, p.position, p.poet, p.poem, p.couplet, p.status, p.score, p.cer, p.gold, p.cue,
+                  " | ".join(p.choices or []), p.answer, p.predicted, (p.reply or "")[:REPLY_CHARS]]
+                 for run_id, probes in memory.probes.items() for p in probes])
+
+
 def memory_csvs(memory: Memory | None) -> dict[str, str]:
-    """recall.csv, memory_split.csv and couplet_recall.csv (none without a recall run)."""
+    """recall.csv, memory_split.csv, couplet_recall.csv and probes.csv (none without a recall run)."""
     if memory is None:
         return {}
     rates = ("complete", "partial", "none", "recalled")
@@ -92,4 +104,5 @@ def memory_csvs(memory: Memory | None) -> dict[str, str]:
                                    [[c.uid, c.position, int(c.outlier), c.models, c.recalled, c.rate,
                                      " | ".join(c.by), int(c.outlier and c.uid in memory.from_memory)]
                                     for c in memory.couplets]),
+        "probes.csv": probes_csv(memory),
     }

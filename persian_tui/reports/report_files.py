@@ -91,6 +91,8 @@ def _round(obj):
 def report_dict(report: Report) -> dict:
     """The whole report as JSON-ready data (floats rounded to 6 significant digits)."""
     d = asdict(report)
+    if d.get("memory"):
+        d["memory"].pop("probes")  # every probe and its reply: probes.csv (--format csv)
     for acc, obj in zip(d["human"], report.human):
         acc["accuracy"] = obj.accuracy
     d["limiting"] = report.limiting

@@ -114,3 +114,14 @@ def test_shortcut_diagnostics_count_memory_among_the_cues(probed):
     assert (row.eligible, row.fired, row.hits) == (7, 2, 1)
     assert rep.picks["r-003"]["memory"] == 1 and "memory" in rep.flagged["r-000"]
     assert "memory" not in {r.cue for r in analyse(questions, store.links.links()).rows}
+
+
+def test_probes_csv_has_every_probe_with_its_cue_reply_and_score(probed):
+    store, _, ra, rb = probed
+    report = build_report(store)
+    rows = list(csv.DictReader(io.StringIO(render_files(report, "csv")["probes.csv"].decode())))
+    assert len(rows) == 56 and {r["run_id"] for r in rows} == {str(ra), str(rb)}
+    first = next(r for r in rows if r["run_id"] == str(ra) and r["uid"] == "r-000" and r["position"] == "1")
+    assert first["score"] == "complete" and first["cer"] == "0" and first["gold"] in first["reply"]
+    assert "<first_verse>" in first["cue"] and first["poet"] == "شاعر آزمون"
+    assert "probes" not in json.loads(render_files(report, "json")["report.json"])["memory"]

@@ -8,7 +8,7 @@ import pytest
 from factories import add_run, recall_bank, recall_script
 from llm_server import LLMServer
 from textual.widgets import DataTable, TabbedContent
-from tui_helpers import bank_loaded, make_app, open_screen, settle, until, wait_for
+from tui_helpers import bank_loaded, make_app, notices, open_screen, settle, until, wait_for
 
 from persian_tui.access import AccessDenied, acting
 from persian_tui.store import Store
@@ -66,6 +66,10 @@ async def test_a_recall_run_from_the_form_then_the_memory_tab(db):
             await until(pilot, lambda: str(screen.query_one("#runs-table", DataTable).get_cell("2", "status"))
                         == "done", "the recall run done")
             assert str(screen.query_one("#runs-table", DataTable).get_cell("2", "kind")) == "recall"
+            assert screen.selected_id == 2
+            await pilot.press("enter")
+            await pilot.pause()
+            assert app.screen is screen and "run 2 is a recall run" in notices(app)[-1]
             await pilot.press("escape")
             await pilot.pause()
             report = ReportScreen()

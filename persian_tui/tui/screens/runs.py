@@ -431,6 +431,11 @@ class RunsScreen(AppState, Screen[None]):
         if run_id is None:
             self.notify("no run yet: n launches one", timeout=2)
             return
+        s = self._selected()
+        if s is not None and s.run.kind == "recall":  # probes, not answers: the report reads them
+            self.notify(f"run {run_id} is a recall run: its probes are in the report's Memory tab (p on the "
+                        "bank, then 8) and in `persian-tui report -o DIR --format csv` (probes.csv)", timeout=6)
+            return
         from .run_detail import RunDetailScreen
 
         self.app.push_screen(RunDetailScreen(run_id))
