@@ -17,6 +17,7 @@ from persian_tui.tui.screens.label import LabelScreen
 from persian_tui.tui.screens.report import ReportScreen
 from persian_tui.tui.screens.runs import RunsScreen
 from persian_tui.tui.widgets.couplets import QuestionView
+from persian_tui.tui.widgets.report_question import HardQuestionScreen
 from persian_tui.tui.widgets.run_form import RunForm
 
 SIZE = (120, 40)
@@ -84,6 +85,13 @@ async def test_a_recall_run_from_the_form_then_the_memory_tab(db):
             assert row[:4] == ["#2", "model-a", "words", "complete"] and row[4].strip() == "16"
             split = report.query_one("#memory-split", DataTable)
             assert split.row_count == 1 and str(split.get_row_at(0)[4]).strip() == "1"
+            await pilot.press("7")  # items: the question opens with each couplet's recall
+            await pilot.pause()
+            await pilot.press("enter")
+            await pilot.pause()
+            assert isinstance(app.screen, HardQuestionScreen)
+            shown = app.screen.query_one(QuestionView).text_lines
+            assert any(t.startswith("recall") and "models" in t for t in shown), shown
     with Store(path) as store:
         run = store.runs.get_run(2)
         assert run.kind == "recall" and run.params["cue"] == "words" and len(store.probes.probes(2)) == 16
