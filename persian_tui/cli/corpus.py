@@ -361,10 +361,11 @@ def add_commands(sub) -> None:
     ro.set_defaults(func=cmd_corpus_reorder)
 
     sc = sub.add_parser("shortcuts", help="can surface cues (poet, metre, rhyme, form, length, "
-                        "key position, lexical baseline) find the key without reading?",
+                        "key position, lexical baseline, memory) find the key without reading?",
                         description="Per question: is the key the only option with a different poet, "
                         "metre, rhyme letters or form (from corpus links), a very different length, or "
-                        "the TF-IDF centroid's pick, or the most common key position? Over the bank: "
+                        "the TF-IDF centroid's pick, the most common key position, or (with recall runs) the "
+                        "only couplet most probed models remember? Over the bank: "
                         "how often each cue finds the key against chance (25 %), Wilson 95 % interval, "
                         "two-sided exact binomial test; the key positions against uniform (chi-square; the "
                         "exact multinomial test under 20 keys).")
