@@ -19,14 +19,14 @@ from persian_tui.reports.figures import build_report
 from persian_tui.reports.report_files import render_files
 from persian_tui.runs import RecallRunSpec, create_recall_run, execute_recall_run
 
-# questions r-000..r-005 (keys 1 2 3 4 1 2) and u-000 (key 1, not linked); the outlier couplets of
-# r-000, r-001 and r-003 are remembered exactly by model A
-RECALLED = ["r-000", "r-001", "r-003"]
-OTHERS = ["r-002", "r-004", "r-005", "u-000"]
+# questions r-000..r-005 (keys 1 2 3 4 1 2) and u-000 (key 1, not linked); model A remembers the
+# outlier couplets of r-000, r-001 and r-003 exactly, that of r-005 with small edits (partial recall)
+RECALLED = ["r-000", "r-001", "r-003", "r-005"]
+OTHERS = ["r-002", "r-004", "u-000"]
 
 
-def recall(store, model, memory):
-    with LLMServer(recall_script(memory)) as server:
+def recall(store, model, memory, edited=frozenset()):
+    with LLMServer(recall_script(memory, edited)) as server:
         run, _ = create_recall_run(store, RecallRunSpec(base_url=server.url, model=model, max_retries=0))
         asyncio.run(execute_recall_run(store.path, run.id, overrides={"base_url": server.url}))
     return run.id
@@ -38,11 +38,11 @@ def probed(store, tmp_path):
     keys = {q.uid: q.key for q in store.questions.questions()}
     memory = {texts[(u, keys[u])][0]: texts[(u, keys[u])][1] for u in RECALLED}
     uids = RECALLED + OTHERS
-    # model A: right on every recalled question, and on one of the four others
+    # model A: right on every recalled question, and on one of the three others
     answers = [keys[u] for u in RECALLED] + [keys["r-002"]] + [keys[u] % 4 + 1 for u in OTHERS[1:]]
     outlier_a = add_run(store, "model-a", answers, uids=uids)
     add_run(store, "model-b", [keys[u] for u in uids], uids=uids)
-    ra = recall(store, "model-a", memory)
+    ra = recall(store, "model-a", memory, {texts[("r-005", 2)][0]})
     rb = recall(store, "model-b", {texts[("r-000", 1)][0]: texts[("r-000", 1)][1]})
     return store, outlier_a, ra, rb
 
@@ -52,16 +52,16 @@ def test_the_split_matches_what_the_remembered_subset_implies(probed):
     memory = build_report(store).memory
     assert memory is not None
     by_run = {r.run_id: r for r in memory.runs}
-    # r-003 and r-004 repeat the couplets of r-000 and r-001: three couplets, six probes
-    assert by_run[ra].probes == 28 and by_run[ra].complete == 6 and by_run[ra].none == 22
-    assert by_run[ra].rates["recalled"] == pytest.approx(6 / 28) and by_run[ra].low["recalled"] > 0
+    # questions i and i + 3 share their couplets: three exact couplets in six probes, one edited in two
+    assert (by_run[ra].probes, by_run[ra].complete, by_run[ra].partial, by_run[ra].none) == (28, 6, 2, 20)
+    assert by_run[ra].rates["recalled"] == pytest.approx(8 / 28) and by_run[ra].low["recalled"] > 0
     split = next(s for s in memory.splits if s.recall_run == ra)
     assert (split.outlier_run, split.recalled, split.recalled_correct, split.other, split.other_correct) == \
-        (outlier_a, 3, 3, 4, 1)
-    assert split.p_value == pytest.approx(fisher_exact([[3, 0], [1, 3]]).pvalue)
-    low, high = confint_proportions_2indep(3, 3, 1, 4, method="newcomb", compare="diff")
+        (outlier_a, 4, 4, 3, 1)
+    assert split.p_value == pytest.approx(fisher_exact([[4, 0], [1, 2]]).pvalue)
+    low, high = confint_proportions_2indep(4, 4, 1, 3, method="newcomb", compare="diff")
     assert (split.diff_low, split.diff_high) == (pytest.approx(low), pytest.approx(high))
-    assert split.difference == pytest.approx(1 - 1 / 4)
+    assert split.difference == pytest.approx(1 - 1 / 3)
     # model B recalls r-000's outlier only; no model answers with another's recall
     assert {(s.model, s.recall_run) for s in memory.splits} == {("model-a", ra), ("model-b", rb)}
 
@@ -73,7 +73,7 @@ def test_couplets_recall_across_models_and_questions_answerable_from_memory(prob
     rates = {(c.uid, c.position): c for c in report.memory.couplets}
     assert rates[("r-000", 1)].recalled == 2 and rates[("r-000", 1)].rate == 1.0
     assert rates[("r-001", 2)].by == ["model-a"] and rates[("r-001", 2)].rate == 0.5
-    # more than half of the probed models: r-000 only (r-001 and r-003: one of two)
+    # more than half of the probed models: r-000 only (r-001, r-003, r-005: one of two)
     assert set(report.memory.from_memory) == {"r-000"}
     flagged = {r.uid for r in report.items if "from_memory" in r.flags}
     assert flagged == {"r-000"}
@@ -86,7 +86,7 @@ def test_the_report_files_carry_the_memory_section(probed):
     assert "## Memory" in text and "### Accuracy by recall" in text and "association, not a cause" in text
     csvs = render_files(report, "csv")
     rows = list(csv.DictReader(io.StringIO(csvs["memory_split.csv"].decode())))
-    assert {(r["model"], r["recalled"], r["other"]) for r in rows} >= {("model-a", "3", "4")}
+    assert {(r["model"], r["recalled"], r["other"]) for r in rows} >= {("model-a", "4", "3")}
     couplets = list(csv.DictReader(io.StringIO(csvs["couplet_recall.csv"].decode())))
     assert [r["uid"] for r in couplets if r["from_memory"] == "1"] == ["r-000"]
     data = json.loads(render_files(report, "json")["report.json"])
