@@ -47,6 +47,17 @@ class Access:
         gives the key away) when blind."""
         return replace(q, key=None, explanation=None) if self.blind else q
 
+    def couplet_recall(self, store: Store, uid: str) -> dict[int, tuple[int, int]]:
+        """Option position -> (models recalling its couplet, models probed on it) in the recall
+        runs (reports/memory.py's rule: any of a model's runs). AccessDenied when blind: which
+        couplet the models remember points at the key."""
+        self.require("see_answers")
+        seen: dict[int, dict[str, bool]] = {}
+        for model, position, score in store.probes.question_recall(uid):
+            mine = seen.setdefault(position, {})
+            mine[model] = mine.get(model, False) or score in ("complete", "partial")
+        return {p: (sum(models.values()), len(models)) for p, models in sorted(seen.items())}
+
     def rows(self, rows: list[QuestionRow]) -> list[QuestionRow]:
         """Bank rows as this person may see them: without keys when blind."""
         return [replace(r, key=None) for r in rows] if self.blind else rows

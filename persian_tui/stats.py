@@ -512,3 +512,27 @@ def clustered_se(y: ArrayLike, groups: ArrayLike) -> float | None:
     sums = np.bincount(inverse, weights=e, minlength=G)
     var = (sums ** 2).sum() / N ** 2 * G / (G - 1)  # (N-1)/(N-K) = 1 for K = 1
     return float(math.sqrt(var))
+
+
+# ---------------------------------------------------------------- two independent groups (memory)
+
+
+def fisher_exact(a: int, b: int, c: int, d: int) -> float | None:
+    """Two-sided p of Fisher's exact test of the 2 x 2 table [[a, b], [c, d]] (scipy); None when
+    a row or column is empty (nothing to compare)."""
+    from scipy.stats import fisher_exact as fisher
+
+    if min(a + b, c + d, a + c, b + d) == 0:
+        return None
+    return float(fisher([[a, b], [c, d]], alternative="two-sided").pvalue)
+
+
+def newcombe_difference(x1: int, n1: int, x2: int, n2: int, alpha: float = 0.05) -> tuple[float, float] | None:
+    """Newcombe's hybrid score interval (his method 10, from two Wilson intervals) of the difference
+    of two independent proportions x1/n1 - x2/n2 (statsmodels); None when a group is empty."""
+    from statsmodels.stats.proportion import confint_proportions_2indep
+
+    if n1 == 0 or n2 == 0:
+        return None
+    low, high = confint_proportions_2indep(x1, n1, x2, n2, method="newcomb", compare="diff", alpha=alpha)
+    return float(low), float(high)

@@ -116,6 +116,22 @@ def match_key(text: str) -> str:
     return _SPACES.sub(" ", _PUNCT.sub(" ", normalize(text))).strip()
 
 
+# GhazalBench's comparison form (its calcRecallPersian.py), kept exactly for scoring recall probes:
+# Arabic letter forms to Persian, diacritics (U+064B-U+065F, U+0670) removed, ZWNJ read as a space
+_RECALL_TABLE = {ord("\u064a"): "\u06cc", ord("\u0643"): "\u06a9", ord("\u0629"): "\u0647",
+                 ord("\u0624"): "\u0648", ord("\u0625"): "\u0627", ord("\u0623"): "\u0627",
+                 ord("\u0671"): "\u0627", ord(ZWNJ): " ",
+                 **{c: None for c in (*range(0x064B, 0x0660), 0x0670)}}
+
+
+def recall_form(text: str) -> str:
+    """A copy for scoring recall the way GhazalBench does: NFC, ي ك ة ؤ إ أ ٱ mapped to their
+    Persian forms, diacritics removed, ZWNJ as a space, whitespace collapsed. (Not `normalize`:
+    recall figures must be comparable with the paper's.)"""
+    text = unicodedata.normalize("NFC", text or "").translate(_RECALL_TABLE)
+    return " ".join(text.split())
+
+
 _SURROGATES = re.compile("[\ud800-\udfff]")
 
 

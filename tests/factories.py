@@ -395,3 +395,88 @@ def need_st():
     import pytest
 
     return pytest.importorskip("sentence_transformers", reason=NO_ST)
+
+
+# ------------------------------------------------------------------ recall probes
+
+RECALL_WORDS = ("سحر", "نسیم", "گلشن", "پیمانه", "میخانه", "سرو", "چمن", "لاله", "نرگس", "شمع", "پروانه",
+                "صنوبر", "غنچه", "خورشید", "ستاره", "کاروان", "منزل", "بیابان", "طوفان", "ساحل", "کشتی",
+                "آیینه", "زنجیر", "کمند", "محراب", "خرابات", "رندان", "زاهد", "واعظ", "مطرب")
+
+
+def recall_couplet(i: int) -> tuple[str, str]:
+    """Couplet i of the recall corpus: six words a hemistich, unlike every other couplet's."""
+    import random
+
+    rng = random.Random(1000 + i)
+    return (" ".join(rng.sample(RECALL_WORDS, 6)), " ".join(rng.sample(RECALL_WORDS, 6)))
+
+
+def recall_bank(store, tmp_path, *, questions: int = 3, unlinked: int = 1, status: str = "ready"):
+    """A corpus of one poet (three poems of four couplets, the first two in one metre and rhyme,
+    plus a poem of a second poet) and a bank whose first `questions` questions (r-000...) have
+    couplets 4i..4i+3 of it as options (linked), then `unlinked` questions (u-000...) of couplets
+    the corpus lacks. Returns {(uid, position): (first, second)} of every option."""
+    from persian_tui.corpus.ganjoor import import_corpus
+
+    root = tmp_path / "recall-export"
+    write_poet(root, "shaer", "شاعر آزمون", 700)
+    write_poet(root, "digari", "شاعر دیگر", 800)
+    forms = [("فاعلاتن فاعلاتن فاعلن", "ان"), ("فاعلاتن فاعلاتن فاعلن", "ان"), ("مفاعیلن مفاعیلن فعولن", "ار")]
+    for p, (metre, rhyme) in enumerate(forms):
+        f = write_poem(root, "shaer", f"ghazal/sh{p + 1}", [recall_couplet(4 * p + j) for j in range(4)])
+        data = json.loads(f.read_text("utf-8"))
+        data.update({"Metre": {"Id": p, "Rhythm": metre}, "RhymeLetters": rhyme})
+        f.write_text(json.dumps(data, ensure_ascii=False))
+    write_poem(root, "digari", "ghazal/sh1", [recall_couplet(100 + j) for j in range(4)])
+    import_corpus(store, root)
+    texts = {}
+    qs = []
+    for i in range(questions):
+        cs = [recall_couplet(4 * (i % 3) + j) for j in range(4)]
+        qs.append(make_question(f"r-{i:03d}", couplets=cs, key=(i % 4) + 1, status=status))
+        texts.update({(f"r-{i:03d}", j + 1): c for j, c in enumerate(cs)})
+    for i in range(unlinked):
+        cs = [recall_couplet(200 + 4 * i + j) for j in range(4)]
+        qs.append(make_question(f"u-{i:03d}", couplets=cs, key=1, status=status))
+        texts.update({(f"u-{i:03d}", j + 1): c for j, c in enumerate(cs)})
+    store.questions.add_questions(qs)
+    store.links.link_questions()
+    return texts
+
+
+def first_verse(body) -> str:
+    """The first hemistich a recall probe's prompt gives."""
+    text = body["messages"][-1]["content"]
+    return text.split("<first_verse>", 1)[1].split("</first_verse>", 1)[0]
+
+
+def recall_script(memory: dict[str, str], edited=frozenset(), *, truth: dict[str, str] | None = None,
+                  wrong: str = "نمی‌دانم"):
+    """A model that remembers `memory` (first hemistich -> second): those in `edited` with three
+    letters changed; writes `wrong` for the rest; picks the remembered one among choices, else
+    the first choice that is not the true one (`truth`: every first hemistich -> second)."""
+    from llm_server import chat
+
+    def edit(text: str) -> str:
+        chars = list(text)
+        for i in (2, 9, 16):
+            chars[i] = "ژ" if chars[i] != "ژ" else "پ"
+        return "".join(chars)
+
+    def script(body, n):
+        first = first_verse(body)
+        known = memory.get(first)
+        text = body["messages"][-1]["content"]
+        if "گزینه‌ها:" in text:
+            lines = text.split("گزینه‌ها:\n", 1)[1].splitlines()
+            choices = [ln.split(") ", 1) for ln in lines]
+            true = (truth or {}).get(first)
+            pick = next((letter for letter, c in choices if known is not None and c == known),
+                        next(letter for letter, c in choices if c != true))
+            return chat(pick)
+        if known is None:
+            return chat(f"<answer>{wrong}</answer>")
+        return chat(f"<answer>{edit(known) if first in edited else known}</answer>")
+
+    return script

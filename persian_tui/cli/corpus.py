@@ -201,13 +201,16 @@ def cmd_corpus_reorder(args) -> int:
 
 
 def shortcut_report(store, which: str):
+    from ..reports.memory import memory_rates
     from ..reports.shortcuts import analyse, lexical_picks
     from ..runs import couplet_text, select_questions
 
     questions = select_questions(store, which)
     texts = {q.uid: [couplet_text(o.mesra1, o.mesra2) for o in sorted(q.options, key=lambda o: o.position)]
              for q in questions if len(q.options) == 4}
-    return questions, analyse(questions, store.links.links([q.uid for q in questions]), lexical_picks(questions, texts))
+    memory = memory_rates(store.probes.recall_rows(uids=[q.uid for q in questions]))
+    return questions, analyse(questions, store.links.links([q.uid for q in questions]),
+                              lexical_picks(questions, texts), memory or None)
 
 
 def store_baseline_runs(store, questions, rep, which: str) -> list[str]:
@@ -358,10 +361,11 @@ def add_commands(sub) -> None:
     ro.set_defaults(func=cmd_corpus_reorder)
 
     sc = sub.add_parser("shortcuts", help="can surface cues (poet, metre, rhyme, form, length, "
-                        "key position, lexical baseline) find the key without reading?",
+                        "key position, lexical baseline, memory) find the key without reading?",
                         description="Per question: is the key the only option with a different poet, "
                         "metre, rhyme letters or form (from corpus links), a very different length, or "
-                        "the TF-IDF centroid's pick, or the most common key position? Over the bank: "
+                        "the TF-IDF centroid's pick, the most common key position, or (with recall runs) the "
+                        "only couplet most probed models remember? Over the bank: "
                         "how often each cue finds the key against chance (25 %), Wilson 95 % interval, "
                         "two-sided exact binomial test; the key positions against uniform (chi-square; the "
                         "exact multinomial test under 20 keys).")

@@ -1,4 +1,4 @@
-"""Run commands: `run llm|paraphrase|embed`, `judge`, and `runs` (list, archive, delete, history).
+"""Run commands: `run llm|paraphrase|recall|embed`, `judge`, and `runs` (list, archive, delete, history).
 
 Every run is built from its validated spec (persian_tui.runs.spec); a resume may only change how the
 endpoint is reached (RESUME_OVERRIDES). SIGTERM and SIGHUP stop a run like Ctrl-C: `cancelled`,
@@ -54,9 +54,10 @@ def run_async(coro: Coroutine[Any, Any, T]) -> T:
 class ProgressPrinter:
     """One status line on stderr, redrawn at most every 0.2 s (a new line when not a TTY)."""
 
-    def __init__(self):
+    def __init__(self, measure: str = "accuracy"):
         self.last = 0.0
         self.tty = sys.stderr.isatty()
+        self.measure = measure  # what the run's "correct" count is: accuracy, or recalled probes
 
     def __call__(self, p) -> None:
         now = time.monotonic()
@@ -65,19 +66,19 @@ class ProgressPrinter:
         self.last = now
         acc = f"{p.accuracy:.1%}" if p.accuracy is not None else display.MISSING
         eta = f", ETA {p.eta:.0f}s" if p.eta and p.status == "running" else ""
-        line = display.line(f"run {p.run_id}: {p.done}/{p.total} done, accuracy {acc}, "
+        line = display.line(f"run {p.run_id}: {p.done}/{p.total} done, {self.measure} {acc}, "
                             f"invalid {p.invalid}, errors {p.errors}, {p.rate:.1f}/s{eta} {p.message}")
         out = getattr(sys.stderr, "raw", sys.stderr)  # our own controls pass, the message is clean
         out.write(("\r" + line + "\033[K") if self.tty else line + "\n")
         out.flush()
 
 
-def finish(p, what: str = "predictions") -> int:
+def finish(p, what: str = "predictions", measure: str = "accuracy") -> int:
     """The closing line: status, counts, errors prominently; exit 0 only for `done`."""
     if sys.stderr.isatty():
         print(file=sys.stderr)
     acc = f"{p.accuracy:.1%} ({p.correct}/{p.scored})" if p.accuracy is not None else display.MISSING
-    print(f"run {p.run_id} {p.status}: {p.done}/{p.total} {what}, accuracy {acc}, "
+    print(f"run {p.run_id} {p.status}: {p.done}/{p.total} {what}, {measure} {acc}, "
           f"invalid {p.invalid}, api errors {p.errors}")
     if p.status == "failed":
         again = " --retry-errors" if p.errors else ""  # else the failed items stay failed
@@ -102,7 +103,8 @@ def _resume(store, args, kind: str) -> tuple[int, dict]:
                                                   "max_retries", "max_failures", "limit", "model",
                                                   "judge_model", "strategy", "temperature", "max_tokens",
                                                   "seed", "shuffle_seed", "exemplars", "questions",
-                                                  "samples", "release")}
+                                                  "samples", "release", "cue", "format",
+                                                  "paraphrase_run", "probe_seed")}
     given["model"] = given.pop("judge_model") or given["model"]
     explicit = {k: v for k, v in given.items() if v is not None and v != _default(args, k)}
     try:  # the values themselves are validated with the run's spec when it starts
@@ -154,6 +156,37 @@ def cmd_run_llm(args, kind: str = "llm") -> int:
 
 def cmd_run_paraphrase(args) -> int:
     return cmd_run_llm(args, kind="paraphrase")
+
+
+def cmd_run_recall(args) -> int:
+    from ..runs import RunError, create_recall_run, execute_recall_run
+
+    with open_store(args) as store:
+        if args.resume is not None:
+            run_id, overrides = _resume(store, args, "recall")
+        else:
+            if not args.base_url or not args.model:
+                raise UserError("--base-url and --model are needed (or --resume RUN)")
+            spec = spec_of("recall", base_url=args.base_url, model=args.model, cue=args.cue, format=args.format,
+                           paraphrase_run=args.paraphrase_run, probe_seed=args.probe_seed,
+                           api_key_env=args.api_key_env, temperature=args.temperature, max_tokens=args.max_tokens,
+                           seed=args.seed, concurrency=args.concurrency, timeout=args.timeout,
+                           max_retries=args.max_retries, max_failures=args.max_failures, cache=not args.no_cache,
+                           questions=args.questions, limit=args.limit, release=args.release)
+            try:
+                run, skipped = create_recall_run(store, spec)
+            except RunError as e:
+                raise UserError(str(e)) from None
+            for line in skipped:
+                print(f"warning: {display.line(line)}", file=sys.stderr)
+            run_id, overrides = run.id, {"base_url": spec.base_url}  # the real URL, not stored
+            print(f"run {run_id}: recall probes of {spec.model} at {redact.url(spec.base_url)}, cue {spec.cue}, "
+                  f"format {spec.format}, {run.total} couplets"
+                  + (f", release {spec.release}" if spec.release else ""), file=sys.stderr)
+        db = store.path
+    progress = run_async(execute_recall_run(db, run_id, retry_errors=args.retry_errors,
+                                            on_progress=ProgressPrinter("recalled"), overrides=overrides))
+    return finish(progress, "probes", "recalled")
 
 
 def cmd_run_embed(args) -> int:
@@ -237,8 +270,10 @@ def _list_runs(args) -> int:
         acc = display.figure(s.accuracy, "{:.1%}")
         status = s.run.status + (" (archived)" if s.run.archived else "")
         k = int(s.run.params.get("samples") or 1)
+        measure = "rec" if s.run.kind == "recall" else "acc"  # a recall run: its recalled probes
         print(f"{s.run.id:>4}  {s.run.kind:<10} {status:<9} {s.done:>5}/{s.run.total:<5} "
-              f"acc {acc:>6}  invalid {display.figure(s.invalid):<4} errors {display.figure(s.errors):<4} {s.run.model}"
+              f"{measure} {acc:>6}  invalid {display.figure(s.invalid):<4} "
+              f"errors {display.figure(s.errors):<4} {s.run.model}"
               + (f"  ×{k} samples (acc: mean of samples)" if k > 1 else "")
               + (f"  release {s.run.params['release']}" if s.run.params.get("release") else "")
               + (f"  ({s.run.reason})" if s.run.reason and s.run.status == "failed" else ""))
@@ -294,7 +329,7 @@ def add_llm_options(p: argparse.ArgumentParser, *, answers: bool, judge: bool = 
 def add_commands(sub) -> None:
     from .options import one_run
 
-    run = sub.add_parser("run", help="evaluation runs: llm, paraphrase or embed")
+    run = sub.add_parser("run", help="evaluation runs: llm, paraphrase, recall or embed")
     run_sub = run.add_subparsers(dest="kind", required=True, metavar="KIND")
     llm = run_sub.add_parser("llm", help="ask an LLM every question (OpenAI-compatible endpoint)",
                              usage=ENDPOINT_USAGE.format(kind="llm"))
@@ -305,6 +340,23 @@ def add_commands(sub) -> None:
                              usage=ENDPOINT_USAGE.format(kind="paraphrase"))
     add_llm_options(par, answers=False)
     par.set_defaults(func=cmd_run_paraphrase)
+    rec = run_sub.add_parser("recall", help="recall probes: does a model remember the couplets? "
+                             "(GhazalBench's scenarios; see docs/guide/memory.md)",
+                             usage=ENDPOINT_USAGE.format(kind="recall") + "\n       (--cue first|prose|words|"
+                             "shuffled --format complete|choose)")
+    rec.add_argument("--cue", default="first", choices=("first", "prose", "words", "shuffled"),
+                     help="what the model is given besides the poet and the first hemistich: nothing (first), "
+                          "the couplet's prose (prose, with --paraphrases), the two rarest words of the second "
+                          "hemistich (words) or its words shuffled (shuffled) (default: first)")
+    rec.add_argument("--format", default="complete", choices=("complete", "choose"),
+                     help="write the second hemistich (complete) or pick it among four (choose: cues first "
+                          "and prose only) (default: complete)")
+    rec.add_argument("--paraphrases", dest="paraphrase_run", type=int, metavar="RUN",
+                     help="cue prose: the paraphrase run whose prose is given (it must cover the questions)")
+    rec.add_argument("--probe-seed", type=int, default=0, metavar="N",
+                     help="seed of the shuffled words and of the choices' order (default: 0)")
+    add_llm_options(rec, answers=False)
+    rec.set_defaults(func=cmd_run_recall)
     emb = run_sub.add_parser("embed", help="embedding outlier detection")
     emb.add_argument("--model", default="tfidf",
                      help="tfidf (offline baseline), st:NAME_OR_FOLDER, openai:MODEL (with --base-url; "

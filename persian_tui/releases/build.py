@@ -298,6 +298,8 @@ def datasheet(store: Store, release: Release, board: list[_Board], license_id: s
     else:
         out.append("No runs were chosen (`persian-tui release NAME --runs 1,2,...`).")
 
+    out += _contamination(store, questions)
+
     flagged = sorted(((f, r) for r in items for f in r.flags), key=lambda fr: (FLAGS.index(fr[0]), fr[1].uid))
     issues = [f"`{r.uid}` {f}: {r.evidence[f]}" for f, r in flagged]  # the most serious flags first
     keyless = [q.uid for q in questions if q.key is None]
@@ -323,6 +325,26 @@ def datasheet(store: Store, release: Release, board: list[_Board], license_id: s
             "`persian-tui import` reads it back."]
     out += _running(release, folder) + [""]
     return "\n".join(out)
+
+
+def _contamination(store: Store, questions: list) -> list[str]:
+    """Per probed model, how many of the release's couplets it recalls (recall runs, not archived)."""
+    from ..reports.memory import model_recall
+
+    rows = store.probes.recall_rows(uids=[q.uid for q in questions])
+    out = ["", "## Contamination (recall probes)", ""]
+    if not rows:
+        return out + ["No model was probed for memory of these couplets (`persian-tui run recall`): "
+                      "whether a model answers from meaning or from memory is not known."]
+    out += [f"Each probed model's recall of the release's {4 * len(questions)} couplets (those it was probed on): "
+            "complete or partial as GhazalBench scores it (edit distance within 1-3 characters by length, or "
+            "character error rate <= 0.2), a couplet counted once per model (recalled in any of its recall runs). "
+            "A model that recalls the couplets may answer from memory of the poems or of the book the questions "
+            "come from.", ""]
+    return out + _table(["model", "probed", "complete", "partial", "recalled", "95 % interval"],
+                        [[m.model, m.probed, m.complete, m.partial, figure(m.recalled, "{:.1%}"),
+                          f"{figure(m.recalled_low, '{:.1%}')}–{figure(m.recalled_high, '{:.1%}')}"]
+                         for m in model_recall(rows)])
 
 
 def baseline_line(keys: list[int]) -> str:

@@ -32,7 +32,7 @@ from .build import (
 DEFAULT_LICENCE = "unknown"
 LICENCES = (DEFAULT_LICENCE, "cc-by-4.0", "cc-by-sa-4.0", "cc-by-nc-4.0", "cc-by-nc-sa-4.0", "cc0-1.0",
             "mit", "apache-2.0", "other")
-NO_LEADERBOARD = ("paraphrase", "judge")  # run kinds that answer no question themselves
+NO_LEADERBOARD = ("paraphrase", "judge", "recall")  # run kinds that answer no question themselves
 UNFROZEN = "when written"  # the frozen time a preview shows before the release is frozen
 
 

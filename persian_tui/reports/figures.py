@@ -44,6 +44,8 @@ Rules (the documentation's "Reports" page, docs/guide/reports.md, repeats them):
   MAJORITY VOTE (per question the majority's first sample, models.sample_vote); the samples section
   gives per such run the accuracy by majority (ties: fractional credit) and by mean with
   intervals, the agreement among samples against chance (reports/samples.py).
+- Memory: per recall run its recall rates, per model the accuracy on the questions whose outlier
+  couplet it recalls against the others, per couplet its recall across models (reports/memory.py).
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ from ..models import QUESTION_SETS, Question
 from ..store import Store
 from .clusters import ClusterRow, cluster_rows, question_units
 from .items import ItemRow, item_analysis
+from .memory import Memory, build_memory
 from .pairs import ALPHA, Family, PairRow, letters, pair_rows, run_letters  # noqa: F401 (ALPHA, PairRow: re-exported)
 from .ranking import rank_runs
 from .selection import NO_ANSWERS, Inputs, ReportError, report_inputs  # noqa: F401 (ReportError: re-exported)
@@ -187,6 +190,7 @@ class Report:
     clusters: list[ClusterRow] = field(default_factory=list)
     family: Family | None = None  # what the Holm correction was over
     dropped: dict[int, tuple[int, int]] = field(default_factory=dict)  # imported run -> (rows dropped, rows)
+    memory: Memory | None = None  # what the recall runs say (reports/memory.py); None: no recall run
 
     @property
     def limiting(self) -> list[int]:
@@ -385,6 +389,10 @@ def build_report(store: Store, *, run_ids: list[int] | None = None, questions: s
                     agreement=([], []), hardest=[], human=[], seed=seed, n_boot=n_boot,
                     question_set=questions, keyed=len(inp.keyed), answered=answered,
                     left_out=left_out, effect=effect, power=power, dropped=dropped)
+    if rows := store.probes.recall_rows():
+        report.memory = build_memory(store.runs.runs(), inp.keyed, inp.runs, inp.preds, rows)
+        if report.memory is not None:
+            report.memory.probes = {r.run_id: store.probes.probes(r.run_id) for r in report.memory.runs}
     if inp.runs or inp.keyed:
         report.items = item_analysis(store, inp.keyed, [r.id for r in inp.runs], inp.preds, inp.tied_uids())
         from .samples import sample_run

@@ -27,6 +27,8 @@ references). Each carries a one-line evidence and its figures (`details`):
 - weak_distractor (runs): a wrong option chosen by fewer than WEAK_DISTRACTOR of at least
   MIN_N_DISTRACTOR runs (a non-functioning distractor, Haladyna & Downing).
 - too_easy: difficulty >= TOO_EASY with at least MIN_N respondents.
+- from_memory: answerable from memory: the outlier couplet is recalled by most of the models
+  probed on it (recall runs; reports/memory.py).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ import numpy.typing as npt
 from .. import stats
 from ..models import Question
 from ..store import Store
+from .memory import couplet_recall, from_memory
 from .selection import report_inputs
 
 Bools = npt.NDArray[np.bool_]
@@ -55,7 +58,7 @@ MIN_N_DISTRACTOR = 20  # so that 5 % is at least one respondent
 TOO_EASY = 0.95
 MIN_N = 5
 LOW_AGREEMENT = 2 / 3
-FLAGS = ("suspect_key", "low_agreement", "too_hard", "low_discrimination", "weak_distractor",
+FLAGS = ("suspect_key", "low_agreement", "too_hard", "from_memory", "low_discrimination", "weak_distractor",
          "too_easy")  # by severity
 
 
@@ -245,6 +248,7 @@ def item_analysis(store: Store, questions: list[Question], run_ids: list[int],
     hum_stats = _group(hum, annotators, keys)
     rest, defined = rest_scores(chosen == keys[None, :], chosen >= 0)
     votes_by_uid = {v.uid: v for v in votes}
+    memory = from_memory(couplet_recall(qs, store.probes.recall_rows(uids=col)))
     rows = []
     for j, q in enumerate(qs):
         row = ItemRow(q.uid, q.source_name, q.source_id, int(keys[j]), run_stats[j], hum_stats[j])
@@ -259,6 +263,8 @@ def item_analysis(store: Store, questions: list[Question], run_ids: list[int],
         any(_too_hard(row, g, who) for g, who in groups)  # the first group that shows it
         any(_low_discrimination(row, g, who) for g, who in groups)
         _weak_distractor(row, run_stats[j])
+        if q.uid in memory:
+            row.flag("from_memory", memory[q.uid])
         for g, who in groups:
             if g.n >= MIN_N and g.difficulty is not None and g.difficulty >= TOO_EASY:
                 row.flag("too_easy", f"{g.correct} of {g.n} {who} right", group=who, correct=g.correct, n=g.n)

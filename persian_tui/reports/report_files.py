@@ -17,6 +17,7 @@ from pathlib import Path
 from ..display import MISSING, count, interval, p_value, percent, seconds
 from ..files.outputs import write_atomic
 from .figures import DIMENSIONS, Baseline, BreakdownRow, Report
+from .memory_files import memory_csvs, memory_text
 from .notes import family_note, letters_note, ties_note
 
 CHANCE = 0.25
@@ -90,6 +91,8 @@ def _round(obj):
 def report_dict(report: Report) -> dict:
     """The whole report as JSON-ready data (floats rounded to 6 significant digits)."""
     d = asdict(report)
+    if d.get("memory"):
+        d["memory"].pop("probes")  # every probe and its reply: probes.csv (--format csv)
     for acc, obj in zip(d["human"], report.human):
         acc["accuracy"] = obj.accuracy
     d["limiting"] = report.limiting
@@ -328,6 +331,7 @@ def render_text(report: Report, *, max_pairs: int = 28, intervals: str = "pair")
     if not report.questions:
         out.append("nothing to compare: " + ("no runs with predictions" if not report.run_ids else
                                                "the runs share no question with a key"))
+        out += memory_text(report.memory, lambda h, r: text_table(h, r, right={4, 5, 6, 7, 8}))
         return "\n".join(out) + "\n"
     out += ["How to read it:"] + [f"  - {line}" for line in HOW_TO_READ] + [""]
     out += ["== Leaderboard"] + text_table(LEADER_HEADER, _leader_rows(report),
@@ -368,6 +372,7 @@ def render_text(report: Report, *, max_pairs: int = 28, intervals: str = "pair")
                    for h in report.hardest[:10]], right={1})
     out += _items_text(report)
     out += _samples_text(report)
+    out += memory_text(report.memory, lambda h, r: text_table(h, r, right={4, 5, 6, 7, 8}))
     out += ["", "Confusion matrices and the agreement matrix: --format md/csv/json."]
     return "\n".join(out) + "\n"
 
@@ -388,6 +393,7 @@ def render_markdown(report: Report, intervals: str = "pair") -> str:
     if not report.questions:
         out.append("Nothing to compare: " + ("no runs with predictions." if not report.run_ids else
                                                "the runs share no question with a key."))
+        out += memory_text(report.memory, _md_table, md=True)
         return "\n".join(out) + "\n"
     out += ["How to read it:", ""] + [f"- {line}" for line in HOW_TO_READ] + [""]
     out += ["## Leaderboard", "", "![Leaderboard: accuracy on all answered with Wilson 95 % intervals, "
@@ -441,6 +447,7 @@ def render_markdown(report: Report, intervals: str = "pair") -> str:
                      [[f"#{r}"] + [f"{x:.2f}" for x in row] for r, row in zip(runs, shares)])
     out += _items_text(report, md=True)
     out += _samples_text(report, md=True)
+    out += memory_text(report.memory, _md_table, md=True)
     out += ["", "## Hardest questions", ""]
     out += _md_table(["question", "solved", "most common wrong answer", "runs choosing it"],
                      [[h.uid, f"{count(h.solved)}/{h.runs}", "—" if h.common_wrong is None else str(h.common_wrong),
@@ -514,6 +521,7 @@ def render_csvs(report: Report) -> dict[str, str]:
                               if b is not None]),
         "items.csv": _items_csv(report),
         **_samples_csvs(report),
+        **memory_csvs(report.memory),
         "hardest.csv": _csv(["uid", "solved", "runs", "common_wrong", "common_wrong_count"],
                             [list(asdict(h).values()) for h in report.hardest]),
         "human.csv": _csv(["annotator", "correct", "total", "accuracy", "wilson_low", "wilson_high"],

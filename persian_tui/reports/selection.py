@@ -21,7 +21,7 @@ from ..models import QUESTION_SETS, Prediction, Question, Run, SampleVote
 from ..store import Store
 from .ranking import rank_runs
 
-NO_ANSWERS = ("paraphrase", "judge")  # run kinds that answer no question themselves
+NO_ANSWERS = ("paraphrase", "judge", "recall")  # run kinds that answer no question themselves
 ABSTAINS = ("baseline",)  # run kinds whose empty answers are abstentions by design (shortcut cues)
 BROKEN = 0.5  # a run whose share of unusable answers exceeds this is left out by default
 

@@ -10,6 +10,8 @@ For each question with a key, each cue either picks an option or abstains:
                             among the *other* questions (leave-one-out, so a question's own key
                             never votes for itself; ties go to the lower position)
   lexical                   the TF-IDF centroid baseline (never abstains)
+  memory                    the only option whose couplet most models probed on it recall (recall
+                            runs, reports/memory.py); eligible when all four were probed
 Over the bank: how often each cue fires, how often it is right when it fires, with a Wilson 95 %
 interval and a two-sided exact binomial test against chance (25 %): a cue far below chance is
 as telling as one far above. The keys' positions are also tested against a uniform
@@ -29,10 +31,10 @@ from ..models import OptionLink, Question
 from ..stats import binom_two_sided, chisquare_gof, wilson
 from ..text import corpus_key
 
-CUES = ("poet", "metre", "rhyme", "form", "length", "position", "lexical")
+CUES = ("poet", "metre", "rhyme", "form", "length", "position", "lexical", "memory")
 # cues that abstain unless the surface singles one option out: a hit flags the question
 # (the position and lexical baselines always answer, so their hits say little about one question)
-FLAG_CUES = ("poet", "metre", "rhyme", "form", "length")
+FLAG_CUES = ("poet", "metre", "rhyme", "form", "length", "memory")
 CHANCE = 0.25
 LENGTH_OUTLIER = 0.30
 LENGTH_PEERS = 0.15
@@ -100,9 +102,20 @@ def _link_value(link: OptionLink | None, cue: str) -> str | None:
     return {"poet": c.poet_slug, "metre": c.metre, "rhyme": c.rhyme, "form": c.form}[cue]
 
 
+def memory_pick(rates: dict[int, float]) -> int | None:
+    """The only option (1..4) recalled by more than half of the models probed on it, when all
+    four were probed."""
+    if sorted(rates) != [1, 2, 3, 4]:
+        return None
+    most = [p for p, r in rates.items() if r > 0.5]
+    return most[0] if len(most) == 1 else None
+
+
 def analyse(questions: list[Question], links: dict[str, dict[int, OptionLink]],
-            lexical: dict[str, int] | None = None) -> ShortcutReport:
-    """`lexical`: uid -> the option the TF-IDF centroid baseline picks (see lexical_picks)."""
+            lexical: dict[str, int] | None = None,
+            memory: dict[str, dict[int, float]] | None = None) -> ShortcutReport:
+    """`lexical`: uid -> the option the TF-IDF centroid baseline picks (see lexical_picks);
+    `memory`: uid -> position -> share of probed models recalling it (reports/memory.memory_rates)."""
     keyed = [q for q in questions if q.key is not None and len(q.options) == 4]
     eligible = {c: 0 for c in CUES}
     fired = {c: 0 for c in CUES}
@@ -135,6 +148,10 @@ def analyse(questions: list[Question], links: dict[str, dict[int, OptionLink]],
         if lexical is not None and q.uid in lexical:
             eligible["lexical"] += 1
             mine["lexical"] = lexical[q.uid]
+        if memory is not None and sorted(memory.get(q.uid, {})) == [1, 2, 3, 4]:
+            eligible["memory"] += 1
+            if pick := memory_pick(memory[q.uid]):
+                mine["memory"] = pick
         for cue, pick in mine.items():
             fired[cue] += 1
             if pick == q.key:
@@ -144,7 +161,7 @@ def analyse(questions: list[Question], links: dict[str, dict[int, OptionLink]],
         picks[q.uid] = mine
     rows = []
     for cue in CUES:
-        if cue == "lexical" and lexical is None:
+        if (cue == "lexical" and lexical is None) or (cue == "memory" and not memory):
             continue
         row = CueRow(cue, eligible[cue], fired[cue], hits[cue])
         if row.fired:

@@ -26,9 +26,11 @@ _WHERE = {
     "BUSY_RETRIES": "lifecycle", "LEASE_SECONDS": "lifecycle", "Breaker": "lifecycle",
     "LLMSession": "llm", "cached_reply": "llm", "create_llm_run": "llm", "execute_llm_run": "llm",
     "resume_overrides": "llm", "stored_spec": "llm",
+    "create_recall_run": "recall", "execute_recall_run": "recall",
     "Callback": "progress", "RunError": "progress", "RunProgress": "progress", "select_questions": "progress",
     "MAX_SAMPLES": "spec", "RESUME_OVERRIDES": "spec", "SPECS": "spec", "EmbedRunSpec": "spec",
-    "JudgeRunSpec": "spec", "LLMRunSpec": "spec", "ParaphraseRunSpec": "spec", "check_base_url": "spec",
+    "JudgeRunSpec": "spec", "LLMRunSpec": "spec", "ParaphraseRunSpec": "spec", "RecallRunSpec": "spec",
+    "check_base_url": "spec",
     "describe": "spec", "field_errors": "spec", "resume_command": "spec",
 }
 
@@ -47,6 +49,7 @@ if TYPE_CHECKING:
     from .lifecycle import BUSY_RETRIES, LEASE_SECONDS, Breaker
     from .llm import LLMSession, cached_reply, create_llm_run, execute_llm_run, resume_overrides, stored_spec
     from .progress import Callback, RunError, RunProgress, select_questions
+    from .recall import create_recall_run, execute_recall_run
     from .spec import (
         MAX_SAMPLES,
         RESUME_OVERRIDES,
@@ -55,6 +58,7 @@ if TYPE_CHECKING:
         JudgeRunSpec,
         LLMRunSpec,
         ParaphraseRunSpec,
+        RecallRunSpec,
         check_base_url,
         describe,
         field_errors,
@@ -63,9 +67,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BUSY_RETRIES", "LEASE_SECONDS", "MAX_SAMPLES", "RESUME_OVERRIDES", "SPECS", "Breaker", "Callback",
-    "EmbedRunSpec", "JudgeRunSpec", "LLMRunSpec", "LLMSession", "ParaphraseRunSpec", "RunError",
+    "EmbedRunSpec", "JudgeRunSpec", "LLMRunSpec", "LLMSession", "ParaphraseRunSpec", "RecallRunSpec", "RunError",
     "RunProgress", "cached_reply", "check_base_url", "couplet_text", "create_embedding_run",
-    "create_llm_run", "describe", "execute_embedding_run",
+    "create_llm_run", "create_recall_run", "describe", "execute_recall_run", "execute_embedding_run",
     "execute_llm_run", "field_errors", "resume_command", "resume_overrides", "run_embedding", "select_questions",
     "stored_spec",
 ]

@@ -67,7 +67,10 @@ def create_llm_run(store: Store, spec: LLMRunSpec, *, kind: str = "llm") -> Run:
 
 def stored_spec(run: Run, overrides: dict | None = None) -> LLMRunSpec:
     """The run's stored spec with the allowed resume overrides (see resume_overrides)."""
-    fields = LLMRunSpec.model_fields
+    from .spec import RecallRunSpec
+
+    cls = RecallRunSpec if run.kind == "recall" else LLMRunSpec
+    fields = cls.model_fields
     data = {k: v for k, v in run.params.items() if k in fields}
     data.update(overrides or {})
     if redact.was_redacted(data.get("base_url")):
@@ -78,7 +81,7 @@ def stored_spec(run: Run, overrides: dict | None = None) -> LLMRunSpec:
     from .spec import describe
 
     try:
-        return LLMRunSpec.model_validate(data)
+        return cls.model_validate(data)
     except ValidationError as e:
         raise RunError(f"run {run.id}: {describe(e)}") from None
 
@@ -119,7 +122,7 @@ async def cached_reply(store: Store, client: LLMClient, spec: LLMRunSpec, messag
 
 
 class LLMSession:
-    """One execution of a run that asks an endpoint (LLM, paraphrase or judge): opening it finds
+    """One execution of a run that asks an endpoint (LLM, paraphrase, recall or judge): opening it finds
     the run (of one of `kinds`, else RunError "no `what` run"), its stored spec with `overrides`,
     and takes the run's lease; `start()` marks it running and makes the client, the gate and the
     breaker; `drive(tasks)` waits for the requests; `finish(...)` records the end."""

@@ -270,3 +270,61 @@ def render_paraphrase(mesra1: str, mesra2: str) -> list[dict]:
     """Messages asking for the prose meaning of one couplet (GhazalBench's poem-to-prose task)."""
     return [{"role": "system", "content": PARAPHRASE_SYSTEM},
             {"role": "user", "content": f"{mesra1}\n{mesra2}"}]
+
+
+# ---------------------------------------------------------------- recall probes (GhazalBench's)
+
+# GhazalBench's Persian prompts (its appendix A.4), with the poet named in the cue rather than
+# fixed to Hafez, and four choices (الف ب ج د) rather than three
+RECALL_ROLE = ("شما یک مدل زبانی هستید که برای بازیابی مصراع دوم دقیق و اصیل اشعار کلاسیک فارسی "
+               "طراحی شده‌اید.")
+RECALL_CUES = {
+    "first": "به شما نام شاعر و مصراع اول یکی از ابیات او داده می‌شود.",
+    "prose": "به شما نام شاعر، مصراع اول یکی از ابیات او و نثر روان فارسی همان بیت داده می‌شود.",
+    "words": "به شما نام شاعر، مصراع اول یکی از ابیات او و دو واژه از مصراع دوم همان بیت داده می‌شود.",
+    "shuffled": ("به شما نام شاعر، مصراع اول یکی از ابیات او و نسخه‌ای از مصراع دوم همان بیت که "
+                 "ترتیب واژگان آن جابه‌جا شده است داده می‌شود."),
+}
+RECALL_COMPLETE = (
+    "وظیفهٔ شما این است که مصراع دوم واقعی همین بیت را، چنان که در دیوان شاعر آمده است، بدون هیچ "
+    "تغییری بازگردانید.\n\n"
+    "لطفاً دستورالعمل‌های زیر را دقیقاً رعایت کنید:\n"
+    "۱- هیچ مصراعی نسازید؛ فقط از متن معتبر دیوان بازیابی کنید.\n"
+    "۲- مصراع باید کاملاً مطابق متن اصلی باشد؛ هیچ واژه یا نشانه‌ای را تغییر ندهید.\n"
+    "۳- خروجی را فقط در قالب زیر بازگردانید و از هرگونه توضیح اضافی خودداری کنید:\n"
+    "<answer>مصراع دوم</answer>"
+)
+RECALL_CHOOSE = (
+    "سپس یک پرسش چهارگزینه‌ای می‌آید که در آن مصراع دوم واقعی همین بیت پرسیده می‌شود. وظیفهٔ "
+    "شما این است که تنها یک گزینهٔ درست را انتخاب کنید. پاسخ شما باید فقط حرف گزینهٔ درست "
+    "(الف، ب، ج یا د) باشد و هیچ متن یا توضیح دیگری نداشته باشد."
+)
+UNKNOWN_POET = "نامعلوم"
+CHOICE_LETTERS = ("الف", "ب", "ج", "د")
+RECALL_VERSION = "recall/v1"
+RECALL_HASH = _sha(json.dumps([RECALL_VERSION, RECALL_ROLE, RECALL_CUES, RECALL_COMPLETE, RECALL_CHOOSE,
+                               UNKNOWN_POET], ensure_ascii=False))
+
+
+def recall_cue(cue: str, poet: str | None, first: str, extra: str | None = None) -> str:
+    """The cue a probe gives (stored with it): the poet (unknown when the couplet is not linked to
+    the corpus), the first hemistich and, by cue, the prose, the two words or the shuffled second."""
+    lines = [f"شاعر: {poet or UNKNOWN_POET}", f"مصراع اول: <first_verse>{first}</first_verse>"]
+    if cue == "prose":
+        lines.append(f"نثر بیت: <couplet_prose>{extra}</couplet_prose>")
+    elif cue == "words":
+        lines.append(f"واژه‌ها: {extra}")
+    elif cue == "shuffled":
+        lines.append(f"مصراع دوم با ترتیب واژگانی جابه‌جاشده: <shuffled_second_verse>{extra}</shuffled_second_verse>")
+    return "\n".join(lines)
+
+
+def render_recall(cue: str, cue_text: str, choices: Sequence[str] | None = None) -> list[dict]:
+    """Messages of one recall probe: `choices` (four second hemistichs, in the order shown) for
+    the choose format, else the model writes the second hemistich."""
+    task = RECALL_CHOOSE if choices is not None else RECALL_COMPLETE
+    system = f"{RECALL_ROLE}\n\n{RECALL_CUES[cue]} {task}"
+    user = cue_text
+    if choices is not None:
+        user += "\n\nگزینه‌ها:\n" + "\n".join(f"{CHOICE_LETTERS[i]}) {c}" for i, c in enumerate(choices))
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 
 from .. import redact
 from ..models import QUESTION_SETS, check_release_name
+from ..models.recall import CHOOSE_CUES, Cue, Format
 from ..redact import check_env_name
 from .prompts import Strategy
 from .scorers import Scorer
@@ -55,7 +56,7 @@ class LLMRunSpec(_Spec):
 
     base_url: str = Field(min_length=1)
     model: str = Field(min_length=1, max_length=300)
-    strategy: Strategy | Literal["paraphrase", "judge"] = "zero-shot"
+    strategy: Strategy | Literal["paraphrase", "judge", "recall"] = "zero-shot"
     api_key_env: str = "OPENAI_API_KEY"
     temperature: float | None = Field(0.0, ge=0.0, le=2.0)
     max_tokens: int | None = Field(None, ge=1, le=1_000_000)
@@ -102,6 +103,39 @@ class ParaphraseRunSpec(LLMRunSpec):
     shuffle_seed: None = None
     exemplars: int = Field(0, ge=0, le=0)
     samples: int = Field(1, ge=1, le=1)
+
+
+class RecallRunSpec(LLMRunSpec):
+    """Recall probes (GhazalBench's scenarios): for each couplet of the questions, the model
+    writes (`complete`) or picks among four (`choose`) its second hemistich, given a cue."""
+
+    strategy: Literal["recall"] = "recall"
+    cue: Cue = "first"
+    format: Format = "complete"
+    paraphrase_run: int | None = Field(None, ge=1, validate_default=True)  # the prose of cue `prose`
+    probe_seed: int = Field(0, ge=0, lt=2**32)  # the shuffled words and the choices' order
+    shuffle_seed: None = None
+    exemplars: int = Field(0, ge=0, le=0)
+    samples: int = Field(1, ge=1, le=1)
+
+    @field_validator("format")
+    @classmethod
+    def _format(cls, value: str, info: ValidationInfo) -> str:
+        cue = info.data.get("cue")
+        if value == "choose" and cue is not None and cue not in CHOOSE_CUES:
+            raise ValueError(f"choose is not for cue {cue}: its words would give the answer away "
+                             f"(choose takes {' or '.join(CHOOSE_CUES)})")
+        return value
+
+    @field_validator("paraphrase_run")
+    @classmethod
+    def _prose(cls, value: int | None, info: ValidationInfo) -> int | None:
+        cue = info.data.get("cue")
+        if cue == "prose" and value is None:
+            raise ValueError("is needed for cue prose: the paraphrase run whose prose is the cue")
+        if cue is not None and cue != "prose" and value is not None:
+            raise ValueError("only applies to cue prose")
+        return value
 
 
 class JudgeRunSpec(LLMRunSpec):
@@ -172,7 +206,7 @@ class EmbedRunSpec(_Spec):
 
 
 SPECS = {"llm": LLMRunSpec, "paraphrase": ParaphraseRunSpec, "judge": JudgeRunSpec,
-         "embedding": EmbedRunSpec}
+         "embedding": EmbedRunSpec, "recall": RecallRunSpec}
 
 
 
@@ -181,7 +215,7 @@ def resume_command(kind: str, run_id: int) -> str | None:
     not resume; an embedding run is quick to launch again)."""
     if kind == "judge":
         return f"persian-tui judge --resume {run_id}"
-    if kind in ("llm", "paraphrase"):
+    if kind in ("llm", "paraphrase", "recall"):
         return f"persian-tui run {kind} --resume {run_id}"
     return None
 

@@ -346,6 +346,12 @@ class RunsRepo:
                       SUM(j.status = 'unscored') AS invalid, SUM(j.status = 'api_error') AS errors
                FROM judgments j JOIN runs r ON r.id = j.run_id AND r.kind = 'judge'
                GROUP BY j.run_id""")}
+        # a recall run's items are its probes: recalled (complete or partial) counts as correct
+        stats |= {r["run_id"]: r for r in self.db.conn.execute(
+            """SELECT p.run_id, COUNT(*) AS done, SUM(p.score IN ('complete', 'partial')) AS correct,
+                      COUNT(*) AS scored, SUM(p.status IN ('invalid', 'empty', 'refusal', 'ambiguous')) AS invalid,
+                      SUM(p.status = 'api_error') AS errors
+               FROM probes p GROUP BY p.run_id""")}
         none = {"done": 0, "correct": 0, "scored": 0, "invalid": 0, "errors": 0}
         return [RunSummary(run, **{k: (stats[run.id][k] if run.id in stats else v) for k, v in none.items()})
                 for run in self.runs(archived=archived)]

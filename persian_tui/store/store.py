@@ -11,6 +11,7 @@ from .imports import ImportsRepo
 from .judging import JudgingRepo
 from .labels import LabelsRepo
 from .links import LinksRepo
+from .probes import ProbesRepo
 from .questions import QuestionsRepo
 from .releases import ReleasesRepo
 from .runs import RunsRepo
@@ -34,6 +35,7 @@ class Store(Database):
         self.curation = CurationRepo(self, self.questions, self.links)
         self.labels = LabelsRepo(self, self.questions)
         self.runs = RunsRepo(self)
+        self.probes = ProbesRepo(self)
         self.judging = JudgingRepo(self)
         self.releases = ReleasesRepo(self)
         self.users = UsersRepo(self)

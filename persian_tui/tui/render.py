@@ -100,9 +100,16 @@ def with_derived_poets(q: Question, links: dict[int, OptionLink]) -> Question:
     return dataclasses.replace(q, options=options)
 
 
-def detail_lines(q: Question | None, width: int, mode: Mode, *, blind: bool = False) -> list[Line]:
+def recall_value(recall: dict[int, tuple[int, int]]) -> str:
+    """A question's couplets' recall: '1:2/3 2:0/3 models' (recalled / probed)."""
+    return " ".join(f"{p}:{n}/{m}" for p, (n, m) in sorted(recall.items())) + " models"
+
+
+def detail_lines(q: Question | None, width: int, mode: Mode, *, blind: bool = False,
+                 recall: dict[int, tuple[int, int]] | None = None) -> list[Line]:
     """Everything the detail pane shows for ``q`` at ``width`` cells; ``blind``: nothing of its
-    key (no key field, no key couplet marked, no explanation), for an annotator."""
+    key (no key field, no key couplet marked, no explanation), for an annotator. ``recall``:
+    each couplet's recall by the probed models (access.couplet_recall; never when blind)."""
     width = max(width, 8)
     if q is None:
         return [Line("no question selected", "dim")]
@@ -130,6 +137,7 @@ def detail_lines(q: Question | None, width: int, mode: Mode, *, blind: bool = Fa
         ("tags", "، ".join(q.tags) or "—"),
         ("author", q.author or "—"),
         ("updated", q.updated_at or "—"),
+        *([("recall", recall_value(recall))] if recall and not blind else []),
     ]
     for label, value in fields:
         out += label_lines(label, value, width, mode)

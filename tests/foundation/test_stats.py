@@ -404,3 +404,17 @@ def test_multinomial_exact_by_brute_force_and_used_where_expected_counts_are_sma
     big = [30, 20, 25, 25]  # expected 25: Pearson's chi-square as before
     assert stats.chisquare_gof(big, [1, 1, 1, 1])[1] == pytest.approx(chisquare(big).pvalue)
     assert stats.multinomial_exact([200, 0, 0, 0], [0.25] * 4) is None  # too many tables
+
+
+def test_newcombe_difference_matches_the_published_example():
+    """Newcombe (1998), Table II, example (a): 56/70 - 48/80, method 10: 0.0524 to 0.3339."""
+    low, high = stats.newcombe_difference(56, 70, 48, 80)
+    assert (round(low, 4), round(high, 4)) == (0.0524, 0.3339)
+    assert stats.newcombe_difference(1, 0, 1, 2) is None
+
+
+def test_fisher_exact_two_sided():
+    from scipy.stats import fisher_exact
+
+    assert stats.fisher_exact(8, 2, 1, 5) == pytest.approx(fisher_exact([[8, 2], [1, 5]]).pvalue)
+    assert stats.fisher_exact(3, 0, 0, 0) is None  # one row empty: nothing to compare

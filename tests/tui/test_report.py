@@ -126,6 +126,7 @@ async def test_tabs_switch_with_digits(db):
         for key, pane, focus in (("2", "pairs", "pairs-table"), ("3", "breakdowns", "bd-table"),
                                  ("4", "behaviour", "bh-run"), ("5", "hardest", "hard-table"),
                                  ("6", "human", "human-table"), ("7", "items", "items-table"),
+                                 ("8", "memory", "memory-runs"),
                                  ("1", "leaderboard", "lb-table")):
             await pilot.press(key)
             await pilot.pause()

@@ -421,7 +421,7 @@ async def test_embedding_run_with_tfidf(db):
         assert sum("run 1 done" in n for n in notices(app)) == 1
         await pilot.press("u")  # embedding runs do not resume
         await pilot.pause()
-        assert "only LLM, paraphrase and judge runs resume" in notices(app)[-1]
+        assert "only LLM, paraphrase, recall and judge runs resume" in notices(app)[-1]
         await pilot.press("enter")
         await pilot.pause()
         detail = app.screen

@@ -48,4 +48,69 @@ MIGRATIONS: list[list[str]] = [
         """,
         "INSERT INTO corpus_keys (corpus_keys) VALUES ('optimize')",
     ],
+    # 21: recall probes (runs/recall.py): run kind 'recall' (runs rebuilt for its CHECK) and one row
+    # per probed couplet of a recall run: (run, question, option position), UNIQUE, so a resume
+    # never asks or stores a probe twice
+    [
+        """
+            CREATE TABLE runs_new (
+                id INTEGER PRIMARY KEY,
+                kind TEXT NOT NULL CHECK (kind IN
+                    ('embedding', 'llm', 'paraphrase', 'judge', 'imported', 'baseline', 'recall')),
+                model TEXT NOT NULL,
+                params TEXT NOT NULL DEFAULT '{}',
+                prompt_template TEXT,
+                prompt_hash TEXT,
+                status TEXT NOT NULL DEFAULT 'running'
+                    CHECK (status IN ('running', 'done', 'cancelled', 'failed')),
+                total INTEGER NOT NULL DEFAULT 0,
+                note TEXT,
+                created_at TEXT NOT NULL,
+                finished_at TEXT,
+                reason TEXT,
+                archived INTEGER NOT NULL DEFAULT 0,
+                lease_holder TEXT,
+                lease_expires REAL
+            )
+        """,
+        # explicit columns: a later change to runs must be carried here too (fails loudly if not)
+        """
+            INSERT INTO runs_new (id, kind, model, params, prompt_template, prompt_hash, status, total,
+                                  note, created_at, finished_at, reason, archived, lease_holder,
+                                  lease_expires)
+            SELECT id, kind, model, params, prompt_template, prompt_hash, status, total, note,
+                   created_at, finished_at, reason, archived, lease_holder, lease_expires FROM runs
+        """,
+        "DROP TABLE runs",
+        "ALTER TABLE runs_new RENAME TO runs",
+        """
+            CREATE TABLE probes (
+                id INTEGER PRIMARY KEY,
+                run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+                question_id INTEGER NOT NULL REFERENCES questions (id) ON DELETE CASCADE,
+                position INTEGER NOT NULL CHECK (position BETWEEN 1 AND 4),
+                poem TEXT,
+                couplet INTEGER,
+                poet TEXT,
+                gold TEXT NOT NULL,
+                cue TEXT NOT NULL,
+                choices TEXT,
+                answer INTEGER CHECK (answer BETWEEN 1 AND 4),
+                predicted INTEGER CHECK (predicted BETWEEN 1 AND 4),
+                reply TEXT,
+                status TEXT NOT NULL CHECK (status IN
+                    ('ok', 'invalid', 'empty', 'refusal', 'api_error', 'ambiguous')),
+                score TEXT CHECK (score IN ('complete', 'partial', 'none')),
+                cer REAL,
+                tokens_in INTEGER,
+                tokens_out INTEGER,
+                latency REAL,
+                cost REAL,
+                error TEXT,
+                created_at TEXT NOT NULL,
+                UNIQUE (run_id, question_id, position)
+            )
+        """,
+        "CREATE INDEX probes_question ON probes (question_id, position)",
+    ],
 ]

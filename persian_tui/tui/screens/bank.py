@@ -198,9 +198,12 @@ class BankScreen(AppState, Guarded, Screen[None]):
         if not force and uid is not None and detail.shows(uid, self.mode):
             return  # e.g. typing in the search kept the same question on top
         q = self.store.questions.get_question(uid) if uid else None
+        recall = None
         if uid and q is not None:  # poets derived from corpus links, marked as such
             q = with_derived_poets(access(self).question(q), self.store.links.links([uid]).get(uid, {}))
-        detail.show(q, self.mode)
+            if not access(self).blind:  # which couplets the models remember points at the key
+                recall = access(self).couplet_recall(self.store, uid) or None
+        detail.show(q, self.mode, recall)
 
     @on(BankTable.Loaded)
     def _loaded(self) -> None:

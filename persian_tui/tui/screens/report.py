@@ -2,7 +2,7 @@
 
 Tabs (each a widget of its own, in ``widgets/report_*.py``): 1 leaderboard (table + chart),
 2 paired comparisons, 3 breakdowns, 4 behaviour (position bias, confusion, agreement between
-runs), 5 hardest questions, 6 human baseline, 7 item analysis. The screen computes the
+runs), 5 hardest questions, 6 human baseline, 7 item analysis, 8 memory (recall runs). The screen computes the
 report, shows it in every tab and holds the keys.
 """
 
@@ -30,19 +30,20 @@ from ..widgets.report_breakdowns import BreakdownsTab
 from ..widgets.report_cells import ReportTab, RunNames, cursor_key, cut, right
 from ..widgets.report_hardest import HardestTab, ItemsTab
 from ..widgets.report_leaderboard import HumanTab, LeaderboardTab
+from ..widgets.report_memory import MemoryTab
 from ..widgets.report_pairs import PairsTab
 from ..widgets.rows_table import RowsTable
 
 if TYPE_CHECKING:
     from ...reports.figures import Report
 
-TABS = ("leaderboard", "pairs", "breakdowns", "behaviour", "hardest", "human", "items")
+TABS = ("leaderboard", "pairs", "breakdowns", "behaviour", "hardest", "human", "items", "memory")
 MAIN_WIDGET = {"leaderboard": "#lb-table", "pairs": "#pairs-table", "breakdowns": "#bd-table",
                "behaviour": "#bh-run", "hardest": "#hard-table", "human": "#human-table",
-               "items": "#items-table"}
-TITLES = ("Leaderboard", "Pairs", "Breakdowns", "Behaviour", "Hardest", "Human", "Items")
+               "items": "#items-table", "memory": "#memory-runs"}
+TITLES = ("Leaderboard", "Pairs", "Breakdowns", "Behaviour", "Hardest", "Human", "Items", "Memory")
 TAB_WIDGETS: tuple[type[ReportTab], ...] = (LeaderboardTab, PairsTab, BreakdownsTab, BehaviourTab, HardestTab,
-                                            HumanTab, ItemsTab)
+                                            HumanTab, ItemsTab, MemoryTab)
 EXPORT_DIR = Path("exports") / "report"  # beside the database
 EXPORT_SETTING = "report.export_dir"  # the folder last exported to (the next prompt's default)
 

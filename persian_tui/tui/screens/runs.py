@@ -19,10 +19,12 @@ from ...models import RunSummary, accuracy
 from ...runs import (
     EmbedRunSpec,
     JudgeRunSpec,
+    RecallRunSpec,
     RunError,
     check_base_url,
     create_embedding_run,
     create_llm_run,
+    create_recall_run,
     resume_overrides,
 )
 from ...store import LeaseHeld, StoreError
@@ -108,7 +110,7 @@ class RunsScreen(AppState, Screen[None]):
     KEYS_TITLE = "runs"
     KEY_TABLE = (
         Key("escape,q", "back", "Back", "back to the bank", palette="Back"),
-        Key("n", "new", "New run", "launch a new run (embedding, LLM, paraphrase or judge)", palette="New run"),
+        Key("n", "new", "New run", "launch a new run (embedding, LLM, paraphrase, recall or judge)", palette="New run"),
         Key("enter", "open", "Predictions", "the highlighted run's answers", priority=True,
             palette="Open predictions"),
         Key("c", "cancel_run", "Cancel", "cancel the highlighted run", palette="Cancel run"),
@@ -297,6 +299,10 @@ class RunsScreen(AppState, Screen[None]):
                 run = create_judge_run(self.store, spec, spec.target_run, only_wrong=spec.only_wrong)
                 job = start_llm(self.app, run.id, spec.model, kind="judge",
                                 overrides={"base_url": spec.base_url})
+            elif isinstance(spec, RecallRunSpec):
+                run, _ = create_recall_run(self.store, spec)  # (couplets left out: counted in its total)
+                job = start_llm(self.app, run.id, spec.model, kind="recall",
+                                overrides={"base_url": spec.base_url})
             else:
                 run = create_llm_run(self.store, spec, kind=values.get("kind", "llm"))
                 job = start_llm(self.app, run.id, spec.model, kind=run.kind,
@@ -348,8 +354,8 @@ class RunsScreen(AppState, Screen[None]):
             self.notify("no run selected", timeout=2)
             return None
         r = s.run
-        if r.kind not in ("llm", "paraphrase", "judge"):
-            self.notify(f"run {r.id} is an {r.kind} run: only LLM, paraphrase and judge runs resume "
+        if r.kind not in ("llm", "paraphrase", "judge", "recall"):
+            self.notify(f"run {r.id} is an {r.kind} run: only LLM, paraphrase, recall and judge runs resume "
                         "(an embedding run is quick to launch again with n)", timeout=4)
             return None
         if self.jobs.for_run(r.id):
@@ -424,6 +430,11 @@ class RunsScreen(AppState, Screen[None]):
         run_id = self.selected_id
         if run_id is None:
             self.notify("no run yet: n launches one", timeout=2)
+            return
+        s = self._selected()
+        if s is not None and s.run.kind == "recall":  # probes, not answers: the report reads them
+            self.notify(f"run {run_id} is a recall run: its probes are in the report's Memory tab (p on the "
+                        "bank, then 8) and in `persian-tui report -o DIR --format csv` (probes.csv)", timeout=6)
             return
         from .run_detail import RunDetailScreen
 

@@ -44,10 +44,12 @@ class QuestionView(Widget):
         self.mode = mode
         self.blind = blind  # no key, no explanation (an annotator's view)
         self.question: Question | None = None
+        self.recall: dict[int, tuple[int, int]] | None = None  # couplet -> (recalled, probed) models
         self._cache: tuple[tuple[int, Mode, int], list[Line]] | None = None
 
-    def show(self, question: Question | None, mode: Mode | None = None) -> None:
-        self.question = question
+    def show(self, question: Question | None, mode: Mode | None = None,
+             recall: dict[int, tuple[int, int]] | None = None) -> None:
+        self.question, self.recall = question, recall
         if mode is not None:
             self.mode = mode
         self._cache = None
@@ -56,7 +58,8 @@ class QuestionView(Widget):
     def layout_lines(self, width: int) -> list[Line]:
         key = (width, self.mode, id(self.question))
         if self._cache is None or self._cache[0] != key:
-            self._cache = (key, detail_lines(self.question, width, self.mode, blind=self.blind))
+            self._cache = (key, detail_lines(self.question, width, self.mode, blind=self.blind,
+                                                 recall=self.recall))
         return self._cache[1]
 
     @property
@@ -82,8 +85,9 @@ class QuestionDetail(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield self.view
 
-    def show(self, question: Question | None, mode: Mode | None = None) -> None:
-        self.view.show(question, mode)
+    def show(self, question: Question | None, mode: Mode | None = None,
+             recall: dict[int, tuple[int, int]] | None = None) -> None:
+        self.view.show(question, mode, recall)
         self.scroll_home(animate=False)
 
     def shows(self, uid: str, mode: Mode) -> bool:

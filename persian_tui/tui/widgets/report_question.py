@@ -11,6 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ...bidi import Mode
+from ..guard import access
 from ..keys import Key, bindings, help_key
 from .couplets import QuestionDetail
 
@@ -35,9 +36,10 @@ class HardQuestionScreen(ModalScreen[None]):
     HardQuestionScreen QuestionDetail { height: 1fr; }
     """
 
-    def __init__(self, question: Question, note: str, mode: Mode) -> None:
+    def __init__(self, question: Question, note: str, mode: Mode,
+                 recall: dict[int, tuple[int, int]] | None = None) -> None:
         super().__init__()
-        self.question = question
+        self.question, self.recall = question, recall
         self.note = note
         self.mode = mode
 
@@ -47,7 +49,7 @@ class HardQuestionScreen(ModalScreen[None]):
             yield QuestionDetail(self.mode, id="hq-detail")
 
     def on_mount(self) -> None:
-        self.query_one(QuestionDetail).show(self.question)
+        self.query_one(QuestionDetail).show(self.question, recall=self.recall)
 
 
 def open_question(widget: AppState, uid: str | None, note: Callable[[Question], str]) -> None:
@@ -56,4 +58,6 @@ def open_question(widget: AppState, uid: str | None, note: Callable[[Question], 
     if question is None:
         widget.notify(f"question {uid} is no longer in the bank", severity="warning", timeout=3)
         return
-    widget.app.push_screen(HardQuestionScreen(question, note(question) + "   (Escape: close)", widget.mode))
+    who = access(widget)  # the report is for reviewers and admins; recall is checked again in the core
+    recall = None if who.blind else who.couplet_recall(widget.store, question.uid) or None
+    widget.app.push_screen(HardQuestionScreen(question, note(question) + "   (Escape: close)", widget.mode, recall))

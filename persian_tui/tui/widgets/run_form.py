@@ -16,17 +16,19 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from ... import settings
 from ...models import QUESTION_SETS
+from ...models.recall import CUES, FORMATS
 from ...redact import check_env_name
 from ...runs.outlier import SCORERS
 from ...runs.prompts import STRATEGIES
-from ...runs.spec import SPECS, EmbedRunSpec, JudgeRunSpec, LLMRunSpec, ParaphraseRunSpec, field_errors
+from ...runs.spec import SPECS, EmbedRunSpec, JudgeRunSpec, LLMRunSpec, ParaphraseRunSpec, RecallRunSpec, field_errors
 from ..keys import Key, bindings, help_key
 from .dialogs import drop_asking
 from .persian_input import PersianInput
 
-Spec = LLMRunSpec | ParaphraseRunSpec | JudgeRunSpec | EmbedRunSpec
-KINDS = ("llm", "paraphrase", "judge", "embedding")
+Spec = LLMRunSpec | ParaphraseRunSpec | JudgeRunSpec | EmbedRunSpec | RecallRunSpec
+KINDS = ("llm", "paraphrase", "recall", "judge", "embedding")
 KIND_LABELS = {"llm": "LLM (chat completions)", "paraphrase": "paraphrase (couplets as prose)",
+               "recall": "recall (does the model remember the couplets?)",
                "judge": "judge (classify a run's errors)", "embedding": "embedding (outlier scorer)"}
 
 DEFAULTS: dict[str, str] = {
@@ -34,7 +36,7 @@ DEFAULTS: dict[str, str] = {
     "base_url": "", "model": "", "api_key_env": "OPENAI_API_KEY", "strategy": STRATEGIES[0],
     "concurrency": "4", "temperature": "0", "shuffle_seed": "", "target_run": "", "only_wrong": "no",
     "embed_model": "tfidf", "embed_base_url": "", "scorer": SCORERS[0], "prefix": "",
-    "samples": "1", "sample": "", "release": "",
+    "samples": "1", "sample": "", "release": "", "cue": CUES[0], "format": FORMATS[0], "paraphrase_run": "",
 }
 
 # (field, label, placeholder) of the text inputs, by section
@@ -55,7 +57,14 @@ EMBED_FIELDS = [
     ("embed_base_url", "base URL", "for openai:<model>, e.g. http://127.0.0.1:11434/v1"),
     ("prefix", "prefix", "optional, e.g. 'query: ' (not for tfidf)"),
 ]
-INTEGER_FIELDS = {"limit", "concurrency", "shuffle_seed", "target_run", "samples", "sample"}
+INTEGER_FIELDS = {"limit", "concurrency", "shuffle_seed", "target_run", "samples", "sample", "paraphrase_run"}
+PROSE_FIELD = ("paraphrase_run", "paraphrase run", "cue prose: the paraphrase run whose prose is given")
+CUE_LABELS = {"first": "first: the poet and the first hemistich",
+              "prose": "prose: + the couplet's prose (a paraphrase run)",
+              "words": "words: + the two rarest words of the second",
+              "shuffled": "shuffled: + the second's words shuffled"}
+FORMAT_LABELS = {"complete": "complete: write the second hemistich",
+                 "choose": "choose: pick it among four (cues first, prose)"}
 # form field -> spec field, where they differ (embedding runs have their own model and URL inputs)
 EMBED_NAMES = {"embed_model": "model", "embed_base_url": "base_url"}
 # the form fields each kind uses
@@ -64,6 +73,8 @@ KIND_FIELDS = {
             "shuffle_seed", "samples", "api_key_env"],
     "paraphrase": ["questions", "limit", "release", "base_url", "model", "concurrency", "temperature",
                    "api_key_env"],
+    "recall": ["questions", "limit", "release", "base_url", "model", "cue", "format", "paraphrase_run",
+               "concurrency", "temperature", "api_key_env"],
     "judge": ["target_run", "only_wrong", "sample", "limit", "base_url", "model", "concurrency", "temperature",
               "api_key_env"],
     "embedding": ["questions", "limit", "release", "embed_model", "scorer", "embed_base_url", "prefix",
@@ -129,7 +140,7 @@ def parse_form(values: dict[str, str]) -> tuple[Spec | None, list[tuple[str, str
 
 
 def _label(field: str) -> str:
-    labels = {f: label for f, label, _ in COMMON + LLM_FIELDS + EMBED_FIELDS + [KEY_FIELD]}
+    labels = {f: label for f, label, _ in COMMON + LLM_FIELDS + EMBED_FIELDS + [KEY_FIELD, PROSE_FIELD]}
     labels.update(target_run="judged run", only_wrong="only wrong", strategy="strategy", scorer="scorer",
                   questions="question set")
     return labels.get(field, field.replace("_", " "))
@@ -233,6 +244,12 @@ class RunForm(ModalScreen[None]):
                 yield self._row("strategy", "strategy", Select(
                     [(s, s) for s in STRATEGIES], value=i["strategy"], allow_blank=False,
                     id="strategy", compact=True))
+                yield self._row("cue", "cue", Select(
+                    [(CUE_LABELS[c], c) for c in CUES], value=i["cue"], allow_blank=False, id="cue", compact=True))
+                yield self._row("format", "format", Select(
+                    [(FORMAT_LABELS[f], f) for f in FORMATS], value=i["format"], allow_blank=False, id="format",
+                    compact=True))
+                yield self._row(PROSE_FIELD[0], PROSE_FIELD[1], self._input(PROSE_FIELD[0], PROSE_FIELD[2]))
                 for field, label, hint in LLM_FIELDS[2:]:
                     yield self._row(field, label, self._input(field, hint))
                 yield self._row("embed_model", "model", self._input("embed_model", EMBED_FIELDS[0][2]))
@@ -259,8 +276,8 @@ class RunForm(ModalScreen[None]):
 
     def values(self) -> dict[str, str]:
         out = {f: self.query_one(f"#{f}", Input).value
-               for f, _, _ in COMMON + LLM_FIELDS + EMBED_FIELDS + [KEY_FIELD]}
-        for f in ("kind", "questions", "strategy", "scorer", "target_run", "only_wrong"):
+               for f, _, _ in COMMON + LLM_FIELDS + EMBED_FIELDS + [KEY_FIELD, PROSE_FIELD]}
+        for f in ("kind", "questions", "strategy", "scorer", "target_run", "only_wrong", "cue", "format"):
             value = self.query_one(f"#{f}", Select).value
             out[f] = "" if value is Select.NULL else str(value)
         return out

@@ -145,11 +145,11 @@ class _Reporter:
 def _llm_work(app: App[Any], jobs: Jobs, job: Job, run_id: int, db_path: Path,
               overrides: dict[str, Any] | None = None) -> None:
     from ...judging.run import execute_judge_run
-    from ...runs import execute_llm_run
+    from ...runs import execute_llm_run, execute_recall_run
 
     report = _Reporter(app, jobs, job)
     report.starting("retrying API errors…" if job.retry_errors else "starting…")
-    execute = execute_judge_run if job.kind == "judge" else execute_llm_run
+    execute = {"judge": execute_judge_run, "recall": execute_recall_run}.get(job.kind, execute_llm_run)
 
     async def main() -> RunProgress:
         task = asyncio.ensure_future(execute(
@@ -194,7 +194,7 @@ def _start(app: App[Any], job: Job, work: Callable[[], None]) -> Job:
 
 def start_llm(app: TuiApp, run_id: int, model: str, *, retry_errors: bool = False, kind: str = "llm",
               overrides: dict[str, Any] | None = None) -> Job:
-    """Execute (or resume) an LLM, paraphrase or judge run in a thread worker on the app;
+    """Execute (or resume) an LLM, paraphrase, recall or judge run in a thread worker on the app;
     ``overrides``: the real base URL of a new run (never stored) or resume overrides."""
     jobs = jobs_for(app)
     job = jobs.new(kind, model, run_id, retry_errors)
