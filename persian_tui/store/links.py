@@ -16,7 +16,7 @@ from ..models.keys import now
 from ..models.linking import Candidate, Decision, decide
 from ..text import corpus_key
 from .corpus import COUPLET_FIELDS, CorpusRepo
-from .corpus_query import fts_query, hemistich_token, pdf_repairs
+from .corpus_query import fts_query, hemistich_token, pdf_repairs, spellings, spellings_query, split_candidates
 from .db import Database
 from .errors import StoreBusy
 from .rows import to_json
@@ -32,7 +32,10 @@ RARE_TOKENS = 4  # the rarest words of an option make one of its FTS queries ...
 BROAD_TOKENS = 10  # ... and up to this many words another (each OR within OR_POSTINGS)
 OR_POSTINGS = 4_000  # couplets an FTS OR ranks at most (its words' counts summed; LinksRepo._candidates)
 VERBATIM = ("exact", "swapped")  # link methods that end the candidate search early
-STAGES = ("keys", "narrow", "wide")  # the candidate search, cheapest first (LinksRepo._candidates)
+STAGES = ("keys", "narrow", "wide", "halves")  # the candidate search, cheapest first (LinksRepo._candidates)
+FALLBACK = "halves"  # the stage asked only for an option the stages before it could not link
+HALF_TOKENS = 3  # the fallback: the couplets holding a hemistich's rarest words (every spelling) ...
+AND_POSTINGS = 20_000  # ... when the rarest of them is in at most this many couplets (the AND's matches)
 KEY_ROWS = 2_000  # couplets a hemistich key lookup reads at most (a refrain repeated in many poems)
 VARIANT_TOKENS = 3  # a verbatim couplet's variants: the couplets holding these rarest words of a hemistich
 LINK_THREADS = 2  # options decided at once (LinksRepo._decisions), each thread its own connection
@@ -51,6 +54,7 @@ class LinksRepo:
         self.db = db
         self.corpus = corpus  # the couplets, their vocabulary and the poets a filter names
         self._df: dict[str, int] | None = None  # word -> couplets (0: not in the corpus) while linking
+        self._and_df: dict[str, int] | None = None  # the same, counted up to AND_POSTINGS (the fallback's)
 
     def _fts_candidates(self, query: str, found: dict[int, Candidate]) -> None:
         """Add the FTS best matches (bm25) of a query to `found` (couplet id -> candidate)."""
@@ -88,6 +92,37 @@ class LinksRepo:
                     "LIMIT ?)", (" AND ".join(fts_query([w]) for w in rare), FTS_CANDIDATES)):
                 found.setdefault(r["couplet_id"], Candidate(**r))
 
+    def _half_candidates(self, a: str, b: str, found: dict[int, Candidate]) -> None:
+        """The fallback stage: add to `found` the FTS best matches of the couplets holding the
+        HALF_TOKENS rarest words of a hemistich, per hemistich, in every spelling (words joined
+        or split: the book writes «بی خبر» where the corpus has «بی‌خبر», which its key joins).
+        An edition variant with a word changed in each hemistich and its spacing not the
+        corpus's has no verbatim hemistich, and its words' ORs, within the budget, may rank it
+        past the best 40 among a large corpus's couplets; its rarest words together find it.
+        And the couplets holding two of the option's RARE_TOKENS rarest words, whichever two
+        (an edition's word may be one of them; ranked, those holding more first), two
+        neighbours joined counting as a word where the corpus has them as one. Each AND is
+        asked only when its rarest word is in at most AND_POSTINGS couplets: FTS5 ranks its
+        matches, which are no more."""
+        for half in {a, b}:
+            terms = half.split()
+            if not terms:
+                continue
+            spelled = {w for words in spellings(terms) for w in words} | split_candidates(terms)
+            df = self.corpus.vocab(spelled, self._and_df, cap=AND_POSTINGS + 1)
+            if query := spellings_query(terms, set(df), df, HALF_TOKENS, budget=AND_POSTINGS):
+                self._fts_candidates(query, found)
+        words: set[str] = set()
+        for half in (a, b):
+            ws = half.split()
+            words.update(ws, (x + y for x, y in zip(ws, ws[1:])))
+        df = self.corpus.vocab(words, self._and_df, cap=AND_POSTINGS + 1)
+        rare = sorted((w for w in words if df.get(w)), key=lambda w: (df[w], w))[:RARE_TOKENS]
+        pairs = [f"({fts_query([x])} AND {fts_query([y])})" for i, x in enumerate(rare) for y in rare[i + 1:]
+                 if min(df[x], df[y]) <= AND_POSTINGS and x not in y and y not in x]
+        if pairs:
+            self._fts_candidates(" OR ".join(pairs), found)
+
     def _candidates(self, a: str, b: str, found: dict[int, Candidate], stage: str) -> None:
         """Candidate blocking (never a scan of the corpus): add to `found` the couplets of one
         stage. `keys`: the couplets holding a hemistich verbatim (_key_candidates). `narrow`:
@@ -96,9 +131,14 @@ class LinksRepo:
         one, so repaired spellings of PDF damage (see pdf_repairs) and all but the commonest
         words together. FTS5 ranks every couplet holding any word of an OR, so each OR takes
         the rarest words only while their couplets add up to OR_POSTINGS: its cost does not
-        grow with the corpus (a word in more couplets than that finds nothing)."""
+        grow with the corpus (a word in more couplets than that finds nothing). `halves`, the
+        fallback (link_option asks it only for an option the others could not link): ANDs of
+        the rarest words of each hemistich and of the option (_half_candidates)."""
         if stage == "keys":
             self._key_candidates(a, b, found)
+            return
+        if stage == FALLBACK:
+            self._half_candidates(a, b, found)
             return
         halves = [sorted(set(h.split())) for h in (a, b)]
         words = sorted(set(halves[0]) | set(halves[1]))
@@ -135,14 +175,18 @@ class LinksRepo:
         """The option's link, from candidates found in stages (_candidates): most options are a
         corpus couplet verbatim (either order), which the first stage finds in one lookup of
         its hemistichs' keys; the later stages (fuzzy and damaged text, most of the time: long ORs for
-        FTS5 to rank) are asked only while no verbatim link is found."""
+        FTS5 to rank) are asked only while no verbatim link is found, the last (FALLBACK) only
+        while no link at all is."""
         a, b = corpus_key(mesra1), corpus_key(mesra2)
         kw = {"threshold": threshold} if threshold is not None else {}
         if brute:  # every couplet is a candidate (the benchmark's baseline)
             return decide(a, b, [Candidate(**r) for r in self.db.conn.execute(_CANDIDATE_SELECT)],
                           own_poet=own_poet, **kw)
         found: dict[int, Candidate] = {}
+        d = Decision("unlinked")
         for stage in STAGES:
+            if stage == FALLBACK and d.status == "linked":
+                break  # the fast stages linked it (fuzzy, split or one hemistich)
             self._candidates(a, b, found, stage)
             d = decide(a, b, list(found.values()), own_poet=own_poet, **kw)
             if d.status == "linked" and d.method in VERBATIM and (
@@ -179,11 +223,11 @@ class LinksRepo:
             rows = self.db.conn.execute(sql).fetchall()
         todo = [r for r in rows
                 if force and r["method"] != "chosen" or r["link_key"] != r["match_key"] or r["status"] != "linked"]
-        self._df = {}  # the corpus is not re-imported while this connection links
+        self._df, self._and_df = {}, {}  # the corpus is not re-imported while this connection links
         try:
             counts = self._link_rows(todo, threshold, batch, on_progress)
         finally:
-            self._df = None
+            self._df = self._and_df = None
         counts["up to date"] = len(rows) - len(todo)
         return counts
 
@@ -227,7 +271,7 @@ class LinksRepo:
             if links is None:
                 db = Database(self.db.path, read_only=True)
                 links = local.links = LinksRepo(db, CorpusRepo(db))
-                links._df = {}
+                links._df, links._and_df = {}, {}
             return one(links, r)
 
         def close(barrier: threading.Barrier) -> None:
