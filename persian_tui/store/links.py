@@ -36,6 +36,7 @@ STAGES = ("keys", "narrow", "wide", "halves")  # the candidate search, cheapest 
 FALLBACK = "halves"  # the stage asked only for an option the stages before it could not link
 HALF_TOKENS = 3  # the fallback: the couplets holding a hemistich's rarest words (every spelling) ...
 AND_POSTINGS = 20_000  # ... when the rarest of them is in at most this many couplets (the AND's matches)
+PAIR_TOKENS = 6  # and the couplets holding two of the option's rarest words (any two of these)
 KEY_ROWS = 2_000  # couplets a hemistich key lookup reads at most (a refrain repeated in many poems)
 VARIANT_TOKENS = 3  # a verbatim couplet's variants: the couplets holding these rarest words of a hemistich
 LINK_THREADS = 2  # options decided at once (LinksRepo._decisions), each thread its own connection
@@ -99,7 +100,7 @@ class LinksRepo:
         An edition variant with a word changed in each hemistich and its spacing not the
         corpus's has no verbatim hemistich, and its words' ORs, within the budget, may rank it
         past the best 40 among a large corpus's couplets; its rarest words together find it.
-        And the couplets holding two of the option's RARE_TOKENS rarest words, whichever two
+        And the couplets holding two of the option's PAIR_TOKENS rarest words, whichever two
         (an edition's word may be one of them; ranked, those holding more first), two
         neighbours joined counting as a word where the corpus has them as one. Each AND is
         asked only when its rarest word is in at most AND_POSTINGS couplets: FTS5 ranks its
@@ -117,7 +118,7 @@ class LinksRepo:
             ws = half.split()
             words.update(ws, (x + y for x, y in zip(ws, ws[1:])))
         df = self.corpus.vocab(words, self._and_df, cap=AND_POSTINGS + 1)
-        rare = sorted((w for w in words if df.get(w)), key=lambda w: (df[w], w))[:RARE_TOKENS]
+        rare = sorted((w for w in words if df.get(w)), key=lambda w: (df[w], w))[:PAIR_TOKENS]
         pairs = [f"({fts_query([x])} AND {fts_query([y])})" for i, x in enumerate(rare) for y in rare[i + 1:]
                  if min(df[x], df[y]) <= AND_POSTINGS and x not in y and y not in x]
         if pairs:
