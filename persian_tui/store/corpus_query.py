@@ -55,7 +55,7 @@ def split_candidates(terms: list[str]) -> set[str]:
 
 
 def spellings_query(terms: list[str], known: set[str] | frozenset[str] = frozenset(),
-                    df: dict[str, int] | None = None, keep: int = 0, budget: int | None = None) -> str:
+                    df: dict[str, int] | None = None, keep: int = 0) -> str:
     """An FTS5 query (every word quoted: no operator from the data) that is space-insensitive.
     Corpus keys drop the ZWNJ ("می‌خانه" is the one word "میخانه"), so a word typed apart
     ("می خانه") is also tried joined to its neighbours (see spellings); and a word the corpus
@@ -63,8 +63,7 @@ def spellings_query(terms: list[str], known: set[str] | frozenset[str] = frozens
     "میخانه" finds "می خانه". With `df` (word -> couplets holding it, for every word of every
     spelling and their halves) and `keep`, each spelling asks for its `keep` rarest words only
     (a common word adds a long doclist for FTS5 to walk and selects nothing) and a spelling with
-    a word the corpus cannot match is left out, and with `budget` one whose rarest word is in more
-    couplets than that (its AND would walk long doclists); "" when no spelling can match."""
+    a word the corpus cannot match is left out; "" when no spelling can match."""
     def word(w: str) -> str:
         alts = [w] + [f"{w[:i]} {w[i:]}" for i in range(2, len(w) - 1) if w[:i] in known and w[i:] in known]
         return f'"{w}"' if len(alts) == 1 else "(" + " OR ".join(f'"{a}"' for a in alts) + ")"
@@ -81,8 +80,6 @@ def spellings_query(terms: list[str], known: set[str] | frozenset[str] = frozens
             if None in costs.values():
                 continue
             words = sorted(set(words), key=lambda w: (costs[w], w))[:keep]
-            if budget is not None and (costs[words[0]] or 0) > budget:
-                continue
         query = " AND ".join(word(w) for w in words)
         if query not in queries:
             queries.append(query)

@@ -16,7 +16,7 @@ from ..models.keys import now
 from ..models.linking import Candidate, Decision, decide
 from ..text import corpus_key
 from .corpus import COUPLET_FIELDS, CorpusRepo
-from .corpus_query import fts_query, hemistich_token, pdf_repairs, spellings, spellings_query, split_candidates
+from .corpus_query import fts_query, hemistich_token, pdf_repairs
 from .db import Database
 from .errors import StoreBusy
 from .rows import to_json
@@ -34,9 +34,9 @@ OR_POSTINGS = 4_000  # couplets an FTS OR ranks at most (its words' counts summe
 VERBATIM = ("exact", "swapped")  # link methods that end the candidate search early
 STAGES = ("keys", "narrow", "wide", "halves")  # the candidate search, cheapest first (LinksRepo._candidates)
 FALLBACK = "halves"  # the stage asked only for an option the stages before it could not link
-HALF_TOKENS = 3  # the fallback: the couplets holding a hemistich's rarest words (every spelling) ...
-AND_POSTINGS = 20_000  # ... when the rarest of them is in at most this many couplets (the AND's matches)
-PAIR_TOKENS = 6  # and the couplets holding two of the option's rarest words (any two of these)
+HALF_TOKENS = 3  # the fallback: the couplets holding a hemistich's rarest words, ...
+PAIR_TOKENS = 6  # ... or two of the option's rarest words (any two of these), ...
+AND_POSTINGS = 20_000  # ... each AND asked when its rarest word is in at most this many couplets
 KEY_ROWS = 2_000  # couplets a hemistich key lookup reads at most (a refrain repeated in many poems)
 VARIANT_TOKENS = 3  # a verbatim couplet's variants: the couplets holding these rarest words of a hemistich
 LINK_THREADS = 2  # options decided at once (LinksRepo._decisions), each thread its own connection
@@ -95,34 +95,50 @@ class LinksRepo:
 
     def _half_candidates(self, a: str, b: str, found: dict[int, Candidate]) -> None:
         """The fallback stage: add to `found` the FTS best matches of the couplets holding the
-        HALF_TOKENS rarest words of a hemistich, per hemistich, in every spelling (words joined
-        or split: the book writes «بی خبر» where the corpus has «بی‌خبر», which its key joins).
-        An edition variant with a word changed in each hemistich and its spacing not the
-        corpus's has no verbatim hemistich, and its words' ORs, within the budget, may rank it
-        past the best 40 among a large corpus's couplets; its rarest words together find it.
-        And the couplets holding two of the option's PAIR_TOKENS rarest words, whichever two
-        (an edition's word may be one of them; ranked, those holding more first), two
-        neighbours joined counting as a word where the corpus has them as one. Each AND is
-        asked only when its rarest word is in at most AND_POSTINGS couplets: FTS5 ranks its
-        matches, which are no more."""
-        for half in {a, b}:
-            terms = half.split()
-            if not terms:
-                continue
-            spelled = {w for words in spellings(terms) for w in words} | split_candidates(terms)
-            df = self.corpus.vocab(spelled, self._and_df, cap=AND_POSTINGS + 1)
-            if query := spellings_query(terms, set(df), df, HALF_TOKENS, budget=AND_POSTINGS):
-                self._fts_candidates(query, found)
-        words: set[str] = set()
-        for half in (a, b):
-            ws = half.split()
-            words.update(ws, (x + y for x, y in zip(ws, ws[1:])))
-        df = self.corpus.vocab(words, self._and_df, cap=AND_POSTINGS + 1)
-        rare = sorted((w for w in words if df.get(w)), key=lambda w: (df[w], w))[:PAIR_TOKENS]
-        pairs = [f"({fts_query([x])} AND {fts_query([y])})" for i, x in enumerate(rare) for y in rare[i + 1:]
-                 if min(df[x], df[y]) <= AND_POSTINGS and x not in y and y not in x]
-        if pairs:
-            self._fts_candidates(" OR ".join(pairs), found)
+        HALF_TOKENS rarest words of a hemistich (per hemistich), or any two of the option's
+        PAIR_TOKENS rarest words. An edition variant with a word changed in each hemistich has
+        no verbatim hemistich, and the ORs of its words, within the budget, may ask none of them
+        (a famous couplet's words are common at the export's size) or rank it past the best 40;
+        its rarest words together find it, two of them when the edition's word is among them.
+        Two neighbours joined count as one word where the corpus has them so: the book writes
+        «بی خبر» where the corpus has «بی‌خبر», one word in its key. Each AND is asked when its
+        rarest word is in at most AND_POSTINGS couplets (FTS5 walks no more of the others'), its
+        matches are counted (unranked, up to OR_POSTINGS), and the ANDs with fewest matches are
+        ranked together while their matches add up to OR_POSTINGS: the ORs' budget."""
+        halves = [a.split(), b.split()]
+        # a word or two neighbours joined: (hemistich, first word, last word) -> its text
+        units = {(h, i, j): "".join(ws[i:j + 1]) for h, ws in enumerate(halves)
+                 for i in range(len(ws)) for j in (i, i + 1) if j < len(ws)}
+        df = self.corpus.vocab(set(units.values()), self._and_df, cap=AND_POSTINGS + 1)
+
+        def rarest(keys: Iterable[tuple[int, int, int]], n: int) -> list[str]:
+            """The n rarest units of the corpus's vocabulary, none overlapping another."""
+            out: list[tuple[int, int, int]] = []
+            for k in sorted((k for k in keys if df.get(units[k])), key=lambda k: (df[units[k]], units[k], k)):
+                if len(out) < n and units[k] not in (units[o] for o in out) and \
+                        not any(k[0] == o[0] and k[1] <= o[2] and o[1] <= k[2] for o in out):
+                    out.append(k)
+            return [units[k] for k in out]
+
+        ands = [tuple(r) for h in range(2) if len(r := rarest((k for k in units if k[0] == h), HALF_TOKENS)) > 1]
+        rare = rarest(units, PAIR_TOKENS)
+        ands += [(x, y) for i, x in enumerate(rare) for y in rare[i + 1:]]
+        counted: list[tuple[int, str]] = []
+        for words in dict.fromkeys(ands):
+            if df[words[0]] <= AND_POSTINGS:  # its rarest word first
+                query = "(" + " AND ".join(fts_query([w]) for w in words) + ")"
+                if n := self.db.conn.execute(
+                        "SELECT COUNT(*) FROM (SELECT rowid FROM corpus_fts WHERE corpus_fts MATCH ? LIMIT ?)",
+                        (query, OR_POSTINGS + 1)).fetchone()[0]:
+                    counted.append((n, query))
+        chosen, total = [], 0
+        for n, query in sorted(counted):
+            total += n
+            if total > OR_POSTINGS:
+                break
+            chosen.append(query)
+        if chosen:
+            self._fts_candidates(" OR ".join(chosen), found)
 
     def _candidates(self, a: str, b: str, found: dict[int, Candidate], stage: str) -> None:
         """Candidate blocking (never a scan of the corpus): add to `found` the couplets of one

@@ -3,7 +3,8 @@ lookup, ORs of the rarest words within OR_POSTINGS) cannot link because no hemis
 corpus's verbatim and every word the ORs may ask is too common for the budget, as the common
 words of a famous couplet are at the full export's size (1.49 M couplets). Each pattern the
 full book lost against the export is a written poem here; OR_POSTINGS is set so that its words
-are over it, as they are at that size, and AND_POSTINGS in the same proportion (5x)."""
+are over it, as they are at that size (each in 5 couplets), while two or three of them together
+are within it, and AND_POSTINGS in the same proportion (5x)."""
 
 from __future__ import annotations
 
@@ -20,11 +21,12 @@ RARE = [("سحرگه بلبل شوریده نالید", "که گلبن را صب
 
 
 def _copies(couplet: tuple[str, str], leave_out: str = "") -> list[tuple[str, str]]:
-    """Four couplets of its words in other orders (each hemistich's words reversed or turned),
-    without the words holding `leave_out`: its words common, as at the export's size."""
+    """Five couplets of most of its words, reversed: the k-th without each hemistich's words at
+    the places k, k + 5, ...; and none holding `leave_out`. Each of its words is in 5 couplets,
+    any two in 4, any three in 3: common words that are rarer together, as at the export's size."""
     halves = [[w for w in h.split() if not leave_out or leave_out not in w] for h in couplet]
-    a, b = halves
-    return [(" ".join((a[k:] + a[:k])[::-1]), " ".join((b[k:] + b[:k])[::-1])) for k in range(4)]
+    return [tuple(" ".join([w for i, w in enumerate(h) if i % 5 != k][::-1]) for h in halves)  # type: ignore[misc]
+            for k in range(5)]
 
 
 @pytest.fixture
@@ -35,8 +37,8 @@ def written(store, tmp_path, monkeypatch):
     write_poem(root, "written", "ghazal/sh2", [SPACED, *_copies(SPACED, leave_out="\u200c")])
     write_poem(root, "written", "ghazal/sh3", RARE)
     import_corpus(store, root)
-    monkeypatch.setattr(links_module, "OR_POSTINGS", 3)  # every word of the written couplets is in 5
-    monkeypatch.setattr(links_module, "AND_POSTINGS", 15)
+    monkeypatch.setattr(links_module, "OR_POSTINGS", 4)  # every word of the written couplets is in 5
+    monkeypatch.setattr(links_module, "AND_POSTINGS", 20)
     return store
 
 
@@ -76,7 +78,8 @@ def test_a_variant_whose_new_words_are_the_rarest_is_linked(written):
 def test_the_fallback_asks_only_for_an_option_not_linked_and_within_its_budget(written, monkeypatch):
     """The fallback's queries (each hemistich's rarest words ANDed, in every spelling; pairs of
     the option's rarest words) are sent only when the stages before it linked nothing, and
-    each AND only when its rarest word is in at most AND_POSTINGS couplets."""
+    each AND only when its rarest word is in at most AND_POSTINGS couplets; those ranked match
+    at most OR_POSTINGS couplets together."""
     sent: list[str] = []
 
     def link(*option: str):
@@ -92,9 +95,13 @@ def test_the_fallback_asks_only_for_an_option_not_linked_and_within_its_budget(w
     monkeypatch.setattr(links_module, "OR_POSTINGS", 4_000)
     d = link(*option)
     assert _is(d, "/written/ghazal/sh1") and not any(" AND " in q for q in sent)  # the ORs found it
-    monkeypatch.setattr(links_module, "OR_POSTINGS", 3)
+    monkeypatch.setattr(links_module, "OR_POSTINGS", 4)
     d = link(*option)
     assert _is(d, "/written/ghazal/sh1") and any(" AND " in q for q in sent)
+    for sql in (q for q in sent if " AND " in q):  # the ANDs ranked match 4 couplets at most
+        query = sql.split("MATCH '")[1].split("' ORDER BY")[0]
+        assert written.conn.execute("SELECT COUNT(*) FROM corpus_fts WHERE corpus_fts MATCH ?",
+                                    (query,)).fetchone()[0] <= 4
     monkeypatch.setattr(links_module, "AND_POSTINGS", 4)  # every word of the couplet is in 5 or more
     d = link(*option)
     assert d.status == "unlinked" and not any(" AND " in q for q in sent)
