@@ -130,7 +130,7 @@ def worker(opts_file: str, out_file: str, scale: float, candidates: int) -> None
     from persian_tui.store import Store
     from persian_tui.store import links as links_module
 
-    for name in ("OR_POSTINGS", "AND_POSTINGS", "COMMON"):
+    for name in ("OR_POSTINGS", "AND_POSTINGS", "AND_RANKED", "COMMON"):
         if hasattr(links_module, name):
             setattr(links_module, name, max(1, int(getattr(links_module, name) / scale)))
     links_module.FTS_CANDIDATES = candidates  # type: ignore[attr-defined]

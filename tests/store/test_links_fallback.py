@@ -4,7 +4,7 @@ corpus's verbatim and every word the ORs may ask is too common for the budget, a
 words of a famous couplet are at the full export's size (1.49 M couplets). Each pattern the
 full book lost against the export is a written poem here; OR_POSTINGS is set so that its words
 are over it, as they are at that size (each in 5 couplets), while two or three of them together
-are within it, and AND_POSTINGS in the same proportion (5x)."""
+are within it, AND_POSTINGS and AND_RANKED in about the same proportion."""
 
 from __future__ import annotations
 
@@ -39,6 +39,7 @@ def written(store, tmp_path, monkeypatch):
     import_corpus(store, root)
     monkeypatch.setattr(links_module, "OR_POSTINGS", 4)  # every word of the written couplets is in 5
     monkeypatch.setattr(links_module, "AND_POSTINGS", 20)
+    monkeypatch.setattr(links_module, "AND_RANKED", 4)
     return store
 
 
@@ -79,7 +80,7 @@ def test_the_fallback_asks_only_for_an_option_not_linked_and_within_its_budget(w
     """The fallback's queries (each hemistich's rarest words ANDed, in every spelling; pairs of
     the option's rarest words) are sent only when the stages before it linked nothing, and
     each AND only when its rarest word is in at most AND_POSTINGS couplets; those ranked match
-    at most OR_POSTINGS couplets together."""
+    at most AND_RANKED couplets together."""
     sent: list[str] = []
 
     def link(*option: str):
