@@ -221,7 +221,7 @@ def main(argv: list[str]) -> None:
     if "old" in rows:
         old, new = rows["old"], rows["new"]
         for path in ("import", "force"):
-            print(f"ratio, {path}: {old[path + '_s'] / old['options'] / (new[path + '_s'] / new['options']):.0f}x "
+            print(f"ratio, {path}: {old[path + '_s'] / old['options'] / (new[path + '_s'] / new['options']):.2f}x "
                   "less time per option")
         both = sorted(set(old["decisions"]) & set(new["decisions"]))
         differ = [k for k in both if old["decisions"][k] != new["decisions"][k]]

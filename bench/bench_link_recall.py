@@ -4,8 +4,8 @@ edition variants of the Ganjoor sample's couplets, at the full export's word fre
 Run: python bench/bench_link_recall.py [--base DIR] [--scale N] [--candidates K] [--show N]
   DIR   the other version's checkout (default /tmp/base-link: `git -C MAIN archive REV | tar -x -C DIR`)
   N     the full export's couplets per couplet of the sample (default 111: 1.49 M / 13,395); the
-        linkers' budgets (OR_POSTINGS, AND_POSTINGS, the old COMMON) are divided by it, so a word
-        counts as common where it would at the export's size
+        linkers' budgets (OR_POSTINGS, AND_POSTINGS, AND_RANKED, the old COMMON) are divided by
+        it, so a word counts as common where it would at the export's size
   K     FTS_CANDIDATES (default 4, for 40): the best K of a ranked query, as the export's
         competition leaves the best 40 (about N times the couplets outrank a couplet there)
 With --scale 1 --candidates 40 the sample as it is. Each version imports the sample into a
