@@ -32,7 +32,12 @@ RARE_TOKENS = 4  # the rarest words of an option make one of its FTS queries ...
 BROAD_TOKENS = 10  # ... and up to this many words another (each OR within OR_POSTINGS)
 OR_POSTINGS = 4_000  # couplets an FTS OR ranks at most (its words' counts summed; LinksRepo._candidates)
 VERBATIM = ("exact", "swapped")  # link methods that end the candidate search early
-STAGES = ("keys", "narrow", "wide")  # the candidate search, cheapest first (LinksRepo._candidates)
+STAGES = ("keys", "narrow", "wide", "halves")  # the candidate search, cheapest first (LinksRepo._candidates)
+FALLBACK = "halves"  # the stage asked only for an option the stages before it could not link
+HALF_TOKENS = 3  # the fallback: the couplets holding a hemistich's rarest words, ...
+PAIR_TOKENS = 6  # ... or two of the option's rarest words (any two of these), ...
+AND_POSTINGS = 20_000  # ... each AND asked when its rarest word is in at most this many couplets, ...
+AND_RANKED = 1_000  # ... those with fewest matches ranked together while their matches add up to this
 KEY_ROWS = 2_000  # couplets a hemistich key lookup reads at most (a refrain repeated in many poems)
 VARIANT_TOKENS = 3  # a verbatim couplet's variants: the couplets holding these rarest words of a hemistich
 LINK_THREADS = 2  # options decided at once (LinksRepo._decisions), each thread its own connection
@@ -51,6 +56,7 @@ class LinksRepo:
         self.db = db
         self.corpus = corpus  # the couplets, their vocabulary and the poets a filter names
         self._df: dict[str, int] | None = None  # word -> couplets (0: not in the corpus) while linking
+        self._and_df: dict[str, int] | None = None  # the same, counted up to AND_POSTINGS (the fallback's)
 
     def _fts_candidates(self, query: str, found: dict[int, Candidate]) -> None:
         """Add the FTS best matches (bm25) of a query to `found` (couplet id -> candidate)."""
@@ -88,6 +94,54 @@ class LinksRepo:
                     "LIMIT ?)", (" AND ".join(fts_query([w]) for w in rare), FTS_CANDIDATES)):
                 found.setdefault(r["couplet_id"], Candidate(**r))
 
+    def _half_candidates(self, a: str, b: str, found: dict[int, Candidate]) -> None:
+        """The fallback stage: add to `found` the FTS best matches of the couplets holding the
+        HALF_TOKENS rarest words of a hemistich (per hemistich), or any two of the option's
+        PAIR_TOKENS rarest words. An edition variant with a word changed in each hemistich has
+        no verbatim hemistich, and the ORs of its words, within the budget, may ask none of them
+        (a famous couplet's words are common at the export's size) or rank it past the best 40;
+        its rarest words together find it, two of them when the edition's word is among them.
+        Two neighbours joined count as one word where the corpus has them so: the book writes
+        «بی خبر» where the corpus has «بی‌خبر», one word in its key. Each AND is asked when its
+        rarest word is in at most AND_POSTINGS couplets (FTS5 walks no more of the others'), its
+        matches are counted (unranked, up to AND_RANKED), and the ANDs with fewest matches are
+        ranked together while their matches add up to AND_RANKED (a quarter of the ORs' budget:
+        FTS5 ranks about 5 µs a match); its cost does not grow with the corpus."""
+        halves = [a.split(), b.split()]
+        # a word or two neighbours joined: (hemistich, first word, last word) -> its text
+        units = {(h, i, j): "".join(ws[i:j + 1]) for h, ws in enumerate(halves)
+                 for i in range(len(ws)) for j in (i, i + 1) if j < len(ws)}
+        df = self.corpus.vocab(set(units.values()), self._and_df, cap=AND_POSTINGS + 1)
+
+        def rarest(keys: Iterable[tuple[int, int, int]], n: int) -> list[str]:
+            """The n rarest units of the corpus's vocabulary, none overlapping another."""
+            out: list[tuple[int, int, int]] = []
+            for k in sorted((k for k in keys if df.get(units[k])), key=lambda k: (df[units[k]], units[k], k)):
+                if len(out) < n and units[k] not in (units[o] for o in out) and \
+                        not any(k[0] == o[0] and k[1] <= o[2] and o[1] <= k[2] for o in out):
+                    out.append(k)
+            return [units[k] for k in out]
+
+        ands = [tuple(r) for h in range(2) if len(r := rarest((k for k in units if k[0] == h), HALF_TOKENS)) > 1]
+        rare = rarest(units, PAIR_TOKENS)
+        ands += [(x, y) for i, x in enumerate(rare) for y in rare[i + 1:]]
+        counted: list[tuple[int, str]] = []
+        for words in dict.fromkeys(ands):
+            if df[words[0]] <= AND_POSTINGS:  # its rarest word first
+                query = "(" + " AND ".join(fts_query([w]) for w in words) + ")"
+                if n := self.db.conn.execute(
+                        "SELECT COUNT(*) FROM (SELECT rowid FROM corpus_fts WHERE corpus_fts MATCH ? LIMIT ?)",
+                        (query, AND_RANKED + 1)).fetchone()[0]:
+                    counted.append((n, query))
+        chosen, total = [], 0
+        for n, query in sorted(counted):
+            total += n
+            if total > AND_RANKED:
+                break
+            chosen.append(query)
+        if chosen:
+            self._fts_candidates(" OR ".join(chosen), found)
+
     def _candidates(self, a: str, b: str, found: dict[int, Candidate], stage: str) -> None:
         """Candidate blocking (never a scan of the corpus): add to `found` the couplets of one
         stage. `keys`: the couplets holding a hemistich verbatim (_key_candidates). `narrow`:
@@ -96,9 +150,14 @@ class LinksRepo:
         one, so repaired spellings of PDF damage (see pdf_repairs) and all but the commonest
         words together. FTS5 ranks every couplet holding any word of an OR, so each OR takes
         the rarest words only while their couplets add up to OR_POSTINGS: its cost does not
-        grow with the corpus (a word in more couplets than that finds nothing)."""
+        grow with the corpus (a word in more couplets than that finds nothing). `halves`, the
+        fallback (link_option asks it only for an option the others could not link): ANDs of
+        the rarest words of each hemistich and of the option (_half_candidates)."""
         if stage == "keys":
             self._key_candidates(a, b, found)
+            return
+        if stage == FALLBACK:
+            self._half_candidates(a, b, found)
             return
         halves = [sorted(set(h.split())) for h in (a, b)]
         words = sorted(set(halves[0]) | set(halves[1]))
@@ -135,14 +194,18 @@ class LinksRepo:
         """The option's link, from candidates found in stages (_candidates): most options are a
         corpus couplet verbatim (either order), which the first stage finds in one lookup of
         its hemistichs' keys; the later stages (fuzzy and damaged text, most of the time: long ORs for
-        FTS5 to rank) are asked only while no verbatim link is found."""
+        FTS5 to rank) are asked only while no verbatim link is found, the last (FALLBACK) only
+        while no link at all is."""
         a, b = corpus_key(mesra1), corpus_key(mesra2)
         kw = {"threshold": threshold} if threshold is not None else {}
         if brute:  # every couplet is a candidate (the benchmark's baseline)
             return decide(a, b, [Candidate(**r) for r in self.db.conn.execute(_CANDIDATE_SELECT)],
                           own_poet=own_poet, **kw)
         found: dict[int, Candidate] = {}
+        d = Decision("unlinked")
         for stage in STAGES:
+            if stage == FALLBACK and d.status == "linked":
+                break  # the fast stages linked it (fuzzy, split or one hemistich)
             self._candidates(a, b, found, stage)
             d = decide(a, b, list(found.values()), own_poet=own_poet, **kw)
             if d.status == "linked" and d.method in VERBATIM and (
@@ -179,11 +242,11 @@ class LinksRepo:
             rows = self.db.conn.execute(sql).fetchall()
         todo = [r for r in rows
                 if force and r["method"] != "chosen" or r["link_key"] != r["match_key"] or r["status"] != "linked"]
-        self._df = {}  # the corpus is not re-imported while this connection links
+        self._df, self._and_df = {}, {}  # the corpus is not re-imported while this connection links
         try:
             counts = self._link_rows(todo, threshold, batch, on_progress)
         finally:
-            self._df = None
+            self._df = self._and_df = None
         counts["up to date"] = len(rows) - len(todo)
         return counts
 
@@ -227,7 +290,7 @@ class LinksRepo:
             if links is None:
                 db = Database(self.db.path, read_only=True)
                 links = local.links = LinksRepo(db, CorpusRepo(db))
-                links._df = {}
+                links._df, links._and_df = {}, {}
             return one(links, r)
 
         def close(barrier: threading.Barrier) -> None:

@@ -225,6 +225,7 @@ def test_a_ranked_or_takes_the_rarest_words_within_its_budget(corpus, monkeypatc
             words = [w.strip('"') for w in sql.split("MATCH '")[1].split("' ORDER BY")[0].split(" OR ")]
             assert sum(df[w] for w in words) <= budget
     monkeypatch.setattr(links_module, "OR_POSTINGS", 0)
+    monkeypatch.setattr(links_module, "AND_POSTINGS", 0)  # the fallback's budget (test_links_fallback.py)
     assert len(_fts_queries(corpus, lambda: _link(corpus, *damaged))) == 1  # the key lookup only
     assert len(_fts_queries(corpus, lambda: _link(corpus, *SAADI))) == 1  # no word within budget for variants
 
