@@ -15,7 +15,7 @@ from ..models import QUESTION_SETS
 from ..runs import RunError
 from ..store import DatabaseError, StoreError, discard_if_unused, is_there
 from ..store.errors import write_error
-from . import access, corpus, curate, items, release, users, web
+from . import access, corpus, curate, items, release, sweep, users, web
 from . import runs as runs_commands
 from .common import MAX_ID, UserError, bounded_int, open_store, print_capped
 from .options import DB_HELP, USER_HELP, Parser, db_everywhere, merge_run, one_run
@@ -397,6 +397,7 @@ def parser() -> argparse.ArgumentParser:
     st.set_defaults(func=cmd_setting)
 
     runs_commands.add_commands(sub)
+    sweep.add_commands(sub)
 
     er = sub.add_parser("errors", help="error categories per run and judge-vs-human agreement")
     one_run(er, bounded_int(1), help="the judged run (default: all)")

@@ -15,6 +15,7 @@ from .questions import QuestionsRepo
 from .releases import ReleasesRepo
 from .runs import RunsRepo
 from .sources import SourcesRepo
+from .sweeps import SweepsRepo
 from .users import UsersRepo
 
 
@@ -34,6 +35,7 @@ class Store(Database):
         self.curation = CurationRepo(self, self.questions, self.links)
         self.labels = LabelsRepo(self, self.questions)
         self.runs = RunsRepo(self)
+        self.sweeps = SweepsRepo(self, self.runs)
         self.judging = JudgingRepo(self)
         self.releases = ReleasesRepo(self)
         self.users = UsersRepo(self)
