@@ -45,19 +45,21 @@ class Budget:
         self.limit, self.what, self.spent = limit, what, spent
         self.reserved = 0.0
         self.in_flight = 0
+        self.most = 0.0  # the largest cost of one reply seen
         self._settled: asyncio.Event | None = None
 
     def _fits(self, amount: float, pending: float) -> bool:
         return self.limit is None or self.spent + pending + amount <= self.limit + 1e-12
 
-    async def reserve(self, amount: float | None) -> None:
-        """Hold `amount` (None: unknown, then one request at a time until a cost is known);
-        wait while requests in flight may still free room; BudgetReached when even without them
-        the request could pass the limit."""
+    async def reserve(self, bound: Callable[[], float | None]) -> float | None:
+        """Hold what `bound()` gives (asked again after each wait; None: unknown, then one
+        request at a time until a cost is known) and return it; wait while requests in flight
+        may still free room; BudgetReached when even without them the request could pass."""
         if self.limit is None:
             self.in_flight += 1
-            return
+            return None
         while True:
+            amount = bound()
             if amount is None and self.in_flight == 0 and self.spent < self.limit:
                 break
             if amount is not None and self._fits(amount, self.reserved):
@@ -70,11 +72,13 @@ class Budget:
             await self._settled.wait()
         self.reserved += amount or 0.0
         self.in_flight += 1
+        return amount
 
     def settle(self, amount: float | None, cost: float) -> None:
         self.reserved -= amount or 0.0
         self.in_flight -= 1
         self.spent += cost
+        self.most = max(self.most, cost)
         if self._settled is not None:
             self._settled.set()
             self._settled = None
@@ -109,6 +113,8 @@ class EndpointPace:
         self.paused_until = 0.0
         self.recent: deque[bool] = deque(maxlen=RECENT)  # True: a 429
         self.since_change = 0  # replies since the window last changed
+        self.sent = 0  # attempts let through so far (an attempt's number: its epoch)
+        self.epoch = 0  # attempts numbered below this were sent before the last decrease
         self.requests = self.throttled = self.decreases = 0
         self.lowest = connections  # the narrowest the window has been
         self.rpm = _Bucket(requests_per_minute) if requests_per_minute else None
@@ -135,9 +141,9 @@ class EndpointPace:
             self._changed.set()
             self._changed = None
 
-    async def acquire(self, tokens: float) -> None:
+    async def acquire(self, tokens: float) -> int:
         """A connection of the window, once the endpoint is not paused and the per-minute
-        allowances have room for one request of about `tokens` tokens."""
+        allowances have room for one request of about `tokens` tokens; the attempt's number."""
         while True:
             now = time.monotonic()
             delay = max(self.paused_until - now,
@@ -155,10 +161,15 @@ class EndpointPace:
             self.rpm.level -= 1
         if self.tpm:
             self.tpm.level -= tokens
+        self.sent += 1
+        return self.sent - 1
 
-    def release(self, throttled: bool, retry_after: float | None = None, tokens_off: float = 0.0) -> None:
-        """One attempt over: `throttled` (a 429) with the Retry-After it gave; `tokens_off`: the
-        estimate minus the tokens the reply used (given back to the allowance)."""
+    def release(self, number: int, throttled: bool, retry_after: float | None = None,
+                tokens_off: float = 0.0) -> None:
+        """Attempt `number` over: `throttled` (a 429) with the Retry-After it gave; `tokens_off`:
+        the estimate minus the tokens the reply used (given back to the allowance). The window
+        is halved once per epoch: a 429 of an attempt sent before the last decrease was answered
+        to the load that decrease already answered."""
         self.in_flight -= 1
         if self.tpm:
             self.tpm.level = min(self.tpm.capacity, self.tpm.level + tokens_off)
@@ -170,11 +181,12 @@ class EndpointPace:
                 self.paused_until = max(self.paused_until, time.monotonic() + retry_after)
             share = sum(self.recent) / len(self.recent)
             if (retry_after is not None or (len(self.recent) >= 10 and share > self.tolerate)) \
-                    and self.since_change >= min(self.window, len(self.recent)):
-                self.window = max(1.0, self.window / 2)  # multiplicative decrease, once per window
+                    and number >= self.epoch:
+                self.window = max(1.0, self.window / 2)  # multiplicative decrease, once per epoch
                 self.lowest = min(self.lowest, int(self.window))
                 self.decreases += 1
                 self.since_change = 0
+                self.epoch = self.sent
         elif self.window < self.limit and self.since_change >= self.window:
             self.window = min(float(self.limit), self.window + 1)  # additive increase
             self.since_change = 0
@@ -212,42 +224,48 @@ class RunPace:
     def estimate(self, body: dict) -> tuple[float, float | None]:
         """(tokens, cost bound) of a request: input at most one token per character of the
         messages, output at most max_tokens (else twice the most seen, at least 1024); the cost
-        bound by the prices, else one and a half times the largest reported cost (None: none yet)."""
+        bound by the prices, else one and a half times the largest reported cost of the model (of
+        the sweep until the model has one; None: no cost seen yet, one request at a time)."""
         chars = len(json.dumps(body.get("messages"), ensure_ascii=False))
         out = self.spec.max_tokens or max(DEFAULT_REPLY_TOKENS, 2 * self.model.most_out)
         tokens = chars / 3 + out
+        seen = self.model.most_cost or self.sweep_budget.most  # another model's, until this one's
         bound = self.spec.priced(chars, out)
         if bound is not None:
-            return tokens, max(bound, self.model.most_cost)
-        return tokens, 1.5 * self.model.most_cost if self.model.most_cost else None
+            return tokens, max(bound, seen)
+        return tokens, 1.5 * seen if seen else None
 
-    async def begin(self, body: dict) -> tuple[float, float | None]:
-        tokens, bound = self.estimate(body)
+    async def begin(self, body: dict) -> tuple[int, float, float | None, float | None]:
+        """Reserve the request's cost in the budgets and a connection of the endpoint: the
+        ticket `end` takes. BudgetReached: not to be asked."""
+        def bound() -> float | None:
+            return self.estimate(body)[1]
         try:
-            await self.sweep_budget.reserve(bound)
+            held = await self.model.budget.reserve(bound)
         except BudgetReached as e:
             self.stopped = str(e)
             raise
         try:
-            await self.model.budget.reserve(bound)
-        except BudgetReached as e:
-            self.sweep_budget.settle(bound, 0.0)
-            self.stopped = str(e)
+            kept = await self.sweep_budget.reserve(bound)
+        except BaseException as e:
+            self.model.budget.settle(held, 0.0)
+            self.stopped = str(e) if isinstance(e, BudgetReached) else None
             raise
+        tokens = self.estimate(body)[0]
         try:
-            await self.endpoint.acquire(tokens)
+            number = await self.endpoint.acquire(tokens)
         except BaseException:
-            self.sweep_budget.settle(bound, 0.0)
-            self.model.budget.settle(bound, 0.0)
+            self.sweep_budget.settle(kept, 0.0)
+            self.model.budget.settle(held, 0.0)
             raise
         self.requests += 1
-        return tokens, bound
+        return number, tokens, held, kept
 
-    def end(self, ticket: tuple[float, float | None], *, reply: Any = None, status: int | None = None,
-            retry_after: float | None = None) -> None:
+    def end(self, ticket: tuple[int, float, float | None, float | None], *, reply: Any = None,
+            status: int | None = None, retry_after: float | None = None) -> None:
         """After an attempt: the reply (its cost counted: reported, else by the prices) or the
         HTTP status it failed with."""
-        tokens, bound = ticket
+        number, tokens, held, kept = ticket
         cost, used = 0.0, tokens
         if reply is not None:
             cost = reply.cost if reply.cost is not None else self.spec.priced(reply.tokens_in, reply.tokens_out) or 0.0
@@ -258,9 +276,9 @@ class RunPace:
             self.errors += 1
         self.throttled += status == 429
         self.cost += cost
-        self.sweep_budget.settle(bound, cost)
-        self.model.budget.settle(bound, cost)
-        self.endpoint.release(status == 429, retry_after, tokens - used)
+        self.sweep_budget.settle(kept, cost)
+        self.model.budget.settle(held, cost)
+        self.endpoint.release(number, status == 429, retry_after, tokens - used)
 
     def retried(self, attempt: int, status: int | None, kind: str, delay: float, message: str) -> None:
         self.retries += 1

@@ -191,9 +191,11 @@ async def execute_sweep(db_path: str | Path, spec: SweepSpec, *, max_cost: float
             model, run_spec = by_slot[slot]
             key = f"{spec.endpoint_of(model).name}/{model.name}"
             if key not in shares:
-                spent = sum(costs[r.id].cost for s2, r in runs if s2.startswith(key + "/"))
+                mine = [costs[r.id] for s2, r in runs if s2.startswith(key + "/")]
                 shares[key] = ModelShare(asyncio.Semaphore(model.connections),
-                                         Budget(model.max_cost, f"model {model.name}", spent))
+                                         Budget(model.max_cost, f"model {model.name}", sum(c.cost for c in mine)),
+                                         most_cost=max((c.most for c in mine), default=0.0))
+                budget.most = max(budget.most, shares[key].most_cost)
             pace = RunPace(run.id, endpoints[spec.endpoint_of(model).name], shares[key], budget, run_spec,
                            on_retry=retry_log.append, cost=costs[run.id].cost)
             states.append(RunState(slot, run.id, run.total, pace, status=run.status))

@@ -29,6 +29,7 @@ class RunCost:
     tokens_in: int
     tokens_out: int
     priced: int  # predictions with a cost
+    most: float  # the largest cost of one prediction
 
 
 class SweepsRepo:
@@ -80,9 +81,10 @@ class SweepsRepo:
         for rid in run_ids:
             r = self.db.conn.execute(
                 "SELECT COALESCE(SUM(cost), 0) AS cost, COALESCE(SUM(tokens_in), 0) AS tin, "
-                "COALESCE(SUM(tokens_out), 0) AS tout, COUNT(cost) AS priced FROM predictions WHERE run_id = ?",
-                (rid,)).fetchone()
-            out[rid] = RunCost(float(r["cost"]), int(r["tin"]), int(r["tout"]), int(r["priced"]))
+                "COALESCE(SUM(tokens_out), 0) AS tout, COUNT(cost) AS priced, COALESCE(MAX(cost), 0) AS most "
+                "FROM predictions WHERE run_id = ?", (rid,)).fetchone()
+            out[rid] = RunCost(float(r["cost"]), int(r["tin"]), int(r["tout"]), int(r["priced"]),
+                               float(r["most"]))
         return out
 
     def log_retries(self, rows: Sequence[dict[str, Any]]) -> None:
