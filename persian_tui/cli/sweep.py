@@ -127,6 +127,25 @@ def _print_rows(store, name: str) -> None:
           f"(429: {sum(r.throttled for r in rows):<4}) {money(sum(r.cost or 0 for r in rows))}")
 
 
+def report_runs(store, name: str, only: list[int] | None) -> tuple[list[int], list[str]]:
+    """`report --sweep NAME`: the sweep's run ids (those of `only` when given) and the lines that
+    close the table report: what each run and the sweep cost."""
+    from ..runs import RunError
+    from ..runs.sweep import sweep_rows
+
+    try:
+        rows = sweep_rows(store, name)
+    except RunError as e:
+        raise UserError(str(e)) from None
+    rows = [r for r in rows if only is None or r.run_id in only]
+    if not rows:
+        raise UserError(f"sweep {name!r} has none of runs {', '.join(map(str, only or []))}")
+    lines = ["", f"Sweep {name}: cost per run (reported by the endpoint, else tokens at the spec's prices)"]
+    lines += [f"  {r.run_id:>4}  {display.line(r.slot):<48} {r.status:<9} {money(r.cost)}" for r in rows]
+    lines.append(f"  {'':>4}  {'total':<48} {'':<9} {money(sum(r.cost or 0 for r in rows))}")
+    return [r.run_id for r in rows], lines
+
+
 def _status(args) -> int:
     from ..runs import RunError
 

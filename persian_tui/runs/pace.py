@@ -221,12 +221,11 @@ class RunPace:
     stopped: str | None = None  # why it stopped asking (a budget)
     started: float = field(default_factory=time.monotonic)
 
-    def estimate(self, body: dict) -> tuple[float, float | None]:
-        """(tokens, cost bound) of a request: input at most one token per character of the
-        messages, output at most max_tokens (else twice the most seen, at least 1024); the cost
+    def estimate(self, chars: int) -> tuple[float, float | None]:
+        """(tokens, cost bound) of a request of `chars` characters: input at most one token per
+        character, output at most max_tokens (else twice the most seen, at least 1024); the cost
         bound by the prices, else one and a half times the largest reported cost of the model (of
         the sweep until the model has one; None: no cost seen yet, one request at a time)."""
-        chars = len(json.dumps(body.get("messages"), ensure_ascii=False))
         out = self.spec.max_tokens or max(DEFAULT_REPLY_TOKENS, 2 * self.model.most_out)
         tokens = chars / 3 + out
         seen = self.model.most_cost or self.sweep_budget.most  # another model's, until this one's
@@ -238,8 +237,10 @@ class RunPace:
     async def begin(self, body: dict) -> tuple[int, float, float | None, float | None]:
         """Reserve the request's cost in the budgets and a connection of the endpoint: the
         ticket `end` takes. BudgetReached: not to be asked."""
+        chars = len(json.dumps(body.get("messages"), ensure_ascii=False))
+
         def bound() -> float | None:
-            return self.estimate(body)[1]
+            return self.estimate(chars)[1]
         try:
             held = await self.model.budget.reserve(bound)
         except BudgetReached as e:
@@ -251,7 +252,7 @@ class RunPace:
             self.model.budget.settle(held, 0.0)
             self.stopped = str(e) if isinstance(e, BudgetReached) else None
             raise
-        tokens = self.estimate(body)[0]
+        tokens = self.estimate(chars)[0]
         try:
             number = await self.endpoint.acquire(tokens)
         except BaseException:

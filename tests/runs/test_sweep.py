@@ -105,6 +105,10 @@ def test_every_run_question_and_sample_is_asked_once_and_the_retries_are_logged(
     assert [line.split()[1] for line in status[1:5]] == ["local/a/zero-shot", "local/a/json",
                                                          "local/b/zero-shot", "local/b/json"]
     assert status[5].split()[:2] == ["total", "48/48"] and f"retries {throttled}" in status[5]
+    # the report of the sweep's runs closes with what each cost
+    assert main(["--db", str(bank6.path), "report", "--sweep", "s"]) == 0
+    report = capsys.readouterr().out.split("Sweep s: cost per run")[1].splitlines()[1:]
+    assert [line.split()[-1] for line in report] == ["$0.0120"] * 4 + ["$0.0480"]
 
 
 @pytest.mark.parametrize("priced", [False, True])

@@ -117,3 +117,18 @@ def test_the_dry_run_lists_runs_requests_and_cost_and_sends_nothing(bank10, tmp_
     # the output bound (max_tokens = 100 at $2 a million) is in each run's figure
     assert runs[0] > 30 * 100 * 2.0 / 1e6
     assert "budget $0.50" in out[3]
+
+
+def test_the_guide_shows_the_dry_run_its_spec_gives(bank10, tmp_path, key, capsys):
+    """docs/guide/sweeps.md: its spec (the first toml block) dry-run on ten questions prints
+    exactly the block marked generated."""
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "guide" / "sweeps.md").read_text("utf-8")
+    spec = re.search(r"```toml\n(.*?)```", page, re.S)[1]
+    shown = re.search(r"<!-- generated:.*?-->\n```text\n(.*?)```", page, re.S)[1]
+    assert main(["--db", str(bank10.path), "sweep", str(write(tmp_path, spec)), "--dry-run"]) == 0
+    assert capsys.readouterr().out == shown
+    for line in re.search(r"nothing is sent:\n\n```text\n(.*?)```", page, re.S)[1].splitlines():
+        assert line.startswith("paper.toml: ")  # the errors shown are those test_a_bad_spec... checks
