@@ -11,16 +11,13 @@ import time
 from typing import Any
 
 from .. import display
+from ..runs.sweep_view import money, render
 from .common import UserError, open_store
 from .runs import run_async
 
 USAGE = ("persian-tui sweep SPEC.toml [--dry-run] [--resume] [--max-cost USD]\n"
          "       persian-tui sweep resume NAME [--max-cost USD]\n"
          "       persian-tui sweep status [NAME]")
-
-
-def money(value: float | None) -> str:
-    return display.MISSING if value is None else f"${value:.4f}" if value < 1 else f"${value:,.2f}"
 
 
 def cmd_sweep(args) -> int:
@@ -197,30 +194,6 @@ class LiveView:
     def stop(self) -> None:
         if self.live is not None:
             self.live.stop()
-
-
-def render(p):
-    """The live view's renderable (the TUI's dashboard shows the same figures)."""
-    from rich.console import Group
-    from rich.progress_bar import ProgressBar
-    from rich.table import Table
-
-    table = Table(title=display.line(f"sweep {p.name}: {p.done}/{p.total} rows, {p.rate:.1f} rows/s, "
-                                     f"spent {money(p.spent)}"
-                                     + (f" of {money(p.budget.limit)}" if p.budget.limit is not None else "")),
-                  expand=False)
-    for col in ("run", "progress", "rows", "req/s", "errors", "429s", "retries", "cost", "status"):
-        table.add_column(col, justify="left" if col in ("run", "progress", "status") else "right")
-    for r in p.runs:
-        done = r.progress.done if r.progress else 0
-        elapsed = max(1e-9, time.monotonic() - r.pace.started)
-        table.add_row(display.line(r.slot), ProgressBar(total=max(1, r.total), completed=done, width=24),
-                      f"{done}/{r.total}", f"{r.pace.requests / elapsed:.1f}",
-                      str(r.progress.errors if r.progress else 0), str(r.pace.throttled), str(r.pace.retries),
-                      money(r.pace.cost), r.status)
-    lines = [f"endpoint {display.line(e.name)}: {e.in_flight} in flight, window {int(e.window)}/{e.limit}, "
-             f"{e.requests} requests, {e.throttled} 429s, {e.decreases} slow-downs" for e in p.endpoints]
-    return Group(table, *lines)
 
 
 def add_commands(sub) -> None:
