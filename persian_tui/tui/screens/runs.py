@@ -111,7 +111,7 @@ class RunsScreen(AppState, Screen[None]):
         Key("escape,q", "back", "Back", "back to the bank", palette="Back"),
         Key("n", "new", "New run", "launch a new run (embedding, LLM, paraphrase or judge)", palette="New run"),
         Key("w", "sweep", "Sweep", "launch or resume a sweep from its spec file (TOML), with its dashboard",
-            palette="Launch a sweep"),
+            footer=False, palette="Launch a sweep"),
         Key("enter", "open", "Predictions", "the highlighted run's answers", priority=True,
             palette="Open predictions"),
         Key("c", "cancel_run", "Cancel", "cancel the highlighted run", palette="Cancel run"),
