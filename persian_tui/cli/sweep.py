@@ -68,10 +68,11 @@ def _sweep(args, spec, resume: bool) -> int:
     finally:
         view.stop()
     with open_store(args, read=True) as store:
-        _print_rows(store, spec.sweep.name)
+        rows = _print_rows(store, spec.sweep.name)  # as stored: a row written as a stop came is there
     limit = args.max_cost if args.max_cost is not None else spec.sweep.max_cost
     stopped = sorted({r.pace.stopped for r in progress.runs if r.pace.stopped})
-    print(f"sweep {spec.sweep.name} {progress.status}: {progress.done}/{progress.total} rows, spent "
+    done, total = sum(r.done for r in rows), sum(r.total for r in rows)
+    print(f"sweep {spec.sweep.name} {progress.status}: {done}/{total} rows, spent "
           f"{money(progress.spent)}" + (f" of {money(limit)}" if limit is not None else ""))
     for why in stopped:
         print(f"sweep {spec.sweep.name}: {why}", file=sys.stderr)
@@ -111,7 +112,7 @@ def _print_plan(store, plan, resume: bool, max_cost: float | None) -> None:
     print("dry run: nothing sent")
 
 
-def _print_rows(store, name: str) -> None:
+def _print_rows(store, name: str) -> list:
     from ..runs.sweep import sweep_rows
 
     rows = sweep_rows(store, name)
@@ -122,6 +123,7 @@ def _print_rows(store, name: str) -> None:
     print(f"      {'total':<48} {'':<9} {sum(r.done for r in rows):>6}/{sum(r.total for r in rows):<6} "
           f"errors {sum(r.errors for r in rows):<4} retries {sum(r.retries for r in rows):<4} "
           f"(429: {sum(r.throttled for r in rows):<4}) {money(sum(r.cost or 0 for r in rows))}")
+    return rows
 
 
 def report_runs(store, name: str, only: list[int] | None) -> tuple[list[int], list[str]]:

@@ -230,8 +230,12 @@ async def execute_sweep(db_path: str | Path, spec: SweepSpec, *, max_cost: float
             if s.status == "done" and not retry_errors:
                 s.progress = RunProgress(s.run_id, s.total, done=s.total, status="done")
         ticker = asyncio.ensure_future(tick())
+        tasks = [asyncio.ensure_future(one(s)) for s in todo]
         try:
-            await asyncio.gather(*(one(s) for s in todo))
+            await asyncio.gather(*tasks)
+        except asyncio.CancelledError:  # Ctrl-C, SIGTERM, SIGHUP: every run ends cancelled, resumable
+            cancel.set()
+            await asyncio.gather(*tasks, return_exceptions=True)
         finally:
             ticker.cancel()
             for e in endpoints.values():

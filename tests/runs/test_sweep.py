@@ -222,3 +222,22 @@ def test_a_429_on_one_run_slows_every_run_on_the_endpoint_and_the_pace_recovers(
     assert endpoint.window > endpoint.lowest  # the pace recovered
     assert sum(r.pace.throttled for r in p.runs if r.slot.startswith("local/b/")) == 0
     assert sum(r.pace.throttled for r in p.runs if r.slot.startswith("local/a/")) >= 1
+
+
+def test_sigterm_stops_every_run_cancelled_and_resumable(bank6, tmp_path):
+    gate = Gate(lambda body, n: chat("1"), free=4)
+    with LLMServer(gate) as server:
+        path = tmp_path / "s.toml"
+        path.write_text(toml(spec_of(server.url)), encoding="utf-8")
+        env = {**os.environ, "PERSIAN_TUI_DB": str(bank6.path)}
+        proc = subprocess.Popen([sys.executable, "-m", "persian_tui.cli", "sweep", str(path)], env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wait_until(lambda: len(server.requests) >= 6, "4 replies, 2 more requests in flight")
+        proc.send_signal(signal.SIGTERM)
+        gate.open()  # the requests in flight finish
+        out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 1 and "Traceback" not in err, err
+    assert "`persian-tui sweep resume s` goes on" in err
+    rows = sum(len(v) for v in rows_per_run(bank6).values())
+    assert f"sweep s cancelled: {rows}/24 rows" in out
+    assert {r.status for r in bank6.runs.runs()} == {"cancelled"}
