@@ -76,6 +76,10 @@ def _sweep(args, spec, resume: bool) -> int:
           f"{money(progress.spent)}" + (f" of {money(limit)}" if limit is not None else ""))
     for why in stopped:
         print(f"sweep {spec.sweep.name}: {why}", file=sys.stderr)
+    uncounted = sorted({r.pace.spec.model for r in progress.runs if r.pace.model.uncounted})
+    if uncounted and (limit is not None or any(m.max_cost is not None for m in spec.model)):
+        print(f"warning: {', '.join(uncounted)}: the endpoint reports no cost and the spec gives no "
+              "price_in/price_out, so the budget did not count their requests", file=sys.stderr)
     if progress.status != "done":
         print(f"sweep {spec.sweep.name} stopped; `persian-tui sweep resume {spec.sweep.name}` goes on"
               + (" (with a larger --max-cost)" if stopped else ""), file=sys.stderr)

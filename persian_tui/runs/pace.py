@@ -201,6 +201,7 @@ class ModelShare:
     budget: Budget
     most_cost: float = 0.0  # the largest reply cost seen (an estimate's floor)
     most_out: int = 0  # the most output tokens seen
+    uncounted: bool = False  # a reply had no cost and the model no price: its spending is unknown
 
 
 @dataclass
@@ -228,6 +229,8 @@ class RunPace:
         the sweep until the model has one; None: no cost seen yet, one request at a time)."""
         out = self.spec.max_tokens or max(DEFAULT_REPLY_TOKENS, 2 * self.model.most_out)
         tokens = chars / 3 + out
+        if self.model.uncounted:
+            return tokens, 0.0  # nothing to count: not one request at a time for ever
         seen = self.model.most_cost or self.sweep_budget.most  # another model's, until this one's
         bound = self.spec.priced(chars, out)
         if bound is not None:
@@ -269,7 +272,9 @@ class RunPace:
         number, tokens, held, kept = ticket
         cost, used = 0.0, tokens
         if reply is not None:
-            cost = reply.cost if reply.cost is not None else self.spec.priced(reply.tokens_in, reply.tokens_out) or 0.0
+            priced = reply.cost if reply.cost is not None else self.spec.priced(reply.tokens_in, reply.tokens_out)
+            self.model.uncounted |= priced is None
+            cost = priced or 0.0
             used = (reply.tokens_in or 0) + (reply.tokens_out or 0)
             self.model.most_cost = max(self.model.most_cost, cost)
             self.model.most_out = max(self.model.most_out, reply.tokens_out or 0)

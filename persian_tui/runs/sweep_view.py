@@ -35,7 +35,7 @@ def render(p: SweepProgress) -> Any:
         table.add_row(display.line(r.slot), ProgressBar(total=max(1, r.total), completed=done, width=24),
                       f"{done}/{r.total}", f"{r.pace.requests / elapsed:.1f}",
                       str(r.progress.errors if r.progress else 0), str(r.pace.throttled), str(r.pace.retries),
-                      money(r.pace.cost), r.status)
+                      money(None if r.pace.model.uncounted and not r.pace.cost else r.pace.cost), r.status)
     lines = [f"endpoint {display.line(e.name)}: {e.in_flight} in flight, window {int(e.window)}/{e.limit}, "
              f"{e.requests} requests, {e.throttled} 429s, {e.decreases} slow-downs" for e in p.endpoints]
     return Group(table, *lines)

@@ -241,3 +241,27 @@ def test_sigterm_stops_every_run_cancelled_and_resumable(bank6, tmp_path):
     rows = sum(len(v) for v in rows_per_run(bank6).values())
     assert f"sweep s cancelled: {rows}/24 rows" in out
     assert {r.status for r in bank6.runs.runs()} == {"cancelled"}
+
+
+def test_a_model_without_price_or_reported_cost_is_asked_at_its_pace_and_said_uncounted(bank6, tmp_path, capsys):
+    """Its cost cannot be known: after its first reply its requests are not held one at a time
+    (the budget's rule for a cost not known yet), and the sweep says the budget did not count it."""
+    lock = threading.Lock()
+    state = {"now": 0, "peak": 0}
+
+    def script(body, n):
+        with lock:
+            state["now"] += 1
+            state["peak"] = max(state["peak"], state["now"])
+        time.sleep(0.05)
+        with lock:
+            state["now"] -= 1
+        return chat("1")
+
+    with LLMServer(script) as server:
+        path = tmp_path / "s.toml"
+        path.write_text(toml(spec_of(server.url, models=("a",), max_cost=1.0)), encoding="utf-8")
+        assert main(["--db", str(bank6.path), "sweep", str(path)]) == 0
+    assert state["peak"] > 1
+    assert "warning: a: the endpoint reports no cost and the spec gives no price_in/price_out" in \
+        capsys.readouterr().err
