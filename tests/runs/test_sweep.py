@@ -105,6 +105,8 @@ def test_every_run_question_and_sample_is_asked_once_and_the_retries_are_logged(
     assert [line.split()[1] for line in status[1:5]] == ["local/a/zero-shot", "local/a/json",
                                                          "local/b/zero-shot", "local/b/json"]
     assert status[5].split()[:2] == ["total", "48/48"] and f"retries {throttled}" in status[5]
+    assert main(["--db", str(bank6.path), "runs"]) == 0
+    assert all(line.endswith("  sweep s") for line in capsys.readouterr().out.splitlines())
     # the report of the sweep's runs closes with what each cost
     assert main(["--db", str(bank6.path), "report", "--sweep", "s"]) == 0
     report = capsys.readouterr().out.split("Sweep s: cost per run")[1].splitlines()[1:]
