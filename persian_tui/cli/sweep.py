@@ -59,10 +59,12 @@ def _sweep(args, spec, resume: bool) -> int:
         except RunError as e:
             raise UserError(str(e)) from None
         db = store.path
+    from ..judging.run import execute_judge_run, judge_run_fields
+
     view = LiveView(spec.sweep.name)
     try:
         progress = run_async(execute_sweep(db, spec, max_cost=args.max_cost, retry_errors=args.retry_errors,
-                                           on_progress=view))
+                                           on_progress=view, judge_with=(judge_run_fields, execute_judge_run)))
     except RunError as e:
         raise UserError(str(e)) from None
     finally:
@@ -111,6 +113,10 @@ def _print_plan(store, plan, resume: bool, max_cost: float | None) -> None:
           + (f"; budget {money(limit)}" if limit is not None else "")
           + " (input: a third of a token per prompt character; output: "
           + (f"{s.max_tokens}" if s.max_tokens else "256") + " tokens per reply)")
+    if plan.spec.judge is not None:
+        j = plan.spec.judge
+        print(f"then a judge run of {display.line(j.model)} over each answer run once it is done"
+              + (" (its wrong answers)" if j.only_wrong else "") + ": up to one request per question each")
     if sweep is not None and not resume:
         print(f"note: a sweep named {s.name!r} exists: --resume goes on with it")
     print("dry run: nothing sent")

@@ -26,6 +26,7 @@ from .spec import LLMRunSpec
 from .sweep_spec import ModelSection, SweepSpec, parse_sweep_spec
 
 TICK = 0.25  # seconds between progress reports (and retry-log writes)
+JUDGE_SLOT = "judge:"  # a judge run's slot: this and its target's slot
 # a request's assumed tokens for the dry run's estimate when no max_tokens is set
 ESTIMATE_OUT = 256
 
@@ -103,7 +104,7 @@ def check_resume(store: Store, spec: SweepSpec) -> int:
     sweep = store.sweeps.get_sweep(spec.sweep.name)
     if sweep is None:
         raise RunError(f"no sweep {spec.sweep.name!r} to resume (run it without --resume first)")
-    stored = {slot for slot, _ in store.sweeps.sweep_runs(sweep.id)}
+    stored = {slot for slot, _ in store.sweeps.sweep_runs(sweep.id) if not slot.startswith(JUDGE_SLOT)}
     wanted = {slot for slot, _, _ in spec.run_specs()}
     if stored != wanted:
         extra = sorted(wanted - stored) or sorted(stored - wanted)
@@ -123,6 +124,7 @@ class RunState:
     run_id: int
     total: int
     pace: RunPace
+    kind: str = "llm"  # or judge
     progress: RunProgress | None = None  # the latest report (None: not started in this session)
     status: str = "waiting"
 
@@ -163,9 +165,15 @@ SweepCallback = Callable[[SweepProgress], None]
 
 async def execute_sweep(db_path: str | Path, spec: SweepSpec, *, max_cost: float | None = None,
                         retry_errors: bool = False, on_progress: SweepCallback | None = None,
-                        cancel: threading.Event | None = None) -> SweepProgress:
-    """Ask every run of the sweep `spec` names what it is missing, all at once. `max_cost` (USD)
-    overrides the spec's sweep budget; costs already recorded count against budgets."""
+                        cancel: threading.Event | None = None,
+                        judge_with: tuple[Callable, Callable] | None = None) -> SweepProgress:
+    """Ask every run of the sweep `spec` names what it is missing, all at once; then, with a
+    judge in the spec, judge each answer run that is done. `max_cost` (USD) overrides the spec's
+    sweep budget; costs already recorded count against budgets. `judge_with`: (judge_run_fields,
+    execute_judge_run) of judging/run.py (a layer above this one), needed for a judge."""
+    if spec.judge is not None and judge_with is None:
+        raise RunError("this sweep has a judge: give judge_with")
+    judge_run_fields, execute_judge_run = judge_with or (None, None)
     from .llm import execute_llm_run
 
     cancel = cancel or threading.Event()
@@ -187,7 +195,10 @@ async def execute_sweep(db_path: str | Path, spec: SweepSpec, *, max_cost: float
         shares: dict[str, ModelShare] = {}
         retry_log: list[dict] = []
         states = []
+        judged = {slot.removeprefix(JUDGE_SLOT): run for slot, run in runs if slot.startswith(JUDGE_SLOT)}
         for slot, run in runs:
+            if slot.startswith(JUDGE_SLOT):
+                continue  # judge runs: once their targets are done (below)
             model, run_spec = by_slot[slot]
             key = f"{spec.endpoint_of(model).name}/{model.name}"
             if key not in shares:
@@ -211,10 +222,10 @@ async def execute_sweep(db_path: str | Path, spec: SweepSpec, *, max_cost: float
         async def one(state: RunState) -> None:
             def seen(p: RunProgress) -> None:
                 state.progress, state.status = p, p.status
-            _, run_spec = by_slot[state.slot]
+            execute = execute_judge_run if state.kind == "judge" and execute_judge_run else execute_llm_run
             try:
-                await execute_llm_run(db_path, state.run_id, retry_errors=retry_errors, on_progress=seen,
-                                      cancel=cancel, overrides={"base_url": run_spec.base_url}, pace=state.pace)
+                await execute(db_path, state.run_id, retry_errors=retry_errors, on_progress=seen,
+                              cancel=cancel, overrides={"base_url": state.pace.spec.base_url}, pace=state.pace)
             except RunError as e:  # a run that cannot go on (its lease is held): the others do
                 state.status, state.pace.stopped = "failed", str(e)
 
@@ -229,13 +240,48 @@ async def execute_sweep(db_path: str | Path, spec: SweepSpec, *, max_cost: float
         for s in states:
             if s.status == "done" and not retry_errors:
                 s.progress = RunProgress(s.run_id, s.total, done=s.total, status="done")
+        def judging(target: RunState) -> RunState | None:
+            """The judge run of a done answer run (made now when it has none; None: nothing to judge)."""
+            assert spec.judge is not None and sweep is not None and judge_run_fields is not None
+            run = judged.get(target.slot)
+            if run is None:
+                try:
+                    fields = judge_run_fields(store, spec.judge_spec(target.run_id), target.run_id,
+                                              only_wrong=spec.judge.only_wrong)
+                except RunError:
+                    return None  # (no answer to judge: every one right, with only_wrong)
+                run = store.runs.get_run(store.sweeps.add_run(sweep.id, JUDGE_SLOT + target.slot, fields))
+                assert run is not None
+            if "judge" not in shares:
+                j = spec.judge
+                mine = [c for slot, r in runs if slot.startswith(JUDGE_SLOT) for c in [costs[r.id]]]
+                shares["judge"] = ModelShare(asyncio.Semaphore(j.connections),
+                                             Budget(j.max_cost, f"judge {j.model}", sum(c.cost for c in mine)),
+                                             most_cost=max((c.most for c in mine), default=0.0))
+            pace = RunPace(run.id, endpoints[spec.endpoint_of(spec.judge).name], shares["judge"], budget,
+                           spec.judge_spec(target.run_id), on_retry=retry_log.append,
+                           cost=costs[run.id].cost if run.id in costs else 0.0)
+            state = RunState(JUDGE_SLOT + target.slot, run.id, run.total, pace, kind="judge", status=run.status)
+            if run.status == "done" and not retry_errors:
+                state.progress = RunProgress(run.id, run.total, done=run.total, status="done")
+            states.append(state)
+            return state
+
+        async def phases() -> None:
+            await asyncio.gather(*(one(s) for s in todo))
+            if spec.judge is not None and not cancel.is_set():
+                made = [judging(s) for s in list(states) if s.kind == "llm" and s.status == "done"]
+                await asyncio.gather(*(one(s) for s in made
+                                       if s is not None and (s.status != "done" or retry_errors)))
+
         ticker = asyncio.ensure_future(tick())
-        tasks = [asyncio.ensure_future(one(s)) for s in todo]
+        task = asyncio.ensure_future(phases())
         try:
-            await asyncio.gather(*tasks)
+            await asyncio.shield(task)
         except asyncio.CancelledError:  # Ctrl-C, SIGTERM, SIGHUP: every run ends cancelled, resumable
             cancel.set()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            task.cancel()  # requests in flight too, as a single run's Ctrl-C
+            await asyncio.gather(task, return_exceptions=True)
         finally:
             ticker.cancel()
             for e in endpoints.values():

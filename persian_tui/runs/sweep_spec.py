@@ -17,7 +17,7 @@ from .. import redact, settings
 from ..models import check_release_name
 from ..redact import check_env_name
 from .prompts import Strategy
-from .spec import MAX_SAMPLES, LLMRunSpec, QuestionSet, check_base_url
+from .spec import MAX_SAMPLES, JudgeRunSpec, LLMRunSpec, QuestionSet, check_base_url
 
 MAX_SPEC_BYTES = 1_000_000  # a spec file is read whole: capped
 NAME = Annotated[str, Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")]
@@ -101,10 +101,23 @@ class ModelSection(_Part):
     max_cost: float | None = Field(None, ge=0, le=1_000_000)  # USD for this model's runs
 
 
+class JudgeSection(_Part):
+    """A judge run over each answer run's predictions, once the run is done."""
+
+    model: str = Field(min_length=1, max_length=300)
+    endpoint: str | None = None  # the endpoint's name (default: the only one)
+    connections: int = Field(16, ge=1, le=256)  # judge requests at once, over its runs
+    only_wrong: bool = False  # judge the wrong answers only
+    price_in: float | None = Field(None, ge=0, le=10_000)
+    price_out: float | None = Field(None, ge=0, le=10_000)
+    max_cost: float | None = Field(None, ge=0, le=1_000_000)
+
+
 class SweepSpec(_Part):
     sweep: SweepSection
     endpoint: list[EndpointSection] = Field(min_length=1)
     model: list[ModelSection] = Field(min_length=1)
+    judge: JudgeSection | None = None
 
     @model_validator(mode="after")
     def _links(self) -> SweepSpec:
@@ -122,9 +135,14 @@ class SweepSpec(_Part):
             if key in seen:
                 raise _FieldError(f"model[{i}].name", f"duplicate model (already model[{seen[key]}])")
             seen[key] = i
+        j = self.judge
+        if j is not None and j.endpoint is None and len(names) > 1:
+            raise _FieldError("judge.endpoint", f"is required: there are {len(names)} endpoints")
+        if j is not None and j.endpoint is not None and j.endpoint not in names:
+            raise _FieldError("judge.endpoint", f"names no endpoint (have: {', '.join(names)})")
         return self
 
-    def endpoint_of(self, model: ModelSection) -> EndpointSection:
+    def endpoint_of(self, model: ModelSection | JudgeSection) -> EndpointSection:
         return next(e for e in self.endpoint if model.endpoint in (None, e.name))
 
     def run_specs(self) -> list[tuple[str, ModelSection, LLMRunSpec]]:
@@ -148,6 +166,18 @@ class SweepSpec(_Part):
                     slot = f"{e.name}/{m.name}/{strategy}" + (f"/shuffle-{shuffle}" if shuffle is not None else "")
                     out.append((slot, m, spec))
         return out
+
+    def judge_spec(self, target_run: int) -> JudgeRunSpec:
+        """The judge run's spec over answer run `target_run` (the sweep's judge must be set)."""
+        j, s = self.judge, self.sweep
+        assert j is not None
+        e = self.endpoint_of(j)
+        return JudgeRunSpec(base_url=e.base_url, model=j.model, api_key_env=e.api_key_env or "OPENAI_API_KEY",
+                            concurrency=j.connections, timeout=s.timeout, max_retries=s.max_retries,
+                            max_failures=s.max_failures, cache=s.cache, target_run=target_run,
+                            only_wrong=j.only_wrong, price_in=j.price_in, price_out=j.price_out,
+                            exemplars=3, limit=None, samples=1, sample=None, temperature=0.0, max_tokens=None,
+                            seed=None)
 
     def stored(self) -> dict:
         """The spec as stored with the sweep: URLs without their user-info."""

@@ -51,6 +51,14 @@ class SweepsRepo:
         assert sweep is not None
         return sweep
 
+    def add_run(self, sweep_id: int, slot: str, fields: dict[str, Any]) -> int:
+        """A run made later in the sweep (a judge run, once its target is done): one transaction."""
+        with self.db.tx():
+            run_id = self.runs.insert_run(**fields)
+            self.db.conn.execute("INSERT INTO sweep_runs (sweep_id, run_id, slot) VALUES (?,?,?)",
+                                 (sweep_id, run_id, slot))
+        return run_id
+
     def get_sweep(self, name: str) -> Sweep | None:
         row = self.db.conn.execute("SELECT id, name, spec, created_at FROM sweeps WHERE name = ?",
                                    (name,)).fetchone()

@@ -40,6 +40,8 @@ def toml(data: dict) -> str:
     for section in ("endpoint", "model"):
         for item in data[section]:
             lines += ["", f"[[{section}]]"] + [f"{k} = {_value(v)}" for k, v in item.items()]
+    if "judge" in data:
+        lines += ["", "[judge]"] + [f"{k} = {_value(v)}" for k, v in data["judge"].items()]
     return "\n".join(lines) + "\n"
 
 
@@ -267,3 +269,28 @@ def test_a_model_without_price_or_reported_cost_is_asked_at_its_pace_and_said_un
     assert state["peak"] > 1
     assert "warning: a: the endpoint reports no cost and the spec gives no price_in/price_out" in \
         capsys.readouterr().err
+
+
+def test_a_judge_judges_each_answer_run_once_it_is_done(bank6, tmp_path, capsys):
+    verdict = '{"verdict": "flawed", "error_category": "surface_lexical", "rationale": "x"}'
+
+    def script(body, n):
+        if body["model"] == "judge":
+            return chat(verdict, cost=0.002)
+        return chat("1", cost=0.001)  # right for q-000 and q-004 (keys 1, 1): 4 of 6 wrong
+
+    with LLMServer(script) as server:
+        data = spec_of(server.url)
+        data["judge"] = {"model": "judge", "connections": 2, "only_wrong": True}
+        data["sweep"]["cache"] = False  # (else a and b's alike answers are judged once)
+        path = tmp_path / "s.toml"
+        path.write_text(toml(data), encoding="utf-8")
+        assert main(["--db", str(bank6.path), "sweep", str(path)]) == 0
+        judged = [b for b in server.requests if b["model"] == "judge"]
+    runs = bank6.runs.runs()
+    answers, judges = [r for r in runs if r.kind == "llm"], [r for r in runs if r.kind == "judge"]
+    assert len(answers) == 2 and len(judges) == 2 and {r.status for r in runs} == {"done"}
+    assert sorted(r.params["target_run"] for r in judges) == [a.id for a in answers]
+    assert all(len(bank6.judging.judgments(run_id=j.id)) == 4 for j in judges) and len(judged) == 8
+    out = capsys.readouterr().out
+    assert "judge:local/a/zero-shot" in out and "sweep s done: 32/32 rows, spent $0.0400" in out

@@ -16,6 +16,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from ... import display
+from ...judging.run import execute_judge_run, judge_run_fields
 from ...runs import RunError
 from ...runs.sweep import SweepProgress, check_resume, create_sweep, execute_sweep, plan_sweep
 from ...runs.sweep_spec import SweepSpec
@@ -83,7 +84,8 @@ class SweepScreen(AppState, Screen[None]):
             line = f"{p.done}/{p.total} rows, spent {money(p.spent)}"
             self.post_message(SweepShown(render(p), p.status, line))
         try:
-            asyncio.run(execute_sweep(Path(self.app.db_path), self.spec, on_progress=seen, cancel=self.cancel))
+            asyncio.run(execute_sweep(Path(self.app.db_path), self.spec, on_progress=seen, cancel=self.cancel,
+                                      judge_with=(judge_run_fields, execute_judge_run)))
         except (Exception, asyncio.CancelledError) as e:  # noqa: BLE001 - shown on the dashboard
             self.post_message(SweepShown(None, "failed", display.line(str(e) or type(e).__name__)))
 
