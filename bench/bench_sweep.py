@@ -79,8 +79,10 @@ class Sampled:
         return " → ".join(f"{k / 1024:.0f}" for k in parts) + " MB (peak of each third)"
 
 
-def spec(url: str, name: str) -> str:
+def spec(url: str, name: str, judge: bool = False) -> str:
     models = "".join(f'\n[[model]]\nname = "m{i}"\nconnections = {CONNECTIONS}\n' for i in range(MODELS))
+    if judge:  # one judge over the six runs, as many connections as the answers had
+        models += f'\n[judge]\nmodel = "j"\nconnections = {MODELS * CONNECTIONS}\n'
     return (f'[sweep]\nname = "{name}"\nrelease = "v1"\nstrategies = ["zero-shot"]\nsamples = {SAMPLES}\n'
             f'cache = false\nmax_cost = 100.0\n\n[[endpoint]]\nname = "local"\nbase_url = "{url}"\n'
             f'api_key_env = "OPENAI_API_KEY"\nconnections = {MODELS * CONNECTIONS}\n' + models)
@@ -91,6 +93,8 @@ def main() -> None:
     p.add_argument("--questions", type=int, default=567)
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--no-inspect", action="store_true")
+    p.add_argument("--judge", action="store_true", help="instead: a sweep with a judge over its six runs "
+                   "(no Inspect counterpart), timed against the answers' limit plus the judge's")
     args = p.parse_args()
     n = args.questions
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", "/tmp"),
@@ -104,6 +108,10 @@ def main() -> None:
     print(f"{MODELS} models × {n} questions × {SAMPLES} samples = {requests} requests, {DELAY * 1000:.0f} ms "
           f"replies, every 10th first attempt 429, {CONNECTIONS} connections per model; limit {limit:.1f} s; "
           f"load average {os.getloadavg()[0]:.1f} (2 cores, shared)")
+    if args.judge:
+        judged(db, tmp, env, n, args.rounds, limit)
+        shutil.rmtree(tmp, ignore_errors=True)
+        return
     ours: list[tuple[float, float]] = []
     theirs: list[tuple[float, float]] = []
     memory = []
@@ -137,6 +145,26 @@ def main() -> None:
     else:
         print("inspect eval: skipped (--no-inspect, or inspect-ai is not installed: pip install -e '.[inspect]')")
     shutil.rmtree(tmp, ignore_errors=True)
+
+
+def judged(db: Path, tmp: Path, env: dict, n: int, rounds: int, limit: float) -> None:
+    """A sweep with a judge: the answers, then one judge request per question of each run (every
+    answer judged) on 96 connections; the limit is the answers' plus the judge's."""
+    judge_limit = MODELS * n * DELAY / (MODELS * CONNECTIONS)
+    walls = []
+    for i in range(rounds):
+        with Server(DELAY, busy=10, cost=COST) as server:
+            path = tmp / f"judged{i}.toml"
+            path.write_text(spec(server.url, f"judged-{i}", judge=True), "utf-8")
+            run = Sampled(CLI + ["--db", str(db), "sweep", str(path)], env, tmp)
+            wall, cpu = run.run()
+            walls.append(wall)
+            requests = MODELS * n * SAMPLES + MODELS * n
+            print(f"  sweep with judge round {i + 1}: {wall:.2f} s wall, {cpu:.2f} s CPU "
+                  f"({cpu / requests * 1000:.2f} ms a request); memory {run.memory()}")
+    total = limit + judge_limit
+    print(f"sweep with judge: best {min(walls):.2f} s -> {min(walls) / total:.2f}× the limit {total:.1f} s "
+          f"(answers {limit:.1f} s + judge {judge_limit:.1f} s)")
 
 
 if __name__ == "__main__":
