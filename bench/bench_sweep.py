@@ -160,8 +160,10 @@ def judged(db: Path, tmp: Path, env: dict, n: int, rounds: int, limit: float) ->
             wall, cpu = run.run()
             walls.append(wall)
             requests = MODELS * n * SAMPLES + MODELS * n
+            rows = [line for line in run.output.splitlines() if line.strip().startswith("total")]
             print(f"  sweep with judge round {i + 1}: {wall:.2f} s wall, {cpu:.2f} s CPU "
-                  f"({cpu / requests * 1000:.2f} ms a request); memory {run.memory()}")
+                  f"({cpu / requests * 1000:.2f} ms a request); memory {run.memory()}; "
+                  f"{' '.join(rows[-1].split()[:2]) if rows else ''} rows")
     total = limit + judge_limit
     print(f"sweep with judge: best {min(walls):.2f} s -> {min(walls) / total:.2f}× the limit {total:.1f} s "
           f"(answers {limit:.1f} s + judge {judge_limit:.1f} s)")
