@@ -138,6 +138,7 @@ def main() -> None:
     p.add_argument("--busy", type=int, default=0, metavar="N",
                    help="answer every N-th first attempt 429 (a body not seen before; 10: 10 %%)")
     p.add_argument("--retry-after", help="with --busy: the 429's Retry-After header (default: none)")
+    p.add_argument("--cost", type=float, help="report this cost (USD) in each reply's usage, as OpenRouter does")
     args = p.parse_args()
     seen: set[str] = set()
     lock = threading.Lock()
@@ -155,7 +156,7 @@ def main() -> None:
                 headers = {"Retry-After": args.retry_after} if args.retry_after else {}
                 return Reply(429, {"error": {"message": "rate limited", "type": "rate_limit"}},
                              headers=headers, delay=args.delay)
-        return Reply(body=chat(args.answer).body, delay=args.delay)
+        return Reply(body=chat(args.answer, cost=args.cost).body, delay=args.delay)
 
     with LLMServer(script) as server:
         print(server.url, flush=True)

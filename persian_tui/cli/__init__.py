@@ -15,7 +15,7 @@ from ..models import QUESTION_SETS
 from ..runs import RunError
 from ..store import DatabaseError, StoreError, discard_if_unused, is_there
 from ..store.errors import write_error
-from . import access, corpus, curate, items, release, users, web
+from . import access, corpus, curate, items, release, sweep, users, web
 from . import runs as runs_commands
 from .common import MAX_ID, UserError, bounded_int, open_store, print_capped
 from .options import DB_HELP, USER_HELP, Parser, db_everywhere, merge_run, one_run
@@ -265,6 +265,9 @@ def cmd_report(args) -> int:
             raise UserError(f"--runs takes run ids (1 to {MAX_ID}) separated by commas, e.g. 1,2,5 "
                             f"(got {args.runs!r})") from None
     with open_store(args, read=True) as store:
+        sweep_lines: list[str] = []
+        if args.sweep:
+            run_ids, sweep_lines = sweep.report_runs(store, args.sweep, run_ids)
         try:
             report = build_report(store, run_ids=run_ids, questions=args.questions, seed=args.seed,
                                   n_boot=args.bootstrap)
@@ -277,6 +280,8 @@ def cmd_report(args) -> int:
                         f"the question set {args.questions!r}")
     if args.format == "table":
         sys.stdout.write(render_text(report, intervals=args.intervals))
+        for line in sweep_lines:
+            print(line)
         return 0
     try:
         paths = write_report(report, args.output, args.format, args.intervals)
@@ -397,6 +402,7 @@ def parser() -> argparse.ArgumentParser:
     st.set_defaults(func=cmd_setting)
 
     runs_commands.add_commands(sub)
+    sweep.add_commands(sub)
 
     er = sub.add_parser("errors", help="error categories per run and judge-vs-human agreement")
     one_run(er, bounded_int(1), help="the judged run (default: all)")
@@ -431,6 +437,8 @@ def parser() -> argparse.ArgumentParser:
                          "clustered standard errors; on the questions all share: breakdowns, position "
                          "bias, confusion, agreement, hardest questions, the human baseline.")
     rep.add_argument("--runs", metavar="IDS", help="run ids, e.g. 1,2,5 (default: every finished run)")
+    rep.add_argument("--sweep", metavar="NAME", help="the runs of this sweep (with --runs: those of them), "
+                     "and what each cost")
     rep.add_argument("--questions", default="all", choices=QUESTION_SETS,
                      help="question set (all = draft, ready and curated; default: all)")
     rep.add_argument("--format", default="table", choices=("table", "md", "csv", "json"),

@@ -40,7 +40,8 @@ COMMAND_ACTS: dict[str, ActOf] = {
     "export": "see_answers", "agreement": "see_answers", "errors": "see_answers", "report": "see_answers",
     "shortcuts": "see_answers", "samples": "see_answers", "items": "see_answers",
     "setting": _setting, "stats": None, "tui": None,  # the app enforces the same policy itself
-    "run": "run", "run llm": "run", "run paraphrase": "run", "run recall": "run", "run embed": "run", "judge": "run",
+    "run": "run", "run llm": "run", "run paraphrase": "run", "run recall": "run", "run embed": "run",
+    "judge": "run", "sweep": "run",
     "import-reasoning": "run", "import-predictions": "run",
     "runs": _runs, "runs archive": _runs, "runs unarchive": _runs, "runs delete": _runs, "runs history": _runs,
     "corpus": None, "corpus import": "author", "corpus stats": None, "corpus search": None,

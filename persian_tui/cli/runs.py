@@ -264,6 +264,7 @@ def cmd_runs(args) -> int:
 def _list_runs(args) -> int:
     with open_store(args, read=True) as store:
         rows = store.runs.run_summaries(archived=args.all)
+        sweeps = store.sweeps.sweep_of_runs()
     if not rows:
         print("no runs yet" if args.all else "no runs (archived ones: runs --all)")
     for s in rows:
@@ -276,6 +277,7 @@ def _list_runs(args) -> int:
               f"errors {display.figure(s.errors):<4} {s.run.model}"
               + (f"  ×{k} samples (acc: mean of samples)" if k > 1 else "")
               + (f"  release {s.run.params['release']}" if s.run.params.get("release") else "")
+              + (f"  sweep {sweeps[s.run.id]}" if s.run.id in sweeps else "")
               + (f"  ({s.run.reason})" if s.run.reason and s.run.status == "failed" else ""))
     return 0
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..models import Run
 from ..runs.llm import LLMSession
@@ -15,11 +15,21 @@ from ..runs.progress import Callback, RunError, RunProgress
 from ..runs.spec import LLMRunSpec
 from ..store import Store
 
+if TYPE_CHECKING:
+    from ..runs.pace import RunPace
+
 
 def create_judge_run(store: Store, spec: LLMRunSpec, target_run: int, *, only_wrong: bool = False) -> Run:
     """A judge run over the predictions of `target_run` (only the wrong ones with only_wrong).
     A target asked several times is judged on `spec.sample` when given, else on each question's
     majority's first sample; the picked sample per question is fixed now (params `picked`)."""
+    run = store.runs.create_run(**judge_run_fields(store, spec, target_run, only_wrong=only_wrong))
+    assert run is not None  # (None only for once_per_file)
+    return run
+
+
+def judge_run_fields(store: Store, spec: LLMRunSpec, target_run: int, *, only_wrong: bool = False) -> dict:
+    """The stored fields of a new judge run (create_run's arguments; RunError: nothing to judge)."""
     from .verdicts import DEFAULT_TAXONOMY, JUDGE_VERSION, prompt_hash
 
     target = store.runs.get_run(target_run)
@@ -40,24 +50,24 @@ def create_judge_run(store: Store, spec: LLMRunSpec, target_run: int, *, only_wr
               "uids": [p.uid for p in preds], "categories": categories}
     if any(p.sample for p in preds):
         params["picked"] = {p.uid: p.sample for p in preds if p.sample}
-    run = store.runs.create_run("judge", spec.model, params, total=len(preds),
-                                prompt_template=JUDGE_VERSION, prompt_hash=prompt_hash(categories))
-    assert run is not None  # (None only for once_per_file)
-    return run
+    return {"kind": "judge", "model": spec.model, "params": params, "total": len(preds),
+            "prompt_template": JUDGE_VERSION, "prompt_hash": prompt_hash(categories)}
 
 
 async def execute_judge_run(db_path: str | Path, run_id: int, *, retry_errors: bool = False,
                             on_progress: Callback | None = None,
                             cancel: threading.Event | None = None,
-                            overrides: dict | None = None) -> RunProgress:
+                            overrides: dict | None = None, pace: RunPace | None = None) -> RunProgress:
     """Judge every prediction of the run's target that has no judgment yet; one committed
-    row per verdict. A reply without a clear verdict is stored as `unscored`."""
+    row per verdict. A reply without a clear verdict is stored as `unscored`. `pace`: the run
+    is a sweep's (runs/pace.py)."""
     from ..runs.llm_client import LLMError
+    from ..runs.pace import BudgetReached
     from .verdicts import parse_judgment, render_judge
 
     store = Store(db_path)
     try:
-        session = LLMSession(store, run_id, ("judge",), "judge", overrides, cancel)
+        session = LLMSession(store, run_id, ("judge",), "judge", overrides, cancel, pace)
         run, uids, cancel = session.run, session.uids, session.cancel
         target, categories = run.params["target_run"], run.params["categories"]
         done = store.judging.judged_uids(run_id)
@@ -88,11 +98,15 @@ async def execute_judge_run(db_path: str | Path, run_id: int, *, retry_errors: b
                 except LLMError as e:
                     row["error"] = str(e)
                     breaker.record(e)
+                except BudgetReached:
+                    return  # not asked: no row (a resume with a larger budget asks it)
             if reply is not None:
                 j = parse_judgment(reply.text, categories)
                 row.update(status=j.status, verdict=j.verdict, error_category=j.error_category,
                            rationale=j.rationale, error=j.reason, raw_reply=reply.text, tokens_in=reply.tokens_in,
-                           tokens_out=reply.tokens_out, latency=reply.latency, cost=reply.cost)
+                           tokens_out=reply.tokens_out, latency=reply.latency,
+                           cost=reply.cost if reply.cost is not None else
+                           session.spec.priced(reply.tokens_in, reply.tokens_out))
             await session.writer.save({**row, "uid": uid, "sample": picked.get(uid, 0)})
             progress.done += 1
             progress.new += 1

@@ -23,18 +23,19 @@ from typing import TYPE_CHECKING
 from .. import redact
 from ..models import Prediction, Question, Run
 from ..store import Store
-from .lifecycle import Breaker, RowWriter, drive_requests, finish_run, save_when_free, take_lease
+from .lifecycle import Breaker, RowWriter, drive_requests, end_run, finish_run, save_when_free, take_lease
 from .progress import Callback, RunError, RunProgress, select_questions, stored_progress
 from .spec import RESUME_OVERRIDES, LLMRunSpec, ParaphraseRunSpec
 
 if TYPE_CHECKING:
     from .llm_client import Completion, LLMClient
+    from .pace import RunPace
 
 
 def create_llm_run(store: Store, spec: LLMRunSpec, *, kind: str = "llm") -> Run:
     """Record a new run (its questions fixed now, so a resume asks the same ones). `kind`
     "paraphrase" asks for the prose meaning of every couplet instead of an answer."""
-    from .prompts import PARAPHRASE_HASH, PARAPHRASE_TEMPLATE, STRATEGIES, render
+    from .prompts import PARAPHRASE_HASH, PARAPHRASE_TEMPLATE, STRATEGIES
 
     if isinstance(spec, ParaphraseRunSpec):
         kind = "paraphrase"
@@ -50,7 +51,16 @@ def create_llm_run(store: Store, spec: LLMRunSpec, *, kind: str = "llm") -> Run:
         return run
     if spec.strategy not in STRATEGIES:
         raise RunError(f"unknown strategy {spec.strategy!r}; choose {', '.join(STRATEGIES)}")
-    questions = select_questions(store, spec.questions, spec.limit, spec.release)
+    run = store.runs.create_run(**llm_run_fields(spec, select_questions(store, spec.questions, spec.limit,
+                                                                        spec.release)))
+    assert run is not None  # (None only for once_per_file)
+    return run
+
+
+def llm_run_fields(spec: LLMRunSpec, questions: list[Question]) -> dict:
+    """The stored fields of a new LLM run asking `questions` (create_run's arguments)."""
+    from .prompts import render
+
     if not questions:
         raise RunError(f"no questions to ask (set {spec.questions!r})")
     sample = render(spec.strategy, questions[0])
@@ -59,10 +69,8 @@ def create_llm_run(store: Store, spec: LLMRunSpec, *, kind: str = "llm") -> Run:
         from .prompts import leaks_few_shot
 
         params["few_shot_leaks"] = [q.uid for q in questions if leaks_few_shot(q)]
-    run = store.runs.create_run("llm", spec.model, params, total=len(questions) * spec.samples,
-                                prompt_template=sample.template, prompt_hash=sample.template_hash)
-    assert run is not None  # (None only for once_per_file)
-    return run
+    return {"kind": "llm", "model": spec.model, "params": params, "total": len(questions) * spec.samples,
+            "prompt_template": sample.template, "prompt_hash": sample.template_hash}
 
 
 def stored_spec(run: Run, overrides: dict | None = None) -> LLMRunSpec:
@@ -111,13 +119,14 @@ async def cached_reply(store: Store, client: LLMClient, spec: LLMRunSpec, messag
     from .llm_client import Completion, cache_key
 
     params = spec.request_params(sample)
+    if not spec.cache:  # (no key to hash: about 45 µs a request)
+        return await client.complete(messages, params=params, response_format=response_format, gate=gate)
     key = cache_key(spec.base_url, spec.model, messages, params, response_format, repeat=sample)
-    cached = store.runs.cached_response(key) if spec.cache else None
+    cached = store.runs.cached_response(key)
     if cached is not None:
         return Completion(**cached, cached=True)
     reply = await client.complete(messages, params=params, response_format=response_format, gate=gate)
-    if spec.cache:
-        store.runs.cache_response(key, reply.to_cache())
+    store.runs.cache_response(key, reply.to_cache())
     return reply
 
 
@@ -133,7 +142,8 @@ class LLMSession:
     writer: RowWriter
 
     def __init__(self, store: Store, run_id: int, kinds: tuple[str, ...], what: str,
-                 overrides: dict | None = None, cancel: threading.Event | None = None) -> None:
+                 overrides: dict | None = None, cancel: threading.Event | None = None,
+                 pace: RunPace | None = None) -> None:
         run = store.runs.get_run(run_id)
         if run is None or run.kind not in kinds:
             raise RunError(f"no {what} run {run_id}")
@@ -141,6 +151,7 @@ class LLMSession:
         self.spec, self.uids = stored_spec(run, overrides), run.params["uids"]
         take_lease(store, run_id)
         self.cancel = cancel or threading.Event()
+        self.pace = pace  # a sweep's run: shared endpoint limits, its model's gate, budgets
 
     def limited(self, todo: list) -> list:
         """`todo` cut to the resume's `limit` (a resume may ask only this many more)."""
@@ -155,8 +166,8 @@ class LLMSession:
         spec = self.spec
         self.store.runs.set_run_status(self.run.id, "running")
         self.client = LLMClient(spec.base_url, spec.model, api_key_env=spec.api_key_env,
-                                timeout=spec.timeout, max_retries=spec.max_retries)
-        self.gate = asyncio.Semaphore(spec.concurrency)
+                                timeout=spec.timeout, max_retries=spec.max_retries, pace=self.pace)
+        self.gate = self.pace.model.gate if self.pace else asyncio.Semaphore(spec.concurrency)
         self.breaker = Breaker(spec.max_failures, self.cancel)
         self.writer = RowWriter(write or (lambda rows: None))
 
@@ -169,6 +180,8 @@ class LLMSession:
         await drive_requests(tasks, self.store, self.run.id, self.client, self.cancel, self.writer)
 
     def finish(self, progress: RunProgress, finished: bool, on_progress: Callback | None) -> RunProgress:
+        if self.pace is not None and self.pace.stopped and not finished:
+            return end_run(self.store, progress, "cancelled", self.pace.stopped, on_progress)
         return finish_run(self.store, progress, finished and not self.cancel.is_set(), on_progress,
                           self.breaker)
 
@@ -176,17 +189,19 @@ class LLMSession:
 async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: bool = False,
                           on_progress: Callback | None = None,
                           cancel: threading.Event | None = None,
-                          overrides: dict | None = None) -> RunProgress:
+                          overrides: dict | None = None, pace: RunPace | None = None) -> RunProgress:
     """Ask every (question, sample) of the run that has no prediction yet (and, with
     retry_errors, those that failed); one committed row per answer. `overrides` are checked resume
     overrides (see resume_overrides) or the real base URL of a new run. One process at a
-    time: the run's lease is taken first (RunError names the holder)."""
+    time: the run's lease is taken first (RunError names the holder). `pace`: the run is one of
+    a sweep's (runs/pace.py); a budget reached stops it `cancelled` with the reason."""
     from .llm_client import LLMError
+    from .pace import BudgetReached
     from .prompts import original_answer, pick_exemplars, render, render_paraphrase, shuffled_order
 
     store = Store(db_path)
     try:
-        session = LLMSession(store, run_id, ("llm", "paraphrase"), "LLM or paraphrase", overrides, cancel)
+        session = LLMSession(store, run_id, ("llm", "paraphrase"), "LLM or paraphrase", overrides, cancel, pace)
         run, spec, uids, cancel = session.run, session.spec, session.uids, session.cancel
         K = spec.samples
         done = store.runs.predicted_samples(run_id)
@@ -248,6 +263,8 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
                 except LLMError as e:
                     pred.error = str(e)
                     breaker.record(e)
+                except BudgetReached:
+                    return  # not asked: no row (a resume with a larger budget asks it)
             if reply is not None:
                 # imported at the first reply, not before the first request: compiling the
                 # parser's patterns (0.05-0.1 s) then overlaps the requests still in flight
@@ -258,7 +275,9 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
                 pred.parse_status = parsed.status
                 pred.predicted = original_answer(parsed.answer, prompt.order)
                 pred.tokens_in, pred.tokens_out = reply.tokens_in, reply.tokens_out
-                pred.latency, pred.cost = reply.latency, reply.cost
+                pred.latency = reply.latency
+                # the endpoint's reported cost, else the tokens at the spec's prices
+                pred.cost = reply.cost if reply.cost is not None else spec.priced(reply.tokens_in, reply.tokens_out)
                 pred.error = reply.warning
             await session.writer.save(pred)
             progress.count(pred, q.key)

@@ -13,11 +13,14 @@ import random
 import socket
 import time
 from dataclasses import asdict, dataclass
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 from urllib.parse import urlsplit
 
 from .. import redact, settings
 from ..text import storable
+
+if TYPE_CHECKING:
+    from .pace import RunPace
 
 RETRY_STATUSES = {408, 409, 425, 429, 500, 502, 503, 504}
 # failed for good with these, the endpoint or the account is failing, not the item (a 400 is the item's)
@@ -88,7 +91,7 @@ def _retry_after(error: Exception) -> float | None:
 class LLMClient:
     def __init__(self, base_url: str, model: str, *, api_key_env: str = "OPENAI_API_KEY",
                  timeout: float = 60.0, max_retries: int = 4, backoff: float = 1.0,
-                 max_backoff: float = 60.0, max_wait: float = MAX_WAIT):
+                 max_backoff: float = 60.0, max_wait: float = MAX_WAIT, pace: RunPace | None = None):
         redact.check_env_name(api_key_env)
         self.base_url, self.model, self.timeout = base_url, model, timeout
         self.shown_url = redact.url(base_url)  # what messages quote: no password
@@ -101,6 +104,7 @@ class LLMClient:
         self._loop: asyncio.AbstractEventLoop | None = None
         self.response_type: Any = _response_type()
         self.answering = False  # the endpoint answered the last attempt (a retry may give up its slot)
+        self.pace = pace  # a sweep's run: the endpoint's shared client and limits, the budgets
 
     @property
     def client(self) -> Any:
@@ -108,23 +112,19 @@ class LLMClient:
         loop is another): its transport's connections belong to that loop. The transport is the client's own aiohttp one
         (`DefaultAioHttpClient`): about 0.6 ms less CPU per request than its default httpx stack
         (bench/bench_endpoint.py, case c). The client's own retries are off: one retry layer, ours."""
-        from openai import AsyncOpenAI, DefaultAioHttpClient
-
+        if self.pace is not None:  # shared by the runs on the endpoint (closed by the sweep)
+            return self.pace.endpoint.client(make_openai_client)
         try:
             loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
         except RuntimeError:
             loop = None
         if self._client is None or loop is not self._loop:
-            # aiohttp refuses credentials in the URL beside the client's key header: such a URL
-            # keeps the default transport, which sends them as Basic auth
-            http = None if urlsplit(self.base_url).password is not None else DefaultAioHttpClient(timeout=self.timeout)
-            self._client = AsyncOpenAI(base_url=self.base_url, api_key=self._api_key, timeout=self.timeout,
-                                       max_retries=0, http_client=http)
+            self._client = make_openai_client(self.base_url, self._api_key, self.timeout)
             self._loop = loop
         return self._client
 
     async def close(self) -> None:
-        """Close the client (its connections) when it is the running loop's."""
+        """Close the client (its connections) when it is the running loop's (and its own)."""
         if self._client is not None and self._loop is asyncio.get_running_loop():
             client, self._client = self._client, None
             await client.close()
@@ -154,7 +154,9 @@ class LLMClient:
         refused = 0
         cause: Exception
         error: LLMError
+        pace = self.pace
         for attempt in range(self.max_retries + 1):
+            ticket = await pace.begin(body) if pace is not None else None  # BudgetReached: not asked
             start = time.perf_counter()
             try:
                 # a deadline for the whole request, body included (a dripping reply cannot outlast it)
@@ -163,7 +165,13 @@ class LLMClient:
                 reply = completion_of(self._parsed(raw), time.perf_counter() - start,
                                       content_type=raw.headers.get("content-type"))
                 self.answering = True
+                if pace is not None and ticket is not None:
+                    pace.end(ticket, reply=reply)
                 return reply
+            except asyncio.CancelledError:
+                if pace is not None and ticket is not None:
+                    pace.end(ticket)
+                raise
             except openai.APIStatusError as e:
                 cause, retry = e, e.status_code in RETRY_STATUSES
                 kind = "auth" if e.status_code in (401, 403) else \
@@ -189,9 +197,14 @@ class LLMClient:
                 cause, retry = e, False
                 error = self._error(f"malformed reply from {self.shown_url}: {_short(e)}", "invalid")
             answered, self.answering = self.answering, False
+            status = getattr(cause, "status_code", None)
+            if pace is not None and ticket is not None:
+                pace.end(ticket, status=status, retry_after=_retry_after(cause))
             if not retry or attempt == self.max_retries:
                 raise error from cause
             delay = CONNECT_BACKOFF if error.kind == "connect" else self._delay(attempt, cause)
+            if pace is not None:
+                pace.retried(attempt, status, error.kind, delay, str(error))
             if waited + delay > self.max_wait:  # bounded in total, whatever the endpoint asks
                 raise LLMError(f"{error} (gave up: retrying would wait {delay:.3g} s more, "
                                f"past the {self.max_wait:g} s retry budget)"[:600], error.kind) from cause
@@ -228,6 +241,17 @@ class LLMClient:
     def _error(self, message: str, kind: str) -> LLMError:
         return LLMError((storable(redact.text(message, keys=self.keys)) or "")[:500], kind)
 
+
+
+def make_openai_client(base_url: str, api_key: str, timeout: float) -> Any:
+    """An openai client of the running event loop on the client's aiohttp transport, its own
+    retries off (one retry layer: LLMClient's)."""
+    from openai import AsyncOpenAI, DefaultAioHttpClient
+
+    # aiohttp refuses credentials in the URL beside the client's key header: such a URL keeps
+    # the default transport, which sends them as Basic auth
+    http = None if urlsplit(base_url).password is not None else DefaultAioHttpClient(timeout=timeout)
+    return AsyncOpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=0, http_client=http)
 
 
 class Fields:

@@ -72,11 +72,20 @@ class LLMRunSpec(_Spec):
     limit: int | None = Field(None, ge=1)
     samples: int = Field(1, ge=1, le=MAX_SAMPLES)  # ask each item this many times
     release: str | None = None  # ask exactly this release's questions (instead of `questions`)
+    # USD per million tokens: a reply's cost when the endpoint reports none (sweeps, budgets)
+    price_in: float | None = Field(None, ge=0, le=10_000)
+    price_out: float | None = Field(None, ge=0, le=10_000)
 
     @field_validator("api_key_env")
     @classmethod
     def _env(cls, value: str) -> str:
         return check_env_name(value)
+
+    def priced(self, tokens_in: int | None, tokens_out: int | None) -> float | None:
+        """The cost of a reply by the spec's prices (None without prices or token counts)."""
+        if (self.price_in is None and self.price_out is None) or (tokens_in is None and tokens_out is None):
+            return None
+        return ((tokens_in or 0) * (self.price_in or 0) + (tokens_out or 0) * (self.price_out or 0)) / 1e6
 
     @field_validator("base_url")
     @classmethod

@@ -113,15 +113,23 @@ class RunsRepo:
                     "THEN json_extract(params, '$.sha256') END = ?",  # an old non-JSON row: passed over
                     (kind, model, params.get("sha256"))).fetchone():
                 return None
-            cur = self.db.conn.execute(
-                "INSERT INTO runs (kind, model, params, status, total, prompt_template, prompt_hash, "
-                "note, created_at) VALUES (?,?,?,?,?,?,?,?,?)",
-                (kind, model, to_json(params, sort_keys=True), status, total,
-                 prompt_template, prompt_hash, note, now()))
-            run_id = cur.lastrowid
-            assert run_id is not None  # an INSERT's row id
+            run_id = self.insert_run(kind, model, params, total=total, prompt_template=prompt_template,
+                                     prompt_hash=prompt_hash, status=status, note=note)
             self._insert_predictions(run_id, list(predictions))
         return self.get_run(run_id)
+
+    def insert_run(self, kind: str, model: str, params: dict[str, Any], *, total: int = 0,
+                   prompt_template: str | None = None, prompt_hash: str | None = None,
+                   status: str = "running", note: str | None = None) -> int:
+        """The run's row, inside the caller's transaction (create_run, a sweep's runs)."""
+        cur = self.db.conn.execute(
+            "INSERT INTO runs (kind, model, params, status, total, prompt_template, prompt_hash, "
+            "note, created_at) VALUES (?,?,?,?,?,?,?,?,?)",
+            (kind, redact.text(model) or model, to_json(params, sort_keys=True), status, total,
+             prompt_template, prompt_hash, note, now()))
+        run_id = cur.lastrowid
+        assert run_id is not None  # an INSERT's row id
+        return run_id
 
     def get_run(self, run_id: int) -> Run | None:
         row = self.db.conn.execute(f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", (run_id,)).fetchone()

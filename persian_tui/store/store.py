@@ -16,6 +16,7 @@ from .questions import QuestionsRepo
 from .releases import ReleasesRepo
 from .runs import RunsRepo
 from .sources import SourcesRepo
+from .sweeps import SweepsRepo
 from .users import UsersRepo
 
 
@@ -36,6 +37,7 @@ class Store(Database):
         self.labels = LabelsRepo(self, self.questions)
         self.runs = RunsRepo(self)
         self.probes = ProbesRepo(self)
+        self.sweeps = SweepsRepo(self, self.runs)
         self.judging = JudgingRepo(self)
         self.releases = ReleasesRepo(self)
         self.users = UsersRepo(self)

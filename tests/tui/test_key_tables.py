@@ -25,6 +25,7 @@ from persian_tui.tui.screens.report import ReportScreen
 from persian_tui.tui.screens.review import ReviewScreen
 from persian_tui.tui.screens.run_detail import RunDetailScreen
 from persian_tui.tui.screens.runs import RunsScreen
+from persian_tui.tui.screens.sweep import SweepScreen
 from persian_tui.tui.screens.taxonomy import TaxonomyScreen
 
 GUIDE = ROOT / "docs" / "guide"
@@ -41,6 +42,7 @@ SECTIONS = {
     ("adjudication.md", "The adjudication screen"): AdjudicationScreen,
     ("runs.md", "The runs screen"): RunsScreen,
     ("runs.md", "A run's answers"): RunDetailScreen,
+    ("sweeps.md", "From the app"): SweepScreen,
     ("judge.md", "Reviewing the judge"): ReviewScreen,
     ("judge.md", "The error taxonomy screen"): TaxonomyScreen,
     ("reports.md", "The report in the TUI"): ReportScreen,

@@ -113,4 +113,37 @@ MIGRATIONS: list[list[str]] = [
         """,
         "CREATE INDEX probes_question ON probes (question_id, position)",
     ],
+    # 22: sweeps (runs/sweep.py): one spec expanded to runs, each run named by its slot
+    # (endpoint/model/strategy[/shuffle-seed]); the retries every request of a run made, kept
+    [
+        """
+            CREATE TABLE sweeps (
+                id INTEGER PRIMARY KEY,
+                name TEXT NOT NULL UNIQUE CHECK (length(name) BETWEEN 1 AND 100),
+                spec TEXT NOT NULL,
+                created_at TEXT NOT NULL
+            )
+        """,
+        """
+            CREATE TABLE sweep_runs (
+                sweep_id INTEGER NOT NULL REFERENCES sweeps (id) ON DELETE CASCADE,
+                run_id INTEGER NOT NULL UNIQUE REFERENCES runs (id) ON DELETE CASCADE,
+                slot TEXT NOT NULL,
+                PRIMARY KEY (sweep_id, slot)
+            )
+        """,
+        """
+            CREATE TABLE request_retries (
+                id INTEGER PRIMARY KEY,
+                run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+                at TEXT NOT NULL,
+                attempt INTEGER NOT NULL,
+                status INTEGER,
+                kind TEXT NOT NULL,
+                delay REAL NOT NULL,
+                message TEXT NOT NULL
+            )
+        """,
+        "CREATE INDEX request_retries_run ON request_retries (run_id)",
+    ],
 ]

@@ -4,6 +4,7 @@ runs started here (thread workers on the app: they go on when this screen is clo
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from rich.text import Text
@@ -111,6 +112,8 @@ class RunsScreen(AppState, Screen[None]):
     KEY_TABLE = (
         Key("escape,q", "back", "Back", "back to the bank", palette="Back"),
         Key("n", "new", "New run", "launch a new run (embedding, LLM, paraphrase, recall or judge)", palette="New run"),
+        Key("w", "sweep", "Sweep", "launch or resume a sweep from its spec file (TOML), with its dashboard",
+            footer=False, palette="Launch a sweep"),
         Key("enter", "open", "Predictions", "the highlighted run's answers", priority=True,
             palette="Open predictions"),
         Key("c", "cancel_run", "Cancel", "cancel the highlighted run", palette="Cancel run"),
@@ -320,6 +323,27 @@ class RunsScreen(AppState, Screen[None]):
     def action_new(self) -> None:
         self.app.push_screen(RunForm(self.launch, self.jobs.last_forms, judgeable(self.summaries.values()),
                                      kind=self.jobs.last_kind))
+
+    def action_sweep(self) -> None:
+        """Ask for a sweep's spec file (checked as it is typed: one line naming the field), then
+        open its dashboard, which starts it (or goes on with the sweep of that name)."""
+        from ...runs.sweep_spec import SweepSpecError, load_sweep_spec
+        from .sweep import SweepScreen
+
+        def problem(path: str) -> str | None:
+            try:
+                load_sweep_spec(Path(path).expanduser())
+            except SweepSpecError as e:
+                return str(e)
+            return None
+
+        def chosen(path: str | None) -> None:
+            if path:
+                self.app.push_screen(SweepScreen(load_sweep_spec(Path(path).expanduser())),
+                                     lambda _: self.reload())
+
+        self.app.push_screen(ReasonDialog("Sweep: the spec file (TOML; see the guide's Sweeps page)",
+                                          required=True, what="spec file", check=problem), chosen)
 
     @on(Button.Pressed, "#runs-new")
     def _new_pressed(self) -> None:

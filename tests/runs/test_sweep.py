@@ -1,0 +1,296 @@
+"""Sweeps against the local OpenAI-compatible test server (real openai client, real HTTP): every
+(run, question, sample) asked once, the budget holding with requests in flight, kill -9 and resume,
+a 429 on one run slowing every run on the endpoint, the retry log."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+from factories import wait_until
+from llm_server import Gate, LLMServer, Reply, chat
+
+from persian_tui.cli import main
+from persian_tui.runs.sweep import create_sweep, execute_sweep, plan_sweep
+from persian_tui.runs.sweep_spec import parse_sweep_spec
+
+
+def spec_of(url: str, *, name="s", models=("a", "b"), connections=4, endpoint_connections=64,
+            samples=2, strategies=("zero-shot",), max_cost=None, tolerate=0.2, retries=2, max_tokens=None,
+            **model_kw):
+    sweep = {"name": name, "questions": "all", "strategies": list(strategies), "samples": samples, "seed": 1}
+    if max_tokens is not None:
+        sweep["max_tokens"] = max_tokens
+    if max_cost is not None:
+        sweep["max_cost"] = max_cost
+    return {"sweep": sweep, "endpoint": [{"name": "local", "base_url": url, "connections": endpoint_connections,
+                                          "tolerate_429": tolerate}],
+            "model": [{"name": m, "connections": connections, **model_kw} for m in models]} | \
+        {"sweep": {**sweep, "max_retries": retries}}
+
+
+def toml(data: dict) -> str:
+    lines = ["[sweep]"] + [f"{k} = {_value(v)}" for k, v in data["sweep"].items()]
+    for section in ("endpoint", "model"):
+        for item in data[section]:
+            lines += ["", f"[[{section}]]"] + [f"{k} = {_value(v)}" for k, v in item.items()]
+    if "judge" in data:
+        lines += ["", "[judge]"] + [f"{k} = {_value(v)}" for k, v in data["judge"].items()]
+    return "\n".join(lines) + "\n"
+
+
+def _value(v) -> str:
+    if isinstance(v, str):
+        return f'"{v}"'
+    if isinstance(v, bool):
+        return str(v).lower()
+    if isinstance(v, list):
+        return "[" + ", ".join(_value(x) for x in v) + "]"
+    return repr(v)
+
+
+def asked(body: dict) -> tuple[str, int, int]:
+    """(model, question number, seed) of a request: the question's number is in its prompt."""
+    text = body["messages"][-1]["content"]
+    return body["model"], int(text.split("مصراع اول ")[1].split()[0]), body.get("seed")
+
+
+def sweep(store, data: dict, **kw):
+    spec = parse_sweep_spec(data)
+    create_sweep(store, plan_sweep(store, spec))
+    return asyncio.run(execute_sweep(store.path, spec, **kw))
+
+
+def rows_per_run(store) -> dict[int, list[tuple[str, int]]]:
+    return {r.id: sorted((p.uid, p.sample) for p in store.runs.predictions(r.id, samples=True))
+            for r in store.runs.runs()}
+
+
+def test_every_run_question_and_sample_is_asked_once_and_the_retries_are_logged(bank6, tmp_path, capsys):
+    busy: set[str] = set()
+    lock = threading.Lock()
+
+    def script(body, n):  # every fifth first attempt is a 429 (with a Retry-After of 0 s)
+        key = repr(asked(body))
+        with lock:
+            first = key not in busy
+            busy.add(key)
+        if first and n % 5 == 0:
+            return Reply(429, {"error": {"message": "slow down"}}, headers={"Retry-After": "0"})
+        return chat("1", cost=0.001)
+
+    with LLMServer(script) as server:
+        data = spec_of(server.url, strategies=["zero-shot", "json"])
+        path = tmp_path / "s.toml"
+        path.write_text(toml(data), encoding="utf-8")
+        assert main(["--db", str(bank6.path), "sweep", str(path)]) == 0
+        requests = [asked(b) for b in server.requests]
+    runs = bank6.runs.runs()
+    assert len(runs) == 4 and {r.status for r in runs} == {"done"}
+    expected = sorted((f"q-{i:03d}", k) for i in range(6) for k in range(2))
+    assert all(rows == expected for rows in rows_per_run(bank6).values())
+    throttled = len(requests) - 4 * 12  # the 429s were asked again, nothing else
+    assert throttled > 0
+    logged = [r for run in runs for r in bank6.sweeps.retries(run.id)]
+    assert len(logged) == throttled and {r["status"] for r in logged} == {429}
+    out = capsys.readouterr().out
+    assert "sweep s done: 48/48 rows, spent $0.0480" in out
+    assert main(["--db", str(bank6.path), "sweep", "status"]) == 0
+    status = capsys.readouterr().out.splitlines()
+    assert status[0].startswith("sweep s (created ")
+    assert [line.split()[1] for line in status[1:5]] == ["local/a/zero-shot", "local/a/json",
+                                                         "local/b/zero-shot", "local/b/json"]
+    assert status[5].split()[:2] == ["total", "48/48"] and f"retries {throttled}" in status[5]
+    assert main(["--db", str(bank6.path), "runs"]) == 0
+    assert all(line.endswith("  sweep s") for line in capsys.readouterr().out.splitlines())
+    # the report of the sweep's runs closes with what each cost
+    assert main(["--db", str(bank6.path), "report", "--sweep", "s"]) == 0
+    report = capsys.readouterr().out.split("Sweep s: cost per run")[1].splitlines()[1:]
+    assert [line.split()[-1] for line in report] == ["$0.0120"] * 4 + ["$0.0480"]
+
+
+@pytest.mark.parametrize("priced", [False, True])
+def test_the_budget_stops_new_requests_before_the_cost_could_pass_it(bank10, priced):
+    """4 connections per model, 2 models: the spent cost ends at most the budget, and short of
+    it by less than one request's cost per connection. Priced: the endpoint reports no cost, the
+    tokens (10 in, 2 out) are priced; a request's bound is its prompt's characters as tokens and
+    max_tokens out."""
+    cost = (10 * 1 + 2 * 500) / 1e6 if priced else 0.01
+    with LLMServer(lambda body, n: chat("1", cost=None if priced else cost)) as server:
+        prices = {"price_in": 1.0, "price_out": 500.0, "max_tokens": 2} if priced else {}
+        budget = 10.5 * cost
+        p = sweep(bank10, spec_of(server.url, max_cost=budget, **prices))
+        sent = len(server.requests)
+    spent = sum(pred.cost or 0 for r in bank10.runs.runs() for pred in bank10.runs.predictions(r.id, samples=True))
+    assert spent == pytest.approx(p.spent)
+    assert budget - 8 * cost < spent <= budget + 1e-12
+    assert sent == round(spent / cost) < 40
+    assert p.status == "cancelled" and all("sweep budget reached" in (r.reason or "") for r in bank10.runs.runs())
+    # a resume with a larger budget asks only what is missing
+    with LLMServer(lambda body, n: chat("1", cost=None if priced else cost)) as server:
+        spec = parse_sweep_spec(spec_of(server.url, max_cost=budget, **prices))
+        p = asyncio.run(execute_sweep(bank10.path, spec, max_cost=1.0))
+        assert len(server.requests) == 40 - sent
+    assert p.status == "done" and p.spent == pytest.approx(40 * cost)
+
+
+def test_a_model_budget_stops_that_model_only(bank6):
+    with LLMServer(lambda body, n: chat("1", cost=0.01)) as server:
+        data = spec_of(server.url)
+        data["model"][0]["max_cost"] = 0.035
+        p = sweep(bank6, data)
+    a, b = bank6.runs.runs()
+    assert a.status == "cancelled" and "model a budget reached" in (a.reason or "")
+    assert b.status == "done" and p.status == "cancelled"
+    assert 0.035 - 4 * 0.01 < len(bank6.runs.predictions(a.id, samples=True)) * 0.01 <= 0.035
+
+
+def test_kill_9_mid_sweep_then_resume_asks_each_run_question_and_sample_once(bank6, tmp_path):
+    gate = Gate(lambda body, n: chat("1", cost=0.001), free=9)  # 9 replies, then the rest held
+    with LLMServer(gate) as server:
+        path = tmp_path / "s.toml"
+        path.write_text(toml(spec_of(server.url, models=("a", "b", "c"), connections=2)), encoding="utf-8")
+        env = {**os.environ, "PERSIAN_TUI_DB": str(bank6.path)}
+        proc = subprocess.Popen([sys.executable, "-m", "persian_tui.cli", "sweep", str(path)], env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        wait_until(lambda: bank6.conn.execute("SELECT COUNT(*) FROM predictions").fetchone()[0] >= 9
+                   and len(server.requests) >= 9 + 6, "9 rows committed, 6 more requests in flight")
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        gate.open()
+        before = {r.id: set(rows) for r, rows in zip(bank6.runs.runs(), rows_per_run(bank6).values(), strict=True)}
+        first = [asked(b) for b in server.requests]
+        resumed = subprocess.run([sys.executable, "-m", "persian_tui.cli", "sweep", "resume", "s"], env=env,
+                                 capture_output=True, text=True)
+        assert resumed.returncode == 0, resumed.stderr
+        again = [asked(b) for b in server.requests[len(first):]]
+    assert sum(len(v) for v in before.values()) >= 9
+    assert len(again) == 3 * 12 - sum(len(v) for v in before.values())  # only the missing ones
+    assert len(set(again)) == len(again)
+    expected = sorted((f"q-{i:03d}", k) for i in range(6) for k in range(2))
+    assert all(rows == expected for rows in rows_per_run(bank6).values())  # each exactly once
+    assert {r.status for r in bank6.runs.runs()} == {"done"}
+    assert "sweep s done: 36/36 rows" in resumed.stdout
+
+
+def test_a_429_on_one_run_slows_every_run_on_the_endpoint_and_the_pace_recovers(bank10):
+    """The endpoint allows 8 at once, each model 8: the first 8 requests are held until all have
+    arrived, then model a's get a 429. The next requests are held too: only 4 reach the endpoint
+    (the window halved once for the wave), though model b never got a 429 and alone could have 8
+    in flight; let go, the window grows back as replies succeed."""
+    lock = threading.Lock()
+    held = {"first": 0, "second": 0}
+    first_wave, second_wave = threading.Event(), threading.Event()
+
+    def script(body, n):
+        wave, event = ("first", first_wave) if n < 8 else ("second", second_wave)
+        with lock:
+            held[wave] += 1
+        event.wait(60)
+        with lock:
+            held[wave] -= 1
+        if n < 8 and body["model"] == "a":
+            return Reply(429, {"error": {"message": "slow down"}}, headers={"Retry-After": "0"})
+        return chat("1")
+
+    with LLMServer(script) as server:
+        spec = parse_sweep_spec(spec_of(server.url, connections=8, endpoint_connections=8, samples=3))
+        create_sweep(bank10, plan_sweep(bank10, spec))
+        result = {}
+
+        def go():
+            result["p"] = asyncio.run(execute_sweep(bank10.path, spec))
+        t = threading.Thread(target=go)
+        t.start()
+        try:
+            wait_until(lambda: held["first"] == 8, "8 requests in flight")
+            assert "a" in {b["model"] for b in server.requests}
+            first_wave.set()
+            wait_until(lambda: held["first"] == 0 and held["second"] >= 4, "4 requests of the next wave")
+            time.sleep(0.3)  # time for a wrongly let-through request to arrive (it must not)
+            assert held["second"] == 4
+        finally:
+            first_wave.set()
+            second_wave.set()
+            t.join(120)
+    p = result["p"]
+    assert p.status == "done"
+    endpoint = p.endpoints[0]
+    assert endpoint.decreases == 1 and endpoint.lowest == 4  # once for the wave
+    assert endpoint.window > endpoint.lowest  # the pace recovered
+    assert sum(r.pace.throttled for r in p.runs if r.slot.startswith("local/b/")) == 0
+    assert sum(r.pace.throttled for r in p.runs if r.slot.startswith("local/a/")) >= 1
+
+
+def test_sigterm_stops_every_run_cancelled_and_resumable(bank6, tmp_path):
+    gate = Gate(lambda body, n: chat("1"), free=4)
+    with LLMServer(gate) as server:
+        path = tmp_path / "s.toml"
+        path.write_text(toml(spec_of(server.url)), encoding="utf-8")
+        env = {**os.environ, "PERSIAN_TUI_DB": str(bank6.path)}
+        proc = subprocess.Popen([sys.executable, "-m", "persian_tui.cli", "sweep", str(path)], env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wait_until(lambda: len(server.requests) >= 6, "4 replies, 2 more requests in flight")
+        proc.send_signal(signal.SIGTERM)
+        gate.open()  # the requests in flight finish
+        out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 1 and "Traceback" not in err, err
+    assert "`persian-tui sweep resume s` goes on" in err
+    rows = sum(len(v) for v in rows_per_run(bank6).values())
+    assert f"sweep s cancelled: {rows}/24 rows" in out
+    assert {r.status for r in bank6.runs.runs()} == {"cancelled"}
+
+
+def test_a_model_without_price_or_reported_cost_is_asked_at_its_pace_and_said_uncounted(bank6, tmp_path, capsys):
+    """Its cost cannot be known: after its first reply its requests are not held one at a time
+    (the budget's rule for a cost not known yet), and the sweep says the budget did not count it."""
+    lock = threading.Lock()
+    state = {"now": 0, "peak": 0}
+
+    def script(body, n):
+        with lock:
+            state["now"] += 1
+            state["peak"] = max(state["peak"], state["now"])
+        time.sleep(0.05)
+        with lock:
+            state["now"] -= 1
+        return chat("1")
+
+    with LLMServer(script) as server:
+        path = tmp_path / "s.toml"
+        path.write_text(toml(spec_of(server.url, models=("a",), max_cost=1.0)), encoding="utf-8")
+        assert main(["--db", str(bank6.path), "sweep", str(path)]) == 0
+    assert state["peak"] > 1
+    assert "warning: a: the endpoint reports no cost and the spec gives no price_in/price_out" in \
+        capsys.readouterr().err
+
+
+def test_a_judge_judges_each_answer_run_once_it_is_done(bank6, tmp_path, capsys):
+    verdict = '{"verdict": "flawed", "error_category": "surface_lexical", "rationale": "x"}'
+
+    def script(body, n):
+        if body["model"] == "judge":
+            return chat(verdict, cost=0.002)
+        return chat("1", cost=0.001)  # right for q-000 and q-004 (keys 1, 1): 4 of 6 wrong
+
+    with LLMServer(script) as server:
+        data = spec_of(server.url)
+        data["judge"] = {"model": "judge", "connections": 2, "only_wrong": True}
+        data["sweep"]["cache"] = False  # (else a and b's alike answers are judged once)
+        path = tmp_path / "s.toml"
+        path.write_text(toml(data), encoding="utf-8")
+        assert main(["--db", str(bank6.path), "sweep", str(path)]) == 0
+        judged = [b for b in server.requests if b["model"] == "judge"]
+    runs = bank6.runs.runs()
+    answers, judges = [r for r in runs if r.kind == "llm"], [r for r in runs if r.kind == "judge"]
+    assert len(answers) == 2 and len(judges) == 2 and {r.status for r in runs} == {"done"}
+    assert sorted(r.params["target_run"] for r in judges) == [a.id for a in answers]
+    assert all(len(bank6.judging.judgments(run_id=j.id)) == 4 for j in judges) and len(judged) == 8
+    out = capsys.readouterr().out
+    assert "judge:local/a/zero-shot" in out and "sweep s done: 32/32 rows, spent $0.0400" in out

@@ -1,0 +1,89 @@
+"""The sweep dashboard (tui/screens/sweep.py), launched from the runs screen with `w`, driven with
+Pilot against the local LLM test server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from factories import couplets, make_question
+from llm_server import Gate, LLMServer, chat
+from textual.widgets import Input, Static
+from tui_helpers import make_app, open_screen, screen_lines, until
+
+from persian_tui.store import Store
+from persian_tui.tui.screens.runs import RunsScreen
+from persian_tui.tui.screens.sweep import SweepScreen
+from persian_tui.tui.widgets.dialogs import ReasonDialog
+
+SIZE = (120, 40)
+N = 6
+
+
+@pytest.fixture
+def db(tmp_path) -> Path:
+    path = tmp_path / "runs.db"
+    with Store(path) as store:
+        store.questions.add_questions([make_question(f"q-{i:03d}", couplets=couplets(i), key=i % 4 + 1)
+                                       for i in range(N)])
+    return path
+
+
+def spec_file(tmp_path: Path, url: str, extra: str = "") -> Path:
+    path = tmp_path / "paper.toml"
+    path.write_text(f'[sweep]\nname = "tui"\nquestions = "all"\nsamples = 2\n{extra}\n'
+                    f'[[endpoint]]\nname = "local"\nbase_url = "{url}"\nconnections = 4\n\n'
+                    '[[model]]\nname = "a"\nconnections = 2\n\n[[model]]\nname = "b"\nconnections = 2\n',
+                    encoding="utf-8")
+    return path
+
+
+async def ask_spec(pilot, path: str) -> ReasonDialog:
+    await pilot.press("w")
+    await pilot.pause()
+    dialog = pilot.app.screen
+    assert isinstance(dialog, ReasonDialog)
+    dialog.query_one(Input).value = path
+    await pilot.press("enter")
+    await pilot.pause()
+    return dialog
+
+
+def text(screen, selector: str) -> str:
+    return str(screen.query_one(selector, Static).render())
+
+
+async def test_a_sweep_launched_from_the_runs_screen_shows_its_dashboard_and_stops_resumably(db, tmp_path):
+    gate = Gate(lambda body, n: chat("1", cost=0.001), free=3)
+    app = make_app(db)
+    with LLMServer(gate) as server:
+        async with app.run_test(size=SIZE) as pilot:
+            runs = await open_screen(pilot, "m", RunsScreen)
+            bad = spec_file(tmp_path, server.url, "sampels = 3")
+            dialog = await ask_spec(pilot, str(bad))
+            assert app.screen is dialog  # a bad spec keeps the dialog open, naming the field
+            assert "sweep.sampels: unknown key" in text(dialog, "#reason-error")
+            dialog.query_one(Input).value = ""  # (else Escape asks whether to drop what was typed)
+            await pilot.press("escape")
+            await pilot.pause()
+            await ask_spec(pilot, str(spec_file(tmp_path, server.url)))
+            screen = app.screen
+            assert isinstance(screen, SweepScreen)
+            await until(pilot, lambda: "3/24 rows" in text(screen, "#sweep-head"), "3 rows shown")
+            await until(pilot, lambda: "local/b/zero-shot" in "\n".join(screen_lines(app)), "the runs drawn")
+            assert "window" in "\n".join(screen_lines(app))  # the endpoint's line
+            await pilot.press("c")  # stop: the requests in flight finish
+            gate.open()
+            await until(pilot, lambda: "cancelled" in text(screen, "#sweep-head"), "the sweep stopped")
+            await pilot.press("escape")
+            await pilot.pause()
+            assert app.screen is runs
+            # w with the same spec goes on with the sweep: only what is missing is asked
+            await ask_spec(pilot, str(spec_file(tmp_path, server.url)))
+            screen = app.screen
+            await until(pilot, lambda: "done" in text(screen, "#sweep-head"), "the sweep done")
+            assert "24/24 rows" in text(screen, "#sweep-head")
+    with Store(db) as store:
+        rows = sum(len(store.runs.predictions(r.id, samples=True)) for r in store.runs.runs())
+        asked = len(server.requests)
+    assert rows == 24 and asked == 24  # every (run, question, sample) asked once over both
