@@ -9,6 +9,7 @@ import ssl
 import subprocess
 import sys
 import time
+from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
@@ -218,3 +219,26 @@ def test_the_web_server_imports_textual_serve_not_textual():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert out.stdout.strip() == "[]"
+
+
+def loaded(pid: int, library: str) -> bool:
+    try:
+        return library in Path(f"/proc/{pid}/maps").read_text()
+    except OSError:
+        return False
+
+
+def test_an_app_runs_no_module_of_the_servers_working_folder(db, tmp_path):
+    """`persian-tui web` started in a folder holding a json.py (pickle.py, sqlite3.py, ...): the
+    app processes it starts import none of them."""
+    from factories import plant_traps, sprung
+
+    folder = plant_traps(tmp_path)
+    server = Served(db, cwd=folder)
+    try:
+        sign_in(server)
+        # the app has opened its database (the real sqlite3 loaded), or a trap ran
+        assert wait_until(lambda: sprung(folder) or any(loaded(p, "_sqlite3") for p in server.children()))
+    finally:
+        log = server.stop()
+    assert sprung(folder) == [], log
