@@ -356,8 +356,9 @@ def cli_process(db, *args, env_extra=None, timeout=120, **kw) -> subprocess.Comp
     against a hang, not a speed assertion."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), **(env_extra or {})}
     # -P: run as the `persian-tui` script is, which puts no working folder on the module path
+    kw.setdefault("text", True)
     return subprocess.run([sys.executable, "-P", "-m", "persian_tui.cli", "--db", str(db), *args],
-                          capture_output=True, text=True, env=env, timeout=timeout, **kw)
+                          capture_output=True, env=env, timeout=timeout, **kw)
 
 
 TRAPS = ("pickle", "json", "importlib", "traceback", "tempfile", "sqlite3", "asyncio", "typing", "textwrap")

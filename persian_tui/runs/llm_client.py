@@ -108,7 +108,9 @@ class LLMClient:
         loop is another): its transport's connections belong to that loop. The transport is the client's own aiohttp one
         (`DefaultAioHttpClient`): about 0.6 ms less CPU per request than its default httpx stack
         (bench/bench_endpoint.py, case c). The client's own retries are off: one retry layer, ours."""
-        from openai import AsyncOpenAI, DefaultAioHttpClient
+        from openai import AsyncOpenAI, DefaultAioHttpClient, DefaultAsyncHttpxClient
+
+        from .transport import CHAT_REPLY_BYTES, cap_client
 
         try:
             loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
@@ -116,8 +118,10 @@ class LLMClient:
             loop = None
         if self._client is None or loop is not self._loop:
             # aiohttp refuses credentials in the URL beside the client's key header: such a URL
-            # keeps the default transport, which sends them as Basic auth
-            http = None if urlsplit(self.base_url).password is not None else DefaultAioHttpClient(timeout=self.timeout)
+            # keeps httpx, which sends them as Basic auth. Either way the reply is capped while it is read
+            # and a redirect is never followed (transport.py)
+            kind = DefaultAsyncHttpxClient if urlsplit(self.base_url).password is not None else DefaultAioHttpClient
+            http = cap_client(kind(timeout=self.timeout, follow_redirects=False), CHAT_REPLY_BYTES)
             self._client = AsyncOpenAI(base_url=self.base_url, api_key=self._api_key, timeout=self.timeout,
                                        max_retries=0, http_client=http)
             self._loop = loop
@@ -145,6 +149,8 @@ class LLMClient:
         not asked more questions at once than the limit."""
         import openai
 
+        from .transport import ReplyEncodingError, ReplyTooLarge
+
         # the body as plain JSON data, posted as is: the client's typed create() would walk every
         # message through its TypedDict transform (about a millisecond of CPU per request)
         body: dict[str, Any] = {"model": self.model, "messages": messages, **params}
@@ -169,6 +175,8 @@ class LLMClient:
                 kind = "auth" if e.status_code in (401, 403) else \
                     "unavailable" if e.status_code in UNAVAILABLE_STATUSES else "status"
                 error = self._error(f"HTTP {e.status_code} from {self.shown_url}: {_message(e)}", kind)
+                if moved := redirect_of(e):
+                    error = self._error(f"{moved} from {self.shown_url}", "status")
             except (TimeoutError, openai.APITimeoutError) as e:
                 cause, retry = e, True
                 error = self._error(f"timeout: no complete reply from {self.shown_url} "
@@ -185,6 +193,9 @@ class LLMClient:
                                     "connect" if never else "connection")
                 refused += never
                 retry = not never or refused <= CONNECT_RETRIES
+            except (ReplyTooLarge, ReplyEncodingError) as e:  # refused while it was read: asking again gets the same
+                cause, retry = e, False
+                error = self._error(f"reply refused from {self.shown_url}: {e}", "invalid")
             except Exception as e:  # noqa: BLE001 - any other shape of reply is data, not a crash
                 cause, retry = e, False
                 error = self._error(f"malformed reply from {self.shown_url}: {_short(e)}", "invalid")
@@ -264,6 +275,17 @@ def _response_type() -> type:
         return importlib.import_module("httpx2").Response
     except ImportError:  # openai before its httpx2
         return importlib.import_module("httpx").Response
+
+
+def redirect_of(error: Exception) -> str | None:
+    """What a 3xx reply says (never followed: a POST sent on as a GET is not an answer)."""
+    response = getattr(error, "response", None)
+    status = getattr(response, "status_code", None)
+    if not isinstance(status, int) or not 300 <= status < 400:
+        return None
+    location = (response.headers.get("location") or "") if response is not None else ""
+    to = f" to {(redact.url(location) or '')[:200]}" if location else ""
+    return f"redirected (HTTP {status}{to}), not followed: give the final URL as the base URL"
 
 
 def _never_connected(error: BaseException) -> BaseException | None:
