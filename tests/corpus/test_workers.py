@@ -31,9 +31,14 @@ def test_a_job_that_fails_in_a_worker_raises_here_with_its_reason():
 
 
 def test_a_bug_in_a_worker_is_reported():
-    # a path that is no path: _read_chunk fails with TypeError, not an InputError
     with pytest.raises(RuntimeError, match="in a worker process: TypeError"):
-        list(ordered_map(_read_chunk, [("hafez", [None])], 1))
+        list(ordered_map(len, [3], 1))
+
+
+def test_a_file_the_reader_cannot_shape_is_one_line_in_a_worker_too():
+    # a path that is no path: read_poem fails with TypeError, reported as that file's line
+    (lines,) = ordered_map(_read_chunk, [("hafez", [None])], 1)
+    assert lines == [_read_chunk(("hafez", [None]))[0]] and "None: malformed (TypeError" in lines[0]
 
 
 def test_a_worker_that_dies_is_reported():
