@@ -36,7 +36,8 @@ def cmd_web(args: argparse.Namespace) -> int:
     options = Options(db=path.resolve(), host=args.host, port=args.port, certfile=args.certfile,
                       keyfile=args.keyfile, max_sessions=args.max_sessions, idle_minutes=args.idle_minutes,
                       pass_env=tuple(args.pass_env), trust_user_header=args.trust_user_header,
-                      origins=tuple(o.rstrip("/") for o in args.origin))
+                      origins=tuple(o.rstrip("/") for o in args.origin), max_per_person=args.max_per_person,
+                      trust_forwarded_for=args.trust_forwarded_for)
     try:
         server = WebServer(options, settings.web_secret())
     except (OSError, ValueError) as e:  # an unreadable certificate or key
@@ -84,6 +85,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     web.add_argument("--keyfile", metavar="PEM", help="the certificate's private key")
     web.add_argument("--max-sessions", type=session_count, default=20, metavar="N",
                      help="app processes running at once, at most (default: 20)")
+    web.add_argument("--max-per-person", type=session_count, default=3, metavar="N",
+                     help="app processes of one person at once, at most (tabs and the one started at "
+                          "sign-in; default: 3)")
     web.add_argument("--idle-minutes", type=positive_float, default=30.0, metavar="M",
                      help="close a tab nobody typed in for this long, saying so (default: 30)")
     web.add_argument("--pass-env", action="append", default=[], metavar="NAME",
@@ -93,6 +97,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     web.add_argument("--trust-user-header", metavar="HEADER",
                      help="behind a reverse proxy that signs people in: take the user from this header, "
                           "only on connections from loopback (e.g. X-Remote-User)")
+    web.add_argument("--trust-forwarded-for", action="store_true",
+                     help="behind a reverse proxy: take the client's address (for sign-in lock-outs and the "
+                          "log) from the last X-Forwarded-For entry, only on connections from loopback")
     web.add_argument("--origin", action="append", default=[], metavar="URL",
                      help="another origin the page is served from (a proxy's https://host); repeatable "
                           "(default: none: only the address it listens on)")
