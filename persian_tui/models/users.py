@@ -101,11 +101,12 @@ def check_add(users: list[User], name: str, role: Role) -> None:
 
 def check_remove(users: list[User], name: str) -> User:
     """The active user ``name`` may be removed from ``users``; ValueError otherwise. The last
-    admin stays while others remain (nobody could manage them)."""
+    admin always stays: without one nobody could manage the others, and a database whose users
+    are all removed would make every name, removed ones too, an admin."""
     found = next((u for u in users if u.name == name and u.active), None)
     if found is None:
         raise ValueError(f"{name} is not a user")
     others = [u for u in users if u.active and u.name != name]
-    if found.role == "admin" and others and not any(u.role == "admin" for u in others):
+    if found.role == "admin" and not any(u.role == "admin" for u in others):
         raise ValueError(f"{name} is the last admin: add another admin first (users add NAME --role admin)")
     return found

@@ -89,7 +89,11 @@ def test_the_first_user_is_an_admin_and_the_last_admin_stays():
     with pytest.raises(ValueError, match="last admin"):
         check_remove([boss, ali], "boss")
     assert check_remove([boss, ali], "ali") == ali
-    assert check_remove([boss], "boss") == boss  # alone: back to one user who is admin
+    with pytest.raises(ValueError, match="last admin"):
+        check_remove([boss], "boss")  # alone too: else every name would act as admin
+    with pytest.raises(ValueError, match="last admin"):
+        check_remove([boss, User("old", "admin", "t", disabled_at="t2")], "boss")  # a removed admin is none
+    assert check_remove([boss, User("root", "admin", "t")], "boss") == boss
     with pytest.raises(ValueError, match="not a user"):
         check_remove([boss], "nobody")
 
