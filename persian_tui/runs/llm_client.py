@@ -11,6 +11,7 @@ import json
 import math
 import random
 import socket
+import ssl
 import time
 from dataclasses import asdict, dataclass
 from typing import Any, overload
@@ -35,9 +36,10 @@ CONNECT_BACKOFF = 0.5
 class LLMError(Exception):
     """A request that failed for good (after retries); the message is safe to store (secrets
     redacted). `kind`: connect (no connection could be made: refused, unknown host) | connection
-    (dropped mid-request) | timeout | auth | unavailable (429, 5xx, 402, 404 after the retries) |
-    status (other HTTP errors, e.g. 400: the item's) | invalid. All but status and invalid are
-    what the circuit breaker counts (connect the fastest)."""
+    (dropped mid-request) | tls (the certificate or the TLS handshake failed: never retried) |
+    timeout | auth | unavailable (429, 5xx, 402, 404 after the retries) | status (other HTTP
+    errors, e.g. 400: the item's; a redirect, never followed) | invalid. All but status and
+    invalid are what the circuit breaker counts (connect and tls the fastest)."""
 
     def __init__(self, message: str, kind: str = "status"):
         super().__init__(message)
@@ -45,7 +47,7 @@ class LLMError(Exception):
 
     @property
     def unreachable(self) -> bool:
-        return self.kind in ("connect", "connection", "timeout", "auth", "unavailable")
+        return self.kind in ("connect", "tls", "connection", "timeout", "auth", "unavailable")
 
 
 @dataclass
@@ -181,7 +183,9 @@ class LLMClient:
                 cause, retry = e, True
                 error = self._error(f"timeout: no complete reply from {self.shown_url} "
                                     f"within {self.timeout:g} s", "timeout")
-                if refusal := _never_connected(e):  # aiohttp's transport calls a refused connection a timeout
+                if tls := _tls_failure(e):  # aiohttp's transport calls a bad certificate a timeout too
+                    error, retry = self._error(f"TLS error with {self.shown_url}: {_short(tls)}", "tls"), False
+                elif refusal := _never_connected(e):  # aiohttp's transport calls a refused connection a timeout
                     error = self._error(f"cannot connect to {self.shown_url}: {_short(refusal)}", "connect")
                     refused += 1
                     retry = refused <= CONNECT_RETRIES
@@ -193,6 +197,8 @@ class LLMClient:
                                     "connect" if never else "connection")
                 refused += never
                 retry = not never or refused <= CONNECT_RETRIES
+                if tls := _tls_failure(e):  # a certificate does not fix itself: asked once
+                    error, retry = self._error(f"TLS error with {self.shown_url}: {_short(tls)}", "tls"), False
             except (ReplyTooLarge, ReplyEncodingError) as e:  # refused while it was read: asking again gets the same
                 cause, retry = e, False
                 error = self._error(f"reply refused from {self.shown_url}: {e}", "invalid")
@@ -286,6 +292,19 @@ def redirect_of(error: Exception) -> str | None:
     location = (response.headers.get("location") or "") if response is not None else ""
     to = f" to {(redact.url(location) or '')[:200]}" if location else ""
     return f"redirected (HTTP {status}{to}), not followed: give the final URL as the base URL"
+
+
+def _tls_failure(error: BaseException) -> BaseException | None:
+    """The TLS failure (a certificate not trusted, a handshake refused) behind a transport's
+    error, if any: named as what it is, never a timeout, never retried."""
+    seen: BaseException | None = error
+    for _ in range(6):
+        if seen is None:
+            return None
+        if isinstance(seen, ssl.SSLError | ssl.CertificateError):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 def _never_connected(error: BaseException) -> BaseException | None:

@@ -91,10 +91,11 @@ def test_a_dripping_embeddings_reply_ends_at_the_timeout(sample_db):
             OpenAIEmbedder(server.url, "m", timeout=1, max_retries=0).embed(["x"])
 
 
-def test_a_redirected_post_is_never_stored_as_an_answer(sample_db):
+@pytest.mark.parametrize("status", [301, 307, 308])
+def test_a_redirected_post_is_never_stored_as_an_answer(sample_db, status):
     def script(body, n):
-        if body.get("model") == "m":  # the POST: sent elsewhere; a GET there would get a good answer
-            return Reply(301, {}, headers={"Location": "/v1/chat/completions?moved"})
+        if body.get("model") == "m":  # the POST: sent elsewhere (another host, or itself: a loop)
+            return Reply(status, {}, headers={"Location": "http://elsewhere.example/v1/chat/completions"})
         return chat("Answer: 2")
 
     done = run_llm(sample_db, script)
@@ -126,3 +127,35 @@ def test_other_encodings_and_corrupt_bodies_are_named():
         Inflater("br", 10)
     with pytest.raises(ReplyEncodingError, match="corrupt"):
         inflated("gzip", b"\x1f\x8b\x08\x00garbage" * 10)
+
+
+@pytest.fixture
+def self_signed(tmp_path):
+    import shutil
+    import subprocess
+
+    if shutil.which("openssl") is None:
+        pytest.skip("no openssl to make a test certificate")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
+                    "/CN=127.0.0.1", "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+    return cert, key
+
+
+@pytest.mark.parametrize("userinfo", ["", "user:pw@"], ids=["aiohttp", "httpx"])
+def test_an_untrusted_certificate_is_a_tls_error_asked_once_never_a_timeout(self_signed, userinfo):
+    import asyncio
+    import ssl
+
+    from persian_tui.runs.llm_client import LLMClient, LLMError
+
+    with LLMServer(lambda b, n: chat("Answer: 2")) as server:
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        context.load_cert_chain(*self_signed)
+        server.httpd.socket = context.wrap_socket(server.httpd.socket, server_side=True)
+        url = server.url.replace("http://", f"https://{userinfo}")
+        client = LLMClient(url, "m", timeout=20, max_retries=4, backoff=5.0)
+        with pytest.raises(LLMError) as e:
+            asyncio.run(client.complete([{"role": "user", "content": "x"}], params={}))
+    assert e.value.kind == "tls" and "TLS error" in str(e.value) and "certificate verify failed" in str(e.value)
+    assert "timeout" not in str(e.value)
