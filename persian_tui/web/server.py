@@ -19,7 +19,7 @@ import jinja2
 from aiohttp import WSMsgType, web
 from textual_serve.server import Server, to_int
 
-from ..models.users import User
+from ..models.users import MAX_NAME, User, same_person
 from ..passwords import verify_password
 from ..store import Store
 from .auth import COOKIE, SESSION_SECONDS, Lockout, Session, Sessions, account_stamp, is_loopback, same_origin
@@ -37,6 +37,7 @@ FULL_CLOSE = 4001
 SIGNED_OUT_CLOSE = 4003
 ACCOUNT_CLOSE = 4004
 ACCOUNT_CHANGED = "Your account changed (a new password, no password, another role, or removed): sign in again."
+MAX_FORM_NAME = 4 * MAX_NAME  # a longer name is no user's: cut before it is looked up or logged
 UNCLAIMED_SECONDS = 60.0  # a pre-started app no tab took this long is stopped
 
 
@@ -216,7 +217,10 @@ class WebServer(Server):
         if not same_origin(request.headers.get("Origin"), request.host, self.options.origins):
             raise web.HTTPForbidden(text="sign-in from another site refused")
         form = await request.post()
-        name, password = str(form.get("name", "")).strip(), str(form.get("password", ""))
+        name, password = str(form.get("name", "")).strip()[:MAX_FORM_NAME], str(form.get("password", ""))
+        assert self.store is not None
+        if (alike := same_person(self.store.users.users(), name)) is not None:
+            name = alike.name  # as `users add` compares names: علي signs in as علی
         address = self.address(request)
         now = time.time()
         if wait := self.lockout.delay(now):  # many failures server-wide: everyone waits, nobody is locked out

@@ -402,3 +402,10 @@ def test_an_app_runs_no_module_of_the_servers_working_folder(db, tmp_path):
     finally:
         log = server.stop()
     assert sprung(folder) == [], log
+
+
+def test_a_name_signs_in_as_the_user_it_reads_as(served):
+    """Names are compared after the project's normalizer, as `users add` compares them."""
+    response = sign_in(served, "ALI", password=PASSWORDS["ali"])
+    assert response.status == 302
+    assert request(served, "GET", "/", headers={"Cookie": cookie_of(response)}).status == 200
