@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import re
 
 from .. import settings
@@ -24,6 +25,9 @@ def cmd_web(args: argparse.Namespace) -> int:
             raise UserError(f"--pass-env {name}: not an environment variable name")
         if not settings.environment_has(name):
             print(f"warning: --pass-env {name}: the variable is not set; admins' runs will not find it")
+    if args.trust_user_header and not _loopback(args.host):
+        raise UserError(f"--trust-user-header with --host {args.host}: anyone who reaches the port could claim any "
+                        "name; listen on 127.0.0.1 behind the proxy that sets the header")
     path = settings.db_path(args.db)
     with open_store(args, read=True) as store:
         users = store.users.users()
@@ -50,13 +54,20 @@ def cmd_web(args: argparse.Namespace) -> int:
     return 0
 
 
+def _loopback(host: str) -> bool:
+    try:
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def positive_float(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError("must be more than 0")
+    if not 0 < value <= 7 * 24 * 60:  # inf and nan too
+        raise argparse.ArgumentTypeError("must be more than 0 and at most a week (10080)")
     return value
 
 

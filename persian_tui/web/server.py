@@ -135,6 +135,8 @@ class WebServer(Server):
             response.headers.setdefault("Content-Security-Policy", CSP)
             response.headers.setdefault("X-Content-Type-Options", "nosniff")
             response.headers.setdefault("Referrer-Policy", "same-origin")  # no-referrer makes form posts Origin: null
+            if self.ssl_context is not None:  # served over TLS: browsers keep to https
+                response.headers.setdefault("Strict-Transport-Security", "max-age=31536000")
             if request.path in ("/", "/login"):
                 response.headers.setdefault("Cache-Control", "no-store")
         return response

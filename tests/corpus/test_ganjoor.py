@@ -423,7 +423,12 @@ def test_cli_workers_option(tmp_path, capsys):
     assert "7 new" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         main(["--db", db, "corpus", "import", str(MINI), "--workers", "-1"])
-    assert "a number of processes from 0 to 64" in capsys.readouterr().err
+    assert "a number of processes from 0 to" in capsys.readouterr().err
+    import os
+
+    with pytest.raises(SystemExit):  # --workers 64 on a small machine: refused, saying the bound
+        main(["--db", db, "corpus", "import", str(MINI), "--workers", str(4 * (os.cpu_count() or 1) + 1)])
+    assert "4 per core" in capsys.readouterr().err
 
 
 _KILLED_IMPORT = """

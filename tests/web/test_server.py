@@ -409,3 +409,22 @@ def test_a_name_signs_in_as_the_user_it_reads_as(served):
     response = sign_in(served, "ALI", password=PASSWORDS["ali"])
     assert response.status == 302
     assert request(served, "GET", "/", headers={"Cookie": cookie_of(response)}).status == 200
+
+
+def test_tls_pages_ask_browsers_to_keep_to_https(db, tmp_path):
+    if shutil.which("openssl") is None:
+        pytest.skip("no openssl to make a test certificate")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
+                    "/CN=127.0.0.1", "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+    server = Served(db, "--certfile", str(cert), "--keyfile", str(key))
+    try:
+        context = ssl.create_default_context(cafile=str(cert))
+        context.check_hostname = False
+        assert "max-age" in request(server, "GET", "/login", context=context).getheader("Strict-Transport-Security")
+    finally:
+        server.stop()
+
+
+def test_plain_http_pages_send_no_hsts(served):
+    assert request(served, "GET", "/login").getheader("Strict-Transport-Security") is None
