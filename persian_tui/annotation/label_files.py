@@ -12,6 +12,7 @@ from ..bank.references import References
 from ..files.inputs import InputError
 from ..files.records import parse_json, read_csv, read_text
 from ..models import CONFIDENCES, Label
+from ..models.labels import check_note
 from ..models.users import User, check_name, same_person
 from ..store import Store
 
@@ -114,7 +115,7 @@ def plan_labels(store: Store, path: str | Path) -> LabelPlan:
             confidence = str(row.get("confidence") or "").strip().lower() or None
             if confidence is not None and confidence not in CONFIDENCES:
                 raise ValueError(f"confidence {confidence!r} is not one of {', '.join(CONFIDENCES)}")
-            note = str(row.get("note") or "").strip() or None
+            note = check_note(str(row.get("note") or ""))
             if (uid, annotator) in seen:
                 raise ValueError(f"a second label by {annotator} for {uid} in this file")
             seen.add((uid, annotator))
