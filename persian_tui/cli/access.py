@@ -106,7 +106,8 @@ def check(args: argparse.Namespace) -> None:
         if not path.is_file():
             raise UserError(f"{path}: not a database file; nothing was done")
     except OSError as e:
-        raise UserError(f"{path}: cannot check who may run this ({e.strerror or e}); nothing was done") from None
+        raise UserError(f"{path}: cannot check who may run this ({(e.strerror or str(e)).lower()}); "
+                        "nothing was done") from None
     try:
         with Store(path, create_dir=False, read_only=None) as store:
             access = acting(store, acting_name(args))

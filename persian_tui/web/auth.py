@@ -134,7 +134,22 @@ def is_loopback(address: str | None) -> bool:
         return False
 
 
-def same_origin(origin: str | None, host: str | None, allowed: tuple[str, ...] = ()) -> bool:
+def host_allowed(host: str | None, listen: str, allowed: tuple[str, ...] = ()) -> bool:
+    """Whether a request's Host may reach a server listening on ``listen``: on a loopback
+    address only a loopback name (127.0.0.1, ::1, localhost) or an --origin's host, so a page
+    whose own name was made to resolve to 127.0.0.1 (DNS rebinding) is refused; elsewhere any."""
+    if not is_loopback(listen) and listen != "localhost":
+        return True
+    try:
+        name = urlsplit(f"//{host or ''}").hostname or ""
+    except ValueError:
+        return False
+    names = {urlsplit(a).hostname for a in allowed}
+    return name == "localhost" or is_loopback(name) or name in names
+
+
+def same_origin(origin: str | None, host: str | None, allowed: tuple[str, ...] = (),
+                scheme: str | None = None) -> bool:
     """Whether a request's Origin header is this server: its host:port is the Host the request
     was sent to, or it is one of ``allowed`` (--origin, e.g. the proxy's public address). No
     Origin: refused (browsers always send one with a WebSocket handshake and a form post)."""
@@ -143,4 +158,5 @@ def same_origin(origin: str | None, host: str | None, allowed: tuple[str, ...] =
     if origin.rstrip("/") in {a.rstrip("/") for a in allowed}:
         return True
     parts = urlsplit(origin)
-    return parts.scheme in ("http", "https") and bool(host) and parts.netloc.lower() == (host or "").lower()
+    schemes = (scheme,) if scheme else ("http", "https")  # the page's own scheme: https under TLS
+    return parts.scheme in schemes and bool(host) and parts.netloc.lower() == (host or "").lower()

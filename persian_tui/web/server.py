@@ -22,7 +22,17 @@ from textual_serve.server import Server, to_int
 from ..models.users import MAX_NAME, User, same_person
 from ..passwords import verify_password
 from ..store import Store
-from .auth import COOKIE, SESSION_SECONDS, Lockout, Session, Sessions, account_stamp, is_loopback, same_origin
+from .auth import (
+    COOKIE,
+    SESSION_SECONDS,
+    Lockout,
+    Session,
+    Sessions,
+    account_stamp,
+    host_allowed,
+    is_loopback,
+    same_origin,
+)
 from .child import PersonService, command, environment
 
 log = logging.getLogger("persian_tui.web")
@@ -122,7 +132,10 @@ class WebServer(Server):
 
     @web.middleware
     async def _guard(self, request: web.Request, handler: Any) -> web.StreamResponse:
-        """Every path but the sign-in page needs a signed-in person who is still an active user."""
+        """Every path but the sign-in page needs a signed-in person who is still an active user;
+        every path a Host this server answers to (host_allowed: no DNS rebinding)."""
+        if not host_allowed(request.host, self.options.host, self.options.origins):
+            raise web.HTTPMisdirectedRequest(text="this server does not answer to that host name")
         if request.path != "/login":
             found = self.person(request)
             if found is None:
@@ -162,6 +175,10 @@ class WebServer(Server):
         if user is None:
             return None
         return user, session
+
+    def _same_origin(self, request: web.Request) -> bool:
+        return same_origin(request.headers.get("Origin"), request.host, self.options.origins,
+                           "https" if self.ssl_context is not None else "http")
 
     def _stamp(self, user: User) -> str:
         assert self.store is not None
@@ -216,7 +233,7 @@ class WebServer(Server):
         return response
 
     async def handle_login(self, request: web.Request) -> web.StreamResponse:
-        if not same_origin(request.headers.get("Origin"), request.host, self.options.origins):
+        if not self._same_origin(request):
             raise web.HTTPForbidden(text="sign-in from another site refused")
         form = await request.post()
         name, password = str(form.get("name", "")).strip()[:MAX_FORM_NAME], str(form.get("password", ""))
@@ -253,7 +270,7 @@ class WebServer(Server):
         raise response
 
     async def handle_logout(self, request: web.Request) -> web.StreamResponse:
-        if not same_origin(request.headers.get("Origin"), request.host, self.options.origins):
+        if not self._same_origin(request):
             raise web.HTTPForbidden(text="sign-out from another site refused")
         session: Session | None = request["session"]
         if session is not None:
@@ -281,7 +298,7 @@ class WebServer(Server):
         return aiohttp_jinja2.render_template("app_index.html", request, context)
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
-        if not same_origin(request.headers.get("Origin"), request.host, self.options.origins):
+        if not self._same_origin(request):
             log.warning("WebSocket from a foreign origin refused: %r", request.headers.get("Origin"))
             raise web.HTTPForbidden(text="foreign origin")
         user: User = request["user"]
@@ -464,7 +481,7 @@ class WebServer(Server):
         return response
 
     async def handle_end_session(self, request: web.Request) -> web.StreamResponse:
-        if not same_origin(request.headers.get("Origin"), request.host, self.options.origins):
+        if not self._same_origin(request):
             raise web.HTTPForbidden(text="from another site refused")
         user: User = request["user"]
         if user.role != "admin":

@@ -10,6 +10,7 @@ from persian_tui.web.auth import (
     Lockout,
     Sessions,
     account_stamp,
+    host_allowed,
     is_loopback,
     same_origin,
 )
@@ -134,3 +135,17 @@ def test_the_origin_must_be_this_server():
 def test_loopback():
     assert is_loopback("127.0.0.1") and is_loopback("::1")
     assert not is_loopback("10.0.0.1") and not is_loopback(None) and not is_loopback("nonsense")
+
+
+def test_a_loopback_server_answers_loopback_names_and_its_origins_only():
+    assert host_allowed("127.0.0.1:8000", "127.0.0.1") and host_allowed("localhost:8000", "127.0.0.1")
+    assert host_allowed("[::1]:8000", "::1")
+    assert not host_allowed("evil.example:8000", "127.0.0.1")  # DNS rebinding: its name, our address
+    assert host_allowed("annotate.example.org", "127.0.0.1", ("https://annotate.example.org",))
+    assert host_allowed("anything.example", "0.0.0.0")  # listening everywhere: every name is the server's
+
+
+def test_the_origin_scheme_is_the_pages():
+    assert same_origin("https://127.0.0.1:8000", "127.0.0.1:8000", scheme="https")
+    assert not same_origin("http://127.0.0.1:8000", "127.0.0.1:8000", scheme="https")
+    assert not same_origin("https://127.0.0.1:8000", "127.0.0.1:8000", scheme="http")

@@ -428,3 +428,12 @@ def test_tls_pages_ask_browsers_to_keep_to_https(db, tmp_path):
 
 def test_plain_http_pages_send_no_hsts(served):
     assert request(served, "GET", "/login").getheader("Strict-Transport-Security") is None
+
+
+def test_a_rebound_host_name_is_refused(served):
+    """A page on evil.example whose name was made to resolve to 127.0.0.1 (DNS rebinding)."""
+    origin = f"http://evil.example:{served.port}"
+    assert request(served, "GET", "/login", headers={"Host": f"evil.example:{served.port}"}).status == 421
+    body = urlencode({"name": "ali", "password": PASSWORDS["ali"]})
+    assert request(served, "POST", "/login", body, {"Host": f"evil.example:{served.port}", "Origin": origin,
+                                                    "Content-Type": "application/x-www-form-urlencoded"}).status == 421
