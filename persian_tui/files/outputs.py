@@ -162,7 +162,10 @@ def write_atomic(path: Path, data: bytes, *, within: Path | None = None) -> None
     try:
         st = os.stat(real)
     except FileNotFoundError:
-        st = None
+        try:  # /dev/stdout onto a pipe: a link into /proc that realpath cannot name, a FIFO all the same
+            st = os.stat(path) if os.path.islink(path) else None
+        except OSError:
+            st = None
     except OSError as e:
         raise WriteError(f"{path}: cannot write: {_why(e)}") from None
     if st is not None and not stat.S_ISREG(st.st_mode):

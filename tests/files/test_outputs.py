@@ -263,3 +263,12 @@ def test_export_and_shortcuts_never_replace_another_database(tmp_path, capsys, c
     assert main(["--db", str(db), *command, "-o", str(other)]) == 1
     assert "is an SQLite database" in capsys.readouterr().err
     assert other.read_bytes() == before
+
+
+def test_standard_output_on_a_pipe_is_named_as_one(tmp_path):
+    from factories import cli_process
+
+    db = tmp_path / "s.db"
+    assert cli_process(db, "sample").returncode == 0
+    done = cli_process(db, "export", "-o", "/dev/stdout")  # its standard output is a pipe here
+    assert done.returncode == 1 and "is a FIFO (named pipe); exports only write regular files" in done.stderr
