@@ -159,6 +159,7 @@ def write_atomic(path: Path, data: bytes, *, within: Path | None = None) -> None
         raise WriteError(f"{path}: {where} a dangling symlink (to {os.readlink(link)}); nothing was written")
     real = Path(os.path.realpath(path))  # through symlinks
     check_not_database(path, real)
+    st: os.stat_result | None
     try:
         st = os.stat(real)
     except FileNotFoundError:
