@@ -5,6 +5,7 @@ it). API keys are read from the environment only, by the name the user gives; ne
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib import resources
@@ -92,6 +93,17 @@ def local_user() -> str | None:
 def api_key(env_name: str) -> str | None:
     """The API key in the environment variable ``env_name`` (None when unset or empty)."""
     return os.environ.get(env_name) or None
+
+
+# How every Python process this tool starts is started: -P (safe path) keeps the working folder
+# (and the folder of a script) off the module path, so a `pickle.py` or `json.py` in the folder
+# being imported or served is never run. PYTHONPATH is honoured as the parent's was.
+PYTHON_FLAGS = ("-P",)
+
+
+def python_command(*args: str) -> list[str]:
+    """This interpreter with PYTHON_FLAGS, then ``args`` (e.g. "-m", "persian_tui.cli")."""
+    return [sys.executable, *PYTHON_FLAGS, *args]
 
 
 WEB_SECRET_ENV = "PERSIAN_TUI_WEB_SECRET"

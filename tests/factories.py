@@ -355,8 +355,26 @@ def cli_process(db, *args, env_extra=None, timeout=120, **kw) -> subprocess.Comp
     """`persian-tui --db db ARGS` in a subprocess (this checkout's package); the timeout is a guard
     against a hang, not a speed assertion."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), **(env_extra or {})}
-    return subprocess.run([sys.executable, "-m", "persian_tui.cli", "--db", str(db), *args],
-                          capture_output=True, text=True, env=env, timeout=timeout, **kw)
+    # -P: run as the `persian-tui` script is, which puts no working folder on the module path
+    kw.setdefault("text", True)
+    return subprocess.run([sys.executable, "-P", "-m", "persian_tui.cli", "--db", str(db), *args],
+                          capture_output=True, env=env, timeout=timeout, **kw)
+
+
+TRAPS = ("pickle", "json", "importlib", "traceback", "tempfile", "sqlite3", "asyncio", "typing", "textwrap")
+
+
+def plant_traps(folder: Path) -> Path:
+    """Modules named like the standard library's in ``folder``: each, if imported, leaves a
+    NAME.ran file beside it (what `sprung` lists)."""
+    for name in TRAPS:
+        (folder / f"{name}.py").write_text(
+            "import pathlib\npathlib.Path(__file__).with_suffix('.ran').write_text('ran')\n", "utf-8")
+    return folder
+
+
+def sprung(folder: Path) -> list[str]:
+    return sorted(p.stem for p in folder.glob("*.ran"))
 
 
 SIDECARS = ("", "-wal", "-shm", "-journal")

@@ -23,6 +23,27 @@ class Reply:
     delay: float = 0.0
     drip: float = 0.0  # seconds between single bytes of the body (a reply that never quite ends)
     content_type: str = "application/json"  # text/html for an HTML error page, text/event-stream ...
+    endless: bool = False  # after the body, more of its last byte for ever (no length; until the client hangs up)
+
+
+ENDLESS_CHUNK = 64 * 1024
+
+
+def endless_chat() -> Reply:
+    """A chat reply whose content never ends."""
+    return Reply(body='{"choices": [{"index": 0, "message": {"role": "assistant", "content": "a', endless=True)
+
+
+def gzip_bomb(inflated: int = 2**30, body: str | None = None) -> Reply:
+    """A reply that is a few MB gzipped and ``inflated`` bytes (zeros after ``body``) inflated."""
+    import zlib
+
+    z = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    parts = [z.compress((body or '{"choices": [{"message": {"content": "').encode())]
+    zeros = bytes(2**20)
+    parts += [z.compress(zeros) for _ in range(inflated // 2**20)]
+    parts.append(z.flush())
+    return Reply(body=b"".join(parts), headers={"Content-Encoding": "gzip"})
 
 
 def chat(content: str | None, *, reasoning: str | None = None, tokens=(10, 2), cost=None) -> Reply:
@@ -100,7 +121,10 @@ class LLMServer:
                 try:
                     self.send_response(reply.status)
                     self.send_header("content-type", reply.content_type)
-                    self.send_header("content-length", str(len(data)))
+                    if reply.endless:
+                        self.send_header("connection", "close")
+                    else:
+                        self.send_header("content-length", str(len(data)))
                     for k, v in reply.headers.items():
                         self.send_header(k, v)
                     self.end_headers()
@@ -111,6 +135,10 @@ class LLMServer:
                             time.sleep(reply.drip)
                     else:
                         self.wfile.write(data)
+                    if reply.endless:
+                        more = data[-1:] * ENDLESS_CHUNK
+                        while True:
+                            self.wfile.write(more)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout test)
 

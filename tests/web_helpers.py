@@ -50,11 +50,11 @@ def people_db(folder: Path, names: tuple[str, ...] = ("boss", "ali", "sara", "re
 class Served:
     """`persian-tui web` on 127.0.0.1, any free port, with a server secret in its environment."""
 
-    def __init__(self, db: Path, *extra: str):
+    def __init__(self, db: Path, *extra: str, cwd: Path | None = None):
         env = dict(os.environ, OPENAI_API_KEY=SECRET_VALUE, AWS_SECRET_ACCESS_KEY=SECRET_VALUE)
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "persian_tui.cli", "--db", str(db), "--user", "boss", "web", "--port", "0",
-             *extra], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+        self.process = subprocess.Popen(  # -P: as the `persian-tui` script runs (no working folder on the path)
+            [sys.executable, "-P", "-m", "persian_tui.cli", "--db", str(db), "--user", "boss", "web", "--port", "0",
+             *extra], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=cwd)
         self.lines: list[str] = []
         assert self.process.stdout is not None
         for line in self.process.stdout:

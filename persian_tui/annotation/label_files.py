@@ -12,6 +12,8 @@ from ..bank.references import References
 from ..files.inputs import InputError
 from ..files.records import parse_json, read_csv, read_text
 from ..models import CONFIDENCES, Label
+from ..models.labels import check_note
+from ..models.users import User, check_name, same_person
 from ..store import Store
 
 _DIGITS = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩", "01234567890123456789")
@@ -61,12 +63,27 @@ def _answer(value: object) -> tuple[int | None, bool]:
     raise ValueError(f"answer {value!r} is not 1..4 or skip")
 
 
+def _annotator(name: str, people: list[User]) -> str:
+    """An annotator's name under the rule `users add` applies (check_name: length, no control or
+    invisible character, no look-alike mix of scripts); a name that reads as a user's (the same
+    once normalized) but is spelled otherwise is refused."""
+    try:
+        name = check_name(name)
+    except ValueError as e:
+        raise ValueError(f"annotator: {e}") from None
+    alike = same_person(people, name)
+    if alike is not None and alike.name != name:
+        raise ValueError(f"annotator {name} looks like the user {alike.name} (the same name once normalized)")
+    return name
+
+
 def plan_labels(store: Store, path: str | Path) -> LabelPlan:
     path = Path(path)
     plan = LabelPlan(path)
     by_uid = store.questions.uids()
     refs = References(store)  # every reference of every question, not only its own source
     current = {(l.uid, l.annotator): l for l in store.labels.labels()}
+    people = store.users.users(removed=True)
     seen: set[tuple[str, str]] = set()
     for n, row in _rows(path):
         where = f"line {n}"
@@ -78,6 +95,7 @@ def plan_labels(store: Store, path: str | Path) -> LabelPlan:
                 raise ValueError("annotator is empty")
             if bad := next((c for c in annotator if unicodedata.category(c) in ("Cc", "Cs")), None):
                 raise ValueError(f"annotator holds a control character (U+{ord(bad):04X})")
+            annotator = _annotator(annotator, people)
             if field := next((k for k, v in row.items() if isinstance(v, str) and "\x00" in v), None):
                 raise ValueError(f"{field} holds a NUL character")
             uid = str(row.get("uid") or "").strip()
@@ -97,7 +115,7 @@ def plan_labels(store: Store, path: str | Path) -> LabelPlan:
             confidence = str(row.get("confidence") or "").strip().lower() or None
             if confidence is not None and confidence not in CONFIDENCES:
                 raise ValueError(f"confidence {confidence!r} is not one of {', '.join(CONFIDENCES)}")
-            note = str(row.get("note") or "").strip() or None
+            note = check_note(str(row.get("note") or ""))
             if (uid, annotator) in seen:
                 raise ValueError(f"a second label by {annotator} for {uid} in this file")
             seen.add((uid, annotator))

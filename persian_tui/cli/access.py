@@ -92,8 +92,9 @@ def acting_name(args: argparse.Namespace) -> str | None:
 
 def check(args: argparse.Namespace) -> None:
     """Refuse the command (AccessDenied) unless the acting person may do what it needs. A
-    database that is not there yet has no users (its creator is admin); one that cannot be
-    opened is left to the command, which says why."""
+    database that is not there yet has no users (its creator is admin). Fails closed: a
+    database whose users cannot be read (busy past the lock wait, unreadable, not a database)
+    refuses the command in one line saying why, before it runs."""
     act = getattr(args, "act", None)
     if callable(act):
         act = act(args)
@@ -101,15 +102,19 @@ def check(args: argparse.Namespace) -> None:
         return
     path = settings.db_path(args.db)
     try:
-        if not is_there(path) or not path.is_file():
+        if not is_there(path):
             return
-    except OSError:
-        return
+        if not path.is_file():
+            raise UserError(f"{path}: not a database file; nothing was done")
+    except OSError as e:
+        raise UserError(f"{path}: cannot check who may run this ({(e.strerror or str(e)).lower()}); "
+                        "nothing was done") from None
     try:
         with Store(path, create_dir=False, read_only=None) as store:
             access = acting(store, acting_name(args))
-    except (StoreError, DatabaseError, OSError):
-        return
+    except (StoreError, DatabaseError, OSError) as e:
+        reason = " ".join(str(e).split())[:300] or type(e).__name__
+        raise UserError(f"cannot check who may run this command ({reason}); nothing was done") from None
     access.require(act)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -66,8 +67,10 @@ def _workers(text: str) -> int:
         n = int(text)
     except ValueError:
         n = -1
-    if not 0 <= n <= 64:
-        raise argparse.ArgumentTypeError(f"{text!r}: a number of processes from 0 to 64")
+    cores = os.cpu_count() or 1
+    if not 0 <= n <= 4 * cores:  # more readers than cores only slow the writer
+        raise argparse.ArgumentTypeError(f"{text!r}: a number of processes from 0 to {4 * cores} "
+                                         f"(4 per core, {cores} here)")
     return n
 
 

@@ -192,6 +192,14 @@ def cmd_run_recall(args) -> int:
 def cmd_run_embed(args) -> int:
     from ..runs import create_embedding_run, execute_embedding_run
 
+    if args.resume is not None:  # the stored spec; only the endpoint's URL may be given again
+        with open_store(args) as store:
+            run = store.runs.get_run(args.resume)
+            if run is None or run.kind != "embedding":
+                raise UserError(f"no embedding run {args.resume} to resume")
+            db = store.path
+        progress = execute_embedding_run(db, run.id, on_progress=ProgressPrinter(), base_url=args.base_url)
+        return finish(progress)
     spec = spec_of("embedding", model=args.model, scorer=args.scorer, prefix=args.prefix,
                    base_url=args.base_url, api_key_env=args.api_key_env, batch_size=args.batch_size,
                    questions=args.questions, limit=args.limit, paraphrase_run=args.paraphrases,
@@ -376,6 +384,9 @@ def add_commands(sub) -> None:
                                                "order, or of --release in its order (default: all)")
     emb.add_argument("--paraphrases", type=int, metavar="RUN", help="embed this paraphrase run's prose")
     emb.add_argument("--release", metavar="NAME", help="score exactly this release's questions (recorded)")
+    emb.add_argument("--resume", type=int, metavar="RUN",
+                     help="go on with a failed or stopped embedding run (its vectors so far are cached; "
+                          "--base-url again when its URL held a password)")
     emb.set_defaults(func=cmd_run_embed)
 
     jd = sub.add_parser("judge", help="an LLM judge classifies the errors of a run",

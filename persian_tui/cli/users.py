@@ -10,7 +10,7 @@ import sys
 
 from .. import settings
 from ..models.users import ROLES, RULES, check_role, roles_for
-from ..passwords import check_password, hash_password
+from ..passwords import MAX_LENGTH, check_password, hash_password
 from .common import UserError, open_store
 
 
@@ -67,11 +67,27 @@ def cmd_users_passwd(args: argparse.Namespace) -> int:
     return 0
 
 
+def stdin_line(stream) -> str:
+    """The first line of ``stream``, read through a cap (at most MAX_LENGTH characters of UTF-8
+    and its line end: `< /dev/zero` stops there) and decoded strictly: UserError, in one line,
+    for a longer line or bytes that are not UTF-8."""
+    limit = 4 * MAX_LENGTH + 2
+    raw = getattr(stream, "buffer", None)
+    line = raw.readline(limit + 1) if raw is not None else stream.readline(limit + 1).encode("utf-8", "replace")
+    if len(line) > limit:
+        raise UserError(f"the password on standard input is longer than {MAX_LENGTH} characters")
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise UserError(f"standard input is not UTF-8 (byte {e.start + 1} of its first line)") from None
+    return text.rstrip("\r\n")
+
+
 def read_password(from_stdin: bool) -> str:
     """The new password: the first line of standard input with --stdin, else typed twice
     (not echoed). Never from a flag (it would show in the process list and shell history)."""
     if from_stdin:
-        return sys.stdin.readline().rstrip("\r\n")
+        return stdin_line(sys.stdin)
     if not sys.stdin.isatty():
         raise UserError("no terminal to type the password in: pipe it with --stdin")
     first = getpass.getpass("new password: ")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import re
 
 from .. import settings
@@ -24,6 +25,9 @@ def cmd_web(args: argparse.Namespace) -> int:
             raise UserError(f"--pass-env {name}: not an environment variable name")
         if not settings.environment_has(name):
             print(f"warning: --pass-env {name}: the variable is not set; admins' runs will not find it")
+    if args.trust_user_header and not _loopback(args.host):
+        raise UserError(f"--trust-user-header with --host {args.host}: anyone who reaches the port could claim any "
+                        "name; listen on 127.0.0.1 behind the proxy that sets the header")
     path = settings.db_path(args.db)
     with open_store(args, read=True) as store:
         users = store.users.users()
@@ -36,7 +40,8 @@ def cmd_web(args: argparse.Namespace) -> int:
     options = Options(db=path.resolve(), host=args.host, port=args.port, certfile=args.certfile,
                       keyfile=args.keyfile, max_sessions=args.max_sessions, idle_minutes=args.idle_minutes,
                       pass_env=tuple(args.pass_env), trust_user_header=args.trust_user_header,
-                      origins=tuple(o.rstrip("/") for o in args.origin))
+                      origins=tuple(o.rstrip("/") for o in args.origin), max_per_person=args.max_per_person,
+                      trust_forwarded_for=args.trust_forwarded_for)
     try:
         server = WebServer(options, settings.web_secret())
     except (OSError, ValueError) as e:  # an unreadable certificate or key
@@ -49,13 +54,20 @@ def cmd_web(args: argparse.Namespace) -> int:
     return 0
 
 
+def _loopback(host: str) -> bool:
+    try:
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def positive_float(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError("must be more than 0")
+    if not 0 < value <= 7 * 24 * 60:  # inf and nan too
+        raise argparse.ArgumentTypeError("must be more than 0 and at most a week (10080)")
     return value
 
 
@@ -84,6 +96,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     web.add_argument("--keyfile", metavar="PEM", help="the certificate's private key")
     web.add_argument("--max-sessions", type=session_count, default=20, metavar="N",
                      help="app processes running at once, at most (default: 20)")
+    web.add_argument("--max-per-person", type=session_count, default=3, metavar="N",
+                     help="app processes of one person at once, at most (tabs and the one started at "
+                          "sign-in; default: 3)")
     web.add_argument("--idle-minutes", type=positive_float, default=30.0, metavar="M",
                      help="close a tab nobody typed in for this long, saying so (default: 30)")
     web.add_argument("--pass-env", action="append", default=[], metavar="NAME",
@@ -93,6 +108,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     web.add_argument("--trust-user-header", metavar="HEADER",
                      help="behind a reverse proxy that signs people in: take the user from this header, "
                           "only on connections from loopback (e.g. X-Remote-User)")
+    web.add_argument("--trust-forwarded-for", action="store_true",
+                     help="behind a reverse proxy: take the client's address (for sign-in lock-outs and the "
+                          "log) from the last X-Forwarded-For entry, only on connections from loopback")
     web.add_argument("--origin", action="append", default=[], metavar="URL",
                      help="another origin the page is served from (a proxy's https://host); repeatable "
                           "(default: none: only the address it listens on)")

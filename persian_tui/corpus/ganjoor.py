@@ -158,7 +158,24 @@ def _id(d: dict, path: Path | str) -> int | None:
     return value
 
 
+# what a file of the wrong shape raises where a check is missing: still that file's fault
+SHAPE_ERRORS = (TypeError, ValueError, KeyError, AttributeError, IndexError, RecursionError)
+
+
+def malformed(path: Path | str, e: Exception) -> InputError:
+    """The one line for a file whose shape the reader did not expect."""
+    message = (str(e).strip().splitlines() or [""])[0][:160]
+    return InputError(f"{path}: malformed ({type(e).__name__}{': ' + message if message else ''})")
+
+
 def read_poet(poet_dir: Path) -> dict:
+    try:
+        return _read_poet(poet_dir)
+    except SHAPE_ERRORS as e:
+        raise malformed(poet_dir / "poet.json", e) from None
+
+
+def _read_poet(poet_dir: Path) -> dict:
     d = _load(poet_dir / "poet.json")
     return {
         "slug": poet_dir.name,
@@ -184,7 +201,8 @@ def quotes_others(full_title: str | None) -> bool:
 
 
 def _form(d: dict) -> str | None:
-    for s in d.get("Sections") or []:
+    sections = d.get("Sections")
+    for s in sections if isinstance(sections, list) else []:
         if isinstance(s, dict) and s.get("SectionType") == "WholePoem" and isinstance(s.get("PoemFormat"), str):
             return s["PoemFormat"]
     return None
@@ -207,7 +225,7 @@ def read_poem(path: Path | str, poet_slug: str) -> CorpusPoem:
         if not isinstance(v, dict):
             raise InputError(f"{path}: verse {n} is not an object")
         pos, text, index = v.get("Position"), v.get("Text"), v.get("CoupletIndex")
-        if pos not in _FIRST and pos not in _SECOND:
+        if not isinstance(pos, str) or (pos not in _FIRST and pos not in _SECOND):
             continue  # prose paragraph, comment: not verse
         if (not isinstance(text, str) or not isinstance(index, int) or isinstance(index, bool)
                 or not 0 <= index <= MAX_COUPLETS):
@@ -284,6 +302,8 @@ def _read_chunk(job: tuple[str, list[str]]) -> list[CorpusPoem | str]:
             out.append(read_poem(f, slug))
         except InputError as e:
             out.append(str(e))
+        except SHAPE_ERRORS as e:  # a shape no check foresaw: this file is skipped, the import goes on
+            out.append(str(malformed(f, e)))
     return out
 
 

@@ -1,8 +1,9 @@
 """Work done in worker processes, results in order (the corpus import reads and normalizes its
 files in them while its own process writes). Each worker is a fresh `python` that reads its
 jobs, pickled, on stdin and writes each result, pickled, on stdout as it goes: it never runs the
-caller's main module, it blocks when its results are not read (few wait in memory), and it ends
-when the calling process does (its pipes close). Ctrl-C is left to the calling process."""
+caller's main module nor a module of the working folder (settings.PYTHON_FLAGS), it blocks when
+its results are not read (few wait in memory), and it ends when the calling process does (its
+pipes close). Ctrl-C is left to the calling process."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ import traceback
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
+
+from ..settings import python_command
 
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])  # the folder holding persian_tui/: this code
 _MAIN = f"import sys; sys.path.insert(0, {_PACKAGE_ROOT!r}); from {__name__} import serve; serve()"
@@ -43,7 +46,7 @@ def ordered_map(func: Callable[[Any], Any], jobs: Sequence[Any], workers: int) -
     try:
         for i in range(workers):
             err: IO[bytes] = tempfile.TemporaryFile()
-            proc = subprocess.Popen([sys.executable, "-c", _MAIN], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            proc = subprocess.Popen(python_command("-c", _MAIN), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                     stderr=err)
             procs.append((proc, err))
             assert proc.stdin is not None

@@ -106,12 +106,35 @@ def _same_file(a: str | Path, b: str | Path) -> bool:
         return False
 
 
+SQLITE_MAGIC = b"SQLite format 3\x00"
+SIDE_FILES = ("-wal", "-shm", "-journal")
+
+
+def is_database(path: str | Path) -> bool:
+    """Whether the file is an SQLite database (its header says so), any database, open or not."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block the open
+            return False
+        with open(path, "rb") as f:
+            return f.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+    except OSError:
+        return False
+
+
 def check_not_database(path: Path, real: Path) -> None:
-    """Refuse a target that is (or resolves to) an open database or one of its side files."""
+    """Refuse a target that is (or resolves to) an open database or one of its side files, or
+    any SQLite database (another persian-tui database, say) or the side file of one."""
     for db, side in database_files():
         if os.path.realpath(side) == str(real) or _same_file(side, real):
             what = "the database" if side == db else f"the database's {side[len(db):]} file"
             raise WriteError(f"{path}: is {what} {db}; nothing was written (choose another file)")
+    if is_database(real):
+        raise WriteError(f"{path}: is an SQLite database; an export never replaces one; nothing was written "
+                         "(choose another file)")
+    for suffix in SIDE_FILES:
+        if real.name.endswith(suffix) and is_database(real.with_name(real.name[:-len(suffix)])):
+            raise WriteError(f"{path}: is the {suffix} file of the database "
+                             f"{real.with_name(real.name[:-len(suffix)])}; nothing was written (choose another file)")
 
 
 def symlink_within(path: Path, root: Path) -> Path | None:
@@ -136,10 +159,14 @@ def write_atomic(path: Path, data: bytes, *, within: Path | None = None) -> None
         raise WriteError(f"{path}: {where} a dangling symlink (to {os.readlink(link)}); nothing was written")
     real = Path(os.path.realpath(path))  # through symlinks
     check_not_database(path, real)
+    st: os.stat_result | None
     try:
         st = os.stat(real)
     except FileNotFoundError:
-        st = None
+        try:  # /dev/stdout onto a pipe: a link into /proc that realpath cannot name, a FIFO all the same
+            st = os.stat(path) if os.path.islink(path) else None
+        except OSError:
+            st = None
     except OSError as e:
         raise WriteError(f"{path}: cannot write: {_why(e)}") from None
     if st is not None and not stat.S_ISREG(st.st_mode):

@@ -11,6 +11,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+from ..text import normalize
+
 Role = Literal["annotator", "reviewer", "admin"]
 ROLES: tuple[Role, ...] = get_args(Role)
 
@@ -71,7 +73,34 @@ def check_name(value: str) -> str:
         raise ValueError(f"a user's name is at most {MAX_NAME} characters")
     if any(unicodedata.category(c) in ("Cc", "Cf") and c != "\u200c" for c in name):
         raise ValueError("a user's name has no control characters")
+    if bad := next((c for c in name if c in INVISIBLE or (c.isspace() and c != " ")), None):
+        raise ValueError(f"a user's name has no invisible characters (U+{ord(bad):04X})")
+    scripts = sorted({_script(c) for c in name if c.isalpha()} & LOOKALIKE_SCRIPTS)
+    if len(scripts) > 1:
+        raise ValueError(f"a user's name does not mix {' and '.join(s.title() for s in scripts)} letters "
+                         "(they look alike)")
     return name
+
+
+# letters that draw nothing (Hangul fillers, the braille blank, ...): a name of them looks empty
+INVISIBLE = frozenset("\u115f\u1160\u3164\uffa0\u2800\u180e\u034f\u17b4\u17b5")
+LOOKALIKE_SCRIPTS = frozenset({"LATIN", "CYRILLIC", "GREEK"})  # bоss with a Cyrillic о
+
+
+def _script(c: str) -> str:
+    return unicodedata.name(c, "?").split(" ", 1)[0]
+
+
+def name_key(name: str) -> str:
+    """What two names are compared by: the project's normalizer (Arabic ي and ك as Persian ی
+    and ک, digits, diacritics), without ZWNJ, case folded. Two users never share a key."""
+    return normalize(name).replace("\u200c", "").casefold()
+
+
+def same_person(users: list[User], name: str) -> User | None:
+    """The user (active or removed) whose name has ``name``'s key, if any."""
+    key = name_key(name)
+    return next((u for u in users if name_key(u.name) == key), None)
 
 
 @dataclass(frozen=True)
@@ -97,15 +126,20 @@ def check_add(users: list[User], name: str, role: Role) -> None:
         if u.name == name:
             raise ValueError(f"{name} is already a user ({u.role}); to change the role: users remove "
                              f"{name}, then users add {name} --role {role}")
+    alike = next((u for u in users if u.name != name and name_key(u.name) == name_key(name)), None)
+    if alike is not None:
+        raise ValueError(f"{name} looks like the user {alike.name} (the same name once normalized); "
+                         "choose a name that reads differently")
 
 
 def check_remove(users: list[User], name: str) -> User:
     """The active user ``name`` may be removed from ``users``; ValueError otherwise. The last
-    admin stays while others remain (nobody could manage them)."""
+    admin always stays: without one nobody could manage the others, and a database whose users
+    are all removed would make every name, removed ones too, an admin."""
     found = next((u for u in users if u.name == name and u.active), None)
     if found is None:
         raise ValueError(f"{name} is not a user")
     others = [u for u in users if u.active and u.name != name]
-    if found.role == "admin" and others and not any(u.role == "admin" for u in others):
+    if found.role == "admin" and not any(u.role == "admin" for u in others):
         raise ValueError(f"{name} is the last admin: add another admin first (users add NAME --role admin)")
     return found

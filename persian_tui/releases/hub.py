@@ -18,22 +18,11 @@ from pathlib import Path
 
 from .. import redact
 from ..files.inputs import InputError, read_input
-from ..files.outputs import symlink_within
+from ..files.outputs import is_database, symlink_within
 from ..store.registry import database_files
 
 REPO_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}")
 MANIFEST = "release.json"
-SQLITE_MAGIC = b"SQLite format 3\x00"
-
-
-def _is_database(path: Path) -> bool:
-    try:
-        with open(path, "rb") as f:
-            return f.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
-    except OSError:
-        return False
-
-
 def release_files(folder: Path) -> tuple[list[str], list[str]]:
     """(the manifest's files and the manifest, each checked; everything else in the folder).
     InputError for a folder that is (or holds) a database, a file that is not what the manifest
@@ -46,7 +35,7 @@ def release_files(folder: Path) -> tuple[list[str], list[str]]:
     for root, _, names in os.walk(folder):
         for name in names:
             path = Path(root) / name
-            if _is_database(path) or any(os.path.realpath(side) == os.path.realpath(path)
+            if is_database(path) or any(os.path.realpath(side) == os.path.realpath(path)
                                          for _, side in database_files()):
                 raise InputError(f"{path}: is a database file; a release folder holding one is never "
                                  "uploaded (move it out)")

@@ -291,9 +291,11 @@ class OpenAIEmbedder:
         normalization: str = "none",
         max_retries: int = 3,
     ):
-        from openai import OpenAI
+        from openai import DefaultHttpxClient, OpenAI
 
         from persian_tui import redact, settings
+
+        from .transport import EMBED_REPLY_BYTES, cap_client
 
         redact.check_env_name(api_key_env)
         self.base_url = base_url.rstrip("/")
@@ -306,11 +308,14 @@ class OpenAIEmbedder:
         self.batch_size = batch_size
         self.timeout = timeout
         self._key_env = api_key_env
+        # the reply capped while it is read, read whole within the timeout, no redirect followed
+        http = cap_client(DefaultHttpxClient(timeout=timeout, follow_redirects=False), EMBED_REPLY_BYTES)
         self._client = OpenAI(
             base_url=self.base_url,
             api_key=settings.api_key(api_key_env) or "not-needed",
             timeout=timeout,
             max_retries=max_retries,
+            http_client=http,
         )
 
     def _error(self, what: str) -> EmbedderError:
@@ -323,12 +328,18 @@ class OpenAIEmbedder:
     def _embed_batch(self, batch: list[str]) -> list[list[float]]:
         import openai
 
+        from .transport import ReplyEncodingError, ReplyTooLarge
+
         try:
             raw = self._client.embeddings.with_raw_response.create(model=self.model, input=batch,
                                                                    encoding_format="float")
             response = raw.parse()
+        except (ReplyTooLarge, ReplyEncodingError) as e:
+            raise self._error(f"reply refused: {e}") from None
         except openai.APIStatusError as e:
-            raise self._error(f"HTTP {e.status_code}: {str(e.message)[:300]}") from None
+            from .llm_client import redirect_of
+
+            raise self._error(redirect_of(e) or f"HTTP {e.status_code}: {str(e.message)[:300]}") from None
         except openai.APITimeoutError:
             raise self._error(f"no answer within {self.timeout} s") from None
         except openai.APIConnectionError as e:

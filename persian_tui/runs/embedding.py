@@ -1,6 +1,7 @@
 """Embedding runs: embed each couplet (or a paraphrase run's prose) once, through the vector
 cache, score the four options of each question, store one prediction per question. The same
-lifecycle as LLM runs: a lease, `failed` with the reason, `cancelled` between batches."""
+lifecycle as LLM runs: a lease, `failed` with the reason, `cancelled` between batches; a run
+that stopped (failed, cancelled, killed) resumes with the vectors it had (the cache)."""
 
 from __future__ import annotations
 
@@ -70,6 +71,8 @@ def _embed(store: Store, run_id: int, on_progress: Callback | None, cancel: thre
     run = store.runs.get_run(run_id)
     if run is None or run.kind != "embedding":
         raise RunError(f"no embedding run {run_id}")
+    if run.status == "done":
+        raise RunError(f"embedding run {run_id} is done: nothing to resume")
     spec = EmbedRunSpec.model_validate({k: v for k, v in run.params.items() if k in EmbedRunSpec.model_fields}
                                        | ({"base_url": base_url} if base_url else {}))
     take_lease(store, run_id)
@@ -84,6 +87,14 @@ def _embed(store: Store, run_id: int, on_progress: Callback | None, cancel: thre
         return _embed_leased(store, run, spec, questions, progress, stop, cancel, on_progress)
     except StoreError as e:
         raise _failed_store(store, progress, on_progress, e) from None
+    except RunError:
+        raise  # ended with its reason already
+    except KeyboardInterrupt:
+        stop("cancelled")  # never left `running`: `run embed --resume` goes on, cached vectors kept
+        raise
+    except BaseException as e:  # noqa: BLE001 - recorded, then raised as it was
+        stop("failed", f"stopped by {type(e).__name__}: {str(e)[:300]}")
+        raise
 
 
 def _embed_leased(store: Store, run: Run, spec: EmbedRunSpec, questions: list, progress: RunProgress, stop,

@@ -41,7 +41,7 @@ class Breaker:
             return
         kind = getattr(error, "kind", "")
         self.streak = self.streak + 1 if getattr(error, "unreachable", False) else 0
-        self.refused = self.refused + 1 if kind == "connect" else 0
+        self.refused = self.refused + 1 if kind in ("connect", "tls") else 0  # neither fixes itself
         if (self.streak >= self.limit or self.refused >= min(self.limit, CONNECT_LIMIT)) \
                 and self.tripped is None:
             what = "failing" if kind == "unavailable" else "unreachable"

@@ -11,6 +11,7 @@ import json
 import math
 import random
 import socket
+import ssl
 import time
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, overload
@@ -38,9 +39,10 @@ CONNECT_BACKOFF = 0.5
 class LLMError(Exception):
     """A request that failed for good (after retries); the message is safe to store (secrets
     redacted). `kind`: connect (no connection could be made: refused, unknown host) | connection
-    (dropped mid-request) | timeout | auth | unavailable (429, 5xx, 402, 404 after the retries) |
-    status (other HTTP errors, e.g. 400: the item's) | invalid. All but status and invalid are
-    what the circuit breaker counts (connect the fastest)."""
+    (dropped mid-request) | tls (the certificate or the TLS handshake failed: never retried) |
+    timeout | auth | unavailable (429, 5xx, 402, 404 after the retries) | status (other HTTP
+    errors, e.g. 400: the item's; a redirect, never followed) | invalid. All but status and
+    invalid are what the circuit breaker counts (connect and tls the fastest)."""
 
     def __init__(self, message: str, kind: str = "status"):
         super().__init__(message)
@@ -48,7 +50,7 @@ class LLMError(Exception):
 
     @property
     def unreachable(self) -> bool:
-        return self.kind in ("connect", "connection", "timeout", "auth", "unavailable")
+        return self.kind in ("connect", "tls", "connection", "timeout", "auth", "unavailable")
 
 
 @dataclass
@@ -145,6 +147,8 @@ class LLMClient:
         not asked more questions at once than the limit."""
         import openai
 
+        from .transport import ReplyEncodingError, ReplyTooLarge
+
         # the body as plain JSON data, posted as is: the client's typed create() would walk every
         # message through its TypedDict transform (about a millisecond of CPU per request)
         body: dict[str, Any] = {"model": self.model, "messages": messages, **params}
@@ -177,11 +181,15 @@ class LLMClient:
                 kind = "auth" if e.status_code in (401, 403) else \
                     "unavailable" if e.status_code in UNAVAILABLE_STATUSES else "status"
                 error = self._error(f"HTTP {e.status_code} from {self.shown_url}: {_message(e)}", kind)
+                if moved := redirect_of(e):
+                    error = self._error(f"{moved} from {self.shown_url}", "status")
             except (TimeoutError, openai.APITimeoutError) as e:
                 cause, retry = e, True
                 error = self._error(f"timeout: no complete reply from {self.shown_url} "
                                     f"within {self.timeout:g} s", "timeout")
-                if refusal := _never_connected(e):  # aiohttp's transport calls a refused connection a timeout
+                if tls := _tls_failure(e):  # aiohttp's transport calls a bad certificate a timeout too
+                    error, retry = self._error(f"TLS error with {self.shown_url}: {_short(tls)}", "tls"), False
+                elif refusal := _never_connected(e):  # aiohttp's transport calls a refused connection a timeout
                     error = self._error(f"cannot connect to {self.shown_url}: {_short(refusal)}", "connect")
                     refused += 1
                     retry = refused <= CONNECT_RETRIES
@@ -193,6 +201,11 @@ class LLMClient:
                                     "connect" if never else "connection")
                 refused += never
                 retry = not never or refused <= CONNECT_RETRIES
+                if tls := _tls_failure(e):  # a certificate does not fix itself: asked once
+                    error, retry = self._error(f"TLS error with {self.shown_url}: {_short(tls)}", "tls"), False
+            except (ReplyTooLarge, ReplyEncodingError) as e:  # refused while it was read: asking again gets the same
+                cause, retry = e, False
+                error = self._error(f"reply refused from {self.shown_url}: {e}", "invalid")
             except Exception as e:  # noqa: BLE001 - any other shape of reply is data, not a crash
                 cause, retry = e, False
                 error = self._error(f"malformed reply from {self.shown_url}: {_short(e)}", "invalid")
@@ -246,11 +259,15 @@ class LLMClient:
 def make_openai_client(base_url: str, api_key: str, timeout: float) -> Any:
     """An openai client of the running event loop on the client's aiohttp transport, its own
     retries off (one retry layer: LLMClient's)."""
-    from openai import AsyncOpenAI, DefaultAioHttpClient
+    from openai import AsyncOpenAI, DefaultAioHttpClient, DefaultAsyncHttpxClient
+
+    from .transport import CHAT_REPLY_BYTES, cap_client
 
     # aiohttp refuses credentials in the URL beside the client's key header: such a URL keeps
-    # the default transport, which sends them as Basic auth
-    http = None if urlsplit(base_url).password is not None else DefaultAioHttpClient(timeout=timeout)
+    # httpx, which sends them as Basic auth. Either way the reply is capped while it is read and
+    # a redirect is never followed (transport.py)
+    kind = DefaultAsyncHttpxClient if urlsplit(base_url).password is not None else DefaultAioHttpClient
+    http = cap_client(kind(timeout=timeout, follow_redirects=False), CHAT_REPLY_BYTES)
     return AsyncOpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=0, http_client=http)
 
 
@@ -288,6 +305,30 @@ def _response_type() -> type:
         return importlib.import_module("httpx2").Response
     except ImportError:  # openai before its httpx2
         return importlib.import_module("httpx").Response
+
+
+def redirect_of(error: Exception) -> str | None:
+    """What a 3xx reply says (never followed: a POST sent on as a GET is not an answer)."""
+    response = getattr(error, "response", None)
+    status = getattr(response, "status_code", None)
+    if not isinstance(status, int) or not 300 <= status < 400:
+        return None
+    location = (response.headers.get("location") or "") if response is not None else ""
+    to = f" to {(redact.url(location) or '')[:200]}" if location else ""
+    return f"redirected (HTTP {status}{to}), not followed: give the final URL as the base URL"
+
+
+def _tls_failure(error: BaseException) -> BaseException | None:
+    """The TLS failure (a certificate not trusted, a handshake refused) behind a transport's
+    error, if any: named as what it is, never a timeout, never retried."""
+    seen: BaseException | None = error
+    for _ in range(6):
+        if seen is None:
+            return None
+        if isinstance(seen, ssl.SSLError | ssl.CertificateError):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 def _never_connected(error: BaseException) -> BaseException | None:

@@ -37,6 +37,10 @@ def check_base_url(value: str | None) -> str | None:
         raise ValueError("is not a URL") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ValueError("must be an http(s) URL, e.g. https://openrouter.ai/api/v1")
+    try:
+        parts.port  # noqa: B018 - raises for a port outside 0..65535 or not a number
+    except ValueError:
+        raise ValueError("has a port that is not 1 to 65535") from None
     return value
 
 

@@ -7,6 +7,7 @@ import time
 
 from ..models import CONFIDENCES, QUEUE_MODES, Label, Progress, Question, QueueScope
 from ..models.keys import now
+from ..models.labels import check_note
 from .db import Database
 from .questions import QuestionsRepo
 from .rows import question_id
@@ -37,6 +38,7 @@ class LabelsRepo:
             raise ValueError("a label needs an answer, a skip or a flag")
         if confidence is not None and confidence not in CONFIDENCES:
             raise ValueError(f"confidence {confidence!r} is not one of {', '.join(CONFIDENCES)}")
+        note = check_note(note)
         with self.db.tx():
             qid = question_id(self.db.conn, uid)
             cur = self.db.conn.execute(
@@ -62,6 +64,7 @@ class LabelsRepo:
                          "WHERE retracts IS NULL")}
             rows = []
             for l in labels:
+                check_note(l.note)
                 sig = (uids[l.uid], l.annotator, l.answer, int(l.skipped), l.confidence, l.note)
                 if sig in known:
                     continue

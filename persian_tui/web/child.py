@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 import time
 from asyncio.subprocess import Process
 from collections.abc import Awaitable, Callable
@@ -27,8 +26,9 @@ KEEP_LIMIT = 4 * 1024 * 1024  # output a pre-started app may hold for its tab be
 
 def command(db: Path, user: str) -> list[str]:
     """The app as ``user``: always right-to-left reordered by the app (xterm.js has no bidi);
-    the role is the database's (the app resolves it as it does for --annotator)."""
-    return [sys.executable, "-m", "persian_tui.cli", "--db", str(db), "tui", "--bidi", "app", "--no-sample",
+    the role is the database's (the app resolves it as it does for --annotator). No module of
+    the server's working folder is ever imported (settings.PYTHON_FLAGS)."""
+    return [*settings.python_command("-m", "persian_tui.cli"), "--db", str(db), "tui", "--bidi", "app", "--no-sample",
             "--annotator", user]
 
 

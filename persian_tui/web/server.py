@@ -19,10 +19,20 @@ import jinja2
 from aiohttp import WSMsgType, web
 from textual_serve.server import Server, to_int
 
-from ..models.users import User
+from ..models.users import MAX_NAME, User, same_person
 from ..passwords import verify_password
 from ..store import Store
-from .auth import COOKIE, SESSION_SECONDS, Lockout, Session, Sessions, is_loopback, same_origin
+from .auth import (
+    COOKIE,
+    SESSION_SECONDS,
+    Lockout,
+    Session,
+    Sessions,
+    account_stamp,
+    host_allowed,
+    is_loopback,
+    same_origin,
+)
 from .child import PersonService, command, environment
 
 log = logging.getLogger("persian_tui.web")
@@ -35,6 +45,9 @@ CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 
 IDLE_CLOSE = 4002
 FULL_CLOSE = 4001
 SIGNED_OUT_CLOSE = 4003
+ACCOUNT_CLOSE = 4004
+ACCOUNT_CHANGED = "Your account changed (a new password, no password, another role, or removed): sign in again."
+MAX_FORM_NAME = 4 * MAX_NAME  # a longer name is no user's: cut before it is looked up or logged
 UNCLAIMED_SECONDS = 60.0  # a pre-started app no tab took this long is stopped
 
 
@@ -46,10 +59,12 @@ class Options:
     certfile: str | None = None
     keyfile: str | None = None
     max_sessions: int = 20
+    max_per_person: int = 3  # app processes (tabs and pre-started apps) of one person at once
     idle_minutes: float = 30.0
     pass_env: tuple[str, ...] = ()
     trust_user_header: str | None = None  # set by a reverse proxy on loopback
     origins: tuple[str, ...] = ()  # more origins the page may be loaded from (a proxy's public URL)
+    trust_forwarded_for: bool = False  # the client's address from X-Forwarded-For (set by a proxy on loopback)
 
 
 @dataclass
@@ -92,6 +107,8 @@ class WebServer(Server):
             web.get("/", self.handle_index, name="index"),
             web.get("/ws", self.handle_websocket, name="websocket"),
             web.get("/download/{key}", self.handle_download, name="download"),
+            web.get("/sessions", self.handle_sessions, name="sessions"),
+            web.post("/sessions/end", self.handle_end_session),
             web.static("/static", self.statics_path, name="static"),
         ])
         app.on_startup.append(self.on_startup)
@@ -115,7 +132,10 @@ class WebServer(Server):
 
     @web.middleware
     async def _guard(self, request: web.Request, handler: Any) -> web.StreamResponse:
-        """Every path but the sign-in page needs a signed-in person who is still an active user."""
+        """Every path but the sign-in page needs a signed-in person who is still an active user;
+        every path a Host this server answers to (host_allowed: no DNS rebinding)."""
+        if not host_allowed(request.host, self.options.host, self.options.origins):
+            raise web.HTTPMisdirectedRequest(text="this server does not answer to that host name")
         if request.path != "/login":
             found = self.person(request)
             if found is None:
@@ -128,6 +148,8 @@ class WebServer(Server):
             response.headers.setdefault("Content-Security-Policy", CSP)
             response.headers.setdefault("X-Content-Type-Options", "nosniff")
             response.headers.setdefault("Referrer-Policy", "same-origin")  # no-referrer makes form posts Origin: null
+            if self.ssl_context is not None:  # served over TLS: browsers keep to https
+                response.headers.setdefault("Strict-Transport-Security", "max-age=31536000")
             if request.path in ("/", "/login"):
                 response.headers.setdefault("Cache-Control", "no-store")
         return response
@@ -147,11 +169,56 @@ class WebServer(Server):
                 return None
             name = session.user
         user = self.store.users.get(name) if name else None
+        if session is not None and (user is None or session.account != self._stamp(user)):
+            self._end_soon(session.token, ACCOUNT_CHANGED)  # password, role or removal since signing in
+            return None
         if user is None:
-            if session is not None:
-                self.sessions.end_user(session.user)  # removed since signing in
             return None
         return user, session
+
+    def _same_origin(self, request: web.Request) -> bool:
+        return same_origin(request.headers.get("Origin"), request.host, self.options.origins,
+                           "https" if self.ssl_context is not None else "http")
+
+    def _stamp(self, user: User) -> str:
+        assert self.store is not None
+        return account_stamp(user.name, user.role, self.store.users.password_hash(user.name))
+
+    def address(self, request: web.Request) -> str:
+        """The client's address: the peer's, or with --trust-forwarded-for and a loopback peer
+        (the proxy) the last address of X-Forwarded-For (the one the proxy appended)."""
+        peer = request.remote or "?"
+        forwarded = request.headers.get("X-Forwarded-For")
+        if self.options.trust_forwarded_for and forwarded and is_loopback(peer):
+            last = forwarded.rsplit(",", 1)[-1].strip()
+            return last[:64] or peer
+        return peer
+
+    def _end_soon(self, token: str, message: str) -> None:
+        """End a session now (it names nobody from here on) and close its tabs and app."""
+        self.sessions.end(token)
+        asyncio.ensure_future(self._close_session(token, message))
+
+    async def _close_session(self, token: str, message: str) -> None:
+        await self._drop_warm(token)
+        for live in [x for x in self.live if x.token == token]:
+            await live.ws.close(code=ACCOUNT_CLOSE, message=message.encode())
+
+    def _still_valid(self, live: Live) -> bool:
+        """Checked at every WebSocket message: the tab's session (or proxy user) still names
+        the same account, with the role its app runs as."""
+        assert self.store is not None
+        user = self.store.users.get(live.user)
+        if live.token is not None:
+            session = self.sessions.by_token.get(live.token)
+            if session is None or user is None or session.account != self._stamp(user):
+                if session is not None:
+                    self.sessions.end(live.token)
+                return False
+        return user is not None and user.role == live.service.role
+
+    def _running(self, name: str) -> int:
+        return sum(x.user == name for x in self.live) + sum(s.user == name for s in self.warm.values())
 
     # ------------------------------------------------------------ signing in and out
 
@@ -166,12 +233,17 @@ class WebServer(Server):
         return response
 
     async def handle_login(self, request: web.Request) -> web.StreamResponse:
-        if not same_origin(request.headers.get("Origin"), request.host, self.options.origins):
+        if not self._same_origin(request):
             raise web.HTTPForbidden(text="sign-in from another site refused")
         form = await request.post()
-        name, password = str(form.get("name", "")).strip(), str(form.get("password", ""))
-        address = request.remote or "?"
+        name, password = str(form.get("name", "")).strip()[:MAX_FORM_NAME], str(form.get("password", ""))
+        assert self.store is not None
+        if (alike := same_person(self.store.users.users(), name)) is not None:
+            name = alike.name  # as `users add` compares names: علي signs in as علی
+        address = self.address(request)
         now = time.time()
+        if wait := self.lockout.delay(now):  # many failures server-wide: everyone waits, nobody is locked out
+            await asyncio.sleep(wait)
         if self.lockout.locked(name, address, now):
             log.warning("sign-in refused (locked out): %r from %s", name, address)
             return self._login_form(request, "Too many failed sign-ins: try again in 15 minutes.", 429, name)
@@ -182,19 +254,23 @@ class WebServer(Server):
             self.lockout.fail(name, address, now)
             log.warning("failed sign-in: %r from %s", name, address)
             return self._login_form(request, "Wrong name or password.", 401, name)
-        self.lockout.succeed(name)
-        session, cookie = self.sessions.start(name, now)
-        log.info("signed in: %s from %s", name, address)
         user = self.store.users.get(name)
-        if user is not None:
-            await self._prestart(user, session.token)  # up by the time the page has loaded
+        if user is None:
+            return self._login_form(request, "Wrong name or password.", 401, name)
+        if self.lockout.too_many_sign_ins(name, now):
+            log.warning("sign-in refused (too many sign-ins): %r from %s", name, address)
+            return self._login_form(request, "Too many sign-ins: try again in 15 minutes.", 429, name)
+        self.lockout.succeed(name, address, now)
+        session, cookie = self.sessions.start(name, now, self._stamp(user), address)
+        log.info("signed in: %s from %s", name, address)
+        await self._prestart(user, session.token)  # up by the time the page has loaded
         response = web.HTTPFound("/")
         response.set_cookie(COOKIE, cookie, max_age=SESSION_SECONDS, path="/", httponly=True,
                             samesite="Strict", secure=self.ssl_context is not None)
         raise response
 
     async def handle_logout(self, request: web.Request) -> web.StreamResponse:
-        if not same_origin(request.headers.get("Origin"), request.host, self.options.origins):
+        if not self._same_origin(request):
             raise web.HTTPForbidden(text="sign-out from another site refused")
         session: Session | None = request["session"]
         if session is not None:
@@ -222,7 +298,7 @@ class WebServer(Server):
         return aiohttp_jinja2.render_template("app_index.html", request, context)
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
-        if not same_origin(request.headers.get("Origin"), request.host, self.options.origins):
+        if not self._same_origin(request):
             log.warning("WebSocket from a foreign origin refused: %r", request.headers.get("Origin"))
             raise web.HTTPForbidden(text="foreign origin")
         user: User = request["user"]
@@ -241,6 +317,11 @@ class WebServer(Server):
                                     service.attach(ws.send_bytes, ws.send_str, close, width, height)):
             await service.stop()
             service = None
+        if service is None and self._running(user.name) >= self.options.max_per_person:
+            log.warning("session refused (%d of theirs running): %s", self._running(user.name), user.name)
+            await ws.close(code=FULL_CLOSE, message=(f"You have {self.options.max_per_person} sessions open: "
+                                                     "close one first.").encode())
+            return ws
         if service is None and len(self.live) + len(self.warm) >= self.options.max_sessions:
             log.warning("session refused (%d running): %s", len(self.live), user.name)
             await ws.close(code=FULL_CLOSE, message=(f"The server is full ({self.options.max_sessions} "
@@ -286,7 +367,8 @@ class WebServer(Server):
             return
         for other in [k for k, s in self.warm.items() if s.user == user.name]:
             await self._drop_warm(other)  # one waiting app per person, however often they sign in
-        if len(self.live) + len(self.warm) >= self.options.max_sessions:
+        if len(self.live) + len(self.warm) >= self.options.max_sessions \
+                or self._running(user.name) >= self.options.max_per_person:
             return
         width, height = self.sizes.get(user.name, (80, 24))
         service = self._service(user, width, height)
@@ -322,7 +404,12 @@ class WebServer(Server):
 
     async def _process_messages(self, websocket: web.WebSocketResponse,  # type: ignore[override, unused-ignore]
                                 app_service: PersonService) -> None:
+        live = next((x for x in self.live if x.ws is websocket), None)
         async for message in websocket:
+            if live is not None and not self._still_valid(live):
+                log.info("closing %s's session: the account changed", live.user)
+                await websocket.close(code=ACCOUNT_CLOSE, message=ACCOUNT_CHANGED.encode())
+                break
             if message.type != WSMsgType.TEXT:
                 continue
             try:
@@ -355,7 +442,10 @@ class WebServer(Server):
                     log.info("stopping %s's unclaimed pre-started app", service.user)
                     await self._drop_warm(key)
             for live in list(self.live):
-                if now - live.service.last_input > idle:
+                if not self._still_valid(live):  # between messages too: a changed account ends its tabs
+                    log.info("closing %s's session: the account changed", live.user)
+                    await live.ws.close(code=ACCOUNT_CLOSE, message=ACCOUNT_CHANGED.encode())
+                elif now - live.service.last_input > idle:
                     log.info("closing %s's idle session", live.user)
                     minutes = f"{self.options.idle_minutes:g}"
                     await live.ws.close(code=IDLE_CLOSE, message=(
@@ -371,6 +461,38 @@ class WebServer(Server):
         if getattr(meta.app_service, "user", None) != user.name:
             raise web.HTTPNotFound(text="no such download")
         return await super().handle_download(request)
+
+    # ------------------------------------------------------------ an admin's view of the sessions
+
+    async def handle_sessions(self, request: web.Request) -> web.StreamResponse:
+        """Admins only: every signed-in session (person, from where, since when, apps running),
+        each with a button that ends it."""
+        user: User = request["user"]
+        if user.role != "admin":
+            raise web.HTTPForbidden(text="admins only")
+        now = time.time()
+        rows = [{"id": Sessions.short_id(s), "user": s.user, "address": s.address,
+                 "minutes": int((now - s.started) // 60),
+                 "tabs": sum(x.token == s.token for x in self.live), "warm": s.token in self.warm}
+                for s in sorted(self.sessions.by_token.values(), key=lambda s: (s.user, s.started))
+                if now - s.started <= SESSION_SECONDS]
+        response = aiohttp_jinja2.render_template("sessions.html", request, {"rows": rows, "me": user.name})
+        response.headers["Cache-Control"] = "no-store"
+        return response
+
+    async def handle_end_session(self, request: web.Request) -> web.StreamResponse:
+        if not self._same_origin(request):
+            raise web.HTTPForbidden(text="from another site refused")
+        user: User = request["user"]
+        if user.role != "admin":
+            raise web.HTTPForbidden(text="admins only")
+        form = await request.post()
+        session = self.sessions.by_short_id(str(form.get("id", "")))
+        if session is not None:
+            log.info("%s ended a session of %s", user.name, session.user)
+            self.sessions.end(session.token)
+            await self._close_session(session.token, "An admin ended this session: sign in again.")
+        raise web.HTTPFound("/sessions")
 
     # ------------------------------------------------------------ serving
 

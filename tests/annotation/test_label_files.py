@@ -4,6 +4,7 @@ rows named by line, several processes importing at once, an older file never rev
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from factories import make_question, random_couplets, together, write_file
@@ -97,6 +98,8 @@ def test_bad_rows_abort_with_line_numbers(bank, tmp_path):
 @pytest.mark.parametrize("line, reason", [
     ('{"annotator": "ali\\u0000", "uid": "q-0", "answer": 1}', "annotator holds a control character (U+0000)"),
     ('{"annotator": "ali", "uid": "q-0", "answer": 1, "note": "a\\u0000b"}', "note holds a NUL character"),
+    ('{"annotator": "ali", "uid": "q-0", "answer": 1, "note": "a\\u001bb"}', "a note holds no control character"),
+    ('{"annotator": "ali", "uid": "q-0", "answer": 1, "note": "' + "x" * 3000 + '"}', "a note is at most 2000"),
     ('{"annotator": "ali", "annotator": "reza", "uid": "q-0", "answer": 1}', "given twice"),
 ])
 def test_label_rows_with_nul_or_duplicate_keys_are_rejected(small_db, tmp_path, line, reason, capsys):
@@ -107,3 +110,23 @@ def test_label_rows_with_nul_or_duplicate_keys_are_rejected(small_db, tmp_path, 
     assert "line 1:" in out + err and reason in out + err, (out, err)
     with Store(small_db) as s:
         assert s.labels.labels() == []
+
+
+@pytest.mark.parametrize("annotator, reason", [
+    ("a" * 10_000, "annotator: a user's name is at most 64 characters"),
+    ("ali\u202e", "annotator: a user's name has no control characters"),
+    ("ali\u200d", "annotator: a user's name has no control characters"),
+    ("\u3164", "annotator: a user's name has no invisible characters (U+3164)"),
+    ("bоss", "annotator: a user's name does not mix Cyrillic and Latin letters"),
+    ("علي", "annotator علي looks like the user علی"),
+    ("ALI", "annotator ALI looks like the user ali"),
+], ids=["long", "rlo", "zwj", "hangul-filler", "cyrillic-o", "arabic-yeh", "case"])
+def test_an_annotator_name_follows_the_rule_users_add_follows(bank, tmp_path, annotator, reason):
+    bank.users.add("boss", "admin")
+    bank.users.add("ali", "annotator")
+    bank.users.add("علی", "annotator")
+    path = write_file(tmp_path, "l.jsonl", json.dumps({"annotator": annotator, "uid": "q-1", "answer": 1}) + "\n")
+    plan = plan_labels(bank, path)
+    with pytest.raises(InputError, match=re.escape("line 1: " + reason)):
+        apply_labels(bank, plan)
+    assert bank.labels.labels() == []

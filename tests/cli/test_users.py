@@ -60,3 +60,35 @@ def test_no_terminal_and_no_stdin_flag(people, monkeypatch, capsys):
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
     assert main(["--db", people, "--user", "boss", "users", "passwd", "ali"]) == 1
     assert "--stdin" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("stdin, reason", [
+    (b"\xff\xfe not utf-8\n", "standard input is not UTF-8 (byte 1"),
+    (b"ok so far \xed\xa0\x80 a surrogate\n", "standard input is not UTF-8"),
+    (b"x" * 20_000_000, "longer than 1024 characters"),
+], ids=["not-utf8", "surrogate", "endless-line"])
+def test_a_password_on_stdin_is_read_through_a_cap_and_decoded_strictly(people, stdin, reason):
+    """`users passwd --stdin` with bytes that are not UTF-8, or `< /dev/zero` (an endless line):
+    one line, nothing stored, memory bounded."""
+    from factories import cli_process
+
+    done = cli_process(people, "--user", "boss", "users", "passwd", "ali", "--stdin", input=stdin, text=False)
+    err = done.stderr.decode()
+    assert done.returncode != 0 and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert reason in err
+    assert stored(people, "ali") is None
+
+
+def test_dev_zero_as_a_password_ends_at_the_cap(people):
+    import resource
+    import subprocess
+    import sys
+
+    def limited():
+        resource.setrlimit(resource.RLIMIT_AS, (700 * 2**20,) * 2)
+
+    with open("/dev/zero", "rb") as zero:
+        done = subprocess.run([sys.executable, "-P", "-m", "persian_tui.cli", "--db", people, "--user", "boss",
+                               "users", "passwd", "ali", "--stdin"], stdin=zero, capture_output=True, text=True,
+                              preexec_fn=limited, timeout=120)
+    assert done.returncode != 0 and "longer than 1024 characters" in done.stderr

@@ -45,6 +45,7 @@ def test_web_is_for_admins(db, capsys, monkeypatch):
 @pytest.mark.parametrize("args, words", [
     (["--certfile", "cert.pem"], "--certfile and --keyfile go together"),
     (["--pass-env", "NOT-A-NAME"], "not an environment variable name"),
+    (["--trust-user-header", "X-Remote-User", "--host", "0.0.0.0"], "anyone who reaches the port could claim"),
 ])
 def test_bad_options_in_one_line(db, capsys, monkeypatch, args, words):
     assert main(["--db", db, "users", "add", "boss", "--role", "admin"]) == 0
@@ -63,3 +64,10 @@ def test_a_missing_certificate_in_one_line(db, capsys, monkeypatch, tmp_path):
     assert main(["--db", db, "--user", "boss", "web", "--certfile", str(tmp_path / "no.pem"),
                  "--keyfile", str(tmp_path / "no.key")]) == 1
     assert "cannot load the TLS certificate" in one_line(capsys)
+
+
+@pytest.mark.parametrize("minutes", ["inf", "nan", "-1", "0", "100000"])
+def test_idle_minutes_must_be_a_sensible_time(db, capsys, minutes):
+    with pytest.raises(SystemExit):
+        main(["--db", db, "web", "--idle-minutes", minutes])
+    assert "--idle-minutes" in capsys.readouterr().err

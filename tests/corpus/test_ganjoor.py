@@ -423,7 +423,12 @@ def test_cli_workers_option(tmp_path, capsys):
     assert "7 new" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         main(["--db", db, "corpus", "import", str(MINI), "--workers", "-1"])
-    assert "a number of processes from 0 to 64" in capsys.readouterr().err
+    assert "a number of processes from 0 to" in capsys.readouterr().err
+    import os
+
+    with pytest.raises(SystemExit):  # --workers 64 on a small machine: refused, saying the bound
+        main(["--db", db, "corpus", "import", str(MINI), "--workers", str(4 * (os.cpu_count() or 1) + 1)])
+    assert "4 per core" in capsys.readouterr().err
 
 
 _KILLED_IMPORT = """
@@ -488,3 +493,47 @@ def test_a_killed_import_stops_its_workers_and_the_next_one_resumes(tmp_path):
         assert (p.new, p.unchanged, p.skipped) == (607 - done, done, 0)
         assert store.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         store.conn.execute("INSERT INTO corpus_fts (corpus_fts, rank) VALUES ('integrity-check', 1)")
+
+
+WRONG_SHAPES = {
+    "sections-a-number": {"Sections": 5},
+    "sections-of-numbers": {"Sections": [5, None, [1]]},
+    "position-a-list": {"Verses": [{"Position": [0], "Text": "x", "CoupletIndex": 0}]},
+    "position-an-object": {"Verses": [{"Position": {"a": 1}, "Text": "x", "CoupletIndex": 0}]},
+    "title-a-list": {"Title": ["x"]},
+    "metre-rhythm-a-list": {"Metre": {"Rhythm": ["x"]}},
+    "id-a-list": {"Id": [1]},
+}
+
+
+@pytest.mark.parametrize("workers", [0, 2], ids=["in-process", "in-workers"])
+@pytest.mark.parametrize("shape", list(WRONG_SHAPES), ids=list(WRONG_SHAPES))
+def test_a_file_of_any_wrong_shape_is_skipped_in_one_line_and_the_import_goes_on(tmp_path, shape, workers):
+    from persian_tui.store import Store
+
+    root = copy_mini(tmp_path)
+    bad = root / "poets" / "hafez" / "ghazal" / "bad.json"
+    poem = ganjoor_poem("/hafez/ghazal/bad", *HAFEZ_1)
+    bad.write_text(json.dumps({**poem, **WRONG_SHAPES[shape]}, ensure_ascii=False), "utf-8")
+    with Store(tmp_path / "c.db") as store:
+        p = import_corpus(store, root, workers=workers)
+    assert p.new + p.skipped == 8 and p.new >= 7
+    if p.skipped:
+        assert len(p.errors) == 1 and str(bad) in p.errors[0] and "\n" not in p.errors[0]
+
+
+def test_a_poet_file_of_a_wrong_shape_skips_that_poet_in_one_line(store, tmp_path):
+    root = copy_mini(tmp_path)
+    (root / "poets" / "hafez" / "poet.json").write_text(json.dumps({"Nickname": {"x": 1}, "Name": [1]}))
+    p = import_corpus(store, root)
+    assert p.errors and all("\n" not in e for e in p.errors)
+    assert any("hafez" in e and "poet.json" in e for e in p.errors)
+
+
+def test_strict_stops_at_a_wrong_shape_in_one_line(tmp_path, capsys):
+    root = copy_mini(tmp_path)
+    bad = root / "poets" / "hafez" / "ghazal" / "bad.json"
+    bad.write_text(json.dumps({**ganjoor_poem("/hafez/ghazal/bad", *HAFEZ_1), "FullUrl": ["/hafez/x"]}))
+    assert main(["--db", str(tmp_path / "c.db"), "corpus", "import", str(root), "--strict", "--no-link"]) != 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "bad.json" in err[0] and "nothing written" in err[0]

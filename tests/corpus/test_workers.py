@@ -31,9 +31,14 @@ def test_a_job_that_fails_in_a_worker_raises_here_with_its_reason():
 
 
 def test_a_bug_in_a_worker_is_reported():
-    # a path that is no path: _read_chunk fails with TypeError, not an InputError
     with pytest.raises(RuntimeError, match="in a worker process: TypeError"):
-        list(ordered_map(_read_chunk, [("hafez", [None])], 1))
+        list(ordered_map(len, [3], 1))
+
+
+def test_a_file_the_reader_cannot_shape_is_one_line_in_a_worker_too():
+    # a path that is no path: read_poem fails with TypeError, reported as that file's line
+    (lines,) = ordered_map(_read_chunk, [("hafez", [None])], 1)
+    assert lines == [_read_chunk(("hafez", [None]))[0]] and "None: malformed (TypeError" in lines[0]
 
 
 def test_a_worker_that_dies_is_reported():
@@ -50,3 +55,21 @@ def test_reading_in_a_worker_equals_reading_here(tmp_path):
     bad.write_text("{not json", "utf-8")
     jobs.append(("hafez", [bad, Path(tmp_path / "missing.json")]))
     assert list(ordered_map(_read_chunk, jobs, 2)) == [_read_chunk(j) for j in jobs]
+
+
+def test_no_module_of_the_working_folder_runs_in_a_worker(tmp_path, monkeypatch):
+    from factories import plant_traps, sprung
+
+    monkeypatch.chdir(plant_traps(tmp_path))
+    assert list(ordered_map(math.factorial, [3, 4], 2)) == [6, 24]
+    assert sprung(tmp_path) == []
+
+
+def test_importing_a_folder_that_holds_modules_runs_none_of_them(tmp_path):
+    """`cd ganjoor-data && persian-tui corpus import .` with a pickle.py (json.py, ...) in it."""
+    from factories import cli_process, copy_mini, plant_traps, sprung
+
+    export = plant_traps(copy_mini(tmp_path))
+    done = cli_process(tmp_path / "c.db", "corpus", "import", ".", "--workers", "2", "--no-link", cwd=export)
+    assert done.returncode == 0, done.stderr
+    assert sprung(export) == []

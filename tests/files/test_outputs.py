@@ -226,3 +226,49 @@ def test_report_into_a_file_is_one_line(tmp_path, capsys):
     assert main(["--db", str(small_db), "report", "--format", "csv", "-o", str(tmp_path / "file")]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "file/leaderboard.csv" in err and "not a directory" in err, err
+
+
+def another_database(path):
+    import sqlite3
+
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE precious (x)")
+        conn.execute("INSERT INTO precious VALUES ('kept')")
+    conn.close()
+    return path.read_bytes()
+
+
+def test_any_sqlite_database_is_never_replaced(tmp_path):
+    other = tmp_path / "other.db"
+    before = another_database(other)
+    with pytest.raises(WriteError, match="is an SQLite database; an export never replaces one"):
+        write_atomic(other, b"{}\n")
+    assert other.read_bytes() == before
+    side = tmp_path / "other.db-wal"
+    side.write_bytes(b"wal frames")
+    with pytest.raises(WriteError, match="is the -wal file of the database"):
+        write_atomic(side, b"{}\n")
+    assert side.read_bytes() == b"wal frames"
+
+
+@pytest.mark.parametrize("command", [["export"], ["shortcuts", "--format", "json"]],
+                         ids=["export", "shortcuts"])
+def test_export_and_shortcuts_never_replace_another_database(tmp_path, capsys, command):
+    from persian_tui.cli import main
+
+    db, other = tmp_path / "mine.db", tmp_path / "other.db"
+    assert main(["--db", str(db), "sample"]) == 0
+    before = another_database(other)
+    capsys.readouterr()
+    assert main(["--db", str(db), *command, "-o", str(other)]) == 1
+    assert "is an SQLite database" in capsys.readouterr().err
+    assert other.read_bytes() == before
+
+
+def test_standard_output_on_a_pipe_is_named_as_one(tmp_path):
+    from factories import cli_process
+
+    db = tmp_path / "s.db"
+    assert cli_process(db, "sample").returncode == 0
+    done = cli_process(db, "export", "-o", "/dev/stdout")  # its standard output is a pipe here
+    assert done.returncode == 1 and "is a FIFO (named pipe); exports only write regular files" in done.stderr

@@ -89,7 +89,11 @@ def test_the_first_user_is_an_admin_and_the_last_admin_stays():
     with pytest.raises(ValueError, match="last admin"):
         check_remove([boss, ali], "boss")
     assert check_remove([boss, ali], "ali") == ali
-    assert check_remove([boss], "boss") == boss  # alone: back to one user who is admin
+    with pytest.raises(ValueError, match="last admin"):
+        check_remove([boss], "boss")  # alone too: else every name would act as admin
+    with pytest.raises(ValueError, match="last admin"):
+        check_remove([boss, User("old", "admin", "t", disabled_at="t2")], "boss")  # a removed admin is none
+    assert check_remove([boss, User("root", "admin", "t")], "boss") == boss
     with pytest.raises(ValueError, match="not a user"):
         check_remove([boss], "nobody")
 
@@ -238,3 +242,27 @@ def test_the_acting_name_needs_no_database_when_none_exists(tmp_path, capsys):
 
     check(ns)  # no database: no users, nothing refused, nothing created
     assert not (tmp_path / "none.db").exists()
+
+
+@pytest.mark.parametrize("name, reason", [
+    ("bоss", "does not mix Cyrillic and Latin letters"),  # a Cyrillic о
+    ("ali\u200d", "no control characters"),  # ZWJ
+    ("\u3164", "no invisible characters"),  # a Hangul filler draws nothing
+    ("ali\u00a0x", "no invisible characters"),  # a no-break space inside a name
+    ("ali\u2800x", "no invisible characters"),  # the braille blank
+])
+def test_invisible_and_look_alike_names_are_refused(name, reason):
+    with pytest.raises(ValueError, match=reason):
+        check_name(name)
+    assert check_name("علی\u200cرضا") == "علی\u200cرضا"  # ZWNJ is Persian spelling, kept
+
+
+def test_names_are_compared_after_the_normalizer():
+    boss, ali = User("boss", "admin", "t"), User("علی", "annotator", "t")
+    for alike in ("علي", "BOSS", "Boss"):
+        with pytest.raises(ValueError, match="looks like the user"):
+            check_add([boss, ali], alike, "annotator")
+    gone = User("sara", "annotator", "t", disabled_at="t2")
+    with pytest.raises(ValueError, match="looks like the user sara"):
+        check_add([boss, gone], "SARA", "annotator")  # a removed name too: it keeps its labels
+    check_add([boss, gone], "sara", "reviewer")  # the same name comes back

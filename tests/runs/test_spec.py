@@ -55,3 +55,11 @@ def test_a_base_url_with_a_local_model_is_refused(bank6):
     with pytest.raises(ValidationError, match="openai:"):
         EmbedRunSpec(model="st:some/model", base_url="http://127.0.0.1:1/v1")
     assert EmbedRunSpec(model="openai:e", base_url="http://127.0.0.1:1/v1").base_url
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:99999/v1", "http://127.0.0.1:port/v1"])
+def test_a_base_url_with_an_impossible_port_is_refused(url):
+    from persian_tui.runs.spec import check_base_url
+
+    with pytest.raises(ValueError, match="port that is not 1 to 65535"):
+        check_base_url(url)

@@ -1,6 +1,7 @@
 """Labels (store/labels.py): append-only, supersede, undo, the queue with leases, several
 annotators labelling one file at once from separate processes."""
 
+import re
 import subprocess
 import sys
 import textwrap
@@ -48,6 +49,23 @@ def test_bad_labels_are_refused(bank):
     with pytest.raises(KeyError):
         bank.labels.add_label("q-x", "ali", 1)
     assert bank.labels.labels() == []
+
+
+@pytest.mark.parametrize("note, reason", [
+    ("x" * 900_000, "a note is at most 2000 characters"),  # a browser paste
+    ("ok\x1b[2Jwiped", "no control character (U+001B)"),  # a raw ESC
+    ("a\x00b", "no control character (U+0000)"),
+], ids=["900-kb", "esc", "nul"])
+def test_a_note_is_capped_and_holds_no_control_character_before_it_is_stored(bank, note, reason):
+    from persian_tui.models import Label
+
+    with pytest.raises(ValueError, match=re.escape(reason)):
+        bank.labels.add_label("q-1", "ali", 1, note=note)
+    with pytest.raises(ValueError, match="note"):
+        bank.labels.add_labels([Label("q-1", "ali", 1, note=note)])
+    assert bank.labels.labels() == []
+    bank.labels.add_label("q-1", "ali", 1, note="  بیت دوم\u200cاش مبهم است  ")
+    assert bank.labels.labels()[0].note == "بیت دوم\u200cاش مبهم است"  # trimmed, ZWNJ kept
 
 
 def test_spread_queue_serves_fewest_labels_first_up_to_target(bank):

@@ -194,6 +194,22 @@ async def test_note_is_shown_and_saved_with_the_answer(db):
         assert not app.screen.query_one("#label-note").display  # the next item starts without
 
 
+async def test_a_pasted_note_past_the_limit_is_not_kept_and_says_why(db):
+    from textual.events import Paste
+
+    app = make_app(db, annotator=ME)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_label(pilot)
+        await press(pilot, "n")
+        app.screen.query_one("Input").post_message(Paste("x" * 5000))
+        await pilot.pause()
+        await press(pilot, "enter")
+        assert screen.note is None and "note not kept" in str(screen.query_one("#label-last").render())
+        await press(pilot, "4")
+        (label,) = my_labels(app)
+        assert (label.answer, label.note) == (4, None)  # the answer is saved; nothing oversized reached it
+
+
 async def test_confidence_cycles_and_shift_digit_is_sure(db):
     app = make_app(db, annotator=ME)
     async with app.run_test(size=SIZE) as pilot:

@@ -20,6 +20,7 @@ from textual.worker import get_current_worker
 from ... import bidi, display, settings
 from ...annotation.agreement import is_fast
 from ...models import Label, Progress, Question, QueueScope
+from ...models.labels import check_note
 from ...store import Store, StoreBusy, StoreError
 from ..base import AppState
 from ..guard import Guarded, access, refused
@@ -378,7 +379,12 @@ class LabelScreen(AppState, Guarded, Screen[None]):
         def got(text: str | None) -> None:
             if text is None or self.current is None or self.current.uid != uid:
                 return
-            self.note = text or None
+            try:
+                text = check_note(text)
+            except ValueError as e:  # the note already kept stays; the prompt said nothing was saved
+                self.fail("note not kept", e)
+                return
+            self.note = text
             self.say(f"note kept for {uid}'s answer" if text else "note cleared")
             self.refresh_bars()
 
