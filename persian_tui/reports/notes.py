@@ -41,9 +41,33 @@ def leader_note(report) -> str:
         names = ", ".join(f"#{r} ({report.answered.get(r, 0)})" for r in short[:6])
         text += (f" {len(short)} run(s) answered fewer than {most}: {names}{' …' if len(short) > 6 else ''}; "
                  f"'shared' is on the {report.questions} question(s) all runs answered; x on a run leaves it out.")
+    if note := scale_note(report):
+        text += " " + note
     text += " Overlapping intervals do not mean equal runs: tab 2 tests each pair on the questions both answered."
     if ties := ties_note(report):
         text += " " + ties
+    return text
+
+
+def scale_note(report) -> str | None:
+    """Why the runs are ranked on the common scale, and the model's fit; None when they answered
+    the same questions (ranked by accuracy)."""
+    if report.ranked_by != "whole set" or report.scale_model is None:
+        return None
+    model = {"rasch": "Rasch", "2pl": "two-parameter logistic (2PL)"}[report.scale_model]
+    text = (f"The runs answered different questions, so accuracies are not comparable: runs are ranked by "
+            f"their whole-set accuracy, what each would have scored on all {report.keyed} keyed questions, "
+            f"on one scale from a {model} model fitted to every run's answers (chosen by BIC; "
+            f"docs/methods.md, \"Common scale\"), with its 95 % prediction interval and the run's ability "
+            f"(logits, 95 %). Rank sets are on the same figure.")
+    if report.moved:
+        text += (" Moved below the figure's order by a significant paired test: "
+                 + ", ".join(f"#{r}" for r in report.moved) + ".")
+    if report.misfit:
+        shown = ", ".join(report.misfit[:10]) + (" …" if len(report.misfit) > 10 else "")
+        text += f" {len(report.misfit)} question(s) misfit the model (outfit, Holm p < 0.05): {shown}."
+    else:
+        text += " No question misfits the model (outfit, Holm p < 0.05)."
     return text
 
 

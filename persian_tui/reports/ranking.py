@@ -3,7 +3,10 @@
 Runs are ranked by their accuracy on EVERY keyed question they answered ("all answered": a
 run is never judged on a subset because another run answered less). Runs with the same
 accuracy (equal fractions, compared exactly) share a rank ("1, 2, 2, 4": competition ranking)
-and are listed by run id; a run that answered nothing is ranked last.
+and are listed by run id; a run that answered nothing is ranked last. When the runs answered
+DIFFERENT questions, accuracies on different questions are not comparable: the report then ranks
+by each run's whole-set accuracy on one common scale (reports/scale.py, `score`), and `respect`
+moves a run below any run a Holm-significant paired test put above it.
 
 Rank confidence sets (Mogstad, Romano, Shaikh & Wilhelm 2024): the keyed questions are resampled
 (numpy default_rng(seed), the same resamples for every run), each run's accuracy recomputed on
@@ -12,13 +15,14 @@ SD. A run's rank is at least 1 + the runs significantly above it and at most R -
 significantly below it, "significantly" by simultaneous intervals for the differences from the
 bootstrap distribution of the largest |t|: over the run's own R - 1 differences (marginal: this
 run's rank, 95 %) or over all pairs (simultaneous: all ranks at once, 95 %). Unlike percentiles of
-bootstrapped ranks, which fail near ties (Hall & Miller 2009), these hold with ties (conservative).
+bootstrapped ranks, which fail near ties (Hall & Miller 2009), these are meant to hold with ties;
+bench/bench_rank_sets.py measures their coverage (docs/methods.md quotes it).
 `rank_unstable` marks a run whose ends change when the critical value moves within its Monte Carlo
 error (the order statistics B q +- 2 sqrt(B q (1 - q))): more resamples would settle it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 import numpy as np
@@ -51,26 +55,57 @@ def _competition(values: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
 
 def rank_runs(run_ids: list[int], correct: list[int | Fraction], answered: list[int], *,
               right: npt.NDArray[np.float64] | None = None, asked: npt.NDArray[np.bool_] | None = None,
-              n_boot: int = 0, seed: int = 0) -> list[Ranked]:
+              n_boot: int = 0, seed: int = 0, score: list[float] | None = None,
+              boot: npt.NDArray[np.float64] | None = None) -> list[Ranked]:
     """The runs in rank order. `correct[i]` of `answered[i]` keyed questions right for run
     `run_ids[i]` (a Fraction when tied majorities got fractional credit: compared exactly). With
     `right` ((R, Q) credit, 0..1) and `asked` ((R, Q) bool) on one list of Q questions, consistent
-    with the counts, and `n_boot` > 0, also the bootstrap rank intervals."""
+    with the counts, and `n_boot` > 0, also the bootstrap rank intervals. With `score` (the
+    common-scale whole-set accuracy, reports/scale.py) the runs are ordered by it instead, and
+    `boot` ((n_boot, R) its bootstrap replicates) gives the rank sets."""
     acc = [Fraction(c, n) if n else None for c, n in zip(correct, answered)]
-    key = [(a is None, -(a or 0), rid) for a, rid in zip(acc, run_ids)]
+    value: list[Fraction | float | None] = list(acc) if score is None else [
+        None if a is None else s for a, s in zip(acc, score)]
+    key = [(v is None, -(v or 0), rid) for v, rid in zip(value, run_ids)]
     order = sorted(range(len(run_ids)), key=key.__getitem__)
     ranks: dict[int, int] = {}
     for pos, i in enumerate(order):
         prev = order[pos - 1] if pos else None
-        ranks[i] = ranks[prev] if prev is not None and acc[prev] == acc[i] else pos + 1
+        ranks[i] = ranks[prev] if prev is not None and value[prev] == value[i] else pos + 1
     R = len(run_ids)
     sets: list[list[int | None]] = [[None] * R for _ in range(4)]
     unstable = [False] * R
-    if right is not None and asked is not None and n_boot > 0 and R and right.shape[1]:
+    if score is not None and boot is not None and R:
+        sets, unstable = sets_from(np.asarray(score, dtype=np.float64), boot)
+    elif right is not None and asked is not None and n_boot > 0 and R and right.shape[1]:
         sets, unstable = rank_sets(right, asked, n_boot, seed)
     return [Ranked(run_ids[i], ranks[i], float(correct[i]), int(answered[i]), None if a is None else float(a),
                    sets[0][i], sets[1][i], sets[2][i], sets[3][i], unstable[i])
             for i in order for a in [acc[i]]]
+
+
+def respect(ranked: list[Ranked], beats: set[tuple[int, int]]) -> list[Ranked]:
+    """`ranked` reordered so that no run stands above a run that significantly beat it (`beats`:
+    (winner, loser) run ids, the Holm-significant pairs): repeatedly the first run in the given
+    order that no unplaced run beat (Kahn's topological sort, stable; a cycle, which the pair
+    tests could in principle give, is broken by the given order). Unchanged when nothing
+    contradicts; otherwise ranks are positions, a tie kept only between neighbours that tied."""
+    left = list(ranked)
+    out: list[Ranked] = []
+    while left:
+        ids = {x.run_id for x in left}
+        free = [x for x in left if not any((w, x.run_id) in beats for w in ids)]
+        pick = free[0] if free else left[0]
+        out.append(pick)
+        left.remove(pick)
+    if [x.run_id for x in out] == [x.run_id for x in ranked]:
+        return ranked
+    fixed: list[Ranked] = []
+    for pos, x in enumerate(out):
+        prev = fixed[-1] if fixed else None
+        tie = prev is not None and x.rank == out[pos - 1].rank
+        fixed.append(replace(x, rank=prev.rank if tie and prev is not None else pos + 1))
+    return fixed
 
 
 def rank_sets(right: npt.NDArray[np.float64], asked: npt.NDArray[np.bool_], n_boot: int, seed: int,
@@ -82,6 +117,13 @@ def rank_sets(right: npt.NDArray[np.float64], asked: npt.NDArray[np.bool_], n_bo
     with np.errstate(invalid="ignore", divide="ignore"):
         acc = got.sum(axis=1) / seen.sum(axis=1)
         boot = (w @ got.T) / (w @ seen.T)  # (n_boot, R)
+    return sets_from(acc, boot, alpha)
+
+
+def sets_from(acc: npt.NDArray[np.float64], boot: npt.NDArray[np.float64], alpha: float = 0.05
+              ) -> tuple[list[list[int | None]], list[bool]]:
+    """rank_sets from the estimates `acc` (R,) and their paired bootstrap replicates (n_boot, R)."""
+    n_boot = boot.shape[0]
     diff = acc[:, None] - acc[None, :]
     R = len(acc)
     step = max(1, 2_000_000 // max(R * R, 1))  # resamples per chunk: (chunk, R, R) stays small

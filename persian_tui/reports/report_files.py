@@ -17,7 +17,7 @@ from pathlib import Path
 from ..display import MISSING, count, interval, p_value, percent, seconds
 from ..files.outputs import write_atomic
 from .figures import DIMENSIONS, Baseline, BreakdownRow, Report
-from .notes import family_note, letters_note, ties_note
+from .notes import family_note, letters_note, scale_note, ties_note
 
 CHANCE = 0.25
 FORMATS = ("md", "csv", "json")
@@ -176,8 +176,21 @@ def _leader_rows(report: Report) -> list[list[str]]:
         if r.no_success:  # not one request succeeded: no accuracy to show, not 0.0 %
             for i in (4, 6, 7, 8, 10, 13):
                 cells[i] = MISSING
+        if report.ranked_by == "whole set":  # the figure the runs are ranked by, on the common scale
+            ability = "—" if r.ability is None else (
+                f"{r.ability:+.2f} ({r.ability_low:+.2f} to {r.ability_high:+.2f})")
+            cells[7:7] = [_pct(r.whole_accuracy), _interval(r.whole_low, r.whole_high), ability]
         return cells
     return [row(r) for r in report.leaderboard]
+
+
+def leader_header(report: Report) -> tuple[list[str], set[int]]:
+    """The leaderboard's columns and those right-aligned (three more when ranked on the common scale)."""
+    right = {0, 4, 5, 7, 8, 10, 11, 12, 13, 14, 15, 16, 17, 18}
+    if report.ranked_by != "whole set":
+        return LEADER_HEADER, right
+    return (LEADER_HEADER[:7] + ["whole-set acc", "whole-set 95 %", "ability (95 %)"] + LEADER_HEADER[7:],
+            {i if i < 7 else i + 3 for i in right} | {7, 8, 9})
 
 
 LEADER_HEADER = ["#", "run", "model", "kind", "accuracy", "correct", "Wilson 95 %", "rank 95 %",
@@ -330,8 +343,10 @@ def render_text(report: Report, *, max_pairs: int = 28, intervals: str = "pair")
                                                "the runs share no question with a key"))
         return "\n".join(out) + "\n"
     out += ["How to read it:"] + [f"  - {line}" for line in HOW_TO_READ] + [""]
-    out += ["== Leaderboard"] + text_table(LEADER_HEADER, _leader_rows(report),
-                                       right={0, 4, 5, 7, 8, 10, 11, 12, 13, 14, 15, 16, 17, 18})
+    header, right = leader_header(report)
+    out += ["== Leaderboard"] + text_table(header, _leader_rows(report), right=right)
+    if note := scale_note(report):
+        out.append(note)
     out.append(letters_note(report))
     if note := ties_note(report):
         out.append(note)
@@ -392,7 +407,9 @@ def render_markdown(report: Report, intervals: str = "pair") -> str:
     out += ["How to read it:", ""] + [f"- {line}" for line in HOW_TO_READ] + [""]
     out += ["## Leaderboard", "", "![Leaderboard: accuracy on all answered with Wilson 95 % intervals, "
             "chance and the majority-key baseline](leaderboard.png)", ""]
-    out += _md_table(LEADER_HEADER, _leader_rows(report)) + [""]
+    out += _md_table(leader_header(report)[0], _leader_rows(report)) + [""]
+    if note := scale_note(report):
+        out += [note, ""]
     out.append(letters_note(report))
     if note := ties_note(report):
         out += ["", note]
@@ -482,7 +499,7 @@ def render_csvs(report: Report) -> dict[str, str]:
           "rank_high_simultaneous", "rank_unstable", "invalid", "usable_accuracy",
           "usable_low", "usable_high", "key_baseline", "correct", "total", "shared_invalid", "accuracy",
           "wilson_low", "wilson_high", "boot_low", "boot_high", "tokens_in", "tokens_out", "latency_mean",
-          "cost", "ties"]
+          "cost", "ties", "ability", "ability_low", "ability_high", "whole_accuracy", "whole_low", "whole_high"]
     pair_cols = ["a", "b", "n", "a_only", "b_only", "p_exact", "p_holm", "diff", "diff_low",
                  "diff_high", "diff_low_simultaneous", "diff_high_simultaneous", "mde", "mde_adjusted",
                  "n_needed", "n_needed_adjusted", "in_family", "disagree"]
