@@ -40,7 +40,7 @@ def create_llm_run(store: Store, spec: LLMRunSpec, *, kind: str = "llm") -> Run:
         kind = "paraphrase"
     if kind == "paraphrase":
         spec.strategy = "paraphrase"
-        questions = select_questions(store, spec.questions, spec.limit, spec.release)
+        questions = select_questions(store, spec.questions, spec.limit, spec.release, spec.anchors)
         if not questions:
             raise RunError(f"no questions to paraphrase (set {spec.questions!r})")
         params = {**spec.stored(), "uids": [q.uid for q in questions]}
@@ -50,7 +50,7 @@ def create_llm_run(store: Store, spec: LLMRunSpec, *, kind: str = "llm") -> Run:
         return run
     if spec.strategy not in STRATEGIES:
         raise RunError(f"unknown strategy {spec.strategy!r}; choose {', '.join(STRATEGIES)}")
-    questions = select_questions(store, spec.questions, spec.limit, spec.release)
+    questions = select_questions(store, spec.questions, spec.limit, spec.release, spec.anchors)
     if not questions:
         raise RunError(f"no questions to ask (set {spec.questions!r})")
     sample = render(spec.strategy, questions[0])

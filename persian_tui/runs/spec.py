@@ -71,6 +71,7 @@ class LLMRunSpec(_Spec):
     limit: int | None = Field(None, ge=1)
     samples: int = Field(1, ge=1, le=MAX_SAMPLES)  # ask each item this many times
     release: str | None = None  # ask exactly this release's questions (instead of `questions`)
+    anchors: list[str] | None = None  # ask only these questions of the set (reports/anchors.py)
 
     @field_validator("api_key_env")
     @classmethod
@@ -113,6 +114,7 @@ class JudgeRunSpec(LLMRunSpec):
     shuffle_seed: None = None
     samples: int = Field(1, ge=1, le=1)
     release: None = None
+    anchors: None = None
     sample: int | None = Field(None, ge=0, lt=MAX_SAMPLES)  # judge this sample (default: the majority's first)
 
 

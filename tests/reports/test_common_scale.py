@@ -151,3 +151,31 @@ def test_anchors_are_deterministic_and_informative(n):
     assert info[picked].min() >= np.sort(info)[-n]  # the n most informative at the runs' abilities
     rng = np.random.default_rng(0)
     assert info[picked].sum() > max(info[rng.choice(80, n, replace=False)].sum() for _ in range(50))
+
+
+def test_a_run_asked_only_the_anchors_gets_a_whole_set_estimate(store, capsys):
+    """`items anchors --n 12` lists the anchors; `run llm --anchors 12` asks exactly those (over real
+    HTTP to the test server); the report then ranks that run on the common scale."""
+    from factories import synthetic_bank
+    from llm_server import LLMServer, chat
+
+    from persian_tui.cli import main
+    from persian_tui.reports.anchors import choose_anchors
+
+    synthetic_bank(store, n_questions=80, abilities=list(np.linspace(0.3, 0.8, 10)))
+    expected = [a.uid for a in choose_anchors(store, 12).anchors]
+    assert main(["--db", str(store.path), "items", "anchors", "--n", "12", "--format", "csv"]) == 0
+    listed = [line.split(",")[0] for line in capsys.readouterr().out.splitlines()[1:]]
+    assert listed == expected
+    assert main(["--db", str(store.path), "items", "anchors", "--n", "500"]) == 1
+    assert "has 80 keyed question(s)" in capsys.readouterr().err
+    with LLMServer(lambda body, n: chat("Answer: 1")) as server:
+        code = main(["--db", str(store.path), "run", "llm", "--base-url", server.url, "--model", "anchored",
+                     "--questions", "all", "--anchors", "12", "--max-retries", "0"])
+    assert code == 0 and len(server.requests) == 12
+    (run,) = [r for r in store.runs.runs() if r.model == "anchored"]
+    assert sorted(p.uid for p in store.runs.predictions(run.id)) == sorted(expected)
+    r = build_report(store, n_boot=100)
+    row = next(x for x in r.leaderboard if x.run_id == run.id)
+    assert r.ranked_by == "whole set" and row.answered == 12
+    assert row.whole_low < row.whole_accuracy < row.whole_high
