@@ -65,7 +65,7 @@ from . import scale
 from .clusters import ClusterRow, cluster_rows, question_units
 from .items import ItemRow, item_analysis
 from .pairs import ALPHA, Family, PairRow, letters, pair_rows, run_letters  # noqa: F401 (ALPHA, PairRow: re-exported)
-from .ranking import Ranked, rank_runs, respect
+from .ranking import Ranked, rank_runs, rank_sets, respect, with_sets
 from .scale import Scale
 from .selection import NO_ANSWERS, Inputs, ReportError, report_inputs  # noqa: F401 (ReportError: re-exported)
 
@@ -101,7 +101,7 @@ class LeaderRow:
     answered_low: float | None = None  # Wilson 95 %
     answered_high: float | None = None
     rank: int = 0  # reports/ranking.rank_runs: ties share a rank
-    rank_low: int | None = None  # marginal 95 % rank confidence set (reports/ranking.py)
+    rank_low: int | None = None  # marginal 95 % rank confidence set (reports/ranking.rank_sets)
     rank_high: int | None = None
     invalid: int = 0  # unusable answers among the answered ones (the ranking set)
     usable_accuracy: float | None = None  # correct / usable answers
@@ -113,7 +113,6 @@ class LeaderRow:
     letters: str = ""  # compact letter display: runs sharing a letter were not found different
     rank_low_simultaneous: int | None = None  # rank confidence set holding for all runs at once
     rank_high_simultaneous: int | None = None
-    rank_unstable: bool = False  # a rank end moves within the bootstrap's Monte Carlo error
     # the common scale (reports/scale.py): ability in logits with its Wald 95 % interval, and the
     # accuracy the run would have had on every keyed question, with its 95 % prediction interval
     ability: float | None = None
@@ -250,17 +249,16 @@ def _count(x) -> int | float:
     return int(round(x)) if abs(x - round(x)) < 1e-9 else float(x)
 
 
-def _ranked(inp: Inputs, fitted: Scale | None, seed: int, n_boot: int) -> tuple[list[Ranked], bool]:
-    """The runs in ranking order (reports/ranking.rank_runs, with bootstrap rank sets), and
-    whether they answered different questions (then ranked on the common scale)."""
+def _ranked(inp: Inputs, fitted: Scale | None) -> tuple[list[Ranked], bool]:
+    """The runs in ranking order (reports/ranking.rank_runs), and whether they answered
+    different questions (then ranked by whole-set accuracy on the common scale)."""
     ids, answered = [r.id for r in inp.runs], [n for _, n in inp.overall]
     correct: list[int | Fraction] = [c for c, _ in inp.overall]
     differ = bool((inp.asked != inp.asked[:1]).any())
     if differ and fitted is not None:
         whole = scale.whole_set(fitted, inp.credit, inp.asked, fitted.ability, fitted.ability_se)
-        boot = scale.whole_set_boot(fitted, inp.credit, inp.asked, n_boot, seed)
-        return rank_runs(ids, correct, answered, score=whole.accuracy.tolist(), boot=boot), True
-    return rank_runs(ids, correct, answered, right=inp.credit, asked=inp.asked, n_boot=n_boot, seed=seed), False
+        return rank_runs(ids, correct, answered, score=whole.accuracy.tolist()), True
+    return rank_runs(ids, correct, answered), False
 
 
 def _leaderboard(inp: Inputs, ranked: list[Ranked], fitted: Scale | None, seed: int, n_boot: int) -> list[LeaderRow]:
@@ -302,7 +300,6 @@ def _leaderboard(inp: Inputs, ranked: list[Ranked], fitted: Scale | None, seed: 
             answered_low=float(al[i]) if n_all else None, answered_high=float(ah[i]) if n_all else None,
             rank=x.rank, rank_low=x.rank_low, rank_high=x.rank_high, invalid=int(invalid[i]),
             rank_low_simultaneous=x.rank_low_simultaneous, rank_high_simultaneous=x.rank_high_simultaneous,
-            rank_unstable=x.rank_unstable,
             usable_accuracy=float(ac[i] / n_ok) if n_ok else None,
             usable_low=float(ul[i]) if n_ok else None, usable_high=float(uh[i]) if n_ok else None,
             key_baseline=baseline(keys[asked[i]]).share,
@@ -438,7 +435,7 @@ def build_report(store: Store, *, run_ids: list[int] | None = None, questions: s
     ids = [r.id for r in inp.runs]
     index = {rid: i for i, rid in enumerate(ids)}
     fitted = _fit(inp)
-    first, differ = _ranked(inp, fitted, seed, n_boot)
+    first, differ = _ranked(inp, fitted)
     order = [index[x.run_id] for x in first]
     report.pairs, report.family = pair_rows(ids, order, inp.right_all, inp.single, effect, power)
     final = respect(first, {(p.a, p.b) if p.a_only > p.b_only else (p.b, p.a) for p in report.pairs if p.significant})
@@ -448,6 +445,8 @@ def build_report(store: Store, *, run_ids: list[int] | None = None, questions: s
         order = [index[x.run_id] for x in final]
         report.pairs, report.family = pair_rows(ids, order, inp.right_all, inp.single, effect, power)
     inp.order = order
+    final = with_sets(final, rank_sets(ids, [p.a for p in report.pairs], [p.b for p in report.pairs],
+                                       [p.a_only for p in report.pairs], [p.b_only for p in report.pairs]))
     if fitted is not None:
         report.scale_model, report.scale_bic = fitted.model, fitted.bic
         report.misfit = [q.uid for q, bad in zip(inp.keyed, fitted.misfit) if bad]

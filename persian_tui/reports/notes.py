@@ -28,8 +28,8 @@ def leader_note(report) -> str:
     runs = len(report.run_ids)
     text = (f"Ranked by accuracy on every keyed question each run answered (of {report.keyed} keyed in set "
             f"{report_scope(report.question_set)}); equal accuracies share a rank. Wilson 95 %: the run's "
-            f"true accuracy is likely inside; rank 95 %: the ranks it can hold ({report.n_boot} resamples, "
-            f"seed {report.seed}; ~: may move with another seed); letters shared: not found different, not "
+            f"true accuracy is likely inside; rank 95 %: the ranks it can hold (from the exact paired tests, "
+            f"Holm-corrected over its own pairs); letters shared: not found different, not "
             f"shown equal. Usable acc: right of the usable answers; invalid: unusable answers, on the same questions.")
     b = report.baseline
     if b is not None and b.share is not None:

@@ -31,9 +31,11 @@ HOW_TO_READ = [
     "key) is the line a run must beat when the keys are unbalanced.",
     "Ranking (one rule, also the release's): accuracy on EVERY keyed question the run answered, with its "
     "Wilson 95 % interval; equal accuracies share a rank; `rank 95 %` is the run's rank confidence set and "
-    "`rank 95 % (all runs)` the set that holds for all runs at once, from bootstrap simultaneous intervals "
-    "of the differences (the keyed questions resampled; ~: an end may move with another seed, use more "
-    "resamples). The `shared` columns are on the questions all the runs answered.",
+    "`rank 95 % (all runs)` the set that holds for all runs at once: 1 + the runs significantly above to R − "
+    "the runs significantly below, by the exact paired tests below, Holm-corrected over the run's own pairs "
+    "or over all pairs (no resampling: another seed does not move them). When the runs answered different "
+    "questions they are ranked by whole-set accuracy on a common scale instead (said under the table). "
+    "The `shared` columns are on the questions all the runs answered.",
     "Pairs: each pair on the questions BOTH runs answered with a single answer (`n`; a tied majority vote "
     "is left out); exact McNemar on those only one of the two got right; `Holm p` corrects within the "
     "family of this report's pairs that can reach significance (significant: Holm p < 0.05; a pair "
@@ -158,12 +160,12 @@ def text_table(header: list[str], rows: list[list[str]], right: Container[int] =
 
 
 def _rank(r) -> str:
-    return "—" if r.rank_low is None else f"{r.rank_low}–{r.rank_high}" + ("~" if r.rank_unstable else "")
+    return "—" if r.rank_low is None else f"{r.rank_low}–{r.rank_high}"
 
 
 def _rank_all(r) -> str:
     return ("—" if r.rank_low_simultaneous is None else f"{r.rank_low_simultaneous}–{r.rank_high_simultaneous}"
-            + ("~" if r.rank_unstable else ""))
+)
 
 
 def _leader_rows(report: Report) -> list[list[str]]:
@@ -496,7 +498,7 @@ def render_csvs(report: Report) -> dict[str, str]:
     """file name -> CSV text."""
     lb = ["run_id", "model", "kind", "answered", "answered_correct", "answered_accuracy",
           "answered_low", "answered_high", "rank_low", "rank_high", "rank_low_simultaneous",
-          "rank_high_simultaneous", "rank_unstable", "invalid", "usable_accuracy",
+          "rank_high_simultaneous", "invalid", "usable_accuracy",
           "usable_low", "usable_high", "key_baseline", "correct", "total", "shared_invalid", "accuracy",
           "wilson_low", "wilson_high", "boot_low", "boot_high", "tokens_in", "tokens_out", "latency_mean",
           "cost", "ties", "ability", "ability_low", "ability_high", "whole_accuracy", "whole_low", "whole_high"]

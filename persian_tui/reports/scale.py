@@ -209,22 +209,3 @@ def anchors(scale: Scale, uids: list[str], n: int, theta: Floats | None = None) 
     order = sorted(range(len(uids)), key=lambda j: (-round(float(total[j]), 12), uids[j]))
     return [uids[j] for j in order[:n]]
 
-
-def whole_set_boot(scale: Scale, credit: npt.ArrayLike, asked: npt.ArrayLike, n_boot: int, seed: int,
-                   chunk: int = 100) -> Floats:
-    """(n_boot, R) the whole-set accuracy recomputed on resamples of the questions (the same
-    stats.bootstrap_weights as the rank sets, so paired across runs): abilities re-estimated on
-    each resample with the questions' parameters held at the fit (which leaves the parameters'
-    own uncertainty out)."""
-    y = np.asarray(credit, dtype=np.float64)
-    seen = np.asarray(asked, dtype=bool)
-    J = y.shape[1]
-    w = stats.bootstrap_weights(J, n_boot, seed).astype(np.float64)
-    out = np.empty((n_boot, y.shape[0]))
-    for start in range(0, n_boot, chunk):
-        part = w[start:start + chunk]  # (c, J)
-        theta, _ = abilities(scale, y[None], seen[None], part[:, None, :])  # (c, R)
-        p = _sigmoid(scale.discrimination * (theta[..., None] - scale.difficulty))  # (c, R, J)
-        value = np.where(seen[None], y[None], p)
-        out[start:start + chunk] = (part[:, None, :] * value).sum(axis=-1) / part.sum(axis=-1)[:, None]
-    return out

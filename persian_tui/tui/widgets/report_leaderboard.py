@@ -52,7 +52,7 @@ class LeaderboardTab(ReportTab):
             invalid = str(r.invalid) if not r.invalid or not n else f"{r.invalid} ({r.invalid / n:.0%})"
             none = r.no_success  # not one request succeeded: no accuracy, not 0.0 %
             ranks = (MISSING if r.rank_low is None or none
-                     else f"{r.rank_low}–{r.rank_high}" + ("~" if r.rank_unstable else ""))
+                     else f"{r.rank_low}–{r.rank_high}")
             table.add_row(right(r.rank), right(r.run_id), models[r.run_id],
                           right(MISSING if none else percent(r.answered_accuracy)),
                           right(f"{display.count(r.answered_correct)}/{n}"),
