@@ -143,6 +143,18 @@ def holm(pvalues: ArrayLike) -> Floats:
     return out
 
 
+def benjamini_hochberg(pvalues: ArrayLike) -> Floats:
+    """Benjamini-Hochberg (1995) adjusted p-values (q-values; scipy.stats.false_discovery_control):
+    flag where q < alpha keeps the expected share of false flags among the flags at most alpha."""
+    from scipy.stats import false_discovery_control
+
+    p = np.asarray(pvalues, dtype=np.float64)
+    if p.size == 0:
+        return p
+    out: Floats = np.asarray(false_discovery_control(p, method="bh"), dtype=np.float64)
+    return out
+
+
 EXACT_LIMIT = 120  # the exact multinomial test enumerates every table of n over 4 cells: n up to this
 
 

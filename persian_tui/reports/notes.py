@@ -119,8 +119,8 @@ def cluster_text(report) -> str:
     units = list(dict.fromkeys(c.unit for c in report.clusters))
     lines = [("Standard error of each accuracy clustered by " + ", ".join(units) + " (design effect "
               "(SE / SE unclustered)², beside its range with the unit labels shuffled, i.e. without "
-              "clustering: inside it, no evidence of clustering; above it, the Wilson interval is likely "
-              "too narrow by about its square root)"
+              "clustering; above noise: its permutation p, Holm-corrected over the runs, below 0.05, and "
+              "the Wilson interval likely too narrow by about its square root)"
               + ("" if "poem" in units else "; no corpus links, so no poem or poet clusters") + ":")]
     by_run: dict[int, list] = {}
     for c in report.clusters:

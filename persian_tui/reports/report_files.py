@@ -240,7 +240,9 @@ def cluster_note(report: Report) -> str:
             + ", ".join(units) + " (cluster-robust, statsmodels' small-sample correction), beside the "
             "unclustered SE; design effect = (SE / SE unclustered)^2. It is itself noisy: `shuffled 95 %` is "
             "the range it takes with the unit labels shuffled over the same questions (no clustering). "
-            "Inside that range it is no evidence of clustering; above it, questions of one unit are "
+            "Inside that range it is no evidence of clustering; `above noise` only where its permutation p, "
+            "Holm-corrected over the runs read, is below 0.05 "
+            "(one run of many beyond its range is what chance gives): then questions of one unit are "
             "likely not independent and the intervals above too narrow by about sqrt(design effect).")
     if "poem" not in units:
         text += " No corpus links: no poem or poet clusters (persian-tui corpus link adds them)."
