@@ -401,11 +401,50 @@ def exact_mde(psi: ArrayLike, n: ArrayLike, alpha: float = 0.05, power: float = 
     return out.reshape(np.shape(psi))
 
 
+def exact_n(psi: ArrayLike, effect: float, alpha: float = 0.05, power: float = 0.8, scan: int = 12) -> Floats:
+    """Questions needed to detect an accuracy difference `effect` by the exact McNemar test with
+    `power`, from its EXACT power at discordance psi (_power_function), not Connor's normal
+    approximation: the smallest n whose exact power reaches `power`, found by bisection between
+    0.8 and 1.5 x Connor's n (widened to 0 and 4 x where that does not bracket it), then by
+    scanning the `scan` n below (exact power is not monotone in n: a sawtooth). NaN where the
+    difference is impossible at that discordance (effect > psi)."""
+    share = np.asarray(psi, dtype=np.float64)
+    out = np.full(share.shape, np.nan)
+    flat = share.ravel()
+    ok = np.flatnonzero((flat > 0) & (effect <= flat))
+    if not len(ok):
+        return out
+    values, inverse = np.unique(flat[ok], return_inverse=True)
+
+    def reaches(n: NDArray[np.int64]) -> NDArray[np.bool_]:
+        return _power_function(values, n, alpha)(np.full(len(values), effect)) >= power
+
+    guess = np.nan_to_num(connor_n(values, effect, alpha, power), nan=1.0)
+    lo, hi = np.floor(0.8 * guess).astype(np.int64), np.ceil(1.5 * guess + 8).astype(np.int64)
+    lo = np.where((lo > 0) & reaches(np.maximum(lo, 1)), 0, lo)
+    hi = np.where(reaches(hi), hi, np.maximum(4 * guess, 8).astype(np.int64))
+    while np.any(hi - lo > 1):  # reaches(hi) assumed; lo never reached (0: no question)
+        mid = (lo + hi) // 2
+        up = reaches(mid)
+        lo, hi = np.where(up | (hi - lo <= 1), lo, mid), np.where(up & (hi - lo > 1), mid, hi)
+    best = hi.copy()
+    for step in range(1, scan + 1):  # a smaller n may reach it too (the sawtooth)
+        n = np.maximum(hi - step, 1)
+        best = np.where(reaches(n), np.minimum(best, n), best)
+    res = np.full(len(flat), np.nan)
+    res[ok] = best[np.ravel(inverse)].astype(np.float64)
+    return res.reshape(share.shape)
+
+
 def tarone_family(discordant: ArrayLike, alpha: float = 0.05) -> NDArray[np.bool_]:
     """Tarone's (1990) family for discrete tests: a pair with m discordant questions can never
     have an exact McNemar p below min(1, 2 / 2^m). K is the smallest k with at most k pairs able
-    to reach alpha / k; the family is those pairs. Conditional on the discordant counts (what the
-    exact test conditions on) the family is fixed, so Holm over it keeps the familywise error."""
+    to reach alpha / k; the family is those pairs. Tarone (1990) holds the margins fixed (here every
+    pair's discordant count): given them, a pair outside the family cannot reject at alpha / K, and
+    Bonferroni over the K that can keeps the familywise error at alpha (Holm steps down from it;
+    Hommel & Krummenauer 1998). The statement is conditional on ALL pairs' discordant counts, which
+    come from the same answers; each exact test is valid given its own count only, so the family's
+    guarantee is exact where a pair's test stays valid given the others' counts."""
     m = np.asarray(discordant, dtype=np.float64)
     smallest = np.minimum(1.0, 2.0 * 0.5 ** m)
     for k in range(1, len(m) + 1):

@@ -78,7 +78,9 @@ def ties_note(report) -> str | None:
         return None
     return ("Tied majority votes (" + ", ".join(tied) + "): credited 1/t when the key is one of the t "
             "tied options (the expected score of a random tie-break, never the answer given first), "
-            "and left out of the pair tests, position counts and item analysis, which need one answer.")
+            "and left out of the pair tests, position counts and item analysis, which need one answer: "
+            "the leaderboard's accuracy and a pair's test rest on different questions (the pair's n says "
+            "how many it kept).")
 
 
 def family_note(report) -> str:

@@ -44,8 +44,8 @@ HOW_TO_READ = [
     "the number of pairs; † where it and McNemar p disagree about 0); --intervals simultaneous shows "
     "Bonferroni-adjusted intervals that hold for all pairs at once. `MDE` is the smallest difference the "
     "pair's questions detect with 80 % exact power of the exact test at 0.05 and, `MDE (Bonferroni)`, at "
-    "0.05 / family size; `n for E` the questions needed to detect a difference of E (Connor's "
-    "approximation).",
+    "0.05 / family size; `n for E` the questions needed to detect a difference of E (the same exact "
+    "power, at the pair's discordance).",
     "Letters: a compact letter display of the Holm decisions. Runs sharing a letter were not found "
     "significantly different; that is not evidence that they are equal (see the MDE).",
 ]

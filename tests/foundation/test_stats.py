@@ -404,3 +404,15 @@ def test_multinomial_exact_by_brute_force_and_used_where_expected_counts_are_sma
     big = [30, 20, 25, 25]  # expected 25: Pearson's chi-square as before
     assert stats.chisquare_gof(big, [1, 1, 1, 1])[1] == pytest.approx(chisquare(big).pvalue)
     assert stats.multinomial_exact([200, 0, 0, 0], [0.25] * 4) is None  # too many tables
+
+
+def test_exact_n_is_the_smallest_n_whose_exact_power_reaches_the_target():
+    """"n for E" from the exact power of the exact test (checked with the plain-loop
+    mcnemar_power), not Connor's approximation, whose n falls short of 80 %."""
+    psi = np.array([0.1, 0.25, 0.5, 0.04])
+    n = stats.exact_n(psi, 0.05)
+    assert np.isnan(n[3])  # a 5-point difference needs at least 5 % discordant questions
+    for p_, m in zip(psi[:3], n[:3].astype(int)):
+        assert stats.mcnemar_power(p_, 0.05, m) >= 0.8
+        assert all(stats.mcnemar_power(p_, 0.05, k) < 0.8 for k in range(m - 12, m))
+        assert stats.mcnemar_power(p_, 0.05, int(stats.connor_n(p_, 0.05))) < 0.8
