@@ -4,6 +4,32 @@ from __future__ import annotations
 
 from .figures import ALPHA
 
+HOW_TO_READ = [
+    "accuracy = correct / questions; an invalid answer (unparseable, ambiguous, empty, refusal, API error) "
+    "counts as wrong and is also counted under `invalid`. `usable acc` = correct / usable answers (on "
+    "the same questions). Chance is 25 %; the majority-key baseline (always answering the most common "
+    "key) is the line a run must beat when the keys are unbalanced.",
+    "Ranking (one rule, also the release's): accuracy on EVERY keyed question the run answered, with its "
+    "Wilson 95 % interval; equal accuracies share a rank; `rank 95 %` is the run's rank confidence set and "
+    "`rank 95 % (all runs)` the set that holds for all runs at once: 1 + the runs significantly above to R − "
+    "the runs significantly below, by the exact paired tests below, Holm-corrected over the run's own pairs "
+    "or over all pairs (no resampling: another seed does not move them). When the runs answered different "
+    "questions they are ranked by whole-set accuracy on a common scale instead (said under the table). "
+    "The `shared` columns are on the questions all the runs answered.",
+    "Pairs: each pair on the questions BOTH runs answered with a single answer (`n`; a tied majority vote "
+    "is left out); exact McNemar on those only one of the two got right; `Holm p` corrects within the "
+    "family of this report's pairs that can reach significance (significant: Holm p < 0.05; a pair "
+    "outside the family shows —). The difference interval is Tango's score interval, continuity-corrected "
+    "by half a question (not adjusted for "
+    "the number of pairs; † where it and McNemar p disagree about 0); --intervals simultaneous shows "
+    "Bonferroni-adjusted intervals that hold for all pairs at once. `MDE` is the smallest difference the "
+    "pair's questions detect with 80 % exact power of the exact test at 0.05 and, `MDE (Bonferroni)`, at "
+    "0.05 / family size; `n for E` the questions needed to detect a difference of E (the same exact "
+    "power, at the pair's discordance).",
+    "Letters: a compact letter display of the Holm decisions. Runs sharing a letter were not found "
+    "significantly different; that is not evidence that they are equal (see the MDE).",
+]
+
 _CELLS = "Each cell: the run's accuracy and correct/total on those questions; each header: how many questions."
 BREAKDOWN_HELP = {
     "category": f"By the question's category. {_CELLS}",

@@ -17,38 +17,13 @@ from pathlib import Path
 from ..display import MISSING, count, interval, p_value, percent, seconds
 from ..files.outputs import write_atomic
 from .figures import DIMENSIONS, Baseline, BreakdownRow, Report
-from .notes import family_note, letters_note, scale_note, ties_note
+from .notes import HOW_TO_READ, family_note, letters_note, scale_note, ties_note
 
 CHANCE = 0.25
 FORMATS = ("md", "csv", "json")
 DPI = 100
 COLORS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52")  # positions 1..4
 
-HOW_TO_READ = [
-    "accuracy = correct / questions; an invalid answer (unparseable, ambiguous, empty, refusal, API error) "
-    "counts as wrong and is also counted under `invalid`. `usable acc` = correct / usable answers (on "
-    "the same questions). Chance is 25 %; the majority-key baseline (always answering the most common "
-    "key) is the line a run must beat when the keys are unbalanced.",
-    "Ranking (one rule, also the release's): accuracy on EVERY keyed question the run answered, with its "
-    "Wilson 95 % interval; equal accuracies share a rank; `rank 95 %` is the run's rank confidence set and "
-    "`rank 95 % (all runs)` the set that holds for all runs at once: 1 + the runs significantly above to R − "
-    "the runs significantly below, by the exact paired tests below, Holm-corrected over the run's own pairs "
-    "or over all pairs (no resampling: another seed does not move them). When the runs answered different "
-    "questions they are ranked by whole-set accuracy on a common scale instead (said under the table). "
-    "The `shared` columns are on the questions all the runs answered.",
-    "Pairs: each pair on the questions BOTH runs answered with a single answer (`n`; a tied majority vote "
-    "is left out); exact McNemar on those only one of the two got right; `Holm p` corrects within the "
-    "family of this report's pairs that can reach significance (significant: Holm p < 0.05; a pair "
-    "outside the family shows —). The difference interval is Tango's score interval, continuity-corrected "
-    "by half a question (not adjusted for "
-    "the number of pairs; † where it and McNemar p disagree about 0); --intervals simultaneous shows "
-    "Bonferroni-adjusted intervals that hold for all pairs at once. `MDE` is the smallest difference the "
-    "pair's questions detect with 80 % exact power of the exact test at 0.05 and, `MDE (Bonferroni)`, at "
-    "0.05 / family size; `n for E` the questions needed to detect a difference of E (the same exact "
-    "power, at the pair's discordance).",
-    "Letters: a compact letter display of the Holm decisions. Runs sharing a letter were not found "
-    "significantly different; that is not evidence that they are equal (see the MDE).",
-]
 
 
 # ---------------------------------------------------------------- numbers
@@ -580,9 +555,12 @@ def leaderboard_figure(report: Report):
     fig = _figure(8.0, 1.4 + 0.32 * max(len(rows), 1))
     ax = fig.add_subplot()
     y = list(range(len(rows)))
-    acc = [r.answered_accuracy or 0.0 for r in rows]
-    err = [[max(0.0, a - (r.answered_low if r.answered_low is not None else a)) for a, r in zip(acc, rows)],
-           [max(0.0, (r.answered_high if r.answered_high is not None else a) - a) for a, r in zip(acc, rows)]]
+    whole = report.ranked_by == "whole set"  # plot what the table ranks
+    figures = [(r.whole_accuracy, r.whole_low, r.whole_high) if whole else
+               (r.answered_accuracy, r.answered_low, r.answered_high) for r in rows]
+    acc = [a or 0.0 for a, _, _ in figures]
+    err = [[max(0.0, a - (lo if lo is not None else a)) for a, (_, lo, _) in zip(acc, figures)],
+           [max(0.0, (hi if hi is not None else a) - a) for a, (_, _, hi) in zip(acc, figures)]]
     ax.barh(y, acc, color="#4c72b0", height=0.65)
     ax.errorbar(acc, y, xerr=err, fmt="none", ecolor="black", elinewidth=1, capsize=3)
     ax.axvline(CHANCE, color="#c44e52", linestyle="--", linewidth=1.2, label="chance (25 %)")
@@ -596,7 +574,8 @@ def leaderboard_figure(report: Report):
     ax.xaxis.set_major_formatter(lambda v, _: f"{100 * v:.0f} %")
     # two lines: long model names leave the bars little width, and a label wider than its axes
     # was cut at the picture's edge
-    ax.set_xlabel("accuracy on every keyed question the run answered\n(whiskers: Wilson 95 %)")
+    ax.set_xlabel("whole-set accuracy on the common scale\n(whiskers: 95 % prediction interval)" if whole else
+                  "accuracy on every keyed question the run answered\n(whiskers: Wilson 95 %)")
     ax.legend(loc="lower right", fontsize=8)
     ax.grid(axis="x", alpha=0.3)
     return fig
