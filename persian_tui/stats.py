@@ -401,13 +401,18 @@ def exact_mde(psi: ArrayLike, n: ArrayLike, alpha: float = 0.05, power: float = 
     return out.reshape(np.shape(psi))
 
 
-def exact_n(psi: ArrayLike, effect: float, alpha: float = 0.05, power: float = 0.8, scan: int = 12) -> Floats:
+EXACT_N_LIMIT = 20_000  # exact_n: beyond this many questions, Connor's n
+
+
+def exact_n(psi: ArrayLike, effect: float, alpha: float = 0.05, power: float = 0.8, scan: int = 8) -> Floats:
     """Questions needed to detect an accuracy difference `effect` by the exact McNemar test with
     `power`, from its EXACT power at discordance psi (_power_function), not Connor's normal
     approximation: the smallest n whose exact power reaches `power`, found by bisection between
-    0.8 and 1.5 x Connor's n (widened to 0 and 4 x where that does not bracket it), then by
+    0.9 and 1.2 x Connor's n + 8 (widened to 0 and 4 x where that does not bracket it), then by
     scanning the `scan` n below (exact power is not monotone in n: a sawtooth). NaN where the
-    difference is impossible at that discordance (effect > psi)."""
+    difference is impossible at that discordance (effect > psi). Beyond EXACT_N_LIMIT questions
+    (a tiny effect) Connor's n is returned: there the normal approximation is close and the
+    exact sum too costly."""
     share = np.asarray(psi, dtype=np.float64)
     out = np.full(share.shape, np.nan)
     flat = share.ravel()
@@ -415,12 +420,24 @@ def exact_n(psi: ArrayLike, effect: float, alpha: float = 0.05, power: float = 0
     if not len(ok):
         return out
     values, inverse = np.unique(flat[ok], return_inverse=True)
+    guess = np.nan_to_num(connor_n(values, effect, alpha, power), nan=1.0)
+    best = guess.copy()
+    small = np.flatnonzero(guess <= EXACT_N_LIMIT)
+    order = small[np.argsort((guess * values * (1 - values))[small])]  # chunks of similar spread
+    for chunk in np.array_split(order, max(1, len(order) // 24)) if len(order) else ():
+        best[chunk] = _exact_n_chunk(values[chunk], guess[chunk], effect, alpha, power, scan)
+    res = np.full(len(flat), np.nan)
+    res[ok] = best[np.ravel(inverse)]
+    return res.reshape(share.shape)
 
+
+def _exact_n_chunk(values: Floats, guess: Floats, effect: float, alpha: float, power: float,
+                   scan: int) -> Floats:
+    """exact_n for a few discordances at once (see there)."""
     def reaches(n: NDArray[np.int64]) -> NDArray[np.bool_]:
         return _power_function(values, n, alpha)(np.full(len(values), effect)) >= power
 
-    guess = np.nan_to_num(connor_n(values, effect, alpha, power), nan=1.0)
-    lo, hi = np.floor(0.8 * guess).astype(np.int64), np.ceil(1.5 * guess + 8).astype(np.int64)
+    lo, hi = np.floor(0.9 * guess).astype(np.int64), np.ceil(1.2 * guess + 8).astype(np.int64)
     lo = np.where((lo > 0) & reaches(np.maximum(lo, 1)), 0, lo)
     hi = np.where(reaches(hi), hi, np.maximum(4 * guess, 8).astype(np.int64))
     while np.any(hi - lo > 1):  # reaches(hi) assumed; lo never reached (0: no question)
@@ -431,9 +448,8 @@ def exact_n(psi: ArrayLike, effect: float, alpha: float = 0.05, power: float = 0
     for step in range(1, scan + 1):  # a smaller n may reach it too (the sawtooth)
         n = np.maximum(hi - step, 1)
         best = np.where(reaches(n), np.minimum(best, n), best)
-    res = np.full(len(flat), np.nan)
-    res[ok] = best[np.ravel(inverse)].astype(np.float64)
-    return res.reshape(share.shape)
+    out: Floats = best.astype(np.float64)
+    return out
 
 
 def tarone_family(discordant: ArrayLike, alpha: float = 0.05) -> NDArray[np.bool_]:
