@@ -298,9 +298,14 @@ def paired_difference_interval(b: ArrayLike, c: ArrayLike, n: ArrayLike, alpha: 
     return ends[0], ends[1]
 
 
-@lru_cache(maxsize=64)
 def _rejection(top: int, alpha: float) -> NDArray[np.int64]:
-    """k(m) for m = 0..top: the largest k with 2 F(k; m, 1/2) < alpha (-1: no outcome rejects)."""
+    """k(m) for m = 0..top: the largest k with 2 F(k; m, 1/2) < alpha (-1: no outcome rejects);
+    from a cached table whose length is the next power of two (searches ask for many tops)."""
+    return _rejection_table(1 << max(int(top), 1).bit_length(), alpha)[:top + 1]
+
+
+@lru_cache(maxsize=64)
+def _rejection_table(top: int, alpha: float) -> NDArray[np.int64]:
     from scipy.stats import binom
 
     ms = np.arange(top + 1)
@@ -432,14 +437,42 @@ def exact_n(psi: ArrayLike, effect: float, alpha: float = 0.05, power: float = 0
 
 
 def _exact_n_chunk(values: Floats, guess: Floats, effect: float, alpha: float, power: float,
-                   scan: int) -> Floats:
-    """exact_n for a few discordances at once (see there)."""
-    def reaches(n: NDArray[np.int64]) -> NDArray[np.bool_]:
-        return _power_function(values, n, alpha)(np.full(len(values), effect)) >= power
+                   scan: int, low: float = 0.9, high: float = 1.2) -> Floats:
+    """exact_n for a few discordances at once (see there). The chance that the test rejects
+    given m discordant questions does not depend on n: it is tabulated once per discordance over
+    the m the search can reach, and each n's power is then that table weighted by Binomial(n, psi)."""
+    from scipy.special import bdtr, bdtrc
+    from scipy.stats import binom
 
-    lo, hi = np.floor(0.9 * guess).astype(np.int64), np.ceil(1.2 * guess + 8).astype(np.int64)
+    lo, hi = np.floor(low * guess).astype(np.int64), np.ceil(high * guess + 8).astype(np.int64)
+    top = hi  # the table covers the m of n up to the bracket's top
+    sd = np.sqrt(top * values * (1 - values))
+    m_lo = np.maximum(np.floor(np.maximum(lo, 1) * values - 8 * np.sqrt(np.maximum(lo, 1) * values * (1 - values)))
+                      - 1, 0).astype(np.int64)
+    m_hi = np.minimum(np.ceil(top * values + 8 * sd) + 1, top).astype(np.int64)
+    width = int((m_hi - m_lo).max()) + 1
+    ms = np.minimum(m_lo[:, None] + np.arange(width)[None, :], m_hi[:, None])  # (P, width)
+    k = _rejection(int(m_hi.max()), alpha)[ms]
+    theta = ((values + effect) / (2 * values))[:, None]
+    with np.errstate(invalid="ignore"):
+        reject = np.where(k >= 0, bdtr(np.maximum(k, 0), ms, theta) + bdtrc(ms - k - 1, ms, theta), 0.0)
+    valid = np.arange(width)[None, :] <= (m_hi - m_lo)[:, None]
+    reject = np.where(valid, np.nan_to_num(reject), 0.0)
+
+    def reaches(n: NDArray[np.int64]) -> NDArray[np.bool_]:
+        weight = np.where(valid & (ms <= n[:, None]), binom.pmf(ms, n[:, None], values[:, None]), 0.0)
+        out: NDArray[np.bool_] = (weight * reject).sum(axis=1) >= power
+        return out
+
+    short = ~reaches(hi)
+    if short.any() and high < 4:  # not bracketed: those again with a wide bracket
+        wide = _exact_n_chunk(values[short], guess[short], effect, alpha, power, scan, 0.0, 4.0)
+        rest = _exact_n_chunk(values[~short], guess[~short], effect, alpha, power, scan, low, high) \
+            if (~short).any() else np.empty(0)
+        both: Floats = np.empty(len(values))
+        both[short], both[~short] = wide, rest
+        return both
     lo = np.where((lo > 0) & reaches(np.maximum(lo, 1)), 0, lo)
-    hi = np.where(reaches(hi), hi, np.maximum(4 * guess, 8).astype(np.int64))
     while np.any(hi - lo > 1):  # reaches(hi) assumed; lo never reached (0: no question)
         mid = (lo + hi) // 2
         up = reaches(mid)
@@ -448,8 +481,8 @@ def _exact_n_chunk(values: Floats, guess: Floats, effect: float, alpha: float, p
     for step in range(1, scan + 1):  # a smaller n may reach it too (the sawtooth)
         n = np.maximum(hi - step, 1)
         best = np.where(reaches(n), np.minimum(best, n), best)
-    out: Floats = best.astype(np.float64)
-    return out
+    found: Floats = best.astype(np.float64)
+    return found
 
 
 def tarone_family(discordant: ArrayLike, alpha: float = 0.05) -> NDArray[np.bool_]:
