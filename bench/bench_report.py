@@ -203,7 +203,7 @@ def main() -> None:
                 for f, s in zip(fast, slow))
     vf, vs = statistics.median(tf), ts[0]
     print(f"paired comparisons ({pairs} pairs, each on its own overlap; exact McNemar, Holm over Tarone's "
-          f"family, Tango's interval; the report's also Bonferroni intervals, exact MDE and Connor n at two "
+          f"family, Tango's interval; the report's also Bonferroni intervals, exact MDE and exact n for E at two "
           f"levels):")
     print(f"  report (reports/pairs.pair_rows, vectorized): {vf * 1000:.0f} ms")
     print(f"  naive per-pair loops:                      {vs:.1f} s  -> {vs / vf:.0f}x slower; "

@@ -143,6 +143,18 @@ def holm(pvalues: ArrayLike) -> Floats:
     return out
 
 
+def benjamini_hochberg(pvalues: ArrayLike) -> Floats:
+    """Benjamini-Hochberg (1995) adjusted p-values (q-values; scipy.stats.false_discovery_control):
+    flag where q < alpha keeps the expected share of false flags among the flags at most alpha."""
+    from scipy.stats import false_discovery_control
+
+    p = np.asarray(pvalues, dtype=np.float64)
+    if p.size == 0:
+        return p
+    out: Floats = np.asarray(false_discovery_control(p, method="bh"), dtype=np.float64)
+    return out
+
+
 EXACT_LIMIT = 120  # the exact multinomial test enumerates every table of n over 4 cells: n up to this
 
 
@@ -286,9 +298,14 @@ def paired_difference_interval(b: ArrayLike, c: ArrayLike, n: ArrayLike, alpha: 
     return ends[0], ends[1]
 
 
-@lru_cache(maxsize=64)
 def _rejection(top: int, alpha: float) -> NDArray[np.int64]:
-    """k(m) for m = 0..top: the largest k with 2 F(k; m, 1/2) < alpha (-1: no outcome rejects)."""
+    """k(m) for m = 0..top: the largest k with 2 F(k; m, 1/2) < alpha (-1: no outcome rejects);
+    from a cached table whose length is the next power of two (searches ask for many tops)."""
+    return _rejection_table(1 << max(int(top), 1).bit_length(), alpha)[:top + 1]
+
+
+@lru_cache(maxsize=64)
+def _rejection_table(top: int, alpha: float) -> NDArray[np.int64]:
     from scipy.stats import binom
 
     ms = np.arange(top + 1)
@@ -389,11 +406,94 @@ def exact_mde(psi: ArrayLike, n: ArrayLike, alpha: float = 0.05, power: float = 
     return out.reshape(np.shape(psi))
 
 
+EXACT_N_LIMIT = 20_000  # exact_n: beyond this many questions, Connor's n
+
+
+def exact_n(psi: ArrayLike, effect: float, alpha: float = 0.05, power: float = 0.8, scan: int = 8) -> Floats:
+    """Questions needed to detect an accuracy difference `effect` by the exact McNemar test with
+    `power`, from its EXACT power at discordance psi (_power_function), not Connor's normal
+    approximation: the smallest n whose exact power reaches `power`, found by bisection between
+    0.9 and 1.2 x Connor's n + 8 (widened to 0 and 4 x where that does not bracket it), then by
+    scanning the `scan` n below (exact power is not monotone in n: a sawtooth). NaN where the
+    difference is impossible at that discordance (effect > psi). Beyond EXACT_N_LIMIT questions
+    (a tiny effect) Connor's n is returned: there the normal approximation is close and the
+    exact sum too costly."""
+    share = np.asarray(psi, dtype=np.float64)
+    out = np.full(share.shape, np.nan)
+    flat = share.ravel()
+    ok = np.flatnonzero((flat > 0) & (effect <= flat))
+    if not len(ok):
+        return out
+    values, inverse = np.unique(flat[ok], return_inverse=True)
+    guess = np.nan_to_num(connor_n(values, effect, alpha, power), nan=1.0)
+    best = guess.copy()
+    small = np.flatnonzero(guess <= EXACT_N_LIMIT)
+    order = small[np.argsort((guess * values * (1 - values))[small])]  # chunks of similar spread
+    for chunk in np.array_split(order, max(1, len(order) // 24)) if len(order) else ():
+        best[chunk] = _exact_n_chunk(values[chunk], guess[chunk], effect, alpha, power, scan)
+    res = np.full(len(flat), np.nan)
+    res[ok] = best[np.ravel(inverse)]
+    return res.reshape(share.shape)
+
+
+def _exact_n_chunk(values: Floats, guess: Floats, effect: float, alpha: float, power: float,
+                   scan: int, low: float = 0.9, high: float = 1.2) -> Floats:
+    """exact_n for a few discordances at once (see there). The chance that the test rejects
+    given m discordant questions does not depend on n: it is tabulated once per discordance over
+    the m the search can reach, and each n's power is then that table weighted by Binomial(n, psi)."""
+    from scipy.special import bdtr, bdtrc
+    from scipy.stats import binom
+
+    lo, hi = np.floor(low * guess).astype(np.int64), np.ceil(high * guess + 8).astype(np.int64)
+    top = hi  # the table covers the m of n up to the bracket's top
+    sd = np.sqrt(top * values * (1 - values))
+    m_lo = np.maximum(np.floor(np.maximum(lo, 1) * values - 8 * np.sqrt(np.maximum(lo, 1) * values * (1 - values)))
+                      - 1, 0).astype(np.int64)
+    m_hi = np.minimum(np.ceil(top * values + 8 * sd) + 1, top).astype(np.int64)
+    width = int((m_hi - m_lo).max()) + 1
+    ms = np.minimum(m_lo[:, None] + np.arange(width)[None, :], m_hi[:, None])  # (P, width)
+    k = _rejection(int(m_hi.max()), alpha)[ms]
+    theta = ((values + effect) / (2 * values))[:, None]
+    with np.errstate(invalid="ignore"):
+        reject = np.where(k >= 0, bdtr(np.maximum(k, 0), ms, theta) + bdtrc(ms - k - 1, ms, theta), 0.0)
+    valid = np.arange(width)[None, :] <= (m_hi - m_lo)[:, None]
+    reject = np.where(valid, np.nan_to_num(reject), 0.0)
+
+    def reaches(n: NDArray[np.int64]) -> NDArray[np.bool_]:
+        weight = np.where(valid & (ms <= n[:, None]), binom.pmf(ms, n[:, None], values[:, None]), 0.0)
+        out: NDArray[np.bool_] = (weight * reject).sum(axis=1) >= power
+        return out
+
+    short = ~reaches(hi)
+    if short.any() and high < 4:  # not bracketed: those again with a wide bracket
+        wide = _exact_n_chunk(values[short], guess[short], effect, alpha, power, scan, 0.0, 4.0)
+        rest = _exact_n_chunk(values[~short], guess[~short], effect, alpha, power, scan, low, high) \
+            if (~short).any() else np.empty(0)
+        both: Floats = np.empty(len(values))
+        both[short], both[~short] = wide, rest
+        return both
+    lo = np.where((lo > 0) & reaches(np.maximum(lo, 1)), 0, lo)
+    while np.any(hi - lo > 1):  # reaches(hi) assumed; lo never reached (0: no question)
+        mid = (lo + hi) // 2
+        up = reaches(mid)
+        lo, hi = np.where(up | (hi - lo <= 1), lo, mid), np.where(up & (hi - lo > 1), mid, hi)
+    best = hi.copy()
+    for step in range(1, scan + 1):  # a smaller n may reach it too (the sawtooth)
+        n = np.maximum(hi - step, 1)
+        best = np.where(reaches(n), np.minimum(best, n), best)
+    found: Floats = best.astype(np.float64)
+    return found
+
+
 def tarone_family(discordant: ArrayLike, alpha: float = 0.05) -> NDArray[np.bool_]:
     """Tarone's (1990) family for discrete tests: a pair with m discordant questions can never
     have an exact McNemar p below min(1, 2 / 2^m). K is the smallest k with at most k pairs able
-    to reach alpha / k; the family is those pairs. Conditional on the discordant counts (what the
-    exact test conditions on) the family is fixed, so Holm over it keeps the familywise error."""
+    to reach alpha / k; the family is those pairs. Tarone (1990) holds the margins fixed (here every
+    pair's discordant count): given them, a pair outside the family cannot reject at alpha / K, and
+    Bonferroni over the K that can keeps the familywise error at alpha (Holm steps down from it;
+    Hommel & Krummenauer 1998). The statement is conditional on ALL pairs' discordant counts, which
+    come from the same answers; each exact test is valid given its own count only, so the family's
+    guarantee is exact where a pair's test stays valid given the others' counts."""
     m = np.asarray(discordant, dtype=np.float64)
     smallest = np.minimum(1.0, 2.0 * 0.5 ** m)
     for k in range(1, len(m) + 1):

@@ -498,3 +498,26 @@ def recall_script(memory: dict[str, str], edited=frozenset(), *, truth: dict[str
         return chat(f"<answer>{edit(known) if first in edited else known}</answer>")
 
     return script
+
+
+def seed_answer_bank(store, csv_path):
+    """Every question of the seed's experiment-6 answers (keys from its correct_answer column;
+    the id the source repeats, 6, left out) and one run per model with its answers as they are
+    (an empty answer: unusable). The sample book holds only 40 of the questions, so the bank is
+    built from the CSV itself. Returns {model: run id}."""
+    import csv
+    from collections import Counter, defaultdict
+
+    rows = list(csv.DictReader(open(csv_path, encoding="utf-8")))
+    twice = {q for (_, q), n in Counter((r["model_name"], r["question_id"]) for r in rows).items() if n > 1}
+    rows = [r for r in rows if r["question_id"] not in twice]
+    keys = {r["question_id"]: int(r["correct_answer"]) for r in rows}
+    ids = sorted(keys, key=int)
+    add_questions(store, [keys[q] for q in ids])
+    uid = {q: f"q{i}" for i, q in enumerate(ids, 1)}
+    answers: dict[str, list] = defaultdict(list)
+    for r in rows:
+        answer = int(r["model_answer"]) if r["model_answer"].strip() else None
+        answers[r["model_name"]].append((uid[r["question_id"]], answer))
+    return {m: add_run(store, m, [a for _, a in got], uids=[u for u, _ in got])
+            for m, got in sorted(answers.items())}

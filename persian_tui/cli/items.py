@@ -11,7 +11,43 @@ from ..models import QUESTION_SETS
 from .common import UserError, bounded_int, open_store, run_ids
 
 
+def cmd_anchors(args) -> int:
+    """`persian-tui items anchors --n N`: the anchor questions from the fitted common scale."""
+    from dataclasses import asdict
+
+    from ..reports.anchors import choose_anchors
+    from ..reports.report_files import text_table
+    from ..reports.selection import ReportError
+
+    with open_store(args, read=True) as store:
+        try:
+            choice = choose_anchors(store, args.n or 50, args.questions, run_ids(args.runs))
+        except ReportError as e:
+            raise UserError(str(e)) from None
+    if args.format == "json":
+        print(json.dumps(asdict(choice), ensure_ascii=False, indent=2))
+    elif args.format == "csv":
+        print("uid,difficulty,discrimination,information,answered")
+        for a in choice.anchors:
+            print(f"{a.uid},{a.difficulty:.4f},{a.discrimination:.4f},{a.information:.4f},{a.answered}")
+    else:
+        low, high = choice.span
+        print(f"{len(choice.anchors)} anchor(s) of {choice.keyed} keyed question(s): the most informative at "
+              f"the abilities of {choice.runs} run(s) ({low:+.2f} to {high:+.2f} logits; {choice.model} "
+              "model). Ask a new run only these with: persian-tui run llm --anchors "
+              f"{len(choice.anchors)} ...; the report then estimates its whole-set accuracy.")
+        print("\n".join(text_table(["question", "difficulty", "discrimination", "information", "runs"],
+                                   [[a.uid, f"{a.difficulty:+.2f}", f"{a.discrimination:.2f}",
+                                     f"{a.information:.2f}", str(a.answered)] for a in choice.anchors],
+                                   right={1, 2, 3, 4})))
+    return 0
+
+
 def cmd_items(args) -> int:
+    if args.action == "anchors":
+        return cmd_anchors(args)
+    if args.n is not None:
+        raise UserError("--n goes with `items anchors`")
     from ..reports.item_files import INDEPENDENCE_NOTE, TABLE_HEADER, flag_summary, item_csv, item_dict, item_table_rows
     from ..reports.items import item_analysis
     from ..reports.report_files import text_table
@@ -84,6 +120,10 @@ def add_commands(sub) -> None:
                         description="Every keyed question's statistics from model runs and human "
                         "labels, sorted by flag severity (suspect_key, low_agreement, too_hard, "
                         "low_discrimination, weak_distractor, too_easy), each flag with its evidence.")
+    it.add_argument("action", nargs="?", choices=("anchors",),
+                    help="anchors: choose --n anchor questions from the common-scale model (the most "
+                    "informative at the runs' abilities) for `run llm --anchors`")
+    it.add_argument("--n", type=bounded_int(1), metavar="N", help="with anchors: how many (default: 50)")
     it.add_argument("--runs", metavar="IDS", help="run ids, e.g. 1,2,5 (default: the report's runs)")
     it.add_argument("--questions", default="all", choices=QUESTION_SETS,
                     help="question set: ready (includes curated), curated or all (default: all)")

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from .. import display, redact
 from ..store import LeaseHeld
-from .common import UserError, open_store
+from .common import UserError, bounded_int, open_store
 
 
 def spec_of(kind: str, **values):
@@ -118,6 +118,23 @@ def _default(args, name: str):
     return getattr(args, "_defaults", {}).get(name)
 
 
+def _anchors(store, args) -> list[str] | None:
+    """--anchors N: the N anchor questions of the set from the common-scale model of the finished
+    runs (reports/anchors.py), fixed with the run."""
+    n = getattr(args, "anchors", None)
+    if n is None:
+        return None
+    from ..reports.anchors import choose_anchors
+    from ..reports.selection import ReportError
+
+    if args.release:
+        raise UserError("--anchors and --release choose the questions two ways: give one")
+    try:
+        return [a.uid for a in choose_anchors(store, n, args.questions).anchors]
+    except ReportError as e:
+        raise UserError(f"--anchors: {e}") from None
+
+
 def cmd_run_llm(args, kind: str = "llm") -> int:
     from ..runs import create_llm_run, execute_llm_run
 
@@ -135,7 +152,8 @@ def cmd_run_llm(args, kind: str = "llm") -> int:
                            timeout=args.timeout, max_retries=args.max_retries,
                            max_failures=args.max_failures, cache=not args.no_cache,
                            questions=args.questions, limit=args.limit,
-                           samples=getattr(args, "samples", None), release=args.release)
+                           samples=getattr(args, "samples", None), release=args.release,
+                           anchors=_anchors(store, args))
             new_run = create_llm_run(store, spec, kind=kind)
             if spec.samples > 1 and not spec.temperature and spec.seed is None:
                 print(f"warning: {spec.samples} samples at temperature 0 without --seed may all be alike "
@@ -304,6 +322,9 @@ def add_llm_options(p: argparse.ArgumentParser, *, answers: bool, judge: bool = 
                        help="zero-shot, few-shot, json, justify or explained-few-shot (default: zero-shot)")
         p.add_argument("--shuffle-seed", type=int, help="shuffle option order per item (position bias)")
         p.add_argument("--exemplars", type=int, default=3, help="explained-few-shot: exemplars per item (default: 3)")
+        p.add_argument("--anchors", type=bounded_int(1), metavar="N",
+                       help="ask only N anchor questions of the set, chosen from the finished runs' common-scale "
+                       "model (persian-tui items anchors --n N); the report estimates the whole-set accuracy")
         p.add_argument("--samples", type=int, default=1, metavar="K",
                        help="ask each question K times (sample k: seed+k, its own cache entry and, "
                             "with --shuffle-seed, its own option order); every reply is stored (default: 1)")

@@ -15,7 +15,11 @@ corpus link in the bank the poem and poet rows are left out (unclustered only).
 
 A design effect is an estimate with noise of its own: beside it, the 95 % range it takes when the
 unit labels are shuffled over the run's questions (no clustering, the same cluster sizes; seeded
-permutations). A design effect inside that range is no evidence of clustering; above it, it is."""
+permutations), and its permutation p-value (the share of shuffles giving a design effect at least
+as large, (1 + count) / (1 + permutations); Phipson & Smyth 2010). The report reads one design
+effect per run, so the p-values are Holm-corrected over the runs (per unit): "above noise" only
+where the Holm p < 0.05, so that one run of thirty above its range, about what chance gives,
+is not read as clustering."""
 
 from __future__ import annotations
 
@@ -41,13 +45,16 @@ class ClusterRow:
     design_effect: float | None  # (se / se_unclustered)^2
     null_low: float | None = None  # 95 % range of the design effect with the labels shuffled
     null_high: float | None = None
+    p: float | None = None  # permutation p-value: a design effect this large without clustering
+    p_holm: float | None = None  # Holm over the report's runs, per unit
 
     @property
     def reading(self) -> str:
-        """"above noise" / "within noise" / "" (undefined), against the shuffled-label range."""
+        """"above noise" / "within noise" / "below noise" / "" (undefined): above by the Holm-corrected
+        permutation p when there is one, else against the shuffled-label range."""
         if self.design_effect is None or self.null_high is None or self.null_low is None:
             return ""
-        if self.design_effect > self.null_high:
+        if self.design_effect > self.null_high if self.p_holm is None else self.p_holm < 0.05:
             return "above noise"
         return "below noise" if self.design_effect < self.null_low else "within noise"
 
@@ -73,6 +80,16 @@ def null_range(y: npt.NDArray[np.float64], groups: npt.NDArray, permutations: in
                ) -> tuple[float, float] | None:
     """2.5th and 97.5th percentiles of the design effect when the cluster labels are shuffled
     over the questions (`permutations` random permutations, numpy default_rng(seed))."""
+    deff = _shuffled(y, groups, permutations, seed)
+    if deff is None:
+        return None
+    low, high = np.percentile(deff, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def _shuffled(y: npt.NDArray[np.float64], groups: npt.NDArray, permutations: int, seed: int
+              ) -> npt.NDArray[np.float64] | None:
+    """The design effects of `permutations` shuffles of the labels (None: undefined)."""
     codes, inverse = np.unique(groups.astype(str), return_inverse=True)
     G, N = len(codes), len(y)
     e = y - y.mean()
@@ -84,15 +101,18 @@ def null_range(y: npt.NDArray[np.float64], groups: npt.NDArray, permutations: in
     offsets = (np.arange(permutations) * G)[:, None]
     sums = np.bincount((shuffled + offsets).ravel(), weights=np.tile(e, permutations),
                        minlength=permutations * G).reshape(permutations, G)
-    deff = (sums ** 2).sum(axis=1) / N ** 2 * G / (G - 1) / var0
-    low, high = np.percentile(deff, [2.5, 97.5])
-    return float(low), float(high)
+    deff: npt.NDArray[np.float64] = (sums ** 2).sum(axis=1) / N ** 2 * G / (G - 1) / var0
+    return deff
 
 
 def cluster_rows(run_ids: list[int], order: list[int], right: npt.NDArray[np.float64], asked: npt.NDArray[np.bool_],
-                 units: dict[str, list[str]], *, permutations: int = 1000, seed: int = 0) -> list[ClusterRow]:
+                 units: dict[str, list[str]], *, permutations: int | None = None, seed: int = 0) -> list[ClusterRow]:
     """Per run (ranking order) and unit; right: (R, Q) credit 0..1 (a tie 1/t), asked: (R, Q) bool,
-    over the questions `units` label; with the shuffled-label range of each design effect."""
+    over the questions `units` label; with the shuffled-label range of each design effect.
+    Permutations: by default max(1000, 40 R), so that the smallest p-value, 1 / (1 + permutations),
+    can pass Holm's first step over R runs (R / (1 + permutations) < 0.05 / 2)."""
+    if permutations is None:
+        permutations = max(1000, 40 * len(order))
     rows = []
     for i in order:
         mask = asked[i]
@@ -102,7 +122,14 @@ def cluster_rows(run_ids: list[int], order: list[int], right: npt.NDArray[np.flo
             groups = np.asarray(units[unit], dtype=object)[mask]
             se = stats.clustered_se(y, groups)
             deff = None if se is None or not se0 else (se / se0) ** 2
-            null = null_range(y, groups, permutations, seed) if deff is not None else None
+            null = _shuffled(y, groups, permutations, seed) if deff is not None else None
+            low, high = np.percentile(null, [2.5, 97.5]) if null is not None else (None, None)
+            p = None if null is None or deff is None else (1 + int((null >= deff - 1e-12).sum())) / (1 + len(null))
             rows.append(ClusterRow(run_ids[i], unit, int(mask.sum()), len(set(groups.tolist())),
-                                   se, se0, deff, *(null or (None, None))))
+                                   se, se0, deff, None if low is None else float(low),
+                                   None if high is None else float(high), p))
+    for unit in UNITS:  # Holm over the runs read, per unit
+        tested = [r for r in rows if r.unit == unit and r.p is not None]
+        for r, adjusted in zip(tested, stats.holm([r.p or 0.0 for r in tested])):
+            r.p_holm = float(adjusted)
     return rows

@@ -51,6 +51,7 @@ Rules (the documentation's "Reports" page, docs/guide/reports.md, repeats them):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import TypeVar
 
 import numpy as np
@@ -62,11 +63,13 @@ from ..corpus.provenance import DIMENSIONS as PROVENANCE
 from ..corpus.provenance import provenance_values
 from ..models import QUESTION_SETS, Question
 from ..store import Store
+from . import scale
 from .clusters import ClusterRow, cluster_rows, question_units
 from .items import ItemRow, item_analysis
 from .memory import Memory, build_memory
 from .pairs import ALPHA, Family, PairRow, letters, pair_rows, run_letters  # noqa: F401 (ALPHA, PairRow: re-exported)
-from .ranking import rank_runs
+from .ranking import Ranked, rank_runs, rank_sets, respect, with_sets
+from .scale import Scale
 from .selection import NO_ANSWERS, Inputs, ReportError, report_inputs  # noqa: F401 (ReportError: re-exported)
 
 NONE = "(none)"
@@ -101,7 +104,7 @@ class LeaderRow:
     answered_low: float | None = None  # Wilson 95 %
     answered_high: float | None = None
     rank: int = 0  # reports/ranking.rank_runs: ties share a rank
-    rank_low: int | None = None  # marginal 95 % rank confidence set (reports/ranking.py)
+    rank_low: int | None = None  # marginal 95 % rank confidence set (reports/ranking.rank_sets)
     rank_high: int | None = None
     invalid: int = 0  # unusable answers among the answered ones (the ranking set)
     usable_accuracy: float | None = None  # correct / usable answers
@@ -113,7 +116,14 @@ class LeaderRow:
     letters: str = ""  # compact letter display: runs sharing a letter were not found different
     rank_low_simultaneous: int | None = None  # rank confidence set holding for all runs at once
     rank_high_simultaneous: int | None = None
-    rank_unstable: bool = False  # a rank end moves within the bootstrap's Monte Carlo error
+    # the common scale (reports/scale.py): ability in logits with its Wald 95 % interval, and the
+    # accuracy the run would have had on every keyed question, with its 95 % prediction interval
+    ability: float | None = None
+    ability_low: float | None = None
+    ability_high: float | None = None
+    whole_accuracy: float | None = None
+    whole_low: float | None = None
+    whole_high: float | None = None
 
 
 @dataclass
@@ -191,6 +201,11 @@ class Report:
     family: Family | None = None  # what the Holm correction was over
     dropped: dict[int, tuple[int, int]] = field(default_factory=dict)  # imported run -> (rows dropped, rows)
     memory: Memory | None = None  # what the recall runs say (reports/memory.py); None: no recall run
+    ranked_by: str = "answered"  # "answered" (same questions) | "whole set" (common scale: sets differ)
+    scale_model: str | None = None  # "rasch" | "2pl" (reports/scale.py), None without a fit
+    scale_bic: dict[str, float] = field(default_factory=dict)
+    misfit: list[str] = field(default_factory=list)  # uids of the questions the model misfits (Holm)
+    moved: list[int] = field(default_factory=list)  # runs a significant pair moved below the figure's order
 
     @property
     def limiting(self) -> list[int]:
@@ -238,12 +253,22 @@ def _count(x) -> int | float:
     return int(round(x)) if abs(x - round(x)) < 1e-9 else float(x)
 
 
-def _leaderboard(inp: Inputs, seed: int, n_boot: int) -> list[LeaderRow]:
-    """Rows in ranking order (reports/ranking.rank_runs, with bootstrap rank intervals)."""
+def _ranked(inp: Inputs, fitted: Scale | None) -> tuple[list[Ranked], bool]:
+    """The runs in ranking order (reports/ranking.rank_runs), and whether they answered
+    different questions (then ranked by whole-set accuracy on the common scale)."""
+    ids, answered = [r.id for r in inp.runs], [n for _, n in inp.overall]
+    correct: list[int | Fraction] = [c for c, _ in inp.overall]
+    differ = bool((inp.asked != inp.asked[:1]).any())
+    if differ and fitted is not None:
+        whole = scale.whole_set(fitted, inp.credit, inp.asked, fitted.ability, fitted.ability_se)
+        return rank_runs(ids, correct, answered, score=whole.accuracy.tolist()), True
+    return rank_runs(ids, correct, answered), False
+
+
+def _leaderboard(inp: Inputs, ranked: list[Ranked], fitted: Scale | None, seed: int, n_boot: int) -> list[LeaderRow]:
+    """Rows in ranking order."""
     runs, right, Q, R = inp.runs, inp.credit_shared, len(inp.shared), len(inp.runs)
     asked = inp.asked
-    ranked = rank_runs([r.id for r in runs], [c for c, _ in inp.overall], [n for _, n in inp.overall],
-                       right=inp.credit, asked=asked, n_boot=n_boot, seed=seed)
     index = {r.id: i for i, r in enumerate(runs)}
     correct = right.sum(axis=1)
     shared_invalid = (inp.chosen == 0).sum(axis=1)
@@ -256,6 +281,10 @@ def _leaderboard(inp: Inputs, seed: int, n_boot: int) -> list[LeaderRow]:
     ul, uh = stats.wilson_many(ac, usable)
     keys = np.array([q.key for q in inp.keyed], dtype=np.int64)
     weights = stats.bootstrap_weights(Q, n_boot, seed).astype(np.float64)
+    if fitted is not None:
+        whole = scale.whole_set(fitted, inp.credit, asked, fitted.ability, fitted.ability_se)
+        th, th_lo, th_hi = fitted.ability, fitted.ability - scale.Z95 * fitted.ability_se, \
+            fitted.ability + scale.Z95 * fitted.ability_se
     boot = weights @ right.T.astype(np.float64) / Q  # (n_boot, R) accuracies, paired resamples
     bl, bh = stats.percentile_interval(boot)
     board = []
@@ -275,12 +304,23 @@ def _leaderboard(inp: Inputs, seed: int, n_boot: int) -> list[LeaderRow]:
             answered_low=float(al[i]) if n_all else None, answered_high=float(ah[i]) if n_all else None,
             rank=x.rank, rank_low=x.rank_low, rank_high=x.rank_high, invalid=int(invalid[i]),
             rank_low_simultaneous=x.rank_low_simultaneous, rank_high_simultaneous=x.rank_high_simultaneous,
-            rank_unstable=x.rank_unstable,
             usable_accuracy=float(ac[i] / n_ok) if n_ok else None,
             usable_low=float(ul[i]) if n_ok else None, usable_high=float(uh[i]) if n_ok else None,
             key_baseline=baseline(keys[asked[i]]).share,
             no_success=all(p.parse_status == "api_error" for p in ps), ties=int(inp.tied[i].sum())))
+        if fitted is not None and n_all:
+            row = board[-1]
+            row.ability, row.ability_low, row.ability_high = float(th[i]), float(th_lo[i]), float(th_hi[i])
+            row.whole_accuracy = float(whole.accuracy[i])
+            row.whole_low, row.whole_high = float(whole.low[i]), float(whole.high[i])
     return board
+
+
+def _fit(inp: Inputs) -> Scale | None:
+    """The common-scale model on every run's answers to the keyed questions (reports/scale.py)."""
+    if not inp.runs or not inp.keyed or not inp.asked.any():
+        return None
+    return scale.fit(inp.credit, inp.asked)
 
 
 def _breakdowns(store: Store, inp: Inputs) -> list[BreakdownRow]:
@@ -400,9 +440,26 @@ def build_report(store: Store, *, run_ids: list[int] | None = None, questions: s
         report.samples = [sample_run(r, inp.votes[r.id], inp.keyed) for r in inp.runs if r.id in inp.votes]
     if not inp.shared:
         return report
-    report.leaderboard = _leaderboard(inp, seed, n_boot)
     ids = [r.id for r in inp.runs]
-    report.pairs, report.family = pair_rows(ids, inp.order, inp.right_all, inp.single, effect, power)
+    index = {rid: i for i, rid in enumerate(ids)}
+    fitted = _fit(inp)
+    first, differ = _ranked(inp, fitted)
+    order = [index[x.run_id] for x in first]
+    report.pairs, report.family = pair_rows(ids, order, inp.right_all, inp.single, effect, power)
+    final = respect(first, {(p.a, p.b) if p.a_only > p.b_only else (p.b, p.a) for p in report.pairs if p.significant})
+    if final is not first:  # a significant pair contradicted the figure's order: the pairs in the new order
+        old = [x.run_id for x in first]
+        report.moved = [x.run_id for pos, x in enumerate(final) if old.index(x.run_id) < pos]
+        order = [index[x.run_id] for x in final]
+        report.pairs, report.family = pair_rows(ids, order, inp.right_all, inp.single, effect, power)
+    inp.order = order
+    final = with_sets(final, rank_sets(ids, [p.a for p in report.pairs], [p.b for p in report.pairs],
+                                       [p.a_only for p in report.pairs], [p.b_only for p in report.pairs]))
+    if fitted is not None:
+        report.scale_model, report.scale_bic = fitted.model, fitted.bic
+        report.misfit = [q.uid for q, bad in zip(inp.keyed, fitted.misfit) if bad]
+    report.ranked_by = "whole set" if differ else "answered"
+    report.leaderboard = _leaderboard(inp, final, fitted, seed, n_boot)
     ranked = [row.run_id for row in report.leaderboard]
     report.groups = letters(ranked, report.pairs)
     named = run_letters(ranked, report.groups)

@@ -16,12 +16,14 @@ references). Each carries a one-line evidence and its figures (`details`):
 
 - suspect_key (runs): the most chosen wrong option is chosen more often than the key and by at
   least DOMINANCE of the runs that answered, and an exact one-sided binomial test of its count
-  against the key's (H0: the two are equally attractive) gives p < ALPHA. Shown as evidence, never
+  against the key's (H0: the two are equally attractive) gives a Benjamini-Hochberg q < ALPHA over
+  the questions where the test was run (the report reads every question). Shown as evidence, never
   a veto: the upper group (the better half, by rest score, of the runs that answered THIS item)
   and the option's point-biserial.
 - low_agreement: humans only; at least 2 votes and the most common answer holds less than
   LOW_AGREEMENT of them.
-- too_hard: fewer right than chance: exact binomial lower tail P(X <= right | n, CHANCE) < ALPHA.
+- too_hard: fewer right than chance: exact binomial lower tail P(X <= right | n, CHANCE), its
+  Benjamini-Hochberg q over the questions below chance < ALPHA (per group: runs, annotators).
 - low_discrimination: point-biserial below LOW_DISCRIMINATION with at least MIN_N_DISCRIMINATION
   respondents (Ebel & Frisbie's "poor" band).
 - weak_distractor (runs): a wrong option chosen by fewer than WEAK_DISTRACTOR of at least
@@ -48,7 +50,7 @@ from .selection import report_inputs
 Bools = npt.NDArray[np.bool_]
 Floats = npt.NDArray[np.float64]
 
-ALPHA = 0.05  # level of each item's screening test (a flag asks a person to look; not adjusted)
+ALPHA = 0.05  # false discovery rate of each screening test over the questions (Benjamini-Hochberg)
 CHANCE = 0.25  # four options
 DOMINANCE = 0.5  # suspect_key: share of the runs that answered holding the wrong option
 LOW_DISCRIMINATION = 0.20  # Ebel & Frisbie: below .20 is poor
@@ -161,34 +163,57 @@ def _upper_group(rest: Floats, defined: Bools, j: int) -> npt.NDArray[np.intp]:
     return order[: (len(who) + 1) // 2]
 
 
-def _suspect_key(row: ItemRow, g: GroupStats, column: npt.NDArray[np.int8], upper: npt.NDArray[np.intp]) -> None:
-    """Distractor dominance, tested against the key's count (module docstring)."""
+def _suspect_p(g: GroupStats) -> float | None:
+    """The suspect-key test's p-value (module docstring); None where it is not tested."""
     counts = {o: len(who) for o, who in g.distractors.items()}
     option = max(counts, key=lambda o: (counts[o], -o))  # the lowest option on a tie
     top, at_key = counts[option], g.correct
     if not g.n or top <= at_key or top < DOMINANCE * g.n:
-        return
-    p = stats.binom_greater(top, top + at_key, 0.5)
-    if p is None or p >= ALPHA:
+        return None
+    return stats.binom_greater(top, top + at_key, 0.5)
+
+
+def _hard_p(g: GroupStats) -> float | None:
+    """The too-hard test's p-value; None where it is not tested (at or above chance)."""
+    if not g.n or g.correct >= CHANCE * g.n:
+        return None
+    return stats.binom_less(g.correct, g.n, CHANCE)
+
+
+def _adjusted(pvalues: list[float | None]) -> list[float | None]:
+    """Benjamini-Hochberg q-values over the questions tested (None: not tested)."""
+    tested = [(i, p) for i, p in enumerate(pvalues) if p is not None]
+    out: list[float | None] = [None] * len(pvalues)
+    for (i, _), q in zip(tested, stats.benjamini_hochberg([p for _, p in tested])):
+        out[i] = float(q)
+    return out
+
+
+def _suspect_key(row: ItemRow, g: GroupStats, column: npt.NDArray[np.int8], upper: npt.NDArray[np.intp],
+                 q: float | None) -> None:
+    """Distractor dominance, tested against the key's count (module docstring); q: its BH q-value."""
+    counts = {o: len(who) for o, who in g.distractors.items()}
+    option = max(counts, key=lambda o: (counts[o], -o))  # the lowest option on a tie
+    top, at_key = counts[option], g.correct
+    p = _suspect_p(g)
+    if p is None or q is None or q >= ALPHA:
         return
     up_option, up_key = int((column[upper] == option).sum()), int((column[upper] == row.key).sum())
     r = g.distractor_discrimination.get(option)
     row.flag("suspect_key",
-             f"{top} of {g.n} runs chose {option}, {at_key} the key {row.key} (binomial p {p:.2g}); "
+             f"{top} of {g.n} runs chose {option}, {at_key} the key {row.key} (binomial p {p:.2g}, BH q {q:.2g}); "
              f"upper half ({len(upper)} runs by rest score): {up_option} chose {option}, {up_key} the key"
              + ("" if r is None else f"; {option}'s point-biserial {r:+.2f}"),
-             option=option, chosen=top, key_chosen=at_key, n=g.n, p_value=p, upper_n=int(len(upper)),
+             option=option, chosen=top, key_chosen=at_key, n=g.n, p_value=p, q_value=q, upper_n=int(len(upper)),
              upper_option=up_option, upper_key=up_key, option_discrimination=r)
 
 
-def _too_hard(row: ItemRow, g: GroupStats, who: str) -> bool:
-    if not g.n or g.correct >= CHANCE * g.n:
-        return False
-    p = stats.binom_less(g.correct, g.n, CHANCE)
-    if p is None or p >= ALPHA:
+def _too_hard(row: ItemRow, g: GroupStats, who: str, q: float | None) -> bool:
+    p = _hard_p(g)
+    if p is None or q is None or q >= ALPHA:
         return False
     row.flag("too_hard", f"{g.correct} of {g.n} {who} right, below chance (1/4): binomial P(X ≤ "
-             f"{g.correct}) = {p:.2g}", group=who, correct=g.correct, n=g.n, p_value=p)
+             f"{g.correct}) = {p:.2g}, BH q {q:.2g}", group=who, correct=g.correct, n=g.n, p_value=p, q_value=q)
     return True
 
 
@@ -249,10 +274,14 @@ def item_analysis(store: Store, questions: list[Question], run_ids: list[int],
     rest, defined = rest_scores(chosen == keys[None, :], chosen >= 0)
     votes_by_uid = {v.uid: v for v in votes}
     memory = from_memory(couplet_recall(qs, store.probes.recall_rows(uids=col)))
+    # each screening test corrected over the questions it was run on (Benjamini-Hochberg)
+    suspect_q = _adjusted([_suspect_p(g) for g in run_stats])
+    hard_q = {who: _adjusted([_hard_p(g) for g in group]) for group, who in ((run_stats, "runs"),
+                                                                              (hum_stats, "annotators"))}
     rows = []
     for j, q in enumerate(qs):
         row = ItemRow(q.uid, q.source_name, q.source_id, int(keys[j]), run_stats[j], hum_stats[j])
-        _suspect_key(row, run_stats[j], chosen[:, j], _upper_group(rest, defined, j))
+        _suspect_key(row, run_stats[j], chosen[:, j], _upper_group(rest, defined, j), suspect_q[j])
         votes_here = list(votes_by_uid[q.uid].votes.values())
         if len(votes_here) >= 2:
             top = Counter(votes_here).most_common(1)[0][1]
@@ -260,7 +289,7 @@ def item_analysis(store: Store, questions: list[Question], run_ids: list[int],
                 row.flag("low_agreement", f"the most common answer has {top} of {len(votes_here)} human votes",
                          votes=len(votes_here), most_common=top)
         groups = ((run_stats[j], "runs"), (hum_stats[j], "annotators"))
-        any(_too_hard(row, g, who) for g, who in groups)  # the first group that shows it
+        any(_too_hard(row, g, who, hard_q[who][j]) for g, who in groups)  # the first group that shows it
         any(_low_discrimination(row, g, who) for g, who in groups)
         _weak_distractor(row, run_stats[j])
         if q.uid in memory:

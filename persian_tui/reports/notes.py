@@ -4,6 +4,32 @@ from __future__ import annotations
 
 from .figures import ALPHA
 
+HOW_TO_READ = [
+    "accuracy = correct / questions; an invalid answer (unparseable, ambiguous, empty, refusal, API error) "
+    "counts as wrong and is also counted under `invalid`. `usable acc` = correct / usable answers (on "
+    "the same questions). Chance is 25 %; the majority-key baseline (always answering the most common "
+    "key) is the line a run must beat when the keys are unbalanced.",
+    "Ranking (one rule, also the release's): accuracy on EVERY keyed question the run answered, with its "
+    "Wilson 95 % interval; equal accuracies share a rank; `rank 95 %` is the run's rank confidence set and "
+    "`rank 95 % (all runs)` the set that holds for all runs at once: 1 + the runs significantly above to R − "
+    "the runs significantly below, by the exact paired tests below, Holm-corrected over the run's own pairs "
+    "or over all pairs (no resampling: another seed does not move them). When the runs answered different "
+    "questions they are ranked by whole-set accuracy on a common scale instead (said under the table). "
+    "The `shared` columns are on the questions all the runs answered.",
+    "Pairs: each pair on the questions BOTH runs answered with a single answer (`n`; a tied majority vote "
+    "is left out); exact McNemar on those only one of the two got right; `Holm p` corrects within the "
+    "family of this report's pairs that can reach significance (significant: Holm p < 0.05; a pair "
+    "outside the family shows —). The difference interval is Tango's score interval, continuity-corrected "
+    "by half a question (not adjusted for "
+    "the number of pairs; † where it and McNemar p disagree about 0); --intervals simultaneous shows "
+    "Bonferroni-adjusted intervals that hold for all pairs at once. `MDE` is the smallest difference the "
+    "pair's questions detect with 80 % exact power of the exact test at 0.05 and, `MDE (Bonferroni)`, at "
+    "0.05 / family size; `n for E` the questions needed to detect a difference of E (the same exact "
+    "power, at the pair's discordance).",
+    "Letters: a compact letter display of the Holm decisions. Runs sharing a letter were not found "
+    "significantly different; that is not evidence that they are equal (see the MDE).",
+]
+
 _CELLS = "Each cell: the run's accuracy and correct/total on those questions; each header: how many questions."
 BREAKDOWN_HELP = {
     "category": f"By the question's category. {_CELLS}",
@@ -28,8 +54,8 @@ def leader_note(report) -> str:
     runs = len(report.run_ids)
     text = (f"Ranked by accuracy on every keyed question each run answered (of {report.keyed} keyed in set "
             f"{report_scope(report.question_set)}); equal accuracies share a rank. Wilson 95 %: the run's "
-            f"true accuracy is likely inside; rank 95 %: the ranks it can hold ({report.n_boot} resamples, "
-            f"seed {report.seed}; ~: may move with another seed); letters shared: not found different, not "
+            f"true accuracy is likely inside; rank 95 %: the ranks it can hold (from the exact paired tests, "
+            f"Holm-corrected over its own pairs); letters shared: not found different, not "
             f"shown equal. Usable acc: right of the usable answers; invalid: unusable answers, on the same questions.")
     b = report.baseline
     if b is not None and b.share is not None:
@@ -41,9 +67,33 @@ def leader_note(report) -> str:
         names = ", ".join(f"#{r} ({report.answered.get(r, 0)})" for r in short[:6])
         text += (f" {len(short)} run(s) answered fewer than {most}: {names}{' …' if len(short) > 6 else ''}; "
                  f"'shared' is on the {report.questions} question(s) all runs answered; x on a run leaves it out.")
+    if note := scale_note(report):
+        text += " " + note
     text += " Overlapping intervals do not mean equal runs: tab 2 tests each pair on the questions both answered."
     if ties := ties_note(report):
         text += " " + ties
+    return text
+
+
+def scale_note(report) -> str | None:
+    """Why the runs are ranked on the common scale, and the model's fit; None when they answered
+    the same questions (ranked by accuracy)."""
+    if report.ranked_by != "whole set" or report.scale_model is None:
+        return None
+    model = {"rasch": "Rasch", "2pl": "two-parameter logistic (2PL)"}[report.scale_model]
+    text = (f"The runs answered different questions, so accuracies are not comparable: runs are ranked by "
+            f"their whole-set accuracy, what each would have scored on all {report.keyed} keyed questions, "
+            f"on one scale from a {model} model fitted to every run's answers (chosen by BIC; "
+            f"docs/methods.md, \"Common scale\"), with its 95 % prediction interval and the run's ability "
+            f"(logits, 95 %). Rank sets are on the same figure.")
+    if report.moved:
+        text += (" Moved below the figure's order by a significant paired test: "
+                 + ", ".join(f"#{r}" for r in report.moved) + ".")
+    if report.misfit:
+        shown = ", ".join(report.misfit[:10]) + (" …" if len(report.misfit) > 10 else "")
+        text += f" {len(report.misfit)} question(s) misfit the model (outfit, Holm p < 0.05): {shown}."
+    else:
+        text += " No question misfits the model (outfit, Holm p < 0.05)."
     return text
 
 
@@ -54,7 +104,9 @@ def ties_note(report) -> str | None:
         return None
     return ("Tied majority votes (" + ", ".join(tied) + "): credited 1/t when the key is one of the t "
             "tied options (the expected score of a random tie-break, never the answer given first), "
-            "and left out of the pair tests, position counts and item analysis, which need one answer.")
+            "and left out of the pair tests, position counts and item analysis, which need one answer: "
+            "the leaderboard's accuracy and a pair's test rest on different questions (the pair's n says "
+            "how many it kept).")
 
 
 def family_note(report) -> str:
@@ -95,8 +147,8 @@ def cluster_text(report) -> str:
     units = list(dict.fromkeys(c.unit for c in report.clusters))
     lines = [("Standard error of each accuracy clustered by " + ", ".join(units) + " (design effect "
               "(SE / SE unclustered)², beside its range with the unit labels shuffled, i.e. without "
-              "clustering: inside it, no evidence of clustering; above it, the Wilson interval is likely "
-              "too narrow by about its square root)"
+              "clustering; above noise: its permutation p, Holm-corrected over the runs, below 0.05, and "
+              "the Wilson interval likely too narrow by about its square root)"
               + ("" if "poem" in units else "; no corpus links, so no poem or poet clusters") + ":")]
     by_run: dict[int, list] = {}
     for c in report.clusters:

@@ -15,7 +15,8 @@
   (level 1 - alpha/m over all m tested pairs) holds for all pairs at once.
 - Power: the minimum detectable difference from the exact power of the exact test at the pair's
   observed discordance (stats.exact_mde), at alpha and at the Bonferroni level alpha/K (Holm's
-  first step); the questions needed for a difference of `effect` by Connor's (1987) formula.
+  first step); the questions needed for a difference of `effect` from the same exact power
+  (stats.exact_n; Connor's (1987) normal approximation only as its starting guess).
 - Letters: a compact letter display of the Holm decisions (Piepho 2004): runs sharing a letter
   were not found different, which is not evidence that they are equal."""
 
@@ -47,7 +48,7 @@ class PairRow:
     diff_high_simultaneous: float | None = None
     mde: float | None = None  # minimum detectable difference at ALPHA (exact power), `power`
     mde_adjusted: float | None = None  # the same at the Bonferroni level ALPHA / K
-    n_needed: int | None = None  # questions needed to detect Report.effect at ALPHA (Connor)
+    n_needed: int | None = None  # questions needed to detect Report.effect at ALPHA (exact power)
     n_needed_adjusted: int | None = None  # the same at ALPHA / K
     in_family: bool = False  # can reach significance: in the Holm family (Tarone 1990)
     disagree: bool = False  # the interval and the exact test differ about 0
@@ -109,8 +110,8 @@ def pair_rows(run_ids: list[int], order: list[int], right: npt.NDArray[np.bool_]
         diff = (a_only - b_only) / np.maximum(n, 1)
     mde = stats.exact_mde(psi, n, ALPHA, power)
     mde_adj = stats.exact_mde(psi, n, ALPHA / k, power)
-    need = stats.connor_n(psi, effect, ALPHA, power)
-    need_adj = stats.connor_n(psi, effect, ALPHA / k, power)
+    need = stats.exact_n(np.where(tested, psi, 0.0), effect, ALPHA, power)
+    need_adj = stats.exact_n(np.where(tested, psi, 0.0), effect, ALPHA / k, power)
     rows = []
     for j in range(len(ia)):
         t = bool(tested[j])

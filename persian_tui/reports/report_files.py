@@ -18,36 +18,13 @@ from ..display import MISSING, count, interval, p_value, percent, seconds
 from ..files.outputs import write_atomic
 from .figures import DIMENSIONS, Baseline, BreakdownRow, Report
 from .memory_files import memory_csvs, memory_text
-from .notes import family_note, letters_note, ties_note
+from .notes import HOW_TO_READ, family_note, letters_note, scale_note, ties_note
 
 CHANCE = 0.25
 FORMATS = ("md", "csv", "json")
 DPI = 100
 COLORS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52")  # positions 1..4
 
-HOW_TO_READ = [
-    "accuracy = correct / questions; an invalid answer (unparseable, ambiguous, empty, refusal, API error) "
-    "counts as wrong and is also counted under `invalid`. `usable acc` = correct / usable answers (on "
-    "the same questions). Chance is 25 %; the majority-key baseline (always answering the most common "
-    "key) is the line a run must beat when the keys are unbalanced.",
-    "Ranking (one rule, also the release's): accuracy on EVERY keyed question the run answered, with its "
-    "Wilson 95 % interval; equal accuracies share a rank; `rank 95 %` is the run's rank confidence set and "
-    "`rank 95 % (all runs)` the set that holds for all runs at once, from bootstrap simultaneous intervals "
-    "of the differences (the keyed questions resampled; ~: an end may move with another seed, use more "
-    "resamples). The `shared` columns are on the questions all the runs answered.",
-    "Pairs: each pair on the questions BOTH runs answered with a single answer (`n`; a tied majority vote "
-    "is left out); exact McNemar on those only one of the two got right; `Holm p` corrects within the "
-    "family of this report's pairs that can reach significance (significant: Holm p < 0.05; a pair "
-    "outside the family shows —). The difference interval is Tango's score interval, continuity-corrected "
-    "by half a question (not adjusted for "
-    "the number of pairs; † where it and McNemar p disagree about 0); --intervals simultaneous shows "
-    "Bonferroni-adjusted intervals that hold for all pairs at once. `MDE` is the smallest difference the "
-    "pair's questions detect with 80 % exact power of the exact test at 0.05 and, `MDE (Bonferroni)`, at "
-    "0.05 / family size; `n for E` the questions needed to detect a difference of E (Connor's "
-    "approximation).",
-    "Letters: a compact letter display of the Holm decisions. Runs sharing a letter were not found "
-    "significantly different; that is not evidence that they are equal (see the MDE).",
-]
 
 
 # ---------------------------------------------------------------- numbers
@@ -161,12 +138,12 @@ def text_table(header: list[str], rows: list[list[str]], right: Container[int] =
 
 
 def _rank(r) -> str:
-    return "—" if r.rank_low is None else f"{r.rank_low}–{r.rank_high}" + ("~" if r.rank_unstable else "")
+    return "—" if r.rank_low is None else f"{r.rank_low}–{r.rank_high}"
 
 
 def _rank_all(r) -> str:
     return ("—" if r.rank_low_simultaneous is None else f"{r.rank_low_simultaneous}–{r.rank_high_simultaneous}"
-            + ("~" if r.rank_unstable else ""))
+)
 
 
 def _leader_rows(report: Report) -> list[list[str]]:
@@ -179,8 +156,21 @@ def _leader_rows(report: Report) -> list[list[str]]:
         if r.no_success:  # not one request succeeded: no accuracy to show, not 0.0 %
             for i in (4, 6, 7, 8, 10, 13):
                 cells[i] = MISSING
+        if report.ranked_by == "whole set":  # the figure the runs are ranked by, on the common scale
+            ability = "—" if r.ability is None else (
+                f"{r.ability:+.2f} ({r.ability_low:+.2f} to {r.ability_high:+.2f})")
+            cells[7:7] = [_pct(r.whole_accuracy), _interval(r.whole_low, r.whole_high), ability]
         return cells
     return [row(r) for r in report.leaderboard]
+
+
+def leader_header(report: Report) -> tuple[list[str], set[int]]:
+    """The leaderboard's columns and those right-aligned (three more when ranked on the common scale)."""
+    right = {0, 4, 5, 7, 8, 10, 11, 12, 13, 14, 15, 16, 17, 18}
+    if report.ranked_by != "whole set":
+        return LEADER_HEADER, right
+    return (LEADER_HEADER[:7] + ["whole-set acc", "whole-set 95 %", "ability (95 %)"] + LEADER_HEADER[7:],
+            {i if i < 7 else i + 3 for i in right} | {7, 8, 9})
 
 
 LEADER_HEADER = ["#", "run", "model", "kind", "accuracy", "correct", "Wilson 95 %", "rank 95 %",
@@ -228,7 +218,9 @@ def cluster_note(report: Report) -> str:
             + ", ".join(units) + " (cluster-robust, statsmodels' small-sample correction), beside the "
             "unclustered SE; design effect = (SE / SE unclustered)^2. It is itself noisy: `shuffled 95 %` is "
             "the range it takes with the unit labels shuffled over the same questions (no clustering). "
-            "Inside that range it is no evidence of clustering; above it, questions of one unit are "
+            "Inside that range it is no evidence of clustering; `above noise` only where its permutation p, "
+            "Holm-corrected over the runs read, is below 0.05 "
+            "(one run of many beyond its range is what chance gives): then questions of one unit are "
             "likely not independent and the intervals above too narrow by about sqrt(design effect).")
     if "poem" not in units:
         text += " No corpus links: no poem or poet clusters (persian-tui corpus link adds them)."
@@ -334,8 +326,10 @@ def render_text(report: Report, *, max_pairs: int = 28, intervals: str = "pair")
         out += memory_text(report.memory, lambda h, r: text_table(h, r, right={4, 5, 6, 7, 8}))
         return "\n".join(out) + "\n"
     out += ["How to read it:"] + [f"  - {line}" for line in HOW_TO_READ] + [""]
-    out += ["== Leaderboard"] + text_table(LEADER_HEADER, _leader_rows(report),
-                                       right={0, 4, 5, 7, 8, 10, 11, 12, 13, 14, 15, 16, 17, 18})
+    header, right = leader_header(report)
+    out += ["== Leaderboard"] + text_table(header, _leader_rows(report), right=right)
+    if note := scale_note(report):
+        out.append(note)
     out.append(letters_note(report))
     if note := ties_note(report):
         out.append(note)
@@ -398,7 +392,9 @@ def render_markdown(report: Report, intervals: str = "pair") -> str:
     out += ["How to read it:", ""] + [f"- {line}" for line in HOW_TO_READ] + [""]
     out += ["## Leaderboard", "", "![Leaderboard: accuracy on all answered with Wilson 95 % intervals, "
             "chance and the majority-key baseline](leaderboard.png)", ""]
-    out += _md_table(LEADER_HEADER, _leader_rows(report)) + [""]
+    out += _md_table(leader_header(report)[0], _leader_rows(report)) + [""]
+    if note := scale_note(report):
+        out += [note, ""]
     out.append(letters_note(report))
     if note := ties_note(report):
         out += ["", note]
@@ -486,10 +482,10 @@ def render_csvs(report: Report) -> dict[str, str]:
     """file name -> CSV text."""
     lb = ["run_id", "model", "kind", "answered", "answered_correct", "answered_accuracy",
           "answered_low", "answered_high", "rank_low", "rank_high", "rank_low_simultaneous",
-          "rank_high_simultaneous", "rank_unstable", "invalid", "usable_accuracy",
+          "rank_high_simultaneous", "invalid", "usable_accuracy",
           "usable_low", "usable_high", "key_baseline", "correct", "total", "shared_invalid", "accuracy",
           "wilson_low", "wilson_high", "boot_low", "boot_high", "tokens_in", "tokens_out", "latency_mean",
-          "cost", "ties"]
+          "cost", "ties", "ability", "ability_low", "ability_high", "whole_accuracy", "whole_low", "whole_high"]
     pair_cols = ["a", "b", "n", "a_only", "b_only", "p_exact", "p_holm", "diff", "diff_low",
                  "diff_high", "diff_low_simultaneous", "diff_high_simultaneous", "mde", "mde_adjusted",
                  "n_needed", "n_needed_adjusted", "in_family", "disagree"]
@@ -567,9 +563,12 @@ def leaderboard_figure(report: Report):
     fig = _figure(8.0, 1.4 + 0.32 * max(len(rows), 1))
     ax = fig.add_subplot()
     y = list(range(len(rows)))
-    acc = [r.answered_accuracy or 0.0 for r in rows]
-    err = [[max(0.0, a - (r.answered_low if r.answered_low is not None else a)) for a, r in zip(acc, rows)],
-           [max(0.0, (r.answered_high if r.answered_high is not None else a) - a) for a, r in zip(acc, rows)]]
+    whole = report.ranked_by == "whole set"  # plot what the table ranks
+    figures = [(r.whole_accuracy, r.whole_low, r.whole_high) if whole else
+               (r.answered_accuracy, r.answered_low, r.answered_high) for r in rows]
+    acc = [a or 0.0 for a, _, _ in figures]
+    err = [[max(0.0, a - (lo if lo is not None else a)) for a, (_, lo, _) in zip(acc, figures)],
+           [max(0.0, (hi if hi is not None else a) - a) for a, (_, _, hi) in zip(acc, figures)]]
     ax.barh(y, acc, color="#4c72b0", height=0.65)
     ax.errorbar(acc, y, xerr=err, fmt="none", ecolor="black", elinewidth=1, capsize=3)
     ax.axvline(CHANCE, color="#c44e52", linestyle="--", linewidth=1.2, label="chance (25 %)")
@@ -583,7 +582,8 @@ def leaderboard_figure(report: Report):
     ax.xaxis.set_major_formatter(lambda v, _: f"{100 * v:.0f} %")
     # two lines: long model names leave the bars little width, and a label wider than its axes
     # was cut at the picture's edge
-    ax.set_xlabel("accuracy on every keyed question the run answered\n(whiskers: Wilson 95 %)")
+    ax.set_xlabel("whole-set accuracy on the common scale\n(whiskers: 95 % prediction interval)" if whole else
+                  "accuracy on every keyed question the run answered\n(whiskers: Wilson 95 %)")
     ax.legend(loc="lower right", fontsize=8)
     ax.grid(axis="x", alpha=0.3)
     return fig

@@ -41,7 +41,7 @@ def create_llm_run(store: Store, spec: LLMRunSpec, *, kind: str = "llm") -> Run:
         kind = "paraphrase"
     if kind == "paraphrase":
         spec.strategy = "paraphrase"
-        questions = select_questions(store, spec.questions, spec.limit, spec.release)
+        questions = select_questions(store, spec.questions, spec.limit, spec.release, spec.anchors)
         if not questions:
             raise RunError(f"no questions to paraphrase (set {spec.questions!r})")
         params = {**spec.stored(), "uids": [q.uid for q in questions]}
@@ -52,7 +52,7 @@ def create_llm_run(store: Store, spec: LLMRunSpec, *, kind: str = "llm") -> Run:
     if spec.strategy not in STRATEGIES:
         raise RunError(f"unknown strategy {spec.strategy!r}; choose {', '.join(STRATEGIES)}")
     run = store.runs.create_run(**llm_run_fields(spec, select_questions(store, spec.questions, spec.limit,
-                                                                        spec.release)))
+                                                                        spec.release, spec.anchors)))
     assert run is not None  # (None only for once_per_file)
     return run
 

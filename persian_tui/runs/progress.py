@@ -67,9 +67,10 @@ Callback = Callable[[RunProgress], None]
 
 
 def select_questions(store: Store, which: str, limit: int | None = None,
-                     release: str | None = None) -> list[Question]:
+                     release: str | None = None, anchors: list[str] | None = None) -> list[Question]:
     """The questions of a set (ready | curated | all), or exactly those of a release (in its
-    order; a question no longer in the bank is an error)."""
+    order; a question no longer in the bank is an error); with `anchors`, only those of them
+    (reports/anchors.py; an anchor not in the set is an error)."""
     if release is not None:
         uids = store.releases.release_uids(release)
         if uids is None:
@@ -84,6 +85,11 @@ def select_questions(store: Store, which: str, limit: int | None = None,
         if which not in QUESTION_SETS:
             raise RunError(f"unknown question set {which!r}; choose {', '.join(QUESTION_SETS)}")
         questions = [q for q in store.questions.questions(statuses=QUESTION_SETS[which])]
+    if anchors is not None:
+        wanted = set(anchors)
+        questions = [q for q in questions if q.uid in wanted]
+        if missing := wanted - {q.uid for q in questions}:
+            raise RunError(f"{len(missing)} anchor question(s) are not in the set, e.g. {sorted(missing)[0]}")
     return questions[:limit] if limit else questions
 
 

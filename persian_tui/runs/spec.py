@@ -79,6 +79,7 @@ class LLMRunSpec(_Spec):
     # USD per million tokens: a reply's cost when the endpoint reports none (sweeps, budgets)
     price_in: float | None = Field(None, ge=0, le=10_000)
     price_out: float | None = Field(None, ge=0, le=10_000)
+    anchors: list[str] | None = None  # ask only these questions of the set (reports/anchors.py)
 
     @field_validator("api_key_env")
     @classmethod
@@ -160,6 +161,7 @@ class JudgeRunSpec(LLMRunSpec):
     shuffle_seed: None = None
     samples: int = Field(1, ge=1, le=1)
     release: None = None
+    anchors: None = None
     sample: int | None = Field(None, ge=0, lt=MAX_SAMPLES)  # judge this sample (default: the majority's first)
 
 

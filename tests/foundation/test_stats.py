@@ -418,3 +418,16 @@ def test_fisher_exact_two_sided():
 
     assert stats.fisher_exact(8, 2, 1, 5) == pytest.approx(fisher_exact([[8, 2], [1, 5]]).pvalue)
     assert stats.fisher_exact(3, 0, 0, 0) is None  # one row empty: nothing to compare
+
+
+def test_exact_n_is_the_smallest_n_whose_exact_power_reaches_the_target():
+    """"n for E" from the exact power of the exact test (checked with the plain-loop
+    mcnemar_power), not Connor's approximation, whose n falls short of 80 %."""
+    psi = np.array([0.1, 0.25, 0.5, 0.04])
+    n = stats.exact_n(psi, 0.05)
+    assert np.isnan(n[3])  # a 5-point difference needs at least 5 % discordant questions
+    for p_, m in zip(psi[:3], n[:3].astype(int)):
+        assert stats.mcnemar_power(p_, 0.05, m) >= 0.8
+        assert all(stats.mcnemar_power(p_, 0.05, k) < 0.8 for k in range(m - 8, m))
+        assert stats.mcnemar_power(p_, 0.05, int(stats.connor_n(p_, 0.05))) < 0.8
+    assert stats.exact_n(np.array([0.3]), 0.001)[0] == stats.connor_n(0.3, 0.001)  # beyond the limit

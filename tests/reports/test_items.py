@@ -150,7 +150,7 @@ def test_suspect_key_evidence_is_the_test_and_the_per_item_upper_group(bank, ana
     assert got["p_value"] == pytest.approx(binomtest(26, 28, 0.5, alternative="greater").pvalue, rel=1e-12)
     assert got["upper_n"] == 15 and got["upper_key"] == 2 and got["upper_option"] == 13
     assert got["option_discrimination"] == d.runs.distractor_discrimination[2] < 0
-    assert d.evidence["suspect_key"].startswith("26 of 29 runs chose 2, 2 the key 1 (binomial p 1.5e-06)")
+    assert d.evidence["suspect_key"].startswith("26 of 29 runs chose 2, 2 the key 1 (binomial p 1.5e-06, BH q")
     assert "2's point-biserial -" in d.evidence["suspect_key"]
     s = rows["s00"].details["suspect_key"]  # only the 15 answered: the upper group is their better half
     assert (s["n"], s["chosen"], s["key_chosen"], s["upper_n"], s["upper_key"]) == (15, 11, 2, 8, 2)
@@ -160,13 +160,24 @@ def test_too_hard_is_below_chance_by_a_binomial_test(analysed):
     from scipy.stats import binom
 
     _, rows = analysed
-    h1, h2 = rows["h1"], rows["h2"]
-    assert "too_hard" in h1.flags and "too_hard" not in h2.flags  # 3/29 (p 0.046) yes, 2/21 (p 0.075) no
-    assert h1.details["too_hard"]["p_value"] == pytest.approx(binom.cdf(3, 29, 0.25), rel=1e-12)
-    assert h1.evidence["too_hard"] == "3 of 29 runs right, below chance (1/4): binomial P(X ≤ 3) = 0.046"
-    for r in rows.values():
-        g = r.runs
-        assert ("too_hard" in r.flags) == (binom.cdf(g.correct, g.n, 0.25) < 0.05), r.uid
+    from statsmodels.stats.multitest import multipletests
+
+    _, rows = analysed
+    # each question's exact test, then Benjamini-Hochberg over the questions below chance
+    below = [r for r in rows.values() if r.runs.n and r.runs.correct < 0.25 * r.runs.n]
+    p = [binom.cdf(r.runs.correct, r.runs.n, 0.25) for r in below]
+    q = multipletests(p, method="fdr_bh")[1]
+    assert len(below) > 10
+    for r, pi, qi in zip(below, p, q):
+        assert ("too_hard" in r.flags) == (qi < 0.05), r.uid
+        if qi < 0.05:
+            assert r.details["too_hard"]["p_value"] == pytest.approx(pi, rel=1e-12)
+            assert r.details["too_hard"]["q_value"] == pytest.approx(qi, rel=1e-9)
+    # 3 of 29 right (p 0.046) is below 0.05 alone, not once corrected over the questions read
+    h1 = rows["h1"]
+    assert binom.cdf(3, 29, 0.25) < 0.05 and "too_hard" not in h1.flags and "too_hard" not in rows["h2"].flags
+    assert rows["d00"].evidence["too_hard"].startswith(
+        "2 of 29 runs right, below chance (1/4): binomial P(X ≤ 2) = 0.013, BH q")
 
 
 def test_low_discrimination_and_weak_distractor(analysed):
@@ -189,11 +200,12 @@ def test_low_discrimination_and_weak_distractor(analysed):
 def test_queue_and_bulk_accept_honour_only_the_deciding_flags(bank, analysed):
     store, rows = analysed
     easy = next(u for u, r in rows.items() if r.flags == ["weak_distractor"] or r.flags == ["low_discrimination"])
-    for uid in (easy, "d00", "h1"):
+    hard = next(u for u, r in rows.items() if "too_hard" in r.flags and u != "d00")
+    for uid in (easy, "d00", hard):
         for who in ("ana", "bob"):
             store.labels.add_label(uid, who, bank.keys[uid])
     flags = queue_flags(store)
-    assert easy not in flags and set(flags["d00"]) >= {"suspect_key", "too_hard"} and "h1" in flags
+    assert easy not in flags and set(flags["d00"]) >= {"suspect_key", "too_hard"} and hard in flags
     assert "weak_distractor" not in flags["d00"] and "low_discrimination" not in flags.get("n00", {})
     queue = {v.uid: v for v in adjudication_queue(store, flags)}
     assert "d00" in queue and queue["d00"].item_flags["suspect_key"] == rows["d00"].evidence["suspect_key"]
@@ -250,7 +262,7 @@ def test_planted_wrong_key_is_flagged_suspect_key(store):
     assert rows[0].uid == "q3"  # the most serious flag sorts first
     assert q3.runs.distractors[2] == [f"#{r} model-{s}" for s, r in enumerate(runs) if s >= 1]
     assert q3.runs.discrimination < 0 < q3.runs.distractor_discrimination[2]
-    assert q3.evidence["suspect_key"].startswith("9 of 10 runs chose 2, 1 the key 4 (binomial p 0.011)")
+    assert q3.evidence["suspect_key"].startswith("9 of 10 runs chose 2, 1 the key 4 (binomial p 0.011, BH q 0.011)")
     assert "upper half (5 runs by rest score): 5 chose 2, 0 the key; 2's point-biserial +" in q3.evidence["suspect_key"]
     assert q3.details["suspect_key"]["p_value"] == pytest.approx(11 / 1024)
     assert q3.runs.difficulty == pytest.approx(1 / 10)

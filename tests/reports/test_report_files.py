@@ -74,7 +74,10 @@ def test_json_pairs_carry_mde(two_runs):
     (pair,) = data["pairs"]
     psi = (pair["a_only"] + pair["b_only"]) / pair["n"]
     assert pair["mde"] is None  # 5 questions, 3 discordant: no difference is detectable
-    assert pair["n_needed"] == int(stats.connor_n(psi, 0.05)) > pair["n"]
+    n_for_e = pair["n_needed"]  # the smallest n whose exact power reaches 80 % (not Connor's formula)
+    assert stats.mcnemar_power(psi, 0.05, n_for_e) >= 0.8 > max(
+        stats.mcnemar_power(psi, 0.05, n) for n in range(n_for_e - 8, n_for_e))
+    assert n_for_e != int(stats.connor_n(psi, 0.05)) and n_for_e > pair["n"]
     assert pair["n_needed_adjusted"] == pair["n_needed"]  # one pair: Holm's first step is alpha
     assert pair["diff_low_simultaneous"] == pair["diff_low"]
 

@@ -118,6 +118,26 @@ async def test_leaderboard_is_in_accuracy_order(db):
         assert screen.focused is table
 
 
+async def test_runs_on_different_questions_rank_by_whole_set_accuracy(db):
+    """A run asked only some of the questions: the table gains the whole-set columns, the chart
+    plots that figure, and the note says why."""
+    with Store(db) as store:  # model-d answered the first 10 questions only, 8 of them right
+        store.runs.create_run("llm", "acme/model-d", {}, status="done", total=10, predictions=answers(8)[:10])
+    app = make_app(db)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_report(pilot)
+        table = screen.query_one("#lb-table", DataTable)
+        assert headers(table)[6:8] == ["whole set", "95 %"]
+        got = {r[2]: r for r in rows(table)}
+        assert got["acme/model-a"][6] == "85.0%"  # answered every question: its accuracy
+        assert got["acme/model-d"][3] == "80.0%" and got["acme/model-d"][7].count("–") == 1
+        note = str(screen.query_one("#lb-note").render())
+        assert "answered different questions" in note and "whole-set accuracy" in note
+        chart = screen.query_one(LeaderChart)
+        whole = [float(r[6].rstrip("%")) for r in rows(table)]
+        assert [round(b.value, 1) for b in chart.bars] == whole == sorted(whole, reverse=True)
+
+
 async def test_tabs_switch_with_digits(db):
     app = make_app(db)
     async with app.run_test(size=SIZE) as pilot:

@@ -40,7 +40,9 @@ class LeaderboardTab(ReportTab):
         table.add_column("#", key="rank")
         table.add_column("run", key="run")
         table.add_column("model", key="model")
+        whole = report.ranked_by == "whole set"  # runs on different questions: ranked on the common scale
         for label, key in (("accuracy", "accuracy"), ("correct", "correct"), ("Wilson", "wilson"),
+                           *((("whole set", "whole"), ("95 %", "whole95")) if whole else ()),
                            ("rank 95 %", "ranks"), ("letters", "letters"), ("usable acc", "usable"),
                            ("invalid", "invalid"), ("tokens i/o", "tokens"), ("latency", "latency"), ("cost", "cost"),
                            ("shared", "shared")):
@@ -52,11 +54,13 @@ class LeaderboardTab(ReportTab):
             invalid = str(r.invalid) if not r.invalid or not n else f"{r.invalid} ({r.invalid / n:.0%})"
             none = r.no_success  # not one request succeeded: no accuracy, not 0.0 %
             ranks = (MISSING if r.rank_low is None or none
-                     else f"{r.rank_low}–{r.rank_high}" + ("~" if r.rank_unstable else ""))
+                     else f"{r.rank_low}–{r.rank_high}")
+            scale = ([right(MISSING if none else percent(r.whole_accuracy)),
+                      right(MISSING if none else interval(r.whole_low, r.whole_high))] if whole else [])
             table.add_row(right(r.rank), right(r.run_id), models[r.run_id],
                           right(MISSING if none else percent(r.answered_accuracy)),
                           right(f"{display.count(r.answered_correct)}/{n}"),
-                          right(MISSING if none else interval(r.answered_low, r.answered_high)), right(ranks),
+                          right(MISSING if none else interval(r.answered_low, r.answered_high)), *scale, right(ranks),
                           r.letters or MISSING,
                           right(MISSING if none else percent(r.usable_accuracy)), right(invalid),
                           right(tokens(r.tokens_in, r.tokens_out)), right(seconds(r.latency_mean)),
@@ -66,12 +70,16 @@ class LeaderboardTab(ReportTab):
         table.set_class(len(rows) >= 8, "-many")
         restore_cursor(table, current)
         self.query_one("#lb-note", Static).update(leader_note(report))
-        bars = [Bar(r.rank, short_model(r.model), 100 * (r.answered_accuracy or 0.0),
-                    None if r.answered_low is None else 100 * r.answered_low,
-                    None if r.answered_high is None else 100 * r.answered_high)
+        def pct(x: float | None) -> float | None:
+            return None if x is None else 100 * x
+
+        bars = [Bar(r.rank, short_model(r.model), pct(r.whole_accuracy) or 0.0, pct(r.whole_low), pct(r.whole_high))
+                if whole else Bar(r.rank, short_model(r.model), pct(r.answered_accuracy) or 0.0,
+                                  pct(r.answered_low), pct(r.answered_high))
                 for r in rows]  # what the table ranks
         base = report.baseline.share if report.baseline is not None else None
-        self.query_one(LeaderChart).show(bars, "Wilson 95 %", None if base is None else 100 * base)
+        self.query_one(LeaderChart).show(bars, "whole set, 95 % prediction" if whole else "Wilson 95 %",
+                                         None if base is None else 100 * base)
         self.query_one("#lb-clusters", Static).update(cluster_text(report))
 
 
