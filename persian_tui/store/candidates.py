@@ -68,14 +68,16 @@ class CandidatesRepo:
             "UNION SELECT couplet4 FROM candidates WHERE state != 'rejected'")}
 
     def poems(self, poet_ids: Sequence[int] | None = None) -> list[int]:
-        """Ids of the poems with two couplets or more (of these poets), in id order."""
+        """Ids of the poems with two couplets or more (of these poets) that quote no one (a
+        work quoting others holds their couplets), in id order."""
         if poet_ids is None:
-            return [r[0] for r in self.db.conn.execute("SELECT id FROM corpus_poems WHERE couplets > 1 ORDER BY id")]
+            return [r[0] for r in self.db.conn.execute(
+                "SELECT id FROM corpus_poems WHERE couplets > 1 AND quoting = 0 ORDER BY id")]
         out: list[int] = []
         for start in range(0, len(poet_ids), 500):
             chunk = list(poet_ids[start:start + 500])
             out += [r[0] for r in self.db.conn.execute(
-                f"SELECT id FROM corpus_poems WHERE couplets > 1 AND poet_id IN ({','.join('?' * len(chunk))})",
+                f"SELECT id FROM corpus_poems WHERE couplets > 1 AND quoting = 0 AND poet_id IN ({','.join('?' * len(chunk))})",
                 chunk)]
         return sorted(out)
 

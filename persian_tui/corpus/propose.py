@@ -1,0 +1,251 @@
+"""Fresh questions from the corpus (`corpus propose`): candidate outlier questions drawn from poems
+none of whose couplets is in the bank.
+
+For each seed couplet (a random couplet of a random poem, seeded): its pool is the couplets that
+share its rarer words (the similar-couplets search, store.corpus.related_couplets) and couplets
+of other poems in its metre and rhyme (store.candidates.form_mates). The meaning embedder
+(TF-IDF fitted on the pool, or a model) ranks them: the two closest in meaning to the seed, each
+from another poem, make the three close couplets when all three pairs are close (COHESION). The
+outlier shares words or form with them but is far in meaning: its mean similarity to the three at
+least MARGIN under theirs to each other. So that lexical overlap does not give it away, the
+lexical baseline (the project's TF-IDF embedder fitted on the four, centroid scorer) must not
+pick it (adversarial filtering, Zellers et al. 2018). Four couplets, four poems; their order
+seeded. The reasons (every similarity) are kept with the candidate.
+
+TF-IDF as the meaning embedder works offline but is weaker (its "meaning" is shared words);
+a sentence-transformers model or an OpenAI-compatible endpoint reads meaning better."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..models.candidates import Drawn
+from ..store import Store
+
+COHESION = {"tfidf": 0.12, "model": 0.5}  # least similarity of each pair of the three close couplets
+MARGIN = {"tfidf": 0.05, "model": 0.08}  # the outlier's mean similarity to them is this much lower at least
+NEAREST = 12  # couplets closest to the seed among which the two others are chosen
+TRIES_PER = 40  # seeds tried per candidate asked for, at most
+MIN_WORDS = 4  # words a couplet needs to be drawn (a refrain alone says nothing)
+MAX_COUNT = 10_000
+
+Progress = Callable[[int, int, int], None]  # (candidates made, asked for, seeds tried)
+
+
+class ProposeError(Exception):
+    """Bad input (one line), nothing written."""
+
+
+@dataclass
+class Proposal:
+    """What one run of the generator made."""
+
+    ids: list[int] = field(default_factory=list)
+    asked: int = 0
+    tried: int = 0
+    seconds: float = 0.0
+    embedder: str = "tfidf"
+
+
+@dataclass(frozen=True)
+class _Made:
+    couplets: tuple[Drawn, ...]  # in option order
+    outlier: int  # 1..4
+    reasons: dict[str, Any]
+
+
+def check_request(store: Store, count: int, poets: Sequence[str]) -> list[int] | None:
+    """The poet ids the request names (None: every poet); ProposeError for a count below 1 or
+    too large, a database without a corpus, or a poet the corpus does not have."""
+    if count < 1:
+        raise ProposeError(f"--count must be at least 1 (got {count})")
+    if count > MAX_COUNT:
+        raise ProposeError(f"--count is at most {MAX_COUNT} per run (got {count})")
+    if not store.corpus.has_corpus():
+        raise ProposeError(f"{store.path} has no corpus: import one first with `persian-tui corpus import FOLDER`")
+    if not poets:
+        return None
+    ids: list[int] = []
+    for name in poets:
+        found = store.corpus.poet_ids(name)
+        if not found:
+            raise ProposeError(f"poet {name!r} is not in the corpus (`persian-tui corpus stats` lists the poets)")
+        ids += found
+    return sorted(set(ids))
+
+
+def _unit(vectors: npt.ArrayLike) -> npt.NDArray[np.float32]:
+    v = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(v, axis=1)
+    norms[norms == 0] = 1.0
+    return v / norms[:, None]
+
+
+def _similarities(texts: list[str], embedder) -> npt.NDArray[np.float32]:
+    """Cosine similarities of every pair of texts, by the meaning embedder (None: TF-IDF fitted
+    on these texts, as the similar-couplets search ranks)."""
+    if embedder is None:
+        from ..runs.embedders import TfidfEmbedder
+
+        m = TfidfEmbedder.fitted_sparse(texts)
+        norms = np.sqrt(np.asarray(m.multiply(m).sum(axis=1), dtype=np.float32).ravel())
+        norms[norms == 0] = 1.0
+        return np.asarray((m @ m.T).toarray(), dtype=np.float32) / np.outer(norms, norms)
+    u = _unit(embedder.embed(texts))
+    return u @ u.T
+
+
+def baseline_pick(texts: Sequence[str]) -> tuple[int, list[float]]:
+    """The lexical baseline's answer (1..4) and its scores on four couplets: the project's
+    TF-IDF embedder fitted on them, the centroid scorer (lowest is the outlier)."""
+    from ..runs.embedders import TfidfEmbedder
+    from ..runs.outlier import predict
+
+    vectors = TfidfEmbedder.fitted_vectors(list(texts))
+    picked, scores = predict(vectors[None, :, :], "centroid")
+    return int(picked[0]), [round(float(s), 4) for s in scores[0]]
+
+
+def _words(text: str) -> set[str]:
+    return set(text.split())
+
+
+def _overlap(a: str, b: str) -> float:
+    """Shared words over the words of both (Jaccard), on normalized text."""
+    wa, wb = _words(a), _words(b)
+    return len(wa & wb) / len(wa | wb) if wa | wb else 0.0
+
+
+def _make(seed: Drawn, pool: list[Drawn], sims: npt.NDArray[np.float32], kind: str, rng: random.Random,
+          form_ids: set[int]) -> _Made | None:
+    """The candidate a seed gives (sims: the seed and its pool, in that order), or None."""
+    order = np.argsort(-sims[0, 1:], kind="stable")[:NEAREST]
+    near = [int(i) + 1 for i in order]
+    everyone = [seed, *pool]
+    best: tuple[float, int, int] | None = None
+    for x, i in enumerate(near):
+        for j in near[x + 1:]:
+            if len({seed.poem_id, everyone[i].poem_id, everyone[j].poem_id}) < 3:
+                continue
+            least = float(min(sims[0, i], sims[0, j], sims[i, j]))
+            if best is None or least > best[0]:
+                best = (least, i, j)
+    if best is None or best[0] < COHESION[kind]:
+        return None
+    trio = [0, best[1], best[2]]
+    pair_sims = [float(sims[a, b]) for a, b in ((0, best[1]), (0, best[2]), (best[1], best[2]))]
+    cohesion = float(np.mean(pair_sims))
+    poems = {everyone[t].poem_id for t in trio}
+    texts = [everyone[t].norm for t in trio]
+    trio_overlap = float(np.mean([_overlap(texts[a], texts[b]) for a, b in ((0, 1), (0, 2), (1, 2))]))
+    options: list[tuple[float, int]] = []
+    for k in range(1, len(everyone)):
+        if k in trio or everyone[k].poem_id in poems:
+            continue
+        meaning = float(np.mean(sims[k, trio]))
+        if meaning <= cohesion - MARGIN[kind]:
+            options.append((cohesion - meaning, k))
+    # most lexical overlap with the three first (what a lexical reader sees), then the meaning gap
+    options.sort(key=lambda o: (-float(np.mean([_overlap(everyone[o[1]].norm, t) for t in texts])), -o[0], o[1]))
+    for gap, k in options[:8]:
+        out = everyone[k]
+        four = [*(everyone[t] for t in trio), out]
+        rng.shuffle(four)
+        key = four.index(out) + 1
+        picked, scores = baseline_pick([f"{d.couplet.mesra1} {d.couplet.mesra2}" for d in four])
+        if picked == key:
+            continue  # lexical overlap would give it away
+        overlap = float(np.mean([_overlap(out.norm, t) for t in texts]))
+        form = {"metre": out.couplet.metre == seed.couplet.metre and bool(seed.couplet.metre),
+                "rhyme": out.couplet.rhyme == seed.couplet.rhyme and bool(seed.couplet.rhyme),
+                "form_mate": out.id in form_ids}
+        reasons = {
+            "seed": four.index(seed) + 1,
+            "close": {"pairs": [round(s, 4) for s in pair_sims], "cohesion": round(cohesion, 4)},
+            "outlier": {"to_close": [round(float(sims[k, t]), 4) for t in trio], "gap": round(gap, 4),
+                        "word_overlap": round(overlap, 4), "close_word_overlap": round(trio_overlap, 4), **form},
+            "baseline": {"embedder": "tfidf", "scorer": "centroid", "picks": picked, "scores": scores},
+        }
+        return _Made(tuple(four), key, reasons)
+    return None
+
+
+def propose(store: Store, count: int, *, embedder_spec: str = "tfidf", poets: Sequence[str] = (), seed: int = 0,
+            proposed_by: str | None = None, on_progress: Progress | None = None,
+            cancelled: Callable[[], bool] | None = None) -> Proposal:
+    """Draw `count` candidates (fewer when the corpus runs out of seeds: TRIES_PER seeds per
+    candidate at most) and write them, a batch per transaction. ProposeError: bad input."""
+    from .similar import similar_embedder
+
+    poet_ids = check_request(store, count, poets)
+    try:
+        embedder = similar_embedder(embedder_spec)
+    except Exception as e:  # EmbedderError and the model loader's own: one line
+        raise ProposeError(f"embedder {embedder_spec}: {e}") from None
+    kind = "tfidf" if embedder is None else "model"
+    name = "tfidf" if embedder is None else str(getattr(embedder, "model_id", embedder_spec))
+    banned = store.candidates.bank_poems()
+    bank_keys = store.candidates.bank_keys()
+    used = store.candidates.used_couplets()
+    poems = [p for p in store.candidates.poems(poet_ids) if p not in banned]
+    if not poems:
+        raise ProposeError("no poem to draw from: every poem of " + ("these poets" if poets else "the corpus")
+                           + " has a couplet in the bank")
+    allowed = set(poems)  # the drawable poems (of the chosen poets)
+    rng = random.Random(seed)
+    result = Proposal(asked=count, embedder=name)
+    started = time.monotonic()
+    batch: list[tuple[Sequence[int], int, str, dict[str, Any]]] = []
+
+    def fresh(d: Drawn) -> bool:
+        return (d.poem_id in allowed and d.id not in used and d.key not in bank_keys
+                and len(d.norm.split()) >= MIN_WORDS and len(d.key) == 2)
+
+    while len(result.ids) + len(batch) < count and result.tried < TRIES_PER * count:
+        if cancelled is not None and cancelled():
+            break
+        result.tried += 1
+        couplets = [d for d in store.candidates.poem_couplets(rng.choice(poems)) if fresh(d)]
+        if not couplets:
+            continue
+        seed_couplet = rng.choice(couplets)
+        c = seed_couplet.couplet
+        related = store.corpus.related_couplets(f"{c.mesra1} {c.mesra2}", exclude=seed_couplet.key)
+        form = store.candidates.form_mates(seed_couplet.poem_id, c.metre, c.rhyme, rng.choice(poems))
+        seen = {seed_couplet.key}  # one copy of a couplet quoted elsewhere
+        pool: list[Drawn] = []
+        for d in [*store.candidates.located(related), *form]:
+            if d.key not in seen and d.poem_id != seed_couplet.poem_id and fresh(d):
+                seen.add(d.key)
+                pool.append(d)
+        if len(pool) < 3:
+            continue
+        texts = [f"{d.couplet.mesra1} {d.couplet.mesra2}" for d in (seed_couplet, *pool)]
+        try:
+            sims = _similarities(texts, embedder)
+        except Exception as e:  # an endpoint or model failing mid-way: what was made is kept
+            if batch:
+                result.ids += store.candidates.add(batch, proposed_by)
+            raise ProposeError(f"embedder {embedder_spec}: {e} ({len(result.ids)} candidate(s) written)") from None
+        made = _make(seed_couplet, pool, sims, kind, rng, {d.id for d in form})
+        if made is None:
+            continue
+        used.update(d.id for d in made.couplets)
+        batch.append(([d.id for d in made.couplets], made.outlier, name, made.reasons))
+        if len(batch) >= 10:
+            result.ids += store.candidates.add(batch, proposed_by)
+            batch = []
+        if on_progress is not None:
+            on_progress(len(result.ids) + len(batch), count, result.tried)
+    if batch:
+        result.ids += store.candidates.add(batch, proposed_by)
+    result.seconds = time.monotonic() - started
+    return result
+
