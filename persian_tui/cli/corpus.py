@@ -11,6 +11,7 @@ from pathlib import Path
 from ..display import json_safe, percent
 from ..display import line as sanitize
 from ..models import QUESTION_SETS
+from . import candidates
 from .common import UserError, open_store
 
 
@@ -356,6 +357,8 @@ def add_commands(sub) -> None:
                     help="put the file's hemistich order back (required: the one action)")
     ro.add_argument("--uid", action="append", help="only this question (repeatable)")
     ro.set_defaults(func=cmd_corpus_reorder)
+
+    candidates.add_propose(co_sub)
 
     sc = sub.add_parser("shortcuts", help="can surface cues (poet, metre, rhyme, form, length, "
                         "key position, lexical baseline) find the key without reading?",

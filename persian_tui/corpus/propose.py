@@ -26,11 +26,16 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..access import Access
 from ..models.candidates import Drawn
 from ..store import Store
 
-COHESION = {"tfidf": 0.12, "model": 0.5}  # least similarity of each pair of the three close couplets
-MARGIN = {"tfidf": 0.05, "model": 0.08}  # the outlier's mean similarity to them is this much lower at least
+# each embedder has its own scale of cosines (a model's are all high): the thresholds are the
+# seed pool's own, with a floor for TF-IDF
+COHESION = {"tfidf": 0.12, "model": -1.0}  # least similarity of each pair of the three close couplets (floor) ...
+COHESION_QUANTILE = 0.5  # ... and at least this quantile of the seed's similarities to its pool
+MARGIN = {"tfidf": 0.05, "model": 0.0}  # the outlier's mean similarity to them is lower by this (floor) ...
+MARGIN_SD = 0.5  # ... and by this many standard deviations of the seed's similarities to its pool
 NEAREST = 12  # couplets closest to the seed among which the two others are chosen
 TRIES_PER = 40  # seeds tried per candidate asked for, at most
 MIN_WORDS = 4  # words a couplet needs to be drawn (a refrain alone says nothing)
@@ -137,8 +142,10 @@ def _make(seed: Drawn, pool: list[Drawn], sims: npt.NDArray[np.float32], kind: s
             least = float(min(sims[0, i], sims[0, j], sims[i, j]))
             if best is None or least > best[0]:
                 best = (least, i, j)
-    if best is None or best[0] < COHESION[kind]:
+    pool_sims = sims[0, 1:]
+    if best is None or best[0] < max(COHESION[kind], float(np.quantile(pool_sims, COHESION_QUANTILE))):
         return None
+    margin = max(MARGIN[kind], MARGIN_SD * float(np.std(pool_sims)))
     trio = [0, best[1], best[2]]
     pair_sims = [float(sims[a, b]) for a, b in ((0, best[1]), (0, best[2]), (best[1], best[2]))]
     cohesion = float(np.mean(pair_sims))
@@ -150,7 +157,7 @@ def _make(seed: Drawn, pool: list[Drawn], sims: npt.NDArray[np.float32], kind: s
         if k in trio or everyone[k].poem_id in poems:
             continue
         meaning = float(np.mean(sims[k, trio]))
-        if meaning <= cohesion - MARGIN[kind]:
+        if meaning <= cohesion - margin:
             options.append((cohesion - meaning, k))
     # most lexical overlap with the three first (what a lexical reader sees), then the meaning gap
     options.sort(key=lambda o: (-float(np.mean([_overlap(everyone[o[1]].norm, t) for t in texts])), -o[0], o[1]))
@@ -177,13 +184,16 @@ def _make(seed: Drawn, pool: list[Drawn], sims: npt.NDArray[np.float32], kind: s
     return None
 
 
-def propose(store: Store, count: int, *, embedder_spec: str = "tfidf", poets: Sequence[str] = (), seed: int = 0,
-            proposed_by: str | None = None, on_progress: Progress | None = None,
+def propose(store: Store, who: Access, count: int, *, embedder_spec: str = "tfidf", poets: Sequence[str] = (),
+            seed: int = 0, on_progress: Progress | None = None,
             cancelled: Callable[[], bool] | None = None) -> Proposal:
     """Draw `count` candidates (fewer when the corpus runs out of seeds: TRIES_PER seeds per
-    candidate at most) and write them, a batch per transaction. ProposeError: bad input."""
+    candidate at most) and write them, a batch per transaction. Admins only (AccessDenied);
+    ProposeError: bad input, nothing written."""
     from .similar import similar_embedder
 
+    who.require("propose")
+    proposed_by = who.user
     poet_ids = check_request(store, count, poets)
     try:
         embedder = similar_embedder(embedder_spec)
