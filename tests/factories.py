@@ -10,8 +10,8 @@ import ast
 import asyncio
 import json
 import os
-import re
 import random
+import re
 import shutil
 import socket
 import sqlite3

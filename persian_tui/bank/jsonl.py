@@ -6,7 +6,8 @@ Schema version 5, keys in this order:
   updated_at, origin
 `sources` lists every reference the question is known by, its own source first (empty when it
 has none); `origin` where the question came from (`book`: a seed book's import, `fresh`: a
-vetted corpus candidate, `authored`: written by a person); `source_page` the page of its own source it is on (a book's page), null when unknown.
+vetted corpus candidate, `authored`: written by a person); `source_page` the page of its own
+source it is on (a book's page), null when unknown.
 An option's `order` says whether its hemistichs were checked against the corpus
 (`poet`, `reversed`, `unverified`); its `corpus` is its provenance link, null when it has none
 (no corpus loaded): {status: linked, poem, couplet, poet, metre, method, score, also_in},

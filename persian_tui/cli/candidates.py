@@ -3,7 +3,6 @@ questions drawn from the corpus and vetted by admins."""
 
 from __future__ import annotations
 
-import argparse
 import json
 
 from ..display import json_safe, percent

@@ -76,9 +76,9 @@ class CandidatesRepo:
         out: list[int] = []
         for start in range(0, len(poet_ids), 500):
             chunk = list(poet_ids[start:start + 500])
+            marks = ",".join("?" * len(chunk))
             out += [r[0] for r in self.db.conn.execute(
-                f"SELECT id FROM corpus_poems WHERE couplets > 1 AND quoting = 0 AND poet_id IN ({','.join('?' * len(chunk))})",
-                chunk)]
+                f"SELECT id FROM corpus_poems WHERE couplets > 1 AND quoting = 0 AND poet_id IN ({marks})", chunk)]
         return sorted(out)
 
     def poem_couplets(self, poem_id: int) -> list[Drawn]:

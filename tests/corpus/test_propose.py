@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from factories import copy_mini, make_question, write_themed_poems
 
-from persian_tui.access import AccessDenied, Access, solo
+from persian_tui.access import Access, AccessDenied, solo
 from persian_tui.corpus.ganjoor import import_corpus
 from persian_tui.corpus.propose import ProposeError, baseline_pick, propose
 from persian_tui.corpus.vetting import VettingError, accept, draft, reject

@@ -109,8 +109,12 @@ class CandidatesScreen(AppState, Screen[None]):
         poets = " · ".join(dict.fromkeys(x.poet for x in c.couplets))
         return f"#{c.id}  {c.state}  outlier {c.outlier}  {poets}"
 
+    def _current_id(self) -> int | None:
+        c = self.current()
+        return c.id if c is not None else None
+
     def action_reload(self) -> None:
-        self.reload(self.current().id if self.current() else None)
+        self.reload(self._current_id())
 
     def current(self) -> Candidate | None:
         i = self.query_one("#cand-list", OptionList).highlighted
@@ -219,7 +223,7 @@ class CandidatesScreen(AppState, Screen[None]):
             self.notify(display.line(message.error), severity="warning", timeout=6)
         else:
             self.notify(f"{message.made} candidate(s) proposed", timeout=3)
-        self.reload(self.current().id if self.current() else None)
+        self.reload(self._current_id())
 
     def action_back(self) -> None:
         self.dismiss(None)
