@@ -405,11 +405,11 @@ THEMES = {  # four themes of words, and words any couplet may hold (a generated 
     "sabr": "صبر شکیب تلخ شیرین ثمر ظفر صابر امید انتظار",
 }
 SHARED_WORDS = "که از به در با بر تا هر این آن دل شب روز راه جهان گل باغ".split()
-THEMED_POETS = ("anvari", "sanaei", "nezami", "jami", "khaju", "vahshi")
+THEMED_POETS = ("anvari", "sanaei", "nezami", "jami", "khaju", "vahshi", "onsori", "farrokhi", "manuchehri")
 
 
 def write_themed_poems(root: Path, seed: int = 5) -> None:
-    """Six poets, each with one poem of four couplets per theme: every couplet three words of its
+    """Nine poets, each with one poem of four couplets per theme: every couplet three words of its
     theme and four shared words per hemistich (seeded), into an export at root."""
     rng = random.Random(seed)
 

@@ -8,7 +8,7 @@ import json
 from ..display import json_safe, percent
 from ..display import line as sanitize
 from ..models.candidates import couplet_link
-from .common import UserError, bounded_int, open_store
+from .common import ProgressBar, UserError, bounded_int, open_store
 
 
 def _access(store, args):
@@ -21,7 +21,6 @@ def _access(store, args):
 def cmd_propose(args) -> int:
     from .. import settings
     from ..corpus.propose import ProposeError, check_request, propose
-    from .corpus import _Bar
 
     spec = settings.similar_model(args.embedder)
     try:
@@ -29,7 +28,7 @@ def cmd_propose(args) -> int:
             check_request(store, args.count, args.poet or ())
     except ProposeError as e:
         raise UserError(str(e)) from None
-    bar = _Bar("propose")
+    bar = ProgressBar("propose")
     with open_store(args) as store:
         try:
             result = propose(store, _access(store, args), args.count, embedder_spec=spec or "tfidf",

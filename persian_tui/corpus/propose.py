@@ -40,6 +40,8 @@ NEAREST = 12  # couplets closest to the seed among which the two others are chos
 TRIES_PER = 40  # seeds tried per candidate asked for, at most
 MIN_WORDS = 4  # words a couplet needs to be drawn (a refrain alone says nothing)
 MAX_COUNT = 10_000
+REFERENCE = 2_000  # random corpus couplets the lexical baseline's word weights come from
+OUTLIERS_TRIED = 40  # outliers tried against the lexical baseline per seed, most shared words first
 
 Progress = Callable[[int, int, int], None]  # (candidates made, asked for, seeds tried)
 
@@ -107,29 +109,37 @@ def _similarities(texts: list[str], embedder) -> npt.NDArray[np.float32]:
     return u @ u.T
 
 
-def baseline_pick(texts: Sequence[str]) -> tuple[int, list[float]]:
-    """The lexical baseline's answer (1..4) and its scores on four couplets: the project's
-    TF-IDF embedder fitted on them, the centroid scorer (lowest is the outlier)."""
-    from ..runs.embedders import TfidfEmbedder
-    from ..runs.outlier import predict
+class LexicalBaseline:
+    """The lexical baseline a candidate must not be easy for: the project's TF-IDF (the values of
+    the embedder `run embed tfidf` uses) fitted on a seed's texts and REFERENCE random couplets of
+    the corpus, so its word weights are near the corpus's, as a bank-wide fit's are (a fit on
+    the four alone is not); fitted when first asked."""
 
-    vectors = TfidfEmbedder.fitted_vectors(list(texts))
-    picked, scores = predict(vectors[None, :, :], "centroid")
-    return int(picked[0]), [round(float(s), 4) for s in scores[0]]
+    def __init__(self, reference: list[str], texts: list[str]):
+        self.reference, self.texts = reference, texts
+        self._matrix = None
 
+    def pick(self, rows: Sequence[int]) -> tuple[int, list[float]]:
+        """Its answer (1..4) and scores (centroid scorer, lowest is the outlier) on four of the
+        texts (their indices, in option order)."""
+        from ..runs.embedders import TfidfEmbedder
+        from ..runs.outlier import predict
 
-def _words(text: str) -> set[str]:
-    return set(text.split())
+        if self._matrix is None:
+            self._matrix = TfidfEmbedder.fitted_sparse([*self.texts, *self.reference])
+        vectors = self._matrix[list(rows)].toarray()
+        picked, scores = predict(vectors[None, :, :], "centroid")
+        return int(picked[0]), [round(float(x), 4) for x in scores[0]]
 
 
 def _overlap(a: str, b: str) -> float:
     """Shared words over the words of both (Jaccard), on normalized text."""
-    wa, wb = _words(a), _words(b)
+    wa, wb = set(a.split()), set(b.split())
     return len(wa & wb) / len(wa | wb) if wa | wb else 0.0
 
 
 def _make(seed: Drawn, pool: list[Drawn], sims: npt.NDArray[np.float32], kind: str, rng: random.Random,
-          form_ids: set[int]) -> _Made | None:
+          form_ids: set[int], lexical: LexicalBaseline) -> _Made | None:
     """The candidate a seed gives (sims: the seed and its pool, in that order), or None."""
     order = np.argsort(-sims[0, 1:], kind="stable")[:NEAREST]
     near = [int(i) + 1 for i in order]
@@ -161,12 +171,13 @@ def _make(seed: Drawn, pool: list[Drawn], sims: npt.NDArray[np.float32], kind: s
             options.append((cohesion - meaning, k))
     # most lexical overlap with the three first (what a lexical reader sees), then the meaning gap
     options.sort(key=lambda o: (-float(np.mean([_overlap(everyone[o[1]].norm, t) for t in texts])), -o[0], o[1]))
-    for gap, k in options[:8]:
+    for gap, k in options[:OUTLIERS_TRIED]:
         out = everyone[k]
-        four = [*(everyone[t] for t in trio), out]
-        rng.shuffle(four)
-        key = four.index(out) + 1
-        picked, scores = baseline_pick([f"{d.couplet.mesra1} {d.couplet.mesra2}" for d in four])
+        rows = [*trio, k]
+        rng.shuffle(rows)
+        four = [everyone[i] for i in rows]
+        key = rows.index(k) + 1
+        picked, scores = lexical.pick(rows)
         if picked == key:
             continue  # lexical overlap would give it away
         overlap = float(np.mean([_overlap(out.norm, t) for t in texts]))
@@ -178,7 +189,8 @@ def _make(seed: Drawn, pool: list[Drawn], sims: npt.NDArray[np.float32], kind: s
             "close": {"pairs": [round(s, 4) for s in pair_sims], "cohesion": round(cohesion, 4)},
             "outlier": {"to_close": [round(float(sims[k, t]), 4) for t in trio], "gap": round(gap, 4),
                         "word_overlap": round(overlap, 4), "close_word_overlap": round(trio_overlap, 4), **form},
-            "baseline": {"embedder": "tfidf", "scorer": "centroid", "picks": picked, "scores": scores},
+            "baseline": {"embedder": "tfidf", "fitted_on": f"{REFERENCE} corpus couplets", "scorer": "centroid",
+                         "picks": picked, "scores": scores},
         }
         return _Made(tuple(four), key, reasons)
     return None
@@ -210,6 +222,7 @@ def propose(store: Store, who: Access, count: int, *, embedder_spec: str = "tfid
                            + " has a couplet in the bank")
     allowed = set(poems)  # the drawable poems (of the chosen poets)
     rng = random.Random(seed)
+    reference = store.candidates.sample_texts(REFERENCE, rng)
     result = Proposal(asked=count, embedder=name)
     started = time.monotonic()
     batch: list[tuple[Sequence[int], int, str, dict[str, Any]]] = []
@@ -244,7 +257,7 @@ def propose(store: Store, who: Access, count: int, *, embedder_spec: str = "tfid
             if batch:
                 result.ids += store.candidates.add(batch, proposed_by)
             raise ProposeError(f"embedder {embedder_spec}: {e} ({len(result.ids)} candidate(s) written)") from None
-        made = _make(seed_couplet, pool, sims, kind, rng, {d.id for d in form})
+        made = _make(seed_couplet, pool, sims, kind, rng, {d.id for d in form}, LexicalBaseline(reference, texts))
         if made is None:
             continue
         used.update(d.id for d in made.couplets)

@@ -5,6 +5,7 @@ reads, the candidates it writes, and the admins' decisions (each one short, race
 from __future__ import annotations
 
 import json
+import random
 import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -80,6 +81,20 @@ class CandidatesRepo:
             out += [r[0] for r in self.db.conn.execute(
                 f"SELECT id FROM corpus_poems WHERE couplets > 1 AND quoting = 0 AND poet_id IN ({marks})", chunk)]
         return sorted(out)
+
+    def sample_texts(self, n: int, rng: random.Random) -> list[str]:
+        """The texts ("mesra1 mesra2") of about n random couplets (ids drawn with `rng`; a gap
+        in the ids draws nothing)."""
+        low, high = self.db.conn.execute("SELECT MIN(id), MAX(id) FROM corpus_couplets").fetchone()
+        if low is None:
+            return []
+        ids = sorted({rng.randint(low, high) for _ in range(n)})
+        out: list[str] = []
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            out += [f"{r[0]} {r[1]}" for r in self.db.conn.execute(
+                f"SELECT mesra1, mesra2 FROM corpus_couplets WHERE id IN ({','.join('?' * len(chunk))})", chunk)]
+        return out
 
     def poem_couplets(self, poem_id: int) -> list[Drawn]:
         return [_drawn(r) for r in self.db.conn.execute(f"{_SELECT} WHERE c.poem_id = ? ORDER BY c.idx", (poem_id,))]

@@ -1,0 +1,188 @@
+"""Fresh questions from the corpus: how fast `corpus propose` makes candidates, and how hard they are
+for the TF-IDF baseline against the book's questions.
+
+  speed       candidates a minute with TF-IDF on a generated export (the excerpt's poets copied
+              with shuffled words, bench_corpus.make_export) of POEMS poems lengthened to the real
+              export's 11.2 couplets a poem (default 132,538 poems: its 1.49 M couplets), with a
+              bank of BANK questions made of corpus couplets (their poems are never drawn);
+              baseline in the same run: a naive exhaustive pairing (each seed compared with every
+              drawable couplet of the corpus, TF-IDF fitted on them all), timed on a few seeds.
+              Checked on every candidate: four poems, none holding a bank couplet, provenance.
+  difficulty  on the Ganjoor excerpt (real text) with the seed's questions imported (the book's):
+              the TF-IDF baseline (the project's embedder fitted on a set's texts, centroid scorer,
+              as `run embed tfidf` scores) on the book's questions and on COUNT candidates taken
+              as if all accepted: accuracy, Wilson 95 % intervals, Fisher's exact test (one-sided:
+              are candidates easier?).
+
+Run: python bench/bench_propose.py [POEMS] [COUNT] [BANK]   (prints figures; asserts nothing)
+     python bench/bench_propose.py difficulty [COUNT]         (the difficulty part only)"""
+
+from __future__ import annotations
+
+import random
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from bench_corpus import AVERAGE, SAMPLE, make_export  # noqa: E402
+
+from persian_tui.access import solo  # noqa: E402
+from persian_tui.corpus import ganjoor  # noqa: E402
+from persian_tui.corpus.propose import propose  # noqa: E402
+from persian_tui.models import Option, Question  # noqa: E402
+from persian_tui.store import Store  # noqa: E402
+from persian_tui.text import warm_up  # noqa: E402
+
+SEED_BOOK = Path("/work/shared/seed-data/benchmark_dataset.json")
+NAIVE_SEEDS = 3  # seeds the exhaustive baseline is timed on
+
+
+def load(where: str) -> str:
+    import os
+
+    return f"load {os.getloadavg()[0]:.1f}" if hasattr(os, "getloadavg") else where
+
+
+def bank_of_corpus_couplets(store: Store, n: int, rng: random.Random) -> None:
+    rows = store.conn.execute("SELECT mesra1, mesra2 FROM corpus_couplets WHERE mesra2 != '' "
+                              "ORDER BY random() LIMIT ?", (n * 4,)).fetchall()
+    store.questions.add_questions([Question(uid=f"b-{i:05d}", key=1, status="ready", options=[
+        Option(p, *rows[i * 4 + p - 1]) for p in range(1, 5)]) for i in range(len(rows) // 4)])
+
+
+def check(store: Store) -> tuple[int, int]:
+    """(candidates, those with four poems, full provenance and no bank poem or couplet)."""
+    banned, keys = store.candidates.bank_poems(), store.candidates.bank_keys()
+    paths = {r[0]: r[1] for r in store.conn.execute("SELECT path, id FROM corpus_poems")}
+    good = 0
+    made = store.candidates.candidates()
+    for c in made:
+        from persian_tui.store.candidates import halves_key
+        from persian_tui.text import corpus_key
+
+        ok = len({x.poem for x in c.couplets}) == 4 and all(
+            x.poet and x.poem and x.title is not None and paths[x.poem] not in banned
+            and halves_key(corpus_key(x.mesra1), corpus_key(x.mesra2)) not in keys for x in c.couplets)
+        good += ok
+    return len(made), good
+
+
+def naive_seconds_per_seed(store: Store, seeds: int, rng: random.Random) -> float:
+    """The exhaustive pairing: every drawable couplet read and embedded (TF-IDF fitted on all of
+    them), each seed compared with all: seconds per seed (the fit shared among the seeds)."""
+    import numpy as np
+
+    from persian_tui.runs.embedders import TfidfEmbedder
+
+    banned = store.candidates.bank_poems()
+    t = time.perf_counter()
+    rows = [r for r in store.conn.execute("SELECT poem_id, mesra1, mesra2 FROM corpus_couplets WHERE mesra2 != ''")
+            if r[0] not in banned]
+    m = TfidfEmbedder.fitted_sparse([f"{r[1]} {r[2]}" for r in rows])
+    norms = np.sqrt(np.asarray(m.multiply(m).sum(axis=1), dtype=np.float32).ravel())
+    norms[norms == 0] = 1.0
+    for _ in range(seeds):
+        i = rng.randrange(len(rows))
+        sims = (m @ m[i].T).toarray().ravel() / (norms * norms[i])
+        np.argsort(-sims)[:12]  # the nearest, from which the three are chosen
+    return (time.perf_counter() - t) / seeds
+
+
+def speed(poems: int, count: int, bank: int) -> None:
+    warm_up()
+    rng = random.Random(7)
+    tmp = Path(tempfile.mkdtemp(prefix="ptui-bench-propose-"))
+    try:
+        export = tmp / "export"
+        t = time.perf_counter()
+        made = make_export(export, poems, rng, couplets=round(poems * AVERAGE))
+        db = tmp / "propose.db"
+        with Store(db) as store:
+            ganjoor.import_corpus(store, export)
+            couplets = store.conn.execute("SELECT COUNT(*) FROM corpus_couplets").fetchone()[0]
+            print(f"export: {made:,} poems, {couplets:,} couplets, built and imported in "
+                  f"{time.perf_counter() - t:.0f} s ({load('')})")
+            bank_of_corpus_couplets(store, bank, rng)
+            print(f"bank: {bank} questions of corpus couplets, {len(store.candidates.bank_poems()):,} poems excluded")
+            result = propose(store, solo("bench"), count, seed=1)
+            rate = len(result.ids) / result.seconds * 60
+            total, good = check(store)
+            print(f"corpus propose --count {count} (tfidf): {len(result.ids)} candidates in {result.seconds:.1f} s "
+                  f"= {rate:.1f} a minute ({result.tried} seeds tried); {good}/{total} with four poems, full "
+                  f"provenance, no bank couplet ({load('')})")
+            per_seed = naive_seconds_per_seed(store, NAIVE_SEEDS, rng)
+            seeds_per = result.tried / max(len(result.ids), 1)
+            naive_rate = 60 / (per_seed * seeds_per)
+            print(f"baseline, exhaustive pairing: {per_seed:.1f} s per seed (fit on every drawable couplet "
+                  f"shared by {NAIVE_SEEDS} seeds), {seeds_per:.2f} seeds a candidate -> {naive_rate:.2f} a minute; "
+                  f"corpus propose is {rate / naive_rate:.0f}x faster")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def tfidf_accuracy(questions: list[list[str]], keys: list[int]) -> tuple[int, int]:
+    """The TF-IDF baseline as `run embed tfidf` scores a set: fitted on the set's texts, centroid."""
+    import numpy as np
+
+    from persian_tui.runs.embedders import make_embedder
+    from persian_tui.runs.outlier import predict
+
+    texts = sorted({t for q in questions for t in q})
+    embedder = make_embedder("tfidf", corpus=texts)
+    index = {t: i for i, t in enumerate(texts)}
+    vectors = embedder.embed(texts)
+    E = np.stack([vectors[[index[t] for t in q]] for q in questions])
+    picked, _ = predict(E, "centroid")
+    return int(sum(int(p) == k for p, k in zip(picked, keys))), len(keys)
+
+
+def difficulty(count: int) -> None:
+    from scipy.stats import fisher_exact
+
+    from persian_tui.bank.importer import apply_import, plan_import  # as `persian-tui import` does
+    from persian_tui.runs.embedding import couplet_text
+    from persian_tui.stats import wilson
+
+    if not SEED_BOOK.is_file() or not SAMPLE.is_dir():
+        print("difficulty: needs the seed's book and the Ganjoor excerpt (not here)")
+        return
+    tmp = Path(tempfile.mkdtemp(prefix="ptui-bench-difficulty-"))
+    try:
+        with Store(tmp / "d.db") as store:
+            apply_import(store, plan_import(store, SEED_BOOK), skip_invalid=True)
+            ganjoor.import_corpus(store, SAMPLE)
+            store.links.link_questions()
+            book = [q for q in store.questions.questions() if q.key]
+            result = propose(store, solo("bench"), count, seed=1)
+            cands = store.candidates.candidates()
+            sets = {
+                "book": ([[couplet_text(o.mesra1, o.mesra2) for o in q.options] for q in book], [q.key for q in book]),
+                "candidates": ([[couplet_text(x.mesra1, x.mesra2) for x in c.couplets] for c in cands],
+                               [c.outlier for c in cands]),
+            }
+            figures = {name: tfidf_accuracy(*s) for name, s in sets.items()}
+            print(f"difficulty on the excerpt: {len(result.ids)} candidates ({result.seconds:.1f} s)")
+            for name, (right, n) in figures.items():
+                low, high = wilson(right, n) or (0.0, 0.0)
+                print(f"  TF-IDF baseline on the {name}: {right}/{n} = {right / n:.1%} (Wilson 95 % {low:.1%}–{high:.1%})")
+            (cr, cn), (br, bn) = figures["candidates"], figures["book"]
+            _, p = fisher_exact([[cr, cn - cr], [br, bn - br]], alternative="greater")
+            print(f"  Fisher's exact test, candidates easier than the book (one-sided): p = {p:.3f}")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    if args and args[0] == "difficulty":
+        difficulty(int(args[1]) if len(args) > 1 else 100)
+    else:
+        speed(int(args[0]) if args else 132_538, int(args[1]) if len(args) > 1 else 60,
+              int(args[2]) if len(args) > 2 else 250)
+        difficulty(int(args[1]) if len(args) > 1 else 100)
