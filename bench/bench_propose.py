@@ -170,7 +170,8 @@ def difficulty(count: int) -> None:
             print(f"difficulty on the excerpt: {len(result.ids)} candidates ({result.seconds:.1f} s)")
             for name, (right, n) in figures.items():
                 low, high = wilson(right, n) or (0.0, 0.0)
-                print(f"  TF-IDF baseline on the {name}: {right}/{n} = {right / n:.1%} (Wilson 95 % {low:.1%}–{high:.1%})")
+                print(f"  TF-IDF baseline on the {name}: {right}/{n} = {right / n:.1%} "
+                      f"(Wilson 95 % {low:.1%}–{high:.1%})")
             (cr, cn), (br, bn) = figures["candidates"], figures["book"]
             _, p = fisher_exact([[cr, cn - cr], [br, bn - br]], alternative="greater")
             print(f"  Fisher's exact test, candidates easier than the book (one-sided): p = {p:.3f}")

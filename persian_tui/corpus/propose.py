@@ -117,7 +117,7 @@ class LexicalBaseline:
 
     def __init__(self, reference: list[str], texts: list[str]):
         self.reference, self.texts = reference, texts
-        self._matrix = None
+        self._matrix: Any = None  # scipy's CSR matrix
 
     def pick(self, rows: Sequence[int]) -> tuple[int, list[float]]:
         """Its answer (1..4) and scores (centroid scorer, lowest is the outlier) on four of the
