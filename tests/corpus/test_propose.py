@@ -177,3 +177,43 @@ def test_an_embedder_that_cannot_load_is_one_line(themed, tmp_path):
     with pytest.raises(ProposeError, match="embedder st:"):
         propose(themed, ADMIN, 1, embedder_spec=f"st:{tmp_path / 'missing'}")
     assert themed.candidates.candidates() == []
+
+
+def _word_vectors(body):
+    """An embedding endpoint's reply: each text as counts of its words hashed into 32 buckets
+    (zlib.crc32: the same in every process)."""
+    import zlib
+
+    from llm_server import Reply
+
+    def vector(text: str) -> list[float]:
+        v = [0.0] * 32
+        for w in text.split():
+            v[zlib.crc32(w.encode()) % 32] += 1.0
+        return v
+
+    return Reply(body={"object": "list", "model": "e", "usage": {"prompt_tokens": 1, "total_tokens": 1},
+                       "data": [{"object": "embedding", "index": i, "embedding": vector(t)}
+                                for i, t in enumerate(body["input"])]})
+
+
+def test_an_openai_compatible_endpoint_is_the_meaning_embedder(themed, monkeypatch):
+    from llm_server import LLMServer
+
+    with LLMServer(lambda body, n: _word_vectors(body)) as server:
+        monkeypatch.setenv("PERSIAN_TUI_SIMILAR_BASE_URL", server.url)
+        result = propose(themed, ADMIN, 2, embedder_spec="openai:e", seed=1)
+        assert server.requests and all(r["model"] == "e" and r["input"] for r in server.requests)
+    made = themed.candidates.candidates()
+    assert len(made) == len(result.ids) >= 1 and {c.embedder for c in made} == {result.embedder}
+    assert result.embedder != "tfidf"
+
+
+def test_an_endpoint_that_fails_is_one_line_and_keeps_what_was_made(themed, monkeypatch):
+    from llm_server import LLMServer, Reply
+
+    with LLMServer(lambda body, n: Reply(status=500, body={"error": {"message": "down"}})) as server:
+        monkeypatch.setenv("PERSIAN_TUI_SIMILAR_BASE_URL", server.url)
+        with pytest.raises(ProposeError, match=r"embedder openai:e: .*\(0 candidate\(s\) written\)") as e:
+            propose(themed, ADMIN, 2, embedder_spec="openai:e", seed=1)
+    assert "\n" not in str(e.value) and themed.candidates.candidates() == []
