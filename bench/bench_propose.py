@@ -1,7 +1,7 @@
 """Fresh questions from the corpus: how fast `corpus propose` makes candidates, and how hard they are
 for the TF-IDF baseline against the book's questions.
 
-  speed       candidates a minute with TF-IDF on a generated export (the excerpt's poets copied
+  speed       the cost of a seed with TF-IDF on a generated export (the excerpt's poets copied
               with shuffled words, bench_corpus.make_export) of POEMS poems lengthened to the real
               export's 11.2 couplets a poem (default 132,538 poems: its 1.49 M couplets), with a
               bank of BANK questions made of corpus couplets (their poems are never drawn);
@@ -14,8 +14,10 @@ for the TF-IDF baseline against the book's questions.
               as if all accepted: accuracy, Wilson 95 % intervals, Fisher's exact test (one-sided:
               are candidates easier?).
 
-Run: python bench/bench_propose.py [POEMS] [COUNT] [BANK]   (prints figures; asserts nothing)
-     python bench/bench_propose.py difficulty [COUNT]         (the difficulty part only)"""
+Run: python bench/bench_propose.py [POEMS] [SEEDS] [BANK] [COUNT] [--db DB]   (prints figures; asserts nothing)
+     python bench/bench_propose.py difficulty [COUNT]         (the difficulty part only)
+The rate at the full size: seeds a candidate (on the excerpt's real text) x a seed's cost (at
+the full size); --db reuses a database the speed part built before (kept when a run is killed)."""
 
 from __future__ import annotations
 
@@ -98,37 +100,44 @@ def naive_seconds_per_seed(store: Store, seeds: int, rng: random.Random) -> tupl
     return (time.perf_counter() - t) / seeds * len(rows) / len(timed), len(timed), len(rows)
 
 
-def speed(poems: int, count: int, bank: int) -> None:
+def speed(poems: int, seeds: int, bank: int, db: Path | None = None) -> None:
+    """The cost of a seed at the full size (building the export unless `db` is one built
+    before), and the naive pairing's. The generated copies' shuffled words make them poor
+    material (a couplet's copies are the same words in another order), so how many seeds a
+    candidate takes is measured on real text (difficulty, below)."""
     warm_up()
     rng = random.Random(7)
     tmp = Path(tempfile.mkdtemp(prefix="ptui-bench-propose-"))
     try:
-        export = tmp / "export"
-        t = time.perf_counter()
-        made = make_export(export, poems, rng, couplets=round(poems * AVERAGE))
-        db = tmp / "propose.db"
+        if db is None:
+            export = tmp / "export"
+            t = time.perf_counter()
+            made = make_export(export, poems, rng, couplets=round(poems * AVERAGE))
+            db = tmp / "propose.db"
+            with Store(db) as store:
+                ganjoor.import_corpus(store, export)
+                bank_of_corpus_couplets(store, bank, rng)
+            print(f"export: {made:,} poems, built and imported in {time.perf_counter() - t:.0f} s ({load('')})")
         with Store(db) as store:
-            ganjoor.import_corpus(store, export)
             couplets = store.conn.execute("SELECT COUNT(*) FROM corpus_couplets").fetchone()[0]
-            print(f"export: {made:,} poems, {couplets:,} couplets, built and imported in "
-                  f"{time.perf_counter() - t:.0f} s ({load('')})")
-            bank_of_corpus_couplets(store, bank, rng)
-            print(f"bank: {bank} questions of corpus couplets, {len(store.candidates.bank_poems()):,} poems excluded")
-            result = propose(store, solo("bench"), count, seed=1)
-            rate = len(result.ids) / result.seconds * 60
+            print(f"corpus: {couplets:,} couplets; bank of corpus couplets: "
+                  f"{len(store.candidates.bank_poems()):,} poems excluded")
+            result = propose(store, solo("bench"), seeds, seed=1, tries=seeds)
             total, good = check(store)
-            print(f"corpus propose --count {count} (tfidf): {len(result.ids)} candidates in {result.seconds:.1f} s "
-                  f"= {rate:.1f} a minute ({len(result.ids) / result.cpu_seconds * 60:.1f} a minute of this "
-                  f"process's CPU, {result.cpu_seconds:.1f} s; {result.tried} seeds tried); {good}/{total} with four "
-                  f"poems, full provenance, no bank couplet ({load('')})")
+            wall, cpu = result.seconds / result.tried, result.cpu_seconds / result.tried
+            print(f"corpus propose, {result.tried} seeds at this size (tfidf): {wall * 1000:.0f} ms a seed wall, "
+                  f"{cpu * 1000:.0f} ms CPU ({load('')}); {total} candidates made from the shuffled copies, "
+                  f"{good} with four poems, full provenance and no bank couplet")
             per_seed, timed, drawable = naive_seconds_per_seed(store, NAIVE_SEEDS, rng)
-            seeds_per = result.tried / max(len(result.ids), 1)
-            naive_rate = 60 / (per_seed * seeds_per)
-            print(f"baseline, exhaustive pairing: {per_seed:.1f} s per seed at {drawable:,} drawable couplets "
-                  f"(timed on {timed:,}, the fit shared by {NAIVE_SEEDS} seeds, scaled), {seeds_per:.2f} seeds a "
-                  f"candidate -> {naive_rate:.2f} a minute; corpus propose is {rate / naive_rate:.0f}x faster")
+            print(f"baseline, exhaustive pairing: {per_seed:.1f} s a seed at {drawable:,} drawable couplets "
+                  f"(timed on {timed:,}, the fit shared by {NAIVE_SEEDS} seeds, scaled): "
+                  f"{per_seed / wall:.0f}x a seed of corpus propose (wall)")
+            SEED_COST.update(wall=wall, cpu=cpu, naive=per_seed)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+SEED_COST: dict[str, float] = {}  # a seed's cost at the full size (speed), for the rate estimate
 
 
 def tfidf_accuracy(questions: list[list[str]], keys: list[int]) -> tuple[int, int]:
@@ -172,8 +181,15 @@ def difficulty(count: int) -> None:
                                [c.outlier for c in cands]),
             }
             figures = {name: tfidf_accuracy(*s) for name, s in sets.items()}
+            per = result.tried / max(len(result.ids), 1)
             print(f"difficulty on the excerpt: {len(result.ids)} candidates ({result.seconds:.1f} s, "
-                  f"{result.cpu_seconds:.1f} s CPU, {result.tried} seeds tried; {load('')})")
+                  f"{result.cpu_seconds:.1f} s CPU = {len(result.ids) / result.cpu_seconds * 60:.1f} a CPU minute; "
+                  f"{result.tried} seeds tried, {per:.2f} a candidate; {load('')})")
+            if SEED_COST:
+                print(f"  at the full size: {per:.2f} seeds a candidate x {SEED_COST['cpu'] * 1000:.0f} ms CPU a seed "
+                      f"= {60 / (per * SEED_COST['cpu']):.1f} candidates a CPU minute "
+                      f"({60 / (per * SEED_COST['wall']):.1f} a minute at this run's load); the exhaustive "
+                      f"pairing: {60 / (per * SEED_COST['naive']):.2f} a minute")
             for name, (right, n) in figures.items():
                 low, high = wilson(right, n) or (0.0, 0.0)
                 print(f"  TF-IDF baseline on the {name}: {right}/{n} = {right / n:.1%} "
@@ -190,6 +206,9 @@ if __name__ == "__main__":
     if args and args[0] == "difficulty":
         difficulty(int(args[1]) if len(args) > 1 else 100)
     else:
-        speed(int(args[0]) if args else 132_538, int(args[1]) if len(args) > 1 else 60,
-              int(args[2]) if len(args) > 2 else 250)
-        difficulty(int(args[1]) if len(args) > 1 else 100)
+        db = Path(args.pop(args.index("--db") + 1)) if "--db" in args else None
+        if "--db" in args:
+            args.remove("--db")
+        speed(int(args[0]) if args else 132_538, int(args[1]) if len(args) > 1 else 40,
+              int(args[2]) if len(args) > 2 else 250, db)
+        difficulty(int(args[3]) if len(args) > 3 else 100)

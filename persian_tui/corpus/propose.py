@@ -199,9 +199,9 @@ def _make(seed: Drawn, pool: list[Drawn], sims: npt.NDArray[np.float32], kind: s
 
 def propose(store: Store, who: Access, count: int, *, embedder_spec: str = "tfidf", poets: Sequence[str] = (),
             seed: int = 0, on_progress: Progress | None = None,
-            cancelled: Callable[[], bool] | None = None) -> Proposal:
-    """Draw `count` candidates (fewer when the corpus runs out of seeds: TRIES_PER seeds per
-    candidate at most) and write them, a batch per transaction. Admins only (AccessDenied);
+            cancelled: Callable[[], bool] | None = None, tries: int | None = None) -> Proposal:
+    """Draw `count` candidates (fewer when the corpus runs out of seeds: `tries` seeds, by
+    default TRIES_PER per candidate, at most) and write them, a batch per transaction. Admins only (AccessDenied);
     ProposeError: bad input, nothing written."""
     from .similar import similar_embedder
 
@@ -232,7 +232,8 @@ def propose(store: Store, who: Access, count: int, *, embedder_spec: str = "tfid
         return (d.poem_id in allowed and d.id not in used and d.key not in bank_keys
                 and len(d.norm.split()) >= MIN_WORDS and len(d.key) == 2)
 
-    while len(result.ids) + len(batch) < count and result.tried < TRIES_PER * count:
+    tries = TRIES_PER * count if tries is None else tries
+    while len(result.ids) + len(batch) < count and result.tried < tries:
         if cancelled is not None and cancelled():
             break
         result.tried += 1
