@@ -10,6 +10,7 @@ import ast
 import asyncio
 import json
 import os
+import random
 import re
 import shutil
 import socket
@@ -521,3 +522,29 @@ def seed_answer_bank(store, csv_path):
         answers[r["model_name"]].append((uid[r["question_id"]], answer))
     return {m: add_run(store, m, [a for _, a in got], uids=[u for u, _ in got])
             for m, got in sorted(answers.items())}
+
+
+THEMES = {  # four themes of words, and words any couplet may hold (a generated corpus for corpus propose)
+    "qanaat": "قناعت توانگر گنج درویش نان خشک بسنده طمع خرسند آز",
+    "eshgh": "عشق یار دلبر زلف جان عاشق وصال هجران معشوق",
+    "fana": "دنیا فنا گذرا مرگ خاک گور عمر بقا رفتن",
+    "sabr": "صبر شکیب تلخ شیرین ثمر ظفر صابر امید انتظار",
+}
+SHARED_WORDS = "که از به در با بر تا هر این آن دل شب روز راه جهان گل باغ".split()
+THEMED_POETS = ("anvari", "sanaei", "nezami", "jami", "khaju", "vahshi", "onsori", "farrokhi", "manuchehri")
+
+
+def write_themed_poems(root: Path, seed: int = 5) -> None:
+    """Nine poets, each with one poem of four couplets per theme: every couplet three words of its
+    theme and four shared words per hemistich (seeded), into an export at root."""
+    rng = random.Random(seed)
+
+    def hemistich(theme: str) -> str:
+        words = rng.sample(THEMES[theme].split(), 3) + rng.sample(SHARED_WORDS, 4)
+        rng.shuffle(words)
+        return " ".join(words)
+
+    for n, slug in enumerate(THEMED_POETS):
+        write_poet(root, slug, f"شاعر {slug}", 500 + n)
+        for k, theme in enumerate(THEMES, 1):
+            write_poem(root, slug, f"ghazal/sh{k}", [(hemistich(theme), hemistich(theme)) for _ in range(4)])

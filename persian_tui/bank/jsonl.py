@@ -1,19 +1,21 @@
 """The project's JSONL format: one question per line (what `export` writes).
 
-Schema version 4, keys in this order:
+Schema version 5, keys in this order:
   schema_version, uid, status, stem, options[{position, mesra1, mesra2, order, poet, corpus}],
   key, explanation, category, poet, sources[{name, id}], source_page, tags, author, created_at,
-  updated_at
+  updated_at, origin
 `sources` lists every reference the question is known by, its own source first (empty when it
-has none); `source_page` the page of its own source it is on (a book's page), null when unknown.
+has none); `origin` where the question came from (`book`: a seed book's import, `fresh`: a
+vetted corpus candidate, `authored`: written by a person); `source_page` the page of its own
+source it is on (a book's page), null when unknown.
 An option's `order` says whether its hemistichs were checked against the corpus
 (`poet`, `reversed`, `unverified`); its `corpus` is its provenance link, null when it has none
 (no corpus loaded): {status: linked, poem, couplet, poet, metre, method, score, also_in},
 {status: ambiguous, method, score, candidates} or {status: unlinked} (with method `quoted` and
 the quoting works as candidates when only such works hold it). On import `order` and `corpus`
 are not read: links are recomputed against the local corpus. Versions 1 (no `corpus`), 2 (one
-`source{name, id}` instead of `sources`) and 3 (`corpus` null unless linked, no `order`) still
-import.
+`source{name, id}` instead of `sources`) 3 (`corpus` null unless linked, no `order`) and 4 (no `origin`:
+read as `authored`) still import.
 """
 
 from __future__ import annotations
@@ -24,10 +26,11 @@ from pathlib import Path
 
 from ..files import outputs
 from ..models import MAX_PAGE, STATUSES, Option, OptionLink, Question, SourceRef
+from ..models.bank import check_origin
 from ..text import nfc
 
-SCHEMA_VERSION = 4
-READABLE_VERSIONS = (1, 2, 3, 4)
+SCHEMA_VERSION = 5
+READABLE_VERSIONS = (1, 2, 3, 4, 5)
 
 
 def corpus_field(link: OptionLink | None) -> dict | None:
@@ -72,6 +75,7 @@ def to_record(q: Question, links: dict[int, OptionLink] | None = None) -> dict:
         "author": q.author,
         "created_at": q.created_at,
         "updated_at": q.updated_at,
+        "origin": q.origin,
     }
 
 
@@ -136,12 +140,14 @@ def from_record(d: object) -> Question:
     if status not in STATUSES:
         raise ValueError(f"status {status!r} is not one of {', '.join(STATUSES)}")
     own = refs[0] if refs else SourceRef(None, None)
+    origin = check_origin(d["origin"]) if version >= 5 and "origin" in d else "authored"
     return Question(
         uid=uid, options=options, stem=_text(d, "stem") or "", key=key, status=status,
         explanation=_text(d, "explanation"), category=_text(d, "category"), poet=_text(d, "poet"),
         source_name=own.name, source_id=own.id, source_page=page, tags=[nfc(t) for t in tags],
         author=_text(d, "author"),
         created_at=_text(d, "created_at"), updated_at=_text(d, "updated_at"), sources=refs,
+        origin=origin,
     )
 
 

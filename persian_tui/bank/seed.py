@@ -39,6 +39,7 @@ def _finish(q: Question, rec: Record) -> Record:
     elif problems := q.problems():
         rec.error = "; ".join(problems)
     else:
+        q.origin = "book"  # every seed format is the book's questions (or an export of them)
         rec.question = q
         rec.dirty = repeated_couplets(q)
     return rec

@@ -15,7 +15,7 @@ from ..models import QUESTION_SETS
 from ..runs import RunError
 from ..store import DatabaseError, StoreError, discard_if_unused, is_there
 from ..store.errors import write_error
-from . import access, corpus, curate, items, release, sweep, users, web
+from . import access, candidates, corpus, curate, items, release, sweep, users, web
 from . import runs as runs_commands
 from .common import MAX_ID, UserError, bounded_int, open_store, print_capped
 from .options import DB_HELP, USER_HELP, Parser, db_everywhere, merge_run, one_run
@@ -455,6 +455,7 @@ def parser() -> argparse.ArgumentParser:
     rep.set_defaults(func=cmd_report)
 
     corpus.add_commands(sub)
+    candidates.add_commands(sub)
     curate.add_commands(sub)
     items.add_commands(sub)
     release.add_commands(sub)

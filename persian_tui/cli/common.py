@@ -5,6 +5,8 @@ database opener, the bounded-integer and run-ids argument types and capped repor
 from __future__ import annotations
 
 import argparse
+import sys
+import time
 
 from .. import settings
 from ..store import Store
@@ -66,3 +68,26 @@ def print_capped(kind: str, lines) -> None:
             print(f"{kind}: {line}")
     if n > MAX_SHOWN:
         print(f"{kind}: ... and {n - MAX_SHOWN} more")
+
+
+class ProgressBar:
+    """A progress line on stderr, redrawn at most every 0.2 s (a new line every 5 s when not a TTY)."""
+
+    def __init__(self, what: str):
+        self.what, self.last, self.tty = what, 0.0, sys.stderr.isatty()
+        self.shown: tuple[int, int] | None = None
+
+    def __call__(self, done: int, total: int, extra: str = "", *, final: bool = False) -> None:
+        now = time.monotonic()
+        if not final and now - self.last < (0.2 if self.tty else 5):
+            return
+        if final and not self.tty and self.shown == (done, total):
+            return  # that line is on the log already
+        self.last, self.shown = now, (done, total)
+        width = 24
+        filled = int(width * done / total) if total else width
+        line = f"{self.what} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} {extra}"
+        print(("\r" + line + "\033[K") if self.tty else line, end="" if self.tty else "\n",
+              file=sys.stderr, flush=True)
+        if final and self.tty:
+            print(file=sys.stderr)

@@ -5,37 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
-import time
 from pathlib import Path
 
 from ..display import json_safe, percent
 from ..display import line as sanitize
 from ..models import QUESTION_SETS
+from . import candidates
+from .common import ProgressBar as _Bar
 from .common import UserError, open_store
-
-
-class _Bar:
-    """A progress line on stderr, redrawn at most every 0.2 s (a new line every 5 s when not a TTY)."""
-
-    def __init__(self, what: str):
-        self.what, self.last, self.tty = what, 0.0, sys.stderr.isatty()
-        self.shown: tuple[int, int] | None = None
-
-    def __call__(self, done: int, total: int, extra: str = "", *, final: bool = False) -> None:
-        now = time.monotonic()
-        if not final and now - self.last < (0.2 if self.tty else 5):
-            return
-        if final and not self.tty and self.shown == (done, total):
-            return  # that line is on the log already
-        self.last, self.shown = now, (done, total)
-        width = 24
-        filled = int(width * done / total) if total else width
-        line = f"{self.what} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} {extra}"
-        print(("\r" + line + "\033[K") if self.tty else line, end="" if self.tty else "\n",
-              file=sys.stderr, flush=True)
-        if final and self.tty:
-            print(file=sys.stderr)
 
 
 def cmd_corpus_import(args) -> int:
@@ -362,6 +339,8 @@ def add_commands(sub) -> None:
                     help="put the file's hemistich order back (required: the one action)")
     ro.add_argument("--uid", action="append", help="only this question (repeatable)")
     ro.set_defaults(func=cmd_corpus_reorder)
+
+    candidates.add_propose(co_sub)
 
     sc = sub.add_parser("shortcuts", help="can surface cues (poet, metre, rhyme, form, length, "
                         "key position, lexical baseline, memory) find the key without reading?",

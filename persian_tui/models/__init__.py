@@ -13,10 +13,12 @@ from .bank import (
     MAX_PAGE,
     MAX_STEM,
     MAX_TEXT,
+    ORIGINS,
     QUESTION_SETS,
     STATUSES,
     BankCounts,
     Option,
+    Origin,
     Question,
     QuestionRow,
     SourceRef,
@@ -28,9 +30,9 @@ from .releases import RELEASE_NAME, Release, ReleaseItem, check_release_name, re
 from .runs import SCORED_STATUSES, Prediction, Run, RunSummary, SampleVote, accuracy, sample_vote, scored_key, tally
 
 __all__ = [
-    "CONFIDENCES", "LABELLED_STATUSES", "MAX_HEMISTICH", "MAX_PAGE", "MAX_STEM", "MAX_TEXT", "QUESTION_SETS",
+    "CONFIDENCES", "LABELLED_STATUSES", "MAX_HEMISTICH", "MAX_PAGE", "MAX_STEM", "MAX_TEXT", "ORIGINS", "QUESTION_SETS",
     "QUEUE_MODES", "RELEASE_NAME", "SCORED_STATUSES", "STATUSES", "Adjudication", "BankCounts", "CorpusCouplet",
-    "CorpusPoem", "ErrorCategory", "JudgmentRow", "Label", "Option", "OptionLink", "Prediction", "Progress",
+    "CorpusPoem", "ErrorCategory", "JudgmentRow", "Label", "Option", "Origin", "OptionLink", "Prediction", "Progress",
     "Question", "QuestionRow", "QueueScope", "Release", "ReleaseItem", "ReviewFlag", "Revision", "Run",
     "RunSummary", "SampleVote", "SourceRef", "accuracy", "check_release_name", "release_digest", "sample_vote",
     "scored_key", "tally",

@@ -5,6 +5,7 @@ moves through, the question sets runs and reports are built over, the limits of 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal, get_args
 
 STATUSES = ("draft", "ready", "curated", "retired")
 # the question sets a run, a report or an item analysis is built over: name -> the statuses in it
@@ -16,6 +17,18 @@ MAX_HEMISTICH = 400
 MAX_STEM = 2_000
 MAX_TEXT = 20_000  # explanation
 MAX_PAGE = 1_000_000  # a source page number (Question.source_page)
+# where a question came from: a seed book's import, a vetted corpus candidate (corpus propose), or
+# written by a person (the editor, the sample bank, a JSONL file that does not say)
+Origin = Literal["book", "fresh", "authored"]
+ORIGINS: tuple[Origin, ...] = get_args(Origin)
+
+
+def check_origin(value: object) -> Origin:
+    """An origin as read from a file; ValueError naming the allowed ones otherwise."""
+    for origin in ORIGINS:
+        if value == origin:
+            return origin
+    raise ValueError(f"origin {value!r} must be one of {', '.join(ORIGINS)}")
 
 
 @dataclass
@@ -59,6 +72,7 @@ class Question:
     author: str | None = None
     created_at: str | None = None
     updated_at: str | None = None
+    origin: Origin = "authored"
     # every reference (the first is source_name/source_id); filled when read from the store
     sources: list[SourceRef] = field(default_factory=list)
 

@@ -16,7 +16,8 @@ from ..text import normalize
 Role = Literal["annotator", "reviewer", "admin"]
 ROLES: tuple[Role, ...] = get_args(Role)
 
-Act = Literal["label", "see_answers", "adjudicate", "review", "author", "run", "release", "settings", "users"]
+Act = Literal["label", "see_answers", "adjudicate", "review", "author", "propose", "run", "release", "settings",
+              "users"]
 ACTS: tuple[Act, ...] = get_args(Act)
 
 # act -> (the roles that may do it, what it is in a refusal: "<what> is for ...")
@@ -27,6 +28,7 @@ RULES: dict[Act, tuple[tuple[Role, ...], str]] = {
     "adjudicate": (("reviewer", "admin"), "adjudicating keys"),
     "review": (("reviewer", "admin"), "reviewing the judge's verdicts"),
     "author": (("admin",), "authoring and importing questions, labels, guidelines and the error taxonomy"),
+    "propose": (("admin",), "proposing, accepting and rejecting candidate questions from the corpus"),
     "run": (("admin",), "running, importing and managing model runs"),
     "release": (("admin",), "freezing releases"),
     "settings": (("admin",), "changing a shared setting"),

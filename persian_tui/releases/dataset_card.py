@@ -12,12 +12,12 @@ CORPUS = [("status", "string"), ("poem", "string"), ("couplet", "int64"), ("poet
           ("candidates", ("list", PLACE))]
 OPTION = [("position", "int64"), ("mesra1", "string"), ("mesra2", "string"), ("order", "string"),
           ("poet", "string"), ("corpus", ("struct", CORPUS))]
-# bank/jsonl.py's record, key for key (schema version 4: every key a record or an option may hold)
+# bank/jsonl.py's record, key for key (schema version 5: every key a record or an option may hold)
 FEATURES = [("schema_version", "int64"), ("uid", "string"), ("status", "string"), ("stem", "string"),
             ("options", ("list", OPTION)), ("key", "int64"), ("explanation", "string"), ("category", "string"),
             ("poet", "string"), ("sources", ("list", [("name", "string"), ("id", "string")])),
             ("source_page", "int64"), ("tags", ("list", "string")), ("author", "string"), ("created_at", "string"),
-            ("updated_at", "string")]
+            ("updated_at", "string"), ("origin", "string")]
 
 
 def _features(fields, indent: str) -> list[str]:

@@ -73,7 +73,8 @@ from .scale import Scale
 from .selection import NO_ANSWERS, Inputs, ReportError, report_inputs  # noqa: F401 (ReportError: re-exported)
 
 NONE = "(none)"
-DIMENSIONS = ("category", "source", "poet", "difficulty", *PROVENANCE)  # provenance: when linked
+# origin: when the questions come from more than one (book, fresh, authored); provenance: when linked
+DIMENSIONS = ("category", "source", "poet", "difficulty", "origin", *PROVENANCE)
 TIERS = ("easy", "medium", "hard", "very hard")
 HARDEST = 20
 POWER = 0.8
@@ -332,6 +333,8 @@ def _breakdowns(store: Store, inp: Inputs) -> list[BreakdownRow]:
         "poet": [_poet(q) for q in shared],
         "difficulty": [_tier(float(s), R) for s in solved],
     }
+    if len({q.origin for q in shared}) > 1:  # the leaderboard is split by origin
+        values["origin"] = [q.origin for q in shared]
     links = store.links.links([q.uid for q in shared])
     if any(l.status == "linked" for per in links.values() for l in per.values()):
         values.update(provenance_values(shared, links))  # corpus provenance of the key couplet

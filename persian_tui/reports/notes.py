@@ -37,6 +37,9 @@ BREAKDOWN_HELP = {
     "poet": f"By the question's poet (else its couplets' poets joined with +). {_CELLS}",
     "difficulty": ("By difficulty tier, from the share of these runs that solve the question: easy ≥ 70 %, "
                    f"medium 50–70 %, hard 30–50 %, very hard < 30 %. {_CELLS}"),
+    "origin": ("By where the question came from: book (imported from the seed book), fresh (drawn from the "
+               "corpus by `corpus propose` and vetted), authored (written in the editor or a file); shown only "
+               f"when the questions have more than one. {_CELLS}"),
     **{f"key {w}": (f"By the {w} of the key couplet's corpus poem (persian-tui corpus link); "
                     f"(unlinked) when it has no link. {_CELLS}") for w in ("poet", "form", "metre")},
     **{f"question {w}": (f"By the {w} all four couplets share in the corpus; (mixed) when they "

@@ -295,7 +295,14 @@ def _samples_text(report: Report, *, md: bool = False) -> list[str]:
 def _dimensions(report: Report) -> list[str]:
     """The breakdowns this report has (provenance ones only when the bank is linked)."""
     present = {b.dimension for b in report.breakdowns}
-    return [d for d in DIMENSIONS if d in present or d in DIMENSIONS[:4]]
+    return [d for d in DIMENSIONS if (d in present or d in DIMENSIONS[:4]) and d != "origin"]
+
+
+def _origin_split(report: Report) -> tuple[list[str], list[list[str]]] | None:
+    """Each run's accuracy by the questions' origin, when they have more than one (else None)."""
+    if not any(b.dimension == "origin" for b in report.breakdowns):
+        return None
+    return _breakdown_pivot(report, "origin")
 
 
 def _breakdown_pivot(report: Report, dim: str, *, summary: bool = False) -> tuple[list[str], list[list[str]]]:
@@ -333,6 +340,9 @@ def render_text(report: Report, *, max_pairs: int = 28, intervals: str = "pair")
     out.append(letters_note(report))
     if note := ties_note(report):
         out.append(note)
+    if split := _origin_split(report):
+        out += ["", "== Leaderboard by origin (book: the seed book's questions; fresh: vetted corpus candidates; "
+                "authored: written by people)"] + text_table(*split, right=set(range(1, len(split[0]))))
     if report.pairs:
         out += ["", "== Paired comparisons (each pair on the questions both answered; exact McNemar, "
                 "Holm-corrected; * = significant at 0.05)", family_note(report)]
@@ -398,6 +408,10 @@ def render_markdown(report: Report, intervals: str = "pair") -> str:
     out.append(letters_note(report))
     if note := ties_note(report):
         out += ["", note]
+    if split := _origin_split(report):
+        out += ["", "### Leaderboard by origin", "", "Each run's accuracy on the questions of each origin: book "
+                "(the seed book's), fresh (vetted corpus candidates), authored (written by people).", ""]
+        out += _md_table(*split)
     if report.pairs:
         out += ["", "## Paired comparisons", "",
                 "Each pair on the questions both runs answered with a single answer (n). Exact McNemar, "

@@ -36,7 +36,7 @@ def to_json(value: object, *, sort_keys: bool = False) -> str:
 
 
 QUESTION_FIELDS = ("uid", "stem", "key", "status", "explanation", "category", "poet", "source_name",
-                   "source_id", "source_page", "tags", "author", "created_at", "updated_at")
+                   "source_id", "source_page", "tags", "author", "created_at", "updated_at", "origin")
 
 
 class QuestionValues(TypedDict):
@@ -56,6 +56,7 @@ class QuestionValues(TypedDict):
     author: str | None
     created_at: str | None
     updated_at: str | None
+    origin: str
     fingerprint: str
     search_text: str
 
@@ -139,7 +140,7 @@ def prepare(q: Question) -> Prepared:
         "uid": q.uid, "stem": q.stem, "key": q.key, "status": q.status, "explanation": q.explanation,
         "category": q.category, "poet": q.poet, "source_name": q.source_name, "source_id": q.source_id,
         "source_page": q.source_page, "tags": to_json(q.tags), "author": q.author,
-        "created_at": q.created_at, "updated_at": q.updated_at,
+        "created_at": q.created_at, "updated_at": q.updated_at, "origin": q.origin,
         "fingerprint": fingerprint(q), "search_text": search_text(q)}
     options: list[OptionValues] = [{"position": o.position, "mesra1": o.mesra1, "mesra2": o.mesra2, "poet": o.poet,
                                  "match_key": couplet_key(o.mesra1, o.mesra2)} for o in q.options]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .candidates import CandidatesRepo
 from .corpus import CorpusRepo
 from .curation import CurationRepo
 from .db import BUSY_TIMEOUT_MS, Database
@@ -41,3 +42,4 @@ class Store(Database):
         self.judging = JudgingRepo(self)
         self.releases = ReleasesRepo(self)
         self.users = UsersRepo(self)
+        self.candidates = CandidatesRepo(self)

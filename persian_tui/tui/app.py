@@ -281,6 +281,14 @@ class PersianTUI(TuiApp):
             return
         self.push_screen(ReleaseScreen())
 
+    def action_candidates(self) -> None:
+        """The candidates queue (admins): vet what `corpus propose` drew from the corpus."""
+        from .screens.candidates import CandidatesScreen
+
+        if refused(self, APP_ACTS["candidates"]):
+            return
+        self.push_screen(CandidatesScreen())
+
     # ------------------------------------------------------------ quitting
 
     def unsaved_work(self) -> list[str]:

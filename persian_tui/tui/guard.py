@@ -15,7 +15,7 @@ from .keys import Key
 
 APP_ACTS: dict[str, Act] = {
     "label": "label", "author": "author", "adjudicate": "adjudicate", "agreement": "see_answers",
-    "runs": "run", "review": "review", "report": "see_answers", "release": "release",
+    "runs": "run", "review": "review", "report": "see_answers", "release": "release", "candidates": "propose",
 }
 # app actions whose key, pressed by someone whose role does not allow it, still runs to say why
 # in one line (the key is kept out of their footer, help and palette all the same)

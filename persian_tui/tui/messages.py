@@ -115,6 +115,14 @@ class SimilarFound(Message):
     how: str = "TF-IDF"
 
 
+@dataclass
+class CandidatesProposed(Message):
+    """The candidates screen's proposal ended: how many were made, or the one-line error."""
+
+    made: int
+    error: str | None = None
+
+
 @dataclass(frozen=True)
 class RunFigures:
     """A copy of a run's progress, safe to hand from the worker thread to the UI."""

@@ -11,6 +11,7 @@ import pytest
 from factories import DATA, run_import, together
 
 from persian_tui.annotation.label_files import plan_labels
+from persian_tui.bank.jsonl import SCHEMA_VERSION
 from persian_tui.releases.export import export_jsonl
 from persian_tui.runs.prediction_files import import_predictions
 from persian_tui.runs.reasoning_files import import_reasoning
@@ -86,7 +87,7 @@ def test_export_writes_every_reference_and_round_trips(store, tmp_path):
     out = tmp_path / "bank.jsonl"
     export_jsonl(store, out)
     records = [json.loads(line) for line in out.read_text("utf-8").split("\n") if line]
-    assert all(r["schema_version"] == 4 and "source" not in r for r in records)
+    assert all(r["schema_version"] == SCHEMA_VERSION and "source" not in r for r in records)
     two = [r for r in records if len(r["sources"]) == 2]
     assert len(two) == 6 and all(r["sources"][0]["name"] == "book-full" for r in two)
     # back into the same bank: nothing new, and no "id repeats" warning for 7 (two sources)

@@ -39,7 +39,7 @@ def test_export_schema_and_order(store, tmp_path):
     b = records[1]
     assert list(b) == ["schema_version", "uid", "status", "stem", "options", "key", "explanation",
                        "category", "poet", "sources", "source_page", "tags", "author", "created_at",
-                       "updated_at"]
+                       "updated_at", "origin"]
     assert b["schema_version"] == SCHEMA_VERSION and b["sources"] == [{"name": "book", "id": "6"}]
     assert b["options"][0] == {"position": 1, "mesra1": "طریق عشق پرآشوب و فتنه است ای دل",
                                "mesra2": "بیفتد آن که در این راه با شتاب رود", "order": "unverified",

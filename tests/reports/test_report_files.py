@@ -183,3 +183,25 @@ def test_leaderboard_png_keeps_every_label_inside_the_picture(store):
     for t in texts:
         box = t.get_window_extent(renderer)
         assert box.x0 >= 0 and box.y0 >= 0 and box.x1 <= width and box.y1 <= height, (t, box, width)
+
+
+def test_the_leaderboard_is_split_by_origin_when_there_is_more_than_one(store):
+    add_questions(store, [1, 2, 3, 4, 1, 2], origin=["book", "book", "book", "fresh", "fresh", "authored"])
+    add_run(store, "model-a", [1, 2, 3, 1, 1, 2])  # book 3/3, fresh 1/2, authored 1/1
+    report = build_report(store, seed=3, n_boot=200)
+    split = {b.value: (b.correct, b.total) for b in report.breakdowns if b.dimension == "origin"}
+    assert split == {"authored": (1, 1), "book": (3, 3), "fresh": (1, 2)}
+    text = render_text(report)
+    block = text.split("== Leaderboard by origin", 1)[1].split("\n\n", 1)[0]
+    assert [line.split()[:3] for line in block.splitlines()[3:]] == [
+        ["authored", "1", "100"], ["book", "3", "100"], ["fresh", "2", "50"]]
+    assert "### Leaderboard by origin" in render_files(report, "md")["report.md"].decode()
+    assert "origin,fresh," in render_files(report, "csv")["breakdowns.csv"].decode()
+    assert "Accuracy by origin" not in text  # once, beside the leaderboard
+
+
+def test_one_origin_is_no_split(two_runs):
+    store, _, _ = two_runs
+    report = build_report(store, seed=3, n_boot=200)
+    assert not any(b.dimension == "origin" for b in report.breakdowns)
+    assert "by origin" not in render_text(report)

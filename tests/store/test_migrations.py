@@ -133,6 +133,15 @@ def v19_hemistich_keys_built_for_the_couplets_there(s):
     s.conn.execute("INSERT INTO corpus_keys (corpus_keys) VALUES ('integrity-check')")
 
 
+def v20_questions_imported_from_a_book_have_origin_book(s):
+    """Migration 21: a question whose source a seed format imported (book, benchmark, exp1) is
+    `book`; the sample bank, a JSONL import and anything authored are `authored`."""
+    origins = {q.uid: q.origin for q in s.questions.questions()}
+    assert origins == {"q-book": "book", "q-exp": "book", "q-sample": "authored", "q-own": "authored"}
+    with pytest.raises(sqlite3.IntegrityError):
+        s.conn.execute("UPDATE questions SET origin = 'web' WHERE uid = 'q-own'")
+
+
 # (the version left at: the last one before the migration under test, its rows, what must hold after)
 CASES = [
     (1, "INSERT INTO questions (uid, created_at, updated_at, fingerprint) VALUES ('q-old', 't', 't', 'f')",
@@ -158,6 +167,14 @@ CASES = [
          "INSERT INTO corpus_couplets (poem_id, idx, mesra1, mesra2, norm1, norm2) "
          "VALUES (1, 0, 'بلبل به شاخ', 'سرو', 'بلبل به شاخ', 'سرو')",
      v19_hemistich_keys_built_for_the_couplets_there),
+    (20, "INSERT INTO imports (path, sha256, format, source_name, new, unchanged, duplicate, conflict, rejected, "
+         "created_at) VALUES ('b.json', 'x', 'book', 'book-full', 1, 0, 0, 0, 0, 't'), "
+         "('e.json', 'y', 'exp1', 'exam', 1, 0, 0, 0, 0, 't'), "
+         "('s.jsonl', 'z', 'jsonl', 'persian-tui sample bank', 1, 0, 0, 0, 0, 't'); "
+         "INSERT INTO questions (uid, source_name, source_id, created_at, updated_at, fingerprint) VALUES "
+         "('q-book', 'book-full', '6', 't', 't', 'f1'), ('q-exp', 'exam', '1', 't', 't', 'f2'), "
+         "('q-sample', 'persian-tui sample bank', '1', 't', 't', 'f3'), ('q-own', NULL, NULL, 't', 't', 'f4')",
+     v20_questions_imported_from_a_book_have_origin_book),
 ]
 
 

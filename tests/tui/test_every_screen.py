@@ -108,7 +108,7 @@ PATHS = [
     (["l"], "labelling", False), (["l", "g"], "guidelines", False), (["n"], "question editor", True),
     (["n", "ctrl+o"], "corpus", True), (["a"], "adjudication", False), (["g"], "agreement", False),
     (["m"], "runs", False), (["m", "end", "enter"], "run answers", False), (["v"], "judge review", False),
-    (["v", "t"], "error taxonomy", False), (["p"], "report", False),
+    (["v", "t"], "error taxonomy", False), (["p"], "report", False), (["C"], "candidates", False),
 ]
 
 

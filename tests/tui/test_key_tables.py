@@ -17,6 +17,7 @@ from persian_tui.tui.screens.adjudicate import AdjudicationScreen
 from persian_tui.tui.screens.agreement import AgreementScreen
 from persian_tui.tui.screens.author import AuthorScreen
 from persian_tui.tui.screens.bank import BankScreen
+from persian_tui.tui.screens.candidates import CandidatesScreen
 from persian_tui.tui.screens.corpus import CorpusScreen
 from persian_tui.tui.screens.help import HelpScreen
 from persian_tui.tui.screens.label import LabelScreen
@@ -47,6 +48,7 @@ SECTIONS = {
     ("judge.md", "The error taxonomy screen"): TaxonomyScreen,
     ("reports.md", "The report in the TUI"): ReportScreen,
     ("releases.md", "From the app"): ReleaseScreen,
+    ("fresh.md", "The candidates queue"): CandidatesScreen,
 }
 
 

@@ -146,4 +146,37 @@ MIGRATIONS: list[list[str]] = [
         """,
         "CREATE INDEX request_retries_run ON request_retries (run_id)",
     ],
+    # 23: where a question came from (`origin`: book, fresh, authored; imported from a seed book ->
+    # book, anything else -> authored), and candidate questions drawn from the corpus (corpus
+    # propose): four couplet ids, the intended outlier, the generator's reasons, and the admins'
+    # decision (who, when, why; an accepted one names the draft question it became)
+    [
+        "ALTER TABLE questions ADD COLUMN origin TEXT NOT NULL DEFAULT 'authored' "
+        "CHECK (origin IN ('book', 'fresh', 'authored'))",
+        """
+            UPDATE questions SET origin = 'book' WHERE source_name IN
+                (SELECT source_name FROM imports WHERE format IN ('book', 'benchmark', 'exp1')
+                 AND source_name IS NOT NULL)
+        """,
+        """
+            CREATE TABLE candidates (
+                id INTEGER PRIMARY KEY,
+                couplet1 INTEGER NOT NULL REFERENCES corpus_couplets (id) ON DELETE CASCADE,
+                couplet2 INTEGER NOT NULL REFERENCES corpus_couplets (id) ON DELETE CASCADE,
+                couplet3 INTEGER NOT NULL REFERENCES corpus_couplets (id) ON DELETE CASCADE,
+                couplet4 INTEGER NOT NULL REFERENCES corpus_couplets (id) ON DELETE CASCADE,
+                outlier INTEGER NOT NULL CHECK (outlier BETWEEN 1 AND 4),
+                embedder TEXT NOT NULL,
+                reasons TEXT NOT NULL DEFAULT '{}',
+                state TEXT NOT NULL DEFAULT 'proposed' CHECK (state IN ('proposed', 'accepted', 'rejected')),
+                proposed_by TEXT,
+                created_at TEXT NOT NULL,
+                decided_by TEXT,
+                decided_at TEXT,
+                reason TEXT,
+                question_uid TEXT
+            )
+        """,
+        "CREATE INDEX candidates_state ON candidates (state)",
+    ],
 ]

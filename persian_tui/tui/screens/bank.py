@@ -84,6 +84,8 @@ class BankScreen(AppState, Guarded, Screen[None]):
             palette="Review"),
         Key("p", "app.report", "Report", "report: leaderboard with intervals, paired tests, breakdowns, "
             "position bias", palette="Report"),
+        Key("C", "app.candidates", "Candidates", "candidates: vet questions drawn fresh from the corpus "
+            "(corpus propose)", footer=False, palette="Candidates"),
         Key("f", "app.release", "Release", "release: freeze the curated set, write its folder (datasheet previewed)",
             footer=False, palette="Release"),
         Key("b", "cycle_bidi", "Bidi", "bidi mode: app (reorder here), terminal (a bidi terminal reorders), off"),

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from ...reports.figures import BreakdownRow, Report
 
 DIMENSIONS = (("category", "category"), ("source", "source"), ("poet", "poet"),
-              ("difficulty", "difficulty"), ("key poet (corpus)", "key poet"),
+              ("difficulty", "difficulty"), ("origin", "origin"), ("key poet (corpus)", "key poet"),
               ("key form (corpus)", "key form"), ("key metre (corpus)", "key metre"),
               ("question poet (corpus)", "question poet"), ("question form (corpus)", "question form"),
               ("question metre (corpus)", "question metre"))
