@@ -122,7 +122,7 @@ def test_digits_keep_order(logical, expected):
     "logical, expected",
     [
         ("مدل gpt-4o خوب است", "تسا بوخ gpt-4o لدم"),
-        ("Tooka-SBERT مدل", "لدم Tooka-SBERT"),
+        ("Tooka-SBERT مدل", "Tooka-SBERT لدم"),  # a Latin first letter: a left-to-right line (P2–P3)
         ("نتیجه Tooka-SBERT و gpt-4o", "gpt-4o و Tooka-SBERT هجیتن"),
     ],
 )
@@ -150,8 +150,21 @@ def test_brackets_mirrored(logical, expected):
 
 
 def test_brackets_inside_latin_run_not_mirrored():
-    # "(b)" belongs to the Latin run "a (b)", which stays left-to-right.
-    assert visual("a (b) سلام") == "مالس a (b)"
+    # "(b)" belongs to the Latin run "a (b)", which stays left-to-right; the line is a
+    # left-to-right one (its first strong letter is Latin) unless its paragraph is Persian.
+    assert visual("a (b) سلام") == "a (b) مالس"
+    assert visual("a (b) سلام", rtl=True) == "مالس a (b)"
+
+
+@pytest.mark.parametrize("line, expected", [
+    ("1. press the number (1-4 or ۱-۴).", "1. press the number (1-4 or ۱-۴)."),  # no Persian letter
+    ("judge missed: option 4 uses مار as metaphor", "judge missed: option 4 uses رام as metaphor"),
+    ("۱. هر چهار بیت", "تیب راهچ رh .۱".replace("h", "ه")),
+])
+def test_a_line_takes_its_direction_from_its_first_strong_letter(line, expected):
+    """UAX #9 P2–P3: the one rule of every field, cell and preview."""
+    assert visual(line) == expected
+    assert "".join(c.text for c in bidi.visual_cells(line)) == expected
 
 
 def test_bracket_fallback_without_levels(monkeypatch):
