@@ -14,6 +14,7 @@ class _Review(TypedDict, total=False):
     """A judgment's review in force, as its reviews add up."""
 
     flag: bool
+    flag_note: str | None
     note: str | None
     verdict: str | None
     category: str | None
@@ -143,6 +144,7 @@ class JudgingRepo:
             state = live.setdefault(v["judgment_id"], {"flag": False})
             if v["action"] == "flag":
                 state["flag"] = True
+                state["flag_note"] = v["note"] or state.get("flag_note")
             elif v["action"] == "note":
                 state["note"] = v["note"]
             else:
@@ -154,6 +156,7 @@ class JudgingRepo:
             state = live.get(j.id, {})
             j.review_verdict, j.review_category = state.get("verdict"), state.get("category")
             j.reviewer, j.review_note, j.flagged = state.get("reviewer"), state.get("note"), state.get("flag", False)
+            j.flag_note = state.get("flag_note")
             if reviewed is None or j.reviewed == reviewed:
                 out.append(j)
         return out

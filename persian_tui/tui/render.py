@@ -126,7 +126,7 @@ def detail_lines(q: Question | None, width: int, mode: Mode, *, blind: bool = Fa
         ("category", q.category or "—"),
         ("poet" if len(poets) < 2 else "poets", "، ".join(poets) or "—"),
         ("sources" if len(refs) > 1 else "source", "; ".join(refs) or "—"),
-        ("status", q.status),
+        *([] if blind else [("status", q.status)]),
         ("tags", "، ".join(q.tags) or "—"),
         ("author", q.author or "—"),
         ("updated", q.updated_at or "—"),

@@ -43,7 +43,7 @@ def kappa_text(rows: list[JudgmentRow]) -> str:
     if not a.reviewed:
         return "judge vs human: no reviews yet"
     text = "judge vs human κ " + ("—" if a.verdict_kappa is None else f"{a.verdict_kappa:.2f}")
-    text += f" ({a.verdict_agree}/{a.reviewed} agree)"
+    text += f" ({a.verdict_agree}/{a.compared} agree)"
     if a.category_items:
         kappa = "—" if a.category_kappa is None else f"{a.category_kappa:.2f}"
         text += f" · category κ {kappa} ({a.category_agree}/{a.category_items})"
