@@ -183,8 +183,32 @@ def cut(text: str, width: int) -> str:
     text = " ".join(clean(text).split())
     if cell_len(text) > width:
         head = chop_cells(text, width - 1)[0].rstrip() if width > 1 else ""
+        if width > 2 and _joins_on(text, head):  # a word cut after a letter that joins onward
+            head = chop_cells(text, width - 2)[0].rstrip()
+            head += TATWEEL if _joins_on(text, head) else ""
         text = head + ELLIPSIS
     return text
+
+
+TATWEEL = "\u0640"  # drawn joined to the letter before it: a cut word keeps its letter's joined form
+# Arabic-script letters that join only to the letter before them (never onward)
+_RIGHT_JOINING = frozenset("\u0622\u0623\u0624\u0625\u0627\u0629\u062f\u0630\u0631\u0632\u0648\u0671"
+                           "\u0698\u06c0\u06c1\u06c3\u06c4\u06c5\u06c6\u06c7\u06c8\u06c9\u06ca\u06cb"
+                           "\u06cd\u06cf\u06d2\u06d3\u06d5\u0688\u0691")
+
+
+def _joins_on(text: str, head: str) -> bool:
+    """Whether ``head`` (a prefix of ``text``) ends inside a word, on a letter that would have
+    joined the next one: cut there, it would be drawn in its final form and read as a word."""
+    rest = text[len(head):]
+    if not head or not rest or not _is_letter(rest[0]):
+        return False
+    last = next((ch for ch in reversed(head) if ch not in _MARKS_SET), "")
+    return _is_letter(last) and last not in _RIGHT_JOINING
+
+
+def _is_letter(ch: str) -> bool:
+    return "\u0620" <= ch <= "\u064a" or "\u066e" <= ch <= "\u06d3" or "\u06fa" <= ch <= "\u06ff"
 
 
 def display_lines(text: str, width: int, mode: Mode, *, align: str = "right") -> list[str]:

@@ -426,3 +426,17 @@ def test_cut_is_at_the_logical_end():
     assert bidi.cut(LONG, 12) == "گر چه دوریم…"
     assert display_line(LONG, 12, APP) == visual("گر چه دوریم…")
     assert bidi.cut("short", 12) == "short"
+
+
+def test_a_cut_word_keeps_its_joined_form_before_the_ellipsis():
+    """Cut on logical text, then shape: a word cut after a letter that joins onward keeps that
+    letter joined (a tatweel before the ellipsis), so `است` cut to `اس` does not read as the word
+    `اس`; a word cut after a letter that never joins onward, and an uncut word, are left as they are."""
+    from persian_tui.bidi import Mode, display_line
+
+    shaped = Mode("app", True)
+    cut = display_line("کتاب استوار", 9, shaped)
+    assert "\ufeb3" in cut and "\ufeb1" not in cut and "ـ" in cut and cut.startswith("…")  # ﺳ initial, not ﺱ
+    assert bidi.cut("کتاب استوار", 9) == "کتاب اسـ…"
+    assert bidi.cut("کتاب است و", 9) == "کتاب است…"  # cut between words: no tatweel
+    assert bidi.cut("کتاب است", 9) == "کتاب است"

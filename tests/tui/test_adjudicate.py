@@ -77,6 +77,10 @@ async def test_queue_shows_disagreeing_and_flagged_items(db):
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_queue(pilot)
         assert screen.uids == ["q-a", "q-b", "q-c"]
+        # the one digit rule: an option number (key, vote) in Persian digits, as in the bank and
+        # the detail below; a count in Latin ones
+        entries = [str(screen.query_one("#adj-queue", OptionList).get_option_at_index(i).prompt) for i in range(3)]
+        assert "key ۱ · ۱ ۲" in entries[0] and not any(d in entries[0].split("key", 1)[1] for d in "1234")
         header = str(screen.query_one("#adj-header").render())
         assert "3 in queue" in header and "2 agree with their key" in header
         text = detail(app)  # q-a selected

@@ -74,10 +74,10 @@ def review_flag_lines(item: ItemVotes, width: int, mode: Mode) -> list[Line]:
 
 
 def queue_entry(item: ItemVotes, source_id: str | None = None) -> str:
-    """One line of the queue list: the question (uid, source id), key, votes, flag mark (LTR,
-    ASCII digits)."""
-    votes = " ".join(str(v) for v in sorted(item.votes.values())) or "-"
-    key = item.key if item.key is not None else "-"
+    """One line of the queue list: the question (uid, source id), key, votes, flag mark (LTR;
+    the key and the votes are option numbers, in Persian digits: ``render.fa``'s rule)."""
+    votes = " ".join(fa(v) for v in sorted(item.votes.values())) or "-"
+    key = fa(item.key) if item.key is not None else "-"
     # the marks first: a long line is cut at its votes ("…"), never wrapped, never its marks
     marks = ["⚑"] if item.flags or item.review_flags else []
     marks += ["/".join(ITEM_MARKS[f] for f in item.item_flags if f in ITEM_MARKS)] if item.item_flags else []

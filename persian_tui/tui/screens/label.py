@@ -217,7 +217,7 @@ class LabelScreen(AppState, Guarded, Screen[None]):
             parts += [" │ ", (display.question_id(q.uid, q.source_id), "bold"), mark if not self.from_queue else "",
                       " │ ⏱ ", (clock(self.elapsed()), "bold"),
                       " │ confidence ", (self.confidence or "—", "bold $text-accent"), (" (c)", "dim")]
-        parts += [" │ target ", (fa(self.target), "bold"), (" (t)" if self.sets_target else "", "dim")]
+        parts += [" │ target ", (str(self.target), "bold"), (" (t)" if self.sets_target else "", "dim")]
         if self.scope is not None:
             parts += [" │ ", (self.scope.describe(), "italic")]
         self.query_one("#label-head", Static).update(Content.assemble(*parts))
