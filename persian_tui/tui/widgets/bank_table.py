@@ -112,7 +112,7 @@ class BankTable(RowsTable):
         add_row = self.add_row
         for r in batch:
             cells = [
-                Text(row_id(r), no_wrap=True, overflow="ellipsis"),
+                Text(id_cell(r, self._layout[0] if self._layout else ID_MAX), no_wrap=True, overflow="ellipsis"),
                 Text(couplet_cell(r.first_couplet, couplet_w, mode), justify=justify),
                 Text(couplet_cell(r.category or "", cat_w, mode), justify=justify),
                 *([] if self.blind else [Text(r.status), Text(fa(r.key), justify="center"),
@@ -146,3 +146,14 @@ class BankTable(RowsTable):
         if not self.uids or not (0 <= self.cursor_row < len(self.uids)):
             return None
         return self.uids[self.cursor_row]
+
+
+def id_cell(row: QuestionRow, width: int) -> str:
+    """The id column's text in ``width`` cells: a long uid is cut ("…"), the book's number
+    beside it never is (it is how a book's question is known)."""
+    full = row_id(row)
+    if cell_len(full) <= width or not row.source_id or row.source_id == row.uid:
+        return full
+    tail = f" ({row.source_id})"
+    room = width - cell_len(tail)
+    return row.uid[:room - 1] + "…" + tail if room >= 3 else full
