@@ -537,3 +537,19 @@ async def test_the_id_column_keeps_the_books_number(tmp_path, size):
         await bank_loaded(pilot)
         lines = "\n".join(screen_lines(app))
         assert all(f"({220 + n})" in lines for n in range(3)), lines
+
+
+async def test_a_persian_search_is_shown_once_as_read(bank_db):
+    """The search field lays Persian out as read itself: nothing repeats the query beside it
+    behind an arrow (which read as "normalized to")."""
+    from tui_helpers import screen_lines, type_persian
+
+    app = make_app(bank_db)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await bank_loaded(pilot)
+        await pilot.press("slash")
+        await type_persian(pilot, "عشق")
+        await pilot.pause()
+        top = "\n".join(screen_lines(app)[:3])
+        shown = bidi.visual("عشق", shape=app.bidi_mode.shape)
+        assert top.count(shown) == 1 and "→" not in top, top

@@ -118,7 +118,6 @@ class BankScreen(AppState, Guarded, Screen[None]):
             yield Label("search ", id="search-label")
             yield PersianInput(placeholder=SEARCH_HINT,
                         id="search", compact=True, select_on_focus=False)
-            yield Static(id="search-preview")
             yield Static(id="filters")
         with Container(id="body"):
             yield BankTable(id="table", blind=access(self).blind)
@@ -226,13 +225,6 @@ class BankScreen(AppState, Guarded, Screen[None]):
             *(() if access(self).blind else ("status ", (self.status or "all", "bold"), " (s)  ")),
             "category ", (category, "bold"), " (c)",
         ))
-        preview = self.query_one("#search-preview", Static)
-        if self.mode.name == "app" and bidi.has_rtl(self.search):
-            text = bidi.visual(" ".join(self.search.split()), shape=self.mode.shape)
-            preview.update(Content(f"→ {text}" if cell_len(text) < 40 else f"→ …{text[-38:]}"))
-            preview.display = True
-        else:
-            preview.display = False
 
     # ------------------------------------------------------------ search and filters
 
