@@ -548,3 +548,19 @@ async def test_the_category_form_stays_put(db, mode):
         await pilot.pause()
         assert str(form.query_one("#form-error").render())
         assert [form.query_one(f).region for f in fields] == before
+
+
+async def test_the_judges_raw_reply_shows_persian_letters_not_escapes(db):
+    """An unscored judgment shows the judge's raw reply; its JSON escapes of Persian letters
+    (`\\u0645\\u0627\\u0631`) are shown as the letters a reviewer reads (`مار`)."""
+    with Store(db) as s:
+        s.conn.execute("UPDATE judgments SET raw_reply = ? WHERE raw_reply = 'hmm, hard to say'",
+                       ('{"verdict": "flawed", "rationale": "\\u0645\\u0627\\u0631 is a metaphor\\u001b"',))
+        s.conn.commit()
+    app = make_app(db, annotator="reza")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        await select(pilot, screen, "q-5")
+        text = pane(screen, "judge")
+        assert "\\u0645" not in text and bidi.visual("مار", shape=app.bidi_mode.shape) in text, text
+        assert "\\u001b" in text  # a control character stays escaped
