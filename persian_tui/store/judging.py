@@ -56,11 +56,20 @@ class JudgingRepo:
                 "example = excluded.example",
                 (c.name, c.label_fa, c.label_en, c.description_fa, c.description_en, c.example, position))
 
+    def category_uses(self) -> dict[str, int]:
+        """The one count of a category's uses: the judgments and the reviews (every one kept,
+        retracted or superseded too: the record names it) that name it. A used category cannot
+        be deleted; the taxonomy screen shows the same figure."""
+        used: dict[str, int] = {}
+        for r in self.db.conn.execute(
+                "SELECT error_category AS c, COUNT(*) AS n FROM judgments WHERE error_category IS NOT NULL GROUP BY 1 "
+                "UNION ALL SELECT error_category, COUNT(*) FROM reviews WHERE error_category IS NOT NULL GROUP BY 1"):
+            used[r["c"]] = used.get(r["c"], 0) + r["n"]
+        return used
+
     def delete_error_category(self, name: str) -> None:
         with self.db.tx():
-            used = self.db.conn.execute(
-                "SELECT (SELECT COUNT(*) FROM judgments WHERE error_category = ?) "
-                "+ (SELECT COUNT(*) FROM reviews WHERE error_category = ?) AS n", (name, name)).fetchone()["n"]
+            used = self.category_uses().get(name, 0)
             if used:
                 raise ValueError(f"category {name} is used by {used} judgment(s) or review(s)")
             self.db.conn.execute("DELETE FROM error_categories WHERE name = ?", (name,))

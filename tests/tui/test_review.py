@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from factories import make_question, numbered_couplets
 from textual.widgets import DataTable, OptionList
-from tui_helpers import make_app, notices, open_screen, settle, wait_for
+from tui_helpers import make_app, notices, open_screen, settle, until, wait_for
 
 from persian_tui import bidi
 from persian_tui.annotation.consensus import adjudication_queue
@@ -564,3 +564,27 @@ async def test_the_judges_raw_reply_shows_persian_letters_not_escapes(db):
         text = pane(screen, "judge")
         assert "\\u0645" not in text and bidi.visual("مار", shape=app.bidi_mode.shape) in text, text
         assert "\\u001b" in text  # a control character stays escaped
+
+
+async def test_the_taxonomy_counts_a_categorys_uses_as_its_delete_refusal_does(db):
+    """One count of a category's uses: the table's `used`, the detail's "used by N", and the
+    refusal to delete it say the same number, reviews (an accept, an undone override) included."""
+    with Store(db) as s:
+        for j in s.judging.judgments():
+            if j.error_category == "surface_overlap":
+                s.judging.add_review(j.id, "reza", "accept")
+                s.judging.add_review(j.id, "reza", "override", verdict="flawed", error_category="surface_overlap")
+                s.judging.undo_review("reza")
+                break
+    app = make_app(db, annotator="reza")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_taxonomy(pilot)
+        await until(pilot, lambda: screen.used is not None, "the uses counted")
+        shown = screen.used["surface_overlap"]
+        table = screen.query_one(DataTable)
+        table.move_cursor(row=table_names(screen).index("surface_overlap"))
+        await pilot.pause()
+        await pilot.press("d")
+        await pilot.pause()
+        refusal = next(n for n in notes(app) if "is used by" in n)
+        assert f"is used by {shown} " in refusal, (shown, refusal)
