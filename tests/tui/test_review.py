@@ -588,3 +588,24 @@ async def test_the_taxonomy_counts_a_categorys_uses_as_its_delete_refusal_does(d
         await pilot.pause()
         refusal = next(n for n in notes(app) if "is used by" in n)
         assert f"is used by {shown} " in refusal, (shown, refusal)
+
+
+def test_the_review_filters_on_the_category_in_force_and_on_judge_human_agreement():
+    """`c` filters on the category after review (an override moves a judgment to its new
+    category); `a` shows the judgments where the reviewer agreed with the judge, or overrode it."""
+    from persian_tui.models import JudgmentRow
+    from persian_tui.tui.widgets.review_filters import ReviewFilters
+
+    def row(i, verdict, category, review=None, review_category=None):
+        return JudgmentRow(i, 9, 1, f"q-{i}", "m", "ok", verdict, category, None, review_verdict=review,
+                           review_category=review_category, reviewer="reza" if review else None)
+
+    rows = [row(1, "flawed", "surface_overlap", "flawed", "missed_contrast"),  # overridden to another category
+            row(2, "flawed", "surface_overlap", "flawed", "surface_overlap"),  # accepted
+            row(3, "sound", None, "key_problem", "item_defect"),  # overridden
+            row(4, "flawed", "surface_overlap")]  # not reviewed
+    by_category = ReviewFilters(category="missed_contrast", show="all")
+    assert [j.uid for j in rows if by_category.keeps(j)] == ["q-1"]
+    assert "missed_contrast" in ReviewFilters().choices("category", rows)
+    assert [j.uid for j in rows if ReviewFilters(show="agreed").keeps(j)] == ["q-2"]
+    assert [j.uid for j in rows if ReviewFilters(show="overridden").keeps(j)] == ["q-1", "q-3"]

@@ -66,7 +66,8 @@ def empty_lines(filters: ReviewFilters, any_rows: bool, width: int = 80) -> list
 
 
 FILTER_HELP = {"judge_run": "judge run", "target_run": "judged run", "model": "model", "verdict": "verdict",
-               "category": "category", "show": "what is shown (to review, reviewed, flagged, all)"}
+               "category": "category in force (the reviewer's where reviewed)",
+               "show": "what is shown (to review, reviewed, flagged, all, the reviewer agreed, overrode)"}
 
 
 class ReviewScreen(AppState, Screen[None]):
