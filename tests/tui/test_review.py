@@ -609,3 +609,21 @@ def test_the_review_filters_on_the_category_in_force_and_on_judge_human_agreemen
     assert "missed_contrast" in ReviewFilters().choices("category", rows)
     assert [j.uid for j in rows if ReviewFilters(show="agreed").keeps(j)] == ["q-2"]
     assert [j.uid for j in rows if ReviewFilters(show="overridden").keeps(j)] == ["q-1", "q-3"]
+
+
+async def test_a_runs_answers_show_their_judges_verdicts(db):
+    """A judged run's answers show each answer's verdict: the judge's (with its run) and the
+    review in force, in the answer's pane."""
+    from persian_tui.tui.screens.run_detail import RunDetailScreen
+
+    with Store(db) as s:
+        target = next(r for r in s.runs.runs() if r.model == "model-x").id
+    app = make_app(db, annotator="reza")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.push_screen(RunDetailScreen(target))
+        await wait_for(pilot, lambda: app.screen.shown, "the run's answers")
+        detail = app.screen
+        detail.show("q-1")
+        await pilot.pause()
+        text = " ".join(detail.text_lines)
+        assert "judge" in text and "run 3" in text and "accepted by ali" in text, text
