@@ -627,3 +627,20 @@ async def test_a_runs_answers_show_their_judges_verdicts(db):
         await pilot.pause()
         text = " ".join(detail.text_lines)
         assert "judge" in text and "run 3" in text and "accepted by ali" in text, text
+
+
+async def test_at_80x24_the_review_shows_its_kappa_and_every_key(db):
+    """At 80×24 the header gives judge–human agreement on a line of its own when the counts
+    leave no room for it, and the keys take two lines rather than hiding half behind "…"."""
+    from tui_helpers import screen_lines, until
+
+    app = make_app(db, annotator="reza")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_review(pilot)
+        await until(pilot, lambda: "κ" in screen.kappa or "no reviews" in screen.kappa, "the kappa")
+        await pilot.pause()
+        lines = screen_lines(app)
+        head = "\n".join(lines[:3])
+        assert screen.kappa.startswith("judge vs human κ") and screen.kappa in head, head
+        keys = "\n".join(lines[-2:])
+        assert "Flag" in keys and "Note" in keys and "…" not in keys, keys

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from rich.cells import cell_len
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Container, VerticalScroll
@@ -121,7 +122,7 @@ class ReviewScreen(AppState, Screen[None]):
                     yield LinesView(id="rv-answer-view")
                 with VerticalScroll(id="rv-judge"):
                     yield LinesView(id="rv-judge-view")
-        yield KeyBar()
+        yield KeyBar(rows=2)  # at 80 columns the verdict keys take two lines, none hidden
 
     @property
     def view_setting(self) -> str:
@@ -157,6 +158,8 @@ class ReviewScreen(AppState, Screen[None]):
 
     def on_resize(self) -> None:
         self._apply_layout()
+        if self.kappa:
+            self._set_header(self.kappa)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("accept", "verdict", "flag", "note", "page"):
@@ -222,8 +225,10 @@ class ReviewScreen(AppState, Screen[None]):
         self.query_one("#rv-filters", Static).update(Content.assemble(*parts))
 
     def _set_header(self, kappa: str) -> None:
+        """The counts, then judge–human agreement: on one line when both fit, else κ on its own."""
         self.kappa = kappa
-        self.query_one("#rv-header", Static).update(f"{self.head} │ {kappa}")
+        fits = cell_len(self.head) + 3 + cell_len(kappa) <= max(self.app.size.width - 2, 1)
+        self.query_one("#rv-header", Static).update(f"{self.head}{' │ ' if fits else chr(10)}{kappa}")
 
     @work(thread=True, exclusive=True, group="rv-kappa", exit_on_error=False)
     def _compute_kappa(self, scope: list[JudgmentRow], generation: int) -> None:
