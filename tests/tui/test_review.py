@@ -623,15 +623,16 @@ async def test_a_runs_answers_show_their_judges_verdicts(db):
         await app.push_screen(RunDetailScreen(target))
         await wait_for(pilot, lambda: app.screen.shown, "the run's answers")
         detail = app.screen
+        assert isinstance(detail, RunDetailScreen)
         detail.show("q-1")
-        await pilot.pause()
+        await wait_for(pilot, lambda: detail.text_lines and detail.text_lines[0].startswith("q-1"), "q-1's pane")
         text = " ".join(detail.text_lines)
         assert "judge" in text and "run 3" in text and "accepted by ali" in text, text
 
 
 async def test_at_80x24_the_review_shows_its_kappa_and_every_key(db):
-    """At 80×24 the header gives judge–human agreement on a line of its own when the counts
-    leave no room for it, and the keys take two lines rather than hiding half behind "…"."""
+    """At 80×24 the header gives judge–human agreement first when the counts leave no room for
+    both, and the keys take two lines rather than hiding half behind "…"."""
     from tui_helpers import screen_lines, until
 
     app = make_app(db, annotator="reza")
@@ -640,7 +641,7 @@ async def test_at_80x24_the_review_shows_its_kappa_and_every_key(db):
         await until(pilot, lambda: "κ" in screen.kappa or "no reviews" in screen.kappa, "the kappa")
         await pilot.pause()
         lines = screen_lines(app)
-        head = "\n".join(lines[:3])
+        head = lines[0]
         assert screen.kappa.startswith("judge vs human κ") and screen.kappa in head, head
         keys = "\n".join(lines[-2:])
         assert "Flag" in keys and "Note" in keys and "…" not in keys, keys

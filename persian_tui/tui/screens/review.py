@@ -225,10 +225,11 @@ class ReviewScreen(AppState, Screen[None]):
         self.query_one("#rv-filters", Static).update(Content.assemble(*parts))
 
     def _set_header(self, kappa: str) -> None:
-        """The counts, then judge–human agreement: on one line when both fit, else κ on its own."""
+        """The counts, then judge–human agreement; when both do not fit, agreement first (the
+        counts are cut, not κ: the queue's border says how many are shown)."""
         self.kappa = kappa
         fits = cell_len(self.head) + 3 + cell_len(kappa) <= max(self.app.size.width - 2, 1)
-        self.query_one("#rv-header", Static).update(f"{self.head}{' │ ' if fits else chr(10)}{kappa}")
+        self.query_one("#rv-header", Static).update(f"{self.head} │ {kappa}" if fits else f"{kappa} │ {self.head}")
 
     @work(thread=True, exclusive=True, group="rv-kappa", exit_on_error=False)
     def _compute_kappa(self, scope: list[JudgmentRow], generation: int) -> None:
