@@ -11,9 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from . import settings
-from .models import Question, QuestionRow
+from .models import BankCounts, Question, QuestionRow
 from .models.users import Act, Role, check_name, may, refusal
 from .store import Store
+
+HIDDEN = ""  # what a blind person is shown of a question's status
 
 
 class AccessDenied(Exception):
@@ -43,9 +45,10 @@ class Access:
         return not self.may("see_answers")
 
     def question(self, q: Question) -> Question:
-        """A question as this person may see it: without its key and its explanation (which
-        gives the key away) when blind."""
-        return replace(q, key=None, explanation=None) if self.blind else q
+        """A question as this person may see it: without its key, its explanation (which
+        gives the key away) and its status (``curated`` after a bulk accept of agreeing labels
+        says the annotator's own answer was the key) when blind."""
+        return replace(q, key=None, explanation=None, status=HIDDEN) if self.blind else q
 
     def couplet_recall(self, store: Store, uid: str) -> dict[int, tuple[int, int]]:
         """Option position -> (models recalling its couplet, models probed on it) in the recall
@@ -59,8 +62,19 @@ class Access:
         return {p: (sum(models.values()), len(models)) for p, models in sorted(seen.items())}
 
     def rows(self, rows: list[QuestionRow]) -> list[QuestionRow]:
-        """Bank rows as this person may see them: without keys when blind."""
-        return [replace(r, key=None) for r in rows] if self.blind else rows
+        """Bank rows as this person may see them: without key, status or label count when
+        blind (a count that grows, a status that turns curated, tell what others answered)."""
+        return [replace(r, key=None, status=HIDDEN, labels=0) for r in rows] if self.blind else rows
+
+    def counts(self, counts: BankCounts) -> BankCounts:
+        """The bank's counts as this person may see them: the total only when blind."""
+        return replace(counts, by_status={}) if self.blind else counts
+
+    def status_filter(self, status: str | None) -> str | None:
+        """A filter by status, if this person may filter by it: AccessDenied when blind."""
+        if status is not None:
+            self.require("see_answers")
+        return status
 
 
 def solo(name: str | None = None) -> Access:

@@ -110,14 +110,17 @@ def visual(line: str, *, shape: bool = False, rtl: bool = False, ltr: bool = Fal
     RTL base direction; Latin words and digit runs stay left-to-right,
     brackets in RTL runs are mirrored, combining marks follow their base
     letter and ZWNJ is kept.  ``shape`` turns letters into Arabic
-    presentation forms for terminals that do not shape.  Lines without RTL
-    characters are returned unchanged, unless ``rtl``: the line belongs to a
+    presentation forms for terminals that do not shape.  The base direction is the
+    line's own (``starts_rtl``: its first strong letter, UAX #9 P2–P3), so an English line
+    with a Persian word, or with Persian digits and no Persian letter, stays left to right.
+    Lines without RTL characters are returned unchanged, unless ``rtl``: the line belongs to a
     right-to-left paragraph (a wrapped line such as "GPT-4o, 2024)." is laid out
     right-to-left with the rest of its paragraph). ``ltr``: the line belongs to a
     left-to-right paragraph (an English sentence naming a Persian poet): LTR base
     direction, only its right-to-left runs are reordered.
     """
-    return _visual(clean(line), shape, rtl, "L" if ltr else "R")
+    line = clean(line)
+    return _visual(line, shape, rtl, "R" if rtl or not (ltr or not starts_rtl(line)) else "L")
 
 
 @lru_cache(maxsize=8192)
@@ -180,8 +183,32 @@ def cut(text: str, width: int) -> str:
     text = " ".join(clean(text).split())
     if cell_len(text) > width:
         head = chop_cells(text, width - 1)[0].rstrip() if width > 1 else ""
+        if width > 2 and _joins_on(text, head):  # a word cut after a letter that joins onward
+            head = chop_cells(text, width - 2)[0].rstrip()
+            head += TATWEEL if _joins_on(text, head) else ""
         text = head + ELLIPSIS
     return text
+
+
+TATWEEL = "\u0640"  # drawn joined to the letter before it: a cut word keeps its letter's joined form
+# Arabic-script letters that join only to the letter before them (never onward)
+_RIGHT_JOINING = frozenset("\u0622\u0623\u0624\u0625\u0627\u0629\u062f\u0630\u0631\u0632\u0648\u0671"
+                           "\u0698\u06c0\u06c1\u06c3\u06c4\u06c5\u06c6\u06c7\u06c8\u06c9\u06ca\u06cb"
+                           "\u06cd\u06cf\u06d2\u06d3\u06d5\u0688\u0691")
+
+
+def _joins_on(text: str, head: str) -> bool:
+    """Whether ``head`` (a prefix of ``text``) ends inside a word, on a letter that would have
+    joined the next one: cut there, it would be drawn in its final form and read as a word."""
+    rest = text[len(head):]
+    if not head or not rest or not _is_letter(rest[0]):
+        return False
+    last = next((ch for ch in reversed(head) if ch not in _MARKS_SET), "")
+    return _is_letter(last) and last not in _RIGHT_JOINING
+
+
+def _is_letter(ch: str) -> bool:
+    return "\u0620" <= ch <= "\u064a" or "\u066e" <= ch <= "\u06d3" or "\u06fa" <= ch <= "\u06ff"
 
 
 def display_lines(text: str, width: int, mode: Mode, *, align: str = "right") -> list[str]:
@@ -199,8 +226,8 @@ def display_lines(text: str, width: int, mode: Mode, *, align: str = "right") ->
     lines = wrap(text, width) or [""]
     if mode.name != "app":
         return lines
-    rtl = has_rtl(text)  # the paragraph's direction holds for its lines without RTL letters
-    lines = [visual(line, shape=mode.shape, rtl=rtl) for line in lines]
+    rtl = starts_rtl(text)  # the paragraph's direction (its first strong letter) holds for all its lines
+    lines = [visual(line, shape=mode.shape, rtl=rtl, ltr=not rtl) for line in lines]
     if align == "right":
         return [" " * (width - cell_len(line)) + line for line in lines]
     if align == "left":
@@ -339,13 +366,15 @@ class Cell:
 ZERO_WIDTH = frozenset("\u200c\u200d\u200e\u200f\u061c")  # ZWNJ, ZWJ, LRM, RLM, ALM: each a cell of its own
 
 
-def visual_cells(line: str, *, shape: bool = False, rtl: bool = False) -> tuple[Cell, ...]:
+def visual_cells(line: str, *, shape: bool = False, rtl: bool | None = None) -> tuple[Cell, ...]:
     """``line`` (one logical line, no newline) as ``visual`` lays it out, cut into cells left
     to right, each knowing where it sits in the logical line: what an editable field needs to
     draw a caret and a selection and to move through the text as it is seen. Joined, the cells'
     texts are ``visual(line, shape=shape, rtl=rtl)`` for a line without control characters
-    (those are drawn as ``display.clean`` shows them, each in a cell of its own)."""
-    return _visual_cells(line, shape, rtl)
+    (those are drawn as ``display.clean`` shows them, each in a cell of its own). ``rtl``: the
+    paragraph's direction (True right to left, False left to right); None: the line's own
+    (``starts_rtl``)."""
+    return _visual_cells(line, shape, starts_rtl(line) if rtl is None else rtl)
 
 
 @lru_cache(maxsize=1024)
@@ -353,18 +382,18 @@ def _visual_cells(line: str, shape: bool, rtl: bool) -> tuple[Cell, ...]:
     safe = "".join(ch if clean(ch, newlines=False) == ch else "\ufffd" for ch in line)  # neutral stand-ins
     spans = _cell_spans(safe)
     glyphs = safe
-    rtl = rtl or has_rtl(safe)
-    if rtl and shape:
+    mixed = has_rtl(safe)  # a left-to-right line with right-to-left runs: those reordered in place
+    if (rtl or mixed) and shape:
         shaped = _get_reshaper().reshape(safe)
         glyphs = shaped if len(shaped) == len(safe) else safe
     texts = [clean(line[a], newlines=False) + glyphs[a + 1:b] if safe[a] == "\ufffd" else glyphs[a:b]
              for a, b in spans]
-    if not rtl:
+    if not rtl and not mixed:
         return tuple(Cell(a, b, t, cell_len(t)) for (a, b), t in zip(spans, texts))
-    levels = _levels(safe) if safe else []
-    if levels is None:  # an unexpected debug format: the whole line right to left
-        levels = [1] * len(safe)
-    cluster_levels = _l1([levels[a] for a, _ in spans], [safe[a:b] for a, b in spans])
+    levels = _levels(safe, "R" if rtl else "L") if safe else []
+    if levels is None:  # an unexpected debug format: the whole line in its direction
+        levels = [1 if rtl else 0] * len(safe)
+    cluster_levels = _l1([levels[a] for a, _ in spans], [safe[a:b] for a, b in spans], 1 if rtl else 0)
     texts = [_mirror(t, lv) for t, lv in zip(texts, cluster_levels)]
     return tuple(Cell(spans[i][0], spans[i][1], texts[i], cell_len(texts[i])) for i in _order(cluster_levels))
 

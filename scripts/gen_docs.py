@@ -3,6 +3,9 @@
     docs/reference/cli.md    from the argparse parser (persian_tui/cli/reference.py)
     docs/reference/keys.md   from the TUI's key tables (persian_tui/tui/key_reference.py)
     docs/images/*.svg        the SVG snapshots the tests compare the screens against
+    README.md, docs/**/*.md  every command output and figure marked `<!-- out:NAME -->`, from real
+                             runs on the sample bank and, when its files are found, the seed book
+                             (scripts/doc_outputs.py; `--seed DIR` or $PERSIAN_TUI_SEED: its clone)
 
 Run after changing a command, an option, a key or a screen: python scripts/gen_docs.py
 (`--check` writes nothing and exits 1 when a page is out of date; tests/project/test_docs.py checks
@@ -17,8 +20,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
 
 DOCS = ROOT / "docs"
+
+import doc_outputs  # noqa: E402  (beside this script)
 
 # docs/images/NAME: the snapshot file of the test that draws it (120x40 unless named 80x24)
 IMAGES = {
@@ -49,10 +55,40 @@ def snapshot(name: str) -> Path | None:
     return found[0] if found else None
 
 
+def output_pages(seed_arg: str | None) -> tuple[dict[Path, str], list[str]]:
+    """{path: text} of every page with marked outputs, regenerated; and what could not be (the
+    seed's blocks without the seed)."""
+    seed = doc_outputs.find_seed(seed_arg)
+    texts = {p: p.read_text("utf-8") for p in doc_outputs.pages()}
+    texts = {p: t for p, t in texts.items() if doc_outputs.marked(t)}
+    made = doc_outputs.outputs(seed, set().union(*map(doc_outputs.marked, texts.values())))
+    out, notes = {}, []
+    for path, text in texts.items():
+        new, unknown = doc_outputs.fill(text, made)
+        if unknown:
+            raise doc_outputs.OutputError(f"{path.relative_to(ROOT)}: no output named {', '.join(unknown)}")
+        out[path] = new
+    if seed is None:
+        notes.append("the seed book was not found (--seed DIR, $PERSIAN_TUI_SEED or ../seed): its outputs "
+                     "were left as they are, unchecked")
+    return out, notes
+
+
 def main(argv: list[str]) -> int:
     check = "--check" in argv
+    seed_arg = argv[argv.index("--seed") + 1] if "--seed" in argv else None
     stale = []
-    for path, text in pages().items():
+    generated = pages()
+    if "--no-outputs" not in argv:
+        try:
+            outputs, notes = output_pages(seed_arg)
+        except doc_outputs.OutputError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 1
+        generated.update(outputs)
+        for note in notes:
+            print(f"note: {note}", file=sys.stderr)
+    for path, text in generated.items():
         if not path.is_file() or path.read_text("utf-8") != text:
             stale.append(path)
             if not check:

@@ -191,7 +191,7 @@ def cmd_import_predictions(args) -> int:
 def cmd_errors(args) -> int:
     import json
 
-    from ..judging.distribution import distributions, judge_agreement
+    from ..judging.distribution import distributions, judge_agreement, reviews
 
     with open_store(args, read=True) as store:
         rows = store.judging.judgments(target_run=args.run) if args.run is not None else store.judging.judgments()
@@ -199,18 +199,21 @@ def cmd_errors(args) -> int:
     if not rows:
         raise UserError("no judgments yet" + (f" for run {args.run}" if args.run is not None else "")
                         + ": run `persian-tui judge` first")
-    dists, agreement = distributions(rows), judge_agreement(rows)
+    dists, agreement, acted = distributions(rows), judge_agreement(rows), reviews(rows)
     if args.format == "json":
         from dataclasses import asdict
 
         print(display.json_safe(json.dumps({"runs": [asdict(d) for d in dists],
-                                            "judge_vs_human": asdict(agreement)},
+                                            "judge_vs_human": asdict(agreement),
+                                            "reviews": [asdict(r) for r in acted]},
                                            ensure_ascii=False, indent=2)))
         return 0
+    counts = lambda c: ", ".join(f"{v} {n}" for v, n in sorted(c.items())) or "—"  # noqa: E731
     for d in dists:
         print(f"== run {d.target_run} ({d.model}): {d.judged} judged, {d.unscored} unscored, "
-              f"{d.errors} api errors, {d.reviewed} reviewed")
-        print("   verdicts: " + ", ".join(f"{v} {n}" for v, n in sorted(d.verdicts.items())))
+              f"{d.errors} api errors, {d.reviewed} reviewed, {d.flagged} flagged")
+        print(f"   verdicts (judge):        {counts(d.verdicts)}")
+        print(f"   verdicts (after review): {counts(d.final_verdicts)}")
         flawed = sum(d.categories.values()) or 1
         final = sum(d.final_categories.values()) or 1
         print(f"   {'category':<20} {'judge':>12} {'after review':>14}")
@@ -219,11 +222,26 @@ def cmd_errors(args) -> int:
             j, f = d.categories.get(name, 0), d.final_categories.get(name, 0)
             label = names[name].label_en if name in names else name
             print(f"   {label:<20} {j:>5} ({j / flawed:4.0%}) {f:>6} ({f / final:4.0%})")
+        said = [r for r in acted if r.target_run == d.target_run and (r.note or r.flagged)]
+        for r in said[:REVIEWS_SHOWN]:
+            parts = [f"{r.final_verdict or '—'} (judge: {r.judge_verdict or 'unscored'})"]
+            if r.flagged:
+                parts.append("flagged as a key problem" + (f": {r.flag_note}" if r.flag_note else ""))
+            if r.note:
+                parts.append(f"note: {r.note}")
+            print(f"   {r.uid}: " + "; ".join(display.line(p) for p in parts))
+        if len(said) > REVIEWS_SHOWN:
+            print(f"   ... {len(said) - REVIEWS_SHOWN} more with notes or flags (--format json lists them all)")
     a = agreement
     fmt = lambda x: "—" if x is None else f"{x:.3f}"  # noqa: E731
-    print(f"judge vs reviewers: verdict kappa {fmt(a.verdict_kappa)} ({a.verdict_agree}/{a.reviewed} agree); "
+    unjudged = f", {a.reviewed - a.compared} without a judge verdict" if a.reviewed > a.compared else ""
+    print(f"judge vs reviewers ({a.reviewed} reviewed{unjudged}): verdict kappa {fmt(a.verdict_kappa)} "
+          f"({a.verdict_agree}/{a.compared} agree); "
           f"category kappa {fmt(a.category_kappa)} ({a.category_agree}/{a.category_items} agree)")
     return 0
+
+
+REVIEWS_SHOWN = 20  # notes and flags listed per run in the table (JSON has every one)
 
 
 def cmd_import_reasoning(args) -> int:
@@ -238,8 +256,11 @@ def cmd_import_reasoning(args) -> int:
 
 
 def cmd_stats(args) -> int:
+    from ..access import acting
+    from .access import acting_name
+
     with open_store(args, read=True) as store:
-        c = store.questions.counts()
+        c = acting(store, acting_name(args)).counts(store.questions.counts())  # no statuses for annotators
         print(f"database: {store.path} (schema v{store.version})")
         print(f"questions: {c.total}  " + "  ".join(f"{s}: {n}" for s, n in sorted(c.by_status.items())))
         if c.categories:

@@ -37,6 +37,7 @@ class JudgmentRow:
     review_note: str | None = None
     flagged: bool = False
     sample: int = 0  # which of the judged run's samples was judged
+    flag_note: str | None = None  # why it was flagged as a key problem
 
     @property
     def reviewed(self) -> bool:

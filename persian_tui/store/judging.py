@@ -14,6 +14,7 @@ class _Review(TypedDict, total=False):
     """A judgment's review in force, as its reviews add up."""
 
     flag: bool
+    flag_note: str | None
     note: str | None
     verdict: str | None
     category: str | None
@@ -55,11 +56,20 @@ class JudgingRepo:
                 "example = excluded.example",
                 (c.name, c.label_fa, c.label_en, c.description_fa, c.description_en, c.example, position))
 
+    def category_uses(self) -> dict[str, int]:
+        """The one count of a category's uses: the judgments and the reviews (every one kept,
+        retracted or superseded too: the record names it) that name it. A used category cannot
+        be deleted; the taxonomy screen shows the same figure."""
+        used: dict[str, int] = {}
+        for r in self.db.conn.execute(
+                "SELECT error_category AS c, COUNT(*) AS n FROM judgments WHERE error_category IS NOT NULL GROUP BY 1 "
+                "UNION ALL SELECT error_category, COUNT(*) FROM reviews WHERE error_category IS NOT NULL GROUP BY 1"):
+            used[r["c"]] = used.get(r["c"], 0) + r["n"]
+        return used
+
     def delete_error_category(self, name: str) -> None:
         with self.db.tx():
-            used = self.db.conn.execute(
-                "SELECT (SELECT COUNT(*) FROM judgments WHERE error_category = ?) "
-                "+ (SELECT COUNT(*) FROM reviews WHERE error_category = ?) AS n", (name, name)).fetchone()["n"]
+            used = self.category_uses().get(name, 0)
             if used:
                 raise ValueError(f"category {name} is used by {used} judgment(s) or review(s)")
             self.db.conn.execute("DELETE FROM error_categories WHERE name = ?", (name,))
@@ -143,6 +153,7 @@ class JudgingRepo:
             state = live.setdefault(v["judgment_id"], {"flag": False})
             if v["action"] == "flag":
                 state["flag"] = True
+                state["flag_note"] = v["note"] or state.get("flag_note")
             elif v["action"] == "note":
                 state["note"] = v["note"]
             else:
@@ -154,6 +165,7 @@ class JudgingRepo:
             state = live.get(j.id, {})
             j.review_verdict, j.review_category = state.get("verdict"), state.get("category")
             j.reviewer, j.review_note, j.flagged = state.get("reviewer"), state.get("note"), state.get("flag", False)
+            j.flag_note = state.get("flag_note")
             if reviewed is None or j.reviewed == reviewed:
                 out.append(j)
         return out

@@ -13,7 +13,7 @@ from textual.message import Message
 from ..models import accuracy
 
 if TYPE_CHECKING:
-    from ..models import CorpusCouplet, Prediction, Question, Run, SampleVote
+    from ..models import CorpusCouplet, JudgmentRow, Prediction, Question, Run, SampleVote
     from ..reports.figures import Report
     from ..runs import RunProgress
 
@@ -93,6 +93,8 @@ class DetailLoaded(Message):
     error: str | None = None
     # uid -> the vote of a run asked several times (preds: the majority's first)
     votes: dict[str, SampleVote] = field(default_factory=dict)
+    # uid -> the judge's verdicts on its answers (every judge run of this run), review in force
+    judged: dict[str, list[JudgmentRow]] = field(default_factory=dict)
 
 
 # label

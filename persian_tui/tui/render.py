@@ -21,7 +21,10 @@ LABEL = 12  # width of the field names under the couplets
 
 
 def fa(n: int | str | None) -> str:
-    """Persian digits ("" for None)."""
+    """Persian digits ("" for None). The one digit rule of every screen: an option number — a
+    key, an answer, a vote, a couplet's number: it names a couplet of a Persian question, as the
+    book prints it — is written with ``fa``; every other figure (a count, a target, an id, a time,
+    a statistic) in Latin digits, as the tables, the reports and the CLI print them."""
     return "" if n is None else str(n).translate(FA_DIGITS)
 
 
@@ -133,7 +136,7 @@ def detail_lines(q: Question | None, width: int, mode: Mode, *, blind: bool = Fa
         ("category", q.category or "—"),
         ("poet" if len(poets) < 2 else "poets", "، ".join(poets) or "—"),
         ("sources" if len(refs) > 1 else "source", "; ".join(refs) or "—"),
-        ("status", q.status),
+        *([] if blind else [("status", q.status)]),
         ("tags", "، ".join(q.tags) or "—"),
         ("author", q.author or "—"),
         ("updated", q.updated_at or "—"),

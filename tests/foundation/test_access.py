@@ -147,6 +147,26 @@ def test_a_blind_person_sees_no_key_and_no_explanation(db):
         assert [r.key for r in boss.rows(rows)] == [SECRET_KEY, 1]
 
 
+def test_a_blind_person_sees_no_status_and_no_label_count(db, capsys):
+    """A status that turns `curated` after a bulk accept, a label count that grows: either tells
+    an annotator what the key is. The core hides both (rows, counts, filter), and so does `stats`."""
+    with_users(db, boss="admin", ali="annotator")
+    with Store(db) as s:
+        ali, boss = acting(s, "ali"), acting(s, "boss")
+        rows = s.questions.rows_for(["q-1"])
+        assert (ali.rows(rows)[0].status, ali.rows(rows)[0].labels) == ("", 0)
+        assert (boss.rows(rows)[0].status, boss.rows(rows)[0].labels) == ("ready", 1)
+        assert ali.question(s.questions.get_question("q-1")).status == ""
+        assert ali.counts(s.questions.counts()).by_status == {} and boss.counts(s.questions.counts()).by_status
+        with pytest.raises(AccessDenied):
+            ali.status_filter("curated")
+        assert ali.status_filter(None) is None and boss.status_filter("curated") == "curated"
+    assert main(["--db", str(db), "--user", "ali", "stats"]) == 0
+    assert "ready" not in capsys.readouterr().out
+    assert main(["--db", str(db), "--user", "boss", "stats"]) == 0
+    assert "ready: 2" in capsys.readouterr().out
+
+
 # ------------------------------------------------------------------ the CLI
 
 

@@ -122,7 +122,7 @@ def test_digits_keep_order(logical, expected):
     "logical, expected",
     [
         ("مدل gpt-4o خوب است", "تسا بوخ gpt-4o لدم"),
-        ("Tooka-SBERT مدل", "لدم Tooka-SBERT"),
+        ("Tooka-SBERT مدل", "Tooka-SBERT لدم"),  # a Latin first letter: a left-to-right line (P2–P3)
         ("نتیجه Tooka-SBERT و gpt-4o", "gpt-4o و Tooka-SBERT هجیتن"),
     ],
 )
@@ -150,8 +150,21 @@ def test_brackets_mirrored(logical, expected):
 
 
 def test_brackets_inside_latin_run_not_mirrored():
-    # "(b)" belongs to the Latin run "a (b)", which stays left-to-right.
-    assert visual("a (b) سلام") == "مالس a (b)"
+    # "(b)" belongs to the Latin run "a (b)", which stays left-to-right; the line is a
+    # left-to-right one (its first strong letter is Latin) unless its paragraph is Persian.
+    assert visual("a (b) سلام") == "a (b) مالس"
+    assert visual("a (b) سلام", rtl=True) == "مالس a (b)"
+
+
+@pytest.mark.parametrize("line, expected", [
+    ("1. press the number (1-4 or ۱-۴).", "1. press the number (1-4 or ۱-۴)."),  # no Persian letter
+    ("judge missed: option 4 uses مار as metaphor", "judge missed: option 4 uses رام as metaphor"),
+    ("۱. هر چهار بیت", "تیب راهچ رh .۱".replace("h", "ه")),
+])
+def test_a_line_takes_its_direction_from_its_first_strong_letter(line, expected):
+    """UAX #9 P2–P3: the one rule of every field, cell and preview."""
+    assert visual(line) == expected
+    assert "".join(c.text for c in bidi.visual_cells(line)) == expected
 
 
 def test_bracket_fallback_without_levels(monkeypatch):
@@ -413,3 +426,17 @@ def test_cut_is_at_the_logical_end():
     assert bidi.cut(LONG, 12) == "گر چه دوریم…"
     assert display_line(LONG, 12, APP) == visual("گر چه دوریم…")
     assert bidi.cut("short", 12) == "short"
+
+
+def test_a_cut_word_keeps_its_joined_form_before_the_ellipsis():
+    """Cut on logical text, then shape: a word cut after a letter that joins onward keeps that
+    letter joined (a tatweel before the ellipsis), so `است` cut to `اس` does not read as the word
+    `اس`; a word cut after a letter that never joins onward, and an uncut word, are left as they are."""
+    from persian_tui.bidi import Mode, display_line
+
+    shaped = Mode("app", True)
+    cut = display_line("کتاب استوار", 9, shaped)
+    assert "\ufeb3" in cut and "\ufeb1" not in cut and "ـ" in cut and cut.startswith("…")  # ﺳ initial, not ﺱ
+    assert bidi.cut("کتاب استوار", 9) == "کتاب اسـ…"
+    assert bidi.cut("کتاب است و", 9) == "کتاب است…"  # cut between words: no tatweel
+    assert bidi.cut("کتاب است", 9) == "کتاب است"

@@ -202,3 +202,37 @@ def test_a_planted_verdict_with_an_unterminated_think_never_wins(think_planted, 
             assert j.status == "unscored" and j.error.startswith("conflicting verdicts"), (uid, j.error)
     for prompt in prompts:
         assert "<think>" not in prompt and "<<< " not in prompt
+
+
+def test_errors_shows_the_reviewers_verdicts_notes_and_flags_in_every_format(judged, capsys):
+    """A reviewer's override is in every output of `errors`: the table's verdicts after review,
+    the JSON's final verdicts and each review with its note and flag; the run's reviewed count
+    and the judge-vs-human one are the same figure (κ is on those with a judge verdict)."""
+    store, target = judged
+    with LLMServer(judge_script) as server:
+        jrun = create_judge_run(store, LLMRunSpec(base_url=server.url, model="j", max_retries=0), target)
+        asyncio.run(execute_judge_run(store.path, jrun.id))
+    rows = {j.uid: j for j in store.judging.judgments(run_id=jrun.id)}
+    flawed = next(j for j in rows.values() if j.verdict == "flawed")
+    store.judging.add_review(rows["q-2"].id, "rev", "override", verdict="sound", note="درست است")  # unscored
+    store.judging.add_review(flawed.id, "rev", "override", verdict="key_problem", error_category="item_defect")
+    store.judging.add_review(flawed.id, "rev", "flag", note="key 3 is wrong")
+    store.judging.add_review(rows["q-0"].id, "rev", "accept")
+    judge_flawed = sum(j.verdict == "flawed" for j in rows.values())
+
+    assert main(["--db", str(store.path), "errors", "--run", str(target)]) == 0
+    out = capsys.readouterr().out
+    assert f"flawed {judge_flawed}" in out  # the judge's
+    after = next(line for line in out.splitlines() if "after review" in line and "verdicts" in line)
+    assert f"flawed {judge_flawed - 1}" in after and "key_problem 1" in after
+    assert "3 reviewed" in out and "3 reviewed" in out.splitlines()[-1]
+    assert "درست است" in out and "key 3 is wrong" in out and "flagged" in out
+
+    assert main(["--db", str(store.path), "errors", "--run", str(target), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    (run,) = data["runs"]
+    assert run["final_verdicts"]["key_problem"] == 1 and run["final_verdicts"]["flawed"] == judge_flawed - 1
+    assert run["reviewed"] == data["judge_vs_human"]["reviewed"] == 3
+    reviews = {r["uid"]: r for r in data["reviews"]}
+    assert reviews["q-2"]["final_verdict"] == "sound" and reviews["q-2"]["note"] == "درست است"
+    assert reviews[flawed.uid]["flagged"] and reviews[flawed.uid]["final_verdict"] == "key_problem"

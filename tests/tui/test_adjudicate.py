@@ -77,6 +77,10 @@ async def test_queue_shows_disagreeing_and_flagged_items(db):
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_queue(pilot)
         assert screen.uids == ["q-a", "q-b", "q-c"]
+        # the one digit rule: an option number (key, vote) in Persian digits, as in the bank and
+        # the detail below; a count in Latin ones
+        entries = [str(screen.query_one("#adj-queue", OptionList).get_option_at_index(i).prompt) for i in range(3)]
+        assert "key ۱ · ۱ ۲" in entries[0] and not any(d in entries[0].split("key", 1)[1] for d in "1234")
         header = str(screen.query_one("#adj-header").render())
         assert "3 in queue" in header and "2 agree with their key" in header
         text = detail(app)  # q-a selected
@@ -323,3 +327,30 @@ async def test_queue_lines_never_wrap_their_tags(tmp_path, size):
         for n, line in enumerate(lines):
             name = display.question_id(f"sample-question-{n:04d}", f"book-{n}")
             assert "⚑" in line and name[:10] in line, (n, lines)
+
+
+async def test_the_queue_follows_the_books_numbers_shows_every_vote_at_120_and_explains_its_marks(tmp_path):
+    """Questions imported from a book are listed by the book's number (9 before 10, whatever
+    their uids); at 120 columns a line with a book number and three votes is not cut; the
+    header says what `agree?` means."""
+    from tui_helpers import screen_lines
+
+    db = tmp_path / "book.db"
+    with Store(db) as s:
+        s.questions.add_questions([Question(uid=uid, source_id=number, options=question("x", n).options, key=1,
+                                            status="ready")
+                                   for n, (uid, number) in enumerate([("q-b", "10"), ("q-a", "227"), ("q-c", "9")])])
+        for uid in ("q-a", "q-b", "q-c"):
+            for who, answer in (("ali", 2), ("sara", 3), ("mina", 4)):
+                s.labels.add_label(uid, who, answer)
+    app = make_app(db, annotator="reza")
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_screen(pilot, "a", AdjudicationScreen)
+        await pilot.pause()
+        assert screen.uids == ["q-c", "q-b", "q-a"]  # 9, 10, 227
+        queue = screen.query_one("#adj-queue", OptionList)
+        top = queue.region.y + 1
+        lines = screen_lines(app)[top:top + 3]
+        assert all("۲ ۳ ۴" in line and "…" not in line for line in lines), lines
+        header = str(screen.query_one("#adj-header").render())
+        assert "agree?" in header and "annotators" in header

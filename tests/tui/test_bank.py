@@ -521,3 +521,35 @@ async def test_notices_do_not_follow_the_user_to_another_screen(bank_db):
         assert not any("about the bank" in t for t in toasts())
         app.notify("about the runs", timeout=60)
         await wait_for(pilot, lambda: any("about the runs" in t for t in toasts()), "the runs toast")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_the_id_column_keeps_the_books_number(tmp_path, size):
+    """A book's question is known by its number: a long uid is cut in the id column, the
+    number beside it never is (at 80 and at 120 columns)."""
+    from tui_helpers import screen_lines
+
+    db = tmp_path / "book.db"
+    with Store(db) as s:
+        s.questions.add_questions([dated_question(f"q-03768c34e{n}", source_id=str(220 + n)) for n in range(3)])
+    app = make_app(db)
+    async with app.run_test(size=size) as pilot:
+        await bank_loaded(pilot)
+        lines = "\n".join(screen_lines(app))
+        assert all(f"({220 + n})" in lines for n in range(3)), lines
+
+
+async def test_a_persian_search_is_shown_once_as_read(bank_db):
+    """The search field lays Persian out as read itself: nothing repeats the query beside it
+    behind an arrow (which read as "normalized to")."""
+    from tui_helpers import screen_lines, type_persian
+
+    app = make_app(bank_db)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await bank_loaded(pilot)
+        await pilot.press("slash")
+        await type_persian(pilot, "عشق")
+        await pilot.pause()
+        top = "\n".join(screen_lines(app)[:3])
+        shown = bidi.visual("عشق", shape=app.bidi_mode.shape)
+        assert top.count(shown) == 1 and "→" not in top, top

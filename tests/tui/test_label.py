@@ -607,3 +607,49 @@ async def test_the_item_clock_stops_while_the_guidelines_are_open(db, monkeypatc
         await press(pilot, "1")
         labels = {l.uid: l for l in my_labels(app)}
         assert labels["q-1"].seconds == pytest.approx(15.0)
+
+
+async def test_label_this_on_a_question_already_answered_says_what_a_new_answer_replaces(db):
+    """`L` on a question the annotator answered serves it again, saying so: the answer given
+    before (the annotator's own, no one else's), and that a new one replaces it."""
+    with Store(db) as s:
+        s.labels.add_label("q-2", ME, 3)
+    app = make_app(db, annotator=ME)
+    async with app.run_test(size=SIZE) as pilot:
+        await bank_loaded(pilot)
+        await press(pilot, "down", "L")
+        screen = app.screen
+        assert isinstance(screen, LabelScreen) and shown_uid(screen) == "q-2"
+        said = notices(app)[-1]
+        assert "you answered ۳" in said and "replaces" in said and "\n" not in said
+        assert "replaces your answer ۳" in text_of(app, "#label-head")
+        await press(pilot, "1")
+        assert [(l.uid, l.answer) for l in my_labels(app)] == [("q-2", 1)]
+
+
+async def test_the_clock_on_screen_stops_while_the_guidelines_are_open(db, monkeypatch):
+    """Reading the guidelines is not time on the item: the head line's clock stands still while
+    they are open (as the stored seconds do) and goes on from there after (a virtual clock)."""
+    from persian_tui.tui.screens import label
+
+    now = [1000.0]
+    monkeypatch.setattr(label, "monotonic", lambda: now[0])
+    app = make_app(db, annotator=ME)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_label(pilot)
+        now[0] += 4
+        screen._tick()
+        assert "⏱ 0:04" in text_of(app, "#label-head")
+        await press(pilot, "g")
+        assert isinstance(app.screen, GuidelinesScreen)
+        now[0] += 90
+        screen._tick()
+        assert "⏱ 0:04" in str(screen.query_one("#label-head").render())  # stands still behind the guidelines
+        await press(pilot, "escape")
+        assert app.screen is screen and "⏱ 0:04" in text_of(app, "#label-head")
+        now[0] += 3
+        screen._tick()
+        assert "⏱ 0:07" in text_of(app, "#label-head")
+        uid = shown_uid(screen)
+        await press(pilot, "2")
+        assert [l.seconds for l in my_labels(app) if l.uid == uid] == [7.0]

@@ -252,3 +252,24 @@ def test_editor_with_persian_typed_snapshot(tmp_path, snap_compare):
 
     app = make_app(tmp_path / "editor.db", "app", annotator="reza", shape=True)
     assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
+
+
+DIGITS_ONLY = "1. press the number (1-4 or ۱-۴)."  # Persian digits, no Persian letter
+LATIN_FIRST = "judge missed: option 4 uses مار as metaphor"
+
+
+@pytest.mark.parametrize("text", [DIGITS_ONLY, LATIN_FIRST])
+async def test_a_line_takes_its_direction_from_its_first_strong_letter(text):
+    """UAX #9 P2–P3, as the preview lays it out: a line whose first letter is Latin (or that has
+    no Persian letter at all) reads left to right, from the left edge; its Persian words, if
+    any, are reordered in place."""
+    app = Field()
+    async with app.run_test(size=(80, 5)) as pilot:
+        await typed(pilot, text)
+        assert app.query_one("#f", PersianInput).value == text
+        blur(app)
+        await pilot.pause()
+        line = shown(app)
+        expected = bidi.display_line(text, 200, app.bidi_mode)
+        assert line.startswith(expected) and line.startswith(text.split(" ")[0])  # on the left, in order
+        assert "press the number" in line or "judge missed: option 4 uses" in line

@@ -139,3 +139,22 @@ async def test_click_puts_the_caret_on_the_letter_clicked():
         assert area.cursor_location == (1, 2)
         await pilot.click("#t", offset=(2, 0))  # left of the text: the line's end
         assert area.cursor_location == (0, 4)
+
+
+async def test_each_line_takes_its_direction_from_its_first_strong_letter():
+    """A guidelines line with Persian digits but no Persian letter, and a Latin-first note with a
+    Persian word, read left to right from the left edge (UAX #9 P2–P3, as the preview); a
+    Persian line under them stays right to left."""
+    digits, latin = "1. press (1-4 or ۱-۴).", "uses مار as metaphor"
+    app = Area()
+    async with app.run_test(size=(80, 12)) as pilot:
+        app.query_one("#t").focus()
+        await type_persian(pilot, f"{digits}\n{latin}\nمدل ۲")
+        area = app.query_one("#t", PersianTextArea)
+        assert area.text == f"{digits}\n{latin}\nمدل ۲"
+        app.query_one("#other").focus()
+        await pilot.pause()
+        shown = screen_lines(app)
+        assert shown[0] == digits
+        assert shown[1] == bidi.visual(latin, shape=True, ltr=True) and shown[1].startswith("uses ")
+        assert shown[2].endswith(bidi.visual("مدل ۲", shape=True)) and shown[2].startswith(" ")

@@ -302,3 +302,27 @@ def test_release_screen_snapshot(db, tmp_path, snap_compare, monkeypatch):
         assert screen.query_one(LinesView).text_lines
 
     assert snap_compare(make_app(db, db_label="release.db"), terminal_size=SIZE, run_before=run_before)
+
+
+async def test_the_default_folder_is_beside_the_database_and_boxes_read_without_colour(db, tmp_path, monkeypatch):
+    """Started from another folder, the app writes its release beside the database (as the
+    report's export does), not where it was launched; at 80×24 the folder note shows the path
+    whole, not broken mid-word; the --frozen box is empty unticked and crossed ticked."""
+    from tui_helpers import screen_lines
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    app = make_app(db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_release(pilot)
+        await type_name(pilot, screen, "v2")
+        assert screen.folder == (db.parent / "exports" / "releases" / "v2").resolve()
+        note = "".join(shown(screen.query_one("#rel-folder-note")))
+        assert "exports/releases/v2" in note, note
+        box = screen.query_one("#rel-frozen")
+        unticked = " ".join(screen_lines(app))
+        assert "▐ ▌" in unticked or "[ ]" in unticked
+        box.value = True
+        await pilot.pause()
+        assert "▐X▌" in " ".join(screen_lines(app))

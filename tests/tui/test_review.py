@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from factories import make_question, numbered_couplets
 from textual.widgets import DataTable, OptionList
-from tui_helpers import make_app, notices, open_screen, settle, wait_for
+from tui_helpers import make_app, notices, open_screen, settle, until, wait_for
 
 from persian_tui import bidi
 from persian_tui.annotation.consensus import adjudication_queue
@@ -548,3 +548,100 @@ async def test_the_category_form_stays_put(db, mode):
         await pilot.pause()
         assert str(form.query_one("#form-error").render())
         assert [form.query_one(f).region for f in fields] == before
+
+
+async def test_the_judges_raw_reply_shows_persian_letters_not_escapes(db):
+    """An unscored judgment shows the judge's raw reply; its JSON escapes of Persian letters
+    (`\\u0645\\u0627\\u0631`) are shown as the letters a reviewer reads (`مار`)."""
+    with Store(db) as s:
+        s.conn.execute("UPDATE judgments SET raw_reply = ? WHERE raw_reply = 'hmm, hard to say'",
+                       ('{"verdict": "flawed", "rationale": "\\u0645\\u0627\\u0631 is a metaphor\\u001b"',))
+        s.conn.commit()
+    app = make_app(db, annotator="reza")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        await select(pilot, screen, "q-5")
+        text = pane(screen, "judge")
+        assert "\\u0645" not in text and bidi.visual("مار", shape=app.bidi_mode.shape) in text, text
+        assert "\\u001b" in text  # a control character stays escaped
+
+
+async def test_the_taxonomy_counts_a_categorys_uses_as_its_delete_refusal_does(db):
+    """One count of a category's uses: the table's `used`, the detail's "used by N", and the
+    refusal to delete it say the same number, reviews (an accept, an undone override) included."""
+    with Store(db) as s:
+        for j in s.judging.judgments():
+            if j.error_category == "surface_overlap":
+                s.judging.add_review(j.id, "reza", "accept")
+                s.judging.add_review(j.id, "reza", "override", verdict="flawed", error_category="surface_overlap")
+                s.judging.undo_review("reza")
+                break
+    app = make_app(db, annotator="reza")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_taxonomy(pilot)
+        await until(pilot, lambda: screen.used is not None, "the uses counted")
+        shown = screen.used["surface_overlap"]
+        table = screen.query_one(DataTable)
+        table.move_cursor(row=table_names(screen).index("surface_overlap"))
+        await pilot.pause()
+        await pilot.press("d")
+        await pilot.pause()
+        refusal = next(n for n in notes(app) if "is used by" in n)
+        assert f"is used by {shown} " in refusal, (shown, refusal)
+
+
+def test_the_review_filters_on_the_category_in_force_and_on_judge_human_agreement():
+    """`c` filters on the category after review (an override moves a judgment to its new
+    category); `a` shows the judgments where the reviewer agreed with the judge, or overrode it."""
+    from persian_tui.models import JudgmentRow
+    from persian_tui.tui.widgets.review_filters import ReviewFilters
+
+    def row(i, verdict, category, review=None, review_category=None):
+        return JudgmentRow(i, 9, 1, f"q-{i}", "m", "ok", verdict, category, None, review_verdict=review,
+                           review_category=review_category, reviewer="reza" if review else None)
+
+    rows = [row(1, "flawed", "surface_overlap", "flawed", "missed_contrast"),  # overridden to another category
+            row(2, "flawed", "surface_overlap", "flawed", "surface_overlap"),  # accepted
+            row(3, "sound", None, "key_problem", "item_defect"),  # overridden
+            row(4, "flawed", "surface_overlap")]  # not reviewed
+    by_category = ReviewFilters(category="missed_contrast", show="all")
+    assert [j.uid for j in rows if by_category.keeps(j)] == ["q-1"]
+    assert "missed_contrast" in ReviewFilters().choices("category", rows)
+    assert [j.uid for j in rows if ReviewFilters(show="agreed").keeps(j)] == ["q-2"]
+    assert [j.uid for j in rows if ReviewFilters(show="overridden").keeps(j)] == ["q-1", "q-3"]
+
+
+async def test_a_runs_answers_show_their_judges_verdicts(db):
+    """A judged run's answers show each answer's verdict: the judge's (with its run) and the
+    review in force, in the answer's pane."""
+    from persian_tui.tui.screens.run_detail import RunDetailScreen
+
+    with Store(db) as s:
+        target = next(r for r in s.runs.runs() if r.model == "model-x").id
+    app = make_app(db, annotator="reza")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.push_screen(RunDetailScreen(target))
+        await wait_for(pilot, lambda: app.screen.shown, "the run's answers")
+        detail = app.screen
+        assert isinstance(detail, RunDetailScreen)
+        detail.show("q-1")
+        await wait_for(pilot, lambda: detail.text_lines and detail.text_lines[0].startswith("q-1"), "q-1's pane")
+        text = " ".join(detail.text_lines)
+        assert "judge" in text and "run 3" in text and "accepted by ali" in text, text
+
+
+async def test_at_80x24_the_review_shows_its_kappa_and_every_key(db):
+    """At 80×24 the header gives judge–human agreement first when the counts leave no room for
+    both, and the keys take two lines rather than hiding half behind "…"."""
+    from tui_helpers import screen_lines, until
+
+    app = make_app(db, annotator="reza")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_review(pilot)
+        await until(pilot, lambda: "κ" in screen.kappa or "no reviews" in screen.kappa, "the kappa")
+        await pilot.pause()
+        lines = screen_lines(app)
+        head = lines[0]
+        assert screen.kappa.startswith("judge vs human κ") and screen.kappa in head, head
+        keys = "\n".join(lines[-2:])
+        assert "Flag" in keys and "Note" in keys and "…" not in keys, keys

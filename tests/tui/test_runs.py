@@ -513,7 +513,7 @@ async def test_judge_and_paraphrase_runs_launch_from_the_form(db):
             await pilot.press("ctrl+s")
             await pilot.pause()
             await settle(pilot)
-            assert cell(screen, 2, "kind") == "judge" and cell(screen, 2, "status") == "done"
+            assert cell(screen, 2, "kind") == "judge #1" and cell(screen, 2, "status") == "done"  # which run it judged
             assert cell(screen, 2, "done") == f"{N}/{N}"  # its judgments, not "0/8"
             form = await open_form(pilot)
             await fill(pilot, form, kind="paraphrase", model="para-model", base_url=server.url)

@@ -28,6 +28,22 @@ from ..widgets.lines_view import LinesView
 
 STACK_BELOW = 100
 ITEM_MARKS = {"suspect_key": "key?", "low_agreement": "agree?", "too_hard": "hard"}  # queue-line marks
+# what each mark means, said in the header when a queued line carries it
+MARK_MEANINGS = {"⚑": "flagged", "key?": "the runs prefer another option to the key",
+                 "agree?": "the annotators' answers are split", "hard": "fewer runs right than chance"}
+
+
+def book_order(uid: str, source_id: str | None) -> tuple[int, int, str, str]:
+    """Queue order: by the book's number (9 before 10), then other source ids, then uids."""
+    if source_id and source_id.isdigit():
+        return (0, int(source_id), "", uid)
+    return (1, 0, source_id or "\uffff", uid)
+
+
+def marks_legend(entries: list[str]) -> str:
+    """What the marks on these queue lines mean, in one phrase ("" when none has a mark)."""
+    used = [m for m in MARK_MEANINGS if any(e.startswith(m) or f" {m} " in f" {e.split('  ')[0]} " for e in entries)]
+    return "; ".join(f"{m} {MARK_MEANINGS[m]}" for m in used)
 
 
 # ------------------------------------------------------------------ pure layout
@@ -74,10 +90,10 @@ def review_flag_lines(item: ItemVotes, width: int, mode: Mode) -> list[Line]:
 
 
 def queue_entry(item: ItemVotes, source_id: str | None = None) -> str:
-    """One line of the queue list: the question (uid, source id), key, votes, flag mark (LTR,
-    ASCII digits)."""
-    votes = " ".join(str(v) for v in sorted(item.votes.values())) or "-"
-    key = item.key if item.key is not None else "-"
+    """One line of the queue list: the question (uid, source id), key, votes, flag mark (LTR;
+    the key and the votes are option numbers, in Persian digits: ``render.fa``'s rule)."""
+    votes = " ".join(fa(v) for v in sorted(item.votes.values())) or "-"
+    key = fa(item.key) if item.key is not None else "-"
     # the marks first: a long line is cut at its votes ("…"), never wrapped, never its marks
     marks = ["⚑"] if item.flags or item.review_flags else []
     marks += ["/".join(ITEM_MARKS[f] for f in item.item_flags if f in ITEM_MARKS)] if item.item_flags else []
@@ -199,6 +215,7 @@ class AdjudicationScreen(AppState, Guarded, Screen[None]):
         self.adjudicator = adjudicator
         self.items: list[ItemVotes] = []
         self.bulk = 0  # questions bulk_acceptable() would accept
+        self.legend = ""  # what the marks on the queued lines mean
         self.current: Question | None = None
         self.current_item: ItemVotes | None = None
         self.item_flags: dict[str, dict[str, str]] | None = None  # uid -> flag -> evidence (reports/items.py)
@@ -245,12 +262,15 @@ class AdjudicationScreen(AppState, Guarded, Screen[None]):
         if flags or self.item_flags is None:
             self.item_flags = queue_flags(self.store)
         votes = item_votes(self.store, item_flags=self.item_flags)  # read once for both lists
-        self.items = adjudication_queue(self.store, votes=votes)
+        ids = self.store.questions.source_ids()
+        self.items = sorted(adjudication_queue(self.store, votes=votes),
+                            key=lambda i: book_order(i.uid, ids.get(i.uid)))
         self.bulk = len(bulk_acceptable(self.store, votes=votes))
         queue = self.query_one("#adj-queue", OptionList)
         queue.clear_options()
-        ids = self.store.questions.source_ids()
-        queue.add_options([Option(queue_entry(i, ids.get(i.uid)), id=i.uid) for i in self.items])
+        entries = [queue_entry(i, ids.get(i.uid)) for i in self.items]
+        self.legend = marks_legend(entries)
+        queue.add_options([Option(e, id=i.uid) for e, i in zip(entries, self.items)])
         queue.display = bool(self.items)
         self.query_one("#adj-body").set_class(not self.items, "-empty")
         if self.items:
@@ -268,6 +288,8 @@ class AdjudicationScreen(AppState, Guarded, Screen[None]):
         text = f"adjudication · {self.adjudicator} · {len(self.items)} in queue"
         if self.bulk:
             text += f" · {self.bulk} agree with their key (A accepts them)"
+        if self.legend:
+            text += f" · {self.legend}"
         self.query_one("#adj-header", Static).update(Content(text))
 
     def _show(self, item: ItemVotes) -> None:

@@ -39,7 +39,7 @@ def status_line(db_label: str, total: int, by_status: dict[str, int], mode: str,
     mode. When narrow, statuses with no question are left out, then the database name is
     cut at its start ("…qs/bench.db"), then the counts by status go (the bidi mode stays),
     then the whole line is cut with "…"."""
-    full = " · ".join(f"{s} {by_status.get(s, 0)}" for s in STATUSES)
+    full = " · ".join(f"{s} {by_status.get(s, 0)}" for s in STATUSES) if by_status else ""
     short = " · ".join(f"{s} {by_status[s]}" for s in STATUSES if by_status.get(s))
     for counts in (full, short, ""):
         tail = f" │ {total} questions{': ' + counts if counts else ''} │ bidi {mode}"
@@ -94,7 +94,7 @@ class BankScreen(AppState, Guarded, Screen[None]):
         Key("q", "app.quit", "Quit", "quit"),
     )
     BINDINGS = bindings(KEY_TABLE)
-    ACTS = {"label_this": "label", "edit": "author"}
+    ACTS = {"label_this": "label", "edit": "author", "cycle_status": "see_answers"}
 
     class FirstLoad(Message):
         """The bank has been read and shown for the first time."""
@@ -120,7 +120,6 @@ class BankScreen(AppState, Guarded, Screen[None]):
             yield Label("search ", id="search-label")
             yield PersianInput(placeholder=SEARCH_HINT,
                         id="search", compact=True, select_on_focus=False)
-            yield Static(id="search-preview")
             yield Static(id="filters")
         with Container(id="body"):
             yield BankTable(id="table", blind=access(self).blind)
@@ -163,7 +162,7 @@ class BankScreen(AppState, Guarded, Screen[None]):
 
     def reload(self, notify: bool = True) -> None:
         """Re-read counts and rows from the database (others may have written it)."""
-        self.counts = self.store.questions.counts()
+        self.counts = access(self).counts(self.store.questions.counts())
         if self.category not in self.counts.categories:
             self.category = None
         self.refresh_rows(reread=True)
@@ -176,7 +175,8 @@ class BankScreen(AppState, Guarded, Screen[None]):
         question when it is listed."""
         start = perf_counter()
         table = self.query_one(BankTable)
-        self.matches = self.app.bank_search.uids(self.search, status=self.status, category=self.category)
+        self.matches = self.app.bank_search.uids(self.search, status=access(self).status_filter(self.status),
+                                                 category=self.category)
         self._table_width = table.size.width
         table.fill(self.matches, self._rows, self.mode,
                    self._table_width or self._guess_table_width(), select=select)
@@ -227,15 +227,9 @@ class BankScreen(AppState, Guarded, Screen[None]):
         self.query_one("#filters", Static).update(Content.assemble(
             (f"{matching} match", "bold"),
             f" ({loaded} listed)  " if loaded < matching else "  ",
-            "status ", (self.status or "all", "bold"), " (s)  category ", (category, "bold"), " (c)",
+            *(() if access(self).blind else ("status ", (self.status or "all", "bold"), " (s)  ")),
+            "category ", (category, "bold"), " (c)",
         ))
-        preview = self.query_one("#search-preview", Static)
-        if self.mode.name == "app" and bidi.has_rtl(self.search):
-            text = bidi.visual(" ".join(self.search.split()), shape=self.mode.shape)
-            preview.update(Content(f"→ {text}" if cell_len(text) < 40 else f"→ …{text[-38:]}"))
-            preview.display = True
-        else:
-            preview.display = False
 
     # ------------------------------------------------------------ search and filters
 
@@ -275,6 +269,8 @@ class BankScreen(AppState, Guarded, Screen[None]):
         self.refresh_rows()
 
     def action_cycle_status(self) -> None:
+        if refused(self, "see_answers"):  # a status tells an annotator what the key is
+            return
         i = STATUS_FILTERS.index(self.status)
         self.set_status(STATUS_FILTERS[(i + 1) % len(STATUS_FILTERS)])
 
@@ -305,7 +301,7 @@ class BankScreen(AppState, Guarded, Screen[None]):
         with what changed), or says why it is not listed."""
         if not uid or self.loaded_at is None:
             return
-        self.counts = self.store.questions.counts()
+        self.counts = access(self).counts(self.store.questions.counts())
         self.refresh_rows(reread=True, select=uid)
         if uid not in self.matches:
             self.notify(f"{uid} is saved but not listed: the search or a filter hides it", timeout=4)

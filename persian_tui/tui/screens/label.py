@@ -94,11 +94,13 @@ class LabelScreen(AppState, Guarded, Screen[None]):
         self.current: Question | None = None
         self.from_queue = False  # the current item is my claim (not an undone item shown again)
         self.chosen = False  # the current item was chosen in the bank (L), not undone
+        self.replaces: Label | None = None  # the chosen item's own earlier label, which a new one replaces
         self.back: list[str] = []  # undone items still to answer again, the next one last
         self.note: str | None = None
         self.confidence: str | None = None
         self.shown_at = monotonic()  # when the item on screen was first shown (t keeps it)
         self.renewed_at = monotonic()
+        self.paused_at: float | None = None  # the guidelines were opened then: the clock stands still
         self.min_seconds = 1.0  # answers faster than this are marked fast (a setting)
         self.saving: str | None = None  # uid whose label a worker is saving (database busy)
         self.seen_version: tuple[int, int] | None = None  # the database state the screen shows
@@ -137,10 +139,14 @@ class LabelScreen(AppState, Guarded, Screen[None]):
                 uid, self.first = self.first, None
                 q = self.store.questions.get_question(uid)
                 if q is not None:
-                    if not self.store.labels.claim(self.annotator, uid, target=self.target):
+                    mine = self.store.labels.labels(uid, annotator=self.annotator)
+                    if mine:  # answered before: said, and the head line keeps saying it
+                        self.notify(f"{uid}: you answered {given(mine[0])} before; a new answer replaces it "
+                                    "(Escape keeps it)", severity="warning")
+                    elif not self.store.labels.claim(self.annotator, uid, target=self.target):
                         self.notify(f"{uid} has {self.target} label(s) already; your label is extra",
                                     severity="warning")
-                    self.show(q, from_queue=False, chosen=True)
+                    self.show(q, from_queue=False, chosen=True, replaces=mine[0] if mine else None)
                     return
             while self.back:
                 uid = self.back.pop()
@@ -163,11 +169,13 @@ class LabelScreen(AppState, Guarded, Screen[None]):
         self.saving = None
         self.next_item()
 
-    def show(self, q: Question | None, *, from_queue: bool, chosen: bool = False) -> None:
+    def show(self, q: Question | None, *, from_queue: bool, chosen: bool = False,
+             replaces: Label | None = None) -> None:
         same = q is not None and self.current is not None and q.uid == self.current.uid
         self.current = q
         self.from_queue = from_queue and q is not None
         self.chosen = chosen and q is not None
+        self.replaces = replaces if q is not None else None  # this annotator's own earlier label
         if not same:  # the same item again (t re-reads the queue): its clock, note and confidence go on
             self.note = None
             self.confidence = None
@@ -205,10 +213,12 @@ class LabelScreen(AppState, Guarded, Screen[None]):
         parts: list[str | tuple[str, str]] = [("✎ ", "dim"), (self.annotator, "bold")]
         if q is not None:
             mark = (" ◆ chosen", "bold $text-accent") if self.chosen else (" ↶ undone", "bold $text-warning")
+            if self.chosen and self.replaces is not None:
+                mark = (f" ◆ chosen: replaces your answer {given(self.replaces)}", "bold $text-warning")
             parts += [" │ ", (display.question_id(q.uid, q.source_id), "bold"), mark if not self.from_queue else "",
-                      " │ ⏱ ", (clock(monotonic() - self.shown_at), "bold"),
+                      " │ ⏱ ", (clock(self.elapsed()), "bold"),
                       " │ confidence ", (self.confidence or "—", "bold $text-accent"), (" (c)", "dim")]
-        parts += [" │ target ", (fa(self.target), "bold"), (" (t)" if self.sets_target else "", "dim")]
+        parts += [" │ target ", (str(self.target), "bold"), (" (t)" if self.sets_target else "", "dim")]
         if self.scope is not None:
             parts += [" │ ", (self.scope.describe(), "italic")]
         self.query_one("#label-head", Static).update(Content.assemble(*parts))
@@ -252,6 +262,10 @@ class LabelScreen(AppState, Guarded, Screen[None]):
         except DB_ERRORS as e:
             self.fail("cannot read the database", e)
         self.seen_version = self._version()  # after my own reads and writes
+
+    def elapsed(self) -> float:
+        """Seconds on the item on screen, the guidelines' time left out (as it is stored)."""
+        return (self.paused_at or monotonic()) - self.shown_at
 
     def _tick(self) -> None:
         self.follow_database()
@@ -464,10 +478,11 @@ class LabelScreen(AppState, Guarded, Screen[None]):
     def action_guidelines(self) -> None:
         """The guidelines over the item; the item's clock stops while they are open (reading
         them is not time on the item, and is not saved with its label)."""
-        opened = monotonic()
+        opened = self.paused_at = monotonic()
 
         def closed(_: None) -> None:
             self.shown_at += monotonic() - opened
+            self.paused_at = None
             self._head()
 
         self.app.push_screen(GuidelinesScreen(), closed)
@@ -497,3 +512,12 @@ class LabelScreen(AppState, Guarded, Screen[None]):
             event.stop()
             event.prevent_default()
             action()
+
+
+def given(label: Label) -> str:
+    """An annotator's own earlier label in a few words: "۳", "۲ (high)", "a skip", "a flag"."""
+    if label.flag:
+        return "a flag"
+    if label.skipped or label.answer is None:
+        return "a skip"
+    return fa(label.answer) + (f" ({label.confidence})" if label.confidence else "")

@@ -56,6 +56,17 @@ def run_prompt(run: Run) -> Content:
     return Content.assemble((f"#{run.id} ", "bold"), display.line(run.label), (f"  {run.kind}  {when}", "dim"))
 
 
+class Tick(Checkbox):
+    """A checkbox whose box is empty when unticked and crossed when ticked: told apart without
+    colour (Textual draws the cross in both, in another colour)."""
+
+    BUTTON_INNER = " "
+
+    def watch_value(self) -> None:
+        self.BUTTON_INNER = "X" if self.value else " "
+        super().watch_value()
+
+
 class ReleaseScreen(AppState, Guarded, Screen[None]):
     KEYS_TITLE = "release"
     KEY_TABLE = (
@@ -117,7 +128,7 @@ class ReleaseScreen(AppState, Guarded, Screen[None]):
                 yield Label("folder")
                 yield FitInput(str(default_folder(PLACEHOLDER_NAME)), id="rel-folder", compact=True)
                 yield Static("", id="rel-folder-note", classes="rel-note", markup=False)
-                yield Checkbox("as it was frozen (--frozen)", id="rel-frozen", compact=True)
+                yield Tick("as it was frozen (--frozen)", id="rel-frozen", compact=True)
                 yield Label("leaderboard runs (Space, a: all)")
                 yield SelectionList[int](id="rel-runs", compact=True)
                 yield Static("", id="rel-runs-note", classes="rel-note", markup=False)
@@ -161,8 +172,11 @@ class ReleaseScreen(AppState, Guarded, Screen[None]):
 
     @property
     def folder(self) -> Path:
+        """The folder to write, a relative one taken beside the database (as the report's
+        export does), never the directory the app was started from."""
         typed = self.query_one("#rel-folder", Input).value.strip()
-        return Path(typed) if typed else default_folder(self.release_name or PLACEHOLDER_NAME)
+        folder = Path(typed) if typed else default_folder(self.release_name or PLACEHOLDER_NAME)
+        return folder if folder.is_absolute() else (self.app.db_path.resolve().parent / folder).resolve()
 
     @property
     def licence(self) -> str:
@@ -175,7 +189,7 @@ class ReleaseScreen(AppState, Guarded, Screen[None]):
 
     @property
     def frozen(self) -> bool:
-        return self.query_one("#rel-frozen", Checkbox).value
+        return self.query_one("#rel-frozen", Tick).value
 
     def unsaved_work(self) -> str | None:
         """What leaving would lose: a name typed and not written yet, or the write under way."""
@@ -214,7 +228,7 @@ class ReleaseScreen(AppState, Guarded, Screen[None]):
         self.focus_next()  # Enter moves on; freezing, which cannot be undone, is Ctrl+S
 
     @on(Select.Changed, "#rel-licence")
-    @on(Checkbox.Changed, "#rel-frozen")
+    @on(Tick.Changed, "#rel-frozen")
     @on(SelectionList.SelectedChanged, "#rel-runs")
     def _option_changed(self) -> None:
         self._changed()
@@ -241,9 +255,13 @@ class ReleaseScreen(AppState, Guarded, Screen[None]):
         self._timer = self.set_timer(PREVIEW_DELAY, self._preview)
 
     def _show_folder_note(self) -> None:
-        folder = self.folder
+        folder, base = self.folder, self.app.db_path.resolve().parent
+        # a path inside the database's folder is shown from there (short: not broken mid-word at 80
+        # columns), on a line of its own
+        where = (f"beside the database: {folder.relative_to(base)}" if folder.is_relative_to(base)
+                 else str(folder))
         self.query_one("#rel-folder-note", Static).update(
-            f"{display.line(str(folder.resolve()))}: {folder_note(folder, self.release_name or PLACEHOLDER_NAME)}")
+            f"{folder_note(folder, self.release_name or PLACEHOLDER_NAME)}\n{display.line(where)}")
 
     def action_all_runs(self) -> None:
         runs = self.query_one("#rel-runs", SelectionList)

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from rich.cells import cell_len
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Container, VerticalScroll
@@ -43,7 +44,7 @@ def kappa_text(rows: list[JudgmentRow]) -> str:
     if not a.reviewed:
         return "judge vs human: no reviews yet"
     text = "judge vs human κ " + ("—" if a.verdict_kappa is None else f"{a.verdict_kappa:.2f}")
-    text += f" ({a.verdict_agree}/{a.reviewed} agree)"
+    text += f" ({a.verdict_agree}/{a.compared} agree)"
     if a.category_items:
         kappa = "—" if a.category_kappa is None else f"{a.category_kappa:.2f}"
         text += f" · category κ {kappa} ({a.category_agree}/{a.category_items})"
@@ -66,7 +67,8 @@ def empty_lines(filters: ReviewFilters, any_rows: bool, width: int = 80) -> list
 
 
 FILTER_HELP = {"judge_run": "judge run", "target_run": "judged run", "model": "model", "verdict": "verdict",
-               "category": "category", "show": "what is shown (to review, reviewed, flagged, all)"}
+               "category": "category in force (the reviewer's where reviewed)",
+               "show": "what is shown (to review, reviewed, flagged, all, the reviewer agreed, overrode)"}
 
 
 class ReviewScreen(AppState, Screen[None]):
@@ -120,7 +122,7 @@ class ReviewScreen(AppState, Screen[None]):
                     yield LinesView(id="rv-answer-view")
                 with VerticalScroll(id="rv-judge"):
                     yield LinesView(id="rv-judge-view")
-        yield KeyBar()
+        yield KeyBar(rows=2)  # at 80 columns the verdict keys take two lines, none hidden
 
     @property
     def view_setting(self) -> str:
@@ -156,6 +158,8 @@ class ReviewScreen(AppState, Screen[None]):
 
     def on_resize(self) -> None:
         self._apply_layout()
+        if self.kappa:
+            self._set_header(self.kappa)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("accept", "verdict", "flag", "note", "page"):
@@ -221,8 +225,11 @@ class ReviewScreen(AppState, Screen[None]):
         self.query_one("#rv-filters", Static).update(Content.assemble(*parts))
 
     def _set_header(self, kappa: str) -> None:
+        """The counts, then judge–human agreement; when both do not fit, agreement first (the
+        counts are cut, not κ: the queue's border says how many are shown)."""
         self.kappa = kappa
-        self.query_one("#rv-header", Static).update(f"{self.head} │ {kappa}")
+        fits = cell_len(self.head) + 3 + cell_len(kappa) <= max(self.app.size.width - 2, 1)
+        self.query_one("#rv-header", Static).update(f"{self.head} │ {kappa}" if fits else f"{kappa} │ {self.head}")
 
     @work(thread=True, exclusive=True, group="rv-kappa", exit_on_error=False)
     def _compute_kappa(self, scope: list[JudgmentRow], generation: int) -> None:

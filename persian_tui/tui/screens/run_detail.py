@@ -4,6 +4,7 @@ the reasoning, the scores (embedding runs), the shown order (shuffled prompts) a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from rich.text import Text
@@ -15,7 +16,7 @@ from textual.widgets import DataTable, Static
 
 from ... import bidi
 from ...bidi import Mode
-from ...models import Prediction, Question, Run, SampleVote, scored_key
+from ...models import JudgmentRow, Prediction, Question, Run, SampleVote, scored_key
 from ...store import Store, StoreError
 from ..base import AppState
 from ..keys import Key, bindings, help_key
@@ -109,9 +110,10 @@ def _marks(pos: int, p: Prediction, q: Question, shown: dict[int, int] | None) -
 
 
 def prediction_lines(run: Run | None, p: Prediction | None, q: Question | None, width: int,
-                     mode: Mode, v: SampleVote | None = None) -> list[Line]:
+                     mode: Mode, v: SampleVote | None = None, judged: Sequence[JudgmentRow] = ()) -> list[Line]:
     """Everything the pane shows for one prediction at ``width`` cells (``v``: the question's
-    models.SampleVote when the run asked it several times; ``p`` is then the majority's first)."""
+    models.SampleVote when the run asked it several times; ``p`` is then the majority's first;
+    ``judged``: the judge's verdicts on it, each with the review in force)."""
     width = max(width, 20)
     if p is None or run is None:
         return [Line("no prediction selected", "dim")]
@@ -140,10 +142,12 @@ def prediction_lines(run: Run | None, p: Prediction | None, q: Question | None, 
                   "bold $text-success" if ok else "bold $text-error" if ok is False else "")
     out += field_lines("key", fa(q.key) if q and q.key else "none", width)
     out += field_lines("parse", p.parse_status, width)
+    for j in judged:
+        out += field_lines("judge", judged_text(j), width)
     if v is not None and len(v.answers) > 1:
         agree = "—" if v.agreement is None else f"{v.agreement:.0%}"
-        out += field_lines("samples", " ".join(str(a) if a else "-" for a in v.answers)
-                           + f" (majority {v.answer or 'none'}, agreement {agree}; shown: sample {p.sample})",
+        out += field_lines("samples", " ".join(fa(a) if a else "-" for a in v.answers)
+                           + f" (majority {fa(v.answer) or 'none'}, agreement {agree}; shown: sample {p.sample})",
                            width)
     if run.kind == "embedding" and p.scores:
         m = margin(p.scores)
@@ -174,6 +178,23 @@ def prediction_lines(run: Run | None, p: Prediction | None, q: Question | None, 
         else:
             out.append(Line("(none)" if body is None else "(empty)", "dim"))
     return out
+
+
+def judged_text(j: JudgmentRow) -> str:
+    """A judge's verdict on an answer in one line: the judge run, the verdict (and category), the
+    review in force."""
+    said = (j.verdict or j.status).replace("_", " ") + (f" · {j.error_category}" if j.verdict == "flawed" else "")
+    text = f"run {j.run_id}: {said}"
+    if j.reviewed:
+        same = j.review_verdict == j.verdict and j.review_category == j.error_category
+        final = (j.review_verdict or "").replace("_", " ") + (
+            f" · {j.review_category}" if j.review_verdict == "flawed" else "")
+        text += f"; accepted by {j.reviewer}" if same else f"; overridden by {j.reviewer}: {final}"
+    if j.flagged:
+        text += "; flagged as a key problem"
+    if j.sample:
+        text += f" (sample {j.sample})"
+    return text
 
 
 def run_head(run: Run, preds: list[Prediction], keys: dict[str, int | None],
@@ -211,9 +232,12 @@ def load_detail(db_path: str | Path, run_id: int, known: dict[str, Question]) ->
             votes = {v.chosen.uid: v for v in voted or ()}
             missing = [p.uid for p in preds if p.uid not in known]
             questions = {**known, **store.questions.questions_for_uids(missing)}
+            judged: dict[str, list[JudgmentRow]] = {}
+            for j in store.judging.judgments(target_run=run_id) if run else ():
+                judged.setdefault(j.uid, []).append(j)
     except (StoreError, OSError) as e:
         return DetailLoaded(None, [], known, None, str(e))
-    return DetailLoaded(run, preds, questions, version, votes=votes)
+    return DetailLoaded(run, preds, questions, version, votes=votes, judged=judged)
 
 
 class RunDetailScreen(AppState, Screen[None]):
@@ -235,6 +259,7 @@ class RunDetailScreen(AppState, Screen[None]):
         self.run: Run | None = None
         self.preds: list[Prediction] = []
         self.votes: dict[str, SampleVote] = {}  # uid -> its vote (a run asked several times)
+        self.judged: dict[str, list[JudgmentRow]] = {}  # uid -> the judge's verdicts on its answers
         self.by_uid: dict[str, Prediction] = {}
         self.questions: dict[str, Question] = {}
         self.which = "all"
@@ -303,7 +328,7 @@ class RunDetailScreen(AppState, Screen[None]):
         if self.run is None:
             self.query_one("#rd-head", Static).update(f"no run {self.run_id}")
             return
-        self.preds, self.votes = event.preds, event.votes
+        self.preds, self.votes, self.judged = event.preds, event.votes, event.judged
         self.by_uid = {p.uid: p for p in self.preds}
         keys = {uid: scored_key(q.key, q.status) for uid, q in self.questions.items()}
         replies = sum(len(v.answers) for v in self.votes.values()) if self.votes else None
@@ -346,7 +371,8 @@ class RunDetailScreen(AppState, Screen[None]):
         pred = self.by_uid.get(uid) if uid else None
         q = self.questions.get(uid) if uid else None
         run, mode, v = self.run, self.mode, self.votes.get(uid) if uid else None
-        self.query_one(LinesView).show(lambda width: prediction_lines(run, pred, q, width, mode, v))
+        judged = self.judged.get(uid, []) if uid else []
+        self.query_one(LinesView).show(lambda width: prediction_lines(run, pred, q, width, mode, v, judged))
         self.query_one("#rd-pane").scroll_home(animate=False)
 
     @on(DataTable.RowHighlighted, "#rd-table")

@@ -81,7 +81,9 @@ def _figures(status: str, done: int, total: int, correct: int | None, scored: in
 def summary_cells(s: RunSummary, job: Job | None) -> dict[str, str]:
     """Every column's cell, wide and narrow (the model is cut to its column's width)."""
     r = s.run
-    return {"id": str(r.id), "kind": r.kind, "model": r.label,
+    target = r.params.get("target_run") if r.kind == "judge" else None
+    kind = f"judge #{target}" if target is not None else r.kind  # a judge run says which run it judged
+    return {"id": str(r.id), "kind": kind, "model": r.label,
             **_figures(status_cell(r.status, job, r.archived), s.done, r.total, s.correct, s.scored,
                        s.invalid, s.errors),
             "created": (r.created_at or "")[5:16].replace("T", " ")}

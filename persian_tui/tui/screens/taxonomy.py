@@ -126,7 +126,8 @@ class TaxonomyScreen(AppState, Guarded, Screen[None]):
 
     @work(thread=True, exclusive=True, group="tx-uses", exit_on_error=False)
     def _count_uses(self, generation: int) -> None:
-        """Judgments and reviews in force per category, read on this thread's own connection."""
+        """Judgments and reviews that name each category (the store's one count, the figure a
+        refused delete gives), read on this thread's own connection."""
         from ...store import Store, StoreError
 
         worker = get_current_worker()
@@ -134,8 +135,7 @@ class TaxonomyScreen(AppState, Guarded, Screen[None]):
         error = None
         try:
             with Store(self.app.db_path) as store:
-                for j in store.judging.judgments():
-                    used.update({c for c in (j.error_category, j.review_category) if c is not None})
+                used.update(store.judging.category_uses())
         except (StoreError, OSError) as e:
             error = str(e)
         if not worker.is_cancelled:

@@ -65,8 +65,8 @@ class BankTable(RowsTable):
         """(id, couplet, category) widths that fill ``total`` cells."""
         id_w = min(ID_MAX, max([2, *(cell_len(row_id(r)) for r in sample)]))
         cat_w = min(CATEGORY_MAX, max([8, *(cell_len(r.category or "") for r in sample)]))
-        columns = 5 if self.blind else 6
-        fixed = id_w + cat_w + STATUS_W + (0 if self.blind else KEY_W) + LABELS_W + columns * 2 * PADDING + SCROLLBAR
+        columns = 3 if self.blind else 6  # blind: no status, key or label count (access.Access.rows)
+        fixed = id_w + cat_w + (0 if self.blind else STATUS_W + KEY_W + LABELS_W) + columns * 2 * PADDING + SCROLLBAR
         return id_w, max(COUPLET_MIN, total - fixed), cat_w
 
     def fill(self, uids: list[str], fetch: Callable[[list[str]], list[QuestionRow]],
@@ -87,10 +87,10 @@ class BankTable(RowsTable):
             self.add_column("id", width=id_w, key="id")
             self.add_column(Text("first couplet", justify=justify), width=self.couplet_width, key="couplet")
             self.add_column("category", width=self.category_width, key="category")
-            self.add_column("status", width=STATUS_W, key="status")
             if not self.blind:
+                self.add_column("status", width=STATUS_W, key="status")
                 self.add_column("key", width=KEY_W, key="key")
-            self.add_column("labels", width=LABELS_W, key="labels")
+                self.add_column("labels", width=LABELS_W, key="labels")
         else:
             self.clear()
         self.all_uids = uids
@@ -112,12 +112,11 @@ class BankTable(RowsTable):
         add_row = self.add_row
         for r in batch:
             cells = [
-                Text(row_id(r), no_wrap=True, overflow="ellipsis"),
+                Text(id_cell(r, self._layout[0] if self._layout else ID_MAX), no_wrap=True, overflow="ellipsis"),
                 Text(couplet_cell(r.first_couplet, couplet_w, mode), justify=justify),
                 Text(couplet_cell(r.category or "", cat_w, mode), justify=justify),
-                Text(r.status),
-                *([] if self.blind else [Text(fa(r.key), justify="center")]),
-                Text(str(r.labels) if r.labels else "", justify="right"),
+                *([] if self.blind else [Text(r.status), Text(fa(r.key), justify="center"),
+                                         Text(str(r.labels) if r.labels else "", justify="right")]),
             ]
             add_row(*cells, key=r.uid)
         self.uids += [r.uid for r in batch]
@@ -147,3 +146,14 @@ class BankTable(RowsTable):
         if not self.uids or not (0 <= self.cursor_row < len(self.uids)):
             return None
         return self.uids[self.cursor_row]
+
+
+def id_cell(row: QuestionRow, width: int) -> str:
+    """The id column's text in ``width`` cells: a long uid is cut ("…"), the book's number
+    beside it never is (it is how a book's question is known)."""
+    full = row_id(row)
+    if cell_len(full) <= width or not row.source_id or row.source_id == row.uid:
+        return full
+    tail = f" ({row.source_id})"
+    room = width - cell_len(tail)
+    return row.uid[:room - 1] + "…" + tail if room >= 3 else full

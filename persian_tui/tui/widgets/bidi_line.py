@@ -40,14 +40,15 @@ class Slot:
 
 class FieldLine:
     """``text`` (one logical line, starting at ``offset`` in the field's value) laid out left to
-    right. ``rtl``: a right-to-left line (it has a right-to-left letter, or ``rtl`` was asked
-    for); a left-to-right one keeps its logical order. ``markers``: zero-width marks drawn.
+    right. ``rtl``: the paragraph's direction; None: the line's own, from its first strong
+    letter (``bidi.starts_rtl``, UAX #9 P2–P3: "1. (۱-۴)" and "uses مار as" are left-to-right
+    lines, their Persian runs reordered in place). ``markers``: zero-width marks drawn.
     ``has_end``: the line's end is a caret place (False for a wrapped line that goes on below)."""
 
-    def __init__(self, text: str, *, offset: int = 0, shape: bool = False, rtl: bool = False,
+    def __init__(self, text: str, *, offset: int = 0, shape: bool = False, rtl: bool | None = None,
                  markers: bool = False, has_end: bool = True) -> None:
         self.offset = offset
-        self.rtl = rtl or bidi.has_rtl(text)
+        self.rtl = bidi.starts_rtl(text) if rtl is None else rtl
         cells = bidi.visual_cells(text, shape=shape, rtl=self.rtl)
         end = offset + len(text)
         slots: list[Slot] = []

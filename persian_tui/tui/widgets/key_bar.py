@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from ...display import line
+from ..guard import allowed
 
 KEEP = ("question_mark", "escape", "q")  # keys kept when others must be left out: help, back, quit
 GAP = "  "
@@ -106,9 +107,9 @@ class KeyBar(Static):
     def items(self) -> list[KeyItem]:
         out: list[KeyItem] = []
         seen: set[str] = set()
-        for _node, binding, enabled, _tooltip in self.screen.active_bindings.values():
-            if not binding.show or not enabled or binding.action in seen:
-                continue
+        for node, binding, enabled, _tooltip in self.screen.active_bindings.values():
+            if not binding.show or not enabled or binding.action in seen or not allowed(node, binding.action):
+                continue  # a key the role does not allow is not offered (it refuses if pressed)
             seen.add(binding.action)
             keep = any(k.strip() in KEEP for k in binding.key.split(","))
             out.append(KeyItem(self.app.get_key_display(binding), line(binding.description), binding.action, keep))

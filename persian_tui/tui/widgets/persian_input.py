@@ -165,8 +165,9 @@ class PersianInput(FitInput):
         return self._line[1]
 
     def _pad(self, line: FieldLine) -> int:
-        """Blank columns left of a line shorter than the box (it is right-aligned)."""
-        return max(0, self.scrollable_content_region.width - line.width)
+        """Blank columns left of a line shorter than the box (a right-to-left line is
+        right-aligned, a left-to-right one starts on the left)."""
+        return max(0, self.scrollable_content_region.width - line.width) if line.rtl else 0
 
     @property
     def _cursor_offset(self) -> int:

@@ -25,7 +25,7 @@ from textual.strip import Strip
 from textual.widgets import TextArea
 from textual.widgets.text_area import Location
 
-from ...bidi import has_rtl
+from ...bidi import has_rtl, starts_rtl
 from .bidi_line import FieldLine
 from .persian_input import field_mode, joiner
 
@@ -70,11 +70,12 @@ class PersianTextArea(TextArea):
         start, end = starts[section], ends[section]
         last = section == len(starts) - 1
         width = self._text_width()
-        placed = FieldLine(line[start:end], offset=start, shape=mode.shape, rtl=True,
+        rtl = starts_rtl(line)  # the paragraph's direction holds for each of its wrapped lines
+        placed = FieldLine(line[start:end], offset=start, shape=mode.shape, rtl=rtl,
                            markers=self.has_focus, has_end=last)
         if placed.width > width:  # no room for the markers: the marks drawn as they are
-            placed = FieldLine(line[start:end], offset=start, shape=mode.shape, rtl=True, has_end=last)
-        return placed, max(0, width - placed.width)
+            placed = FieldLine(line[start:end], offset=start, shape=mode.shape, rtl=rtl, has_end=last)
+        return placed, max(0, width - placed.width) if rtl else 0
 
     def _section_of(self, location: Location) -> tuple[int, int]:
         row, column = location

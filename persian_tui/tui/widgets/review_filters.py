@@ -11,12 +11,24 @@ from typing import Any
 from ...judging.verdicts import VERDICTS
 from ...models import JudgmentRow, Run
 
-SHOW = ("todo", "reviewed", "flagged", "all")
-SHOW_LABELS = {"todo": "to review", "reviewed": "reviewed", "flagged": "flagged", "all": "all"}
+SHOW = ("todo", "reviewed", "flagged", "all", "agreed", "overridden")
+SHOW_LABELS = {"todo": "to review", "reviewed": "reviewed", "flagged": "flagged", "all": "all",
+               "agreed": "reviewer agreed with the judge", "overridden": "reviewer overrode the judge"}
 VERDICT_FILTERS = (*VERDICTS, "unscored")  # unscored: the judge gave no verdict (or an API error)
 # filter field -> (key, bar label)
 KEYS = {"judge_run": ("j", "judge"), "target_run": ("g", "judged"), "model": ("m", "model"),
         "verdict": ("v", "verdict"), "category": ("c", "category"), "show": ("a", "show")}
+
+
+def final_category(j: JudgmentRow) -> str | None:
+    """The category in force: the reviewer's where reviewed, else the judge's."""
+    return j.review_category if j.reviewed else j.error_category
+
+
+def agreed(j: JudgmentRow) -> bool:
+    """Reviewed, and the reviewer's verdict (and, for a flawed answer, category) is the judge's."""
+    return j.reviewed and j.review_verdict == j.verdict and (
+        j.verdict != "flawed" or j.review_category == j.error_category)
 
 
 def is_todo(j: JudgmentRow) -> bool:
@@ -30,7 +42,7 @@ class ReviewFilters:
     target_run: int | None = None
     model: str | None = None
     verdict: str | None = None  # one of VERDICT_FILTERS
-    category: str | None = None  # the judge's category
+    category: str | None = None  # the category in force (the reviewer's where reviewed)
     show: str = "todo"
 
     def in_scope(self, j: JudgmentRow) -> bool:
@@ -46,12 +58,13 @@ class ReviewFilters:
                 return False
         elif self.verdict is not None and j.verdict != self.verdict:
             return False
-        return self.category is None or j.error_category == self.category
+        return self.category is None or final_category(j) == self.category
 
     def keeps(self, j: JudgmentRow) -> bool:
         if not self.in_scope(j):
             return False
-        return {"todo": is_todo(j), "reviewed": j.reviewed, "flagged": j.flagged}.get(self.show, True)
+        return {"todo": is_todo(j), "reviewed": j.reviewed, "flagged": j.flagged, "agreed": agreed(j),
+                "overridden": j.reviewed and not agreed(j)}.get(self.show, True)
 
     def choices(self, name: str, rows: list[JudgmentRow]) -> list[Any]:
         """What the filter ``name`` cycles through (None: no filter)."""
@@ -59,8 +72,9 @@ class ReviewFilters:
             return list(SHOW)
         if name == "verdict":
             return [None, *VERDICT_FILTERS]
-        attr = {"judge_run": "run_id", "target_run": "target_run", "model": "model",
-                "category": "error_category"}[name]
+        if name == "category":
+            return [None, *sorted({c for j in rows if (c := final_category(j)) is not None})]
+        attr = {"judge_run": "run_id", "target_run": "target_run", "model": "model"}[name]
         return [None, *sorted({getattr(j, attr) for j in rows if getattr(j, attr) is not None})]
 
     def cycled(self, name: str, rows: list[JudgmentRow], step: int = 1) -> ReviewFilters:

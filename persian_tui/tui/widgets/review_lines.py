@@ -3,6 +3,8 @@ judge pane (``render.Line``s for a width and a resolved bidi mode)."""
 
 from __future__ import annotations
 
+import re
+
 from ... import bidi, display
 from ...bidi import Mode
 from ...models import ErrorCategory, JudgmentRow, Prediction, Question
@@ -61,6 +63,22 @@ def queue_entry(j: JudgmentRow, cats: dict[str, ErrorCategory], model: str, uid_
 def _rtl_field(label: str, value: str, width: int, mode: Mode, style: str = "") -> list[Line]:
     lines = bidi.display_lines(value, max(width - LABEL, 1), mode, align="none")
     return [Line(t, style, label if i == 0 else " ") for i, t in enumerate(lines)]
+
+
+_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+
+
+def readable(reply: str | None) -> str | None:
+    """A judge's reply as a reader reads it: the JSON escapes of its letters (`\\u0622`) shown
+    as the letters; escapes of control characters and surrogates are left as they are."""
+    if reply is None:
+        return None
+
+    def letter(m: re.Match[str]) -> str:
+        code = int(m[1], 16)
+        return m[0] if code < 0x20 or 0x7F <= code < 0xA0 or 0xD800 <= code < 0xE000 else chr(code)
+
+    return _ESCAPE.sub(letter, reply)
 
 
 def _block(title: str, text: str | None, width: int, mode: Mode, style: str = "") -> list[Line]:
@@ -147,7 +165,7 @@ def judge_lines(j: JudgmentRow, cats: dict[str, ErrorCategory], judge_model: str
         out += field_lines("verdict", why, width, "bold $text-warning")
         if j.error:
             out += _block("error", j.error, width, mode, "$text-error")
-        out += _block("judge's reply", j.raw_reply, width, mode)
+        out += _block("judge's reply", readable(j.raw_reply), width, mode)
         out += [Line(""), Line("No verdict to accept: press 1, 2 or 3 to give one.", "$text-warning")]
     else:
         out += field_lines("verdict", verdict_text(j.verdict), width, VERDICT_STYLE.get(j.verdict, ""))

@@ -14,7 +14,6 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ..keys import Key, bindings, help_key
-from ..render import fa
 
 _CSS = """
 SettingDialog { align: center middle; }
@@ -63,14 +62,14 @@ class SettingDialog(ModalScreen["int | None"]):
                                           self.note))
             yield Static(id="setting-values")
             yield Static(f"1–{len(self.choices)} or t chooses · y or Enter: set it for everyone · "
-                         f"n or Escape: keep {fa(self.current)}", classes="dialog-hint")
+                         f"n or Escape: keep {self.current}", classes="dialog-hint")
 
     def on_mount(self) -> None:
         self._show()
 
     def _show(self) -> None:
         self.query_one("#setting-values", Static).update(Content.assemble(
-            "now ", (fa(self.current), "bold"), "   →   new ", (fa(self.value), "bold $text-warning")))
+            "now ", (str(self.current), "bold"), "   →   new ", (str(self.value), "bold $text-warning")))
 
     def action_choose(self, value: int) -> None:
         if value in self.choices:
