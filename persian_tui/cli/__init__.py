@@ -11,7 +11,7 @@ from .. import __version__, display, settings
 from ..files.inputs import InputError
 from ..files.outputs import WriteError
 from ..files.records import is_text
-from ..models import QUESTION_SETS
+from ..models import QUESTION_SETS, QUEUE_MODES
 from ..runs import RunError
 from ..store import DatabaseError, StoreError, discard_if_unused, is_there
 from ..store.errors import write_error
@@ -21,7 +21,7 @@ from .common import MAX_ID, UserError, bounded_int, open_store, print_capped
 from .options import DB_HELP, USER_HELP, Parser, db_everywhere, merge_run, one_run
 
 
-def cmd_import(args) -> int:
+def cmd_import(args: argparse.Namespace) -> int:
     from ..bank.importer import plan_import
 
     with open_store(args, read=getattr(args, "dry_run", False)) as store:  # a dry run only reads
@@ -82,12 +82,12 @@ def corpus_line(counts) -> str:
             f"poet's hemistich order{released}")
 
 
-def cmd_sample(args) -> int:
+def cmd_sample(args: argparse.Namespace) -> int:
     args.file, args.format, args.answers, args.source = str(settings.sample_bank_path()), "jsonl", None, None
     return cmd_import(args)
 
 
-def cmd_export(args) -> int:
+def cmd_export(args: argparse.Namespace) -> int:
     from ..releases.export import export_jsonl
 
     with open_store(args, read=True) as store:
@@ -101,7 +101,7 @@ def cmd_export(args) -> int:
     return 0
 
 
-def cmd_import_labels(args) -> int:
+def cmd_import_labels(args: argparse.Namespace) -> int:
     from ..annotation.label_files import apply_labels, plan_labels
 
     with open_store(args, read=args.dry_run) as store:  # a dry run only reads
@@ -116,7 +116,7 @@ def cmd_import_labels(args) -> int:
 
 
 
-def cmd_agreement(args) -> int:
+def cmd_agreement(args: argparse.Namespace) -> int:
     import json
 
     from ..annotation.agreement import agreement_report, as_dict
@@ -141,7 +141,7 @@ def cmd_agreement(args) -> int:
     return 0
 
 
-def cmd_setting(args) -> int:
+def cmd_setting(args: argparse.Namespace) -> int:
     """Show the shared settings, or set one (stored in the database, for every annotator)."""
     shared = settings.SHARED
     if args.name is not None and args.name not in shared:
@@ -161,7 +161,7 @@ def cmd_setting(args) -> int:
     return 0
 
 
-def cmd_import_predictions(args) -> int:
+def cmd_import_predictions(args: argparse.Namespace) -> int:
     from ..runs.prediction_files import import_predictions
     from .harness import cmd_import_log, is_harness_log
 
@@ -188,7 +188,7 @@ def cmd_import_predictions(args) -> int:
     return 0
 
 
-def cmd_errors(args) -> int:
+def cmd_errors(args: argparse.Namespace) -> int:
     import json
 
     from ..judging.distribution import distributions, judge_agreement
@@ -226,7 +226,7 @@ def cmd_errors(args) -> int:
     return 0
 
 
-def cmd_import_reasoning(args) -> int:
+def cmd_import_reasoning(args: argparse.Namespace) -> int:
     from ..runs.reasoning_files import import_reasoning
 
     with open_store(args) as store:
@@ -237,7 +237,7 @@ def cmd_import_reasoning(args) -> int:
     return 0
 
 
-def cmd_stats(args) -> int:
+def cmd_stats(args: argparse.Namespace) -> int:
     with open_store(args, read=True) as store:
         c = store.questions.counts()
         print(f"database: {store.path} (schema v{store.version})")
@@ -253,7 +253,7 @@ def cmd_stats(args) -> int:
     return 0
 
 
-def cmd_report(args) -> int:
+def cmd_report(args: argparse.Namespace) -> int:
     from ..reports.figures import ReportError, build_report
     from ..reports.report_files import render_text, write_report
 
@@ -289,7 +289,7 @@ def cmd_report(args) -> int:
     return 0
 
 
-def cmd_tui(args) -> int:
+def cmd_tui(args: argparse.Namespace) -> int:
     from ..tui.app import run_app
 
     return run_app(**tui_options(args))
@@ -319,7 +319,7 @@ def add_tui_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--annotator", metavar="NAME",
                    help="your name for labels, edits and decisions (asked when needed)")
     q = p.add_argument_group("labelling queue")
-    q.add_argument("--queue", choices=("overlap", "spread"), default="overlap",
+    q.add_argument("--queue", choices=QUEUE_MODES, default="overlap",
                    help="overlap: questions others have started first, so annotators share items "
                         "and agreement can be measured (default); spread: fewest labels first")
     q.add_argument("--queue-tag", metavar="TAG", help="only questions with this tag")

@@ -37,7 +37,7 @@ class _Bar:
             print(file=sys.stderr)
 
 
-def cmd_corpus_import(args) -> int:
+def cmd_corpus_import(args: argparse.Namespace) -> int:
     from ..corpus.ganjoor import import_corpus
 
     bar = _Bar("import")
@@ -79,7 +79,7 @@ def _eta(p) -> str:
     return f"{left // 60}:{left % 60:02d}"
 
 
-def cmd_corpus_stats(args) -> int:
+def cmd_corpus_stats(args: argparse.Namespace) -> int:
     with open_store(args, read=True) as store:
         s = store.corpus.corpus_stats()
         if args.format == "json":
@@ -101,7 +101,7 @@ def cmd_corpus_stats(args) -> int:
     return 0
 
 
-def cmd_corpus_search(args) -> int:
+def cmd_corpus_search(args: argparse.Namespace) -> int:
     from ..text import corpus_key
 
     words = " ".join(args.words)
@@ -122,7 +122,7 @@ def cmd_corpus_search(args) -> int:
     return 0
 
 
-def cmd_corpus_similar(args) -> int:
+def cmd_corpus_similar(args: argparse.Namespace) -> int:
     from .. import settings
     from ..corpus.similar import similar_couplets, similar_embedder
     from ..runs.embedders import EmbedderError
@@ -154,7 +154,7 @@ def _link_summary(counts) -> str:
             f"{counts.get('reordered', 0)} option(s) put in the poet's hemistich order{released}")
 
 
-def cmd_corpus_link(args) -> int:
+def cmd_corpus_link(args: argparse.Namespace) -> int:
     with open_store(args) as store:
         if not store.corpus.has_corpus():
             raise UserError("no corpus loaded: run `persian-tui corpus import PATH` first")
@@ -190,7 +190,7 @@ def cmd_corpus_link(args) -> int:
     return 0
 
 
-def cmd_corpus_reorder(args) -> int:
+def cmd_corpus_reorder(args: argparse.Namespace) -> int:
     with open_store(args) as store:
         counts = store.links.undo_reorder(args.uid)
         extra = [f"{counts[k]} {what}" for k, what in (("released", "in a release kept as they are"),
@@ -242,7 +242,7 @@ def store_baseline_runs(store, questions, rep, which: str) -> list[str]:
     return lines
 
 
-def cmd_shortcuts(args) -> int:
+def cmd_shortcuts(args: argparse.Namespace) -> int:
     from ..files.outputs import write_atomic
 
     with open_store(args, read=not args.store_runs) as store:  # only --store-runs writes

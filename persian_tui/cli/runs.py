@@ -116,7 +116,7 @@ def _default(args, name: str):
     return getattr(args, "_defaults", {}).get(name)
 
 
-def cmd_run_llm(args, kind: str = "llm") -> int:
+def cmd_run_llm(args: argparse.Namespace, kind: str = "llm") -> int:
     from ..runs import create_llm_run, execute_llm_run
 
     with open_store(args) as store:
@@ -152,11 +152,11 @@ def cmd_run_llm(args, kind: str = "llm") -> int:
     return finish(progress)
 
 
-def cmd_run_paraphrase(args) -> int:
+def cmd_run_paraphrase(args: argparse.Namespace) -> int:
     return cmd_run_llm(args, kind="paraphrase")
 
 
-def cmd_run_embed(args) -> int:
+def cmd_run_embed(args: argparse.Namespace) -> int:
     from ..runs import create_embedding_run, execute_embedding_run
 
     spec = spec_of("embedding", model=args.model, scorer=args.scorer, prefix=args.prefix,
@@ -170,7 +170,7 @@ def cmd_run_embed(args) -> int:
     return finish(progress)
 
 
-def cmd_judge(args) -> int:
+def cmd_judge(args: argparse.Namespace) -> int:
     from ..judging.run import create_judge_run, execute_judge_run
 
     with open_store(args) as store:
@@ -196,7 +196,7 @@ def cmd_judge(args) -> int:
 
 
 
-def cmd_runs(args) -> int:
+def cmd_runs(args: argparse.Namespace) -> int:
     action = getattr(args, "action", None) or "list"
     if action == "list":
         return _list_runs(args)

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-STATUSES = ("draft", "ready", "curated", "retired")
+from .vocabulary import QUESTION_STATUSES, QuestionStatus
+
+STATUSES = QUESTION_STATUSES
 # the question sets a run, a report or an item analysis is built over: name -> the statuses in it
 QUESTION_SETS: dict[str, tuple[str, ...]] = {"ready": ("ready", "curated"), "curated": ("curated",),
                                              "all": ("draft", "ready", "curated")}
@@ -48,7 +50,7 @@ class Question:
     options: list[Option]
     stem: str = ""
     key: int | None = None  # 1..4, the outlier
-    status: str = "draft"
+    status: QuestionStatus = "draft"
     explanation: str | None = None
     category: str | None = None
     poet: str | None = None
@@ -111,7 +113,7 @@ class QuestionRow:
     source_id: str | None
     first_couplet: str
     category: str | None
-    status: str
+    status: QuestionStatus
     key: int | None
     labels: int
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .vocabulary import QuestionStatus
+
 CONFIDENCES = ("low", "medium", "high")
 Changes = dict[str, list[Any]]  # a revision's changes: field -> [old, new]
 
@@ -54,7 +56,6 @@ class Progress:
     flagged: int = 0  # questions I only flagged (a flag is not an answer)
 
 
-QUEUE_MODES = ("overlap", "spread")
 
 
 LABELLED_STATUSES = ("draft", "ready", "curated")  # the statuses a labelling queue serves by default
@@ -67,7 +68,7 @@ class QueueScope:
     tag: str | None = None
     category: str | None = None
     source: str | None = None
-    status: str | None = None  # draft | ready | curated (default: all three)
+    status: QuestionStatus | None = None  # draft | ready | curated (default: all three)
     uids: tuple[str, ...] = ()
 
     @property

@@ -19,7 +19,7 @@ from .. import display, settings
 from ..access import Access, AccessDenied, acting, solo
 from ..bank.search import BankSearch
 from ..bidi import MODES, Mode
-from ..models import QueueScope
+from ..models import QueueMode, QueueScope
 from ..store import DatabaseError, Store, StoreError, discard_if_unused, is_there
 from .base import TuiApp
 from .commands import ScreenCommands
@@ -58,7 +58,7 @@ class PersianTUI(TuiApp):
 
     def __init__(self, db_path: str | Path, bidi_mode: str = "app", *, sample: bool = False,
                  db_label: str | None = None, warm_up: bool = True,
-                 annotator: str | None = None, queue_mode: str = "overlap",
+                 annotator: str | None = None, queue_mode: QueueMode = "overlap",
                  queue_scope: QueueScope | None = None, shape: bool = False) -> None:
         if bidi_mode not in MODES:
             raise ValueError(f"invalid bidi mode {bidi_mode!r}: expected one of {', '.join(MODES)}")
@@ -338,7 +338,7 @@ class PersianTUI(TuiApp):
 
 
 def make_app(db: str | Path | None = None, bidi: str | None = "app", *, sample: bool = False,
-             annotator: str | None = None, queue_mode: str = "overlap",
+             annotator: str | None = None, queue_mode: QueueMode = "overlap",
              queue_scope: QueueScope | None = None, db_label: str | None = None,
              warm_up: bool = True, shape: bool = False) -> PersianTUI:
     """The one way to build the app (run_app, app.py, the CLI's `tui` and every test use it):
@@ -350,7 +350,7 @@ def make_app(db: str | Path | None = None, bidi: str | None = "app", *, sample: 
 
 
 def run_app(db: str | None = None, bidi: str | None = None, sample: bool = True,
-            annotator: str | None = None, queue_mode: str = "overlap",
+            annotator: str | None = None, queue_mode: QueueMode = "overlap",
             queue_scope: QueueScope | None = None, shape: str | None = None) -> int:
     """Open the TUI on ``db`` (flag > $PERSIAN_TUI_DB > default). Returns the exit status."""
     try:
