@@ -180,7 +180,7 @@ def test_no_import_cycles():
 
 def test_no_test_module_imports_another():
     """What test modules share lives in conftest.py (fixtures) and helper modules (factories.py,
-    tui_helpers.py, llm_server.py), never in another test module nor imported from conftest."""
+    processes.py, tui_helpers.py, llm_server.py), never in another test module nor imported from conftest."""
     tests = ROOT / "tests"
     shared = ("test_", "tests", "conftest")
     found = {str(p.relative_to(tests)): sorted(n for n in imports(p) if n.startswith(shared))
