@@ -11,7 +11,7 @@ from pathlib import Path
 from ..display import json_safe, percent
 from ..display import line as sanitize
 from ..models import QUESTION_SETS
-from .common import UserError, open_store
+from .common import UserError, link_summary, open_store
 
 
 class _Bar:
@@ -57,7 +57,7 @@ def cmd_corpus_import(args: argparse.Namespace) -> int:
               f"longest write transaction {p.longest_lock * 1000:.0f} ms (of {p.transactions:,})")
         if not args.no_link and store.questions.questions():
             counts = store.links.link_questions()
-            print("linked the bank: " + _link_summary(counts))
+            print("linked the bank: " + link_summary(counts))
     return 0
 
 
@@ -147,13 +147,6 @@ def cmd_corpus_similar(args: argparse.Namespace) -> int:
     return 0
 
 
-def _link_summary(counts) -> str:
-    released = f" ({counts['released']} in a release kept as they are)" if counts.get("released") else ""
-    return (f"linked {counts.get('linked', 0)}, ambiguous {counts.get('ambiguous', 0)}, "
-            f"unlinked {counts.get('unlinked', 0)}, up to date {counts.get('up to date', 0)}; "
-            f"{counts.get('reordered', 0)} option(s) put in the poet's hemistich order{released}")
-
-
 def cmd_corpus_link(args: argparse.Namespace) -> int:
     with open_store(args) as store:
         if not store.corpus.has_corpus():
@@ -162,7 +155,7 @@ def cmd_corpus_link(args: argparse.Namespace) -> int:
         counts = store.links.link_questions(force=args.force, threshold=args.threshold, on_progress=bar)
         total = sum(v for k, v in counts.items() if k != "up to date")
         bar(total, total, final=True)
-        print(_link_summary(counts))
+        print(link_summary(counts))
         links = store.links.links()
         questions = {q.uid: q for q in store.questions.questions()}
         for status in ("ambiguous", "unlinked"):
