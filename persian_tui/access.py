@@ -9,13 +9,14 @@ someone who names another person."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Literal
 
 from . import settings
 from .models import BankCounts, Question, QuestionRow
 from .models.users import Act, Role, check_name, may, refusal
 from .store import Store
 
-HIDDEN = ""  # what a blind person is shown of a question's status
+HIDDEN: Literal[""] = ""  # what a blind person is shown of a question's status
 
 
 class AccessDenied(Exception):

@@ -25,7 +25,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Protocol
+from typing import Literal, Protocol, get_args
 
 from bidi import get_display
 from bidi.mirror import MIRRORED
@@ -33,7 +33,8 @@ from rich.cells import cell_len, chop_cells
 
 from .display import clean
 
-MODES: tuple[str, ...] = ("app", "terminal", "off")  # resolved modes
+BidiMode = Literal["app", "terminal", "off"]  # resolved modes
+MODES: tuple[BidiMode, ...] = get_args(BidiMode)
 ELLIPSIS = "…"
 
 # Strong right-to-left characters (Hebrew, Arabic, Syriac, Thaana, NKo,
@@ -55,7 +56,7 @@ class Mode:
     """How right-to-left text is shown: ``name`` is a resolved mode (app, terminal or off);
     ``shape`` joins letters in the lines the app reorders (``app``)."""
 
-    name: str = "app"
+    name: BidiMode = "app"
     shape: bool = False
 
     def __post_init__(self) -> None:

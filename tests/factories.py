@@ -1,23 +1,18 @@
 """Plain builders the tests share: questions and banks, benchmark items, report runs and voted
 runs, LLM runs against the local test server, the corpus fixtures' paths, couplets and export
-files, text that would drive a terminal, other processes. Fixtures live in conftest.py (and a
-folder's conftest.py); TUI helpers in tui_helpers.py. No test module imports another: what two
-test files need goes here."""
+files, text that would drive a terminal. Fixtures live in conftest.py (and a folder's
+conftest.py); TUI helpers in tui_helpers.py; subprocesses and ports in processes.py. No test
+module imports another: what two test files need goes here."""
 
 from __future__ import annotations
 
 import ast
 import asyncio
 import json
-import os
 import random
 import re
 import shutil
-import socket
 import sqlite3
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 from llm_server import LLMServer
@@ -233,15 +228,6 @@ def llm_run_at(store, script, url=None, **kw):
         return r, asyncio.run(execute_llm_run(store.path, r.id, overrides={"base_url": spec.base_url}))
 
 
-def closed_port() -> int:
-    """A local port nothing listens on."""
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()  # nothing listens there now
-    return port
-
-
 # per request, in turn: digits, words, Persian, a refusal, a hedge (the harness tests' endpoint)
 HARNESS_REPLIES = ["3", "Answer: 2", "گزینه ۴", "I cannot decide.", "The third couplet is the odd one out.",
                    "1 or 2", "**4**", "بیت اول"]
@@ -325,41 +311,6 @@ OSC_TITLE = "\x1b]0;pwned\x07"
 HOSTILE = f"{OSC_TITLE}\x1b[2J\x1b[31mred\x1b[0m\x9b31m\x08\x07\rback"
 # raw bytes a terminal would act on: C0 (but \n, \t), DEL, C1 (UTF-8 \xc2\x80-\xc2\x9f), bidi overrides
 RAW = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]")
-
-
-# ------------------------------------------------------------------ other processes
-
-
-def wait_until(predicate, what: str, *, seconds: float = 120.0, every: float = 0.02):
-    """Poll ``predicate()`` until it is true (another process's rows, say) and return its value;
-    fail naming ``what`` if it never becomes so. ``seconds`` is only a bound against hanging."""
-    deadline = time.monotonic() + seconds
-    while not (value := predicate()):
-        assert time.monotonic() < deadline, f"never happened: {what}"
-        time.sleep(every)
-    return value
-
-
-def together(db: Path, argvs: list[list[str]]) -> list[subprocess.CompletedProcess]:
-    """Start one `persian-tui --db db ARGV` process per argv at once; wait for them all."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    procs = [subprocess.Popen([sys.executable, "-m", "persian_tui.cli", "--db", str(db), *argv], env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for argv in argvs]
-    out = []
-    for p in procs:
-        stdout, stderr = p.communicate(timeout=300)
-        out.append(subprocess.CompletedProcess(p.args, p.returncode, stdout, stderr))
-    return out
-
-
-def cli_process(db, *args, env_extra=None, timeout=120, **kw) -> subprocess.CompletedProcess:
-    """`persian-tui --db db ARGS` in a subprocess (this checkout's package); the timeout is a guard
-    against a hang, not a speed assertion."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT), **(env_extra or {})}
-    # -P: run as the `persian-tui` script is, which puts no working folder on the module path
-    kw.setdefault("text", True)
-    return subprocess.run([sys.executable, "-P", "-m", "persian_tui.cli", "--db", str(db), *args],
-                          capture_output=True, env=env, timeout=timeout, **kw)
 
 
 TRAPS = ("pickle", "json", "importlib", "traceback", "tempfile", "sqlite3", "asyncio", "typing", "textwrap")

@@ -3,6 +3,7 @@ questions drawn from the corpus and vetted by admins."""
 
 from __future__ import annotations
 
+import argparse
 import json
 
 from ..display import json_safe, percent
@@ -18,7 +19,7 @@ def _access(store, args):
     return acting(store, acting_name(args))
 
 
-def cmd_propose(args) -> int:
+def cmd_propose(args: argparse.Namespace) -> int:
     from .. import settings
     from ..corpus.propose import ProposeError, check_request, propose
 
@@ -55,7 +56,7 @@ def _summary(counts) -> str:
     return f"{counts.proposed} proposed, {counts.accepted} accepted, {counts.rejected} rejected; {rate}"
 
 
-def cmd_candidates_list(args) -> int:
+def cmd_candidates_list(args: argparse.Namespace) -> int:
     from ..corpus.vetting import provenance
 
     with open_store(args, read=True) as store:
@@ -87,7 +88,7 @@ def cmd_candidates_list(args) -> int:
     return 0
 
 
-def cmd_candidates_accept(args) -> int:
+def cmd_candidates_accept(args: argparse.Namespace) -> int:
     from ..corpus.vetting import VettingError, accept
 
     with open_store(args) as store:
@@ -100,7 +101,7 @@ def cmd_candidates_accept(args) -> int:
     return 0
 
 
-def cmd_candidates_reject(args) -> int:
+def cmd_candidates_reject(args: argparse.Namespace) -> int:
     from ..corpus.vetting import VettingError, reject
 
     with open_store(args) as store:

@@ -56,6 +56,16 @@ def open_store(args, *, read: bool = False) -> Store:
     return Store(path, create_dir=default, read_only=None if read else False)
 
 
+def link_summary(counts, *, up_to_date: bool = True) -> str:
+    """What linking questions to the corpus did, in one line (an import's new questions are
+    never `up to date`: it leaves that count out)."""
+    fresh = f", up to date {counts.get('up to date', 0)}" if up_to_date else ""
+    released = f" ({counts['released']} in a release kept as they are)" if counts.get("released") else ""
+    return (f"linked {counts.get('linked', 0)}, ambiguous {counts.get('ambiguous', 0)}, "
+            f"unlinked {counts.get('unlinked', 0)}{fresh}; {counts.get('reordered', 0)} option(s) put in the "
+            f"poet's hemistich order{released}")
+
+
 MAX_SHOWN = 20  # lines of one kind (rejected, unmatched, ...) an import prints before a count
 
 

@@ -12,10 +12,10 @@ from ..display import line as sanitize
 from ..models import QUESTION_SETS
 from . import candidates
 from .common import ProgressBar as _Bar
-from .common import UserError, open_store
+from .common import UserError, link_summary, open_store
 
 
-def cmd_corpus_import(args) -> int:
+def cmd_corpus_import(args: argparse.Namespace) -> int:
     from ..corpus.ganjoor import import_corpus
 
     bar = _Bar("import")
@@ -35,7 +35,7 @@ def cmd_corpus_import(args) -> int:
               f"longest write transaction {p.longest_lock * 1000:.0f} ms (of {p.transactions:,})")
         if not args.no_link and store.questions.questions():
             counts = store.links.link_questions()
-            print("linked the bank: " + _link_summary(counts))
+            print("linked the bank: " + link_summary(counts))
     return 0
 
 
@@ -59,7 +59,7 @@ def _eta(p) -> str:
     return f"{left // 60}:{left % 60:02d}"
 
 
-def cmd_corpus_stats(args) -> int:
+def cmd_corpus_stats(args: argparse.Namespace) -> int:
     with open_store(args, read=True) as store:
         s = store.corpus.corpus_stats()
         if args.format == "json":
@@ -81,7 +81,7 @@ def cmd_corpus_stats(args) -> int:
     return 0
 
 
-def cmd_corpus_search(args) -> int:
+def cmd_corpus_search(args: argparse.Namespace) -> int:
     from ..text import corpus_key
 
     words = " ".join(args.words)
@@ -102,7 +102,7 @@ def cmd_corpus_search(args) -> int:
     return 0
 
 
-def cmd_corpus_similar(args) -> int:
+def cmd_corpus_similar(args: argparse.Namespace) -> int:
     from .. import settings
     from ..corpus.similar import similar_couplets, similar_embedder
     from ..runs.embedders import EmbedderError
@@ -127,14 +127,7 @@ def cmd_corpus_similar(args) -> int:
     return 0
 
 
-def _link_summary(counts) -> str:
-    released = f" ({counts['released']} in a release kept as they are)" if counts.get("released") else ""
-    return (f"linked {counts.get('linked', 0)}, ambiguous {counts.get('ambiguous', 0)}, "
-            f"unlinked {counts.get('unlinked', 0)}, up to date {counts.get('up to date', 0)}; "
-            f"{counts.get('reordered', 0)} option(s) put in the poet's hemistich order{released}")
-
-
-def cmd_corpus_link(args) -> int:
+def cmd_corpus_link(args: argparse.Namespace) -> int:
     with open_store(args) as store:
         if not store.corpus.has_corpus():
             raise UserError("no corpus loaded: run `persian-tui corpus import PATH` first")
@@ -142,7 +135,7 @@ def cmd_corpus_link(args) -> int:
         counts = store.links.link_questions(force=args.force, threshold=args.threshold, on_progress=bar)
         total = sum(v for k, v in counts.items() if k != "up to date")
         bar(total, total, final=True)
-        print(_link_summary(counts))
+        print(link_summary(counts))
         links = store.links.links()
         questions = {q.uid: q for q in store.questions.questions()}
         for status in ("ambiguous", "unlinked"):
@@ -170,7 +163,7 @@ def cmd_corpus_link(args) -> int:
     return 0
 
 
-def cmd_corpus_reorder(args) -> int:
+def cmd_corpus_reorder(args: argparse.Namespace) -> int:
     with open_store(args) as store:
         counts = store.links.undo_reorder(args.uid)
         extra = [f"{counts[k]} {what}" for k, what in (("released", "in a release kept as they are"),
@@ -225,7 +218,7 @@ def store_baseline_runs(store, questions, rep, which: str) -> list[str]:
     return lines
 
 
-def cmd_shortcuts(args) -> int:
+def cmd_shortcuts(args: argparse.Namespace) -> int:
     from ..files.outputs import write_atomic
 
     with open_store(args, read=not args.store_runs) as store:  # only --store-runs writes

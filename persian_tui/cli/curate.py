@@ -7,6 +7,7 @@ line or `--from-file`, one a line) accept those questions' keys, refusing a flag
 
 from __future__ import annotations
 
+import argparse
 from typing import TYPE_CHECKING
 
 from .common import UserError, open_store
@@ -93,7 +94,7 @@ def why_none_agree(votes: list[ItemVotes]) -> str:
                                                                                "answers)"] else ""))
 
 
-def cmd_curate(args) -> int:
+def cmd_curate(args: argparse.Namespace) -> int:
     from ..annotation.consensus import BULK_REASON, bulk_acceptable, flag_reasons, item_votes
     from ..reports.items import queue_flags
     from ..store import Changed

@@ -3,6 +3,7 @@ Inspect log (.eval/.json) or lm-evaluation-harness samples (.jsonl) become one i
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 from .. import display
@@ -15,7 +16,7 @@ def is_harness_log(path: str) -> bool:
     return kind_of(Path(path)) is not None
 
 
-def cmd_import_log(args) -> int:
+def cmd_import_log(args: argparse.Namespace) -> int:
     from ..releases.harness_logs import import_harness_log
 
     with open_store(args, read=args.dry_run) as store:

@@ -4,6 +4,7 @@ each question several times, voted per question."""
 
 from __future__ import annotations
 
+import argparse
 import json
 
 from .. import display
@@ -11,7 +12,7 @@ from ..models import QUESTION_SETS
 from .common import UserError, bounded_int, open_store, run_ids
 
 
-def cmd_anchors(args) -> int:
+def cmd_anchors(args: argparse.Namespace) -> int:
     """`persian-tui items anchors --n N`: the anchor questions from the fitted common scale."""
     from dataclasses import asdict
 
@@ -43,7 +44,7 @@ def cmd_anchors(args) -> int:
     return 0
 
 
-def cmd_items(args) -> int:
+def cmd_items(args: argparse.Namespace) -> int:
     if args.action == "anchors":
         return cmd_anchors(args)
     if args.n is not None:
@@ -73,7 +74,7 @@ def cmd_items(args) -> int:
     return 0
 
 
-def cmd_samples(args) -> int:
+def cmd_samples(args: argparse.Namespace) -> int:
     from ..reports.report_files import text_table
     from ..reports.sample_files import ITEM_HEADER, item_rows, items_csv, summary_rows
     from ..reports.samples import sample_run

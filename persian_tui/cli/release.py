@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 from .common import UserError, open_store, run_ids
 
 
-def cmd_release(args) -> int:
+def cmd_release(args: argparse.Namespace) -> int:
     from ..access import acting
     from ..releases.make import default_folder, make_release
     from ..store import ReleaseExists

@@ -135,7 +135,7 @@ def _anchors(store, args) -> list[str] | None:
         raise UserError(f"--anchors: {e}") from None
 
 
-def cmd_run_llm(args, kind: str = "llm") -> int:
+def cmd_run_llm(args: argparse.Namespace, kind: str = "llm") -> int:
     from ..runs import create_llm_run, execute_llm_run
 
     with open_store(args) as store:
@@ -172,11 +172,11 @@ def cmd_run_llm(args, kind: str = "llm") -> int:
     return finish(progress)
 
 
-def cmd_run_paraphrase(args) -> int:
+def cmd_run_paraphrase(args: argparse.Namespace) -> int:
     return cmd_run_llm(args, kind="paraphrase")
 
 
-def cmd_run_recall(args) -> int:
+def cmd_run_recall(args: argparse.Namespace) -> int:
     from ..runs import RunError, create_recall_run, execute_recall_run
 
     with open_store(args) as store:
@@ -207,7 +207,7 @@ def cmd_run_recall(args) -> int:
     return finish(progress, "probes", "recalled")
 
 
-def cmd_run_embed(args) -> int:
+def cmd_run_embed(args: argparse.Namespace) -> int:
     from ..runs import create_embedding_run, execute_embedding_run
 
     if args.resume is not None:  # the stored spec; only the endpoint's URL may be given again
@@ -229,7 +229,7 @@ def cmd_run_embed(args) -> int:
     return finish(progress)
 
 
-def cmd_judge(args) -> int:
+def cmd_judge(args: argparse.Namespace) -> int:
     from ..judging.run import create_judge_run, execute_judge_run
 
     with open_store(args) as store:
@@ -255,7 +255,7 @@ def cmd_judge(args) -> int:
 
 
 
-def cmd_runs(args) -> int:
+def cmd_runs(args: argparse.Namespace) -> int:
     action = getattr(args, "action", None) or "list"
     if action == "list":
         return _list_runs(args)

@@ -20,7 +20,7 @@ USAGE = ("persian-tui sweep SPEC.toml [--dry-run] [--resume] [--max-cost USD]\n"
          "       persian-tui sweep status [NAME]")
 
 
-def cmd_sweep(args) -> int:
+def cmd_sweep(args: argparse.Namespace) -> int:
     if args.target == "status":
         return _status(args)
     from ..runs.sweep_spec import SweepSpecError, load_sweep_spec

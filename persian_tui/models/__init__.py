@@ -25,14 +25,32 @@ from .bank import (
 )
 from .corpus import CorpusCouplet, CorpusPoem, OptionLink
 from .judging import ErrorCategory, JudgmentRow, ReviewFlag
-from .labels import CONFIDENCES, LABELLED_STATUSES, QUEUE_MODES, Adjudication, Label, Progress, QueueScope, Revision
+from .labels import CONFIDENCES, LABELLED_STATUSES, Adjudication, Label, Progress, QueueScope, Revision
 from .releases import RELEASE_NAME, Release, ReleaseItem, check_release_name, release_digest
 from .runs import SCORED_STATUSES, Prediction, Run, RunSummary, SampleVote, accuracy, sample_vote, scored_key, tally
+from .vocabulary import (
+    JUDGMENT_STATUSES,
+    LINK_STATUSES,
+    PARSE_STATUSES,
+    QUESTION_STATUSES,
+    QUEUE_MODES,
+    RUN_KINDS,
+    RUN_STATUSES,
+    JudgmentStatus,
+    LinkStatus,
+    ParseStatus,
+    QuestionStatus,
+    QueueMode,
+    RunKind,
+    RunStatus,
+)
 
 __all__ = [
     "CONFIDENCES", "LABELLED_STATUSES", "MAX_HEMISTICH", "MAX_PAGE", "MAX_STEM", "MAX_TEXT", "ORIGINS", "QUESTION_SETS",
     "QUEUE_MODES", "RELEASE_NAME", "SCORED_STATUSES", "STATUSES", "Adjudication", "BankCounts", "CorpusCouplet",
-    "CorpusPoem", "ErrorCategory", "JudgmentRow", "Label", "Option", "Origin", "OptionLink", "Prediction", "Progress",
+    "CorpusPoem", "ErrorCategory", "JudgmentRow", "JUDGMENT_STATUSES", "JudgmentStatus", "LINK_STATUSES",
+    "LinkStatus", "PARSE_STATUSES", "ParseStatus", "QUESTION_STATUSES", "QuestionStatus", "QueueMode", "RUN_KINDS",
+    "RUN_STATUSES", "RunKind", "RunStatus", "Label", "Option", "Origin", "OptionLink", "Prediction", "Progress",
     "Question", "QuestionRow", "QueueScope", "Release", "ReleaseItem", "ReviewFlag", "Revision", "Run",
     "RunSummary", "SampleVote", "SourceRef", "accuracy", "check_release_name", "release_digest", "sample_vote",
     "scored_key", "tally",

@@ -7,7 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
-STATUSES = ("draft", "ready", "curated", "retired")
+from .vocabulary import QUESTION_STATUSES, ShownStatus
+
+STATUSES = QUESTION_STATUSES
 # the question sets a run, a report or an item analysis is built over: name -> the statuses in it
 QUESTION_SETS: dict[str, tuple[str, ...]] = {"ready": ("ready", "curated"), "curated": ("curated",),
                                              "all": ("draft", "ready", "curated")}
@@ -61,7 +63,7 @@ class Question:
     options: list[Option]
     stem: str = ""
     key: int | None = None  # 1..4, the outlier
-    status: str = "draft"
+    status: ShownStatus = "draft"  # "" only in what access.py shows a blind person
     explanation: str | None = None
     category: str | None = None
     poet: str | None = None
@@ -125,7 +127,7 @@ class QuestionRow:
     source_id: str | None
     first_couplet: str
     category: str | None
-    status: str
+    status: ShownStatus  # "" only in what access.py shows a blind person
     key: int | None
     labels: int
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .vocabulary import LinkStatus
+
 
 @dataclass
 class CorpusPoem:
@@ -44,7 +46,7 @@ class OptionLink:
 
     uid: str
     position: int
-    status: str  # linked | ambiguous | unlinked
+    status: LinkStatus
     method: str | None  # exact | swapped | fuzzy | one_hemistich | split | quoted | chosen
     score: float | None
     candidates: int

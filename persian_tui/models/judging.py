@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .vocabulary import JudgmentStatus
+
 
 @dataclass(frozen=True)
 class ErrorCategory:
@@ -25,7 +27,7 @@ class JudgmentRow:
     target_run: int  # the judged run
     uid: str
     model: str  # the judged model
-    status: str  # ok | unscored | api_error
+    status: JudgmentStatus
     verdict: str | None
     error_category: str | None
     rationale: str | None

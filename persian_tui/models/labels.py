@@ -7,6 +7,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
+from .vocabulary import QuestionStatus
+
 CONFIDENCES = ("low", "medium", "high")
 MAX_NOTE = 2000  # characters of a label's note (a short remark; the app, a browser or a file alike)
 
@@ -68,7 +70,6 @@ class Progress:
     flagged: int = 0  # questions I only flagged (a flag is not an answer)
 
 
-QUEUE_MODES = ("overlap", "spread")
 
 
 LABELLED_STATUSES = ("draft", "ready", "curated")  # the statuses a labelling queue serves by default
@@ -81,7 +82,7 @@ class QueueScope:
     tag: str | None = None
     category: str | None = None
     source: str | None = None
-    status: str | None = None  # draft | ready | curated (default: all three)
+    status: QuestionStatus | None = None  # draft | ready | curated (default: all three)
     uids: tuple[str, ...] = ()
 
     @property

@@ -21,6 +21,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .vocabulary import LinkStatus
+
 FUZZY_THRESHOLD = 85.0
 TIE = 1.0  # fuzzy scores this close to the best count as a tie
 ORDER_MARGIN = 10.0  # a fuzzy match decides the order when one reading beats the other by this
@@ -43,7 +45,7 @@ class Candidate:
 
 @dataclass(frozen=True)
 class Decision:
-    status: str  # linked | ambiguous | unlinked
+    status: LinkStatus
     method: str | None = None
     score: float | None = None
     candidate: Candidate | None = None

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+from .vocabulary import ParseStatus
+
 Cue = Literal["first", "prose", "words", "shuffled"]
 CUES: tuple[Cue, ...] = get_args(Cue)
 Format = Literal["complete", "choose"]
@@ -54,7 +56,7 @@ class Probe:
     position: int
     gold: str  # the second hemistich asked for (the corpus's when linked)
     cue: str  # what the prompt gave besides the instructions
-    status: str  # ok | invalid | empty | refusal | api_error | ambiguous
+    status: ParseStatus
     poet: str | None = None  # None: unknown (an unlinked couplet)
     poem: str | None = None  # corpus poem path and couplet index when linked
     couplet: int | None = None

@@ -11,6 +11,7 @@ from fractions import Fraction
 from typing import Any
 
 from .bank import QUESTION_SETS
+from .vocabulary import ParseStatus, RunKind, RunStatus
 
 # The one accuracy rule (runs list, run detail, report, judge form): a prediction is scored when its
 # question has a key and is not retired; correct when it picked that key.
@@ -25,10 +26,10 @@ def scored_key(key: int | None, status: str) -> int | None:
 @dataclass
 class Run:
     id: int
-    kind: str  # embedding | llm | paraphrase | judge | imported
+    kind: RunKind
     model: str
     params: dict[str, Any]
-    status: str  # running | done | cancelled | failed
+    status: RunStatus
     total: int
     created_at: str
     finished_at: str | None = None
@@ -51,7 +52,7 @@ class Run:
 class Prediction:
     uid: str
     predicted: int | None  # original option 1..4 (after undoing a shuffle)
-    parse_status: str  # ok | invalid | empty | refusal | api_error | ambiguous
+    parse_status: ParseStatus
     scores: list[float] | None = None
     raw_output: str | None = None
     reasoning: str | None = None

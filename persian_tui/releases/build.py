@@ -15,7 +15,6 @@ the column types the header declares (releases/dataset_card.py)."""
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
@@ -421,6 +420,8 @@ def _check_folder(out: Path, name: str, digest: str) -> None:
 def _writing(out: Path) -> Iterator[None]:
     """Hold the release folder for one writer (a lock on the folder itself, no file in it): a
     second release into the same folder meanwhile is refused, never mixed in."""
+    import fcntl  # POSIX only (the one use): importing build.py elsewhere still works
+
     made = not os.path.lexists(out)
     try:
         out.mkdir(parents=True, exist_ok=True)

@@ -35,7 +35,7 @@ from pathlib import Path
 from .. import redact
 from ..bank.references import References
 from ..files.inputs import InputError, check_regular, read_input
-from ..models import Prediction
+from ..models import ParseStatus, Prediction
 from ..runs.parse import parse_answer
 from ..runs.prediction_files import PredictionImport
 from ..store import Store
@@ -343,6 +343,7 @@ def import_harness_log(store: Store, path: str | Path, *, source: str | None = N
         if times[uid, r["epoch"]] > 1:  # which copy is the answer is never guessed: none is kept
             result.ambiguous[r["id"]] = result.ambiguous.get(r["id"], 0) + 1
             continue
+        status: ParseStatus
         if r.get("error"):
             answer, status = None, "api_error"
         elif "answer" in r:

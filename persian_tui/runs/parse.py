@@ -35,15 +35,19 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from . import parse_vocab as vocab
+
+# this module is copied into releases as it is (no import from the package): its statuses are
+# models.ParseStatus less the client's api_error, spelled here (a test keeps the two in step)
+Status = Literal["ok", "invalid", "empty", "refusal", "ambiguous"]
 
 
 @dataclass(frozen=True)
 class Parsed:
     answer: int | None  # 1..n_options, None when no usable answer
-    status: str  # "ok" | "invalid" | "empty" | "refusal" | "ambiguous"
+    status: Status
     reasoning: str | None  # <think> blocks and/or the provider's reasoning field
     method: str  # json | tag | bare | first_line | last_line | lead (+ ":letter" ...) | none
 

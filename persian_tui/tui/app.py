@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import gc
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from textual import events, work
 from textual.app import App
@@ -19,7 +20,7 @@ from .. import display, settings
 from ..access import Access, AccessDenied, acting, solo
 from ..bank.search import BankSearch
 from ..bidi import MODES, Mode
-from ..models import QueueScope
+from ..models import QueueMode, QueueScope
 from ..store import DatabaseError, Store, StoreError, discard_if_unused, is_there
 from .base import TuiApp
 from .commands import ScreenCommands
@@ -46,6 +47,13 @@ class SampleImported:
 NOTICE_LOG = 200
 
 
+@runtime_checkable
+class HoldsWork(Protocol):
+    """A screen or dialog that may hold an unsaved edit: what quitting now would lose, or None."""
+
+    def unsaved_work(self) -> str | None: ...
+
+
 class PersianTUI(TuiApp):
     """persian-tui. ``bidi_mode`` is a resolved mode (see ``settings.bidi_mode``) and ``shape``
     whether letters are joined: together the app's ``bidi.Mode`` (the bank's `b` changes its
@@ -58,11 +66,15 @@ class PersianTUI(TuiApp):
 
     def __init__(self, db_path: str | Path, bidi_mode: str = "app", *, sample: bool = False,
                  db_label: str | None = None, warm_up: bool = True,
-                 annotator: str | None = None, queue_mode: str = "overlap",
+                 annotator: str | None = None, queue_mode: QueueMode = "overlap",
                  queue_scope: QueueScope | None = None, shape: bool = False) -> None:
         if bidi_mode not in MODES:
             raise ValueError(f"invalid bidi mode {bidi_mode!r}: expected one of {', '.join(MODES)}")
         super().__init__()
+        # the last NOTICE_LOG notices raised (tests read them here); notify runs on worker
+        # threads too, so the log is this app's own and appended under a lock
+        self.notices: list[str] = []
+        self._notices_lock = threading.Lock()
         self.db_path = Path(db_path)
         self.bidi_mode = Mode(bidi_mode, shape)  # every screen lays right-to-left text out with it
         self.db_label = db_label if db_label is not None else str(db_path)
@@ -95,10 +107,9 @@ class PersianTUI(TuiApp):
         # visibly, and never read them as markup ("[/x]" would crash, "[@click=...]" act)
         kwargs.setdefault("markup", False)
         text = display.clean(message)
-        self.notices = [*self.notices[-(NOTICE_LOG - 1):], text]  # what was said, newest last
+        with self._notices_lock:
+            self.notices = [*self.notices[-(NOTICE_LOG - 1):], text]  # what was said, newest last
         super().notify(text, title=display.line(title), **kwargs)
-
-    notices: list[str] = []  # the last NOTICE_LOG notices raised (tests read them here)
 
     def push_screen(self, screen: Screen[Any] | str, *args: Any, **kwargs: Any) -> Any:
         # a screen opens clean: a toast about the last one would read as about this one (a
@@ -296,8 +307,7 @@ class PersianTUI(TuiApp):
         edit (its ``unsaved_work()``), and each live run."""
         out = []
         for screen in self.screen_stack:
-            what = getattr(screen, "unsaved_work", None)
-            text = what() if callable(what) else None
+            text = screen.unsaved_work() if isinstance(screen, HoldsWork) else None
             if text:
                 out.append(text)
         from .widgets.run_jobs import live_runs
@@ -346,7 +356,7 @@ class PersianTUI(TuiApp):
 
 
 def make_app(db: str | Path | None = None, bidi: str | None = "app", *, sample: bool = False,
-             annotator: str | None = None, queue_mode: str = "overlap",
+             annotator: str | None = None, queue_mode: QueueMode = "overlap",
              queue_scope: QueueScope | None = None, db_label: str | None = None,
              warm_up: bool = True, shape: bool = False) -> PersianTUI:
     """The one way to build the app (run_app, app.py, the CLI's `tui` and every test use it):
@@ -358,7 +368,7 @@ def make_app(db: str | Path | None = None, bidi: str | None = "app", *, sample: 
 
 
 def run_app(db: str | None = None, bidi: str | None = None, sample: bool = True,
-            annotator: str | None = None, queue_mode: str = "overlap",
+            annotator: str | None = None, queue_mode: QueueMode = "overlap",
             queue_scope: QueueScope | None = None, shape: str | None = None) -> int:
     """Open the TUI on ``db`` (flag > $PERSIAN_TUI_DB > default). Returns the exit status."""
     try:

@@ -184,3 +184,12 @@ class UsageCounted(Message):
     used: dict[str, int]
     generation: int
     error: str | None = None
+
+
+# review
+@dataclass
+class KappaReady(Message):
+    """A worker computed the review's judge-vs-human kappa line for ``generation``."""
+
+    text: str
+    generation: int

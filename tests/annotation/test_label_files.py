@@ -7,7 +7,8 @@ import json
 import re
 
 import pytest
-from factories import make_question, random_couplets, together, write_file
+from factories import make_question, random_couplets, write_file
+from processes import together
 
 from persian_tui.annotation.label_files import apply_labels, plan_labels
 from persian_tui.cli import main

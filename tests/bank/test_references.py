@@ -8,7 +8,8 @@ import itertools
 import json
 
 import pytest
-from factories import DATA, run_import, together
+from factories import DATA, run_import
+from processes import together
 
 from persian_tui.annotation.label_files import plan_labels
 from persian_tui.bank.jsonl import SCHEMA_VERSION

@@ -1,4 +1,4 @@
-"""The headless commands of cli/__init__.py, run through main(argv): help, import, export,
+"""main (cli/__init__.py) and the bank, labels and report commands, run through main(argv): help, import, export,
 stats, sample, setting, report; nothing from data drives the terminal; undecodable arguments and a
 closed pipe end quietly."""
 
@@ -159,11 +159,12 @@ def test_in_process_main_sanitizes_and_restores_streams(hostile_db, capsys):
 
 def test_even_an_unexpected_traceback_is_sanitized(hostile_db, capsys, monkeypatch):
     from persian_tui import cli
+    from persian_tui.cli import bank
 
     def bug(args):
         raise RuntimeError("bug quoting data \x1b]0;x\x07")
 
-    monkeypatch.setattr(cli, "cmd_stats", bug)  # parser() binds the name when main runs
+    monkeypatch.setattr(bank, "cmd_stats", bug)  # parser() binds the name when main runs
     assert cli.main(["--db", str(hostile_db), "stats"]) == 1
     err = capsys.readouterr().err
     assert "Traceback" in err and "bug quoting data ␛]0;x␇" in err and "\x1b" not in err

@@ -11,8 +11,9 @@ import subprocess
 import sys
 
 import pytest
-from factories import COUPLETS, ROOT, cli_process, couplets, llm_run, llm_run_at, make_question, stored_sql, wait_until
+from factories import COUPLETS, ROOT, couplets, llm_run, llm_run_at, make_question, stored_sql
 from llm_server import Gate, LLMServer, Reply, chat
+from processes import cli_process, wait_until
 
 from persian_tui.cli import main
 from persian_tui.judging.run import create_judge_run, execute_judge_run

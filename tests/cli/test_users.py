@@ -70,7 +70,7 @@ def test_no_terminal_and_no_stdin_flag(people, monkeypatch, capsys):
 def test_a_password_on_stdin_is_read_through_a_cap_and_decoded_strictly(people, stdin, reason):
     """`users passwd --stdin` with bytes that are not UTF-8, or `< /dev/zero` (an endless line):
     one line, nothing stored, memory bounded."""
-    from factories import cli_process
+    from processes import cli_process
 
     done = cli_process(people, "--user", "boss", "users", "passwd", "ali", "--stdin", input=stdin, text=False)
     err = done.stderr.decode()

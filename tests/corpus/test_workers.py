@@ -67,7 +67,8 @@ def test_no_module_of_the_working_folder_runs_in_a_worker(tmp_path, monkeypatch)
 
 def test_importing_a_folder_that_holds_modules_runs_none_of_them(tmp_path):
     """`cd ganjoor-data && persian-tui corpus import .` with a pickle.py (json.py, ...) in it."""
-    from factories import cli_process, copy_mini, plant_traps, sprung
+    from factories import copy_mini, plant_traps, sprung
+    from processes import cli_process
 
     export = plant_traps(copy_mini(tmp_path))
     done = cli_process(tmp_path / "c.db", "corpus", "import", ".", "--workers", "2", "--no-link", cwd=export)

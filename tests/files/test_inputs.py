@@ -5,7 +5,7 @@ import os
 import sqlite3
 
 import pytest
-from factories import cli_process
+from processes import cli_process
 
 from persian_tui.cli import main
 

@@ -266,7 +266,7 @@ def test_export_and_shortcuts_never_replace_another_database(tmp_path, capsys, c
 
 
 def test_standard_output_on_a_pipe_is_named_as_one(tmp_path):
-    from factories import cli_process
+    from processes import cli_process
 
     db = tmp_path / "s.db"
     assert cli_process(db, "sample").returncode == 0

@@ -180,9 +180,17 @@ def test_no_import_cycles():
 
 def test_no_test_module_imports_another():
     """What test modules share lives in conftest.py (fixtures) and helper modules (factories.py,
-    tui_helpers.py, llm_server.py), never in another test module nor imported from conftest."""
+    processes.py, tui_helpers.py, llm_server.py), never in another test module nor imported from conftest."""
     tests = ROOT / "tests"
     shared = ("test_", "tests", "conftest")
     found = {str(p.relative_to(tests)): sorted(n for n in imports(p) if n.startswith(shared))
              for p in sorted(tests.rglob("test_*.py"))}
     assert {name: names for name, names in found.items() if names} == {}
+
+
+def test_workers_report_to_the_ui_only_through_messages():
+    """A worker never runs code on the UI thread itself (`call_from_thread`): it posts a message
+    from tui/messages.py, and the screen's handler touches the widgets."""
+    found = [f"{p.relative_to(ROOT)}:{n}" for p in sorted((PACKAGE / "tui").rglob("*.py"))
+             for n, line in enumerate(p.read_text("utf-8").splitlines(), 1) if "call_from_thread(" in line]
+    assert found == []

@@ -6,8 +6,9 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from factories import add_questions, add_run, closed_port, llm_run, make_question
+from factories import add_questions, add_run, llm_run, make_question
 from llm_server import chat
+from processes import closed_port
 
 from persian_tui.cli import main
 from persian_tui.reports.figures import ReportError, build_report

@@ -10,8 +10,9 @@ import subprocess
 import sys
 
 import pytest
-from factories import ROOT, closed_port, llm_run, llm_run_at, wait_until
+from factories import ROOT, llm_run, llm_run_at
 from llm_server import Gate, LLMServer, Reply, chat
+from processes import closed_port, wait_until
 
 from persian_tui.cli import main
 from persian_tui.runs import LLMRunSpec, create_llm_run, execute_llm_run

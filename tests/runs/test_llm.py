@@ -12,8 +12,9 @@ import sys
 import threading
 
 import pytest
-from factories import closed_port, keyed_bank, llm_run, wait_until
+from factories import keyed_bank, llm_run
 from llm_server import Gate, LLMServer, Reply, chat
+from processes import closed_port, wait_until
 
 from persian_tui.cli import main
 from persian_tui.runs import LLMRunSpec, RunError, create_llm_run, execute_llm_run

@@ -10,8 +10,9 @@ import json
 import time
 
 import pytest
-from factories import closed_port, llm_run, llm_run_at, stored_sql
+from factories import llm_run, llm_run_at, stored_sql
 from llm_server import LLMServer, Reply, chat
+from processes import closed_port
 
 from persian_tui.cli import main
 from persian_tui.runs import LLMRunSpec, create_llm_run, execute_llm_run

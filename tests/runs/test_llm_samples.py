@@ -163,8 +163,8 @@ def test_kill_9_then_resume_asks_only_the_missing_samples(bank):
     import subprocess
     import sys
 
-    from factories import wait_until
     from llm_server import Gate
+    from processes import wait_until
 
     # 5 replies, then the rest held: killed with 5 rows committed and 2 requests in flight
     gate = Gate(lambda body, n: chat(str(shown_key(body))), free=5)

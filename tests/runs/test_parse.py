@@ -347,3 +347,13 @@ def test_a_huge_reply_is_read_from_its_head_and_tail():
     assert parse_answer(filler + "Answer: 3").answer == 3
     assert parse_answer("Answer: 2\n" + filler).answer == 2
     assert parse_answer(filler + " Answer: 4 " + filler).status != "ok"  # only in the unread middle
+
+
+def test_the_parsers_statuses_are_the_models_but_the_clients_api_error():
+    """parse.py is copied into releases on its own, so it spells its statuses itself."""
+    from typing import get_args
+
+    from persian_tui.models import PARSE_STATUSES
+    from persian_tui.runs.parse import Status
+
+    assert set(get_args(Status)) == set(PARSE_STATUSES) - {"api_error"}

@@ -6,7 +6,8 @@ from __future__ import annotations
 import csv
 
 import pytest
-from factories import make_question, random_couplets, run_import, together
+from factories import make_question, random_couplets, run_import
+from processes import together
 
 from persian_tui.cli import main
 from persian_tui.files.inputs import InputError

@@ -9,8 +9,9 @@ import sqlite3
 import threading
 
 import pytest
-from factories import first_verse, recall_bank, recall_script, wait_until
+from factories import first_verse, recall_bank, recall_script
 from llm_server import Gate, LLMServer, chat
+from processes import wait_until
 from pydantic import ValidationError
 
 from persian_tui.runs import RecallRunSpec, RunError, create_recall_run, execute_recall_run

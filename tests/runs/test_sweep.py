@@ -13,8 +13,8 @@ import threading
 import time
 
 import pytest
-from factories import wait_until
 from llm_server import Gate, LLMServer, Reply, chat
+from processes import wait_until
 
 from persian_tui.cli import main
 from persian_tui.runs.sweep import create_sweep, execute_sweep, plan_sweep

@@ -11,8 +11,8 @@ import sqlite3
 import zlib
 
 import pytest
-from factories import cli_process
 from llm_server import LLMServer, Reply, chat, endless_chat, gzip_bomb
+from processes import cli_process
 
 from persian_tui.runs.transport import Inflater, ReplyEncodingError, ReplyTooLarge
 

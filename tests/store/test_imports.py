@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from factories import make_question, random_couplets, together
+from factories import make_question, random_couplets
+from processes import together
 
 from persian_tui.releases.export import export_jsonl
 from persian_tui.store import Store, imports

@@ -58,3 +58,22 @@ def test_run_app_reports_a_bad_database(tmp_path, capsys):
     bad.write_text("not a database\n" * 100)
     assert run_app(db=str(bad), bidi="app") == 1
     assert "cannot open" in capsys.readouterr().err
+
+
+async def test_each_app_keeps_its_own_notices_even_when_workers_raise_them(tmp_path):
+    """Notices raised from worker threads are all logged, in this app only (the log is per app,
+    appended under a lock; it was a class attribute rebuilt without one)."""
+    import threading
+
+    app = make_app(tmp_path / "a.db")
+    async with app.run_test() as pilot:
+        await bank_loaded(pilot)
+        workers = [threading.Thread(target=app.notify, args=(f"from a worker {i}",)) for i in range(8)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        assert sorted(n for n in notices(app) if n.startswith("from a worker")) == [
+            f"from a worker {i}" for i in range(8)]
+    other = make_app(tmp_path / "b.db")
+    assert notices(other) == []

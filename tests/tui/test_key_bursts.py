@@ -3,27 +3,14 @@ go where the earlier keys moved focus or opened a screen."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-from factories import make_question
 from textual import events
 from tui_helpers import bank_loaded, make_app, settle
 
-from persian_tui.store import Store
 from persian_tui.tui.screens.author import AuthorScreen
 from persian_tui.tui.screens.label import LabelScreen
 
 SIZE = (120, 40)
 NAMES = {"/": "slash", "\t": "tab", "?": "question_mark", " ": "space"}
-
-
-@pytest.fixture
-def db(tmp_path) -> Path:
-    path = tmp_path / "keys.db"
-    with Store(path) as store:
-        store.questions.add_questions([make_question(f"q-{i}", category="عشق") for i in range(1, 5)])
-    return path
 
 
 def burst(app, keys: str) -> None:

@@ -5,13 +5,11 @@ with the tables."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 import tui_helpers
-from factories import ROOT, make_question
+from factories import ROOT
 
-from persian_tui.store import Store
 from persian_tui.tui.keys import APP_KEYS, bindings, help_rows, key_tokens
 from persian_tui.tui.screens.adjudicate import AdjudicationScreen
 from persian_tui.tui.screens.agreement import AgreementScreen
@@ -125,14 +123,6 @@ def test_every_screen_binds_its_keys_from_its_table_and_has_help():
         assert screen.KEYS_TITLE, screen
         if screen is not HelpScreen:
             assert "app.help" in {k.action for k in screen.KEY_TABLE}, screen
-
-
-@pytest.fixture
-def db(tmp_path) -> Path:
-    path = tmp_path / "help.db"
-    with Store(path) as store:
-        store.questions.add_questions([make_question(f"q-{i}", category="عشق") for i in range(1, 5)])
-    return path
 
 
 async def bank_ready(pilot) -> None:

@@ -6,14 +6,11 @@ apart (keys read one by one while the app works)."""
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import pytest
-from factories import make_question
 from textual import events
 from tui_helpers import bank_loaded, make_app, settle, wait_for
 
-from persian_tui.store import Store
 from persian_tui.tui.screens.author import AuthorScreen
 from persian_tui.tui.screens.label import LabelScreen
 from persian_tui.tui.screens.taxonomy import TaxonomyScreen
@@ -24,14 +21,6 @@ NAMES = {"\n": "enter", "\t": "tab", " ": "space", "_": "underscore"}
 # turns of the event loop between two keys: 0 is one read; the others interleave the keys
 # with the app's work at different points (where keys were seen to land in the old field)
 GAPS = [0, 1, 2, 3, 5, 8, 13]
-
-
-@pytest.fixture
-def db(tmp_path) -> Path:
-    path = tmp_path / "ahead.db"
-    with Store(path) as store:
-        store.questions.add_questions([make_question(f"q-{i}", category="عشق") for i in range(1, 5)])
-    return path
 
 
 async def type_burst(app, keys: str, gap: int) -> None:

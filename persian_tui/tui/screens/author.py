@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any
+from typing import Any, cast
 
 from textual import on
 from textual.app import ComposeResult
@@ -17,7 +17,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Label, Select, Static, TextArea
 
 from ... import bidi, display
-from ...models import CorpusCouplet, Option, Question
+from ...models import CorpusCouplet, Option, Question, QuestionStatus
 from ...models.keys import repeated_couplets
 from ...models.merge import fields
 from ...store import EditConflict, Store, StoreError
@@ -274,14 +274,14 @@ class AuthorScreen(AppState, Screen["str | None"]):
         return inputs + (self.query_one("#status", Select).value,
                          self.query_one("#explanation", TextArea).text)
 
-    def question(self, status: str | None = None) -> Question:
+    def question(self, status: QuestionStatus | None = None) -> Question:
         """The question as the form says (stored form: NFC, outer spaces trimmed)."""
         options = [Option(i, nfc(self._get(f"m1-{i}")), nfc(self._get(f"m2-{i}")),
                           nfc(self._get(f"poet-{i}")) or None) for i in range(1, 5)]
         base = self.original or Question(uid="", options=[])
         return dataclasses.replace(
             base, options=options, stem=nfc(self._get("stem")), key=parse_key(self._get("key")),
-            status=status or str(self.query_one("#status", Select).value),
+            status=status or cast(QuestionStatus, self.query_one("#status", Select).value),  # offers STATUSES
             explanation=nfc(self.query_one("#explanation", TextArea).text) or None,
             category=nfc(self._get("category")) or None,
             source_name=nfc(self._get("source-name")) or None,
@@ -372,7 +372,7 @@ class AuthorScreen(AppState, Screen["str | None"]):
 
     # ------------------------------------------------------------ save and leave
 
-    def action_save(self, status: str | None = None) -> None:
+    def action_save(self, status: QuestionStatus | None = None) -> None:
         """ctrl+s: save with the status in the form; ctrl+r: save as ready."""
         q = self.question(status)
         self.problems = form_problems(q)

@@ -16,7 +16,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Input, Label, Static
 
 from ... import bidi, display
-from ...bidi import MODES
+from ...bidi import MODES, BidiMode
 from ...models import STATUSES, BankCounts
 from ..base import AppState
 from ..guard import Guarded, access, refused
@@ -315,7 +315,7 @@ class BankScreen(AppState, Guarded, Screen[None]):
 
     # ------------------------------------------------------------ bidi
 
-    def set_bidi(self, mode: str) -> None:
+    def set_bidi(self, mode: BidiMode) -> None:
         self.app.bidi_mode = replace(self.app.bidi_mode, name=mode)
         self._apply_layout()
         # the table's width changes when the layout does: refill after the new layout

@@ -25,6 +25,7 @@ from ...models import ErrorCategory, JudgmentRow, Run
 from ...store import StoreError
 from ..base import AppState
 from ..keys import Key, bindings, help_key
+from ..messages import KappaReady
 from ..render import Line
 from ..widgets.dialogs import ReasonDialog
 from ..widgets.key_bar import KeyBar
@@ -234,12 +235,11 @@ class ReviewScreen(AppState, Screen[None]):
     @work(thread=True, exclusive=True, group="rv-kappa", exit_on_error=False)
     def _compute_kappa(self, scope: list[JudgmentRow], generation: int) -> None:
         """Off the UI thread: the first kappa imports scikit-learn (~0.7 s)."""
-        text = kappa_text(scope)
-        def show() -> None:
-            if generation == self.generation:
-                self._set_header(text)
+        self.post_message(KappaReady(kappa_text(scope), generation))
 
-        self.app.call_from_thread(show)
+    def on_kappa_ready(self, message: KappaReady) -> None:
+        if message.generation == self.generation:  # an older count arriving late is dropped
+            self._set_header(message.text)
 
     def _show(self, j: JudgmentRow) -> None:
         self.current = j
