@@ -93,10 +93,11 @@ def cmd_candidates_accept(args: argparse.Namespace) -> int:
 
     with open_store(args) as store:
         try:
-            q = accept(store, _access(store, args), args.id)
+            q = accept(store, _access(store, args), args.candidate)
         except VettingError as e:
             raise UserError(str(e)) from None
-    print(f"accepted candidate {args.id}: draft question {q.uid} (origin fresh, key {q.key}); it is labelled blind "
+    n = args.candidate
+    print(f"accepted candidate {n}: draft question {q.uid} (origin fresh, key {q.key}); it is labelled blind "
           "like any other draft")
     return 0
 
@@ -106,10 +107,10 @@ def cmd_candidates_reject(args: argparse.Namespace) -> int:
 
     with open_store(args) as store:
         try:
-            reject(store, _access(store, args), args.id, args.reason)
+            reject(store, _access(store, args), args.candidate, args.reason)
         except VettingError as e:
             raise UserError(str(e)) from None
-    print(f"rejected candidate {args.id}: {sanitize(' '.join(args.reason.split()))}")
+    print(f"rejected candidate {args.candidate}: {sanitize(' '.join(args.reason.split()))}")
     return 0
 
 
@@ -139,9 +140,11 @@ def add_commands(sub) -> None:
     ls.add_argument("--format", choices=("table", "json"), default="table", help="table or json (default: table)")
     ls.set_defaults(func=cmd_candidates_list)
     ac = ca_sub.add_parser("accept", help="make a candidate a draft question (origin fresh)")
-    ac.add_argument("id", type=bounded_int(1), help="candidate id")
+    ac.add_argument("candidate", metavar="ID", type=bounded_int(1),
+                    help="the candidate's id (candidates list shows them)")
     ac.set_defaults(func=cmd_candidates_accept)
     rj = ca_sub.add_parser("reject", help="reject a candidate with a reason")
-    rj.add_argument("id", type=bounded_int(1), help="candidate id")
+    rj.add_argument("candidate", metavar="ID", type=bounded_int(1),
+                    help="the candidate's id (candidates list shows them)")
     rj.add_argument("--reason", required=True, help="why (counted in candidates list)")
     rj.set_defaults(func=cmd_candidates_reject)

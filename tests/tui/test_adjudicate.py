@@ -268,7 +268,7 @@ async def test_terminal_mode_stacks_queue_and_detail(db):
 
 async def test_item_flags_feed_the_queue_with_their_evidence(tmp_path):
     """Five runs all choose option 3 on q-d (key 1, which both annotators chose too): the item
-    analysis flags suspect_key (5 to 0, binomial p 0.031), so q-d waits in adjudication with the
+    analysis flags suspect_key (5 to 0, binomial p 0.031, alone so BH q 0.031), so q-d waits in adjudication with the
     evidence and is no longer accepted in bulk."""
     from persian_tui.models import Prediction
 
@@ -289,7 +289,7 @@ async def test_item_flags_feed_the_queue_with_their_evidence(tmp_path):
         await pilot.press("down", "down", "down")
         await pilot.pause()
         text = " ".join(detail(app).split())
-        assert "item analysis suspect_key: 5 of 5 runs chose 3, 0 the key 1 (binomial p 0.031)" in text
+        assert "item analysis suspect_key: 5 of 5 runs chose 3, 0 the key 1 (binomial p 0.031, BH q 0.031)" in text
         await pilot.press("A")  # bulk accept takes the one agreeing question, never the flagged one
         await pilot.pause()
         assert "1 question(s)" in str(app.screen.query_one("#confirm-message").render())
