@@ -78,7 +78,7 @@ def test_chisquare_gof_matches_scipy_and_hand():
     from scipy.stats import chi2, chisquare
 
     # by hand: (1-2)²/2 + (2-1)²/1 = 1.5 on 3 degrees of freedom; expected counts under 5, so the
-    # p-value is the exact multinomial test's (issue 32), the statistic Pearson's
+    # p-value is the exact multinomial test's, the statistic Pearson's
     stat, p = stats.chisquare_gof([1, 2, 1, 1], [2, 1, 1, 1])
     assert stat == pytest.approx(1.5) and p == pytest.approx(stats.multinomial_exact([1, 2, 1, 1], [2, 1, 1, 1]))
     assert p != pytest.approx(chi2.sf(1.5, 3), rel=1e-3)
@@ -175,7 +175,7 @@ def test_wilson_matches_statsmodels():
     assert stats.wilson(0, 0) is None
 
 
-# ---------------------------------------------------------------- paired difference (issue 32)
+# ---------------------------------------------------------------- paired difference
 
 
 def _tango_by_optimisation(b: int, c: int, n: int, alpha: float = 0.05, continuity: float = 0.0
@@ -286,7 +286,7 @@ def test_tango_interval_covers_the_difference_by_exact_enumeration():
     interval depends on b, c and n only, so the concordant split does not matter. Tango's own
     interval dips to 0.931 (n = 40, psi = 0.2, delta = 0.18); corrected by half a question it
     stays >= 0.955 everywhere (mean 0.968) and is 8.5 % wider on average. The exact conditional
-    interval of b / (b + c) it replaces covered 0.59 at issue 32's pair (33 against 1 of 97)."""
+    interval of b / (b + c) it replaces covered 0.59 at the seed's lopsided pair (33 against 1 of 97)."""
     from statsmodels.stats.proportion import proportion_confint
 
     worst, total, cells, plain_worst, width, plain_width = 1.0, 0.0, 0, 1.0, 0.0, 0.0
@@ -306,7 +306,7 @@ def test_tango_interval_covers_the_difference_by_exact_enumeration():
     assert cells == 100 and worst >= 0.95 and 0.96 <= total / cells <= 0.975
     assert plain_worst == pytest.approx(0.931, abs=1e-3)  # why Tango's own is not enough
     assert 1.0 < width / plain_width < 1.1
-    # at issue 32's pair the interval covers; the exact conditional interval did not
+    # at the seed's lopsided pair the interval covers; the exact conditional interval did not
     n = 97
     b, c = (x.ravel() for x in np.meshgrid(np.arange(n + 1), np.arange(n + 1), indexing="ij"))
     keep = b + c <= n
@@ -317,7 +317,7 @@ def test_tango_interval_covers_the_difference_by_exact_enumeration():
     m = np.maximum(b + c, 1)
     lo, hi = proportion_confint(b, m, method="beta")
     old_low, old_high = (b + c) / n * (2 * np.nan_to_num(lo) - 1), (b + c) / n * (2 * np.nan_to_num(hi, nan=1) - 1)
-    assert _coverage(n, psi, delta, old_low, old_high, b, c) == pytest.approx(0.594, abs=1e-3)  # issue 32
+    assert _coverage(n, psi, delta, old_low, old_high, b, c) == pytest.approx(0.594, abs=1e-3)  # the old one
 
 
 def test_exact_power_and_the_exact_mde():
@@ -345,7 +345,7 @@ def test_exact_power_and_the_exact_mde():
         assert stats.exact_power(p_, m, int(nn)) == pytest.approx(0.8, abs=1e-6)
         assert stats.exact_power(p_, m * 0.99, int(nn)) < 0.8
     assert np.isnan(mde[3]) and np.isnan(mde[4])  # not reachable; no discordance
-    # Connor's MDE has exact power below 80 % (issue 32: 0.768-0.772); the exact MDE is larger
+    # Connor's MDE has exact power below 80 % (0.768-0.772 on the seed); the exact MDE is larger
     assert stats.exact_power(0.25, float(stats.connor_mde(0.25, 194)), 194) < 0.8 < stats.exact_power(
         0.25, float(mde[2]), 194) + 1e-6
     assert mde[2] > stats.connor_mde(0.25, 194)
@@ -383,7 +383,7 @@ def test_compact_letters_are_a_valid_display():
 
 
 def test_multinomial_exact_by_brute_force_and_used_where_expected_counts_are_small():
-    """Issue 32: the key-position chi-square ran with expected counts of 3 (n = 12). Under 5 the
+    """The key-position chi-square ran with expected counts of 3 (n = 12). Under 5 the
     p-value is the exact multinomial test's, checked here by brute force over every table."""
     from itertools import product
 

@@ -52,7 +52,7 @@ def two_questions_store(store):
 
 
 def test_design_effects_come_with_their_shuffled_label_range():
-    """Issue 32: a design effect is noisy. Its range with the labels shuffled (no clustering) is
+    """A design effect is noisy. Its range with the labels shuffled (no clustering) is
     computed independently here with statsmodels' cluster-robust OLS on the same permutations;
     planted clustering lands above the range, random labels inside it."""
     import statsmodels.api as sm

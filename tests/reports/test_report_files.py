@@ -150,7 +150,7 @@ def test_report_of_a_run_where_no_request_succeeded_shows_a_dash(tmp_path, capsy
 
 
 def test_controls_from_data_never_reach_report_files(store):
-    """Issue 31, defect 20: an ESC or BEL in a model or category name is written as its picture."""
+    """An ESC or BEL in a model or category name is written as its picture."""
     add_questions(store, [1, 2, 3], category=["\x1b[31mred", "a", "a"])
     add_run(store, "evil\x1b]0;pwned\x07model", [1, 2, 1])
     report = build_report(store, n_boot=50)

@@ -3,7 +3,7 @@ it, shuffled copies of its poets as the bench generates them, spacing and PDF va
 form the book has (verbatim, swapped, damaged letters, half unknown, split across two couplets,
 one hemistich, shortened, quoted, held by several poems, the poet's own pick, ZWNJ and spacing
 variants, PDF damage) decided as the linker decided them when the fixture was recorded
-(tests/data/links-unchanged.json, recorded with the linker of issue 33's start: staged FTS
+(tests/data/links-unchanged.json, recorded with the staged-FTS linker that came before the key index: staged FTS
 search). A faster candidate search must not change a link; where it does, the option is listed
 in CHANGED with why the new decision is at least as right.
 

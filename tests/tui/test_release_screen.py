@@ -1,4 +1,4 @@
-"""Releasing from the app (issue 28, item 5): the release screen, reached by `f` on the bank and
+"""Releasing from the app: the release screen, reached by `f` on the bank and
 "Release" in the command palette, writes what `persian-tui release` writes for the same inputs
 (one core function, releases/make.py); admins only, refused in the core as in the app; a bad name
 is said under its field; Escape asks before dropping a typed name."""

@@ -127,7 +127,7 @@ class LabelScreen(AppState, Guarded, Screen[None]):
         if self.app.store is not None:
             try:
                 self.store.labels.release(self.annotator)
-            except DB_ERRORS:
+            except StoreError:  # busy or read-only: the hold expires by itself (its lease)
                 pass
 
     # ------------------------------------------------------------ the item on screen
@@ -276,8 +276,8 @@ class LabelScreen(AppState, Guarded, Screen[None]):
             self.renewed_at = monotonic()
             try:  # renews my lease on the item I hold (a coffee break must not lose it)
                 self.store.labels.renew(self.annotator)
-            except DB_ERRORS:
-                pass
+            except StoreError:  # busy: tried again after RENEW_AFTER, well within the lease
+                self.renewed_at -= RENEW_AFTER / 2
 
     def shown(self, text: str) -> str:
         """One line of user text as it should be printed in the current bidi mode."""
@@ -490,7 +490,7 @@ class LabelScreen(AppState, Guarded, Screen[None]):
     def action_back(self) -> None:
         try:
             self.store.labels.release(self.annotator)
-        except DB_ERRORS:
+        except StoreError:  # busy or read-only: the hold expires by itself (its lease)
             pass
         self.app.pop_screen()
 
