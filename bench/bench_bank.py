@@ -111,7 +111,7 @@ def main(n: int = 10_000) -> None:
     # 6. the bank screen, headless (Textual run_test at 120x40): start and search keystrokes
     import asyncio
 
-    from persian_tui.tui.bench import measure, report
+    from tui_measure import measure, report  # bench/tui_measure.py (bench code stays out of the package)
 
     result = asyncio.run(measure(tmp / "a.db", query="عشق"))
     print("\n".join(report(result, "عشق")))

@@ -310,7 +310,7 @@ class PersianTUI(TuiApp):
             text = screen.unsaved_work() if isinstance(screen, HoldsWork) else None
             if text:
                 out.append(text)
-        from .widgets.run_jobs import live_runs
+        from .jobs import live_runs
 
         out += live_runs(self)
         return out
@@ -331,7 +331,7 @@ class PersianTUI(TuiApp):
             if yes:
                 self.exit()
 
-        from .widgets.dialogs import ConfirmDialog
+        from .dialogs.common import ConfirmDialog
 
         dialog = ConfirmDialog("Quit persian-tui? Quitting now loses or stops:\n"
                                + "\n".join(f"• {line}" for line in lost))

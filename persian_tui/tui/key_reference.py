@@ -9,9 +9,9 @@ import pkgutil
 
 from textual.screen import ModalScreen, Screen
 
+from .fields.persian_input import FIELD_KEYS
 from .guard import who
 from .keys import APP_KEYS, Key, help_rows, screen_table, screen_title
-from .widgets.persian_input import FIELD_KEYS
 
 # the order people meet them in; screens not named here follow, by title
 ORDER = ("bank", "question editor", "conflicting edits", "corpus", "your name", "labelling", "shared setting",

@@ -161,7 +161,7 @@ def test_the_resume_command_of_each_run_kind_parses(kind, capsys):
 def test_the_quit_question_names_a_command_that_goes_on_with_each_live_run(capsys):
     from types import SimpleNamespace
 
-    from persian_tui.tui.widgets.run_jobs import _REGISTRY, Jobs, live_runs
+    from persian_tui.tui.jobs import _REGISTRY, Jobs, live_runs
 
     class App:  # what the registry keys on
         pass

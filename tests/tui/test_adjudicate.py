@@ -11,10 +11,10 @@ from tui_helpers import make_app, notices, open_screen
 from persian_tui import bidi
 from persian_tui.models import Option, Question
 from persian_tui.store import Store
+from persian_tui.tui.dialogs.common import ConfirmDialog, ReasonDialog
 from persian_tui.tui.screens.adjudicate import BULK_REASON, AdjudicationScreen
 from persian_tui.tui.screens.author import AuthorScreen
 from persian_tui.tui.screens.bank import BankScreen
-from persian_tui.tui.widgets.dialogs import ConfirmDialog, ReasonDialog
 from persian_tui.tui.widgets.lines_view import LinesView
 
 SIZE = (120, 40)

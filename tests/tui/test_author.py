@@ -11,9 +11,9 @@ from tui_helpers import make_app, notices, open_screen, settle
 
 from persian_tui import bidi
 from persian_tui.store import Store
+from persian_tui.tui.dialogs.common import ConfirmDialog
 from persian_tui.tui.screens.author import AuthorScreen, parse_key, parse_tags
 from persian_tui.tui.screens.bank import BankScreen
-from persian_tui.tui.widgets.dialogs import ConfirmDialog
 from persian_tui.tui.widgets.lines_view import LinesView
 
 SIZE = (120, 40)
@@ -275,7 +275,7 @@ async def test_a_change_made_elsewhere_is_kept_on_save(db):
 
 @pytest.mark.parametrize("side, stem", [("t", "ساقه‌ی باب"), ("y", "ساقه‌ی آلیس")])
 async def test_a_real_conflict_shows_both_values_and_lets_you_choose(db, side, stem):
-    from persian_tui.tui.widgets.merge_dialog import MergeDialog
+    from persian_tui.tui.dialogs.merge import MergeDialog
 
     app = make_app(db, annotator="alice")
     async with app.run_test(size=SIZE) as pilot:

@@ -500,8 +500,8 @@ async def test_notices_do_not_follow_the_user_to_another_screen(bank_db):
     about the screen under it); a notice raised on the new screen shows there."""
     from textual.widgets._toast import Toast
 
+    from persian_tui.tui.dialogs.common import ConfirmDialog
     from persian_tui.tui.screens.runs import RunsScreen
-    from persian_tui.tui.widgets.dialogs import ConfirmDialog
 
     def toasts() -> list[str]:
         return [str(t.render()) for t in app.screen.query(Toast)]

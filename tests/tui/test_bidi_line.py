@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.style import Style
 
-from persian_tui.tui.widgets.bidi_line import FieldLine
+from persian_tui.tui.fields.bidi_line import FieldLine
 
 ZWNJ = "\u200c"
 

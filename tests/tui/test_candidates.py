@@ -14,11 +14,11 @@ from persian_tui.access import solo
 from persian_tui.corpus.ganjoor import import_corpus
 from persian_tui.corpus.propose import propose
 from persian_tui.store import Store
+from persian_tui.tui.dialogs.text_prompt import TextPrompt
 from persian_tui.tui.screens.author import AuthorScreen
 from persian_tui.tui.screens.bank import BankScreen
 from persian_tui.tui.screens.candidates import PROPOSE_BATCH, CandidatesScreen
 from persian_tui.tui.widgets.lines_view import LinesView
-from persian_tui.tui.widgets.text_prompt import TextPrompt
 
 SIZE = (120, 40)
 

@@ -157,7 +157,7 @@ async def test_similar_with_a_model_and_a_missing_one(db, tiny_st, monkeypatch):
 
 
 async def test_placing_a_couplet_over_typed_text_asks_first(db):
-    from persian_tui.tui.widgets.dialogs import ConfirmDialog
+    from persian_tui.tui.dialogs.common import ConfirmDialog
 
     app = make_app(db, annotator="reza")
     async with app.run_test(size=(120, 40)) as pilot:
@@ -196,7 +196,7 @@ async def test_replace_question_wraps_persian_before_reordering_it(db, mode):
 
     from persian_tui import bidi
     from persian_tui.models import CorpusCouplet
-    from persian_tui.tui.widgets.dialogs import ConfirmDialog
+    from persian_tui.tui.dialogs.common import ConfirmDialog
 
     typed = "گر چه دوریم به یاد تو قدح می‌گیریم بعد منزل نبود در سفر روحانی و باز هم دوریم"
     couplet = CorpusCouplet("/hafez/ghazal/sh1", 0, HAFEZ_1[0], HAFEZ_1[1], "حافظ", "hafez", "غزل ۱",

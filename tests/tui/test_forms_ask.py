@@ -10,12 +10,12 @@ from factories import make_question
 from tui_helpers import bank_loaded, make_app, settle
 
 from persian_tui.store import Store
+from persian_tui.tui.dialogs.category_form import CategoryForm
+from persian_tui.tui.dialogs.common import ConfirmDialog, ReasonDialog
+from persian_tui.tui.dialogs.run_form import RunForm
+from persian_tui.tui.dialogs.text_prompt import TextPrompt
 from persian_tui.tui.screens.name import NameScreen
 from persian_tui.tui.screens.taxonomy import TaxonomyScreen
-from persian_tui.tui.widgets.dialogs import ConfirmDialog, ReasonDialog
-from persian_tui.tui.widgets.review_category_form import CategoryForm
-from persian_tui.tui.widgets.run_form import RunForm
-from persian_tui.tui.widgets.text_prompt import TextPrompt
 
 SIZE = (120, 40)
 

@@ -12,13 +12,13 @@ from tui_helpers import bank_loaded, make_app, notices, open_screen, until, wait
 from persian_tui import bidi
 from persian_tui.models import QueueScope
 from persian_tui.store import Store
+from persian_tui.tui.dialogs.common import ConfirmDialog
+from persian_tui.tui.dialogs.text_prompt import TextPrompt
+from persian_tui.tui.fields.rtl_text import RtlText
 from persian_tui.tui.screens.bank import BankScreen
 from persian_tui.tui.screens.guidelines import DEFAULT_GUIDELINES, GuidelinesScreen
 from persian_tui.tui.screens.label import LabelScreen
 from persian_tui.tui.widgets.blind_question import BlindQuestionView
-from persian_tui.tui.widgets.dialogs import ConfirmDialog
-from persian_tui.tui.widgets.rtl_text import RtlText
-from persian_tui.tui.widgets.text_prompt import TextPrompt
 
 SIZE = (120, 40)
 ME = "maryam"

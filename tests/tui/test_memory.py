@@ -12,13 +12,13 @@ from tui_helpers import bank_loaded, make_app, notices, open_screen, settle, unt
 
 from persian_tui.access import AccessDenied, acting
 from persian_tui.store import Store
+from persian_tui.tui.dialogs.run_form import RunForm
+from persian_tui.tui.report.question import HardQuestionScreen
 from persian_tui.tui.screens.bank import BankScreen
 from persian_tui.tui.screens.label import LabelScreen
 from persian_tui.tui.screens.report import ReportScreen
 from persian_tui.tui.screens.runs import RunsScreen
 from persian_tui.tui.widgets.couplets import QuestionView
-from persian_tui.tui.widgets.report_question import HardQuestionScreen
-from persian_tui.tui.widgets.run_form import RunForm
 
 SIZE = (120, 40)
 

@@ -224,7 +224,7 @@ async def test_review_messages_wrap_at_80(tmp_path):
 
 
 async def test_run_form_hints_end_with_an_ellipsis_at_80(db):
-    from persian_tui.tui.widgets.run_form import RunForm
+    from persian_tui.tui.dialogs.run_form import RunForm
 
     app = make_app(db, "app")
     async with app.run_test(size=NARROW) as pilot:

@@ -13,7 +13,7 @@ from tui_helpers import type_persian
 
 from persian_tui import bidi
 from persian_tui.bidi import Mode
-from persian_tui.tui.widgets.persian_input import PersianInput
+from persian_tui.tui.fields.persian_input import PersianInput
 
 ZWNJ = "\u200c"
 SEED = [

@@ -10,7 +10,7 @@ from tui_helpers import type_persian
 
 from persian_tui import bidi
 from persian_tui.bidi import Mode
-from persian_tui.tui.widgets.persian_textarea import PersianTextArea
+from persian_tui.tui.fields.persian_textarea import PersianTextArea
 
 ZWNJ = "\u200c"
 WIDTH = 30

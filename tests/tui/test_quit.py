@@ -12,11 +12,11 @@ from textual.widgets import Input
 from tui_helpers import make_app, notices, open_screen, settle
 
 from persian_tui.store import Store
+from persian_tui.tui.dialogs.common import ConfirmDialog
+from persian_tui.tui.dialogs.text_prompt import TextPrompt
 from persian_tui.tui.screens.author import AuthorScreen
 from persian_tui.tui.screens.label import LabelScreen
 from persian_tui.tui.screens.runs import RunsScreen
-from persian_tui.tui.widgets.dialogs import ConfirmDialog
-from persian_tui.tui.widgets.text_prompt import TextPrompt
 
 SIZE = (120, 40)
 

@@ -16,10 +16,10 @@ from persian_tui.access import Access, AccessDenied
 from persian_tui.cli import main
 from persian_tui.releases.make import make_release, preview
 from persian_tui.store import Store
+from persian_tui.tui.dialogs.common import ConfirmDialog
 from persian_tui.tui.screens.bank import BankScreen
 from persian_tui.tui.screens.release import ReleaseScreen
 from persian_tui.tui.widgets.datasheet_view import datasheet_lines, inline
-from persian_tui.tui.widgets.dialogs import ConfirmDialog
 from persian_tui.tui.widgets.lines_view import LinesView
 
 SIZE = (120, 40)

@@ -14,11 +14,11 @@ from persian_tui import bidi
 from persian_tui.display import signed_interval
 from persian_tui.models import Prediction
 from persian_tui.store import Store
+from persian_tui.tui.report.charts import Bar, LeaderChart, PositionChart, tick_labels
+from persian_tui.tui.report.groups import RunGroups, group_lines
+from persian_tui.tui.report.question import HardQuestionScreen
 from persian_tui.tui.screens.bank import BankScreen
 from persian_tui.tui.screens.report import ReportScreen
-from persian_tui.tui.widgets.report_charts import Bar, LeaderChart, PositionChart, tick_labels
-from persian_tui.tui.widgets.report_groups import RunGroups, group_lines
-from persian_tui.tui.widgets.report_question import HardQuestionScreen
 
 SIZE = (120, 40)
 N = 20

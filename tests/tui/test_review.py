@@ -14,12 +14,12 @@ from persian_tui.annotation.consensus import adjudication_queue
 from persian_tui.judging.verdicts import DEFAULT_TAXONOMY
 from persian_tui.models import Prediction
 from persian_tui.store import Store
+from persian_tui.tui.dialogs.category_form import CategoryForm
+from persian_tui.tui.dialogs.common import ConfirmDialog, ReasonDialog
+from persian_tui.tui.dialogs.review import CategoryPicker
 from persian_tui.tui.screens.review import ReviewScreen
 from persian_tui.tui.screens.taxonomy import TaxonomyScreen
-from persian_tui.tui.widgets.dialogs import ConfirmDialog, ReasonDialog
 from persian_tui.tui.widgets.lines_view import LinesView
-from persian_tui.tui.widgets.review_category_form import CategoryForm
-from persian_tui.tui.widgets.review_dialogs import CategoryPicker
 
 SIZE = (120, 40)
 

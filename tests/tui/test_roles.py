@@ -14,13 +14,13 @@ from tui_helpers import bank_loaded, make_app, notices, until, wait_for
 
 from persian_tui import settings
 from persian_tui.store import Store
+from persian_tui.tui.dialogs.setting import SettingDialog
 from persian_tui.tui.screens.bank import BankScreen
 from persian_tui.tui.screens.help import HelpScreen
 from persian_tui.tui.screens.label import LabelScreen
 from persian_tui.tui.widgets.bank_table import BankTable
 from persian_tui.tui.widgets.couplets import QuestionView
 from persian_tui.tui.widgets.key_bar import KeyBar
-from persian_tui.tui.widgets.setting_dialog import SettingDialog
 
 SIZE = (120, 40)
 SECRET = "SECRET-explanation"

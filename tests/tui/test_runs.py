@@ -16,10 +16,10 @@ from persian_tui import bidi
 from persian_tui.models import Prediction
 from persian_tui.runs import EmbedRunSpec, LLMRunSpec
 from persian_tui.store import Store
+from persian_tui.tui.dialogs.run_form import RunForm, parse_form
+from persian_tui.tui.jobs import RunFigures, RunProgressed, jobs_for
 from persian_tui.tui.screens.run_detail import RunDetailScreen, mixed_lines
 from persian_tui.tui.screens.runs import RunsScreen
-from persian_tui.tui.widgets.run_form import RunForm, parse_form
-from persian_tui.tui.widgets.run_jobs import RunFigures, RunProgressed, jobs_for
 
 SIZE = (120, 40)
 N = 8
@@ -736,7 +736,7 @@ async def test_detail_shows_a_write_that_lands_while_it_reads(db, monkeypatch):
 
 
 async def test_the_form_says_which_values_it_keeps_from_the_last_launch(db):
-    from persian_tui.tui.widgets.run_form import kept_note
+    from persian_tui.tui.dialogs.run_form import kept_note
 
     app = make_app(db)
     with LLMServer(answer(delay=0)) as server:

@@ -12,9 +12,9 @@ from textual.widgets import Input, Static
 from tui_helpers import make_app, open_screen, screen_lines, until
 
 from persian_tui.store import Store
+from persian_tui.tui.dialogs.common import ReasonDialog
 from persian_tui.tui.screens.runs import RunsScreen
 from persian_tui.tui.screens.sweep import SweepScreen
-from persian_tui.tui.widgets.dialogs import ReasonDialog
 
 SIZE = (120, 40)
 N = 6

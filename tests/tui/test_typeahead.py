@@ -11,10 +11,10 @@ import pytest
 from textual import events
 from tui_helpers import bank_loaded, make_app, settle, wait_for
 
+from persian_tui.tui.dialogs.category_form import CategoryForm
 from persian_tui.tui.screens.author import AuthorScreen
 from persian_tui.tui.screens.label import LabelScreen
 from persian_tui.tui.screens.taxonomy import TaxonomyScreen
-from persian_tui.tui.widgets.review_category_form import CategoryForm
 
 SIZE = (120, 40)
 NAMES = {"\n": "enter", "\t": "tab", " ": "space", "_": "underscore"}

@@ -19,10 +19,10 @@ from ...annotation.consensus import BULK_REASON, ItemVotes, adjudication_queue, 
 from ...bidi import Mode
 from ...models import Question
 from ..base import AppState
+from ..dialogs.common import ConfirmDialog, ReasonDialog
 from ..guard import Guarded, refused
 from ..keys import Key, bindings, help_key
 from ..render import GUTTER, LABEL, Line, couplet_lines, fa
-from ..widgets.dialogs import ConfirmDialog, ReasonDialog
 from ..widgets.key_bar import KeyBar
 from ..widgets.lines_view import LinesView
 

@@ -31,12 +31,6 @@ class AgreementScreen(AppState, Screen[None]):
         help_key(),
     )
     BINDINGS = bindings(KEY_TABLE)
-    DEFAULT_CSS = """
-    AgreementScreen #scopes { height: auto; max-height: 45%; }
-    AgreementScreen #pairs { height: auto; max-height: 30%; }
-    AgreementScreen #people { height: 1fr; }
-    AgreementScreen .title { padding: 1 1 0 1; color: $text-muted; text-wrap: nowrap; text-overflow: ellipsis; }
-    """
 
     def __init__(self) -> None:
         super().__init__()

@@ -23,13 +23,13 @@ from ...models.merge import fields
 from ...store import EditConflict, Store, StoreError
 from ...text import DuplicateIndex, couplet_key, nfc
 from ..base import AppState
+from ..dialogs.common import ConfirmDialog
+from ..fields.persian_input import PersianInput
+from ..fields.persian_textarea import PersianTextArea
 from ..keys import Key, bindings, help_key
 from ..render import detail_lines
-from ..widgets.dialogs import ConfirmDialog
 from ..widgets.key_bar import KeyBar
 from ..widgets.lines_view import LinesView
-from ..widgets.persian_input import PersianInput
-from ..widgets.persian_textarea import PersianTextArea
 
 STACK_BELOW = 100  # narrower terminals put the preview below the form
 DUPLICATE_DELAY = 0.4  # seconds of no typing before the near-duplicate check runs
@@ -438,7 +438,7 @@ class AuthorScreen(AppState, Screen["str | None"]):
         """Both changed some field: show both values per field; save the choices, merged again
         against the version stored now (a third save meanwhile is caught the same way)."""
         from ...models.merge import with_fields
-        from ..widgets.merge_dialog import THEIRS, MergeDialog
+        from ..dialogs.merge import THEIRS, MergeDialog
 
         def chosen(choices: dict[str, str] | None) -> None:
             if choices is None:

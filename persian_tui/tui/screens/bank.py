@@ -19,13 +19,13 @@ from ... import bidi, display
 from ...bidi import MODES, BidiMode
 from ...models import STATUSES, BankCounts
 from ..base import AppState
+from ..fields.persian_input import PersianInput
 from ..guard import Guarded, access, refused
 from ..keys import Key, bindings, help_key
 from ..render import with_derived_poets
 from ..widgets.bank_table import BankTable
 from ..widgets.couplets import QuestionDetail
 from ..widgets.key_bar import KeyBar
-from ..widgets.persian_input import PersianInput
 
 STATUS_FILTERS: tuple[str | None, ...] = (None, *STATUSES)
 STACK_BELOW = 100  # narrower terminals stack the table over the detail pane
@@ -107,7 +107,7 @@ class BankScreen(AppState, Guarded, Screen[None]):
         self.category: str | None = None
         self.counts = BankCounts(0, {}, [])
         self.matches: list[str] = []  # uids of the questions matching search and filters
-        self.last_refresh_ms = 0.0  # time of the last query + table fill (see tui.bench)
+        self.last_refresh_ms = 0.0  # time of the last query + table fill (see bench/tui_measure.py)
         self._table_width = 0
         self._refresh_pending = False
 

@@ -17,13 +17,13 @@ from ...corpus.propose import ProposeError
 from ...corpus.vetting import VettingError, accept, provenance, reject
 from ...models.candidates import CANDIDATE_STATES, Candidate, CandidateState
 from ..base import AppState
+from ..dialogs.text_prompt import TextPrompt
 from ..guard import access
 from ..keys import Key, bindings, help_key
 from ..messages import CandidatesProposed
 from ..render import Line, couplet_lines, label_lines
 from ..widgets.key_bar import KeyBar
 from ..widgets.lines_view import LinesView
-from ..widgets.text_prompt import TextPrompt
 
 PROPOSE_BATCH = 10  # candidates the screen's "propose" key asks for (TF-IDF, or the similar-couplets model)
 
@@ -65,11 +65,6 @@ class CandidatesScreen(AppState, Screen[None]):
     )
     BINDINGS = bindings(KEY_TABLE)
     ACTS = {"accept": "propose", "edit": "propose", "reject": "propose", "propose": "propose"}
-    DEFAULT_CSS = """
-    CandidatesScreen #cand-header { height: 1; background: $panel; padding: 0 1; }
-    CandidatesScreen #cand-list { height: 8; }
-    CandidatesScreen #cand-detail { height: 1fr; border-top: solid $panel; overflow-y: auto; }
-    """
 
     def __init__(self) -> None:
         super().__init__()

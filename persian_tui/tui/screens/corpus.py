@@ -18,12 +18,12 @@ from ... import display
 from ...bidi import Mode
 from ...models import CorpusCouplet
 from ..base import AppState
+from ..fields.persian_input import PersianInput
 from ..keys import Key, bindings, help_key
 from ..messages import SimilarFound  # noqa: F401 (re-exported)
 from ..render import Line, couplet_cell, couplet_lines, fa, label_lines
 from ..widgets.key_bar import KeyBar
 from ..widgets.lines_view import LinesView
-from ..widgets.persian_input import PersianInput
 
 Insert = Callable[[int, CorpusCouplet], "bool | None"]  # False: the editor asks first
 
@@ -41,15 +41,6 @@ def result_row(c: CorpusCouplet, poet_w: int, text_w: int, mode: Mode) -> str:
 class CorpusScreen(AppState, Screen[None]):
     """``seed``: the (mesra1, mesra2) in focus in the author form, for "similar"."""
 
-    DEFAULT_CSS = """
-    CorpusScreen #corpus-header { height: 1; background: $panel; padding: 0 1; }
-    CorpusScreen #corpus-filters { height: 1; margin: 1 0 0 0; }
-    CorpusScreen #corpus-filters Input { width: 1fr; }
-    CorpusScreen #corpus-filters #corpus-words { width: 3fr; }
-    CorpusScreen #corpus-status { height: 1; color: $text-muted; padding: 0 1; }
-    CorpusScreen #corpus-results { height: 1fr; }
-    CorpusScreen #corpus-detail { height: auto; max-height: 9; border-top: solid $panel; }
-    """
 
     KEYS_TITLE = "corpus"
     KEY_TABLE = (

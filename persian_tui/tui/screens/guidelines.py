@@ -11,11 +11,11 @@ from textual.widgets import Static, TextArea
 
 from ...store import Store
 from ..base import AppState
+from ..dialogs.common import ConfirmDialog
+from ..fields.persian_textarea import PersianTextArea
+from ..fields.rtl_text import RtlText
 from ..guard import Guarded, access, refused
 from ..keys import Key, bindings, help_key
-from ..widgets.dialogs import ConfirmDialog
-from ..widgets.persian_textarea import PersianTextArea
-from ..widgets.rtl_text import RtlText
 
 SETTING = "guidelines"
 

@@ -23,6 +23,8 @@ from ...models import Label, Progress, Question, QueueScope
 from ...models.labels import check_note
 from ...store import Store, StoreBusy, StoreError
 from ..base import AppState
+from ..dialogs.setting import SettingDialog
+from ..dialogs.text_prompt import TextPrompt
 from ..guard import Guarded, access, refused
 from ..keys import Key, bindings, help_key
 from ..messages import LabelSaved  # noqa: F401 (re-exported)
@@ -30,8 +32,6 @@ from ..render import fa
 from ..widgets.blind_question import BlindQuestion
 from ..widgets.key_bar import KeyBar
 from ..widgets.label_progress import LabelProgress
-from ..widgets.setting_dialog import SettingDialog
-from ..widgets.text_prompt import TextPrompt
 from .guidelines import GuidelinesScreen
 
 TARGETS = settings.LABEL_TARGETS

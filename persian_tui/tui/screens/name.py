@@ -7,9 +7,9 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
+from ..dialogs.common import drop_asking
+from ..fields.persian_input import PersianInput
 from ..keys import Key, bindings, help_key
-from ..widgets.dialogs import drop_asking
-from ..widgets.persian_input import PersianInput
 
 
 class NameScreen(ModalScreen[str | None]):
@@ -20,12 +20,6 @@ class NameScreen(ModalScreen[str | None]):
         Key("escape", "cancel", "Cancel", "cancel", palette="Cancel"),
     )
     BINDINGS = bindings(KEY_TABLE)
-    DEFAULT_CSS = """
-    NameScreen { align: center middle; }
-    NameScreen > Vertical { width: 60; max-width: 95%; height: auto; border: round $accent;
-                            background: $surface; padding: 1 2; }
-    NameScreen Label { width: 1fr; }
-    """
 
     def compose(self) -> ComposeResult:
         with Vertical():

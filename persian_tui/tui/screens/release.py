@@ -23,14 +23,14 @@ from ...files.inputs import InputError
 from ...models import Run
 from ...releases.make import DEFAULT_LICENCE, LICENCES, default_folder, folder_note, release_runs
 from ..base import AppState
+from ..dialogs.common import ConfirmDialog, drop_asking
+from ..fields.persian_input import FitInput, PersianInput
 from ..guard import Guarded, access, refused
 from ..keys import Key, bindings, help_key
 from ..messages import ReleasePreviewed, ReleaseStep, ReleaseWritten
 from ..widgets.datasheet_view import datasheet_lines
-from ..widgets.dialogs import ConfirmDialog, drop_asking
 from ..widgets.key_bar import KeyBar
 from ..widgets.lines_view import LinesView
-from ..widgets.persian_input import FitInput, PersianInput
 
 PREVIEW_DELAY = 0.3  # seconds of no typing before the datasheet is computed again
 NARROW_BELOW = 110  # columns: a narrower form beside the preview
@@ -80,24 +80,6 @@ class ReleaseScreen(AppState, Guarded, Screen[None]):
     )
     BINDINGS = bindings(KEY_TABLE)
     ACTS = {"write": "release"}
-    DEFAULT_CSS = """
-    ReleaseScreen #rel-head { padding: 0 1; color: $text-muted; height: auto; }
-    ReleaseScreen #rel-body { height: 1fr; }
-    ReleaseScreen #rel-form { width: 54; height: 1fr; padding: 0 1; border-right: vkey $surface-lighten-2; }
-    ReleaseScreen.-narrow #rel-form { width: 38; }
-    ReleaseScreen #rel-form Label { margin: 1 0 0 0; color: $text-muted; }
-    ReleaseScreen #rel-form Input, ReleaseScreen #rel-form Select { width: 100%; }
-    ReleaseScreen .rel-note { color: $text-muted; height: auto; }
-    ReleaseScreen .rel-error { color: $text-error; height: auto; }
-    ReleaseScreen #rel-name-preview { color: $text-accent; content-align-horizontal: right; }
-    ReleaseScreen #rel-runs { height: auto; max-height: 10; min-height: 3; }
-    ReleaseScreen #rel-frozen { margin: 1 0 0 0; }
-    ReleaseScreen #rel-write { margin: 1 0 0 0; }
-    ReleaseScreen #rel-progress { margin: 1 0 0 0; }
-    ReleaseScreen #rel-outcome { height: auto; margin: 1 0 0 0; }
-    ReleaseScreen #rel-preview-box { width: 1fr; height: 1fr; padding: 0 1; }
-    ReleaseScreen #rel-preview-title { color: $text-muted; }
-    """
 
     def __init__(self) -> None:
         super().__init__()

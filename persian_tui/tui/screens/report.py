@@ -24,14 +24,14 @@ from ...reports.notes import no_shared_message, report_scope
 from ..base import AppState
 from ..keys import Key, bindings, help_key
 from ..messages import ReportExported, ReportFailed, ReportReady  # noqa: F401 (re-exported)
+from ..report.behaviour import BehaviourTab
+from ..report.breakdowns import BreakdownsTab
+from ..report.cells import ReportTab, RunNames, cursor_key, cut, right
+from ..report.hardest import HardestTab, ItemsTab
+from ..report.leaderboard import HumanTab, LeaderboardTab
+from ..report.memory import MemoryTab
+from ..report.pairs import PairsTab
 from ..widgets.key_bar import KeyBar
-from ..widgets.report_behaviour import BehaviourTab
-from ..widgets.report_breakdowns import BreakdownsTab
-from ..widgets.report_cells import ReportTab, RunNames, cursor_key, cut, right
-from ..widgets.report_hardest import HardestTab, ItemsTab
-from ..widgets.report_leaderboard import HumanTab, LeaderboardTab
-from ..widgets.report_memory import MemoryTab
-from ..widgets.report_pairs import PairsTab
 from ..widgets.rows_table import RowsTable
 
 if TYPE_CHECKING:
@@ -272,7 +272,7 @@ class ReportScreen(AppState, Screen[None]):
             self.notify("nothing to export: no runs compared on shared questions", timeout=3)
             return
         from ...store import StoreError
-        from ..widgets.text_prompt import TextPrompt
+        from ..dialogs.text_prompt import TextPrompt
 
         default = self.export_dir or self.store.labels.get_setting(EXPORT_SETTING) or \
             Path(self.app.db_path).resolve().parent / EXPORT_DIR

@@ -24,13 +24,13 @@ from ...judging.verdicts import DEFAULT_TAXONOMY
 from ...models import ErrorCategory, JudgmentRow, Run
 from ...store import StoreError
 from ..base import AppState
+from ..dialogs.common import ReasonDialog
+from ..dialogs.review import CategoryPicker
 from ..keys import Key, bindings, help_key
 from ..messages import KappaReady
 from ..render import Line
-from ..widgets.dialogs import ReasonDialog
 from ..widgets.key_bar import KeyBar
 from ..widgets.lines_view import LinesView
-from ..widgets.review_dialogs import CategoryPicker
 from ..widgets.review_filters import KEYS, ReviewFilters, bar_parts, is_todo, model_alias
 from ..widgets.review_lines import category_text, judge_lines, question_lines, queue_entry, review_state, verdict_text
 

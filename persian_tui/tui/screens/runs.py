@@ -30,12 +30,9 @@ from ...runs import (
 )
 from ...store import LeaseHeld, StoreError
 from ..base import AppState
-from ..keys import Key, bindings, help_key
-from ..widgets.dialogs import ReasonDialog
-from ..widgets.key_bar import KeyBar
-from ..widgets.rows_table import RowsTable
-from ..widgets.run_form import RunForm, Spec
-from ..widgets.run_jobs import (
+from ..dialogs.common import ReasonDialog
+from ..dialogs.run_form import RunForm, Spec
+from ..jobs import (
     FINAL,
     Job,
     Jobs,
@@ -46,6 +43,9 @@ from ..widgets.run_jobs import (
     start_embedding,
     start_llm,
 )
+from ..keys import Key, bindings, help_key
+from ..widgets.key_bar import KeyBar
+from ..widgets.rows_table import RowsTable
 from ..widgets.run_panel import RunPanel, accuracy_text
 
 COLUMNS = [("id", "id", 4), ("kind", "kind", 10), ("model", "model", 24), ("status", "status", 12),
@@ -489,7 +489,7 @@ class RunsScreen(AppState, Screen[None]):
         if self.jobs.for_run(s.run.id):
             self.notify(f"run {s.run.id} is in progress: cancel it first (c)", severity="warning", timeout=4)
             return
-        from ..widgets.dialogs import ConfirmDialog
+        from ..dialogs.common import ConfirmDialog
 
         def answered(yes: bool | None) -> None:
             if yes:

@@ -20,14 +20,14 @@ from ...bidi import Mode
 from ...judging.verdicts import DEFAULT_TAXONOMY
 from ...models import ErrorCategory
 from ..base import AppState
+from ..dialogs.category_form import CategoryForm
+from ..dialogs.common import ConfirmDialog
 from ..guard import Guarded, refused
 from ..keys import Key, bindings, help_key
 from ..messages import UsageCounted
 from ..render import LABEL, Line, couplet_cell
-from ..widgets.dialogs import ConfirmDialog
 from ..widgets.key_bar import KeyBar
 from ..widgets.lines_view import LinesView
-from ..widgets.review_category_form import CategoryForm
 from ..widgets.rows_table import RowsTable
 
 # column, width, Persian?

@@ -21,9 +21,9 @@ from ...redact import check_env_name
 from ...runs.outlier import SCORERS
 from ...runs.prompts import STRATEGIES
 from ...runs.spec import SPECS, EmbedRunSpec, JudgeRunSpec, LLMRunSpec, ParaphraseRunSpec, RecallRunSpec, field_errors
+from ..fields.persian_input import PersianInput
 from ..keys import Key, bindings, help_key
-from .dialogs import drop_asking
-from .persian_input import PersianInput
+from .common import drop_asking
 
 Spec = LLMRunSpec | ParaphraseRunSpec | JudgeRunSpec | EmbedRunSpec | RecallRunSpec
 KINDS = ("llm", "paraphrase", "recall", "judge", "embedding")

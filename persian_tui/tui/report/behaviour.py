@@ -12,8 +12,8 @@ from textual.widgets import DataTable, Label, Select, Static
 
 from ...display import p_value
 from ...reports.figures import ALPHA
-from .report_cells import ReportTab, RunNames, right, theme_color
-from .report_charts import PositionChart
+from .cells import ReportTab, RunNames, right, theme_color
+from .charts import PositionChart
 
 if TYPE_CHECKING:
     from ...reports.figures import Report

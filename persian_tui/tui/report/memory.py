@@ -18,8 +18,8 @@ from ...reports.memory_files import (
     recall_rows,
     split_rows,
 )
-from .report_cells import ReportTab, RunNames, cut, right
-from .rows_table import RowsTable
+from ..widgets.rows_table import RowsTable
+from .cells import ReportTab, RunNames, cut, right
 
 if TYPE_CHECKING:
     from ...reports.figures import Report

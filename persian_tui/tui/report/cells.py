@@ -12,7 +12,7 @@ from textual.widgets import DataTable, TabPane
 
 from ... import display
 from ..base import AppState
-from .report_charts import short_model
+from .charts import short_model
 
 if TYPE_CHECKING:
     from ...reports.figures import Report

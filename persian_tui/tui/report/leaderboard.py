@@ -11,9 +11,9 @@ from textual.widgets import DataTable, Static
 from ... import bidi, display
 from ...display import MISSING, dollars, interval, percent, seconds, tokens
 from ...reports.notes import cluster_text, leader_note
-from .report_cells import ReportTab, RunNames, cursor_key, cut, restore_cursor, right
-from .report_charts import Bar, LeaderChart, short_model
-from .rows_table import RowsTable
+from ..widgets.rows_table import RowsTable
+from .cells import ReportTab, RunNames, cursor_key, cut, restore_cursor, right
+from .charts import Bar, LeaderChart, short_model
 
 if TYPE_CHECKING:
     from ...reports.figures import Report

@@ -13,9 +13,9 @@ from textual.widgets import Input, Label, Static
 from ...models import ErrorCategory
 from ...text import nfc
 from ..base import AppState
+from ..fields.persian_input import PersianInput
 from ..keys import Key, bindings, help_key
-from .dialogs import drop_asking
-from .persian_input import PersianInput
+from .common import drop_asking
 
 NAME = re.compile(r"^[A-Za-z0-9_]+$")
 # field, label, Persian?, required

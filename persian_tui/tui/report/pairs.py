@@ -11,9 +11,9 @@ from textual.widgets import DataTable, Static
 from ...display import MISSING, p_value, points, signed_interval
 from ...reports.notes import GROUPS_TITLE, pairs_note
 from ...stats import letter_names
-from .report_cells import ReportTab, RunNames, right, theme_color
-from .report_groups import RunGroups
-from .rows_table import RowsTable
+from ..widgets.rows_table import RowsTable
+from .cells import ReportTab, RunNames, right, theme_color
+from .groups import RunGroups
 
 if TYPE_CHECKING:
     from ...reports.figures import Report

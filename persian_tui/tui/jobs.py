@@ -23,9 +23,9 @@ from textual.message import Message
 from textual.message_pump import MessagePump
 from textual.worker import Worker, get_current_worker
 
-from ...runs import EmbedRunSpec, RunProgress, resume_command
-from ..base import TuiApp
-from ..messages import RunFailed, RunFigures, RunProgressed  # noqa: F401 (re-exported)
+from ..runs import EmbedRunSpec, RunProgress, resume_command
+from .base import TuiApp
+from .messages import RunFailed, RunFigures, RunProgressed  # noqa: F401 (re-exported)
 
 FINAL = ("done", "cancelled", "failed")
 INTERVAL = 0.1  # seconds between two progress messages of one job
@@ -144,8 +144,8 @@ class _Reporter:
 
 def _llm_work(app: App[Any], jobs: Jobs, job: Job, run_id: int, db_path: Path,
               overrides: dict[str, Any] | None = None) -> None:
-    from ...judging.run import execute_judge_run
-    from ...runs import execute_llm_run, execute_recall_run
+    from ..judging.run import execute_judge_run
+    from ..runs import execute_llm_run, execute_recall_run
 
     report = _Reporter(app, jobs, job)
     report.starting("retrying API errors…" if job.retry_errors else "starting…")
@@ -172,7 +172,7 @@ def _llm_work(app: App[Any], jobs: Jobs, job: Job, run_id: int, db_path: Path,
 
 
 def _embed_work(app: App[Any], jobs: Jobs, job: Job, run_id: int, db_path: Path, spec: EmbedRunSpec) -> None:
-    from ...runs import execute_embedding_run
+    from ..runs import execute_embedding_run
 
     report = _Reporter(app, jobs, job)
     report.starting(f"loading {spec.model} and embedding…")

@@ -13,7 +13,7 @@ from textual.widgets import Static
 from ...bidi import Mode
 from ..guard import access
 from ..keys import Key, bindings, help_key
-from .couplets import QuestionDetail
+from ..widgets.couplets import QuestionDetail
 
 if TYPE_CHECKING:
     from ...models import Question

@@ -9,10 +9,10 @@ from textual.app import ComposeResult
 from textual.widgets import DataTable, Static
 
 from ... import bidi, display
-from .item_table import fill_items, item_note
-from .report_cells import ReportTab, RunNames, cut, right
-from .report_question import open_question
-from .rows_table import RowsTable
+from ..widgets.item_table import fill_items, item_note
+from ..widgets.rows_table import RowsTable
+from .cells import ReportTab, RunNames, cut, right
+from .question import open_question
 
 if TYPE_CHECKING:
     from ...models import Question

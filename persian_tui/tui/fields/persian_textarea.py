@@ -26,6 +26,7 @@ from textual.widgets import TextArea
 from textual.widgets.text_area import Location
 
 from ...bidi import has_rtl, starts_rtl
+from ..compat import line_info
 from .bidi_line import FieldLine
 from .persian_input import field_mode, joiner
 
@@ -91,7 +92,7 @@ class PersianTextArea(TextArea):
     def get_target_document_location(self, event: MouseEvent) -> Location:
         location = super().get_target_document_location(event)
         y = event.y + self.scroll_offset.y - self.gutter.top
-        info = self.wrapped_document._offset_to_line_info
+        info = line_info(self.wrapped_document)
         if not 0 <= y < len(info) or info[y] is None:
             return location
         row, section = info[y]
@@ -106,7 +107,7 @@ class PersianTextArea(TextArea):
         return row, column
 
     def _render_line(self, y: int) -> Strip:
-        info = self.wrapped_document._offset_to_line_info
+        info = line_info(self.wrapped_document)
         y_offset = y + self.scroll_offset.y
         if not 0 <= y_offset < len(info) or info[y_offset] is None:
             return super()._render_line(y)

@@ -13,8 +13,8 @@ from textual.widgets import DataTable, Label, Select, Static
 from ... import bidi
 from ...display import count, percent
 from ...reports.notes import BREAKDOWN_HELP
-from .report_cells import ReportTab, RunNames, cut, right
-from .rows_table import RowsTable
+from ..widgets.rows_table import RowsTable
+from .cells import ReportTab, RunNames, cut, right
 
 if TYPE_CHECKING:
     from ...reports.figures import BreakdownRow, Report

@@ -14,9 +14,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
 from ...bidi import APP, Mode
+from ..fields.persian_input import PersianInput
 from ..keys import Key, bindings, help_key
-from .dialogs import drop_asking
-from .persian_input import PersianInput
+from .common import drop_asking
 
 
 class TextPrompt(ModalScreen[str | None]):

@@ -1,4 +1,4 @@
-"""Measure the bank screen headless (for bench/ scripts; never asserted in tests).
+"""Measure the bank screen headless (for bench/bench_bank.py; never asserted in tests; not shipped).
 
 Called by bench/bench_bank.py on the database it builds; ``measure`` reports:
   start_ms      App start -> bank table populated and painted (run_test, headless)
@@ -38,8 +38,8 @@ class BankTimings:
 
 async def measure(db_path: Path, *, query: str = "عشق", mode: str = "app",
                   size: tuple[int, int] = (120, 40)) -> BankTimings:
-    from .app import PersianTUI
-    from .widgets.bank_table import BankTable
+    from persian_tui.tui.app import PersianTUI
+    from persian_tui.tui.widgets.bank_table import BankTable
 
     t0 = perf_counter()
     app = PersianTUI(db_path, mode)

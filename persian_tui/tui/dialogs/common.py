@@ -12,9 +12,9 @@ from textual.widgets import Input, Static
 from ... import display
 from ...text import nfc
 from ..base import AppState
+from ..fields.persian_input import PersianInput
+from ..fields.rtl_text import RtlText
 from ..keys import Key, bindings, help_key
-from .persian_input import PersianInput
-from .rtl_text import RtlText
 
 _BOX = """
 {name} { align: center middle; }
