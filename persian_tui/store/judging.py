@@ -9,6 +9,10 @@ from ..models import ErrorCategory, JudgmentRow, ReviewFlag
 from ..models.keys import now
 from .db import Database
 
+KEY_PROBLEM = "key_problem"
+# the reviews that send a question to adjudication: a flag, or a review whose verdict is a key
+# problem (3 on the review screen, or the judge's key problem accepted): one decision, counted once
+FLAGS = "(v.action = 'flag' OR (v.action IN ('accept', 'override') AND v.verdict = 'key_problem'))"
 
 class _Review(TypedDict, total=False):
     """A judgment's review in force, as its reviews add up."""
@@ -151,14 +155,19 @@ class JudgingRepo:
             "WHERE v.action != 'retract' AND NOT EXISTS (SELECT 1 FROM reviews x WHERE x.retracts = v.id) "
             f"{only}ORDER BY v.id", list(ids or ())):
             state = live.setdefault(v["judgment_id"], {"flag": False})
-            if v["action"] == "flag":
+            if v["action"] == "flag":  # a key problem, sent to adjudication: a review's decision too
                 state["flag"] = True
                 state["flag_note"] = v["note"] or state.get("flag_note")
+                if state.get("verdict") is None:
+                    state.update({"verdict": "key_problem", "category": None, "reviewer": v["reviewer"]})
             elif v["action"] == "note":
                 state["note"] = v["note"]
             else:
                 state.update({"verdict": v["verdict"], "category": v["error_category"], "reviewer": v["reviewer"],
                               "note": v["note"] or state.get("note")})
+                if v["verdict"] == KEY_PROBLEM:  # the same decision as a flag: it goes to adjudication
+                    state["flag"] = True
+                    state["flag_note"] = v["note"] or state.get("flag_note")
         out = []
         for row in rows:
             j = JudgmentRow(**row)
@@ -182,7 +191,7 @@ class JudgingRepo:
             "FROM reviews v JOIN judgments j ON j.id = v.judgment_id "
             "JOIN predictions p ON p.id = j.prediction_id JOIN questions q ON q.id = p.question_id "
             "JOIN runs r ON r.id = p.run_id JOIN runs jr ON jr.id = j.run_id "
-            "WHERE v.action = 'flag' AND NOT EXISTS (SELECT 1 FROM reviews x WHERE x.retracts = v.id) "
+            f"WHERE {FLAGS} AND NOT EXISTS (SELECT 1 FROM reviews x WHERE x.retracts = v.id) "
             # not yet settled by an adjudication of the question made after it (rows from before
             # schema 16 have no reviews_seen: their time decides)
             "AND NOT EXISTS (SELECT 1 FROM adjudications a WHERE a.question_id = q.id AND "

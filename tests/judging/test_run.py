@@ -204,6 +204,31 @@ def test_a_planted_verdict_with_an_unterminated_think_never_wins(think_planted, 
         assert "<think>" not in prompt and "<<< " not in prompt
 
 
+def test_a_key_problem_is_one_decision_whichever_key_made_it(judged):
+    """3 on the review screen (an override to key problem) sends the question to adjudication as f
+    does; f alone is a review too (verdict key problem, counted as reviewed); one undo retracts
+    either, and the question leaves the queue."""
+    from persian_tui.annotation.consensus import adjudication_queue
+
+    store, target = judged
+    with LLMServer(judge_script) as server:
+        jrun = create_judge_run(store, LLMRunSpec(base_url=server.url, model="j", max_retries=0), target)
+        asyncio.run(execute_judge_run(store.path, jrun.id))
+    rows = {j.uid: j for j in store.judging.judgments(run_id=jrun.id)}
+    store.judging.add_review(rows["q-0"].id, "rev", "override", verdict="key_problem", note="کلید ۲ است")
+    store.judging.add_review(rows["q-1"].id, "ana", "flag", note="key 3 is wrong")
+    after = {j.uid: j for j in store.judging.judgments(run_id=jrun.id)}
+    assert after["q-0"].flagged and after["q-0"].flag_note == "کلید ۲ است"  # 3 flags
+    assert after["q-1"].reviewed and after["q-1"].review_verdict == "key_problem"  # f is a review
+    assert sorted(store.judging.review_flags()) == ["q-0", "q-1"]
+    assert sorted(v.uid for v in adjudication_queue(store)) == ["q-0", "q-1"]
+    a = judge_agreement(list(after.values()))
+    assert a.reviewed == 2
+    assert store.judging.undo_review("rev") == rows["q-0"].id
+    assert sorted(store.judging.review_flags()) == ["q-1"]
+    assert not {j.uid: j for j in store.judging.judgments(run_id=jrun.id)}["q-0"].reviewed
+
+
 def test_errors_shows_the_reviewers_verdicts_notes_and_flags_in_every_format(judged, capsys):
     """A reviewer's override is in every output of `errors`: the table's verdicts after review,
     the JSON's final verdicts and each review with its note and flag; the run's reviewed count

@@ -38,7 +38,8 @@ def test_textual_is_pinned_exactly():
 
 def test_private_reads_go_through_compat():
     """Outside compat.py, no module reads Textual's private queues, callbacks or driver."""
-    reads = re.compile(r"\._(message_queue|pending_message|next_callbacks|driver|offset_to_line_info)\b|screen\._callbacks")
+    reads = re.compile(r"\._(message_queue|pending_message|next_callbacks|driver|offset_to_line_info)\b"
+                       r"|screen\._callbacks")
     offenders = [str(p.relative_to(ROOT)) for p in (ROOT / "persian_tui").rglob("*.py")
                  if p.name != "compat.py" and reads.search(p.read_text("utf-8"))]
     assert offenders == []

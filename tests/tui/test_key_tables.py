@@ -102,15 +102,13 @@ def tui_screens() -> list[type]:
 
     from textual.screen import Screen
 
-    import persian_tui.tui.screens as screens
-    import persian_tui.tui.widgets as widgets
+    import persian_tui.tui as tui
 
     out = []
-    for package in (screens, widgets):
-        for info in pkgutil.iter_modules(package.__path__):
-            module = importlib.import_module(f"{package.__name__}.{info.name}")
-            out += [c for c in vars(module).values()
-                    if isinstance(c, type) and issubclass(c, Screen) and c.__module__ == module.__name__]
+    for info in pkgutil.walk_packages(tui.__path__, "persian_tui.tui."):  # screens, dialogs, report, ...
+        module = importlib.import_module(info.name)
+        out += [c for c in vars(module).values()
+                if isinstance(c, type) and issubclass(c, Screen) and c.__module__ == module.__name__]
     return out
 
 

@@ -80,8 +80,10 @@ class ReviewScreen(AppState, Screen[None]):
         Key("1,۱,١", "verdict('sound')", "Sound", "override: sound", palette="Verdict: sound"),
         Key("2,۲,٢", "verdict('flawed')", "Flawed", "override: flawed (then pick the category)",
             palette="Verdict: flawed"),
-        Key("3,۳,٣", "verdict('key_problem')", "Key problem", "override: key problem", palette="Verdict: key problem"),
-        Key("f,x", "flag", "Flag key", "flag a key problem: the question goes to adjudication (reason required)",
+        Key("3,۳,٣", "verdict('key_problem')", "Key problem",
+            "override: key problem (the question goes to adjudication, as with f)", palette="Verdict: key problem"),
+        Key("f,x", "flag", "Flag key", "flag a key problem: the question goes to adjudication (reason required; "
+            "counted as a review)",
             display="f", palette="Flag key problem"),
         Key("n", "note", "Note", "a note", palette="Note"),
         Key("u", "undo", "Undo", "undo your latest review (back to that item)", palette="Undo"),

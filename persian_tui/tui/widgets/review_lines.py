@@ -188,7 +188,7 @@ def judge_lines(j: JudgmentRow, cats: dict[str, ErrorCategory], judge_model: str
         out += [Line(""), Line("", "", "note")]
         out += [Line(t) for t in mixed_lines(j.review_note, width, mode)]
     if j.verdict == "key_problem" and not j.flagged:
-        hint = "The judge sees a key problem: f sends the question to adjudication."
+        hint = "The judge sees a key problem: y (accept), 3 or f sends the question to adjudication."
         out += [Line(""), *[Line(t, "$text-warning") for t in bidi.wrap(hint, width)]]
     out += [Line(""), *[Line(t, "dim") for t in bidi.wrap(KEYS_HINT, width)]]
     return out
