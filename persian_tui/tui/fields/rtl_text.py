@@ -11,6 +11,7 @@ from typing import Any
 
 from textual.content import Content
 from textual.geometry import Size
+from textual.reactive import reactive
 from textual.widget import Widget
 
 from ... import bidi
@@ -29,16 +30,18 @@ class RtlText(Widget):
     RtlText { height: auto; text-wrap: nowrap; text-overflow: clip; }
     """
 
+    text: reactive[str] = reactive("", layout=True)  # a change lays the block out again
+    mode: reactive[Mode] = reactive(APP, layout=True)
+
     def __init__(self, text: str = "", mode: Mode = APP, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.text = text
-        self.mode = mode
+        self.set_reactive(RtlText.text, text)
+        self.set_reactive(RtlText.mode, mode)
 
     def set_text(self, text: str, mode: Mode | None = None) -> None:
         self.text = text
         if mode is not None:
             self.mode = mode
-        self.refresh(layout=True)
 
     def lines(self, width: int | None = None) -> list[str]:
         return rtl_text_lines(self.text, width or self.content_size.width or 80, self.mode)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import textwrap
-from typing import Any
 
 from rich.cells import cell_len
 from textual.content import Content
 from textual.geometry import Size
+from textual.reactive import reactive
 from textual.widget import Widget
 
 INDENT = 5  # "  1. " before the first run of a group
@@ -41,17 +41,15 @@ class RunGroups(Widget):
     RunGroups { height: auto; text-wrap: nowrap; text-overflow: clip; }
     """
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.title = ""
-        self.groups: list[list[str]] = []
-        self.labels: list[str] | None = None
+    # what is shown: a change lays the widget out again
+    title: reactive[str] = reactive("", layout=True)
+    groups: reactive[list[list[str]]] = reactive(list, layout=True)
+    labels: reactive[list[str] | None] = reactive(None, layout=True)
 
     def show(self, title: str, groups: list[list[str]], labels: list[str] | None = None) -> None:
         self.title = title
         self.groups = [list(g) for g in groups]
         self.labels = labels
-        self.refresh(layout=True)
 
     def lines(self, width: int) -> list[str]:
         return group_lines(self.title, self.groups, width, self.labels)
