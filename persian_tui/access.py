@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from . import settings
-from .models import BankCounts, Question, QuestionRow
+from .models import BankCounts, OptionLink, Question, QuestionRow
 from .models.users import Act, Role, check_name, may, refusal
 from .store import Store
 
@@ -48,8 +48,18 @@ class Access:
     def question(self, q: Question) -> Question:
         """A question as this person may see it: without its key, its explanation (which
         gives the key away) and its status (``curated`` after a bulk accept of agreeing labels
-        says the annotator's own answer was the key) when blind."""
-        return replace(q, key=None, explanation=None, status=HIDDEN) if self.blind else q
+        says the annotator's own answer was the key) when blind; nor its source page (the seed
+        book prints its keys on the page of its questions) nor its poets (the label screen
+        hides them on purpose: a poet tells couplets apart)."""
+        if not self.blind:
+            return q
+        return replace(q, key=None, explanation=None, status=HIDDEN, source_page=None, poet=None,
+                       options=[replace(o, poet=None) for o in q.options])
+
+    def option_links(self, store: Store, uid: str) -> dict[int, OptionLink]:
+        """Option position -> its corpus link, whose poem and poet the bank shows: none when
+        blind (the corpus poets the label screen hides)."""
+        return {} if self.blind else store.links.links([uid]).get(uid, {})
 
     def couplet_recall(self, store: Store, uid: str) -> dict[int, tuple[int, int]]:
         """Option position -> (models recalling its couplet, models probed on it) in the recall
