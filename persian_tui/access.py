@@ -9,14 +9,16 @@ someone who names another person."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Literal
 
 from . import settings
-from .models import BankCounts, Question, QuestionRow
-from .models.users import Act, Role, check_name, may, refusal
+from .models import BankCounts, OptionLink, Question, QuestionRow
+from .models.users import Act, Role, check_name, may, refusal, roles_for
 from .store import Store
 
 HIDDEN: Literal[""] = ""  # what a blind person is shown of a question's status
+EXPORTS = "exports"  # the folder beside the database that a non-admin's exports go under
 
 
 class AccessDenied(Exception):
@@ -48,8 +50,18 @@ class Access:
     def question(self, q: Question) -> Question:
         """A question as this person may see it: without its key, its explanation (which
         gives the key away) and its status (``curated`` after a bulk accept of agreeing labels
-        says the annotator's own answer was the key) when blind."""
-        return replace(q, key=None, explanation=None, status=HIDDEN) if self.blind else q
+        says the annotator's own answer was the key) when blind; nor its source page (the seed
+        book prints its keys on the page of its questions) nor its poets (the label screen
+        hides them on purpose: a poet tells couplets apart)."""
+        if not self.blind:
+            return q
+        return replace(q, key=None, explanation=None, status=HIDDEN, source_page=None, poet=None,
+                       options=[replace(o, poet=None) for o in q.options])
+
+    def option_links(self, store: Store, uid: str) -> dict[int, OptionLink]:
+        """Option position -> its corpus link, whose poem and poet the bank shows: none when
+        blind (the corpus poets the label screen hides)."""
+        return {} if self.blind else store.links.links([uid]).get(uid, {})
 
     def couplet_recall(self, store: Store, uid: str) -> dict[int, tuple[int, int]]:
         """Option position -> (models recalling its couplet, models probed on it) in the recall
@@ -70,6 +82,27 @@ class Access:
     def counts(self, counts: BankCounts) -> BankCounts:
         """The bank's counts as this person may see them: the total only when blind."""
         return replace(counts, by_status={}) if self.blind else counts
+
+    def export_folder(self, db_path: str | Path, folder: str | Path) -> Path:
+        """The folder an export of this person's goes to: a relative ``folder`` is taken beside the
+        database. An admin may name any folder; anyone else one under the database's ``exports/``
+        folder (resolved, so neither `..` nor a symbolic link leads out): AccessDenied otherwise.
+        Through the browser front the app writes as the server's account, not the person's."""
+        base = Path(db_path).resolve().parent
+        target = Path(folder).expanduser()
+        target = (target if target.is_absolute() else base / target).resolve()
+        allowed = base / EXPORTS
+        if not self.may("settings") and not target.is_relative_to(allowed):
+            who = refusal(self.user, self.role, "settings").split(":")[0]
+            raise AccessDenied(f"{who}: an export goes under {allowed}/ ({target} is not), "
+                               f"another folder is for {roles_for('settings')}")
+        return target
+
+    def remember_export_folder(self, store: Store, key: str, folder: Path) -> None:
+        """Keep ``folder`` as the next export prompt's default, a setting everyone shares: only
+        an admin's choice is kept (a reviewer's would change everyone's)."""
+        if self.may("settings"):
+            store.labels.set_setting(key, str(folder))
 
     def status_filter(self, status: str | None) -> str | None:
         """A filter by status, if this person may filter by it: AccessDenied when blind."""

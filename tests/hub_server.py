@@ -1,7 +1,8 @@
 """A fake Hugging Face hub for tests, on 127.0.0.1 only: enough of the API for `release --push`
 through huggingface_hub (repository info, create, YAML check, preupload, commit). What was
 committed is kept per repository; `fail` makes the commit answer with an error that echoes the
-Authorization header, as a misbehaving proxy would."""
+Authorization header, as a misbehaving proxy would; `endless` makes every GET a body that never
+ends."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ class FakeHub:
     def __init__(self):
         self.repos: dict[str, Repo] = {}
         self.fail: int | None = None  # an HTTP status for the next commits
+        self.endless = False  # repository info answers with a body that never ends
         self.requests: list[tuple[str, str]] = []
         hub = self
 
@@ -42,8 +44,21 @@ class FakeHub:
             def _body(self) -> bytes:
                 return self.rfile.read(int(self.headers.get("Content-Length") or 0))
 
+            def _endless(self):
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.end_headers()
+                chunk = b'{"id": "' + b"x" * 65536
+                try:
+                    while True:
+                        self.wfile.write(chunk)
+                except OSError:  # the client stopped reading
+                    pass
+
             def do_GET(self):
                 hub.requests.append(("GET", self.path))
+                if hub.endless:
+                    return self._endless()
                 parts = self.path.split("?")[0].strip("/").split("/")
                 if parts[:2] == ["api", "datasets"] and len(parts) >= 4:
                     repo = hub.repos.get(f"{parts[2]}/{parts[3]}")

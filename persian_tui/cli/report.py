@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from ..files.outputs import WriteError
 from ..models import QUESTION_SETS
@@ -12,10 +13,17 @@ from .common import UserError, bounded_int, open_store, run_ids
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from ..access import AccessDenied, acting
     from ..reports.figures import ReportError, build_report
     from ..reports.report_files import render_text, write_report
+    from .access import acting_name
 
     with open_store(args, read=True) as store:
+        if args.format != "table":  # a non-admin writes under the database's exports/ only
+            try:
+                acting(store, acting_name(args)).export_folder(store.path, Path(args.output).resolve())
+            except AccessDenied as e:
+                raise UserError(str(e)) from None
         chosen, sweep_lines = run_ids(args.runs), list[str]()
         if args.sweep:
             chosen, sweep_lines = sweep.report_runs(store, args.sweep, chosen)
@@ -62,7 +70,8 @@ def add_commands(sub) -> None:
     rep.add_argument("--format", default="table", choices=("table", "md", "csv", "json"),
                      help="table prints; md (with PNG charts), csv and json write files (default: table)")
     rep.add_argument("-o", "--output", default="exports/report", metavar="DIR",
-                     help="folder for md/csv/json files (default: exports/report)")
+                     help="folder for md/csv/json files (default: exports/report); a non-admin's must be under "
+                     "the database's exports/ folder")
     rep.add_argument("--seed", type=bounded_int(0), default=0, help="bootstrap seed (default: 0)")
     rep.add_argument("--bootstrap", type=bounded_int(1, 1_000_000), default=2000, metavar="N",
                      help="bootstrap resamples (default: 2000)")

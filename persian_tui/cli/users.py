@@ -1,6 +1,7 @@
-"""`persian-tui users add NAME --role ROLE`, `users list`, `users remove NAME`: the people of a
-database and their roles (models/users.py says what each role may do). Admins only once a user
-exists; before that, whoever runs persian-tui is admin, and the first user added is an admin."""
+"""`persian-tui users add NAME --role ROLE`, `users list`, `users history [NAME]`, `users remove
+NAME`: the people of a database, their roles and their history (models/users.py says what each
+role may do). Admins only once a user exists; before that, whoever runs persian-tui is admin, and
+the first user added is an admin."""
 
 from __future__ import annotations
 
@@ -37,6 +38,18 @@ def cmd_users_list(args: argparse.Namespace) -> int:
     for u in users:
         gone = f"  removed {u.disabled_at}" if u.disabled_at else ""
         print(f"{u.name:<{width}}  {u.role:<9}  added {u.created_at}{gone}")
+    return 0
+
+
+def cmd_users_history(args: argparse.Namespace) -> int:
+    with open_store(args, read=True) as store:
+        events = store.users.history(args.name)
+    if not events:
+        print(f"no history for {args.name}" if args.name else "no users were ever added")
+        return 0
+    width = max(len(e.name) for e in events)
+    for e in events:
+        print(f"{e.at}  {e.name:<{width}}  {e.event:<7}  {e.role}")
     return 0
 
 
@@ -117,6 +130,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     ls = us_sub.add_parser("list", help="the users and their roles")
     ls.add_argument("--all", action="store_true", help="include removed users")
     ls.set_defaults(func=cmd_users_list)
+    hi = us_sub.add_parser("history", help="every addition (with its role) and removal, oldest first",
+                           description="Every addition of a user, with the role given, and every removal, "
+                           "oldest first: a role change (remove, then add with another role) stays visible.")
+    hi.add_argument("name", metavar="NAME", nargs="?", help="only this user (default: everyone)")
+    hi.set_defaults(func=cmd_users_history)
     rm = us_sub.add_parser("remove", help="remove a user (their labels stay; the last admin stays)")
     rm.add_argument("name", metavar="NAME", help="the user")
     rm.set_defaults(func=cmd_users_remove)

@@ -117,6 +117,19 @@ class User:
         return self.disabled_at is None
 
 
+UserEventKind = Literal["added", "removed"]
+
+
+@dataclass(frozen=True)
+class UserEvent:
+    """One line of a user's history: added (with a role) or removed, and when."""
+
+    name: str
+    event: UserEventKind
+    role: Role
+    at: str
+
+
 def check_add(users: list[User], name: str, role: Role) -> None:
     """Whether ``name`` may be added as ``role`` to ``users`` (all of them, removed ones too);
     ValueError otherwise. The first user is an admin, so someone can manage the others."""

@@ -6,7 +6,9 @@ stored here, and every hub message is redacted before it is shown.
 What is uploaded is the release's manifest (release.json) and exactly the files it lists, each
 checked against its sha256, in one commit: never the folder. Anything else in the folder is left
 out and named; a folder holding a database file, or the folder of the open database, is refused.
-`--private` onto an existing public repository is refused (it would publish)."""
+`--private` onto an existing public repository is refused (it would publish). Every hub reply is
+read through a cap (HUB_REPLY_BYTES, inflated by the tool) within HUB_REPLY_SECONDS, as the model
+endpoints' are (runs/transport.py), so an endless or bomb reply ends in one line."""
 
 from __future__ import annotations
 
@@ -19,10 +21,29 @@ from pathlib import Path
 from .. import redact
 from ..files.inputs import InputError, read_input
 from ..files.outputs import is_database, symlink_within
+from ..runs.transport import capped_sync, http_module
 from ..store.registry import database_files
 
 REPO_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}")
 MANIFEST = "release.json"
+HUB_REPLY_BYTES = 16 * 2**20  # a hub reply's body, inflated (repository info, commit answers: JSON)
+HUB_REPLY_SECONDS = 600.0  # a request and its whole reply (an upload of a release's files included)
+
+
+def capped_hub_client() -> object:
+    """huggingface_hub's HTTP client (its own request hooks and redirects) whose every reply is
+    read through the cap and the deadline."""
+    from huggingface_hub.utils import _http as hub_http
+
+    http = http_module()
+    hooks = hub_http.default_client_factory()
+    try:
+        event_hooks = hooks.event_hooks
+    finally:
+        hooks.close()
+    transport = capped_sync(http.HTTPTransport(), HUB_REPLY_BYTES, HUB_REPLY_SECONDS)
+    return http.Client(transport=transport, event_hooks=event_hooks, follow_redirects=True,
+                       timeout=HUB_REPLY_SECONDS)
 def release_files(folder: Path) -> tuple[list[str], list[str]]:
     """(the manifest's files and the manifest, each checked; everything else in the folder).
     InputError for a folder that is (or holds) a database, a file that is not what the manifest
@@ -74,14 +95,15 @@ def push_release(folder: Path, repo: str, message: str, *, private: bool = False
     folder = Path(folder)
     files, left_out = release_files(folder)
     try:
-        from huggingface_hub import CommitOperationAdd, HfApi, get_token
+        from huggingface_hub import CommitOperationAdd, HfApi, get_token, set_client_factory
         from huggingface_hub.errors import RepositoryNotFoundError
-    except ImportError:
-        raise InputError("--push needs huggingface_hub: pip install huggingface_hub "
+    except ImportError:  # set_client_factory (the capped client) since huggingface_hub 1.0
+        raise InputError("--push needs huggingface_hub 1.0 or later: pip install -U huggingface_hub "
                          f"(the folder {folder} is written; upload it by hand otherwise)") from None
     if not get_token():
         raise InputError("--push needs a Hugging Face token: set HF_TOKEN or run `hf auth login` "
                          f"(the folder {folder} is written)")
+    set_client_factory(capped_hub_client)  # type: ignore[arg-type]
     api = HfApi()
     notes = []
     if left_out:

@@ -1,12 +1,13 @@
-"""Users and their roles (migration 19). The rules (who may be added or removed) are
-models/users.py's, applied under the write lock so two admins cannot race past them."""
+"""Users and their roles (migration 19) and their history (every addition and removal). The
+rules (who may be added or removed) are models/users.py's, applied under the write lock so two
+admins cannot race past them."""
 
 from __future__ import annotations
 
 import sqlite3
 
 from ..models.keys import now
-from ..models.users import Role, User, check_add, check_name, check_remove
+from ..models.users import Role, User, UserEvent, UserEventKind, check_add, check_name, check_remove
 from .db import Database
 from .errors import StoreError
 
@@ -38,8 +39,9 @@ class UsersRepo:
         return self.db.conn.execute("SELECT 1 FROM users WHERE disabled_at IS NULL LIMIT 1").fetchone() is not None
 
     def add(self, name: str, role: Role) -> User:
-        """Add a user (a removed one of that name comes back with this role). StoreError with the
-        rule's words when models.users.check_add refuses."""
+        """Add a user (a removed one of that name comes back with this role, added now); the
+        addition goes into their history. StoreError with the rule's words when
+        models.users.check_add refuses."""
         try:
             name = check_name(name)
         except ValueError as e:
@@ -49,10 +51,12 @@ class UsersRepo:
                 check_add(self._all(), name, role)
             except ValueError as e:
                 raise StoreError(str(e)) from None
+            at = now()
             self.db.conn.execute(
-                "INSERT INTO users (name, role, created_at) VALUES (?, ?, ?) "
-                "ON CONFLICT (name) DO UPDATE SET role = excluded.role, disabled_at = NULL",
-                (name, role, now()))
+                "INSERT INTO users (name, role, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE "
+                "SET role = excluded.role, created_at = excluded.created_at, disabled_at = NULL",
+                (name, role, at))
+            self._event(name, "added", role, at)
         user = self.get(name)
         assert user is not None  # added above
         return user
@@ -65,8 +69,20 @@ class UsersRepo:
                 user = check_remove(self._all(), name)
             except ValueError as e:
                 raise StoreError(str(e)) from None
-            self.db.conn.execute("UPDATE users SET disabled_at = ?, password_hash = NULL WHERE name = ?", (now(), name))
+            at = now()
+            self.db.conn.execute("UPDATE users SET disabled_at = ?, password_hash = NULL WHERE name = ?", (at, name))
+            self._event(name, "removed", user.role, at)
         return user
+
+    def history(self, name: str | None = None) -> list[UserEvent]:
+        """Every addition and removal, oldest first: of ``name``, else of everyone."""
+        where, params = ("WHERE name = ?", (name,)) if name is not None else ("", ())
+        rows = self.db.conn.execute(f"SELECT name, event, role, at FROM user_events {where} ORDER BY id", params)
+        return [UserEvent(r["name"], r["event"], r["role"], r["at"]) for r in rows]
+
+    def _event(self, name: str, event: UserEventKind, role: Role, at: str) -> None:
+        self.db.conn.execute("INSERT INTO user_events (name, event, role, at) VALUES (?, ?, ?, ?)",
+                             (name, event, role, at))
 
     def set_password(self, name: str, password_hash: str | None) -> User:
         """Store the active user's password hash (None: no password, so no web sign-in).

@@ -4,6 +4,7 @@ database, who is acting, and the CLI's users commands and its refusals (one line
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 
 import pytest
 from factories import make_question
@@ -145,6 +146,53 @@ def test_a_blind_person_sees_no_key_and_no_explanation(db):
         rows = s.questions.rows_for(["q-1", "q-2"])
         assert [r.key for r in ali.rows(rows)] == [None, None]
         assert [r.key for r in boss.rows(rows)] == [SECRET_KEY, 1]
+
+
+def test_a_blind_person_sees_no_source_page_and_no_poet(db):
+    """The seed book prints its keys on the page of its questions, and a poet tells couplets
+    apart (the label screen shows neither): the core hides the page, the question's poet, each
+    option's poet and the corpus links (whose poets the bank would show) from a blind person."""
+    with_users(db, boss="admin", ali="annotator")
+    with Store(db) as s:
+        q = s.questions.get_question("q-1")
+        q = replace(q, source_page=17, poet="حافظ", options=[replace(o, poet="سعدی") for o in q.options])
+        ali, boss = acting(s, "ali"), acting(s, "boss")
+        shown = ali.question(q)
+        assert shown.source_page is None and shown.poet is None
+        assert [o.poet for o in shown.options] == [None] * 4
+        assert [o.mesra1 for o in shown.options] == [o.mesra1 for o in q.options]  # the couplets stay
+        assert boss.question(q).source_page == 17 and boss.question(q).options[0].poet == "سعدی"
+        assert ali.option_links(s, "q-1") == {}
+
+
+def test_a_non_admin_exports_only_under_the_exports_folder(db, tmp_path):
+    """An export's folder: beside the database when relative; a reviewer's only under the
+    database's exports/ (neither `..` nor a symbolic link leads out); an admin's anywhere. Only an
+    admin's choice is kept as the shared setting."""
+    with_users(db, boss="admin", sara="reviewer")
+    base = db.resolve().parent
+    (base / "exports").mkdir()
+    (base / "exports" / "link").symlink_to(tmp_path.parent)
+    with Store(db) as s:
+        sara, boss = acting(s, "sara"), acting(s, "boss")
+        assert sara.export_folder(db, "exports/report") == base / "exports" / "report"
+        assert sara.export_folder(db, base / "exports") == base / "exports"
+        for folder in (tmp_path.parent / "x", "exports/../x", "exports/link/x", "x"):
+            with pytest.raises(AccessDenied, match="^sara is a reviewer: an export goes under "):
+                sara.export_folder(db, folder)
+        assert boss.export_folder(db, tmp_path.parent / "x") == (tmp_path.parent / "x").resolve()
+        sara.remember_export_folder(s, "report.export_dir", base / "exports" / "mine")
+        assert s.labels.get_setting("report.export_dir") is None
+        boss.remember_export_folder(s, "report.export_dir", base / "exports" / "mine")
+        assert s.labels.get_setting("report.export_dir") == str(base / "exports" / "mine")
+
+
+def test_report_o_of_a_non_admin_is_refused_outside_the_exports_folder(db, capsys, tmp_path, monkeypatch):
+    with_users(db, boss="admin", sara="reviewer")
+    monkeypatch.chdir(tmp_path)
+    code, _, err = cli(capsys, db, "--user", "sara", "report", "--format", "json", "-o", str(tmp_path / "out"))
+    assert code == 1 and "sara is a reviewer: an export goes under " in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()
 
 
 def test_a_blind_person_sees_no_status_and_no_label_count(db, capsys):

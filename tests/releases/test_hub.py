@@ -29,7 +29,7 @@ def test_push_refuses_without_a_token_or_the_library_and_keeps_the_folder(releas
     assert "--push takes a repository id" in capsys.readouterr().err
     monkeypatch.setitem(sys.modules, "huggingface_hub", None)
     assert main(["--db", db, "release", "v1", "-o", str(out), "--push", "someone/outlier"]) == 1
-    assert "--push needs huggingface_hub" in capsys.readouterr().err
+    assert "--push needs huggingface_hub 1.0 or later" in capsys.readouterr().err
 
 
 # ---------------------------------------------------------------- --push against a fake hub on 127.0.0.1
@@ -123,3 +123,28 @@ def test_push_private_onto_an_existing_public_repository_is_refused(release, hub
     assert set(hub.repos["someone/closed"].files) == manifest_files(out)
     assert main(["--db", db, "release", "v1", "-o", str(out), "--push", "someone/open"]) == 0
     assert "public" in capsys.readouterr().out  # said, when it is not asked to be private
+
+
+def test_an_endless_hub_reply_ends_in_one_line_in_bounded_memory(release, tmp_path):
+    """Every hub reply is read through a cap (releases/hub.py, as the model endpoints' are): a hub
+    whose answer never ends stops the push in one line, in a process whose address space is
+    limited (as under `ulimit -v`), and the folder stays."""
+    pytest.importorskip("huggingface_hub", reason="huggingface_hub is not installed (datasets brings it)")
+    import resource
+
+    from hub_server import FakeHub
+    from processes import cli_process
+
+    def limited():
+        resource.setrlimit(resource.RLIMIT_AS, (700 * 2**20,) * 2)
+
+    db, out = release
+    with FakeHub() as fake:
+        fake.endless = True
+        env = {"HF_ENDPOINT": fake.url, "HF_TOKEN": TOKEN, "HF_HOME": str(tmp_path / "hf"), "HF_HUB_OFFLINE": "0"}
+        done = cli_process(db, "release", "v1", "-o", str(out), "--push", "someone/outlier", env_extra=env,
+                           preexec_fn=limited)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    last = done.stderr.strip().splitlines()[-1]
+    assert "--push someone/outlier: " in last and "larger than 16 MB" in last and TOKEN not in done.stderr
+    assert (out / "release.json").is_file()

@@ -142,6 +142,15 @@ def v20_questions_imported_from_a_book_have_origin_book(s):
         s.conn.execute("UPDATE questions SET origin = 'web' WHERE uid = 'q-own'")
 
 
+def users_history_backfilled_from_the_users(s):
+    """The users' history migration: each user as they stand is one addition at their `added`
+    date, a removed one a removal too; what follows is recorded as it happens."""
+    assert [(e.name, e.event, e.role, e.at) for e in s.users.history()] == [
+        ("boss", "added", "admin", "t1"), ("ali", "added", "annotator", "t2"), ("ali", "removed", "annotator", "t3")]
+    s.users.add("ali", "reviewer")
+    assert [(e.event, e.role) for e in s.users.history("ali")][-1] == ("added", "reviewer")
+
+
 # (the version left at: the last one before the migration under test, its rows, what must hold after)
 CASES = [
     (1, "INSERT INTO questions (uid, created_at, updated_at, fingerprint) VALUES ('q-old', 't', 't', 'f')",
@@ -175,6 +184,8 @@ CASES = [
          "('q-book', 'book-full', '6', 't', 't', 'f1'), ('q-exp', 'exam', '1', 't', 't', 'f2'), "
          "('q-sample', 'persian-tui sample bank', '1', 't', 't', 'f3'), ('q-own', NULL, NULL, 't', 't', 'f4')",
      v20_questions_imported_from_a_book_have_origin_book),
+    (SCHEMA_VERSION - 1, "INSERT INTO users (name, role, created_at, disabled_at) VALUES "
+     "('boss', 'admin', 't1', NULL), ('ali', 'annotator', 't2', 't3')", users_history_backfilled_from_the_users),
 ]
 
 

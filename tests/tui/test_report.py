@@ -326,6 +326,39 @@ async def test_export_asks_the_folder_and_defaults_beside_the_database(db, tmp_p
     assert not (elsewhere / "exports").exists()
 
 
+async def test_a_reviewer_exports_only_under_the_exports_folder_and_changes_no_shared_setting(db, tmp_path):
+    """Through the browser front the app writes as the server's account: a reviewer's export
+    goes under the database's exports/ folder only (a folder elsewhere, or `..` out of it, is
+    refused in one line and nothing is written), and choosing a folder there is not kept as the
+    shared setting the next prompt of everyone offers."""
+    from persian_tui.tui.screens.report import EXPORT_SETTING
+
+    with Store(db) as s:
+        s.users.add("boss", "admin")
+        s.users.add("sara", "reviewer")
+    elsewhere = tmp_path / "elsewhere"
+    app = make_app(db, annotator="sara")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_report(pilot)
+        for folder in (str(elsewhere), "exports/../outside"):
+            await pilot.press("e")
+            await settle(pilot)
+            app.screen.query_one(Input).value = folder
+            await pilot.press("enter")
+            await settle(pilot)
+            assert notices(app)[-1].startswith("sara is a reviewer: an export goes under ")
+            assert "\n" not in notices(app)[-1]
+        assert not elsewhere.exists() and not (db.parent / "outside").exists()
+        await pilot.press("e")
+        await settle(pilot)
+        app.screen.query_one(Input).value = "exports/sara"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert (db.parent / "exports" / "sara" / "report.md").is_file()
+    with Store(db) as s:
+        assert s.labels.get_setting(EXPORT_SETTING) is None
+
+
 async def test_question_set_switch(db):
     app = make_app(db)
     async with app.run_test(size=SIZE) as pilot:

@@ -298,3 +298,37 @@ def test_annotator_bank_snapshot(tmp_path, snap_compare):
         await pilot.pause()
 
     assert snap_compare(make_app(db, annotator="ali"), terminal_size=SIZE, run_before=run_before)
+
+
+async def test_the_bank_shows_an_annotator_no_source_page_and_no_poet(tmp_path):
+    """The bank's detail pane shows an annotator what the label screen does, no more: no poet,
+    stored or derived from a corpus link (a poet tells couplets apart), and no source page (the
+    seed book prints its keys there). A reviewer's bank shows both poets."""
+    from factories import recall_bank
+
+    path = tmp_path / "poets.db"
+    with Store(path) as s:
+        recall_bank(s, tmp_path, questions=1, unlinked=0)
+        s.questions.add_questions([make_question("b-1", numbered_couplets(9), poet="حافظ", source_name="book",
+                                                 source_page=17)])
+        s.users.add("boss", "admin")
+        s.users.add("ali", "annotator")
+        s.users.add("sara", "reviewer")
+    for who, blind in (("ali", True), ("sara", False)):
+        app = make_app(path, annotator=who)
+        async with app.run_test(size=SIZE) as pilot:
+            if blind:
+                await to_bank(pilot)
+            else:
+                await bank_loaded(pilot)
+            await until(pilot, lambda a=app: detail(a)[:1] in (["b-1"], ["r-000"]), "a question in the detail")
+            seen = {}
+            for _ in range(2):
+                seen[detail(app)[0]] = "\n".join(detail(app))
+                await pilot.press("down")
+                await pilot.pause()
+            assert set(seen) == {"b-1", "r-000"}
+            for uid, poet in (("r-000", "شاعر آزمون"), ("b-1", "حافظ")):  # from a corpus link; stored
+                shown = poet in seen[uid] or poet[::-1] in seen[uid]  # laid out visually in app mode
+                assert shown is not blind, (who, uid)
+            assert app.access.question(app.store.questions.get_question("b-1")).source_page == (None if blind else 17)

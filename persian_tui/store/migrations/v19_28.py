@@ -179,4 +179,23 @@ MIGRATIONS: list[list[str]] = [
         """,
         "CREATE INDEX candidates_state ON candidates (state)",
     ],
+    # 24: users' history: every addition (with its role) and removal, kept; a re-added user's
+    # `created_at` is the new addition's date. Back-filled from the users as they stand.
+    [
+        """
+            CREATE TABLE user_events (
+                id INTEGER PRIMARY KEY,
+                name TEXT NOT NULL,
+                event TEXT NOT NULL CHECK (event IN ('added', 'removed')),
+                role TEXT NOT NULL CHECK (role IN ('annotator', 'reviewer', 'admin')),
+                at TEXT NOT NULL
+            )
+        """,
+        "CREATE INDEX user_events_name ON user_events (name, id)",
+        "INSERT INTO user_events (name, event, role, at) SELECT name, 'added', role, created_at FROM users ORDER BY id",
+        """
+            INSERT INTO user_events (name, event, role, at)
+            SELECT name, 'removed', role, disabled_at FROM users WHERE disabled_at IS NOT NULL ORDER BY id
+        """,
+    ],
 ]

@@ -202,7 +202,7 @@ class BankScreen(AppState, Guarded, Screen[None]):
         q = self.store.questions.get_question(uid) if uid else None
         recall = None
         if uid and q is not None:  # poets derived from corpus links, marked as such
-            q = with_derived_poets(access(self).question(q), self.store.links.links([uid]).get(uid, {}))
+            q = with_derived_poets(access(self).question(q), access(self).option_links(self.store, uid))
             if not access(self).blind:  # which couplets the models remember points at the key
                 recall = access(self).couplet_recall(self.store, uid) or None
         detail.show(q, self.mode, recall)

@@ -18,10 +18,12 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static, TabbedContent
 from textual.worker import get_current_worker
 
+from ...access import AccessDenied
 from ...bidi import OFF
 from ...models import QUESTION_SETS
 from ...reports.notes import no_shared_message, report_scope
 from ..base import AppState
+from ..guard import access
 from ..keys import Key, bindings, help_key
 from ..messages import ReportExported, ReportFailed, ReportReady  # noqa: F401 (re-exported)
 from ..report.behaviour import BehaviourTab
@@ -281,12 +283,15 @@ class ReportScreen(AppState, Screen[None]):
         def chosen(folder: str | None) -> None:
             if not folder:
                 return
-            directory = Path(folder).expanduser()
-            if not directory.is_absolute():  # relative to the database, never to the working directory
-                directory = Path(self.app.db_path).resolve().parent / directory
+            person = access(self)
+            try:  # relative to the database, never to the working directory; a non-admin's under exports/
+                directory = person.export_folder(self.app.db_path, folder)
+            except AccessDenied as e:
+                self.notify(str(e), severity="error", timeout=8)
+                return
             self.export_dir = directory
             try:
-                self.store.labels.set_setting(EXPORT_SETTING, str(directory))
+                person.remember_export_folder(self.store, EXPORT_SETTING, directory)
             except StoreError:
                 pass  # only the next prompt's default is lost
             self.notify(f"writing the report to {directory}/ …", timeout=2)
