@@ -326,3 +326,27 @@ async def test_the_default_folder_is_beside_the_database_and_boxes_read_without_
         box.value = True
         await pilot.pause()
         assert "▐X▌" in " ".join(screen_lines(app))
+
+
+async def test_an_unticked_run_is_drawn_as_an_empty_box(db, tmp_path, monkeypatch):
+    """The run checklist's boxes differ by more than colour: an unticked box draws no X (its mark
+    has the box's own colour), a ticked one a visible X."""
+    monkeypatch.chdir(tmp_path)
+    app = make_app(db, db_label="release.db")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_release(pilot)
+        runs = screen.query_one("#rel-runs")
+        runs.select(1)
+        await settle(pilot, pauses=3)
+
+        def mark(y: int):
+            (seg,) = [s for s in runs.render_line(y) if s.text.strip() == "X"]
+            return seg.style.color, seg.style.bgcolor
+
+        values = [runs.get_option_at_index(i).value for i in range(runs.option_count)]
+        ticked = next(i for i, v in enumerate(values) if v in runs.selected)
+        unticked = next(i for i, v in enumerate(values) if v not in runs.selected)
+        fg, bg = mark(unticked)
+        assert fg == bg, "an unticked box shows an X"
+        fg, bg = mark(ticked)
+        assert fg != bg
