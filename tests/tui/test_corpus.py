@@ -171,7 +171,16 @@ async def test_placing_a_couplet_over_typed_text_asks_first(db):
         await pilot.press("2")  # option 2 holds typed text: asked
         await settle(pilot)
         assert isinstance(app.screen, ConfirmDialog)
-        assert "Option 2 holds text you typed" in str(app.screen.query_one("#confirm-message").render())
+        message = app.screen.query_one("#confirm-message")
+        assert "Option 2 holds text you typed" in str(message.render())
+        # the typed Persian laid out as it is read, on its own lines: never run into the question after it
+        from persian_tui import bidi
+
+        lines = message.lines()
+        ask = [i for i, line in enumerate(lines) if line.lstrip().startswith("Replace it with")]
+        assert len(ask) == 1 and "(" + bidi.visual("خیام", shape=message.mode.shape) + ")?" in lines[ask[0]]
+        typed = [line for line in lines[1:ask[0]] if line.strip()]
+        assert typed and all(bidi.has_rtl(line) and "Replace" not in line for line in typed)
         await pilot.press("n")
         await settle(pilot)
         assert author.query_one("#m1-2", Input).value == "مصراعی که نویسنده نوشت"
