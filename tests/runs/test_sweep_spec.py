@@ -132,3 +132,28 @@ def test_the_guide_shows_the_dry_run_its_spec_gives(bank10, tmp_path, key, capsy
     assert capsys.readouterr().out == shown
     for line in re.search(r"nothing is sent:\n\n```text\n(.*?)```", page, re.S)[1].splitlines():
         assert line.startswith("paper.toml: ")  # the errors shown are those test_a_bad_spec... checks
+
+
+def test_the_guides_error_lines_are_what_the_command_prints(tmp_path, monkeypatch, capsys):
+    """docs/guide/sweeps.md's block of refusals is the command's own output, line for line."""
+    from pathlib import Path
+
+    guide = (Path(__file__).resolve().parents[2] / "docs/guide/sweeps.md").read_text("utf-8")
+    block = guide.split("A spec that cannot be used gets one line")[1].split("```text\n")[1].split("```")[0]
+    monkeypatch.chdir(tmp_path)
+    cases = [  # (the change, whether OPENAI_API_KEY is set)
+        (lambda t: t + SECOND_MODEL.replace("qwen/qwen3-8b", "openai/gpt-5-mini"), True),
+        (lambda t: t.replace("price_in = 0.25", "price_in = -0.25"), True),
+        (lambda t: t, False),
+        (lambda t: t.replace("samples = 3", "samples = 3\nsampels = 2"), True),
+    ]
+    got = []
+    for change, with_key in cases:
+        if with_key:
+            monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+        else:
+            monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+        Path("paper.toml").write_text(change(AS_WRITTEN), "utf-8")
+        assert main(["--db", "x.db", "sweep", "paper.toml", "--dry-run"]) == 1
+        got += [line.removeprefix("persian-tui: error: ") for line in capsys.readouterr().err.splitlines()]
+    assert got == block.splitlines()
