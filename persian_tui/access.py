@@ -14,6 +14,7 @@ from typing import Literal
 
 from . import settings
 from .models import BankCounts, OptionLink, Question, QuestionRow
+from .models.recall import PRODUCTION
 from .models.users import Act, Role, check_name, may, refusal, roles_for
 from .store import Store
 
@@ -65,11 +66,12 @@ class Access:
 
     def couplet_recall(self, store: Store, uid: str) -> dict[int, tuple[int, int]]:
         """Option position -> (models recalling its couplet, models probed on it) in the recall
-        runs (reports/memory.py's rule: any of a model's runs). AccessDenied when blind: which
+        runs that had the model write the hemistich (reports/memory.py's rule: any of a model's
+        production runs; a right pick among four may be a guess). AccessDenied when blind: which
         couplet the models remember points at the key."""
         self.require("see_answers")
         seen: dict[int, dict[str, bool]] = {}
-        for model, position, score in store.probes.question_recall(uid):
+        for model, position, score in store.probes.question_recall(uid, formats=PRODUCTION):
             mine = seen.setdefault(position, {})
             mine[model] = mine.get(model, False) or score in ("complete", "partial")
         return {p: (sum(models.values()), len(models)) for p, models in sorted(seen.items())}

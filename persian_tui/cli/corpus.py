@@ -174,6 +174,7 @@ def cmd_corpus_reorder(args: argparse.Namespace) -> int:
 
 
 def shortcut_report(store, which: str):
+    from ..models.recall import PRODUCTION
     from ..reports.memory import memory_rates
     from ..reports.shortcuts import analyse, lexical_picks
     from ..runs import couplet_text, select_questions
@@ -181,7 +182,7 @@ def shortcut_report(store, which: str):
     questions = select_questions(store, which)
     texts = {q.uid: [couplet_text(o.mesra1, o.mesra2) for o in sorted(q.options, key=lambda o: o.position)]
              for q in questions if len(q.options) == 4}
-    memory = memory_rates(store.probes.recall_rows(uids=[q.uid for q in questions]))
+    memory = memory_rates(store.probes.recall_rows(uids=[q.uid for q in questions], formats=PRODUCTION))
     return questions, analyse(questions, store.links.links([q.uid for q in questions]),
                               lexical_picks(questions, texts), memory or None)
 

@@ -20,6 +20,10 @@ FORMATS: tuple[Format, ...] = get_args(Format)
 RecallScore = Literal["complete", "partial", "none"]
 RECALL_SCORES: tuple[RecallScore, ...] = get_args(RecallScore)
 CHOOSE_CUES: tuple[Cue, ...] = ("first", "prose")  # the others give the answer away among choices
+# The formats whose probes are evidence that a model remembers one couplet: it wrote the hemistich.
+# A `choose` probe is right one time in four by guessing, so it says something about a run
+# (recognition against chance, reports/memory.py), nothing about one couplet.
+PRODUCTION: tuple[Format, ...] = ("complete",)
 
 PARTIAL_CER = 0.2  # a character error rate at most this is partial recall
 MAX_SCORED_CHARS = 4000  # a longer reply is scored on its head (it is `none` by length alone)

@@ -328,16 +328,20 @@ def datasheet(store: Store, release: Release, board: list[_Board], license_id: s
 
 def _contamination(store: Store, questions: list) -> list[str]:
     """Per probed model, how many of the release's couplets it recalls (recall runs, not archived)."""
+    from ..models.recall import PRODUCTION
     from ..reports.memory import model_recall
 
-    rows = store.probes.recall_rows(uids=[q.uid for q in questions])
+    rows = store.probes.recall_rows(uids=[q.uid for q in questions], formats=PRODUCTION)
     out = ["", "## Contamination (recall probes)", ""]
     if not rows:
-        return out + ["No model was probed for memory of these couplets (`persian-tui run recall`): "
+        return out + ["No model was asked to write these couplets' second hemistichs (`persian-tui run recall`, "
+                      "format complete): "
                       "whether a model answers from meaning or from memory is not known."]
     out += [f"Each probed model's recall of the release's {4 * len(questions)} couplets (those it was probed on): "
             "complete or partial as GhazalBench scores it (edit distance within 1-3 characters by length, or "
-            "character error rate <= 0.2), a couplet counted once per model (recalled in any of its recall runs). "
+            "character error rate <= 0.2), a couplet counted once per model (recalled in any of its recall runs "
+            "that had it write the hemistich; a pick among four choices is right one time in four by guessing, "
+            "so `choose` runs are left out here and read against chance in the report). "
             "A model that recalls the couplets may answer from memory of the poems or of the book the questions "
             "come from.", ""]
     return out + _table(["model", "probed", "complete", "partial", "recalled", "95 % interval"],

@@ -433,7 +433,8 @@ def build_report(store: Store, *, run_ids: list[int] | None = None, questions: s
                     question_set=questions, keyed=len(inp.keyed), answered=answered,
                     left_out=left_out, effect=effect, power=power, dropped=dropped)
     if rows := store.probes.recall_rows():
-        report.memory = build_memory(store.runs.runs(), inp.keyed, inp.runs, inp.preds, rows)
+        report.memory = build_memory(store.runs.runs(), inp.keyed, inp.runs, inp.preds, rows,
+                                     store.probes.choice_counts())
         if report.memory is not None:
             report.memory.probes = {r.run_id: store.probes.probes(r.run_id) for r in report.memory.runs}
     if inp.runs or inp.keyed:

@@ -43,6 +43,7 @@ import numpy.typing as npt
 
 from .. import stats
 from ..models import Question
+from ..models.recall import PRODUCTION
 from ..store import Store
 from .memory import couplet_recall, from_memory
 from .selection import report_inputs
@@ -273,7 +274,7 @@ def item_analysis(store: Store, questions: list[Question], run_ids: list[int],
     hum_stats = _group(hum, annotators, keys)
     rest, defined = rest_scores(chosen == keys[None, :], chosen >= 0)
     votes_by_uid = {v.uid: v for v in votes}
-    memory = from_memory(couplet_recall(qs, store.probes.recall_rows(uids=col)))
+    memory = from_memory(couplet_recall(qs, store.probes.recall_rows(uids=col, formats=PRODUCTION)))
     # each screening test corrected over the questions it was run on (Benjamini-Hochberg)
     suspect_q = _adjusted([_suspect_p(g) for g in run_stats])
     hard_q = {who: _adjusted([_hard_p(g) for g in group]) for group, who in ((run_stats, "runs"),

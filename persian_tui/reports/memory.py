@@ -10,6 +10,15 @@
   and on the others, each with Wilson 95 %; the difference (recalled minus not) with Newcombe's
   hybrid score 95 % interval, and Fisher's exact two-sided test of the 2 x 2 table. This is an
   association: remembered couplets may also be the famous, easier ones; it is not a cause.
+- Recognition against chance (`choose` runs): a pick is right one time in k by guessing (k the
+  choices shown, four unless the corpus had fewer distractors), so each such run's share is also
+  read against chance: the share above it, (p - c) / (1 - c) with c the mean chance (the correction
+  for guessing), its Wilson bounds mapped the same way, and the exact one-sided p of the count under
+  guessing alone (the Poisson-binomial distribution of the per-probe chances; the binomial one when
+  every probe had four choices).
+- Only production probes (models.recall.PRODUCTION: the model wrote the hemistich) make claims
+  about one couplet: the split, the per-couplet rates, the flag and the memory cue; a single
+  right pick among four is no evidence that a model remembers that couplet.
 - Per couplet across models: a model recalls a couplet when any of its recall runs did; the rate
   is over the models with a usable probe of it.
 - Answerable from memory (item analysis flag `from_memory`): the outlier couplet is recalled by
@@ -21,9 +30,11 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from .. import stats
 from ..models import Prediction, Question, Run
-from ..models.recall import Probe
+from ..models.recall import PRODUCTION, Probe
 
 MOST = 0.5  # from_memory: recalled by more than this share of the probed models
 MIN_MODELS = 1
@@ -43,6 +54,12 @@ class RecallRun:
     rates: dict[str, float | None] = field(default_factory=dict)  # complete, partial, none, recalled
     low: dict[str, float | None] = field(default_factory=dict)  # Wilson 95 %
     high: dict[str, float | None] = field(default_factory=dict)
+    # choose runs: chance, the share above it with its interval, the exact p under guessing alone
+    chance: float | None = None
+    above_chance: float | None = None
+    above_low: float | None = None
+    above_high: float | None = None
+    p_chance: float | None = None
 
 
 @dataclass
@@ -91,7 +108,23 @@ def _rate(n: int, total: int) -> tuple[float | None, float | None, float | None]
     return (n / total if total else None, *(w or (None, None)))
 
 
-def recall_runs(runs: list[Run], rows: list[tuple[int, str, str, int, str | None]]) -> list[RecallRun]:
+def above_chance(right: int, total: int, choices: list[int]) -> tuple[float, float, float, float]:
+    """(share above chance, its 95 % low, high, exact one-sided p) of `right` picks in `total`
+    probes whose choices numbered `choices` (one count per probe): the correction for guessing
+    (p - c) / (1 - c) with c the mean of 1/k, Wilson bounds mapped alike, and P(S >= right) for S
+    the sum of independent Bernoulli(1/k) (Poisson-binomial, by exact convolution)."""
+    chance = float(np.mean([1 / k for k in choices]))
+    low, high = stats.wilson(right, total) or (0.0, 1.0)
+    def lift(p: float) -> float:
+        return (p - chance) / (1 - chance)
+    dist = np.ones(1)
+    for k in choices:
+        dist = np.convolve(dist, [1 - 1 / k, 1 / k])
+    return lift(right / total), lift(low), lift(high), float(min(1.0, dist[right:].sum()))
+
+
+def recall_runs(runs: list[Run], rows: list[tuple[int, str, str, int, str | None]],
+                choices: dict[int, list[int]] | None = None) -> list[RecallRun]:
     counts: dict[int, dict[str | None, int]] = defaultdict(lambda: defaultdict(int))
     for run_id, _, _, _, score in rows:
         counts[run_id][score or "none"] += 1
@@ -106,6 +139,10 @@ def recall_runs(runs: list[Run], rows: list[tuple[int, str, str, int, str | None
         for name, n in (("complete", row.complete), ("partial", row.partial), ("none", row.none),
                         ("recalled", row.complete + row.partial)):
             row.rates[name], row.low[name], row.high[name] = _rate(n, total)
+        shown = (choices or {}).get(r.id)
+        if row.format == "choose" and shown and len(shown) == total and min(shown) > 1:
+            row.chance = float(np.mean([1 / k for k in shown]))
+            row.above_chance, row.above_low, row.above_high, row.p_chance = above_chance(row.complete, total, shown)
         out.append(row)
     return out
 
@@ -169,19 +206,27 @@ def from_memory(couplets: list[CoupletRecall]) -> dict[str, str]:
 
 def build_memory(runs: list[Run], keyed: list[Question], outlier: list[Run],
                  preds: dict[int, dict[str, Prediction]],
-                 rows: list[tuple[int, str, str, int, str | None]]) -> Memory | None:
-    """The memory section from the recall runs `runs` (not archived) and their probes `rows`
-    (store.probes.recall_rows); None when no recall run has a usable probe."""
+                 rows: list[tuple[int, str, str, int, str | None]],
+                 choices: dict[int, list[int]] | None = None) -> Memory | None:
+    """The memory section from the recall runs `runs` (not archived), their probes `rows`
+    (store.probes.recall_rows) and the choices each `choose` probe showed
+    (store.probes.choice_counts); None when no recall run has a usable probe. Per-couplet figures
+    come from production probes only (PRODUCTION)."""
     recall = [r for r in runs if r.kind == "recall" and not r.archived]
-    per_run = recall_runs(recall, rows)
+    per_run = recall_runs(recall, rows, choices)
     if not per_run:
         return None
-    couplets = couplet_recall(keyed, rows)
-    return Memory(per_run, memory_splits(keyed, recall, outlier, preds, rows), couplets, from_memory(couplets))
+    production = [r for r in recall if r.params.get("format") in PRODUCTION]
+    ids = {r.id for r in production}
+    written = [row for row in rows if row[0] in ids]
+    couplets = couplet_recall(keyed, written)
+    return Memory(per_run, memory_splits(keyed, production, outlier, preds, written), couplets,
+                  from_memory(couplets))
 
 
 def memory_rates(rows: list[tuple[int, str, str, int, str | None]]) -> dict[str, dict[int, float]]:
-    """uid -> position -> the share of probed models recalling the couplet (shortcut diagnostics)."""
+    """uid -> position -> the share of probed models recalling the couplet (shortcut diagnostics),
+    from `rows` of production probes (store.probes.recall_rows(formats=PRODUCTION))."""
     return _rates(couplet_recall([], rows))
 
 

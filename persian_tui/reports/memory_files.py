@@ -11,6 +11,8 @@ from .memory import Memory
 
 RECALL_HEADER = ["run", "model", "cue", "format", "probes", "complete", "partial", "none", "recalled",
                  "recalled 95 %"]
+CHANCE_HEADER = ["run", "model", "cue", "probes", "right picks", "chance", "above chance", "95 %",
+                 "p (guessing)"]
 SPLIT_HEADER = ["model", "recall run", "outlier run", "acc. recalled", "n", "acc. not recalled", "n",
                 "difference", "Newcombe 95 %", "Fisher p"]
 COUPLET_HEADER = ["question", "option", "outlier", "models", "recalled", "rate", "by"]
@@ -18,7 +20,12 @@ COUPLETS_SHOWN = 20
 NOTE = ("Recalled = complete or partial (GhazalBench: edit distance within 1-3 characters by length, or "
         "character error rate <= 0.2). A question counts as recalled by a model when its outlier couplet "
         "is; accuracy on those against the others is an association, not a cause: remembered couplets "
-        "may also be the famous, easier ones.")
+        "may also be the famous, easier ones. Per-couplet figures count only runs in which the model "
+        "wrote the hemistich (format complete): a pick among four is right one time in four by guessing, "
+        "so a choose run is read against chance as a whole.")
+CHANCE_NOTE = ("A choose run's right picks against guessing: above chance = (share - chance) / (1 - chance), "
+               "the correction for guessing; p = the chance of at least as many right picks by guessing alone "
+               "(exact).")
 
 
 def recall_rows(memory: Memory) -> list[list[str]]:
@@ -26,6 +33,12 @@ def recall_rows(memory: Memory) -> list[list[str]]:
              percent(r.rates.get("complete")), percent(r.rates.get("partial")), percent(r.rates.get("none")),
              percent(r.rates.get("recalled")), interval(r.low.get("recalled"), r.high.get("recalled"))]
             for r in memory.runs]
+
+
+def chance_rows(memory: Memory) -> list[list[str]]:
+    return [[f"#{r.run_id}", r.model, r.cue, str(r.probes), str(r.complete), percent(r.chance),
+             percent(r.above_chance), signed_interval(r.above_low, r.above_high), p_value(r.p_chance)]
+            for r in memory.runs if r.chance is not None]
 
 
 def split_rows(memory: Memory) -> list[list[str]]:
@@ -47,6 +60,10 @@ def memory_text(memory: Memory | None, table, *, md: bool = False) -> list[str]:
         return []
     out = ["", "## Memory" if md else "== Memory (recall probes: persian-tui run recall)", "", NOTE, ""]
     out += table(RECALL_HEADER, recall_rows(memory))
+    if rows := chance_rows(memory):
+        out += ["", "### Recognition against chance" if md else "-- Recognition against chance (choose runs)", "",
+                CHANCE_NOTE, ""]
+        out += table(CHANCE_HEADER, rows)
     if memory.splits:
         out += ["", "### Accuracy by recall" if md else "-- Accuracy by recall (same model, same questions)", ""]
         out += table(SPLIT_HEADER, split_rows(memory))
@@ -88,9 +105,11 @@ def memory_csvs(memory: Memory | None) -> dict[str, str]:
     rates = ("complete", "partial", "none", "recalled")
     return {
         "recall.csv": _csv(["run_id", "model", "cue", "format", "status", "probes", "complete", "partial", "none",
-                            *[f"{k}_{x}" for k in rates for x in ("rate", "low", "high")]],
+                            *[f"{k}_{x}" for k in rates for x in ("rate", "low", "high")],
+                            "chance", "above_chance", "above_low", "above_high", "p_chance"],
                            [[r.run_id, r.model, r.cue, r.format, r.status, r.probes, r.complete, r.partial, r.none,
-                             *[d.get(k) for k in rates for d in (r.rates, r.low, r.high)]] for r in memory.runs]),
+                             *[d.get(k) for k in rates for d in (r.rates, r.low, r.high)],
+                             r.chance, r.above_chance, r.above_low, r.above_high, r.p_chance] for r in memory.runs]),
         "memory_split.csv": _csv(["model", "recall_run", "outlier_run", "recalled", "recalled_correct",
                                   "recalled_accuracy", "recalled_low", "recalled_high", "other", "other_correct",
                                   "other_accuracy", "other_low", "other_high", "difference", "diff_low",

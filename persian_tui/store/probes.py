@@ -18,6 +18,14 @@ _COLUMNS = ("q.uid, p.position, p.gold, p.cue, p.status, p.poet, p.poem, p.coupl
             "p.created_at")
 
 
+def _formats(formats: Iterable[str] | None) -> tuple[str, list[str]]:
+    """The SQL condition (and its arguments) keeping the probes of recall runs of these formats."""
+    if formats is None:
+        return "", []
+    wanted = list(formats)
+    return f" AND json_extract(r.params, '$.format') IN ({','.join('?' * len(wanted))})", wanted
+
+
 def _finite(value: object) -> float | None:
     return value if isinstance(value, (int, float)) and math.isfinite(value) else None
 
@@ -76,13 +84,24 @@ class ProbesRepo:
             params += list(statuses)
         return {(r["uid"], r["position"]) for r in self.db.conn.execute(sql, params)}
 
-    def question_recall(self, uid: str) -> list[tuple[str, int, str | None]]:
+    def question_recall(self, uid: str, *, formats: Iterable[str] | None = None) -> list[tuple[str, int, str | None]]:
         """(model, position, score) of every probe of one question that got a reply, in the recall
-        runs not archived."""
+        runs not archived (of these formats)."""
+        where, args = _formats(formats)
         return [(r["model"], r["position"], r["score"]) for r in self.db.conn.execute(
             "SELECT r.model, p.position, p.score FROM probes p JOIN runs r ON r.id = p.run_id "
-            "JOIN questions q ON q.id = p.question_id WHERE q.uid = ? AND r.archived = 0 "
-            "AND p.status != 'api_error' ORDER BY p.run_id, p.position", (uid,))]
+            "JOIN questions q ON q.id = p.question_id WHERE q.uid = ? AND r.archived = 0 AND r.kind = 'recall' "
+            f"AND p.status != 'api_error'{where} ORDER BY p.run_id, p.position", (uid, *args))]
+
+    def choice_counts(self) -> dict[int, list[int]]:
+        """Recall run id -> how many choices each of its `choose` probes with a reply offered."""
+        out: dict[int, list[int]] = {}
+        for r in self.db.conn.execute(
+                "SELECT p.run_id, json_array_length(p.choices) AS n FROM probes p JOIN runs r ON r.id = p.run_id "
+                "WHERE r.kind = 'recall' AND p.choices IS NOT NULL AND p.status != 'api_error' "
+                "ORDER BY p.run_id, p.question_id, p.position"):
+            out.setdefault(r["run_id"], []).append(r["n"])
+        return out
 
     def probe_counts(self) -> dict[int, dict[str, int]]:
         """run id -> {done, invalid, errors, recalled} over every recall run's probes."""
@@ -108,13 +127,15 @@ class ProbesRepo:
             "ORDER BY c.id LIMIT ?", (poet_slug, *args, exclude[0], exclude[1], limit)).fetchall()
         return [r["mesra2"] for r in rows]
 
-    def recall_rows(self, *, uids: Iterable[str] | None = None) -> list[tuple[int, str, str, int, str | None]]:
+    def recall_rows(self, *, uids: Iterable[str] | None = None,
+                    formats: Iterable[str] | None = None) -> list[tuple[int, str, str, int, str | None]]:
         """(run id, model, question uid, position, score) of every probe that got a reply (not an
-        API error) in the recall runs not archived (of these questions)."""
+        API error) in the recall runs not archived (of these questions; of these formats)."""
+        where, args = _formats(formats)
         rows = self.db.conn.execute(
             "SELECT p.run_id, r.model, q.uid, p.position, p.score FROM probes p JOIN runs r ON r.id = p.run_id "
             "JOIN questions q ON q.id = p.question_id WHERE r.archived = 0 AND r.kind = 'recall' "
-            "AND p.status != 'api_error' ORDER BY p.run_id, q.id, p.position").fetchall()
+            f"AND p.status != 'api_error'{where} ORDER BY p.run_id, q.id, p.position", args).fetchall()
         wanted = set(uids) if uids is not None else None
         return [(r["run_id"], r["model"], r["uid"], r["position"], r["score"]) for r in rows
                 if wanted is None or r["uid"] in wanted]

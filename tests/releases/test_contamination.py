@@ -39,4 +39,4 @@ def test_the_datasheet_reports_each_probed_models_recall_of_the_release(store, t
 def test_a_release_without_probes_says_so(store, tmp_path):
     recall_bank(store, tmp_path, status="curated")
     build_release(store, "v1", tmp_path / "v1")
-    assert "No model was probed for memory of these couplets" in section(tmp_path / "v1")
+    assert "No model was asked to write these couplets" in section(tmp_path / "v1")

@@ -125,3 +125,48 @@ def test_probes_csv_has_every_probe_with_its_cue_reply_and_score(probed):
     assert first["score"] == "complete" and first["cer"] == "0" and first["gold"] in first["reply"]
     assert "<first_verse>" in first["cue"] and first["poet"] == "شاعر آزمون"
     assert "probes" not in json.loads(render_files(report, "json")["report.json"])["memory"]
+
+
+def _guessing(store, model: str) -> int:
+    """A `choose` recall run whose model answers 2 to every probe: right one time in four by chance."""
+    from llm_server import chat
+
+    with LLMServer(lambda body, n: chat("Answer: 2")) as server:
+        run, _ = create_recall_run(store, RecallRunSpec(base_url=server.url, model=model, format="choose",
+                                                        max_retries=0))
+        asyncio.run(execute_recall_run(store.path, run.id, overrides={"base_url": server.url}))
+    return run.id
+
+
+def test_a_choice_at_chance_is_no_evidence_of_memory(store, tmp_path):
+    recall_bank(store, tmp_path, questions=6)
+    keys = {q.uid: q.key for q in store.questions.questions()}
+    add_run(store, "guesser", list(keys.values()), uids=list(keys))
+    run = _guessing(store, "guesser")
+    report = build_report(store)
+    memory = report.memory
+    assert memory is not None
+    chosen = next(r for r in memory.runs if r.run_id == run)
+    # it picks option 2 of four every time: a quarter of the couplets by chance alone
+    assert chosen.complete > 0 and chosen.chance == pytest.approx(0.25)
+    assert chosen.above_chance is not None and chosen.above_chance < 0.25
+    assert chosen.p_chance is not None and chosen.p_chance > 0.05
+    # no per-couplet claim rests on a guess: no couplet, split or flag from the choose run
+    assert memory.couplets == [] and memory.splits == [] and memory.from_memory == {}
+    assert not any("from_memory" in r.flags for r in report.items)
+    text = render_files(report, "md")["report.md"].decode()
+    assert "### Recognition against chance" in text
+
+
+def test_recognition_above_chance_is_tested_exactly(store, tmp_path):
+    from scipy.stats import binomtest
+
+    from persian_tui.reports.memory import above_chance
+
+    # every probe with four choices: the exact test is the one-sided binomial test against 1/4
+    est, low, high, p = above_chance(30, 40, [4] * 40)
+    assert p == pytest.approx(binomtest(30, 40, 0.25, alternative="greater").pvalue)
+    assert est == pytest.approx((30 / 40 - 0.25) / 0.75) and low < est < high
+    # fewer choices for some couplets (a poet with few couplets): their chance is higher
+    _, _, _, p_mixed = above_chance(30, 40, [4] * 20 + [2] * 20)
+    assert p_mixed > p

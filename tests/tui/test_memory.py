@@ -83,6 +83,7 @@ async def test_a_recall_run_from_the_form_then_the_memory_tab(db):
             runs = report.query_one("#memory-runs", DataTable)
             row = [str(c) for c in runs.get_row_at(0)]
             assert row[:4] == ["#2", "model-a", "words", "complete"] and row[4].strip() == "16"
+            assert not report.query_one("#memory-chance").display  # no choose run
             split = report.query_one("#memory-split", DataTable)
             assert split.row_count == 1 and str(split.get_row_at(0)[4]).strip() == "1"
             await pilot.press("7")  # items: the question opens with each couplet's recall
@@ -126,3 +127,31 @@ async def test_each_couplets_recall_shows_to_admins_never_to_annotators(db, tmp_
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, BankScreen), "the bank")
         lines = pilot.app.screen.query_one(QuestionView).text_lines
         assert lines and not any(t.startswith("recall") for t in lines)
+
+
+async def test_a_choose_run_is_read_against_chance_in_the_memory_tab(db):
+    import asyncio
+
+    from llm_server import chat
+
+    from persian_tui.runs import RecallRunSpec, create_recall_run, execute_recall_run
+
+    path, _ = db
+    with LLMServer(lambda body, n: chat("Answer: 2")) as server, Store(path) as store:
+        run, _ = create_recall_run(store, RecallRunSpec(base_url=server.url, model="model-a", format="choose",
+                                                        max_retries=0))
+        await asyncio.to_thread(asyncio.run, execute_recall_run(path, run.id, overrides={"base_url": server.url}))
+    app = make_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        report = ReportScreen()
+        app.push_screen(report)
+        await settle(pilot)
+        await wait_for(pilot, lambda: report.report is not None, "the report")
+        await pilot.press("8")
+        await pilot.pause()
+        chance = report.query_one("#memory-chance", DataTable)
+        assert report.query_one("#memory-chance").display and chance.row_count == 1
+        row = [str(c).strip() for c in chance.get_row_at(0)]
+        assert row[0] == f"#{run.id}" and row[5] == "25.0%"
+        # the guesses make no per-couplet claim
+        assert report.query_one("#memory-couplets", DataTable).row_count == 0

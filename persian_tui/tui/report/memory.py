@@ -10,10 +10,13 @@ from textual.app import ComposeResult
 from textual.widgets import DataTable, Static
 
 from ...reports.memory_files import (
+    CHANCE_HEADER,
+    CHANCE_NOTE,
     COUPLET_HEADER,
     NOTE,
     RECALL_HEADER,
     SPLIT_HEADER,
+    chance_rows,
     couplet_rows,
     recall_rows,
     split_rows,
@@ -41,6 +44,9 @@ class MemoryTab(ReportTab):
     def compose(self) -> ComposeResult:
         yield Static(id="memory-note", markup=False, classes="report-note")
         yield RowsTable(id="memory-runs", cursor_type="row", zebra_stripes=True)
+        yield Static("Recognition against chance (choose runs). " + CHANCE_NOTE, id="memory-chance-title",
+                     markup=False, classes="report-note")
+        yield RowsTable(id="memory-chance", cursor_type="row", zebra_stripes=True)
         yield Static("Accuracy by recall (same model, same questions)", id="memory-split-title",
                      classes="report-note")
         yield RowsTable(id="memory-split", cursor_type="row", zebra_stripes=True)
@@ -52,7 +58,7 @@ class MemoryTab(ReportTab):
         memory = report.memory
         note = self.query_one("#memory-note", Static)
         for part in ("#memory-runs", "#memory-split", "#memory-split-title", "#memory-couplets",
-                     "#memory-couplets-title"):
+                     "#memory-couplets-title", "#memory-chance", "#memory-chance-title"):
             self.query_one(part).display = memory is not None
         if memory is None:
             note.update("No recall runs yet: probe whether a model remembers the couplets with "
@@ -63,5 +69,9 @@ class MemoryTab(ReportTab):
                    if memory.from_memory else "")
         note.update(NOTE + flagged)
         _table(self.query_one("#memory-runs", DataTable), RECALL_HEADER, recall_rows(memory), left=4)
+        chance = chance_rows(memory)
+        for part in ("#memory-chance", "#memory-chance-title"):
+            self.query_one(part).display = bool(chance)
+        _table(self.query_one("#memory-chance", DataTable), CHANCE_HEADER, chance, left=3)
         _table(self.query_one("#memory-split", DataTable), SPLIT_HEADER, split_rows(memory))
         _table(self.query_one("#memory-couplets", DataTable), COUPLET_HEADER, couplet_rows(memory), left=1)
