@@ -40,3 +40,13 @@ def test_a_release_without_probes_says_so(store, tmp_path):
     recall_bank(store, tmp_path, status="curated")
     build_release(store, "v1", tmp_path / "v1")
     assert "No model was asked to write these couplets" in section(tmp_path / "v1")
+
+
+def test_picks_among_four_are_not_counted_as_contamination(store, tmp_path):
+    from llm_server import chat
+
+    recall_bank(store, tmp_path, status="curated")
+    probe(store, "guesser", lambda body, n: chat("Answer: 2"), format="choose")
+    build_release(store, "v1", tmp_path / "v1")
+    text = section(tmp_path / "v1")
+    assert "No model was asked to write these couplets" in text and "| guesser" not in text
