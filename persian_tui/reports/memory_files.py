@@ -49,7 +49,9 @@ def split_rows(memory: Memory) -> list[list[str]]:
 
 
 def couplet_rows(memory: Memory, limit: int | None = COUPLETS_SHOWN) -> list[list[str]]:
-    ranked = sorted(memory.couplets, key=lambda c: (-(c.rate or 0), not c.outlier, c.uid, c.position))
+    """The recalled couplets, most recalled first (the CSV keeps every probed one)."""
+    ranked = sorted((c for c in memory.couplets if c.recalled),
+                    key=lambda c: (-(c.rate or 0), not c.outlier, c.uid, c.position))
     return [[c.uid, str(c.position), "yes" if c.outlier else "", str(c.models), str(c.recalled),
              percent(c.rate), ", ".join(c.by)] for c in ranked[:limit]]
 
@@ -67,7 +69,7 @@ def memory_text(memory: Memory | None, table, *, md: bool = False) -> list[str]:
     if memory.splits:
         out += ["", "### Accuracy by recall" if md else "-- Accuracy by recall (same model, same questions)", ""]
         out += table(SPLIT_HEADER, split_rows(memory))
-    if memory.couplets:
+    if any(c.recalled for c in memory.couplets):
         out += ["", "### Most recalled couplets" if md else "-- Most recalled couplets (across models)", ""]
         out += table(COUPLET_HEADER, couplet_rows(memory))
     if memory.from_memory:

@@ -74,4 +74,8 @@ class MemoryTab(ReportTab):
             self.query_one(part).display = bool(chance)
         _table(self.query_one("#memory-chance", DataTable), CHANCE_HEADER, chance, left=3)
         _table(self.query_one("#memory-split", DataTable), SPLIT_HEADER, split_rows(memory))
-        _table(self.query_one("#memory-couplets", DataTable), COUPLET_HEADER, couplet_rows(memory), left=1)
+        couplets = couplet_rows(memory)
+        self.query_one("#memory-couplets-title", Static).update(
+            "Most recalled couplets (across models)" if couplets else "No couplet recalled by any model.")
+        self.query_one("#memory-couplets").display = bool(couplets)
+        _table(self.query_one("#memory-couplets", DataTable), COUPLET_HEADER, couplets, left=1)
