@@ -3,7 +3,7 @@ reply body is counted while it is read and refused past a cap, compressed bodies
 are inflated here in small steps and the inflated size counted too (a gzip bomb stops at the cap,
 in milliseconds, the event loop never blocked), other encodings are refused, redirects are never
 followed (the caller sees the 3xx: a redirected POST is not an answer). Sync transports also hold
-a deadline for the whole reply (the async caller holds its own with asyncio.wait_for)."""
+a deadline for the whole reply (the async caller holds its own with asyncio.timeout)."""
 
 from __future__ import annotations
 
