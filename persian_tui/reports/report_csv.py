@@ -8,6 +8,7 @@ from dataclasses import asdict
 from .csv_text import csv_text as _csv
 from .figures import Report
 from .memory_files import memory_csvs
+from .sweep_costs import sweep_csvs
 
 
 def _items_csv(report: Report) -> str:
@@ -65,6 +66,7 @@ def render_csvs(report: Report) -> dict[str, str]:
         "items.csv": _items_csv(report),
         **_samples_csvs(report),
         **memory_csvs(report.memory),
+        **sweep_csvs(report.sweep),
         "hardest.csv": _csv(["uid", "solved", "runs", "common_wrong", "common_wrong_count"],
                             [list(asdict(h).values()) for h in report.hardest]),
         "human.csv": _csv(["annotator", "correct", "total", "accuracy", "wilson_low", "wilson_high"],

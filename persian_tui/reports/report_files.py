@@ -20,8 +20,10 @@ from .memory_files import memory_text
 from .notes import HOW_TO_READ, family_note, letters_note, scale_note, ties_note
 from .report_charts import leaderboard_png, position_png
 from .report_csv import render_csvs
+from .sweep_costs import sweep_text
 
 FORMATS = ("md", "csv", "json")
+SWEEP_RIGHT = {3, 4, 5, 6, 7}  # the sweep's cost table: its figures
 
 
 # ---------------------------------------------------------------- numbers
@@ -318,6 +320,7 @@ def render_text(report: Report, *, max_pairs: int = 28, intervals: str = "pair")
         out.append("nothing to compare: " + ("no runs with predictions" if not report.run_ids else
                                                "the runs share no question with a key"))
         out += memory_text(report.memory, lambda h, r: text_table(h, r, right={4, 5, 6, 7, 8}))
+        out += sweep_text(report.sweep, lambda h, r: text_table(h, r, right=SWEEP_RIGHT))
         return "\n".join(out) + "\n"
     out += ["How to read it:"] + [f"  - {line}" for line in HOW_TO_READ] + [""]
     header, right = leader_header(report)
@@ -364,6 +367,7 @@ def render_text(report: Report, *, max_pairs: int = 28, intervals: str = "pair")
     out += _items_text(report)
     out += _samples_text(report)
     out += memory_text(report.memory, lambda h, r: text_table(h, r, right={4, 5, 6, 7, 8}))
+    out += sweep_text(report.sweep, lambda h, r: text_table(h, r, right=SWEEP_RIGHT))
     out += ["", "Confusion matrices and the agreement matrix: --format md/csv/json."]
     return "\n".join(out) + "\n"
 
@@ -385,6 +389,7 @@ def render_markdown(report: Report, intervals: str = "pair") -> str:
         out.append("Nothing to compare: " + ("no runs with predictions." if not report.run_ids else
                                                "the runs share no question with a key."))
         out += memory_text(report.memory, _md_table, md=True)
+        out += sweep_text(report.sweep, _md_table, md=True)
         return "\n".join(out) + "\n"
     out += ["How to read it:", ""] + [f"- {line}" for line in HOW_TO_READ] + [""]
     out += ["## Leaderboard", "", "![Leaderboard: accuracy on all answered with Wilson 95 % intervals, "
@@ -449,6 +454,7 @@ def render_markdown(report: Report, intervals: str = "pair") -> str:
     out += _md_table(["question", "solved", "most common wrong answer", "runs choosing it"],
                      [[h.uid, f"{count(h.solved)}/{h.runs}", "—" if h.common_wrong is None else str(h.common_wrong),
                        str(h.common_wrong_count)] for h in report.hardest])
+    out += sweep_text(report.sweep, _md_table, md=True)
     return "\n".join(out) + "\n"
 
 
