@@ -109,7 +109,8 @@ def capped_async(inner: Any, cap: int) -> Any:
             async for chunk in self.raw:
                 for out in self.inflater.feed(chunk):
                     yield out
-                await asyncio.sleep(0)  # a compressed body never holds the loop for long
+                if self.inflater.z is not None:  # a compressed body never holds the loop for long
+                    await asyncio.sleep(0)  # (a plain one is read as it arrives: no turn lost)
             if tail := self.inflater.end():
                 yield tail
 
