@@ -85,6 +85,13 @@ class Gate:
         self._open.set()
 
 
+class _Listening(ThreadingHTTPServer):
+    # room for a sweep's 96 connections opened at once, as a real endpoint's (nginx: 511): the
+    # standard library's 5 drops the overflow's handshakes, which the client then resends after
+    # 1, 2, 4 ... 60 s -- a stall of the test server, not of the client
+    request_queue_size = 256
+
+
 class LLMServer:
     def __init__(self, script: Callable[[dict, int], Reply]):
         self.script = script
@@ -142,7 +149,7 @@ class LLMServer:
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout test)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = _Listening(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)

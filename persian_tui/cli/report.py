@@ -24,14 +24,18 @@ def cmd_report(args: argparse.Namespace) -> int:
                 acting(store, acting_name(args)).export_folder(store.path, Path(args.output).resolve())
             except AccessDenied as e:
                 raise UserError(str(e)) from None
-        chosen, sweep_lines = run_ids(args.runs), list[str]()
+        chosen = run_ids(args.runs)
         if args.sweep:
-            chosen, sweep_lines = sweep.report_runs(store, args.sweep, chosen)
+            chosen = sweep.report_runs(store, args.sweep, chosen)
         try:
             report = build_report(store, run_ids=chosen, questions=args.questions, seed=args.seed,
                                   n_boot=args.bootstrap)
         except ReportError as e:
             raise UserError(str(e)) from None
+        if args.sweep:  # what its runs (those reported) cost, closing every format
+            from ..reports.sweep_costs import sweep_cost
+
+            report.sweep = sweep_cost(store, args.sweep, chosen)
     if not report.run_ids:
         raise UserError("no runs to report (finished runs with predictions; see persian-tui runs)")
     if not report.questions:
@@ -39,8 +43,6 @@ def cmd_report(args: argparse.Namespace) -> int:
                         f"the question set {args.questions!r}")
     if args.format == "table":
         sys.stdout.write(render_text(report, intervals=args.intervals))
-        for line in sweep_lines:
-            print(line)
         return 0
     try:
         paths = write_report(report, args.output, args.format, args.intervals)

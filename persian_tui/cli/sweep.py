@@ -136,9 +136,9 @@ def _print_rows(store, name: str) -> list:
     return rows
 
 
-def report_runs(store, name: str, only: list[int] | None) -> tuple[list[int], list[str]]:
-    """`report --sweep NAME`: the sweep's run ids (those of `only` when given) and the lines that
-    close the table report: what each run and the sweep cost."""
+def report_runs(store, name: str, only: list[int] | None) -> list[int]:
+    """`report --sweep NAME`: the sweep's run ids (those of `only` when given); its cost closes
+    the report (reports/sweep_costs.py)."""
     from ..runs import RunError
     from ..runs.sweep import sweep_rows
 
@@ -149,10 +149,7 @@ def report_runs(store, name: str, only: list[int] | None) -> tuple[list[int], li
     rows = [r for r in rows if only is None or r.run_id in only]
     if not rows:
         raise UserError(f"sweep {name!r} has none of runs {', '.join(map(str, only or []))}")
-    lines = ["", f"Sweep {name}: cost per run (reported by the endpoint, else tokens at the spec's prices)"]
-    lines += [f"  {r.run_id:>4}  {display.line(r.slot):<48} {r.status:<9} {money(r.cost)}" for r in rows]
-    lines.append(f"  {'':>4}  {'total':<48} {'':<9} {money(sum(r.cost or 0 for r in rows))}")
-    return [r.run_id for r in rows], lines
+    return [r.run_id for r in rows]
 
 
 def _status(args) -> int:

@@ -73,7 +73,7 @@ async def execute_judge_run(db_path: str | Path, run_id: int, *, retry_errors: b
         done = store.judging.judged_uids(run_id)
         if retry_errors:
             done -= store.judging.judged_uids(run_id, statuses=("api_error",))
-        questions = {q.uid: q for q in store.questions.questions()}
+        questions = store.questions.questions_for_uids(uids)  # its own, not the bank's
         picked = run.params.get("picked") or {}
         preds = {p.uid: p for p in store.runs.predictions(target, samples=True) if p.sample == picked.get(p.uid, 0)}
         todo = session.limited([u for u in uids if u not in done and u in preds])

@@ -71,6 +71,7 @@ from .pairs import ALPHA, Family, PairRow, letters, pair_rows, run_letters  # no
 from .ranking import Ranked, rank_runs, rank_sets, respect, with_sets
 from .scale import Scale
 from .selection import NO_ANSWERS, Inputs, ReportError, report_inputs  # noqa: F401 (ReportError: re-exported)
+from .sweep_costs import SweepCost
 
 NONE = "(none)"
 # origin: when the questions come from more than one (book, fresh, authored); provenance: when linked
@@ -202,6 +203,7 @@ class Report:
     family: Family | None = None  # what the Holm correction was over
     dropped: dict[int, tuple[int, int]] = field(default_factory=dict)  # imported run -> (rows dropped, rows)
     memory: Memory | None = None  # what the recall runs say (reports/memory.py); None: no recall run
+    sweep: SweepCost | None = None  # what a sweep's runs cost (report --sweep; reports/sweep_costs.py)
     ranked_by: str = "answered"  # "answered" (same questions) | "whole set" (common scale: sets differ)
     scale_model: str | None = None  # "rasch" | "2pl" (reports/scale.py), None without a fit
     scale_bic: dict[str, float] = field(default_factory=dict)

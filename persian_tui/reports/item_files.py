@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import asdict
 
+from .csv_text import csv_text
 from .items import ItemRow
 
 CSV_HEADER = ["uid", "source", "source_id", "key", "flags", "runs_n", "runs_difficulty",
@@ -29,19 +28,11 @@ def item_dict(row: ItemRow) -> dict:
 
 
 def item_csv(rows: list[ItemRow]) -> str:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(CSV_HEADER)
-    for r in rows:
-        w.writerow([r.uid, r.source or "", r.source_id or "", r.key, " ".join(r.flags),
-                    r.runs.n, "" if r.runs.difficulty is None else f"{r.runs.difficulty:.6g}",
-                    "" if r.runs.discrimination is None else f"{r.runs.discrimination:.6g}",
-                    _distractors(r.runs.distractors), r.humans.n,
-                    "" if r.humans.difficulty is None else f"{r.humans.difficulty:.6g}",
-                    "" if r.humans.discrimination is None else f"{r.humans.discrimination:.6g}",
-                    _distractors(r.humans.distractors),
-                    "; ".join(f"{f}: {r.evidence[f]}" for f in r.flags)])
-    return buf.getvalue()
+    return csv_text(CSV_HEADER, [[r.uid, r.source, r.source_id, r.key, " ".join(r.flags), r.runs.n,
+                                  r.runs.difficulty, r.runs.discrimination, _distractors(r.runs.distractors),
+                                  r.humans.n, r.humans.difficulty, r.humans.discrimination,
+                                  _distractors(r.humans.distractors),
+                                  "; ".join(f"{f}: {r.evidence[f]}" for f in r.flags)] for r in rows])
 
 
 TABLE_HEADER = ["question", "source", "key", "runs p", "runs disc", "wrong picks (runs)",

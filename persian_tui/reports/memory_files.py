@@ -3,10 +3,8 @@ the TUI report's Memory tab read these."""
 
 from __future__ import annotations
 
-import csv
-import io
-
 from ..display import interval, p_value, percent, points, signed_interval
+from .csv_text import csv_text as _csv
 from .memory import Memory
 
 RECALL_HEADER = ["run", "model", "cue", "format", "probes", "complete", "partial", "none", "recalled",
@@ -77,15 +75,6 @@ def memory_text(memory: Memory | None, table, *, md: bool = False) -> list[str]:
                 "probed models recall: " + ", ".join(sorted(memory.from_memory)[:20])
                 + (" ..." if len(memory.from_memory) > 20 else "")]
     return out
-
-
-def _csv(header: list[str], rows: list[list]) -> str:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(header)
-    for row in rows:
-        w.writerow(["" if c is None else (f"{c:.6g}" if isinstance(c, float) else c) for c in row])
-    return buf.getvalue()
 
 
 REPLY_CHARS = 2000  # of a probe's reply in probes.csv (the database keeps it whole)

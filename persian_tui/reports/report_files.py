@@ -1,4 +1,5 @@
-"""The evaluation report (reports/figures.py) as text, Markdown, CSV, JSON and PNG charts.
+"""The evaluation report (reports/figures.py) as text, Markdown and JSON, and every format's files
+(`render_files`, `write_report`: its CSV files are report_csv.py's, its charts report_charts.py's).
 
 Every output is deterministic: rows in the report's own order, floats rounded to 6
 significant digits, charts drawn by matplotlib's Agg canvas at a fixed size and dpi with the
@@ -6,34 +7,26 @@ PNG metadata stripped. Files are written atomically (temporary file, fsync, rena
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-import math
 from collections.abc import Container
 from dataclasses import asdict
 from pathlib import Path
 
 from ..display import MISSING, count, interval, p_value, percent, seconds
 from ..files.outputs import write_atomic
+from .csv_text import rounded as _g
 from .figures import DIMENSIONS, Baseline, BreakdownRow, Report
-from .memory_files import memory_csvs, memory_text
+from .memory_files import memory_text
 from .notes import HOW_TO_READ, family_note, letters_note, scale_note, ties_note
+from .report_charts import leaderboard_png, position_png
+from .report_csv import render_csvs
+from .sweep_costs import sweep_text
 
-CHANCE = 0.25
 FORMATS = ("md", "csv", "json")
-DPI = 100
-COLORS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52")  # positions 1..4
-
+SWEEP_RIGHT = {3, 4, 5, 6, 7}  # the sweep's cost table: its figures
 
 
 # ---------------------------------------------------------------- numbers
-
-
-def _g(x: float | None) -> float | None:
-    """A float rounded to 6 significant digits (stable text in every output); a non-finite
-    one is missing (None, shown "—"), never NaN or Infinity in a report."""
-    return None if x is None or not math.isfinite(x) else float(f"{x:.6g}")
 
 
 def _pct(x: float | None, digits: int = 1) -> str:
@@ -117,10 +110,6 @@ def baseline_sentence(b: Baseline) -> str:
     return (f"Majority-key baseline: always answering {b.label} scores {_pct(b.share)} "
             f"({b.correct}/{b.total} keyed questions, Wilson {_interval(b.low, b.high)}; keys 1/2/3/4: "
             f"{'/'.join(map(str, b.counts))}); chance is 25 %.")
-
-
-def _models(report: Report) -> dict[int, str]:
-    return {row.run_id: row.model for row in report.leaderboard}
 
 
 # ---------------------------------------------------------------- plain text (stdout)
@@ -331,6 +320,7 @@ def render_text(report: Report, *, max_pairs: int = 28, intervals: str = "pair")
         out.append("nothing to compare: " + ("no runs with predictions" if not report.run_ids else
                                                "the runs share no question with a key"))
         out += memory_text(report.memory, lambda h, r: text_table(h, r, right={4, 5, 6, 7, 8}))
+        out += sweep_text(report.sweep, lambda h, r: text_table(h, r, right=SWEEP_RIGHT))
         return "\n".join(out) + "\n"
     out += ["How to read it:"] + [f"  - {line}" for line in HOW_TO_READ] + [""]
     header, right = leader_header(report)
@@ -377,6 +367,7 @@ def render_text(report: Report, *, max_pairs: int = 28, intervals: str = "pair")
     out += _items_text(report)
     out += _samples_text(report)
     out += memory_text(report.memory, lambda h, r: text_table(h, r, right={4, 5, 6, 7, 8}))
+    out += sweep_text(report.sweep, lambda h, r: text_table(h, r, right=SWEEP_RIGHT))
     out += ["", "Confusion matrices and the agreement matrix: --format md/csv/json."]
     return "\n".join(out) + "\n"
 
@@ -398,6 +389,7 @@ def render_markdown(report: Report, intervals: str = "pair") -> str:
         out.append("Nothing to compare: " + ("no runs with predictions." if not report.run_ids else
                                                "the runs share no question with a key."))
         out += memory_text(report.memory, _md_table, md=True)
+        out += sweep_text(report.sweep, _md_table, md=True)
         return "\n".join(out) + "\n"
     out += ["How to read it:", ""] + [f"- {line}" for line in HOW_TO_READ] + [""]
     out += ["## Leaderboard", "", "![Leaderboard: accuracy on all answered with Wilson 95 % intervals, "
@@ -462,172 +454,8 @@ def render_markdown(report: Report, intervals: str = "pair") -> str:
     out += _md_table(["question", "solved", "most common wrong answer", "runs choosing it"],
                      [[h.uid, f"{count(h.solved)}/{h.runs}", "—" if h.common_wrong is None else str(h.common_wrong),
                        str(h.common_wrong_count)] for h in report.hardest])
+    out += sweep_text(report.sweep, _md_table, md=True)
     return "\n".join(out) + "\n"
-
-
-# ---------------------------------------------------------------- CSV
-
-
-def _csv(header: list[str], rows: list[list]) -> str:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(header)
-    for row in rows:
-        w.writerow(["" if c is None else (f"{_g(c)!r}" if isinstance(c, float) else c) for c in row])
-    return buf.getvalue()
-
-
-def _items_csv(report: Report) -> str:
-    from .item_files import item_csv
-
-    return item_csv(report.items)
-
-
-def _samples_csvs(report: Report) -> dict[str, str]:
-    """samples.csv and sample_items.csv, only when a run was asked several times."""
-    from .sample_files import items_csv, summary_csv
-
-    if not report.samples:
-        return {}
-    return {"samples.csv": summary_csv(report.samples), "sample_items.csv": items_csv(report.samples)}
-
-
-def render_csvs(report: Report) -> dict[str, str]:
-    """file name -> CSV text."""
-    lb = ["run_id", "model", "kind", "answered", "answered_correct", "answered_accuracy",
-          "answered_low", "answered_high", "rank_low", "rank_high", "rank_low_simultaneous",
-          "rank_high_simultaneous", "invalid", "usable_accuracy",
-          "usable_low", "usable_high", "key_baseline", "correct", "total", "shared_invalid", "accuracy",
-          "wilson_low", "wilson_high", "boot_low", "boot_high", "tokens_in", "tokens_out", "latency_mean",
-          "cost", "ties", "ability", "ability_low", "ability_high", "whole_accuracy", "whole_low", "whole_high"]
-    pair_cols = ["a", "b", "n", "a_only", "b_only", "p_exact", "p_holm", "diff", "diff_low",
-                 "diff_high", "diff_low_simultaneous", "diff_high_simultaneous", "mde", "mde_adjusted",
-                 "n_needed", "n_needed_adjusted", "in_family", "disagree"]
-    runs, matrix = report.agreement
-    rank = {r.run_id: r.rank for r in report.leaderboard}
-    return {
-        "leaderboard.csv": _csv(["rank"] + lb + ["letters"],
-                                [[rank[r.run_id]] + [getattr(r, c) for c in lb] + [r.letters]
-                                 for r in report.leaderboard]),
-        "pairs.csv": _csv(pair_cols, [[getattr(p, c) for c in pair_cols] for p in report.pairs]),
-        "breakdowns.csv": _csv(["dimension", "value", "run_id", "correct", "total", "accuracy"],
-                               [list(asdict(b).values()) for b in report.breakdowns]),
-        "position.csv": _csv(["run_id", "chosen_1", "chosen_2", "chosen_3", "chosen_4", "key_1", "key_2",
-                              "key_3", "key_4", "chi2", "p", "chi2_uniform", "p_uniform"],
-                             [[p.run_id, *p.chosen, *p.keys, p.chi2, p.p, p.chi2_uniform, p.p_uniform]
-                              for p in report.position]),
-        "confusion.csv": _csv(["run_id", "key", "chose_1", "chose_2", "chose_3", "chose_4", "invalid"],
-                              [[r, k, *row] for r, m in report.confusion.items()
-                               for k, row in enumerate(m, 1)]),
-        "agreement.csv": _csv(["run_id"] + [str(r) for r in runs],
-                              [[r, *row] for r, row in zip(runs, matrix)]),
-        "clusters.csv": _csv(["run_id", "unit", "questions", "clusters", "se", "se_unclustered",
-                              "design_effect", "null_low", "null_high", "reading"],
-                             [[*asdict(c).values(), c.reading] for c in report.clusters]),
-        "baseline.csv": _csv(["questions", "keys", "key_1", "key_2", "key_3", "key_4", "correct", "total",
-                              "share", "wilson_low", "wilson_high"],
-                             [[name, b.label, *b.counts, b.correct, b.total, b.share, b.low, b.high]
-                              for name, b in (("keyed", report.baseline), ("shared", report.shared_baseline))
-                              if b is not None]),
-        "items.csv": _items_csv(report),
-        **_samples_csvs(report),
-        **memory_csvs(report.memory),
-        "hardest.csv": _csv(["uid", "solved", "runs", "common_wrong", "common_wrong_count"],
-                            [list(asdict(h).values()) for h in report.hardest]),
-        "human.csv": _csv(["annotator", "correct", "total", "accuracy", "wilson_low", "wilson_high"],
-                          [[a.annotator, a.correct, a.total, a.accuracy, a.low, a.high]
-                           for a in report.human]),
-    }
-
-
-# ---------------------------------------------------------------- charts (matplotlib, Agg)
-
-
-def _label(text: str, width: int = 38) -> str:
-    from ..bidi import has_rtl, visual
-
-    text = text if len(text) <= width else text[:width - 1] + "…"
-    return visual(text, shape=True) if has_rtl(text) else text
-
-
-def _png(fig) -> bytes:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-    FigureCanvasAgg(fig)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None}, bbox_inches="tight", pad_inches=0.1)
-    return buf.getvalue()
-
-
-def _figure(width: float, height: float):
-    from matplotlib.figure import Figure  # drawn on an Agg canvas (_png): no pyplot, no GUI
-
-    return Figure(figsize=(width, height), dpi=DPI, layout="constrained")
-
-
-def leaderboard_png(report: Report) -> bytes:
-    """Horizontal bars of what the table ranks (accuracy on all answered), best on top, Wilson 95 %
-    whiskers, the dashed chance line and the dotted majority-key baseline."""
-    return _png(leaderboard_figure(report))
-
-
-def leaderboard_figure(report: Report):
-    """The leaderboard chart (``leaderboard_png``) as a matplotlib Figure."""
-    rows = report.leaderboard
-    fig = _figure(8.0, 1.4 + 0.32 * max(len(rows), 1))
-    ax = fig.add_subplot()
-    y = list(range(len(rows)))
-    whole = report.ranked_by == "whole set"  # plot what the table ranks
-    figures = [(r.whole_accuracy, r.whole_low, r.whole_high) if whole else
-               (r.answered_accuracy, r.answered_low, r.answered_high) for r in rows]
-    acc = [a or 0.0 for a, _, _ in figures]
-    err = [[max(0.0, a - (lo if lo is not None else a)) for a, (_, lo, _) in zip(acc, figures)],
-           [max(0.0, (hi if hi is not None else a) - a) for a, (_, _, hi) in zip(acc, figures)]]
-    ax.barh(y, acc, color="#4c72b0", height=0.65)
-    ax.errorbar(acc, y, xerr=err, fmt="none", ecolor="black", elinewidth=1, capsize=3)
-    ax.axvline(CHANCE, color="#c44e52", linestyle="--", linewidth=1.2, label="chance (25 %)")
-    b = report.baseline
-    if b is not None and b.share is not None:
-        ax.axvline(b.share, color="#8c613c", linestyle=":", linewidth=1.5,
-                   label=f"always key {b.label} ({100 * b.share:.1f} %)")
-    ax.set_yticks(y, [_label(f"{r.rank}. #{r.run_id} {r.model}") for r in rows])
-    ax.invert_yaxis()
-    ax.set_xlim(0, 1)
-    ax.xaxis.set_major_formatter(lambda v, _: f"{100 * v:.0f} %")
-    # two lines: long model names leave the bars little width, and a label wider than its axes
-    # was cut at the picture's edge
-    ax.set_xlabel("whole-set accuracy on the common scale\n(whiskers: 95 % prediction interval)" if whole else
-                  "accuracy on every keyed question the run answered\n(whiskers: Wilson 95 %)")
-    ax.legend(loc="lower right", fontsize=8)
-    ax.grid(axis="x", alpha=0.3)
-    return fig
-
-
-def position_png(report: Report) -> bytes:
-    """100 % stacked bars of the chosen positions per run, under the keys' distribution."""
-    keys = [0, 0, 0, 0]
-    for row in report.confusion.values():  # every run has the same keys: take the first
-        keys = [sum(r) for r in row]
-        break
-    models = _models(report)
-    rows = [("keys", keys)] + [
-        (_label(f"#{p.run_id} {models.get(p.run_id, '')}")
-         + ("" if p.p is None else "  (p < 0.0001)" if p.p < 1e-4 else f"  (p = {p.p:.4f})"), p.chosen)
-        for p in report.position]
-    fig = _figure(9.0, 1.6 + 0.32 * len(rows))
-    ax = fig.add_subplot()
-    left = [0.0] * len(rows)
-    for pos in range(4):
-        shares = [(c[pos] / sum(c)) if sum(c) else 0.0 for _, c in rows]
-        ax.barh(range(len(rows)), shares, left=left, color=COLORS[pos], height=0.65, label=f"option {pos + 1}")
-        left = [a + b for a, b in zip(left, shares)]
-    ax.set_yticks(range(len(rows)), [name for name, _ in rows])
-    ax.invert_yaxis()
-    ax.set_xlim(0, 1)
-    ax.xaxis.set_major_formatter(lambda v, _: f"{100 * v:.0f} %")
-    ax.set_xlabel("share of valid answers by option position")
-    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=4, fontsize=8, frameon=False)
-    return _png(fig)
 
 
 # ---------------------------------------------------------------- files

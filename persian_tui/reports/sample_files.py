@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import csv
-import io
-
 from ..display import interval, signed_interval
+from .csv_text import csv_text
 from .samples import SampleRun
 
 SUMMARY_HEADER = ["run", "model", "K", "questions", "majority acc", "95 %", "mean acc", "95 %",
@@ -42,29 +40,18 @@ def item_rows(run: SampleRun) -> list[list]:
 
 
 def items_csv(runs: list[SampleRun]) -> str:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(ITEM_HEADER)
-    for r in runs:
-        for row in item_rows(r):
-            w.writerow(["" if c is None else (f"{c:.6g}" if isinstance(c, float) else c) for c in row])
-    return buf.getvalue()
+    return csv_text(ITEM_HEADER, [row for r in runs for row in item_rows(r)])
 
 
 def summary_csv(runs: list[SampleRun]) -> str:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["run_id", "model", "samples", "shuffled", "questions", "majority_correct",
-                "majority_accuracy", "majority_low", "majority_high", "mean_accuracy", "mean_low",
-                "mean_high", "gap", "gap_low", "gap_high", "mean_agreement", "chance_agreement",
-                "unanimous", "ties"])
-    for r in runs:
-        w.writerow([r.run_id, r.model, r.samples, int(r.shuffled), r.questions, f"{r.majority_correct:.6g}",
-                    *("" if x is None else f"{x:.6g}" for x in (
-                        r.majority_accuracy, r.majority_low, r.majority_high, r.mean_accuracy, r.mean_low,
-                        r.mean_high, r.gap, r.gap_low, r.gap_high, r.mean_agreement, r.chance_agreement)),
-                    r.unanimous, r.ties])
-    return buf.getvalue()
+    return csv_text(["run_id", "model", "samples", "shuffled", "questions", "majority_correct",
+                     "majority_accuracy", "majority_low", "majority_high", "mean_accuracy", "mean_low",
+                     "mean_high", "gap", "gap_low", "gap_high", "mean_agreement", "chance_agreement",
+                     "unanimous", "ties"],
+                    [[r.run_id, r.model, r.samples, int(r.shuffled), r.questions, r.majority_correct,
+                      r.majority_accuracy, r.majority_low, r.majority_high, r.mean_accuracy, r.mean_low,
+                      r.mean_high, r.gap, r.gap_low, r.gap_high, r.mean_agreement, r.chance_agreement,
+                      r.unanimous, r.ties] for r in runs])
 
 
 def least_consistent(run: SampleRun, n: int) -> list:

@@ -161,8 +161,9 @@ class LLMSession:
 
     def start(self, write: Callable[[list], None] | None = None) -> None:
         """`write(rows)`: how the run's rows are committed (by `writer`, in batches)."""
-        from .llm_client import LLMClient
+        from .llm_client import LLMClient, settle_gc
 
+        settle_gc()
         spec = self.spec
         self.store.runs.set_run_status(self.run.id, "running")
         self.client = LLMClient(spec.base_url, spec.model, api_key_env=spec.api_key_env,
@@ -207,11 +208,14 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
         done = store.runs.predicted_samples(run_id)
         if retry_errors:
             done -= store.runs.predicted_samples(run_id, statuses=("api_error",))
-        by_uid = {q.uid: q for q in store.questions.questions()}
+        # the whole bank only for few-shot exemplars; else only the run's questions
+        few_shot = getattr(spec, "strategy", None) == "explained-few-shot"
+        by_uid = {q.uid: q for q in store.questions.questions()} if few_shot else \
+            store.questions.questions_for_uids(uids)
         todo = session.limited([(by_uid[u], k) for u in uids if u in by_uid for k in range(K)
                                 if (u, k) not in done])
         # rows asked again (retry_errors) are counted afresh, the others as stored
-        progress = stored_progress(store, run, uids, K, skip={(q.uid, k) for q, k in todo})
+        progress = stored_progress(store, run, uids, K, skip={(q.uid, k) for q, k in todo}, questions=by_uid)
         session.start(lambda preds: store.runs.save_predictions(run_id, preds))
         bank = [q for q in by_uid.values() if q.key is not None and q.explanation]
         gate, breaker = session.gate, session.breaker

@@ -6,6 +6,7 @@ The API key is read from the environment variable the caller names; it is never 
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
 import math
@@ -163,9 +164,11 @@ class LLMClient:
             ticket = await pace.begin(body) if pace is not None else None  # BudgetReached: not asked
             start = time.perf_counter()
             try:
-                # a deadline for the whole request, body included (a dripping reply cannot outlast it)
-                raw = await asyncio.wait_for(self.client.post(
-                    "/chat/completions", body=body, cast_to=self.response_type), self.timeout)
+                # a deadline for the whole request, body included (a dripping reply cannot outlast
+                # it); a timeout scope, not wait_for: no second task per request
+                async with asyncio.timeout(self.timeout):
+                    raw = await self.client.post("/chat/completions", body=body, cast_to=self.response_type,
+                                                 options=_quiet())
                 reply = completion_of(self._parsed(raw), time.perf_counter() - start,
                                       content_type=raw.headers.get("content-type"))
                 self.answering = True
@@ -256,10 +259,44 @@ class LLMClient:
 
 
 
+_frozen = False
+YOUNG_COLLECTION = 10_000  # allocations between young collections (Python's default: 700)
+TELEMETRY_HEADERS = ("X-Stainless-Lang", "X-Stainless-Package-Version", "X-Stainless-OS", "X-Stainless-Arch",
+                     "X-Stainless-Runtime", "X-Stainless-Runtime-Version", "X-Stainless-Async")
+
+
+def settle_gc() -> None:
+    """Once a process, before a run's requests: import the openai client, freeze what is loaded
+    out of the cyclic garbage collector, and collect young objects less often. Otherwise every
+    full collection rescans the client's and pydantic's hundreds of thousands of long-lived
+    objects, and a request's objects, alive for its reply's 0.1-1 s, outlive two young
+    collections and are promoted, so that full collections come every few seconds (0.1-0.5 s
+    each, the event loop stopped; about 15 % of a sweep's CPU, bench/bench_sweep.py). With young
+    collections every 10,000 allocations, a request's objects mostly die young."""
+    global _frozen
+    if not _frozen:
+        import gc
+
+        import openai  # noqa: F401 - loaded before the freeze
+
+        gc.freeze()
+        gc.set_threshold(YOUNG_COLLECTION, 20)
+        _frozen = True
+
+
+@functools.cache
+def _quiet() -> dict:
+    """A request's options: without the two telemetry headers the client adds to each request
+    (its retry count, its read timeout) unless the request names them."""
+    from openai import Omit
+
+    return {"headers": {"X-Stainless-Retry-Count": Omit(), "X-Stainless-Read-Timeout": Omit()}}
+
+
 def make_openai_client(base_url: str, api_key: str, timeout: float) -> Any:
     """An openai client of the running event loop on the client's aiohttp transport, its own
     retries off (one retry layer: LLMClient's)."""
-    from openai import AsyncOpenAI, DefaultAioHttpClient, DefaultAsyncHttpxClient
+    from openai import AsyncOpenAI, DefaultAioHttpClient, DefaultAsyncHttpxClient, Omit
 
     from .transport import CHAT_REPLY_BYTES, cap_client
 
@@ -268,7 +305,11 @@ def make_openai_client(base_url: str, api_key: str, timeout: float) -> Any:
     # a redirect is never followed (transport.py)
     kind = DefaultAsyncHttpxClient if urlsplit(base_url).password is not None else DefaultAioHttpClient
     http = cap_client(kind(timeout=timeout, follow_redirects=False), CHAT_REPLY_BYTES)
-    return AsyncOpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=0, http_client=http)
+    # the client's telemetry headers (its platform, its retry count...) are not sent: each is
+    # built, merged and copied again for every request, and an endpoint needs none of them
+    quiet: dict[str, Any] = {name: Omit() for name in TELEMETRY_HEADERS}  # Omit: the client drops it
+    return AsyncOpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=0, http_client=http,
+                       default_headers=quiet)
 
 
 class Fields:

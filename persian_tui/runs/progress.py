@@ -7,7 +7,7 @@ and the TUI posts a frozen copy of it. `select_questions` turns a question set (
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Set
+from collections.abc import Callable, Mapping, Set
 from dataclasses import dataclass, field
 
 from ..models import QUESTION_SETS, Prediction, Question, Run, accuracy
@@ -94,11 +94,13 @@ def select_questions(store: Store, which: str, limit: int | None = None,
 
 
 def stored_progress(store: Store, run: Run, uids: list[str], samples: int = 1,
-                    skip: Set[tuple[str, int]] = frozenset()) -> RunProgress:
+                    skip: Set[tuple[str, int]] = frozenset(),
+                    questions: Mapping[str, Question] | None = None) -> RunProgress:
     """Progress over (question, sample) pairs: every stored reply counts once, but those of
-    `skip` (the pairs about to be asked again: a retry counts them afresh)."""
+    `skip` (the pairs about to be asked again: a retry counts them afresh). `questions`: the
+    run's, by uid, when the caller has read them (else read here)."""
     progress = RunProgress(run.id, len(uids) * samples)
-    keys = {q.uid: q.key for q in store.questions.questions()}
+    keys = {u: q.key for u, q in (questions or store.questions.questions_for_uids(uids)).items()}
     wanted = set(uids)
     for p in store.runs.predictions(run.id, samples=True):
         if p.uid in wanted and p.sample < samples and (p.uid, p.sample) not in skip:

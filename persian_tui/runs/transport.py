@@ -3,7 +3,7 @@ reply body is counted while it is read and refused past a cap, compressed bodies
 are inflated here in small steps and the inflated size counted too (a gzip bomb stops at the cap,
 in milliseconds, the event loop never blocked), other encodings are refused, redirects are never
 followed (the caller sees the 3xx: a redirected POST is not an answer). Sync transports also hold
-a deadline for the whole reply (the async caller holds its own with asyncio.wait_for)."""
+a deadline for the whole reply (the async caller holds its own with asyncio.timeout)."""
 
 from __future__ import annotations
 
@@ -109,7 +109,8 @@ def capped_async(inner: Any, cap: int) -> Any:
             async for chunk in self.raw:
                 for out in self.inflater.feed(chunk):
                     yield out
-                await asyncio.sleep(0)  # a compressed body never holds the loop for long
+                if self.inflater.z is not None:  # a compressed body never holds the loop for long
+                    await asyncio.sleep(0)  # (a plain one is read as it arrives: no turn lost)
             if tail := self.inflater.end():
                 yield tail
 

@@ -122,7 +122,7 @@ def test_probes_csv_has_every_probe_with_its_cue_reply_and_score(probed):
     rows = list(csv.DictReader(io.StringIO(render_files(report, "csv")["probes.csv"].decode())))
     assert len(rows) == 56 and {r["run_id"] for r in rows} == {str(ra), str(rb)}
     first = next(r for r in rows if r["run_id"] == str(ra) and r["uid"] == "r-000" and r["position"] == "1")
-    assert first["score"] == "complete" and first["cer"] == "0" and first["gold"] in first["reply"]
+    assert first["score"] == "complete" and first["cer"] == "0.0" and first["gold"] in first["reply"]
     assert "<first_verse>" in first["cue"] and first["poet"] == "شاعر آزمون"
     assert "probes" not in json.loads(render_files(report, "json")["report.json"])["memory"]
 

@@ -165,7 +165,7 @@ def test_controls_from_data_never_reach_report_files(store):
 def test_leaderboard_png_keeps_every_label_inside_the_picture(store):
     """Long model names push the bars right; the x-axis label, the tick labels and the legend
     still lie whole inside the figure (nothing cut at its edge)."""
-    from persian_tui.reports.report_files import leaderboard_figure
+    from persian_tui.reports.report_charts import leaderboard_figure
 
     add_questions(store, [1, 2, 3, 4, 1, 2, 3, 4])
     for n in range(3):

@@ -350,3 +350,37 @@ def test_requests_go_through_the_clients_aiohttp_transport_unless_the_url_has_a_
 
     plain, secret = asyncio.run(transports())
     assert "aiohttp" in plain and "aiohttp" not in secret
+
+
+def test_the_clients_telemetry_headers_are_not_sent(bank10):
+    """Only what the endpoint needs (key, content type, user agent): not the client's platform,
+    retry-count and timeout headers, each built and copied again for every request."""
+    with LLMServer(lambda body, n: chat("Answer: 1")) as server:
+        async def ask() -> None:
+            client = LLMClient(server.url, "m", timeout=5)
+            await client.complete([{"role": "user", "content": "x"}], params={})
+            await client.close()
+
+        asyncio.run(ask())
+    sent = {k.lower() for k in server.headers[0]}
+    assert "authorization" in sent and "user-agent" in sent
+    assert not [k for k in sent if k.startswith("x-stainless")]
+
+
+def test_a_run_settles_the_garbage_collector_before_its_requests(bank10):
+    """What is loaded (the openai client's modules) is frozen out of the cyclic collector and
+    young collections come less often, so that full collections do not stop a run's event loop
+    every few seconds (bench/bench_sweep.py)."""
+    import gc
+
+    from persian_tui.runs.llm_client import YOUNG_COLLECTION
+
+    seen = []
+
+    def script(body, n):
+        seen.append((gc.get_threshold()[0], gc.get_freeze_count()))
+        return chat("Answer: 1")
+
+    r, p, server = llm_run(bank10, script, limit=1, cache=False)
+    assert p.status == "done"
+    assert seen[0][0] == YOUNG_COLLECTION and seen[0][1] > 0

@@ -109,10 +109,11 @@ def test_every_run_question_and_sample_is_asked_once_and_the_retries_are_logged(
     assert status[5].split()[:2] == ["total", "48/48"] and f"retries {throttled}" in status[5]
     assert main(["--db", str(bank6.path), "runs"]) == 0
     assert all(line.endswith("  sweep s") for line in capsys.readouterr().out.splitlines())
-    # the report of the sweep's runs closes with what each cost
+    # the report of the sweep's runs closes with what each cost (every format: tests/reports/test_sweep_costs.py)
     assert main(["--db", str(bank6.path), "report", "--sweep", "s"]) == 0
-    report = capsys.readouterr().out.split("Sweep s: cost per run")[1].splitlines()[1:]
-    assert [line.split()[-1] for line in report] == ["$0.0120"] * 4 + ["$0.0480"]
+    report = capsys.readouterr().out.split("== Sweep s: cost per run")[1].splitlines()
+    rows = [line.split() for line in report if line.startswith(("#", " "))]
+    assert [r[-1] for r in rows] == ["$0.0120"] * 4 + ["$0.0480"]
 
 
 @pytest.mark.parametrize("priced", [False, True])
