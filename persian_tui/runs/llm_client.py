@@ -279,6 +279,7 @@ def settle_gc() -> None:
 
         import openai  # noqa: F401 - loaded before the freeze
 
+        gc.collect()  # what is garbage now is not frozen (a frozen cycle is never collected)
         gc.freeze()
         gc.set_threshold(YOUNG_COLLECTION, 20)
         _frozen = True
