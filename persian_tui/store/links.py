@@ -122,9 +122,18 @@ class LinksRepo:
                     out.append(k)
             return [units[k] for k in out]
 
-        ands = [tuple(r) for h in range(2) if len(r := rarest((k for k in units if k[0] == h), HALF_TOKENS)) > 1]
-        rare = rarest(units, PAIR_TOKENS)
-        ands += [(x, y) for i, x in enumerate(rare) for y in rare[i + 1:]]
+        ands: list[tuple[str, ...]] = []
+        # two readings, each apart: neighbours joined where the corpus has them so (their halves
+        # left out: «ات» of «چهره ات» is some other poem's word), and every word alone (a join may
+        # be other poems' word, «بی‌سر» for the couplet's «بی سر», rarer than any of the couplet's)
+        joined = {k for k in units if k[1] < k[2] and df.get(units[k])}
+        alone = [k for k in units if k[1] == k[2]]
+        for keys in ([*joined, *(k for k in alone if not any(
+                j[0] == k[0] and j[1] <= k[1] <= j[2] for j in joined))], alone):
+            ands += [tuple(r) for h in range(2)
+                     if len(r := rarest((k for k in keys if k[0] == h), HALF_TOKENS)) > 1]
+            rare = rarest(keys, PAIR_TOKENS)
+            ands += [(x, y) for i, x in enumerate(rare) for y in rare[i + 1:]]
         counted: list[tuple[int, str]] = []
         for words in dict.fromkeys(ands):
             if df[words[0]] <= AND_POSTINGS:  # its rarest word first
@@ -133,12 +142,21 @@ class LinksRepo:
                         "SELECT COUNT(*) FROM (SELECT rowid FROM corpus_fts WHERE corpus_fts MATCH ? LIMIT ?)",
                         (query, AND_RANKED + 1)).fetchone()[0]:
                     counted.append((n, query))
-        chosen, total = [], 0
+        few, chosen, taken, total = [], [], 0, 0
         for n, query in sorted(counted):
+            if taken + n <= FTS_CANDIDATES:  # as many as a ranked query keeps: every one, unranked
+                taken += n
+                few.append(query)
+                continue
             total += n
             if total > AND_RANKED:
                 break
             chosen.append(query)
+        if few:  # (an edition's rare word ANDed with any other matches a few couplets, none its)
+            for r in self.db.conn.execute(
+                    f"{_CANDIDATE_SELECT} WHERE c.id IN (SELECT rowid FROM corpus_fts WHERE corpus_fts MATCH ?)",
+                    (" OR ".join(few),)):
+                found.setdefault(r["couplet_id"], Candidate(**r))
         if chosen:
             self._fts_candidates(" OR ".join(chosen), found)
 
