@@ -195,6 +195,15 @@ def main(argv: list[str]) -> None:
 def report(opts: list[dict], kinds: list[str], got: dict, show: int) -> None:
     names = list(got)
     old, this = got["old"]["decisions"], got["this"]["decisions"]
+    sys.path.insert(0, str(ROOT))
+    from persian_tui.text import corpus_key
+
+    def source(o: dict, d: list) -> str:
+        """whether the decision's couplet is the one the option was made from (its text)"""
+        if "source" not in o or d[5] is None:
+            return "?"
+        flat = [{corpus_key(h).replace(" ", "") for h in pair} for pair in (d[5], o["source"])]
+        return "its source" if flat[0] == flat[1] else "not its source"
 
     def linked(d: list) -> bool:
         return d[0] == "linked"
@@ -220,18 +229,19 @@ def report(opts: list[dict], kinds: list[str], got: dict, show: int) -> None:
               f"{1000 * got[n]['seconds'] / len(opts):.1f} ms an option")
     if "base" in got:
         print(f"this / base time: {got['this']['seconds'] / got['base']['seconds']:.2f}x")
+        base = got["base"]["decisions"]
+        changed = [i for i in range(len(opts)) if base[i][:5] != this[i][:5]]
+        lost_b = sum(linked(base[i]) and not linked(this[i]) for i in changed)
+        gained_b = sum(linked(this[i]) and not linked(base[i]) for i in changed)
+        moved_b = [i for i in changed if linked(base[i]) and linked(this[i]) and base[i][3:5] != this[i][3:5]]
+        print(f"this against base: {len(changed)} decisions differ; lost {lost_b}, gained {gained_b}, "
+              f"moved {len(moved_b)}, the rest the same couplet (method or score)")
+        for i in moved_b[:show]:
+            o = opts[i]
+            print(f"  [{o['kind']}] {o['m1']} / {o['m2']}\n    base {base[i][:5]} {source(o, base[i])}\n"
+                  f"    this {this[i][:5]} {source(o, this[i])}")
     print(f"this / old time: {got['this']['seconds'] / got['old']['seconds']:.2f}x")
     why = got["this"]["why"]
-    sys.path.insert(0, str(ROOT))
-    from persian_tui.text import corpus_key
-
-    def source(o: dict, d: list) -> str:
-        """whether the decision's couplet is the one the option was made from (its text)"""
-        if "source" not in o or d[5] is None:
-            return "?"
-        flat = [{corpus_key(h).replace(" ", "") for h in pair} for pair in (d[5], o["source"])]
-        return "its source" if flat[0] == flat[1] else "not its source"
-
     for title, rows in (("lost", lost), ("moved", moved)):
         right = Counter((source(opts[i], old[i]), source(opts[i], this[i])) for i in rows)
         print(f"{title}: {len(rows)}" + (f" (old, this: {dict(right)})" if rows else ""))

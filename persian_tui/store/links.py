@@ -38,6 +38,7 @@ HALF_TOKENS = 3  # the fallback: the couplets holding a hemistich's rarest words
 PAIR_TOKENS = 6  # ... or two of the option's rarest words (any two of these), ...
 AND_POSTINGS = 20_000  # ... each AND asked when its rarest word is in at most this many couplets, ...
 AND_RANKED = 1_000  # ... those with fewest matches ranked together while their matches add up to this
+CLOSE = 95.0  # a fuzzy link scoring less may be an edition a word further than the option's: the fallback asked
 KEY_ROWS = 2_000  # couplets a hemistich key lookup reads at most (a refrain repeated in many poems)
 VARIANT_TOKENS = 3  # a verbatim couplet's variants: the couplets holding these rarest words of a hemistich
 LINK_THREADS = 2  # options decided at once (LinksRepo._decisions), each thread its own connection
@@ -222,8 +223,8 @@ class LinksRepo:
         found: dict[int, Candidate] = {}
         d = Decision("unlinked")
         for stage in STAGES:
-            if stage == FALLBACK and d.status == "linked":
-                break  # the fast stages linked it (fuzzy, split or one hemistich)
+            if stage == FALLBACK and d.status == "linked" and (d.method != "fuzzy" or (d.score or 0) >= CLOSE):
+                break  # the fast stages linked it (split, one hemistich, or fuzzy and close)
             self._candidates(a, b, found, stage)
             d = decide(a, b, list(found.values()), own_poet=own_poet, **kw)
             if d.status == "linked" and d.method in VERBATIM and (

@@ -29,6 +29,9 @@ SPRING = ("بنفشه زار چمن را نسیم شبگیر", "گلاب ریخ�
 ASIDE = [("نسیم آمد و شمع ما خاموش شد", "سحر شد تا که دل آرام گیرد"),
          ("نسیم از یاد ما را هم فراموش", "نکرد و باز با بوی تو آمد"),
          *[(f"گلاب و لاله بر دامان {w} ریخت", "هوا خوش بود و باران بهاری") for w in ("صحرا", "کوه", "دشت")]]
+DAWN = ("هر صبح که از کوه برآید خورشید جهان‌افروز", "بر دشت و دمن نور فشاند به کران تا به کران")
+# another collection's edition of it
+DAWN_OTHER = ("هر صبح چو از کوه برآید هور جهان‌افروز", "بر باغ و دمن نور فشاند به کران تا به کران")
 BABA = ("خور آئین چهره‌ات افروته‌تر بی", "به جانم تیر عشقت دوته‌تر بی")
 # the halves the book's spacing leaves («ات», «افروته», «دوته»), words of other poems
 HALVES = [("به دستت دل ات دادم ای نگارین", "مرا دیگر نمانده تاب دوری"),
@@ -54,6 +57,8 @@ def written(store, tmp_path, monkeypatch):
     write_poem(root, "written", "ghazal/sh4", [HAFEZ, *_copies(HAFEZ)])
     write_poem(root, "written", "ghazal/sh5", JOINED)
     write_poem(root, "written", "ghazal/sh6", [SPRING, *_copies(SPRING), *ASIDE])
+    write_poem(root, "written", "ghazal/sh8", [DAWN, *_copies(DAWN)])
+    write_poem(root, "written", "ghazal/sh9", [DAWN_OTHER])
     write_poem(root, "written", "ghazal/sh7", [BABA, *_copies(BABA, leave_out="\u200c") * 2, *HALVES])
     import_corpus(store, root)
     monkeypatch.setattr(links_module, "OR_POSTINGS", 4)  # every word of the written couplets is in 5
@@ -130,6 +135,18 @@ def test_a_variant_in_the_books_spacing_whose_split_halves_are_other_poems_words
     option = ("خور آئی چهره ات افروته تر بی", "ب جانم تیر عشقت دوته تر بی")
     d = written.links.link_option(*option)
     assert _is(d, "/written/ghazal/sh7"), d
+
+
+def test_a_variant_is_linked_to_the_closer_of_two_editions(written):
+    """The option is one edition with a word of each hemistich changed; another collection's
+    edition, two words further, holds its rarest word («هور»), so the fast stages find that one
+    only and link it (fuzzy, 85 or more): a fuzzy link under CLOSE also asks the fallback, whose
+    ANDs of the option's words find the closer edition, linked instead (its source)."""
+    option = ("هر صبح که از کوه برآید هور جهان‌افروز", "بر دشت و دمن نور فشاند به کنار تا به کران")
+    d = written.links.link_option(*option)
+    assert _is(d, "/written/ghazal/sh8"), d
+    assert d.score is not None and d.score < links_module.CLOSE
+    assert [o.poem for o in d.others] in ([], ["/written/ghazal/sh9"])
 
 
 def test_the_fallback_asks_only_for_an_option_not_linked_and_within_its_budget(written, monkeypatch):
