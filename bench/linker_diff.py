@@ -104,7 +104,9 @@ def options() -> list[dict]:
 
 def worker(opts_file: str, out_file: str, scale: float, candidates: int, targets_file: str) -> None:
     """In a process whose persian_tui is the tree measured: every option decided (timed), then,
-    for each (option, poem, index) in targets_file, the stages whose candidates held that couplet."""
+    for each (option, poem, index) in targets_file, the stages whose candidates held that couplet;
+    with targets {"referee": [options]}, only those options, each decided with every couplet of
+    the corpus a candidate (`brute`: the linker's rule without its search)."""
     from persian_tui.corpus.ganjoor import import_corpus
     from persian_tui.models.linking import Candidate, decide
     from persian_tui.store import Store
@@ -120,6 +122,11 @@ def worker(opts_file: str, out_file: str, scale: float, candidates: int, targets
     with tempfile.TemporaryDirectory(prefix="ptui-linker-diff-") as tmp, Store(Path(tmp) / "c.db") as store:
         import_corpus(store, recall.SAMPLE)
         links = store.links
+        if isinstance(targets, dict):
+            brute = {n: links.link_option(opts[n]["m1"], opts[n]["m2"], brute=True) for n in targets["referee"]}
+            Path(out_file).write_text(json.dumps({n: [d.status, d.method, d.score, d.candidate and d.candidate.poem,
+                                                      d.candidate and d.candidate.index] for n, d in brute.items()}))
+            return
         links._df = {}
         if hasattr(links, "_and_df"):
             links._and_df = {}
@@ -153,7 +160,7 @@ def worker(opts_file: str, out_file: str, scale: float, candidates: int, targets
                                          ensure_ascii=False))
 
 
-def run(tree: Path, opts_file: str, scale: float, candidates: int, targets: list | None = None) -> dict:
+def run(tree: Path, opts_file: str, scale: float, candidates: int, targets: list | dict | None = None) -> dict:
     with tempfile.NamedTemporaryFile(suffix=".json") as f, \
             tempfile.NamedTemporaryFile("w", suffix=".json", encoding="utf-8") as t:
         json.dump(targets or [], t)
@@ -188,22 +195,29 @@ def main(argv: list[str]) -> None:
             d_old = got["old"]["decisions"]
             probe = [(n, d[3], d[4]) for n, d in enumerate(d_old) if d[0] == "linked"]
             got["this"] = run(ROOT, f.name, scale, candidates, probe)
+            this = got["this"]["decisions"]
+            differ = sorted({n for k in got for n, d in enumerate(got[k]["decisions"])
+                             if d[0] == "linked" and (this[n][0] != "linked" or d[3:5] != this[n][3:5])})
+            got["rule"] = {int(n): d for n, d in run(ROOT, f.name, scale, candidates, {"referee": differ}).items()}
             report(opts, kinds, got, show)
             print(f"load average {os.getloadavg()[0]:.1f}", flush=True)
 
 
 def report(opts: list[dict], kinds: list[str], got: dict, show: int) -> None:
+    rule = got.pop("rule")  # option -> its decision with every couplet a candidate (where trees differ)
     names = list(got)
     old, this = got["old"]["decisions"], got["this"]["decisions"]
     sys.path.insert(0, str(ROOT))
     from persian_tui.text import corpus_key
 
-    def source(o: dict, d: list) -> str:
-        """whether the decision's couplet is the one the option was made from (its text)"""
-        if "source" not in o or d[5] is None:
-            return "?"
-        flat = [{corpus_key(h).replace(" ", "") for h in pair} for pair in (d[5], o["source"])]
-        return "its source" if flat[0] == flat[1] else "not its source"
+    def source(o: dict, d: list, i: int) -> str:
+        """whether the decision's couplet is the one the option was made from (its text), and
+        whether it is the rule's: the link with every couplet of the corpus a candidate"""
+        made = "?" if "source" not in o or d[5] is None else "its source" if len({
+            frozenset(corpus_key(h).replace(" ", "") for h in pair) for pair in (d[5], o["source"])}) == 1 \
+            else "not its source"
+        r = rule.get(i)
+        return made + ("" if r is None else ", the rule's" if r[0] == d[0] and r[3:5] == d[3:5] else ", not the rule's")
 
     def linked(d: list) -> bool:
         return d[0] == "linked"
@@ -238,17 +252,17 @@ def report(opts: list[dict], kinds: list[str], got: dict, show: int) -> None:
               f"moved {len(moved_b)}, the rest the same couplet (method or score)")
         for i in moved_b[:show]:
             o = opts[i]
-            print(f"  [{o['kind']}] {o['m1']} / {o['m2']}\n    base {base[i][:5]} {source(o, base[i])}\n"
-                  f"    this {this[i][:5]} {source(o, this[i])}")
+            print(f"  [{o['kind']}] {o['m1']} / {o['m2']}\n    base {base[i][:5]} {source(o, base[i], i)}\n"
+                  f"    this {this[i][:5]} {source(o, this[i], i)}")
     print(f"this / old time: {got['this']['seconds'] / got['old']['seconds']:.2f}x")
     why = got["this"]["why"]
     for title, rows in (("lost", lost), ("moved", moved)):
-        right = Counter((source(opts[i], old[i]), source(opts[i], this[i])) for i in rows)
+        right = Counter((source(opts[i], old[i], i), source(opts[i], this[i], i)) for i in rows)
         print(f"{title}: {len(rows)}" + (f" (old, this: {dict(right)})" if rows else ""))
         for i in rows[:show]:
             o = opts[i]
-            print(f"  [{o['kind']}] {o['m1']} / {o['m2']}\n    old  {old[i][:5]} {source(o, old[i])}\n"
-                  f"    this {this[i][:5]} {source(o, this[i])}\n    why: {why.get(str(i), '?')}")
+            print(f"  [{o['kind']}] {o['m1']} / {o['m2']}\n    old  {old[i][:5]} {source(o, old[i], i)}\n"
+                  f"    this {this[i][:5]} {source(o, this[i], i)}\n    why: {why.get(str(i), '?')}")
 
 
 if __name__ == "__main__":
