@@ -3,6 +3,7 @@ same options and corpus, every option the old links that this one leaves unlinke
 another poem listed with why (the stage that saw the old's couplet, or none).
 
 Run: python bench/linker_diff.py --old DIR [--base DIR] [--datasets sample,proxy] [--show N]
+                                  [--export DIR] [--per-kind K]
   --old DIR   the linker before the key index, checked out apart from the package:
               `git worktree add --detach /tmp/linker-old 1e6fb75` (3349b19^, the commit before
               "verbatim hemistichs found by a lookup")
@@ -10,13 +11,18 @@ Run: python bench/linker_diff.py --old DIR [--base DIR] [--datasets sample,proxy
               compared in the same run (the speed ratio)
 Datasets: `sample`, the Ganjoor excerpt as it is (13,395 couplets, best 40 of a ranked query);
 `proxy`, the excerpt at the export's scale (bench_link_recall's: every budget divided by 111 =
-1.49 M / 13,395, the best 4 of a ranked query kept). Options: the seed files' (book sample,
-41-question benchmark, exp1), bench_link_recall's 14 edition-variant kinds and the hostile kinds
-below, each made from real couplets of the excerpt. Each tree decides every option with
-`link_option` in a process of its own (its code first on sys.path), on a database it imported
-itself. Prints per dataset and kind the options linked by each tree, the differential counts
-(lost: old linked, this not; moved: both linked, another poem; gained), every lost and moved
-option with the reason, the linking time of each tree and the load. Asserts nothing."""
+1.49 M / 13,395, the best 4 of a ranked query kept); `full`, an export of the real size generated
+by bench_corpus.py (its real poets' poems verbatim among 1.49 M couplets: `--export DIR`, each
+tree importing it, the old one slowly), the budgets as they are. `--per-kind K`: the first K
+options of each kind only (the old linker takes 0.1-0.3 s an option at the full size).
+Options: the seed files' (book sample, 41-question benchmark, exp1), bench_link_recall's 14
+edition-variant kinds and the hostile kinds below, each made from real couplets of the excerpt.
+Each tree decides every option with `link_option` in a process of its own (its code first on
+sys.path), on a database it imported itself. Prints per dataset and kind the options linked by
+each tree, the differential counts (lost: old linked, this not; moved: both linked, another poem;
+gained), every lost and moved option with the reason (and, but on `full`, the decision with
+every couplet a candidate as referee), the linking time of each tree and the load. Asserts
+nothing."""
 
 from __future__ import annotations
 
@@ -35,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_link_recall as recall  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-DATASETS = {"sample": (1.0, 40), "proxy": (111.0, 4)}  # budget divisor, FTS_CANDIDATES
+DATASETS = {"sample": (1.0, 40), "proxy": (111.0, 4), "full": (1.0, 40)}  # budget divisor, FTS_CANDIDATES
 ARABIC = str.maketrans({"ی": "ي", "ک": "ك"})
 HARAKAT = "\u064e\u064f\u0650\u0651\u0652\u064b"
 
@@ -102,7 +108,8 @@ def options() -> list[dict]:
     return recall.options() + hostile()
 
 
-def worker(opts_file: str, out_file: str, scale: float, candidates: int, targets_file: str) -> None:
+def worker(opts_file: str, out_file: str, scale: float, candidates: int, targets_file: str,
+           export: str = "") -> None:
     """In a process whose persian_tui is the tree measured: every option decided (timed), then,
     for each (option, poem, index) in targets_file, the stages whose candidates held that couplet;
     with targets {"referee": [options]}, only those options, each decided with every couplet of
@@ -120,7 +127,10 @@ def worker(opts_file: str, out_file: str, scale: float, candidates: int, targets
     opts = json.loads(Path(opts_file).read_text("utf-8"))
     targets = json.loads(Path(targets_file).read_text("utf-8")) if targets_file != "-" else []
     with tempfile.TemporaryDirectory(prefix="ptui-linker-diff-") as tmp, Store(Path(tmp) / "c.db") as store:
-        import_corpus(store, recall.SAMPLE)
+        t = time.perf_counter()
+        import_corpus(store, Path(export) if export else recall.SAMPLE)
+        print(f"  {Path(sys.modules['persian_tui'].__file__).parents[1]}: imported in "
+              f"{time.perf_counter() - t:.0f} s", flush=True)
         links = store.links
         if isinstance(targets, dict):
             brute = {n: links.link_option(opts[n]["m1"], opts[n]["m2"], brute=True) for n in targets["referee"]}
@@ -160,14 +170,15 @@ def worker(opts_file: str, out_file: str, scale: float, candidates: int, targets
                                          ensure_ascii=False))
 
 
-def run(tree: Path, opts_file: str, scale: float, candidates: int, targets: list | dict | None = None) -> dict:
+def run(tree: Path, opts_file: str, scale: float, candidates: int, targets: list | dict | None = None,
+        export: str = "") -> dict:
     with tempfile.NamedTemporaryFile(suffix=".json") as f, \
             tempfile.NamedTemporaryFile("w", suffix=".json", encoding="utf-8") as t:
         json.dump(targets or [], t)
         t.flush()
         env = {**os.environ, "PYTHONPATH": str(tree)}
         subprocess.run([sys.executable, __file__, "--worker", opts_file, f.name, str(scale), str(candidates),
-                        t.name], env=env, check=True, cwd=tree)
+                        t.name, export], env=env, check=True, cwd=tree)
         return json.loads(Path(f.name).read_text("utf-8"))
 
 
@@ -178,7 +189,11 @@ def main(argv: list[str]) -> None:
     old = Path(arg("--old", "/tmp/linker-old"))
     base = Path(arg("--base", "")) if "--base" in argv else None
     show = int(arg("--show", "60"))
+    export = arg("--export", "")
     opts = options()
+    if "--per-kind" in argv:
+        per: Counter[str] = Counter()
+        opts = [o for o in opts if per.update([o["kind"]]) or per[o["kind"]] <= int(arg("--per-kind", "0"))]
     kinds = list(dict.fromkeys(o["kind"] for o in opts))
     print(f"linker_diff: {len(opts):,} options in {len(kinds)} kinds; old {old}; this {ROOT}"
           + (f"; base {base}" if base else ""), flush=True)
@@ -187,18 +202,20 @@ def main(argv: list[str]) -> None:
         f.flush()
         for name in arg("--datasets", "sample,proxy").split(","):
             scale, candidates = DATASETS[name]
+            where = export if name == "full" else ""
             print(f"\n== {name}: budgets / {scale:g}, best {candidates} of a ranked query; "
                   f"load average {os.getloadavg()[0]:.1f}", flush=True)
-            got = {"old": run(old, f.name, scale, candidates)}
+            got = {"old": run(old, f.name, scale, candidates, export=where)}
             if base:
-                got["base"] = run(base, f.name, scale, candidates)
+                got["base"] = run(base, f.name, scale, candidates, export=where)
             d_old = got["old"]["decisions"]
             probe = [(n, d[3], d[4]) for n, d in enumerate(d_old) if d[0] == "linked"]
-            got["this"] = run(ROOT, f.name, scale, candidates, probe)
+            got["this"] = run(ROOT, f.name, scale, candidates, probe, export=where)
             this = got["this"]["decisions"]
             differ = sorted({n for k in got for n, d in enumerate(got[k]["decisions"])
                              if d[0] == "linked" and (this[n][0] != "linked" or d[3:5] != this[n][3:5])})
-            got["rule"] = {int(n): d for n, d in run(ROOT, f.name, scale, candidates, {"referee": differ}).items()}
+            got["rule"] = ({int(n): d for n, d in run(ROOT, f.name, scale, candidates, {"referee": differ},
+                                                      export=where).items()} if name != "full" else {})
             report(opts, kinds, got, show)
             print(f"load average {os.getloadavg()[0]:.1f}", flush=True)
 
@@ -268,6 +285,6 @@ def report(opts: list[dict], kinds: list[str], got: dict, show: int) -> None:
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--worker"]:
         sys.path.insert(0, os.environ["PYTHONPATH"])
-        worker(*sys.argv[2:4], float(sys.argv[4]), int(sys.argv[5]), sys.argv[6])
+        worker(*sys.argv[2:4], float(sys.argv[4]), int(sys.argv[5]), sys.argv[6], sys.argv[7])
     else:
         main(sys.argv[1:])
