@@ -33,7 +33,7 @@ BROAD_TOKENS = 10  # ... and up to this many words another (each OR within OR_PO
 OR_POSTINGS = 4_000  # couplets an FTS OR ranks at most (its words' counts summed; LinksRepo._candidates)
 VERBATIM = ("exact", "swapped")  # link methods that end the candidate search early
 STAGES = ("keys", "narrow", "wide", "halves")  # the candidate search, cheapest first (LinksRepo._candidates)
-FALLBACK = "halves"  # the stage asked only for an option the stages before it could not link
+FALLBACK = "halves"  # the stage asked only for an option the stages before it could not link (or under CLOSE)
 HALF_TOKENS = 3  # the fallback: the couplets holding a hemistich's rarest words, ...
 PAIR_TOKENS = 6  # ... or two of the option's rarest words (any two of these), ...
 AND_POSTINGS = 20_000  # ... each AND asked when its rarest word is in at most this many couplets, ...
@@ -170,7 +170,8 @@ class LinksRepo:
         words together. FTS5 ranks every couplet holding any word of an OR, so each OR takes
         the rarest words only while their couplets add up to OR_POSTINGS: its cost does not
         grow with the corpus (a word in more couplets than that finds nothing). `halves`, the
-        fallback (link_option asks it only for an option the others could not link): ANDs of
+        fallback (link_option asks it only for an option the others could not link, or linked
+        fuzzily under CLOSE): ANDs of
         the rarest words of each hemistich and of the option (_half_candidates)."""
         if stage == "keys":
             self._key_candidates(a, b, found)
@@ -214,7 +215,7 @@ class LinksRepo:
         corpus couplet verbatim (either order), which the first stage finds in one lookup of
         its hemistichs' keys; the later stages (fuzzy and damaged text, most of the time: long ORs for
         FTS5 to rank) are asked only while no verbatim link is found, the last (FALLBACK) only
-        while no link at all is."""
+        while no link at all is, or only a fuzzy one under CLOSE."""
         a, b = corpus_key(mesra1), corpus_key(mesra2)
         kw = {"threshold": threshold} if threshold is not None else {}
         if brute:  # every couplet is a candidate (the benchmark's baseline)
