@@ -102,12 +102,14 @@ class LinksRepo:
         no verbatim hemistich, and the ORs of its words, within the budget, may ask none of them
         (a famous couplet's words are common at the export's size) or rank it past the best 40;
         its rarest words together find it, two of them when the edition's word is among them.
-        Two neighbours joined count as one word where the corpus has them so: the book writes
-        «بی خبر» where the corpus has «بی‌خبر», one word in its key. Each AND is asked when its
-        rarest word is in at most AND_POSTINGS couplets (FTS5 walks no more of the others'), its
-        matches are counted (unranked, up to AND_RANKED), and the ANDs with fewest matches are
-        ranked together while their matches add up to AND_RANKED (a quarter of the ORs' budget:
-        FTS5 ranks about 5 µs a match); its cost does not grow with the corpus."""
+        Two readings, each apart: two neighbours joined count as one word where the corpus has
+        them so (the book writes «بی خبر» where the corpus has «بی‌خبر», one word in its key),
+        their halves then left out; and every word alone. Each AND is asked when its rarest
+        word is in at most AND_POSTINGS couplets (FTS5 walks no more of the others'), its
+        matches are counted (unranked, up to AND_RANKED); the ANDs with fewest matches are taken
+        unranked while their matches add up to FTS_CANDIDATES, the next ranked together while
+        theirs add up to AND_RANKED (a quarter of the ORs' budget: FTS5 ranks about 5 µs a
+        match); its cost does not grow with the corpus."""
         halves = [a.split(), b.split()]
         # a word or two neighbours joined: (hemistich, first word, last word) -> its text
         units = {(h, i, j): "".join(ws[i:j + 1]) for h, ws in enumerate(halves)
