@@ -2,10 +2,12 @@
 in the same run (issue 33: the book linked in <= 30 s, similar couplets <= 100 ms, search
 <= 20 ms at the export's 1.49 M couplets).
 
-Run: python bench/bench_link.py DB [--base DIR] [--old-questions N] [--questions N]
+Run: python bench/bench_link.py DB [--base DIR] [--old-questions N] [--questions N] [--rounds R]
   DB    a corpus database built by `bench_corpus.py`'s generated export (e.g. 220,000 poems,
         /work/bench-data/full.db); copied to a temporary folder for each version (never written)
   DIR   the old version's checkout (default /tmp/base-link: `git -C MAIN archive HEAD | tar -x -C DIR`)
+  R     rounds (default 1), the versions in turn, the first alternating; the median time of the
+        book linked as saved, wall and CPU (both threads), per version
 The book-like bank: 573 questions, 2,292 options drawn from the couplets of the sample's real
 poets (the export's first copy, verbatim): 80 % verbatim, 13 % with their hemistichs swapped,
 3 % one letter damaged, 1 % split (halves of two couplets), 1 % one hemistich and a made-up
@@ -111,13 +113,13 @@ def worker(db: str, questions: int) -> dict:
                                                                 enumerate(opts)]) for uid, opts in bank]
         out["options"] = 4 * len(qs)
         out["load_before"] = os.getloadavg()
-        t = time.perf_counter()
+        t, cpu = time.perf_counter(), time.process_time()
         store.questions.add_questions(qs)  # linked as they are saved (the question import)
-        out["import_s"] = time.perf_counter() - t
+        out["import_s"], out["import_cpu"] = time.perf_counter() - t, time.process_time() - cpu
         out["import_links"] = _links(store, made_from)
-        t = time.perf_counter()
+        t, cpu = time.perf_counter(), time.process_time()
         counts = store.links.link_questions(force=True)
-        out["force_s"] = time.perf_counter() - t
+        out["force_s"], out["force_cpu"] = time.perf_counter() - t, time.process_time() - cpu
         out["force_counts"] = {k: v for k, v in counts.items()}
         out["force_links"] = _links(store, made_from)
         out["decisions"] = {f"{uid}/{pos}": [link.status, link.method, link.couplet.poem if link.couplet else None,
@@ -192,7 +194,8 @@ def report(name: str, r: dict) -> None:
         links, secs = r[f"{path}_links"], r[f"{path}_s"]
         book = f" (the book's 2,292 at that pace: {secs / n * 2292:.0f} s)" if n < 2292 else ""
         print(f"  link {n:,} options ({'question import' if path == 'import' else 'corpus link --force'}): "
-              f"{secs:.1f} s, {secs / n * 1000:.1f} ms per option{book}; "
+              f"{secs:.1f} s ({r.get(path + '_cpu', 0):.1f} s CPU, both threads), "
+              f"{secs / n * 1000:.1f} ms per option{book}; "
               f"{links['statuses']}; of {links['made_from_corpus']:,} made from a corpus couplet, "
               f"{links['linked_to_it']:,} linked to it "
               f"({links['linked_to_it'] / max(links['made_from_corpus'], 1):.1%})")
@@ -211,13 +214,23 @@ def main(argv: list[str]) -> None:
     base = Path(argv[argv.index("--base") + 1]) if "--base" in argv else Path("/tmp/base-link")
     old_q = int(argv[argv.index("--old-questions") + 1]) if "--old-questions" in argv else 100
     new_q = int(argv[argv.index("--questions") + 1]) if "--questions" in argv else QUESTIONS
+    rounds = int(argv[argv.index("--rounds") + 1]) if "--rounds" in argv else 1
     print(f"bench_link: {db}; load average {os.getloadavg()[0]:.1f}", flush=True)
-    rows = {}
-    if old_q:
-        rows["old"] = run(base, db, old_q)
-        report("old", rows["old"])
-    rows["new"] = run(ROOT, db, new_q)
-    report("new", rows["new"])
+    rows: dict = {}
+    times: dict[str, list[tuple[float, float]]] = {"old": [], "new": []}
+    for n in range(rounds):  # in turn, the first version alternating: the load moves on a shared machine
+        for name in (("old", "new") if n % 2 == 0 else ("new", "old")):
+            if name == "old" and not old_q:
+                continue
+            rows[name] = run(base if name == "old" else ROOT, db, old_q if name == "old" else new_q)
+            report(f"{name} (round {n + 1} of {rounds})" if rounds > 1 else name, rows[name])
+            r = rows[name]
+            times[name].append((r["import_s"] / r["options"], r["import_cpu"] / r["options"]))
+    if rounds > 1 and old_q:
+        for i, what in enumerate(("wall", "CPU")):
+            o, w = (statistics.median(t[i] for t in times[k]) for k in ("old", "new"))
+            print(f"median over {rounds} rounds, the book linked as saved, {what}: old {o * 1000:.1f} ms, "
+                  f"new {w * 1000:.1f} ms per option: new / old {w / o:.2f}x")
     if "old" in rows:
         old, new = rows["old"], rows["new"]
         for path in ("import", "force"):

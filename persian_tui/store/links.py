@@ -33,11 +33,12 @@ BROAD_TOKENS = 10  # ... and up to this many words another (each OR within OR_PO
 OR_POSTINGS = 4_000  # couplets an FTS OR ranks at most (its words' counts summed; LinksRepo._candidates)
 VERBATIM = ("exact", "swapped")  # link methods that end the candidate search early
 STAGES = ("keys", "narrow", "wide", "halves")  # the candidate search, cheapest first (LinksRepo._candidates)
-FALLBACK = "halves"  # the stage asked only for an option the stages before it could not link
+FALLBACK = "halves"  # the stage asked only for an option the stages before it could not link (or under CLOSE)
 HALF_TOKENS = 3  # the fallback: the couplets holding a hemistich's rarest words, ...
 PAIR_TOKENS = 6  # ... or two of the option's rarest words (any two of these), ...
 AND_POSTINGS = 20_000  # ... each AND asked when its rarest word is in at most this many couplets, ...
 AND_RANKED = 1_000  # ... those with fewest matches ranked together while their matches add up to this
+CLOSE = 95.0  # a fuzzy link scoring less may be an edition a word further than the option's: the fallback asked
 KEY_ROWS = 2_000  # couplets a hemistich key lookup reads at most (a refrain repeated in many poems)
 VARIANT_TOKENS = 3  # a verbatim couplet's variants: the couplets holding these rarest words of a hemistich
 LINK_THREADS = 2  # options decided at once (LinksRepo._decisions), each thread its own connection
@@ -101,12 +102,14 @@ class LinksRepo:
         no verbatim hemistich, and the ORs of its words, within the budget, may ask none of them
         (a famous couplet's words are common at the export's size) or rank it past the best 40;
         its rarest words together find it, two of them when the edition's word is among them.
-        Two neighbours joined count as one word where the corpus has them so: the book writes
-        «بی خبر» where the corpus has «بی‌خبر», one word in its key. Each AND is asked when its
-        rarest word is in at most AND_POSTINGS couplets (FTS5 walks no more of the others'), its
-        matches are counted (unranked, up to AND_RANKED), and the ANDs with fewest matches are
-        ranked together while their matches add up to AND_RANKED (a quarter of the ORs' budget:
-        FTS5 ranks about 5 µs a match); its cost does not grow with the corpus."""
+        Two readings, each apart: two neighbours joined count as one word where the corpus has
+        them so (the book writes «بی خبر» where the corpus has «بی‌خبر», one word in its key),
+        their halves then left out; and every word alone. Each AND is asked when its rarest
+        word is in at most AND_POSTINGS couplets (FTS5 walks no more of the others'), its
+        matches are counted (unranked, up to AND_RANKED); the ANDs with fewest matches are taken
+        unranked while their matches add up to FTS_CANDIDATES, the next ranked together while
+        theirs add up to AND_RANKED (a quarter of the ORs' budget: FTS5 ranks about 5 µs a
+        match); its cost does not grow with the corpus."""
         halves = [a.split(), b.split()]
         # a word or two neighbours joined: (hemistich, first word, last word) -> its text
         units = {(h, i, j): "".join(ws[i:j + 1]) for h, ws in enumerate(halves)
@@ -122,9 +125,18 @@ class LinksRepo:
                     out.append(k)
             return [units[k] for k in out]
 
-        ands = [tuple(r) for h in range(2) if len(r := rarest((k for k in units if k[0] == h), HALF_TOKENS)) > 1]
-        rare = rarest(units, PAIR_TOKENS)
-        ands += [(x, y) for i, x in enumerate(rare) for y in rare[i + 1:]]
+        ands: list[tuple[str, ...]] = []
+        # two readings, each apart: neighbours joined where the corpus has them so (their halves
+        # left out: «ات» of «چهره ات» is some other poem's word), and every word alone (a join may
+        # be other poems' word, «بی‌سر» for the couplet's «بی سر», rarer than any of the couplet's)
+        joined = {k for k in units if k[1] < k[2] and df.get(units[k])}
+        alone = [k for k in units if k[1] == k[2]]
+        for keys in ([*joined, *(k for k in alone if not any(
+                j[0] == k[0] and j[1] <= k[1] <= j[2] for j in joined))], alone):
+            ands += [tuple(r) for h in range(2)
+                     if len(r := rarest((k for k in keys if k[0] == h), HALF_TOKENS)) > 1]
+            rare = rarest(keys, PAIR_TOKENS)
+            ands += [(x, y) for i, x in enumerate(rare) for y in rare[i + 1:]]
         counted: list[tuple[int, str]] = []
         for words in dict.fromkeys(ands):
             if df[words[0]] <= AND_POSTINGS:  # its rarest word first
@@ -133,12 +145,21 @@ class LinksRepo:
                         "SELECT COUNT(*) FROM (SELECT rowid FROM corpus_fts WHERE corpus_fts MATCH ? LIMIT ?)",
                         (query, AND_RANKED + 1)).fetchone()[0]:
                     counted.append((n, query))
-        chosen, total = [], 0
+        few, chosen, taken, total = [], [], 0, 0
         for n, query in sorted(counted):
+            if taken + n <= FTS_CANDIDATES:  # as many as a ranked query keeps: every one, unranked
+                taken += n
+                few.append(query)
+                continue
             total += n
             if total > AND_RANKED:
                 break
             chosen.append(query)
+        if few:  # (an edition's rare word ANDed with any other matches a few couplets, none its)
+            for r in self.db.conn.execute(
+                    f"{_CANDIDATE_SELECT} WHERE c.id IN (SELECT rowid FROM corpus_fts WHERE corpus_fts MATCH ?)",
+                    (" OR ".join(few),)):
+                found.setdefault(r["couplet_id"], Candidate(**r))
         if chosen:
             self._fts_candidates(" OR ".join(chosen), found)
 
@@ -151,7 +172,8 @@ class LinksRepo:
         words together. FTS5 ranks every couplet holding any word of an OR, so each OR takes
         the rarest words only while their couplets add up to OR_POSTINGS: its cost does not
         grow with the corpus (a word in more couplets than that finds nothing). `halves`, the
-        fallback (link_option asks it only for an option the others could not link): ANDs of
+        fallback (link_option asks it only for an option the others could not link, or linked
+        fuzzily under CLOSE): ANDs of
         the rarest words of each hemistich and of the option (_half_candidates)."""
         if stage == "keys":
             self._key_candidates(a, b, found)
@@ -195,7 +217,7 @@ class LinksRepo:
         corpus couplet verbatim (either order), which the first stage finds in one lookup of
         its hemistichs' keys; the later stages (fuzzy and damaged text, most of the time: long ORs for
         FTS5 to rank) are asked only while no verbatim link is found, the last (FALLBACK) only
-        while no link at all is."""
+        while no link at all is, or only a fuzzy one under CLOSE."""
         a, b = corpus_key(mesra1), corpus_key(mesra2)
         kw = {"threshold": threshold} if threshold is not None else {}
         if brute:  # every couplet is a candidate (the benchmark's baseline)
@@ -204,8 +226,8 @@ class LinksRepo:
         found: dict[int, Candidate] = {}
         d = Decision("unlinked")
         for stage in STAGES:
-            if stage == FALLBACK and d.status == "linked":
-                break  # the fast stages linked it (fuzzy, split or one hemistich)
+            if stage == FALLBACK and d.status == "linked" and (d.method != "fuzzy" or (d.score or 0) >= CLOSE):
+                break  # the fast stages linked it (split, one hemistich, or fuzzy and close)
             self._candidates(a, b, found, stage)
             d = decide(a, b, list(found.values()), own_poet=own_poet, **kw)
             if d.status == "linked" and d.method in VERBATIM and (
