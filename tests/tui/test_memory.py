@@ -8,7 +8,7 @@ import pytest
 from factories import add_run, recall_bank, recall_script
 from llm_server import LLMServer
 from textual.widgets import DataTable, TabbedContent
-from tui_helpers import bank_loaded, make_app, notices, open_screen, settle, until, wait_for
+from tui_helpers import bank_loaded, make_app, open_screen, settle, until, wait_for
 
 from persian_tui.access import AccessDenied, acting
 from persian_tui.store import Store
