@@ -21,7 +21,7 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -30,6 +30,9 @@ from ..access import Access
 from ..models.candidates import MIN_WORDS, Drawn
 from ..store import Store
 from .prose import Prose
+
+if TYPE_CHECKING:
+    from ..runs.tfidf_rows import Counts
 
 # each embedder has its own scale of cosines (a model's are all high): the thresholds are the
 # seed pool's own, with a floor for TF-IDF
@@ -92,13 +95,19 @@ def _unit(vectors: npt.ArrayLike) -> npt.NDArray[np.float32]:
     return v / norms[:, None]
 
 
-def _similarities(texts: list[str], embedder) -> npt.NDArray[np.float32]:
+def _similarities(texts: list[str], embedder, counts: Counts | None = None) -> npt.NDArray[np.float32]:
     """Cosine similarities of every pair of texts, by the meaning embedder (None: TF-IDF fitted
-    on these texts, as the similar-couplets search ranks)."""
+    on these texts, as the similar-couplets search ranks; from their `counts` when given, read
+    once for the lexical baseline too: the same values)."""
     if embedder is None:
         from ..runs.embedders import TfidfEmbedder
+        from ..runs.tfidf_rows import Fit
 
-        m = TfidfEmbedder.fitted_sparse(texts)
+        fit = Fit(counts) if counts is not None else None
+        if fit is not None and not fit.cut and counts is not None:
+            m = fit.sparse_rows(counts, range(len(texts)), stored_order=True)
+        else:
+            m = TfidfEmbedder.fitted_sparse(texts)
         norms = np.sqrt(np.asarray(m.multiply(m).sum(axis=1), dtype=np.float32).ravel())
         norms[norms == 0] = 1.0
         return np.asarray((m @ m.T).toarray(), dtype=np.float32) / np.outer(norms, norms)
@@ -110,20 +119,24 @@ class LexicalBaseline:
     """The lexical baseline a candidate must not be easy for: the project's TF-IDF (the values of
     the embedder `run embed tfidf` uses) fitted on a seed's texts and REFERENCE random couplets of
     the corpus, so its word weights are near the corpus's, as a bank-wide fit's are (a fit on
-    the four alone is not); fitted when first asked."""
+    the four alone is not); fitted when first asked. The reference's counts may be given read
+    once (runs/tfidf_rows.py: the same values as a fit on all the texts, without reading the
+    reference again for every seed)."""
 
-    def __init__(self, reference: list[str], texts: list[str]):
-        self.reference, self.texts = reference, texts
+    def __init__(self, reference: list[str] | Counts, texts: list[str], counts: Counts | None = None):
+        self.reference, self.texts, self.counts = reference, texts, counts  # counts: the texts' own
         self._matrix: Any = None  # scipy's CSR matrix
 
     def pick(self, rows: Sequence[int]) -> tuple[int, list[float]]:
         """Its answer (1..4) and scores (centroid scorer, lowest is the outlier) on four of the
         texts (their indices, in option order)."""
-        from ..runs.embedders import TfidfEmbedder
         from ..runs.outlier import predict
+        from ..runs.tfidf_rows import Counts, Fit
 
-        if self._matrix is None:
-            self._matrix = TfidfEmbedder.fitted_sparse([*self.texts, *self.reference])
+        if self._matrix is None:  # every text's row, once per seed (each pick reads four)
+            reference = self.reference if isinstance(self.reference, Counts) else Counts(self.reference)
+            counts = self.counts or Counts(self.texts)
+            self._matrix = Fit(counts, reference).sparse_rows(counts, range(len(self.texts)))
         vectors = self._matrix[list(rows)].toarray()
         picked, scores = predict(vectors[None, :, :], "centroid")
         return int(picked[0]), [round(float(x), 4) for x in scores[0]]
@@ -245,7 +258,9 @@ def propose(store: Store, who: Access, count: int, *, embedder_spec: str = "tfid
                            + " has a couplet in the bank")
     allowed = set(poems)  # the drawable poems (of the chosen poets)
     rng = random.Random(seed)
-    reference = store.candidates.sample_texts(REFERENCE, rng)
+    from ..runs.tfidf_rows import Counts
+
+    reference = Counts(store.candidates.sample_texts(REFERENCE, rng))  # read once for every seed
     if prose is not None:
         name += f" on prose of run {prose.run_id}"
     result = Proposal(asked=count, embedder=name, prose=prose)
@@ -285,13 +300,15 @@ def propose(store: Store, who: Access, count: int, *, embedder_spec: str = "tfid
             continue
         texts = [f"{d.couplet.mesra1} {d.couplet.mesra2}" for d in (seed_couplet, *pool)]
         embedded = [prose.texts[d.id] for d in (seed_couplet, *pool)] if prose is not None else texts
+        counts = Counts(texts)  # read once: the TF-IDF embedder's and the lexical baseline's
         try:
-            sims = _similarities(embedded, embedder)
+            sims = _similarities(embedded, embedder, counts if embedded is texts else None)
         except Exception as e:  # an endpoint or model failing mid-way: what was made is kept
             if batch:
                 result.ids += store.candidates.add(batch, proposed_by)
             raise ProposeError(f"embedder {embedder_spec}: {e} ({len(result.ids)} candidate(s) written)") from None
-        made = _make(seed_couplet, pool, sims, kind, rng, {d.id for d in form}, LexicalBaseline(reference, texts))
+        lexical = LexicalBaseline(reference, texts, counts)
+        made = _make(seed_couplet, pool, sims, kind, rng, {d.id for d in form}, lexical)
         if made is None:
             continue
         made.reasons["embedded"] = {"text": "verse"} if prose is None else \
