@@ -227,3 +227,18 @@ def test_the_probes_screen_at_80x24(tmp_path, snap_compare):
         await settle(pilot)
 
     assert snap_compare(make_app(path, db_label="probes.db"), terminal_size=(80, 24), run_before=reach)
+
+
+async def test_enter_on_a_corpus_paraphrase_run_says_where_its_prose_goes(db):
+    path, _ = db
+    with Store(path) as store:
+        run = store.runs.create_run("paraphrase", "poet", {"corpus": True, "uids": [], "couplets": []},
+                                    total=0, status="done")
+    app = make_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_screen(pilot, "m", RunsScreen)
+        await settle(pilot)
+        assert screen.selected_id == run.id
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is screen and f"corpus propose --paraphrases {run.id}" in app.notices[-1]

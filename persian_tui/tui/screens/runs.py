@@ -468,6 +468,10 @@ class RunsScreen(AppState, Screen[None]):
                 return
             self.app.push_screen(RunProbesScreen(run_id))
             return
+        if s is not None and s.run.kind == "paraphrase" and s.run.params.get("corpus"):
+            self.notify(f"run {run_id} wrote the prose of corpus couplets, not answers: `persian-tui corpus "
+                        f"propose --paraphrases {run_id}` embeds it (see the fresh-questions guide)", timeout=6)
+            return
         from .run_detail import RunDetailScreen
 
         self.app.push_screen(RunDetailScreen(run_id))
