@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from functools import cache
 
 import numpy as np
 import numpy.typing as npt
@@ -27,6 +28,12 @@ def _vectorizers():
             TfidfVectorizer(analyzer=_char_wb_grams, **common)]
 
 
+@cache
+def _analyzers() -> list:
+    """The two parts' analyzers (text -> its terms), made once."""
+    return [v.build_analyzer() for v in _vectorizers()]
+
+
 class Counts:
     """Each text's term counts, per part (word unigrams, character 2-4-grams), the totals over
     the texts (occurrences and documents), and each term's rank of first appearance (the order
@@ -40,19 +47,29 @@ class Counts:
 
         self.texts = list(texts)
         docs = [t.replace(ZWNJ, " ") for t in _prepare(self.texts, "hazm")]
-        analyzers = [v.build_analyzer() for v in _vectorizers()]
+        analyzers = _analyzers()
         self.n = len(docs)
         self.docs: list[list[Counter[str]]] = []
         self.total: list[Counter[str]] = []
         self.df: list[Counter[str]] = []
         self.first: list[dict[str, int]] = []
+        self.ids: list[npt.NDArray[np.int64]] = []
+        self.counts: list[npt.NDArray[np.float32]] = []
+        self.ptr: list[npt.NDArray[np.int64]] = []
         for a in analyzers:
             tokens = [a(d) for d in docs]
             part = [Counter(t) for t in tokens]
             self.docs.append(part)
             self.total.append(Counter(chain.from_iterable(tokens)))
             self.df.append(Counter(chain.from_iterable(part)))
-            self.first.append({t: i for i, t in enumerate(dict.fromkeys(chain.from_iterable(part)))})
+            first = {t: i for i, t in enumerate(dict.fromkeys(chain.from_iterable(part)))}
+            self.first.append(first)
+            # every (text, term) as flat arrays: the term's first-appearance rank, its count
+            sizes = [len(c) for c in part]
+            self.ids.append(np.fromiter((first[t] for c in part for t in c), dtype=np.int64, count=sum(sizes)))
+            self.counts.append(np.fromiter((v for c in part for v in c.values()), dtype=np.float32,
+                                           count=sum(sizes)))
+            self.ptr.append(np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)]))
 
 
 class Fit:
@@ -99,16 +116,21 @@ class Fit:
         from sklearn.preprocessing import normalize
 
         out = []
+        rows = np.asarray(indices, dtype=np.int64)
         for k in range(2):
-            vocab, data, cols, ptr = self.vocab[k], [], [], [0]
-            rank = counts.first[k] if stored_order else vocab
-            for i in indices:
-                hits = sorted((rank[t], vocab[t], c) for t, c in counts.docs[k][i].items() if t in vocab)
-                cols += [j for _, j, _ in hits]
-                data += [c for _, _, c in hits]
-                ptr.append(len(cols))
-            m = sp.csr_matrix((np.array(data, dtype=np.float32), np.array(cols, dtype=np.int64), ptr),
-                              shape=(len(indices), len(vocab)), dtype=np.float32)
+            vocab = self.vocab[k]
+            column = np.array([vocab.get(t, -1) for t in counts.first[k]], dtype=np.int64)  # rank -> column
+            starts, lengths = counts.ptr[k][rows], counts.ptr[k][rows + 1] - counts.ptr[k][rows]
+            offsets = np.cumsum(lengths) - lengths  # each row's entries, where they are in `counts`
+            pos = np.arange(int(lengths.sum()), dtype=np.int64) + np.repeat(starts - offsets, lengths)
+            row_of = np.repeat(np.arange(len(rows), dtype=np.int64), lengths)
+            ids = counts.ids[k][pos]
+            cols = column[ids]
+            kept = cols >= 0
+            ids, cols, row_of, vals = ids[kept], cols[kept], row_of[kept], counts.counts[k][pos][kept]
+            order = np.lexsort((ids if stored_order else cols, row_of))  # by row, then as stored
+            indptr = np.concatenate([[0], np.cumsum(np.bincount(row_of, minlength=len(rows)))])
+            m = sp.csr_matrix((vals[order], cols[order], indptr), shape=(len(rows), len(vocab)), dtype=np.float32)
             np.log(m.data, m.data)  # sublinear tf
             m.data += 1
             m.data *= self.idf[k][m.indices]
