@@ -241,4 +241,4 @@ async def test_enter_on_a_corpus_paraphrase_run_says_where_its_prose_goes(db):
         assert screen.selected_id == run.id
         await pilot.press("enter")
         await pilot.pause()
-        assert app.screen is screen and f"corpus propose --paraphrases {run.id}" in app.notices[-1]
+        assert app.screen is screen and f"corpus propose --count N --paraphrases {run.id}" in app.notices[-1]
