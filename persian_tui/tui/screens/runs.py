@@ -470,7 +470,8 @@ class RunsScreen(AppState, Screen[None]):
             return
         if s is not None and s.run.kind == "paraphrase" and s.run.params.get("corpus"):
             self.notify(f"run {run_id} wrote the prose of corpus couplets, not answers: `persian-tui corpus "
-                        f"propose --count N --paraphrases {run_id}` embeds it (see the fresh-questions guide)", timeout=6)
+                        f"propose --count N --paraphrases {run_id}` embeds it (see the fresh-questions guide)",
+                        timeout=6)
             return
         from .run_detail import RunDetailScreen
 
