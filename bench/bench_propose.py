@@ -8,6 +8,8 @@ for the TF-IDF baseline against the book's questions.
               baseline in the same run: a naive exhaustive pairing (each seed compared with every
               drawable couplet of the corpus, TF-IDF fitted on them all), timed on a few seeds.
               Checked on every candidate: four poems, none holding a bank couplet, provenance.
+              Against the code before the TF-IDF counts were read once (bench_propose_old.py) in
+              the same run, on the same database: CPU a seed, ratio, the same candidates.
   difficulty  on the Ganjoor excerpt (real text) with the seed's questions imported (the book's):
               the TF-IDF baseline (the project's embedder fitted on a set's texts, centroid scorer,
               as `run embed tfidf` scores) on the book's questions and on COUNT candidates taken
@@ -33,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_corpus import AVERAGE, SAMPLE, make_export  # noqa: E402
+from bench_propose_old import old_code  # noqa: E402
 
 from persian_tui.access import solo  # noqa: E402
 from persian_tui.corpus import ganjoor  # noqa: E402
@@ -57,6 +60,11 @@ def bank_of_corpus_couplets(store: Store, n: int, rng: random.Random) -> None:
                               "ORDER BY random() LIMIT ?", (n * 4,)).fetchall()
     store.questions.add_questions([Question(uid=f"b-{i:05d}", key=1, status="ready", options=[
         Option(p, *rows[i * 4 + p - 1]) for p in range(1, 5)]) for i in range(len(rows) // 4)])
+
+
+def shape(store: Store) -> list:
+    """The candidates as made: their couplets, outlier and reasons (every similarity)."""
+    return [[(x.poem, x.couplet) for x in c.couplets] + [c.outlier, c.reasons] for c in store.candidates.candidates()]
 
 
 def check(store: Store) -> tuple[int, int]:
@@ -122,12 +130,25 @@ def speed(poems: int, seeds: int, bank: int, db: Path | None = None) -> None:
             couplets = store.conn.execute("SELECT COUNT(*) FROM corpus_couplets").fetchone()[0]
             print(f"corpus: {couplets:,} couplets; bank of corpus couplets: "
                   f"{len(store.candidates.bank_poems()):,} poems excluded")
-            result = propose(store, solo("bench"), seeds, seed=1, tries=seeds)
-            total, good = check(store)
-            wall, cpu = result.seconds / result.tried, result.cpu_seconds / result.tried
-            print(f"corpus propose, {result.tried} seeds at this size (tfidf): {wall * 1000:.0f} ms a seed wall, "
-                  f"{cpu * 1000:.0f} ms CPU ({load('')}); {total} candidates made from the shuffled copies, "
-                  f"{good} with four poems, full provenance and no bank couplet")
+            runs = {}
+            for name in ("current", "before", "current again"):  # the cache warmed for both
+                store.conn.execute("DELETE FROM candidates")
+                store.conn.commit()
+                with old_code(name == "before"):
+                    result = propose(store, solo("bench"), seeds, seed=1, tries=seeds)
+                total, good = check(store)
+                runs[name] = (result, shape(store))
+                wall, cpu = result.seconds / result.tried, result.cpu_seconds / result.tried
+                print(f"corpus propose ({name}), {result.tried} seeds at this size (tfidf): {wall * 1000:.0f} ms a "
+                      f"seed wall, {cpu * 1000:.0f} ms CPU ({load('')}); {total} candidates made from the shuffled "
+                      f"copies, {good} with four poems, full provenance and no bank couplet")
+            cpu = min(runs[n][0].cpu_seconds / runs[n][0].tried for n in ("current", "current again"))
+            wall = min(runs[n][0].seconds / runs[n][0].tried for n in ("current", "current again"))
+            before = runs["before"][0]
+            print(f"  the counts read once: {before.cpu_seconds / before.tried / cpu:.2f}x less CPU a seed than "
+                  f"before ({before.seconds / before.tried / wall:.2f}x wall); the same candidates: "
+                  f"{runs['current'][1] == runs['before'][1] == runs['current again'][1]}")
+            SEED_COST.update(cpu_before=before.cpu_seconds / before.tried)
             per_seed, timed, drawable = naive_seconds_per_seed(store, NAIVE_SEEDS, rng)
             print(f"baseline, exhaustive pairing: {per_seed:.1f} s a seed at {drawable:,} drawable couplets "
                   f"(timed on {timed:,}, the fit shared by {NAIVE_SEEDS} seeds, scaled): "
@@ -173,7 +194,16 @@ def difficulty(count: int) -> None:
             ganjoor.import_corpus(store, SAMPLE)
             store.links.link_questions()
             book = [q for q in store.questions.questions() if q.key]
+            with old_code():  # before the counts were read once: the time, and the same candidates
+                before = propose(store, solo("bench"), count, seed=1)
+            made_before = shape(store)
+            store.conn.execute("DELETE FROM candidates")
+            store.conn.commit()
             result = propose(store, solo("bench"), count, seed=1)
+            print(f"difficulty on the excerpt, before the counts were read once: {len(before.ids)} candidates in "
+                  f"{before.cpu_seconds:.1f} s CPU ({len(before.ids) / before.cpu_seconds * 60:.1f} a CPU minute); "
+                  f"now {result.cpu_seconds:.1f} s: {before.cpu_seconds / result.cpu_seconds:.2f}x; the same "
+                  f"candidates: {made_before == shape(store)}")
             cands = store.candidates.candidates()
             sets = {
                 "book": ([[couplet_text(o.mesra1, o.mesra2) for o in q.options] for q in book], [q.key for q in book]),
@@ -187,7 +217,8 @@ def difficulty(count: int) -> None:
                   f"{result.tried} seeds tried, {per:.2f} a candidate; {load('')})")
             if SEED_COST:
                 print(f"  at the full size: {per:.2f} seeds a candidate x {SEED_COST['cpu'] * 1000:.0f} ms CPU a seed "
-                      f"= {60 / (per * SEED_COST['cpu']):.1f} candidates a CPU minute "
+                      f"= {60 / (per * SEED_COST['cpu']):.1f} candidates a CPU minute (before: "
+                      f"{60 / (per * SEED_COST['cpu_before']):.1f}) "
                       f"({60 / (per * SEED_COST['wall']):.1f} a minute at this run's load); the exhaustive "
                       f"pairing: {60 / (per * SEED_COST['naive']):.2f} a minute")
             for name, (right, n) in figures.items():

@@ -14,7 +14,7 @@ from typing import Literal
 
 from . import settings
 from .models import BankCounts, OptionLink, Question, QuestionRow
-from .models.recall import PRODUCTION
+from .models.recall import PRODUCTION, Probe
 from .models.users import Act, Role, check_name, may, refusal, roles_for
 from .store import Store
 
@@ -75,6 +75,12 @@ class Access:
             mine = seen.setdefault(position, {})
             mine[model] = mine.get(model, False) or score in ("complete", "partial")
         return {p: (sum(models.values()), len(models)) for p, models in sorted(seen.items())}
+
+    def run_probes(self, store: Store, run_id: int) -> list[Probe]:
+        """A recall run's probes (each couplet's cue, reply, score and error rate). AccessDenied
+        when blind, as couplet_recall: which couplets a model remembers points at the key."""
+        self.require("see_answers")
+        return store.probes.probes(run_id)
 
     def rows(self, rows: list[QuestionRow]) -> list[QuestionRow]:
         """Bank rows as this person may see them: without key, status or label count when

@@ -327,3 +327,15 @@ def corpus_key(text: str) -> str:
     """`match_key` without ZWNJ and hamza variants: the corpus's normalized copy, searched word
     by word, so "می‌رود" and "میرود" are one word (ZWNJ-insensitive search and linking)."""
     return corpus_key_once(text)
+
+
+def _arabic_script(c: str) -> bool:
+    o = ord(c)
+    return 0x0600 <= o <= 0x06FF or 0x0750 <= o <= 0x077F or 0xFB50 <= o <= 0xFDFF or 0xFE70 <= o <= 0xFEFF
+
+
+def persian_script_share(text: str) -> float:
+    """The share of the letters of `text` that are of the Arabic script Persian is written in
+    (0.0 for a text without letters)."""
+    letters = [c for c in text if c.isalpha()]
+    return sum(map(_arabic_script, letters)) / len(letters) if letters else 0.0

@@ -22,18 +22,21 @@ def _access(store, args):
 def cmd_propose(args: argparse.Namespace) -> int:
     from .. import settings
     from ..corpus.propose import ProposeError, check_request, propose
+    from ..corpus.prose import ProseError, load_prose
 
     spec = settings.similar_model(args.embedder)
     try:
         with open_store(args, read=True) as store:  # bad input is refused before anything is opened to write
             check_request(store, args.count, args.poet or ())
-    except ProposeError as e:
+            if args.paraphrases is not None:
+                load_prose(store, args.paraphrases)
+    except (ProposeError, ProseError) as e:
         raise UserError(str(e)) from None
     bar = ProgressBar("propose")
     with open_store(args) as store:
         try:
             result = propose(store, _access(store, args), args.count, embedder_spec=spec or "tfidf",
-                             poets=args.poet or (), seed=args.seed,
+                             poets=args.poet or (), seed=args.seed, paraphrases=args.paraphrases,
                              on_progress=lambda done, total, tried: bar(done, total, f"{tried} seed(s) tried"))
         except ProposeError as e:
             raise UserError(str(e)) from None
@@ -44,6 +47,8 @@ def cmd_propose(args: argparse.Namespace) -> int:
         print(f"proposed {len(result.ids)} candidate(s){short} by {sanitize(result.embedder)} in "
               f"{result.seconds:.1f} s ({rate:.0f} a minute); vet them: `persian-tui candidates list`, "
               f"or the Candidates screen")
+        if result.prose is not None:
+            print(sanitize(result.prose.summary()))
         if result.embedder == "tfidf":
             print("note: TF-IDF reads shared words, not meaning; an embedding model (--embedder st:NAME or "
                   "openai:MODEL) proposes closer trios")
@@ -127,6 +132,9 @@ def add_propose(co_sub) -> None:
                          "PERSIAN_TUI_SIMILAR_BASE_URL (default: the similar-couplets model setting, else tfidf)")
     pr.add_argument("--poet", action="append", metavar="NAME", help="draw only from this poet (repeatable)")
     pr.add_argument("--seed", type=bounded_int(0), default=0, help="random seed (default: 0)")
+    pr.add_argument("--paraphrases", type=bounded_int(1), metavar="RUN",
+                    help="embed the prose of this corpus paraphrase run (run paraphrase --corpus) rather than "
+                         "the verse; only couplets with prose are drawn")
     pr.set_defaults(func=cmd_propose)
 
 

@@ -135,8 +135,19 @@ def _anchors(store, args) -> list[str] | None:
         raise UserError(f"--anchors: {e}") from None
 
 
+def _corpus_options(args: argparse.Namespace) -> dict:
+    """`run paraphrase --corpus`: corpus couplets rather than the bank's questions."""
+    if not getattr(args, "corpus", False):
+        if getattr(args, "poet", None) or getattr(args, "corpus_seed", None) is not None:
+            raise UserError("--poet and --corpus-seed choose corpus couplets: give --corpus too")
+        return {}
+    if args.release or getattr(args, "anchors", None) is not None:
+        raise UserError("--corpus paraphrases corpus couplets, not questions: --release cannot be given with it")
+    return {"corpus": True, "poets": args.poet or None, "corpus_seed": args.corpus_seed}
+
+
 def cmd_run_llm(args: argparse.Namespace, kind: str = "llm") -> int:
-    from ..runs import create_llm_run, execute_llm_run
+    from ..runs import RunError, create_llm_run, execute_llm_run
 
     with open_store(args) as store:
         if args.resume is not None:
@@ -153,8 +164,11 @@ def cmd_run_llm(args: argparse.Namespace, kind: str = "llm") -> int:
                            max_failures=args.max_failures, cache=not args.no_cache,
                            questions=args.questions, limit=args.limit,
                            samples=getattr(args, "samples", None), release=args.release,
-                           anchors=_anchors(store, args))
-            new_run = create_llm_run(store, spec, kind=kind)
+                           anchors=_anchors(store, args), **_corpus_options(args))
+            try:
+                new_run = create_llm_run(store, spec, kind=kind)
+            except RunError as e:
+                raise UserError(str(e)) from None
             if spec.samples > 1 and not spec.temperature and spec.seed is None:
                 print(f"warning: {spec.samples} samples at temperature 0 without --seed may all be alike "
                       "(give --temperature, or --seed: sample k uses seed+k)", file=sys.stderr)
@@ -163,7 +177,9 @@ def cmd_run_llm(args: argparse.Namespace, kind: str = "llm") -> int:
             if leaks:
                 print(f"warning: {len(leaks)} question(s) share couplets with the few-shot examples "
                       f"(their answers are in the prompt): {', '.join(leaks[:10])}", file=sys.stderr)
-            print(f"run {run_id}: {spec.model} at {redact.url(spec.base_url)}, strategy {spec.strategy}"
+            what = (f"prose of {new_run.total} corpus couplets" if new_run.params.get("corpus")
+                    else f"strategy {spec.strategy}")
+            print(f"run {run_id}: {spec.model} at {redact.url(spec.base_url)}, {what}"
                   + (f", {spec.samples} samples per question" if spec.samples > 1 else "")
                   + (f", release {spec.release}" if spec.release else ""), file=sys.stderr)
         db = store.path
@@ -369,6 +385,13 @@ def add_commands(sub) -> None:
     par = run_sub.add_parser("paraphrase", help="an LLM writes each couplet as plain prose "
                              "(embed it later with run embed --paraphrases RUN)",
                              usage=ENDPOINT_USAGE.format(kind="paraphrase"))
+    par.add_argument("--corpus", action="store_true",
+                     help="paraphrase corpus couplets of poems none of whose couplets is in the bank (for corpus "
+                          "propose --paraphrases RUN) rather than the questions; --limit couplets (default: 500)")
+    par.add_argument("--poet", action="append", metavar="NAME",
+                     help="with --corpus: only this poet's poems (slug or name; repeat for several)")
+    par.add_argument("--corpus-seed", type=int, metavar="N",
+                     help="with --corpus: seed of the draw of the couplets (default: 0)")
     add_llm_options(par, answers=False)
     par.set_defaults(func=cmd_run_paraphrase)
     rec = run_sub.add_parser("recall", help="recall probes: does a model remember the couplets? "

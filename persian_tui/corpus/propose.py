@@ -21,14 +21,18 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
 from ..access import Access
-from ..models.candidates import Drawn
+from ..models.candidates import MIN_WORDS, Drawn
 from ..store import Store
+from .prose import Prose
+
+if TYPE_CHECKING:
+    from ..runs.tfidf_rows import Counts
 
 # each embedder has its own scale of cosines (a model's are all high): the thresholds are the
 # seed pool's own, with a floor for TF-IDF
@@ -38,7 +42,6 @@ MARGIN = {"tfidf": 0.05, "model": 0.0}  # the outlier's mean similarity to them 
 MARGIN_SD = 0.5  # ... and by this many standard deviations of the seed's similarities to its pool
 NEAREST = 12  # couplets closest to the seed among which the two others are chosen
 TRIES_PER = 40  # seeds tried per candidate asked for, at most
-MIN_WORDS = 4  # words a couplet needs to be drawn (a refrain alone says nothing)
 MAX_COUNT = 10_000
 REFERENCE = 2_000  # random corpus couplets the lexical baseline's word weights come from
 OUTLIERS_TRIED = 40  # outliers tried against the lexical baseline per seed, most shared words first
@@ -60,6 +63,7 @@ class Proposal:
     seconds: float = 0.0
     cpu_seconds: float = 0.0  # this process's CPU time (the machine may be shared)
     embedder: str = "tfidf"
+    prose: Prose | None = None  # the prose embedded (--paraphrases), with its share of the pools
 
 
 @dataclass(frozen=True)
@@ -76,17 +80,12 @@ def check_request(store: Store, count: int, poets: Sequence[str]) -> list[int] |
         raise ProposeError(f"--count must be at least 1 (got {count})")
     if count > MAX_COUNT:
         raise ProposeError(f"--count is at most {MAX_COUNT} per run (got {count})")
-    if not store.corpus.has_corpus():
-        raise ProposeError(f"{store.path} has no corpus: import one first with `persian-tui corpus import FOLDER`")
-    if not poets:
-        return None
-    ids: list[int] = []
-    for name in poets:
-        found = store.corpus.poet_ids(name)
-        if not found:
-            raise ProposeError(f"poet {name!r} is not in the corpus (`persian-tui corpus stats` lists the poets)")
-        ids += found
-    return sorted(set(ids))
+    from ..runs.corpus_prose import CorpusError, corpus_poet_ids
+
+    try:
+        return corpus_poet_ids(store, poets)
+    except CorpusError as e:
+        raise ProposeError(str(e)) from None
 
 
 def _unit(vectors: npt.ArrayLike) -> npt.NDArray[np.float32]:
@@ -96,13 +95,19 @@ def _unit(vectors: npt.ArrayLike) -> npt.NDArray[np.float32]:
     return v / norms[:, None]
 
 
-def _similarities(texts: list[str], embedder) -> npt.NDArray[np.float32]:
+def _similarities(texts: list[str], embedder, counts: Counts | None = None) -> npt.NDArray[np.float32]:
     """Cosine similarities of every pair of texts, by the meaning embedder (None: TF-IDF fitted
-    on these texts, as the similar-couplets search ranks)."""
+    on these texts, as the similar-couplets search ranks; from their `counts` when given, read
+    once for the lexical baseline too: the same values)."""
     if embedder is None:
         from ..runs.embedders import TfidfEmbedder
+        from ..runs.tfidf_rows import Fit
 
-        m = TfidfEmbedder.fitted_sparse(texts)
+        fit = Fit(counts) if counts is not None else None
+        if fit is not None and not fit.cut and counts is not None:
+            m = fit.sparse_rows(counts, range(len(texts)), stored_order=True)
+        else:
+            m = TfidfEmbedder.fitted_sparse(texts)
         norms = np.sqrt(np.asarray(m.multiply(m).sum(axis=1), dtype=np.float32).ravel())
         norms[norms == 0] = 1.0
         return np.asarray((m @ m.T).toarray(), dtype=np.float32) / np.outer(norms, norms)
@@ -114,20 +119,24 @@ class LexicalBaseline:
     """The lexical baseline a candidate must not be easy for: the project's TF-IDF (the values of
     the embedder `run embed tfidf` uses) fitted on a seed's texts and REFERENCE random couplets of
     the corpus, so its word weights are near the corpus's, as a bank-wide fit's are (a fit on
-    the four alone is not); fitted when first asked."""
+    the four alone is not); fitted when first asked. The reference's counts may be given read
+    once (runs/tfidf_rows.py: the same values as a fit on all the texts, without reading the
+    reference again for every seed)."""
 
-    def __init__(self, reference: list[str], texts: list[str]):
-        self.reference, self.texts = reference, texts
+    def __init__(self, reference: list[str] | Counts, texts: list[str], counts: Counts | None = None):
+        self.reference, self.texts, self.counts = reference, texts, counts  # counts: the texts' own
         self._matrix: Any = None  # scipy's CSR matrix
 
     def pick(self, rows: Sequence[int]) -> tuple[int, list[float]]:
         """Its answer (1..4) and scores (centroid scorer, lowest is the outlier) on four of the
         texts (their indices, in option order)."""
-        from ..runs.embedders import TfidfEmbedder
         from ..runs.outlier import predict
+        from ..runs.tfidf_rows import Counts, Fit
 
-        if self._matrix is None:
-            self._matrix = TfidfEmbedder.fitted_sparse([*self.texts, *self.reference])
+        if self._matrix is None:  # every text's row, once per seed (each pick reads four)
+            reference = self.reference if isinstance(self.reference, Counts) else Counts(self.reference)
+            counts = self.counts or Counts(self.texts)
+            self._matrix = Fit(counts, reference).sparse_rows(counts, range(len(self.texts)))
         vectors = self._matrix[list(rows)].toarray()
         picked, scores = predict(vectors[None, :, :], "centroid")
         return int(picked[0]), [round(float(x), 4) for x in scores[0]]
@@ -197,17 +206,43 @@ def _make(seed: Drawn, pool: list[Drawn], sims: npt.NDArray[np.float32], kind: s
     return None
 
 
+PROSE_POOL = 200  # couplets with prose a seed's pool is filled up to (--paraphrases)
+
+
+def _prose_pool(prose: Prose, pool: list[Drawn], with_prose: list[Drawn], seen: set, seed: Drawn, fresh,
+                rng: random.Random) -> list[Drawn]:
+    """A seed's pool when prose is embedded: its word-and-form pool's couplets with prose (the
+    share is counted), filled up to PROSE_POOL with random couplets with prose of other poems
+    (prose may be close in meaning without a shared word)."""
+    kept = [d for d in pool if d.id in prose.texts]
+    prose.seen[0] += len(kept)
+    prose.seen[1] += len(pool)
+    more = [d for d in with_prose if d.key not in seen and d.poem_id != seed.poem_id and fresh(d)]
+    for d in rng.sample(more, min(len(more), max(0, PROSE_POOL - len(kept)))):
+        seen.add(d.key)
+        kept.append(d)
+    return kept
+
+
 def propose(store: Store, who: Access, count: int, *, embedder_spec: str = "tfidf", poets: Sequence[str] = (),
             seed: int = 0, on_progress: Progress | None = None,
-            cancelled: Callable[[], bool] | None = None, tries: int | None = None) -> Proposal:
+            cancelled: Callable[[], bool] | None = None, tries: int | None = None,
+            paraphrases: int | None = None) -> Proposal:
     """Draw `count` candidates (fewer when the corpus runs out of seeds: `tries` seeds, by
-    default TRIES_PER per candidate, at most) and write them, a batch per transaction. Admins only (AccessDenied);
-    ProposeError: bad input, nothing written."""
+    default TRIES_PER per candidate, at most) and write them, a batch per transaction. With
+    `paraphrases` (a corpus paraphrase run), the embedder reads the couplets' prose, and only
+    couplets with prose are drawn (corpus/prose.py). Admins only (AccessDenied); ProposeError:
+    bad input, nothing written."""
+    from .prose import ProseError, load_prose
     from .similar import similar_embedder
 
     who.require("propose")
     proposed_by = who.user
     poet_ids = check_request(store, count, poets)
+    try:
+        prose = load_prose(store, paraphrases) if paraphrases is not None else None
+    except ProseError as e:
+        raise ProposeError(str(e)) from None
     try:
         embedder = similar_embedder(embedder_spec)
     except Exception as e:  # EmbedderError and the model loader's own: one line
@@ -223,8 +258,14 @@ def propose(store: Store, who: Access, count: int, *, embedder_spec: str = "tfid
                            + " has a couplet in the bank")
     allowed = set(poems)  # the drawable poems (of the chosen poets)
     rng = random.Random(seed)
-    reference = store.candidates.sample_texts(REFERENCE, rng)
-    result = Proposal(asked=count, embedder=name)
+    from ..runs.tfidf_rows import Counts
+
+    reference = Counts(store.candidates.sample_texts(REFERENCE, rng))  # read once for every seed
+    if prose is not None:
+        name += f" on prose of run {prose.run_id}"
+    result = Proposal(asked=count, embedder=name, prose=prose)
+    with_prose = sorted((d for d in prose.couplets.values() if d.poem_id in allowed), key=lambda d: d.id) \
+        if prose is not None else []
     started, cpu = time.monotonic(), time.process_time()
     batch: list[tuple[Sequence[int], int, str, dict[str, Any]]] = []
 
@@ -237,8 +278,11 @@ def propose(store: Store, who: Access, count: int, *, embedder_spec: str = "tfid
         if cancelled is not None and cancelled():
             break
         result.tried += 1
-        couplets = [d for d in store.candidates.poem_couplets(rng.choice(poems)) if fresh(d)]
-        if not couplets:
+        if prose is not None:  # a couplet with prose
+            couplets = [rng.choice(with_prose)] if with_prose else []
+        else:
+            couplets = [d for d in store.candidates.poem_couplets(rng.choice(poems)) if fresh(d)]
+        if not couplets or not fresh(couplets[0]):
             continue
         seed_couplet = rng.choice(couplets)
         c = seed_couplet.couplet
@@ -250,18 +294,25 @@ def propose(store: Store, who: Access, count: int, *, embedder_spec: str = "tfid
             if d.key not in seen and d.poem_id != seed_couplet.poem_id and fresh(d):
                 seen.add(d.key)
                 pool.append(d)
+        if prose is not None:
+            pool = _prose_pool(prose, pool, with_prose, seen, seed_couplet, fresh, rng)
         if len(pool) < 3:
             continue
         texts = [f"{d.couplet.mesra1} {d.couplet.mesra2}" for d in (seed_couplet, *pool)]
+        embedded = [prose.texts[d.id] for d in (seed_couplet, *pool)] if prose is not None else texts
+        counts = Counts(texts)  # read once: the TF-IDF embedder's and the lexical baseline's
         try:
-            sims = _similarities(texts, embedder)
+            sims = _similarities(embedded, embedder, counts if embedded is texts else None)
         except Exception as e:  # an endpoint or model failing mid-way: what was made is kept
             if batch:
                 result.ids += store.candidates.add(batch, proposed_by)
             raise ProposeError(f"embedder {embedder_spec}: {e} ({len(result.ids)} candidate(s) written)") from None
-        made = _make(seed_couplet, pool, sims, kind, rng, {d.id for d in form}, LexicalBaseline(reference, texts))
+        lexical = LexicalBaseline(reference, texts, counts)
+        made = _make(seed_couplet, pool, sims, kind, rng, {d.id for d in form}, lexical)
         if made is None:
             continue
+        made.reasons["embedded"] = {"text": "verse"} if prose is None else \
+            {"text": "prose", "paraphrase_run": prose.run_id, "prose": [prose.texts[d.id] for d in made.couplets]}
         used.update(d.id for d in made.couplets)
         batch.append(([d.id for d in made.couplets], made.outlier, name, made.reasons))
         if len(batch) >= 10:

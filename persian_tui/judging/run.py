@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..models import Run
-from ..runs.llm import LLMSession
 from ..runs.progress import Callback, RunError, RunProgress
+from ..runs.session import LLMSession
 from ..runs.spec import LLMRunSpec
 from ..store import Store
 

@@ -9,11 +9,13 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 from .corpus import CorpusCouplet
+from .vocabulary import ParseStatus
 
 CandidateState = Literal["proposed", "accepted", "rejected"]
 CANDIDATE_STATES: tuple[CandidateState, ...] = get_args(CandidateState)
 MAX_REASON = 500  # characters of a rejection's reason
 GANJOOR = "https://ganjoor.net"
+MIN_WORDS = 4  # words a corpus couplet needs to be drawn or paraphrased (a refrain alone says nothing)
 
 
 def couplet_link(c: CorpusCouplet) -> str:
@@ -68,3 +70,28 @@ class CandidateCounts:
     def acceptance(self) -> float | None:
         """Accepted among decided; None before any decision."""
         return self.accepted / self.decided if self.decided else None
+
+
+@dataclass
+class CoupletProse:
+    """One corpus couplet of a corpus paraphrase run (`run paraphrase --corpus`): the sha256 of
+    its verse as asked, the reply's status, the prose (when `ok`), the reply as given."""
+
+    couplet_id: int
+    verse_sha: str
+    status: ParseStatus = "api_error"
+    prose: str | None = None
+    reply: str | None = None
+    error: str | None = None
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    latency: float | None = None
+    cost: float | None = None
+    created_at: str = ""
+
+
+def verse_sha(mesra1: str, mesra2: str) -> str:
+    """The sha256 of a couplet's verse as a paraphrase run asks it (byte-exact)."""
+    import hashlib
+
+    return hashlib.sha256(f"{mesra1}\n{mesra2}".encode()).hexdigest()

@@ -24,8 +24,8 @@ _WHERE = {
     "couplet_text": "embedding", "create_embedding_run": "embedding", "execute_embedding_run": "embedding",
     "run_embedding": "embedding",
     "BUSY_RETRIES": "lifecycle", "LEASE_SECONDS": "lifecycle", "Breaker": "lifecycle",
-    "LLMSession": "llm", "cached_reply": "llm", "create_llm_run": "llm", "execute_llm_run": "llm",
-    "resume_overrides": "llm", "stored_spec": "llm",
+    "LLMSession": "session", "cached_reply": "session", "create_llm_run": "llm", "execute_llm_run": "llm",
+    "resume_overrides": "llm", "stored_spec": "session",
     "create_recall_run": "recall", "execute_recall_run": "recall",
     "Callback": "progress", "RunError": "progress", "RunProgress": "progress", "select_questions": "progress",
     "MAX_SAMPLES": "spec", "RESUME_OVERRIDES": "spec", "SPECS": "spec", "EmbedRunSpec": "spec",
@@ -47,9 +47,10 @@ def __getattr__(name: str) -> Any:
 if TYPE_CHECKING:
     from .embedding import couplet_text, create_embedding_run, execute_embedding_run, run_embedding
     from .lifecycle import BUSY_RETRIES, LEASE_SECONDS, Breaker
-    from .llm import LLMSession, cached_reply, create_llm_run, execute_llm_run, resume_overrides, stored_spec
+    from .llm import create_llm_run, execute_llm_run, resume_overrides
     from .progress import Callback, RunError, RunProgress, select_questions
     from .recall import create_recall_run, execute_recall_run
+    from .session import LLMSession, cached_reply, stored_spec
     from .spec import (
         MAX_SAMPLES,
         RESUME_OVERRIDES,

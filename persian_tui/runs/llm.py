@@ -7,8 +7,8 @@ times (sample k: the seed moved by k, the cache's repeat index k, with --shuffle
 option order) and stores every reply. Progress goes to a callback (the CLI prints it; the TUI
 posts it as a message); cancelling is a threading.Event checked between requests.
 
-`LLMSession` is the set-up every run that asks an endpoint shares (judge runs too): the run and
-its stored spec, the lease, the client, the concurrency gate, the breaker and the end."""
+`LLMSession` (runs/session.py) is the set-up every run that asks an endpoint shares. A paraphrase
+run of corpus couplets is made and executed by runs/corpus_prose.py."""
 
 from __future__ import annotations
 
@@ -16,19 +16,18 @@ import asyncio
 import hashlib
 import json
 import threading
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import redact
 from ..models import Prediction, Question, Run
 from ..store import Store
-from .lifecycle import Breaker, RowWriter, drive_requests, end_run, finish_run, save_when_free, take_lease
+from .lifecycle import save_when_free
 from .progress import Callback, RunError, RunProgress, select_questions, stored_progress
+from .session import LLMSession, cached_reply, stored_spec  # noqa: F401 - also imported from here
 from .spec import RESUME_OVERRIDES, LLMRunSpec, ParaphraseRunSpec
 
 if TYPE_CHECKING:
-    from .llm_client import Completion, LLMClient
     from .pace import RunPace
 
 
@@ -39,6 +38,10 @@ def create_llm_run(store: Store, spec: LLMRunSpec, *, kind: str = "llm") -> Run:
 
     if isinstance(spec, ParaphraseRunSpec):
         kind = "paraphrase"
+        if spec.corpus:  # corpus couplets rather than the bank's questions
+            from .corpus_prose import create_corpus_paraphrase_run
+
+            return create_corpus_paraphrase_run(store, spec)
     if kind == "paraphrase":
         spec.strategy = "paraphrase"
         questions = select_questions(store, spec.questions, spec.limit, spec.release, spec.anchors)
@@ -73,27 +76,6 @@ def llm_run_fields(spec: LLMRunSpec, questions: list[Question]) -> dict:
             "prompt_template": sample.template, "prompt_hash": sample.template_hash}
 
 
-def stored_spec(run: Run, overrides: dict | None = None) -> LLMRunSpec:
-    """The run's stored spec with the allowed resume overrides (see resume_overrides)."""
-    from .spec import RecallRunSpec
-
-    cls = RecallRunSpec if run.kind == "recall" else LLMRunSpec
-    fields = cls.model_fields
-    data = {k: v for k, v in run.params.items() if k in fields}
-    data.update(overrides or {})
-    if redact.was_redacted(data.get("base_url")):
-        raise RunError(f"run {run.id}'s base URL had a password or key, which is never stored: "
-                       "give --base-url again to resume it")
-    from pydantic import ValidationError
-
-    from .spec import describe
-
-    try:
-        return cls.model_validate(data)
-    except ValidationError as e:
-        raise RunError(f"run {run.id}: {describe(e)}") from None
-
-
 def resume_overrides(store: Store, run: Run, given: dict) -> dict:
     """Check what a resume changes: reaching the endpoint and pushing it (base URL, key
     variable, concurrency, timeout, retries, limit) may change, and is recorded in the
@@ -108,83 +90,6 @@ def resume_overrides(store: Store, run: Run, given: dict) -> dict:
         shown = {k: redact.url(v) if k == "base_url" else v for k, v in changed.items()}
         store.runs.log_run(run.id, "resume-overrides", shown)
     return changed
-
-
-async def cached_reply(store: Store, client: LLMClient, spec: LLMRunSpec, messages: list[dict],
-                       response_format: dict | None = None, sample: int = 0,
-                       gate: asyncio.Semaphore | None = None) -> Completion:
-    """A completion from the cache when `spec.cache` and it was asked before, else from the
-    endpoint (then cached; errors raise LLMError and are never cached). Sample k has its own
-    cache entry (the key's repeat index) and seed."""
-    from .llm_client import Completion, cache_key
-
-    params = spec.request_params(sample)
-    if not spec.cache:  # (no key to hash: about 45 µs a request)
-        return await client.complete(messages, params=params, response_format=response_format, gate=gate)
-    key = cache_key(spec.base_url, spec.model, messages, params, response_format, repeat=sample)
-    cached = store.runs.cached_response(key)
-    if cached is not None:
-        return Completion(**cached, cached=True)
-    reply = await client.complete(messages, params=params, response_format=response_format, gate=gate)
-    store.runs.cache_response(key, reply.to_cache())
-    return reply
-
-
-class LLMSession:
-    """One execution of a run that asks an endpoint (LLM, paraphrase, recall or judge): opening it finds
-    the run (of one of `kinds`, else RunError "no `what` run"), its stored spec with `overrides`,
-    and takes the run's lease; `start()` marks it running and makes the client, the gate and the
-    breaker; `drive(tasks)` waits for the requests; `finish(...)` records the end."""
-
-    client: LLMClient  # these four: made by start()
-    gate: asyncio.Semaphore
-    breaker: Breaker
-    writer: RowWriter
-
-    def __init__(self, store: Store, run_id: int, kinds: tuple[str, ...], what: str,
-                 overrides: dict | None = None, cancel: threading.Event | None = None,
-                 pace: RunPace | None = None) -> None:
-        run = store.runs.get_run(run_id)
-        if run is None or run.kind not in kinds:
-            raise RunError(f"no {what} run {run_id}")
-        self.store, self.run, self.overrides = store, run, overrides
-        self.spec, self.uids = stored_spec(run, overrides), run.params["uids"]
-        take_lease(store, run_id)
-        self.cancel = cancel or threading.Event()
-        self.pace = pace  # a sweep's run: shared endpoint limits, its model's gate, budgets
-
-    def limited(self, todo: list) -> list:
-        """`todo` cut to the resume's `limit` (a resume may ask only this many more)."""
-        if self.overrides and self.overrides.get("limit"):
-            return todo[:self.overrides["limit"]]
-        return todo
-
-    def start(self, write: Callable[[list], None] | None = None) -> None:
-        """`write(rows)`: how the run's rows are committed (by `writer`, in batches)."""
-        from .llm_client import LLMClient, settle_gc
-
-        settle_gc()
-        spec = self.spec
-        self.store.runs.set_run_status(self.run.id, "running")
-        self.client = LLMClient(spec.base_url, spec.model, api_key_env=spec.api_key_env,
-                                timeout=spec.timeout, max_retries=spec.max_retries, pace=self.pace)
-        self.gate = self.pace.model.gate if self.pace else asyncio.Semaphore(spec.concurrency)
-        self.breaker = Breaker(spec.max_failures, self.cancel)
-        self.writer = RowWriter(write or (lambda rows: None))
-
-    async def reply(self, messages: list[dict], response_format: dict | None = None, sample: int = 0) -> Completion:
-        """The reply (cached or asked); the caller holds a slot of `gate`, given up while a retry waits."""
-        return await cached_reply(self.store, self.client, self.spec, messages, response_format, sample,
-                                  self.gate)
-
-    async def drive(self, tasks: list) -> None:
-        await drive_requests(tasks, self.store, self.run.id, self.client, self.cancel, self.writer)
-
-    def finish(self, progress: RunProgress, finished: bool, on_progress: Callback | None) -> RunProgress:
-        if self.pace is not None and self.pace.stopped and not finished:
-            return end_run(self.store, progress, "cancelled", self.pace.stopped, on_progress)
-        return finish_run(self.store, progress, finished and not self.cancel.is_set(), on_progress,
-                          self.breaker)
 
 
 async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: bool = False,
@@ -202,6 +107,13 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
 
     store = Store(db_path)
     try:
+        found = store.runs.get_run(run_id)
+        if found is not None and found.kind == "paraphrase" and found.params.get("corpus"):
+            from .corpus_prose import execute_corpus_paraphrase_run
+
+            store.close()
+            return await execute_corpus_paraphrase_run(db_path, run_id, retry_errors=retry_errors,
+                                                       on_progress=on_progress, cancel=cancel, overrides=overrides)
         session = LLMSession(store, run_id, ("llm", "paraphrase"), "LLM or paraphrase", overrides, cancel, pace)
         run, spec, uids, cancel = session.run, session.spec, session.uids, session.cancel
         K = spec.samples

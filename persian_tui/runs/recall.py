@@ -21,8 +21,8 @@ from pathlib import Path
 from ..models import Question, Run
 from ..models.recall import Probe, score_recall
 from ..store import Store
-from .llm import LLMSession
 from .progress import Callback, RunError, RunProgress, select_questions
+from .session import LLMSession
 from .spec import RecallRunSpec
 
 

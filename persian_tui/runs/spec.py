@@ -117,6 +117,11 @@ class ParaphraseRunSpec(LLMRunSpec):
     shuffle_seed: None = None
     exemplars: int = Field(0, ge=0, le=0)
     samples: int = Field(1, ge=1, le=1)
+    # corpus couplets (of poems none of whose couplets is in the bank) instead of the bank's
+    # questions: `limit` of them (default CORPUS_LIMIT), drawn with `corpus_seed`, of `poets`
+    corpus: bool = False
+    poets: list[str] | None = None
+    corpus_seed: int = Field(0, ge=0, lt=2**32)
 
 
 class RecallRunSpec(LLMRunSpec):

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from .candidates import CandidatesRepo
 from .corpus import CorpusRepo
+from .corpus_prose import CorpusProseRepo
 from .curation import CurationRepo
 from .db import BUSY_TIMEOUT_MS, Database
 from .imports import ImportsRepo
@@ -43,3 +44,4 @@ class Store(Database):
         self.releases = ReleasesRepo(self)
         self.users = UsersRepo(self)
         self.candidates = CandidatesRepo(self)
+        self.corpus_prose = CorpusProseRepo(self)

@@ -23,6 +23,7 @@ from persian_tui.tui.screens.release import ReleaseScreen
 from persian_tui.tui.screens.report import ReportScreen
 from persian_tui.tui.screens.review import ReviewScreen
 from persian_tui.tui.screens.run_detail import RunDetailScreen
+from persian_tui.tui.screens.run_probes import RunProbesScreen
 from persian_tui.tui.screens.runs import RunsScreen
 from persian_tui.tui.screens.sweep import SweepScreen
 from persian_tui.tui.screens.taxonomy import TaxonomyScreen
@@ -41,6 +42,7 @@ SECTIONS = {
     ("adjudication.md", "The adjudication screen"): AdjudicationScreen,
     ("runs.md", "The runs screen"): RunsScreen,
     ("runs.md", "A run's answers"): RunDetailScreen,
+    ("memory.md", "A recall run's probes"): RunProbesScreen,
     ("sweeps.md", "From the app"): SweepScreen,
     ("judge.md", "Reviewing the judge"): ReviewScreen,
     ("judge.md", "The error taxonomy screen"): TaxonomyScreen,

@@ -198,4 +198,27 @@ MIGRATIONS: list[list[str]] = [
             SELECT name, 'removed', role, disabled_at FROM users WHERE disabled_at IS NOT NULL ORDER BY id
         """,
     ],
+    # 25: a paraphrase run of corpus couplets (`run paraphrase --corpus`): one row per (run, corpus
+    # couplet), the prose byte-exact, and the sha256 of the verse as asked (prose is used only
+    # while the corpus still holds that exact text)
+    [
+        """
+            CREATE TABLE corpus_paraphrases (
+                run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+                couplet_id INTEGER NOT NULL REFERENCES corpus_couplets (id) ON DELETE CASCADE,
+                verse_sha TEXT NOT NULL,
+                status TEXT NOT NULL CHECK (status IN
+                    ('ok', 'invalid', 'empty', 'refusal', 'api_error', 'ambiguous')),
+                prose TEXT,
+                reply TEXT,
+                error TEXT,
+                tokens_in INTEGER,
+                tokens_out INTEGER,
+                latency REAL,
+                cost REAL,
+                created_at TEXT NOT NULL,
+                PRIMARY KEY (run_id, couplet_id)
+            )
+        """,
+    ],
 ]

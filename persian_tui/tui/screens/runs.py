@@ -32,6 +32,7 @@ from ...store import LeaseHeld, StoreError
 from ..base import AppState
 from ..dialogs.common import ReasonDialog
 from ..dialogs.run_form import RunForm, Spec
+from ..guard import access
 from ..jobs import (
     FINAL,
     Job,
@@ -458,9 +459,19 @@ class RunsScreen(AppState, Screen[None]):
             self.notify("no run yet: n launches one", timeout=2)
             return
         s = self._selected()
-        if s is not None and s.run.kind == "recall":  # probes, not answers: the report reads them
-            self.notify(f"run {run_id} is a recall run: its probes are in the report's Memory tab (p on the "
-                        "bank, then 8) and in `persian-tui report -o DIR --format csv` (probes.csv)", timeout=6)
+        if s is not None and s.run.kind == "recall":  # probes, not answers (reviewers and admins)
+            from .run_probes import RunProbesScreen
+
+            if access(self).blind:
+                self.notify(f"run {run_id} is a recall run: its probes point at the keys, and are for "
+                            "reviewers and admins", severity="warning", timeout=4)
+                return
+            self.app.push_screen(RunProbesScreen(run_id))
+            return
+        if s is not None and s.run.kind == "paraphrase" and s.run.params.get("corpus"):
+            self.notify(f"run {run_id} wrote the prose of corpus couplets, not answers: `persian-tui corpus "
+                        f"propose --count N --paraphrases {run_id}` embeds it (see the fresh-questions guide)",
+                        timeout=6)
             return
         from .run_detail import RunDetailScreen
 

@@ -1,0 +1,119 @@
+"""The session every run that asks an endpoint shares (LLM, paraphrase, recall and judge runs):
+the run's stored spec, its lease, the client, the concurrency gate, the breaker, the cached
+replies and the end (see LLMSession)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from .. import redact
+from ..models import Run
+from ..store import Store
+from .lifecycle import Breaker, RowWriter, drive_requests, end_run, finish_run, take_lease
+from .progress import Callback, RunError, RunProgress
+from .spec import LLMRunSpec
+
+if TYPE_CHECKING:
+    from .llm_client import Completion, LLMClient
+    from .pace import RunPace
+
+
+def stored_spec(run: Run, overrides: dict | None = None) -> LLMRunSpec:
+    """The run's stored spec with the allowed resume overrides (see resume_overrides)."""
+    from .spec import RecallRunSpec
+
+    cls = RecallRunSpec if run.kind == "recall" else LLMRunSpec
+    fields = cls.model_fields
+    data = {k: v for k, v in run.params.items() if k in fields}
+    data.update(overrides or {})
+    if redact.was_redacted(data.get("base_url")):
+        raise RunError(f"run {run.id}'s base URL had a password or key, which is never stored: "
+                       "give --base-url again to resume it")
+    from pydantic import ValidationError
+
+    from .spec import describe
+
+    try:
+        return cls.model_validate(data)
+    except ValidationError as e:
+        raise RunError(f"run {run.id}: {describe(e)}") from None
+
+
+async def cached_reply(store: Store, client: LLMClient, spec: LLMRunSpec, messages: list[dict],
+                       response_format: dict | None = None, sample: int = 0,
+                       gate: asyncio.Semaphore | None = None) -> Completion:
+    """A completion from the cache when `spec.cache` and it was asked before, else from the
+    endpoint (then cached; errors raise LLMError and are never cached). Sample k has its own
+    cache entry (the key's repeat index) and seed."""
+    from .llm_client import Completion, cache_key
+
+    params = spec.request_params(sample)
+    if not spec.cache:  # (no key to hash: about 45 µs a request)
+        return await client.complete(messages, params=params, response_format=response_format, gate=gate)
+    key = cache_key(spec.base_url, spec.model, messages, params, response_format, repeat=sample)
+    cached = store.runs.cached_response(key)
+    if cached is not None:
+        return Completion(**cached, cached=True)
+    reply = await client.complete(messages, params=params, response_format=response_format, gate=gate)
+    store.runs.cache_response(key, reply.to_cache())
+    return reply
+
+
+class LLMSession:
+    """One execution of a run that asks an endpoint (LLM, paraphrase, recall or judge): opening it finds
+    the run (of one of `kinds`, else RunError "no `what` run"), its stored spec with `overrides`,
+    and takes the run's lease; `start()` marks it running and makes the client, the gate and the
+    breaker; `drive(tasks)` waits for the requests; `finish(...)` records the end."""
+
+    client: LLMClient  # these four: made by start()
+    gate: asyncio.Semaphore
+    breaker: Breaker
+    writer: RowWriter
+
+    def __init__(self, store: Store, run_id: int, kinds: tuple[str, ...], what: str,
+                 overrides: dict | None = None, cancel: threading.Event | None = None,
+                 pace: RunPace | None = None) -> None:
+        run = store.runs.get_run(run_id)
+        if run is None or run.kind not in kinds:
+            raise RunError(f"no {what} run {run_id}")
+        self.store, self.run, self.overrides = store, run, overrides
+        self.spec, self.uids = stored_spec(run, overrides), run.params["uids"]
+        take_lease(store, run_id)
+        self.cancel = cancel or threading.Event()
+        self.pace = pace  # a sweep's run: shared endpoint limits, its model's gate, budgets
+
+    def limited(self, todo: list) -> list:
+        """`todo` cut to the resume's `limit` (a resume may ask only this many more)."""
+        if self.overrides and self.overrides.get("limit"):
+            return todo[:self.overrides["limit"]]
+        return todo
+
+    def start(self, write: Callable[[list], None] | None = None) -> None:
+        """`write(rows)`: how the run's rows are committed (by `writer`, in batches)."""
+        from .llm_client import LLMClient, settle_gc
+
+        settle_gc()
+        spec = self.spec
+        self.store.runs.set_run_status(self.run.id, "running")
+        self.client = LLMClient(spec.base_url, spec.model, api_key_env=spec.api_key_env,
+                                timeout=spec.timeout, max_retries=spec.max_retries, pace=self.pace)
+        self.gate = self.pace.model.gate if self.pace else asyncio.Semaphore(spec.concurrency)
+        self.breaker = Breaker(spec.max_failures, self.cancel)
+        self.writer = RowWriter(write or (lambda rows: None))
+
+    async def reply(self, messages: list[dict], response_format: dict | None = None, sample: int = 0) -> Completion:
+        """The reply (cached or asked); the caller holds a slot of `gate`, given up while a retry waits."""
+        return await cached_reply(self.store, self.client, self.spec, messages, response_format, sample,
+                                  self.gate)
+
+    async def drive(self, tasks: list) -> None:
+        await drive_requests(tasks, self.store, self.run.id, self.client, self.cancel, self.writer)
+
+    def finish(self, progress: RunProgress, finished: bool, on_progress: Callback | None) -> RunProgress:
+        if self.pace is not None and self.pace.stopped and not finished:
+            return end_run(self.store, progress, "cancelled", self.pace.stopped, on_progress)
+        return finish_run(self.store, progress, finished and not self.cancel.is_set(), on_progress,
+                          self.breaker)
