@@ -1,37 +1,52 @@
 """Incremental search over the bank, in memory.
 
 SQLite's instr() scans 10,000 search texts in 20-120 ms; Python's substring search does it
-in a few. The entries are re-read only when the database has changed (any connection)."""
+in a few. The entries are re-read only when the database has changed (any connection).
+
+Who searches decides what a search runs over (``persian_tui.access``): a blind person's search
+matches only what they are shown (couplets, stem, ids, category, tags), never a poet, a source
+page, a corpus link or a status, so a search cannot tell them what the label screen hides."""
 
 from __future__ import annotations
 
+from ..access import Access
 from ..store import Store
 from ..text import search_compact, search_terms
+
+Entry = tuple[str, str, str, str | None]
 
 
 class BankSearch:
     def __init__(self, store: Store):
         self.store = store
-        self._version: tuple[int, int] | None = None
-        self._entries: list[tuple[str, str, str, str | None]] = []
+        self._read: dict[bool, tuple[tuple[int, int], list[Entry]]] = {}
 
-    def refresh(self) -> None:
+    def entries(self, sees_sources: bool) -> list[Entry]:
+        """(uid, compacted search text, status, category) of every question, re-read when the
+        database changed: the full text for who sees sources, else the blind one."""
         version = self.store.data_version()
-        if version != self._version:
-            self._entries = [(uid, search_compact(body), st, cat)
-                             for uid, body, st, cat in self.store.questions.search_entries()]
-            self._version = version
+        read = self._read.get(sees_sources)
+        if read is None or read[0] != version:
+            rows = (self.store.questions.search_entries() if sees_sources
+                    else self.store.questions.blind_search_entries())
+            read = (version, [(uid, search_compact(body), st, cat) for uid, body, st, cat in rows])
+            self._read[sees_sources] = read
+        return read[1]
 
-    def uids(self, text: str = "", *, status: str | None = None,
+    def uids(self, text: str = "", *, who: Access, status: str | None = None,
              category: str | None = None) -> list[str]:
-        """Matching uids in bank order: every word of `text` (normalized like the stored
-        search text, so ي/ك find ی/ک; a ZWNJ, a space or nothing between the parts of a word
-        all match) must occur; status and category must equal."""
-        self.refresh()
+        """Matching uids in bank order, as ``who`` may search: every word of `text` (normalized
+        like the stored search text, so ي/ك find ی/ک; a ZWNJ, a space or nothing between the
+        parts of a word all match) must occur; status and category must equal. AccessDenied
+        for a blind person's status filter or poet:/form: facet."""
         words, facets = split_facets(text)
+        if facets:
+            who.require("see_sources")
+        status = who.status_filter(status)
+        entries = self.entries(who.may("see_sources"))
         allowed = self.store.links.provenance_uids(**facets) if facets else None
         terms = search_terms(words)
-        return [uid for uid, body, st, cat in self._entries
+        return [uid for uid, body, st, cat in entries
                 if (status is None or st == status) and (category is None or cat == category)
                 and (allowed is None or uid in allowed) and all(t in body for t in terms)]
 

@@ -16,8 +16,8 @@ from ..text import normalize
 Role = Literal["annotator", "reviewer", "admin"]
 ROLES: tuple[Role, ...] = get_args(Role)
 
-Act = Literal["label", "see_answers", "adjudicate", "review", "author", "propose", "run", "release", "settings",
-              "users"]
+Act = Literal["label", "see_answers", "see_sources", "adjudicate", "review", "author", "propose", "run", "release",
+              "settings", "users"]
 ACTS: tuple[Act, ...] = get_args(Act)
 
 # act -> (the roles that may do it, what it is in a refusal: "<what> is for ...")
@@ -25,6 +25,7 @@ RULES: dict[Act, tuple[tuple[Role, ...], str]] = {
     "label": (("annotator", "reviewer", "admin"), "labelling"),
     "see_answers": (("reviewer", "admin"),
                     "seeing keys, model answers, judge verdicts and other annotators' labels"),
+    "see_sources": (("reviewer", "admin"), "seeing or searching poets, source pages and the corpus"),
     "adjudicate": (("reviewer", "admin"), "adjudicating keys"),
     "review": (("reviewer", "admin"), "reviewing the judge's verdicts"),
     "author": (("admin",), "authoring and importing questions, labels, guidelines and the error taxonomy"),
