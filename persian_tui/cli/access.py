@@ -49,7 +49,7 @@ COMMAND_ACTS: dict[str, ActOf] = {
     "candidates": "see_answers", "candidates list": "see_answers", "candidates accept": "propose",
     "candidates reject": "propose",
     "curate": "adjudicate", "release": _release,
-    "users": "users", "users add": "users", "users list": "users", "users history": "users",
+    "users": "users", "users add": "users", "users list": "users", "users history": "users", "users role": "users",
     "users remove": "users",
     "users passwd": "users", "web": "users",  # serving the app to everyone is an admin's
 }

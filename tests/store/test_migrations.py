@@ -151,6 +151,13 @@ def users_history_backfilled_from_the_users(s):
     assert [(e.event, e.role) for e in s.users.history("ali")][-1] == ("added", "reviewer")
 
 
+def users_history_takes_role_changes(s):
+    """The users' history rebuilt to hold role changes (`users role`): its lines kept, in order."""
+    s.users.set_role("ali", "reviewer")
+    assert [(e.name, e.event, e.role) for e in s.users.history()] == [
+        ("boss", "added", "admin"), ("ali", "added", "annotator"), ("ali", "role", "reviewer")]
+
+
 # (the version left at: the last one before the migration under test, its rows, what must hold after)
 CASES = [
     (1, "INSERT INTO questions (uid, created_at, updated_at, fingerprint) VALUES ('q-old', 't', 't', 'f')",
@@ -184,8 +191,11 @@ CASES = [
          "('q-book', 'book-full', '6', 't', 't', 'f1'), ('q-exp', 'exam', '1', 't', 't', 'f2'), "
          "('q-sample', 'persian-tui sample bank', '1', 't', 't', 'f3'), ('q-own', NULL, NULL, 't', 't', 'f4')",
      v20_questions_imported_from_a_book_have_origin_book),
-    (SCHEMA_VERSION - 1, "INSERT INTO users (name, role, created_at, disabled_at) VALUES "
+    (23, "INSERT INTO users (name, role, created_at, disabled_at) VALUES "
      "('boss', 'admin', 't1', NULL), ('ali', 'annotator', 't2', 't3')", users_history_backfilled_from_the_users),
+    (SCHEMA_VERSION - 1, "INSERT INTO users (name, role, created_at) VALUES ('boss', 'admin', 't1'), "
+     "('ali', 'annotator', 't2'); INSERT INTO user_events (name, event, role, at) VALUES "
+     "('boss', 'added', 'admin', 't1'), ('ali', 'added', 'annotator', 't2')", users_history_takes_role_changes),
 ]
 
 
