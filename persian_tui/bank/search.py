@@ -10,6 +10,7 @@ page, a corpus link or a status, so a search cannot tell them what the label scr
 from __future__ import annotations
 
 from ..access import Access
+from ..models.limits import check_text
 from ..store import Store
 from ..text import search_compact, search_terms
 
@@ -38,7 +39,9 @@ class BankSearch:
         """Matching uids in bank order, as ``who`` may search: every word of `text` (normalized
         like the stored search text, so ي/ك find ی/ک; a ZWNJ, a space or nothing between the
         parts of a word all match) must occur; status and category must equal. AccessDenied
-        for a blind person's status filter or poet:/form: facet."""
+        for a blind person's status filter or poet:/form: facet; ValueError for a search past
+        its cap (models/limits.py)."""
+        check_text("search", text)
         words, facets = split_facets(text)
         if facets:
             who.require("see_sources")

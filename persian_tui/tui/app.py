@@ -21,6 +21,7 @@ from ..access import Access, AccessDenied, acting, solo
 from ..bank.search import BankSearch
 from ..bidi import MODES, Mode
 from ..models import QueueMode, QueueScope
+from ..models.limits import paste_problem
 from ..store import DatabaseError, Store, StoreError, discard_if_unused, is_there
 from .base import TuiApp
 from .commands import ScreenCommands
@@ -121,7 +122,12 @@ class PersianTUI(TuiApp):
     # ------------------------------------------------------------ keys typed ahead
 
     async def on_event(self, event: events.Event) -> None:
-        """Keys go where they were typed, in order (see ``typeahead``)."""
+        """Keys go where they were typed, in order (see ``typeahead``); a paste longer than any
+        field takes is refused here, in a notice, before a field sees it."""
+        if isinstance(event, events.Paste) and not event.is_forwarded and (why := paste_problem(event.text)):
+            event.stop()
+            self.notify(why, severity="warning", timeout=8)
+            return
         if not await self.type_ahead.take(event):
             await super().on_event(event)
 

@@ -179,3 +179,9 @@ class PersonService(AppService):
     @property
     def finished(self) -> asyncio.Task[None] | None:
         return self._task
+
+    @property
+    def exit_status(self) -> int | None:
+        """The app process's exit status once it has ended (None: running, or never started)."""
+        process = self._process
+        return None if process is None else process.returncode

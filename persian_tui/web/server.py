@@ -19,6 +19,7 @@ import jinja2
 from aiohttp import WSMsgType, web
 from textual_serve.server import Server, to_int
 
+from ..models.limits import MESSAGE_BYTES
 from ..models.users import MAX_NAME, User, same_person
 from ..passwords import verify_password
 from ..store import Store
@@ -294,6 +295,7 @@ class WebServer(Server):
             "config": {"static": {"url": "/static/"}},
             "application": {"name": "persian-tui"},
             "can_sign_out": request["session"] is not None,
+            "message_bytes": MESSAGE_BYTES,
         }
         return aiohttp_jinja2.render_template("app_index.html", request, context)
 
@@ -303,14 +305,14 @@ class WebServer(Server):
             raise web.HTTPForbidden(text="foreign origin")
         user: User = request["user"]
         session: Session | None = request["session"]
-        ws = web.WebSocketResponse(heartbeat=15, max_msg_size=1024 * 1024)
+        ws = web.WebSocketResponse(heartbeat=15, max_msg_size=MESSAGE_BYTES)
         await ws.prepare(request)
         width = to_int(request.query.get("width", "80"), 80)
         height = to_int(request.query.get("height", "24"), 24)
         self.sizes[user.name] = (width, height)
 
-        async def close() -> None:
-            await ws.close()
+        async def close() -> None:  # the app ended by itself (q, a crash): the end card says which
+            await ws.close(**ended_by(service))
 
         service = self.warm.pop(_key(user, session), None)
         if service is not None and (service.user != user.name or service.role != user.role or not await
@@ -330,7 +332,7 @@ class WebServer(Server):
         warm = service is not None
         if service is None:
             service = self._service(user, width, height, write_bytes=ws.send_bytes, write_str=ws.send_str,
-                                    close=ws.close)
+                                    close=close)
         service.last_input = time.monotonic()
         live = Live(service, ws, user.name, session.token if session else None)
         self.live.append(live)
@@ -400,7 +402,7 @@ class WebServer(Server):
         task = live.service.finished
         if task is not None:
             await asyncio.shield(task)
-        await live.ws.close()
+        await live.ws.close(**ended_by(live.service))
 
     async def _process_messages(self, websocket: web.WebSocketResponse,  # type: ignore[override, unused-ignore]
                                 app_service: PersonService) -> None:
@@ -534,3 +536,12 @@ def _random_secret() -> bytes:
     import secrets
 
     return secrets.token_bytes(32)
+
+
+def ended_by(service: PersonService | None) -> dict[str, Any]:
+    """How a tab whose app ended by itself closes: its code and the reason its end card shows."""
+    status = None if service is None else service.exit_status
+    if status in (0, None):
+        return {"code": 1000, "message": b"The app was closed. Saved labels are kept."}
+    return {"code": 1011, "message": f"The app stopped unexpectedly (exit status {status}). Saved labels are kept."
+            .encode()}

@@ -19,6 +19,7 @@ from ... import bidi, display
 from ...access import AccessDenied
 from ...bidi import MODES, BidiMode
 from ...models import STATUSES, BankCounts
+from ...models.limits import limit
 from ..base import AppState
 from ..fields.persian_input import PersianInput
 from ..guard import Guarded, access, refused
@@ -121,7 +122,7 @@ class BankScreen(AppState, Guarded, Screen[None]):
         with Horizontal(id="search-bar"):
             yield Label("search ", id="search-label")
             yield PersianInput(placeholder=SEARCH_HINT if access(self).may("see_sources") else BLIND_SEARCH_HINT,
-                        id="search", compact=True, select_on_focus=False)
+                               max_length=limit("search"), id="search", compact=True, select_on_focus=False)
             yield Static(id="filters")
         with Container(id="body"):
             yield BankTable(id="table", blind=access(self).blind)
@@ -180,7 +181,7 @@ class BankScreen(AppState, Guarded, Screen[None]):
         try:
             self.matches = self.app.bank_search.uids(self.search, who=access(self), status=self.status,
                                                      category=self.category)
-        except AccessDenied as e:  # a blind person's poet: facet
+        except (AccessDenied, ValueError) as e:  # a blind person's poet: facet; a search past its cap
             self.matches = []
             self.notify(str(e), severity="warning", timeout=5)
         self._table_width = table.size.width
