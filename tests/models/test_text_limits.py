@@ -68,3 +68,17 @@ def test_a_flag_an_error_category_and_a_reject_reason_are_checked_on_write(tmp_p
             store.candidates.decide(1, "rejected", "boss", reason=f"no{ESC}")
         with pytest.raises(ValueError, match="a search is at most 500 characters"):
             BankSearch(store).uids("ع" * (limit("search") + 1), who=solo())
+
+
+def test_the_security_page_lists_the_caps_the_code_has():
+    import re
+    from pathlib import Path
+
+    from persian_tui.models.limits import MAX_PASTE, MESSAGE_BYTES
+
+    page = (Path(__file__).parents[2] / "docs" / "guide" / "security.md").read_text("utf-8")
+    rows = [line.strip() for line in page.splitlines() if line.strip().startswith("| ")]
+    shown = {int(n.replace(",", "")) for row in rows for pair in re.findall(r"\| ([\d,]+)(?: / ([\d,]+))? \|", row)
+             for n in pair if n}
+    assert shown == {most for most, _, _ in LIMITS.values()} | {MAX_PASTE}, shown
+    assert MESSAGE_BYTES == 2**20 and "| 1 MB |" in page
