@@ -31,7 +31,7 @@ from .safe_output import SHOW_CONTROLS
 from .screens.bank import BankScreen
 from .screens.help import HelpScreen
 from .typeahead import TypeAhead
-from .web_bridge import watch_unsaved
+from .web_bridge import ask_sign_out, signed_in_browser, watch_unsaved
 
 BUSY_MS = 250  # the UI thread waits this long for a write lock, then retries in a worker (Harlequin)
 
@@ -89,6 +89,7 @@ class PersianTUI(TuiApp):
         # who is acting and what they may do (resolved when the store opens; see tui/guard.py)
         self.access: Access = solo(annotator)
         self.type_ahead = TypeAhead(self, super().on_event)
+        self.signed_in_browser = signed_in_browser()  # offers Sign out (F10)
 
     fatal_error: str | None = None  # a one-line reason the app ended (printed after exit)
 
@@ -343,6 +344,26 @@ class PersianTUI(TuiApp):
                                + "\n".join(f"• {line}" for line in lost))
         dialog.quit_question = True
         self.push_screen(dialog, answered)
+
+    def action_sign_out(self) -> None:
+        """F10 in a browser: sign out, asking first when that would lose an edit or stop a run
+        (the server ends the session and closes the tab, saying so)."""
+        if not self.signed_in_browser:
+            self.notify("Sign out is for a browser session (persian-tui web)", timeout=4)
+            return
+        lost = self.unsaved_work()
+        if not lost:
+            ask_sign_out(self)
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                ask_sign_out(self)
+
+        from .dialogs.common import ConfirmDialog
+
+        self.push_screen(ConfirmDialog("Sign out? Signing out now loses or stops:\n"
+                                       + "\n".join(f"• {line}" for line in lost)), answered)
 
     def action_help_quit(self) -> None:
         """Ctrl+C (when there is no selection to copy): with work that quitting would lose, the

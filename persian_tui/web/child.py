@@ -18,6 +18,8 @@ from .. import settings
 from ..models.users import Role
 
 UNSAVED = "persian_tui_unsaved"  # meta the app sends when it starts or stops holding unsaved work
+SIGN_OUT = "persian_tui_sign_out"  # meta the app sends to sign its person out (tui/web_bridge.py)
+SIGN_OUT_ENV = "PERSIAN_TUI_WEB_SIGN_OUT"  # "1": the app runs for a signed-in session (offers Sign out)
 STOP_SECONDS = 5.0  # a process that has not quit this long after being asked is killed
 SETTLE_SECONDS = 0.3  # a pre-started app quiet this long has finished starting up
 SETTLE_LIMIT = 20.0
@@ -32,7 +34,8 @@ def command(db: Path, user: str) -> list[str]:
             "--annotator", user]
 
 
-def environment(role: Role, pass_env: tuple[str, ...], width: int, height: int) -> dict[str, str]:
+def environment(role: Role, pass_env: tuple[str, ...], width: int, height: int, *,
+                sign_out: bool = False) -> dict[str, str]:
     """The app process's environment: the allow-list (settings.WEB_CHILD_ENV), the --pass-env
     variables for an admin only (the runs screen reads keys by name), and what Textual's web
     driver needs."""
@@ -45,6 +48,8 @@ def environment(role: Role, pass_env: tuple[str, ...], width: int, height: int) 
         "TERM_PROGRAM_VERSION": version("textual-serve"), "COLUMNS": str(width), "ROWS": str(height),
         "PYTHONIOENCODING": "utf-8",
     })
+    if sign_out:
+        env[SIGN_OUT_ENV] = "1"
     return env
 
 
@@ -70,6 +75,7 @@ class PersonService(AppService):
                          write_str=write_str or self._keep_str, close=close or self._ended_early, **kwargs)
         self.argv, self.env, self.user, self.role = argv, env, user, role
         self.last_input = 0.0
+        self.on_sign_out: Callable[[], None] | None = None  # the server ends the session (the app's F10)
         self.started = time.monotonic()
         self.last_output: float | None = None
         self.size = (80, 24)
@@ -153,6 +159,10 @@ class PersonService(AppService):
         meta = json.loads(data)
         if meta.get("type") == UNSAVED:
             await self.remote_write_str(json.dumps([UNSAVED, bool(meta.get("unsaved"))]))
+            return
+        if meta.get("type") == SIGN_OUT:
+            if self.on_sign_out is not None:
+                self.on_sign_out()
             return
         await super().on_meta(data)
 

@@ -195,15 +195,15 @@ class WebServer(Server):
             return last[:64] or peer
         return peer
 
-    def _end_soon(self, token: str, message: str) -> None:
+    def _end_soon(self, token: str, message: str, code: int = 0) -> None:
         """End a session now (it names nobody from here on) and close its tabs and app."""
         self.sessions.end(token)
-        asyncio.ensure_future(self._close_session(token, message))
+        asyncio.ensure_future(self._close_session(token, message, code or ACCOUNT_CLOSE))
 
-    async def _close_session(self, token: str, message: str) -> None:
+    async def _close_session(self, token: str, message: str, code: int = 0) -> None:
         await self._drop_warm(token)
         for live in [x for x in self.live if x.token == token]:
-            await live.ws.close(code=ACCOUNT_CLOSE, message=message.encode())
+            await live.ws.close(code=code or ACCOUNT_CLOSE, message=message.encode())
 
     def _still_valid(self, live: Live) -> bool:
         """Checked at every WebSocket message: the tab's session (or proxy user) still names
@@ -264,7 +264,7 @@ class WebServer(Server):
         self.lockout.succeed(name, address, now)
         session, cookie = self.sessions.start(name, now, self._stamp(user), address)
         log.info("signed in: %s from %s", name, address)
-        await self._prestart(user, session.token)  # up by the time the page has loaded
+        await self._prestart(user, session)  # up by the time the page has loaded
         response = web.HTTPFound("/")
         response.set_cookie(COOKIE, cookie, max_age=SESSION_SECONDS, path="/", httponly=True,
                             samesite="Strict", secure=self.ssl_context is not None)
@@ -288,7 +288,7 @@ class WebServer(Server):
     async def handle_index(self, request: web.Request) -> web.Response:
         user: User = request["user"]
         session: Session | None = request["session"]
-        await self._prestart(user, _key(user, session))  # a reload, or a new tab
+        await self._prestart(user, session)  # a reload, or a new tab
         context = {
             "font_size": to_int(request.query.get("fontsize", "16"), 16),
             "user": user.name, "role": user.role,
@@ -331,8 +331,8 @@ class WebServer(Server):
             return ws
         warm = service is not None
         if service is None:
-            service = self._service(user, width, height, write_bytes=ws.send_bytes, write_str=ws.send_str,
-                                    close=close)
+            service = self._service(user, width, height, session, write_bytes=ws.send_bytes,
+                                    write_str=ws.send_str, close=close)
         service.last_input = time.monotonic()
         live = Live(service, ws, user.name, session.token if session else None)
         self.live.append(live)
@@ -357,14 +357,23 @@ class WebServer(Server):
             log.info("app ended for %s; %d running", user.name, len(self.live))
         return ws
 
-    def _service(self, user: User, width: int, height: int, **writers: Any) -> PersonService:
-        return PersonService(command(self.options.db, user.name),
-                             environment(user.role, self.options.pass_env, width, height), user.name, user.role,
-                             download_manager=self.download_manager, debug=self.debug, **writers)
+    def _service(self, user: User, width: int, height: int, session: Session | None,
+                 **writers: Any) -> PersonService:
+        """The app of ``user``; of a signed-in ``session``, it offers Sign out (F10), which ends
+        the session here as the page's Sign out does."""
+        service = PersonService(command(self.options.db, user.name),
+                                environment(user.role, self.options.pass_env, width, height,
+                                            sign_out=session is not None), user.name, user.role,
+                                download_manager=self.download_manager, debug=self.debug, **writers)
+        if session is not None:
+            token = session.token
+            service.on_sign_out = lambda: self._end_soon(token, "Signed out.", SIGNED_OUT_CLOSE)
+        return service
 
-    async def _prestart(self, user: User, key: str) -> None:
+    async def _prestart(self, user: User, session: Session | None) -> None:
         """Start ``user``'s app before their tab connects (none when one is waiting already, or
         the server is full); the tab attaches to it (handle_websocket)."""
+        key = _key(user, session)
         if key in self.warm:
             return
         for other in [k for k, s in self.warm.items() if s.user == user.name]:
@@ -373,7 +382,7 @@ class WebServer(Server):
                 or self._running(user.name) >= self.options.max_per_person:
             return
         width, height = self.sizes.get(user.name, (80, 24))
-        service = self._service(user, width, height)
+        service = self._service(user, width, height, session)
         try:
             await service.start(width, height)
         except OSError:

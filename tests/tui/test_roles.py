@@ -352,3 +352,28 @@ async def test_an_annotators_search_and_palette_hide_poets_and_statuses(db):
         await until(pilot, lambda: any("poet" in n for n in notices(app)))
         assert any(n.startswith("ali is an annotator: seeing or searching poets") for n in notices(app))
         assert app.is_running and isinstance(app.screen, BankScreen)
+
+
+@pytest.mark.parametrize("browser", [False, True])
+async def test_sign_out_is_offered_in_a_browser_session_only(db, monkeypatch, browser):
+    """F10 and the palette's "Sign out" are a signed-in browser session's (the server sets
+    PERSIAN_TUI_WEB_SIGN_OUT for its apps); in a terminal neither is offered, and F10 says why."""
+    from persian_tui.tui.commands import ScreenCommands
+    from persian_tui.tui.web_bridge import SIGN_OUT_ENV
+
+    if browser:
+        monkeypatch.setenv(SIGN_OUT_ENV, "1")
+    else:
+        monkeypatch.delenv(SIGN_OUT_ENV, raising=False)
+    app = make_app(db, annotator="ali")
+    async with app.run_test(size=SIZE) as pilot:
+        bank = await to_bank(pilot)
+        titles = [title for title, _, _ in ScreenCommands(bank)._commands()]
+        assert ("Sign out" in titles) == browser
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+        assert any("sign out" in what for _, what in app.screen.rows) == browser
+        await pilot.press("escape")
+        if not browser:
+            await pilot.press("f10")
+            await until(pilot, lambda: any("Sign out is for a browser session" in n for n in notices(app)))

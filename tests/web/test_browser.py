@@ -268,3 +268,16 @@ def test_an_app_that_ends_says_so_on_the_end_card(browser, served):
         page.wait_for_selector("text=The app was closed. Saved labels are kept.", timeout=30_000)
     finally:
         context.close()
+
+
+def test_sign_out_from_inside_the_app_ends_the_session_on_the_server(browser, served):
+    """F10 (in the help and the palette in a browser only: tests/tui/test_roles.py) signs out: the server ends the
+    session, the tab's card says so, and the cookie opens nothing any more."""
+    context, page, screen = open_app(browser, served, "ali")
+    try:
+        screen.wait_for("labelling as ali")
+        screen.press("F10")
+        page.wait_for_selector("text=Signed out.", timeout=30_000)
+        assert page.request.get(served.url + "/", max_redirects=0).status == 302  # to the sign-in
+    finally:
+        context.close()
