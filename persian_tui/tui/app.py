@@ -6,6 +6,7 @@ from __future__ import annotations
 import gc
 import sys
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +32,7 @@ from .safe_output import SHOW_CONTROLS
 from .screens.bank import BankScreen
 from .screens.help import HelpScreen
 from .typeahead import TypeAhead
-from .web_bridge import ask_sign_out, signed_in_browser, watch_unsaved
+from .web_bridge import ask_sign_out, idle_seconds, signed_in_browser, warn_before_idle_close, watch_unsaved
 
 BUSY_MS = 250  # the UI thread waits this long for a write lock, then retries in a worker (Harlequin)
 
@@ -90,6 +91,7 @@ class PersianTUI(TuiApp):
         self.access: Access = solo(annotator)
         self.type_ahead = TypeAhead(self, super().on_event)
         self.signed_in_browser = signed_in_browser()  # offers Sign out (F10)
+        self.last_input = time.monotonic()
 
     fatal_error: str | None = None  # a one-line reason the app ended (printed after exit)
 
@@ -125,6 +127,8 @@ class PersianTUI(TuiApp):
     async def on_event(self, event: events.Event) -> None:
         """Keys go where they were typed, in order (see ``typeahead``); a paste longer than any
         field takes is refused here, in a notice, before a field sees it."""
+        if isinstance(event, (events.InputEvent, events.Paste, events.Resize)):
+            self.last_input = time.monotonic()  # the idle warning's clock (web_bridge)
         if isinstance(event, events.Paste) and not event.is_forwarded and (why := paste_problem(event.text)):
             event.stop()
             self.notify(why, severity="warning", timeout=8)
@@ -155,6 +159,8 @@ class PersianTUI(TuiApp):
 
     def on_bank_screen_first_load(self) -> None:
         watch_unsaved(self)  # in a browser: the page's leave-page prompt
+        if (idle := idle_seconds()) is not None:
+            warn_before_idle_close(self, idle)  # in a browser: a countdown before the idle close
         if self.access.role == "annotator":  # an annotator's work is the queue: straight into it
             self.action_label()
         if self.warm_up:  # background work starts once the bank is on screen

@@ -20,6 +20,7 @@ from ..models.users import Role
 UNSAVED = "persian_tui_unsaved"  # meta the app sends when it starts or stops holding unsaved work
 SIGN_OUT = "persian_tui_sign_out"  # meta the app sends to sign its person out (tui/web_bridge.py)
 SIGN_OUT_ENV = "PERSIAN_TUI_WEB_SIGN_OUT"  # "1": the app runs for a signed-in session (offers Sign out)
+IDLE_ENV = "PERSIAN_TUI_WEB_IDLE_SECONDS"  # the idle close's seconds: the app warns before it
 STOP_SECONDS = 5.0  # a process that has not quit this long after being asked is killed
 SETTLE_SECONDS = 0.3  # a pre-started app quiet this long has finished starting up
 SETTLE_LIMIT = 20.0
@@ -35,7 +36,7 @@ def command(db: Path, user: str) -> list[str]:
 
 
 def environment(role: Role, pass_env: tuple[str, ...], width: int, height: int, *,
-                sign_out: bool = False) -> dict[str, str]:
+                sign_out: bool = False, idle_seconds: float | None = None) -> dict[str, str]:
     """The app process's environment: the allow-list (settings.WEB_CHILD_ENV), the --pass-env
     variables for an admin only (the runs screen reads keys by name), and what Textual's web
     driver needs."""
@@ -50,6 +51,8 @@ def environment(role: Role, pass_env: tuple[str, ...], width: int, height: int, 
     })
     if sign_out:
         env[SIGN_OUT_ENV] = "1"
+    if idle_seconds is not None:
+        env[IDLE_ENV] = f"{idle_seconds:g}"  # the app warns before the idle close
     return env
 
 
@@ -76,6 +79,7 @@ class PersonService(AppService):
         self.argv, self.env, self.user, self.role = argv, env, user, role
         self.last_input = 0.0
         self.on_sign_out: Callable[[], None] | None = None  # the server ends the session (the app's F10)
+        self.unsaved = ""  # the app's unsaved work, its first line ("": none), for an idle close's message
         self.started = time.monotonic()
         self.last_output: float | None = None
         self.size = (80, 24)
@@ -158,6 +162,7 @@ class PersonService(AppService):
     async def on_meta(self, data: bytes) -> None:
         meta = json.loads(data)
         if meta.get("type") == UNSAVED:
+            self.unsaved = str(meta.get("what") or "")[:60] if meta.get("unsaved") else ""
             await self.remote_write_str(json.dumps([UNSAVED, bool(meta.get("unsaved"))]))
             return
         if meta.get("type") == SIGN_OUT:

@@ -363,7 +363,8 @@ class WebServer(Server):
         the session here as the page's Sign out does."""
         service = PersonService(command(self.options.db, user.name),
                                 environment(user.role, self.options.pass_env, width, height,
-                                            sign_out=session is not None), user.name, user.role,
+                                            sign_out=session is not None,
+                                            idle_seconds=self.options.idle_minutes * 60), user.name, user.role,
                                 download_manager=self.download_manager, debug=self.debug, **writers)
         if session is not None:
             token = session.token
@@ -458,9 +459,8 @@ class WebServer(Server):
                     await live.ws.close(code=ACCOUNT_CLOSE, message=ACCOUNT_CHANGED.encode())
                 elif now - live.service.last_input > idle:
                     log.info("closing %s's idle session", live.user)
-                    minutes = f"{self.options.idle_minutes:g}"
-                    await live.ws.close(code=IDLE_CLOSE, message=(
-                        f"Closed after {minutes} minutes without a key. Saved labels are kept.").encode())
+                    await live.ws.close(code=IDLE_CLOSE, message=idle_reason(self.options.idle_minutes,
+                                                                              live.service.unsaved))
 
     async def handle_download(self, request: web.Request) -> web.StreamResponse:
         """A file the app delivers: only to the person whose app it is."""
@@ -554,3 +554,13 @@ def ended_by(service: PersonService | None) -> dict[str, Any]:
         return {"code": 1000, "message": b"The app was closed. Saved labels are kept."}
     return {"code": 1011, "message": f"The app stopped unexpectedly (exit status {status}). Saved labels are kept."
             .encode()}
+
+
+def idle_reason(minutes: float, unsaved: str) -> bytes:
+    """An idle close's reason, what the end card shows: the unsaved work it dropped named (the
+    app's first line of it), within a close frame's 123 bytes."""
+    said = f"Closed after {minutes:g} minutes without a key. Saved labels are kept."
+    if unsaved:
+        said = f"Closed after {minutes:g} minutes without a key. Not saved: {unsaved}"
+    data = said.encode()
+    return data if len(data) <= 123 else data[:120].decode("utf-8", "ignore").encode() + "…".encode()

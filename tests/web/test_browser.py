@@ -281,3 +281,22 @@ def test_sign_out_from_inside_the_app_ends_the_session_on_the_server(browser, se
         assert page.request.get(served.url + "/", max_redirects=0).status == 302  # to the sign-in
     finally:
         context.close()
+
+
+def test_an_idle_tab_is_warned_first_and_its_card_names_what_was_not_saved(browser, db):
+    """Idle close dropped unsaved text without a word: the app counts down in a notice first
+    (any key stays), and the end card names the unsaved work it dropped."""
+    server = Served(db, "--idle-minutes", "0.1")
+    context = None
+    try:
+        context, page, screen = open_app(browser, server, "boss")
+        screen.wait_for("Label")
+        screen.press("n")
+        screen.wait_for("new question")
+        screen.press("x", "y", "z")
+        screen.wait_for("this tab closes in", timeout=30)
+        page.wait_for_selector("text=Closed after 0.1 minutes without a key. Not saved:", timeout=60_000)
+    finally:
+        if context is not None:
+            context.close()
+        server.stop()
