@@ -13,7 +13,7 @@ import unicodedata
 from typing import Literal
 
 TextKind = Literal["note", "stem", "hemistich", "explanation", "category", "tag", "poet", "taxonomy_name",
-                   "taxonomy_text", "reason", "search", "line"]
+                   "taxonomy_text", "reason", "search", "setting", "line"]
 
 # kind -> (most characters, lines allowed, what it is in a refusal)
 LIMITS: dict[TextKind, tuple[int, bool, str]] = {
@@ -28,6 +28,7 @@ LIMITS: dict[TextKind, tuple[int, bool, str]] = {
     "taxonomy_text": (2_000, True, "an error category's description"),
     "reason": (500, True, "a reason"),
     "search": (500, False, "a search"),
+    "setting": (100_000, True, "a shared setting"),  # the guidelines are one
     "line": (1_000, False, "a line"),  # any other one-line field of the app (a folder, a model name)
 }
 

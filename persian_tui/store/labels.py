@@ -218,6 +218,9 @@ class LabelsRepo:
         return row["value"] if row else default
 
     def set_setting(self, name: str, value: str) -> None:
+        """Keep a shared setting (the guidelines are one); ValueError past its cap or for a
+        control character (models/limits.py)."""
+        check_text("setting", value)
         with self.db.tx():
             self.db.conn.execute("INSERT INTO settings (name, value) VALUES (?, ?) "
                                  "ON CONFLICT (name) DO UPDATE SET value = excluded.value", (name, value))

@@ -66,6 +66,9 @@ def test_a_flag_an_error_category_and_a_reject_reason_are_checked_on_write(tmp_p
                 store.judging.save_error_category(c)
         with pytest.raises(ValueError, match="a reason holds no control character"):
             store.candidates.decide(1, "rejected", "boss", reason=f"no{ESC}")
+        with pytest.raises(ValueError, match="a shared setting holds no control character"):
+            store.labels.set_setting("guidelines", f"# راهنما\n{ESC}")
+        store.labels.set_setting("guidelines", f"# راهنما\n\t{PERSIAN}")
         with pytest.raises(ValueError, match="a search is at most 500 characters"):
             BankSearch(store).uids("ع" * (limit("search") + 1), who=solo())
 
