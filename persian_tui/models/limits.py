@@ -3,7 +3,7 @@ definition the store checks on write, the app's fields take as their max_length,
 security page lists (pure, no I/O).
 
 A text a person enters holds no control character (ESC, NUL, DEL, the C1 range, a lone
-surrogate); a text of more than one line (a note, a stem, an explanation, the guidelines) may
+surrogate); a text of more than one line (a stem, an explanation, the guidelines) may
 hold line breaks and tabs. Format characters are text: ZWNJ and ZWJ are Persian spelling and
 the bidi marks are how mixed text reads, so they are kept byte-exact (persian_tui/text.py)."""
 
@@ -17,7 +17,7 @@ TextKind = Literal["note", "stem", "hemistich", "explanation", "category", "tag"
 
 # kind -> (most characters, lines allowed, what it is in a refusal)
 LIMITS: dict[TextKind, tuple[int, bool, str]] = {
-    "note": (2_000, True, "a note"),
+    "note": (2_000, False, "a note"),  # one line: a short remark
     "stem": (2_000, True, "a stem"),
     "hemistich": (400, False, "a hemistich"),
     "explanation": (20_000, True, "an explanation"),

@@ -4,16 +4,14 @@ on (persian_tui/web/child.py, the same UNSAVED name); nothing happens in a termi
 
 from __future__ import annotations
 
-import os
 import time
 from typing import Any
 
+from .. import settings
 from .compat import driver_of
 
 UNSAVED = "persian_tui_unsaved"
 SIGN_OUT = "persian_tui_sign_out"  # the app asks the server to end its person's session
-SIGN_OUT_ENV = "PERSIAN_TUI_WEB_SIGN_OUT"  # set ("1") by the server for an app of a signed-in session
-IDLE_ENV = "PERSIAN_TUI_WEB_IDLE_SECONDS"  # the server's idle close (web --idle-minutes), for the warning
 WHAT_CHARS = 60  # of the unsaved work's first line, told to the server for an idle close's message
 EVERY_SECONDS = 0.5
 
@@ -38,11 +36,7 @@ def watch_unsaved(app: Any) -> None:
 def idle_seconds() -> float | None:
     """After how long without a key the server closes this app's tab (None: it does not, or
     not in a browser)."""
-    try:
-        value = float(os.environ.get(IDLE_ENV, ""))
-    except ValueError:
-        return None
-    return value if 0 < value < float("inf") else None
+    return settings.web_idle_seconds()
 
 
 def warn_before_idle_close(app: Any, idle: float) -> None:
@@ -66,7 +60,7 @@ def warn_before_idle_close(app: Any, idle: float) -> None:
 def signed_in_browser() -> bool:
     """Whether this app runs for a browser session one signed in to (not a terminal, nor a
     proxy's user): then it offers Sign out."""
-    return os.environ.get(SIGN_OUT_ENV) == "1"
+    return settings.web_signed_in()
 
 
 def ask_sign_out(app: Any) -> bool:

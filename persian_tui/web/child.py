@@ -19,8 +19,6 @@ from ..models.users import Role
 
 UNSAVED = "persian_tui_unsaved"  # meta the app sends when it starts or stops holding unsaved work
 SIGN_OUT = "persian_tui_sign_out"  # meta the app sends to sign its person out (tui/web_bridge.py)
-SIGN_OUT_ENV = "PERSIAN_TUI_WEB_SIGN_OUT"  # "1": the app runs for a signed-in session (offers Sign out)
-IDLE_ENV = "PERSIAN_TUI_WEB_IDLE_SECONDS"  # the idle close's seconds: the app warns before it
 STOP_SECONDS = 5.0  # a process that has not quit this long after being asked is killed
 SETTLE_SECONDS = 0.3  # a pre-started app quiet this long has finished starting up
 SETTLE_LIMIT = 20.0
@@ -50,9 +48,9 @@ def environment(role: Role, pass_env: tuple[str, ...], width: int, height: int, 
         "PYTHONIOENCODING": "utf-8",
     })
     if sign_out:
-        env[SIGN_OUT_ENV] = "1"
+        env[settings.WEB_SIGN_OUT_ENV] = "1"
     if idle_seconds is not None:
-        env[IDLE_ENV] = f"{idle_seconds:g}"  # the app warns before the idle close
+        env[settings.WEB_IDLE_ENV] = f"{idle_seconds:g}"  # the app warns before the idle close
     return env
 
 

@@ -358,8 +358,8 @@ async def test_an_annotators_search_and_palette_hide_poets_and_statuses(db):
 async def test_sign_out_is_offered_in_a_browser_session_only(db, monkeypatch, browser):
     """F10 and the palette's "Sign out" are a signed-in browser session's (the server sets
     PERSIAN_TUI_WEB_SIGN_OUT for its apps); in a terminal neither is offered, and F10 says why."""
+    from persian_tui.settings import WEB_SIGN_OUT_ENV as SIGN_OUT_ENV
     from persian_tui.tui.commands import ScreenCommands
-    from persian_tui.tui.web_bridge import SIGN_OUT_ENV
 
     if browser:
         monkeypatch.setenv(SIGN_OUT_ENV, "1")
