@@ -4,12 +4,14 @@ SQLite's instr() scans 10,000 search texts in 20-120 ms; Python's substring sear
 in a few. The entries are re-read only when the database has changed (any connection).
 
 Who searches decides what a search runs over (``persian_tui.access``): a blind person's search
-matches only what they are shown (couplets, stem, ids, category, tags), never a poet, a source
-page, a corpus link or a status, so a search cannot tell them what the label screen hides."""
+matches only what they are shown (couplets, stem, ids, category, tags, the notes of their own
+labels), never a poet, a source page, a corpus link, a status or another person's note, so a
+search cannot tell them what the label screen hides."""
 
 from __future__ import annotations
 
 from ..access import Access
+from ..models.keys import search_body
 from ..models.limits import check_text
 from ..store import Store
 from ..text import search_compact, search_terms
@@ -20,18 +22,23 @@ Entry = tuple[str, str, str, str | None]
 class BankSearch:
     def __init__(self, store: Store):
         self.store = store
-        self._read: dict[bool, tuple[tuple[int, int], list[Entry]]] = {}
+        self._read: dict[tuple[bool, str | None], tuple[tuple[int, int], list[Entry]]] = {}
 
-    def entries(self, sees_sources: bool) -> list[Entry]:
+    def entries(self, sees_sources: bool, person: str | None = None) -> list[Entry]:
         """(uid, compacted search text, status, category) of every question, re-read when the
-        database changed: the full text for who sees sources, else the blind one."""
+        database changed: the full text for who sees sources, else the blind one with the
+        notes of ``person``'s own labels (the only notes a blind person sees)."""
         version = self.store.data_version()
-        read = self._read.get(sees_sources)
+        key = (sees_sources, None if sees_sources else person)
+        read = self._read.get(key)
         if read is None or read[0] != version:
             rows = (self.store.questions.search_entries() if sees_sources
                     else self.store.questions.blind_search_entries())
-            read = (version, [(uid, search_compact(body), st, cat) for uid, body, st, cat in rows])
-            self._read[sees_sources] = read
+            notes = {} if sees_sources or person is None else {
+                lab.uid: lab.note for lab in self.store.labels.labels(annotator=person) if lab.note}
+            read = (version, [(uid, search_compact(body + (" " + search_body([notes[uid]]) if uid in notes else "")),
+                               st, cat) for uid, body, st, cat in rows])
+            self._read[key] = read
         return read[1]
 
     def uids(self, text: str = "", *, who: Access, status: str | None = None,
@@ -46,7 +53,7 @@ class BankSearch:
         if facets:
             who.require("see_sources")
         status = who.status_filter(status)
-        entries = self.entries(who.may("see_sources"))
+        entries = self.entries(who.may("see_sources"), who.user)
         allowed = self.store.links.provenance_uids(**facets) if facets else None
         terms = search_terms(words)
         return [uid for uid, body, st, cat in entries

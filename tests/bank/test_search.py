@@ -79,4 +79,7 @@ def test_an_annotators_search_matches_only_what_an_annotator_sees(tmp_path):
                 search.uids(facet, who=ali)
         with pytest.raises(AccessDenied):
             search.uids("", who=ali, status="ready")
+        store.labels.add_label("q-2", "ali", 1, note="یادداشت‌علی")
+        store.labels.add_label("q-1", "sara", 1, note="یادداشت سارا")
+        assert search.uids("یادداشت", who=ali) == ["q-2"]  # their own note, never a colleague's
         assert search.uids("", who=sara, status="ready") == ["q-1", "q-2"]
