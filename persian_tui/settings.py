@@ -180,3 +180,23 @@ def label_min_seconds(store: SettingsStore) -> float:
 def label_target(store: SettingsStore) -> int:
     """Labels wanted per question (the labelling queue serves a question until it has them)."""
     return int(LABEL_TARGET.read(store))
+
+
+WEB_SIGN_OUT_ENV = "PERSIAN_TUI_WEB_SIGN_OUT"  # "1": the app runs for a signed-in browser session
+WEB_IDLE_ENV = "PERSIAN_TUI_WEB_IDLE_SECONDS"  # the web front's idle close, for the app's warning
+
+
+def web_signed_in() -> bool:
+    """Whether this app runs for a browser session one signed in to (`persian-tui web` sets it
+    for its apps; not a terminal, nor a proxy's user): the app then offers Sign out."""
+    return os.environ.get(WEB_SIGN_OUT_ENV) == "1"
+
+
+def web_idle_seconds() -> float | None:
+    """After how long without a key the web front closes this app's tab (None: not in a
+    browser, or no idle close)."""
+    try:
+        value = float(os.environ.get(WEB_IDLE_ENV, ""))
+    except ValueError:
+        return None
+    return value if 0 < value < float("inf") else None

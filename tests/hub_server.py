@@ -25,6 +25,7 @@ class FakeHub:
         self.fail: int | None = None  # an HTTP status for the next commits
         self.endless = False  # repository info answers with a body that never ends
         self.requests: list[tuple[str, str]] = []
+        self.trace_ids: list[str | None] = []  # each request's X-Amzn-Trace-Id (huggingface_hub's request hook)
         hub = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -57,6 +58,7 @@ class FakeHub:
 
             def do_GET(self):
                 hub.requests.append(("GET", self.path))
+                hub.trace_ids.append(self.headers.get("X-Amzn-Trace-Id"))
                 if hub.endless:
                     return self._endless()
                 parts = self.path.split("?")[0].strip("/").split("/")
@@ -70,6 +72,7 @@ class FakeHub:
 
             def do_POST(self):
                 hub.requests.append(("POST", self.path))
+                hub.trace_ids.append(self.headers.get("X-Amzn-Trace-Id"))
                 body = self._body()
                 parts = self.path.split("?")[0].strip("/").split("/")
                 if parts[:3] == ["api", "repos", "create"]:

@@ -44,12 +44,12 @@ COMMAND_ACTS: dict[str, ActOf] = {
     "judge": "run", "sweep": "run",
     "import-reasoning": "run", "import-predictions": "run",
     "runs": _runs, "runs archive": _runs, "runs unarchive": _runs, "runs delete": _runs, "runs history": _runs,
-    "corpus": None, "corpus import": "author", "corpus stats": None, "corpus search": None,
-    "corpus similar": None, "corpus link": "author", "corpus reorder": "author", "corpus propose": "propose",
+    "corpus": None, "corpus import": "author", "corpus stats": None, "corpus search": "see_sources",
+    "corpus similar": "see_sources", "corpus link": "author", "corpus reorder": "author", "corpus propose": "propose",
     "candidates": "see_answers", "candidates list": "see_answers", "candidates accept": "propose",
     "candidates reject": "propose",
     "curate": "adjudicate", "release": _release,
-    "users": "users", "users add": "users", "users list": "users", "users history": "users",
+    "users": "users", "users add": "users", "users list": "users", "users history": "users", "users role": "users",
     "users remove": "users",
     "users passwd": "users", "web": "users",  # serving the app to everyone is an admin's
 }

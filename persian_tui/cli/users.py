@@ -1,5 +1,5 @@
-"""`persian-tui users add NAME --role ROLE`, `users list`, `users history [NAME]`, `users remove
-NAME`: the people of a database, their roles and their history (models/users.py says what each
+"""`persian-tui users add NAME --role ROLE`, `users list`, `users role NAME ROLE`, `users history
+[NAME]`, `users remove NAME`: the people of a database, their roles and their history (models/users.py says what each
 role may do). Admins only once a user exists; before that, whoever runs persian-tui is admin, and
 the first user added is an admin."""
 
@@ -10,7 +10,7 @@ import getpass
 import sys
 
 from .. import settings
-from ..models.users import ROLES, RULES, check_role, roles_for
+from ..models.users import ROLES, RULES, article, check_role, roles_for
 from ..passwords import MAX_LENGTH, check_password, hash_password
 from .common import UserError, open_store
 
@@ -50,6 +50,15 @@ def cmd_users_history(args: argparse.Namespace) -> int:
     width = max(len(e.name) for e in events)
     for e in events:
         print(f"{e.at}  {e.name:<{width}}  {e.event:<7}  {e.role}")
+    return 0
+
+
+def cmd_users_role(args: argparse.Namespace) -> int:
+    with open_store(args) as store:
+        before = store.users.set_role(args.name, check_role(args.role))
+    role = check_role(args.role)
+    print(f"{before.name} is {article(role)} now (was {article(before.role)}): "
+          f"{'everything' if role == 'admin' else can(role)}; their browser sessions have ended")
     return 0
 
 
@@ -130,9 +139,16 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     ls = us_sub.add_parser("list", help="the users and their roles")
     ls.add_argument("--all", action="store_true", help="include removed users")
     ls.set_defaults(func=cmd_users_list)
-    hi = us_sub.add_parser("history", help="every addition (with its role) and removal, oldest first",
-                           description="Every addition of a user, with the role given, and every removal, "
-                           "oldest first: a role change (remove, then add with another role) stays visible.")
+    ro = us_sub.add_parser("role", help="give a user another role (their sessions end; the last admin stays)",
+                           description="Give a user another role, in place: their name, password and "
+                           "labels stay, their browser sessions end (they sign in again), the change "
+                           "goes into `users history`. The last admin cannot be demoted.")
+    ro.add_argument("name", metavar="NAME", help="the user")
+    ro.add_argument("role", metavar="ROLE", choices=ROLES, help=f"the new role: {', '.join(ROLES)}")
+    ro.set_defaults(func=cmd_users_role)
+    hi = us_sub.add_parser("history", help="every addition (with its role), role change and removal, oldest first",
+                           description="Every addition of a user, with the role given, every role change "
+                           "(`users role`) and every removal, oldest first.")
     hi.add_argument("name", metavar="NAME", nargs="?", help="only this user (default: everyone)")
     hi.set_defaults(func=cmd_users_history)
     rm = us_sub.add_parser("remove", help="remove a user (their labels stay; the last admin stays)")

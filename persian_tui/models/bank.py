@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
+from .limits import TextKind, control_problem, limit, text_problem
 from .vocabulary import QUESTION_STATUSES, ShownStatus
 
 STATUSES = QUESTION_STATUSES
@@ -15,9 +16,9 @@ QUESTION_SETS: dict[str, tuple[str, ...]] = {"ready": ("ready", "curated"), "cur
                                              "all": ("draft", "ready", "curated")}
 # longest texts a question may hold, in characters (the longest classical hemistich is under 100;
 # the limits keep a pasted book or a hostile file out of the duplicate search and the screen)
-MAX_HEMISTICH = 400
-MAX_STEM = 2_000
-MAX_TEXT = 20_000  # explanation
+MAX_HEMISTICH = limit("hemistich")
+MAX_STEM = limit("stem")
+MAX_TEXT = limit("explanation")
 MAX_PAGE = 1_000_000  # a source page number (Question.source_page)
 # where a question came from: a seed book's import, a vetted corpus candidate (corpus propose), or
 # written by a person (the editor, the sample bank, a JSONL file that does not say)
@@ -107,15 +108,33 @@ class Question:
                 if len(h or "") > MAX_HEMISTICH:
                     out.append(f"option {o.position}: {n} hemistich is {len(h):,} characters long "
                                f"(at most {MAX_HEMISTICH})")
-        for name, text, limit in (("stem", self.stem, MAX_STEM), ("explanation", self.explanation, MAX_TEXT)):
-            if (size := len(text or "")) > limit:
-                out.append(f"{name} is {size:,} characters long (at most {limit:,})")
+        for name, text, most in (("stem", self.stem, MAX_STEM), ("explanation", self.explanation, MAX_TEXT)):
+            if (size := len(text or "")) > most:
+                out.append(f"{name} is {size:,} characters long (at most {most:,})")
+        out += self._text_problems()
         if self.key is not None and self.key not in (1, 2, 3, 4):
             out.append(f"key {self.key} out of range 1..4")
         if self.status not in STATUSES:
             out.append(f"status {self.status!r} is not one of {', '.join(STATUSES)}")
         elif self.status in ("ready", "curated") and self.key is None:
             out.append(f"status {self.status} needs a key")
+        return out
+
+    def _text_problems(self) -> list[str]:
+        """A control character in any text, a poet, category or tag past its cap (the lengths
+        of the stem, hemistichs and explanation are said above, naming the option)."""
+        out = []
+        texts: list[tuple[str, TextKind, str | None]] = [
+            ("stem", "stem", self.stem), ("explanation", "explanation", self.explanation),
+            ("poet", "poet", self.poet), ("category", "category", self.category),
+            *(("tag", "tag", t) for t in self.tags)]
+        for o in self.options:
+            texts += [(f"option {o.position}", "hemistich", o.mesra1), (f"option {o.position}", "hemistich", o.mesra2),
+                      (f"option {o.position}", "poet", o.poet)]
+        for where, kind, text in texts:
+            check = text_problem if kind in ("poet", "category", "tag") else control_problem
+            if text and (problem := check(kind, text)):
+                out.append(f"{where}: {problem}")
         return out
 
 

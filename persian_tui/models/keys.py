@@ -55,4 +55,10 @@ def search_text(q: Question) -> str:
     parts = [q.uid, q.source_id or "", q.stem, q.category or "", q.poet or "", *q.tags]
     for o in q.options:
         parts += [o.mesra1, o.mesra2, o.poet or ""]
+    return search_body(parts)
+
+
+def search_body(parts: list[str]) -> str:
+    """The normalized search text of these parts; a blind person's search runs over one made
+    of only what they see (``QuestionsRepo.blind_search_entries``): no poet, page or status."""
     return normalize(" ".join(p for p in parts if p)).lower()

@@ -3,24 +3,22 @@ a labelling queue and its scope (`QueueScope.refusal`: which statuses a queue se
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
+from .limits import check_text, limit
 from .vocabulary import QuestionStatus
 
 CONFIDENCES = ("low", "medium", "high")
-MAX_NOTE = 2000  # characters of a label's note (a short remark; the app, a browser or a file alike)
+MAX_NOTE = limit("note")  # characters of a label's note (a short remark; the app, a browser or a file alike)
 
 
 def check_note(note: str | None) -> str | None:
     """A label's note as stored: trimmed, None when empty; ValueError for one longer than
-    MAX_NOTE or holding a control character (ESC, NUL, ...): none reaches the database."""
+    MAX_NOTE or holding a control character (ESC, NUL, a line break, ...): none reaches the
+    database (models/limits.py's rule for a note)."""
     note = (note or "").strip()
-    if len(note) > MAX_NOTE:
-        raise ValueError(f"a note is at most {MAX_NOTE} characters (this one has {len(note)})")
-    if bad := next((c for c in note if unicodedata.category(c) in ("Cc", "Cs")), None):
-        raise ValueError(f"a note holds no control character (U+{ord(bad):04X})")
+    check_text("note", note)
     return note or None
 
 Changes = dict[str, list[Any]]  # a revision's changes: field -> [old, new]

@@ -16,8 +16,8 @@ from ..text import normalize
 Role = Literal["annotator", "reviewer", "admin"]
 ROLES: tuple[Role, ...] = get_args(Role)
 
-Act = Literal["label", "see_answers", "adjudicate", "review", "author", "propose", "run", "release", "settings",
-              "users"]
+Act = Literal["label", "see_answers", "see_sources", "adjudicate", "review", "author", "propose", "run", "release",
+              "settings", "users"]
 ACTS: tuple[Act, ...] = get_args(Act)
 
 # act -> (the roles that may do it, what it is in a refusal: "<what> is for ...")
@@ -25,6 +25,7 @@ RULES: dict[Act, tuple[tuple[Role, ...], str]] = {
     "label": (("annotator", "reviewer", "admin"), "labelling"),
     "see_answers": (("reviewer", "admin"),
                     "seeing keys, model answers, judge verdicts and other annotators' labels"),
+    "see_sources": (("reviewer", "admin"), "seeing or searching poets, source pages and the corpus"),
     "adjudicate": (("reviewer", "admin"), "adjudicating keys"),
     "review": (("reviewer", "admin"), "reviewing the judge's verdicts"),
     "author": (("admin",), "authoring and importing questions, labels, guidelines and the error taxonomy"),
@@ -117,12 +118,12 @@ class User:
         return self.disabled_at is None
 
 
-UserEventKind = Literal["added", "removed"]
+UserEventKind = Literal["added", "removed", "role"]  # role: the role changed to ``role``
 
 
 @dataclass(frozen=True)
 class UserEvent:
-    """One line of a user's history: added (with a role) or removed, and when."""
+    """One line of a user's history: added (with a role), given another role, or removed, and when."""
 
     name: str
     event: UserEventKind
@@ -139,8 +140,8 @@ def check_add(users: list[User], name: str, role: Role) -> None:
                          f"manage the others; {name} would be the only user, as {role}")
     for u in active:
         if u.name == name:
-            raise ValueError(f"{name} is already a user ({u.role}); to change the role: users remove "
-                             f"{name}, then users add {name} --role {role}")
+            raise ValueError(f"{name} is already a user ({u.role}); to change the role: users role "
+                             f"{name} {role}")
     alike = next((u for u in users if u.name != name and name_key(u.name) == name_key(name)), None)
     if alike is not None:
         raise ValueError(f"{name} looks like the user {alike.name} (the same name once normalized); "
@@ -156,5 +157,23 @@ def check_remove(users: list[User], name: str) -> User:
         raise ValueError(f"{name} is not a user")
     others = [u for u in users if u.active and u.name != name]
     if found.role == "admin" and not any(u.role == "admin" for u in others):
+        raise ValueError(f"{name} is the last admin: add another admin first (users add NAME --role admin)")
+    return found
+
+
+def article(role: Role) -> str:
+    """"an annotator", "a reviewer", "an admin"."""
+    return f"{'an' if role[0] in 'aeiou' else 'a'} {role}"
+
+
+def check_role_change(users: list[User], name: str, role: Role) -> User:
+    """The active user ``name`` of ``users`` may be given ``role``: returns them as they are;
+    ValueError otherwise (not a user, already that role, or the last admin demoted)."""
+    found = next((u for u in users if u.name == name and u.active), None)
+    if found is None:
+        raise ValueError(f"{name} is not a user (users list shows them)")
+    if found.role == role:
+        raise ValueError(f"{name} is already {article(role)}")
+    if found.role == "admin" and not any(u.active and u.role == "admin" and u.name != name for u in users):
         raise ValueError(f"{name} is the last admin: add another admin first (users add NAME --role admin)")
     return found

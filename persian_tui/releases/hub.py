@@ -16,7 +16,9 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from .. import redact
 from ..files.inputs import InputError, read_input
@@ -30,20 +32,22 @@ HUB_REPLY_BYTES = 16 * 2**20  # a hub reply's body, inflated (repository info, c
 HUB_REPLY_SECONDS = 600.0  # a request and its whole reply (an upload of a release's files included)
 
 
-def capped_hub_client() -> object:
-    """huggingface_hub's HTTP client (its own request hooks and redirects) whose every reply is
-    read through the cap and the deadline."""
-    from huggingface_hub.utils import _http as hub_http
+def capped_hub_factory(hub_session: Callable[[], Any]) -> Callable[[], object]:
+    """A client factory for huggingface_hub's `set_client_factory`: clients with the hub's own
+    request hooks (offline mode, request ids), read from the client its public `get_session`
+    (``hub_session``) gives now, whose every reply is read through the cap and the deadline."""
+    client = hub_session()
+    event_hooks = {name: list(hooks) for name, hooks in client.event_hooks.items()}
 
-    http = http_module()
-    hooks = hub_http.default_client_factory()
-    try:
-        event_hooks = hooks.event_hooks
-    finally:
-        hooks.close()
-    transport = capped_sync(http.HTTPTransport(), HUB_REPLY_BYTES, HUB_REPLY_SECONDS)
-    return http.Client(transport=transport, event_hooks=event_hooks, follow_redirects=True,
-                       timeout=HUB_REPLY_SECONDS)
+    def capped_hub_client() -> object:
+        http = http_module()
+        transport = capped_sync(http.HTTPTransport(), HUB_REPLY_BYTES, HUB_REPLY_SECONDS)
+        return http.Client(transport=transport, event_hooks=event_hooks, follow_redirects=True,
+                           timeout=HUB_REPLY_SECONDS)
+
+    return capped_hub_client
+
+
 def release_files(folder: Path) -> tuple[list[str], list[str]]:
     """(the manifest's files and the manifest, each checked; everything else in the folder).
     InputError for a folder that is (or holds) a database, a file that is not what the manifest
@@ -95,7 +99,7 @@ def push_release(folder: Path, repo: str, message: str, *, private: bool = False
     folder = Path(folder)
     files, left_out = release_files(folder)
     try:
-        from huggingface_hub import CommitOperationAdd, HfApi, get_token, set_client_factory
+        from huggingface_hub import CommitOperationAdd, HfApi, get_session, get_token, set_client_factory
         from huggingface_hub.errors import RepositoryNotFoundError
     except ImportError:  # set_client_factory (the capped client) since huggingface_hub 1.0
         raise InputError("--push needs huggingface_hub 1.0 or later: pip install -U huggingface_hub "
@@ -103,7 +107,7 @@ def push_release(folder: Path, repo: str, message: str, *, private: bool = False
     if not get_token():
         raise InputError("--push needs a Hugging Face token: set HF_TOKEN or run `hf auth login` "
                          f"(the folder {folder} is written)")
-    set_client_factory(capped_hub_client)  # type: ignore[arg-type]
+    set_client_factory(capped_hub_factory(get_session))  # type: ignore[arg-type]
     api = HfApi()
     notes = []
     if left_out:

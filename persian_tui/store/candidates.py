@@ -13,6 +13,7 @@ from typing import Any
 from ..models import CorpusCouplet
 from ..models.candidates import Candidate, CandidateCounts, CandidateState, Drawn
 from ..models.keys import now
+from ..models.limits import check_text
 from ..text import corpus_key
 from .corpus import COUPLET_FIELDS
 from .db import Database
@@ -163,7 +164,10 @@ class CandidatesRepo:
     def decide(self, candidate_id: int, state: CandidateState, who: str | None, *, reason: str | None = None,
                question_uid: str | None = None) -> bool:
         """Move a proposed candidate to `state` (one conditional write: of two admins deciding at
-        once, one wins); False when it was no longer proposed."""
+        once, one wins); False when it was no longer proposed. ValueError for a reason past its
+        cap or holding a control character."""
+        if reason is not None:
+            check_text("reason", reason)
         with self.db.tx() as conn:
             return conn.execute(
                 "UPDATE candidates SET state = ?, decided_by = ?, decided_at = ?, reason = ?, question_uid = ? "

@@ -7,6 +7,7 @@ from typing import Any, TypedDict
 
 from ..models import ErrorCategory, JudgmentRow, ReviewFlag
 from ..models.keys import now
+from ..models.limits import TextKind, check_text
 from .db import Database
 
 KEY_PROBLEM = "key_problem"
@@ -49,6 +50,11 @@ class JudgingRepo:
     def save_error_category(self, c: ErrorCategory) -> None:
         if not c.name or not c.name.replace("_", "").isalnum():
             raise ValueError(f"category name {c.name!r}: letters, digits and _ only")
+        texts: tuple[tuple[TextKind, str], ...] = (("taxonomy_name", c.label_fa), ("taxonomy_name", c.label_en),
+                           ("taxonomy_text", c.description_fa), ("taxonomy_text", c.description_en),
+                           ("taxonomy_text", c.example))
+        for kind, text in texts:
+            check_text(kind, text or "")
         with self.db.tx():
             position = self.db.conn.execute(
                 "SELECT COALESCE(MAX(position), 0) + 1 AS next FROM error_categories").fetchone()["next"]

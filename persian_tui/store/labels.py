@@ -8,6 +8,7 @@ import time
 from ..models import CONFIDENCES, QUEUE_MODES, Label, Progress, Question, QueueScope
 from ..models.keys import now
 from ..models.labels import check_note
+from ..models.limits import check_text
 from .db import Database
 from .questions import QuestionsRepo
 from .rows import question_id
@@ -39,6 +40,8 @@ class LabelsRepo:
         if confidence is not None and confidence not in CONFIDENCES:
             raise ValueError(f"confidence {confidence!r} is not one of {', '.join(CONFIDENCES)}")
         note = check_note(note)
+        if flag is not None:
+            check_text("reason", flag)
         with self.db.tx():
             qid = question_id(self.db.conn, uid)
             cur = self.db.conn.execute(
@@ -65,6 +68,8 @@ class LabelsRepo:
             rows = []
             for l in labels:
                 check_note(l.note)
+                if l.flag is not None:
+                    check_text("reason", l.flag)
                 sig = (uids[l.uid], l.annotator, l.answer, int(l.skipped), l.confidence, l.note)
                 if sig in known:
                     continue
@@ -213,6 +218,9 @@ class LabelsRepo:
         return row["value"] if row else default
 
     def set_setting(self, name: str, value: str) -> None:
+        """Keep a shared setting (the guidelines are one); ValueError past its cap or for a
+        control character (models/limits.py)."""
+        check_text("setting", value)
         with self.db.tx():
             self.db.conn.execute("INSERT INTO settings (name, value) VALUES (?, ?) "
                                  "ON CONFLICT (name) DO UPDATE SET value = excluded.value", (name, value))

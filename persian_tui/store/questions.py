@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..models import BankCounts, Option, Question, QuestionRow
+from ..models.keys import search_body
 from ..text import DuplicateIndex
 from .db import Database
 from .links import LinksRepo
@@ -135,6 +136,18 @@ class QuestionsRepo:
                             AND l.position = o.position AND l.match_key = o.match_key AND l.status = 'linked'
                        JOIN corpus_poems p ON p.id = l.poem_id JOIN corpus_poets pt ON pt.id = p.poet_id
                        WHERE o.question_id = q.id) AS linked
+               FROM questions q ORDER BY q.id""")]
+
+    def blind_search_entries(self) -> list[tuple[str, str, str, str | None]]:
+        """search_entries as a blind person may search them: the text only of what they see
+        (id, source id, stem, category, tags, the couplets), never a poet, a source page, a
+        corpus link or a key. The status is left to the caller, which refuses it to them."""
+        return [(r["uid"], search_body([r["uid"], r["source_id"] or "", r["stem"], r["category"] or "",
+                                        *json.loads(r["tags"] or "[]"), r["couplets"] or ""]),
+                 r["status"], r["category"]) for r in self.db.conn.execute(
+            """SELECT q.uid, q.source_id, q.stem, q.category, q.tags, q.status,
+                      (SELECT group_concat(o.mesra1 || ' ' || o.mesra2, ' ') FROM options o
+                       WHERE o.question_id = q.id) AS couplets
                FROM questions q ORDER BY q.id""")]
 
     def rows_for(self, uids: list[str]) -> list[QuestionRow]:

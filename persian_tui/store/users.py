@@ -7,7 +7,16 @@ from __future__ import annotations
 import sqlite3
 
 from ..models.keys import now
-from ..models.users import Role, User, UserEvent, UserEventKind, check_add, check_name, check_remove
+from ..models.users import (
+    Role,
+    User,
+    UserEvent,
+    UserEventKind,
+    check_add,
+    check_name,
+    check_remove,
+    check_role_change,
+)
 from .db import Database
 from .errors import StoreError
 
@@ -74,8 +83,23 @@ class UsersRepo:
             self._event(name, "removed", user.role, at)
         return user
 
+    def set_role(self, name: str, role: Role) -> User:
+        """Give the active user ``name`` another role, in place (name, password and added date
+        kept; their browser sessions end, as the role is part of what a session is valid for);
+        the change goes into their history. Checked under the write lock (models.users.
+        check_role_change: the last admin is never demoted, even by two admins at once):
+        StoreError with the rule's words. Returns the user as they were."""
+        with self.db.tx():
+            try:
+                before = check_role_change(self._all(), name, role)
+            except ValueError as e:
+                raise StoreError(str(e)) from None
+            self.db.conn.execute("UPDATE users SET role = ? WHERE name = ? AND disabled_at IS NULL", (role, name))
+            self._event(name, "role", role, now())
+        return before
+
     def history(self, name: str | None = None) -> list[UserEvent]:
-        """Every addition and removal, oldest first: of ``name``, else of everyone."""
+        """Every addition, role change and removal, oldest first: of ``name``, else of everyone."""
         where, params = ("WHERE name = ?", (name,)) if name is not None else ("", ())
         rows = self.db.conn.execute(f"SELECT name, event, role, at FROM user_events {where} ORDER BY id", params)
         return [UserEvent(r["name"], r["event"], r["role"], r["at"]) for r in rows]

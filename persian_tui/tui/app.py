@@ -6,6 +6,7 @@ from __future__ import annotations
 import gc
 import sys
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,7 @@ from ..access import Access, AccessDenied, acting, solo
 from ..bank.search import BankSearch
 from ..bidi import MODES, Mode
 from ..models import QueueMode, QueueScope
+from ..models.limits import paste_problem
 from ..store import DatabaseError, Store, StoreError, discard_if_unused, is_there
 from .base import TuiApp
 from .commands import ScreenCommands
@@ -30,7 +32,7 @@ from .safe_output import SHOW_CONTROLS
 from .screens.bank import BankScreen
 from .screens.help import HelpScreen
 from .typeahead import TypeAhead
-from .web_bridge import watch_unsaved
+from .web_bridge import ask_sign_out, idle_seconds, signed_in_browser, warn_before_idle_close, watch_unsaved
 
 BUSY_MS = 250  # the UI thread waits this long for a write lock, then retries in a worker (Harlequin)
 
@@ -88,6 +90,8 @@ class PersianTUI(TuiApp):
         # who is acting and what they may do (resolved when the store opens; see tui/guard.py)
         self.access: Access = solo(annotator)
         self.type_ahead = TypeAhead(self, super().on_event)
+        self.signed_in_browser = signed_in_browser()  # offers Sign out (F10)
+        self.last_input = time.monotonic()
 
     fatal_error: str | None = None  # a one-line reason the app ended (printed after exit)
 
@@ -121,7 +125,14 @@ class PersianTUI(TuiApp):
     # ------------------------------------------------------------ keys typed ahead
 
     async def on_event(self, event: events.Event) -> None:
-        """Keys go where they were typed, in order (see ``typeahead``)."""
+        """Keys go where they were typed, in order (see ``typeahead``); a paste longer than any
+        field takes is refused here, in a notice, before a field sees it."""
+        if isinstance(event, (events.InputEvent, events.Paste, events.Resize)):
+            self.last_input = time.monotonic()  # the idle warning's clock (web_bridge)
+        if isinstance(event, events.Paste) and not event.is_forwarded and (why := paste_problem(event.text)):
+            event.stop()
+            self.notify(why, severity="warning", timeout=8)
+            return
         if not await self.type_ahead.take(event):
             await super().on_event(event)
 
@@ -148,6 +159,8 @@ class PersianTUI(TuiApp):
 
     def on_bank_screen_first_load(self) -> None:
         watch_unsaved(self)  # in a browser: the page's leave-page prompt
+        if (idle := idle_seconds()) is not None:
+            warn_before_idle_close(self, idle)  # in a browser: a countdown before the idle close
         if self.access.role == "annotator":  # an annotator's work is the queue: straight into it
             self.action_label()
         if self.warm_up:  # background work starts once the bank is on screen
@@ -337,6 +350,26 @@ class PersianTUI(TuiApp):
                                + "\n".join(f"• {line}" for line in lost))
         dialog.quit_question = True
         self.push_screen(dialog, answered)
+
+    def action_sign_out(self) -> None:
+        """F10 in a browser: sign out, asking first when that would lose an edit or stop a run
+        (the server ends the session and closes the tab, saying so)."""
+        if not self.signed_in_browser:
+            self.notify("Sign out is for a browser session (persian-tui web)", timeout=4)
+            return
+        lost = self.unsaved_work()
+        if not lost:
+            ask_sign_out(self)
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                ask_sign_out(self)
+
+        from .dialogs.common import ConfirmDialog
+
+        self.push_screen(ConfirmDialog("Sign out? Signing out now loses or stops:\n"
+                                       + "\n".join(f"• {line}" for line in lost)), answered)
 
     def action_help_quit(self) -> None:
         """Ctrl+C (when there is no selection to copy): with work that quitting would lose, the

@@ -9,7 +9,7 @@ from functools import partial
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from ..models import STATUSES
-from .guard import offered
+from .guard import access, offered
 from .keys import APP_KEYS, Key, palette_entries, screen_table
 from .screens.bank import BankScreen
 
@@ -42,13 +42,14 @@ class ScreenCommands(Provider):
 
 
 def bank_commands(bank: BankScreen, keys: dict[str, Key]) -> list[Command]:
-    """One entry per status, category and bidi mode; each hint is its cycling key's line."""
+    """One entry per status (for who may see statuses), category and bidi mode; each hint is its
+    cycling key's line."""
     def hint(action: str) -> str:
         key = keys[action]
         return f"{key.what} ({key.names} cycles)"
 
     out: list[Command] = []
-    for status in (None, *STATUSES):
+    for status in (None, *STATUSES) if access(bank).may("see_answers") else ():  # a status tells the key
         out.append((f"Filter status: {status or 'all'}", hint("cycle_status"), partial(bank.set_status, status)))
     for category in (None, *bank.counts.categories):
         out.append((f"Filter category: {category or 'all'}", hint("cycle_category"),

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 
 from ..access import Access
 from ..models.users import Act, refusal, roles_for
-from .keys import Key
+from .keys import BROWSER_ONLY, Key
 
 APP_ACTS: dict[str, Act] = {
     "label": "label", "author": "author", "adjudicate": "adjudicate", "agreement": "see_answers",
@@ -57,8 +57,10 @@ def offered(screen: Any, table: tuple[Key, ...]) -> tuple[Key, ...]:
     """The rows of ``table`` the app's person may use on ``screen`` (help lines without an
     action are kept)."""
     person = access(screen)
+    browser = getattr(screen.app, "signed_in_browser", False)
     return tuple(k for k in table
-                 if not k.action or (act := act_of(screen, k.action)) is None or person.may(act))
+                 if (browser or k.action not in BROWSER_ONLY)
+                 and (not k.action or (act := act_of(screen, k.action)) is None or person.may(act)))
 
 
 def refused(node: Any, act: Act) -> bool:

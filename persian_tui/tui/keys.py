@@ -101,7 +101,10 @@ APP_KEYS: tuple[Key, ...] = (
     Key("ctrl+p", "", "Palette", "command palette: this screen's actions and the app's"),
     Key("ctrl+q", "app.quit", "Quit", "quit persian-tui (asks first when an unsaved edit or a live run "
         "would be lost)", footer=False, palette="Quit", priority=True),
+    Key("f10", "app.sign_out", "Sign out", "in a browser: sign out (ends the session on the server; asks "
+        "first when an unsaved edit would be lost)", footer=False, palette="Sign out"),
 )
+BROWSER_ONLY = frozenset({"app.sign_out"})  # offered only in a browser session one signed in to
 
 
 def screen_table(screen: object) -> tuple[Key, ...]:

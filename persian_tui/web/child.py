@@ -18,6 +18,7 @@ from .. import settings
 from ..models.users import Role
 
 UNSAVED = "persian_tui_unsaved"  # meta the app sends when it starts or stops holding unsaved work
+SIGN_OUT = "persian_tui_sign_out"  # meta the app sends to sign its person out (tui/web_bridge.py)
 STOP_SECONDS = 5.0  # a process that has not quit this long after being asked is killed
 SETTLE_SECONDS = 0.3  # a pre-started app quiet this long has finished starting up
 SETTLE_LIMIT = 20.0
@@ -32,7 +33,8 @@ def command(db: Path, user: str) -> list[str]:
             "--annotator", user]
 
 
-def environment(role: Role, pass_env: tuple[str, ...], width: int, height: int) -> dict[str, str]:
+def environment(role: Role, pass_env: tuple[str, ...], width: int, height: int, *,
+                sign_out: bool = False, idle_seconds: float | None = None) -> dict[str, str]:
     """The app process's environment: the allow-list (settings.WEB_CHILD_ENV), the --pass-env
     variables for an admin only (the runs screen reads keys by name), and what Textual's web
     driver needs."""
@@ -45,6 +47,10 @@ def environment(role: Role, pass_env: tuple[str, ...], width: int, height: int) 
         "TERM_PROGRAM_VERSION": version("textual-serve"), "COLUMNS": str(width), "ROWS": str(height),
         "PYTHONIOENCODING": "utf-8",
     })
+    if sign_out:
+        env[settings.WEB_SIGN_OUT_ENV] = "1"
+    if idle_seconds is not None:
+        env[settings.WEB_IDLE_ENV] = f"{idle_seconds:g}"  # the app warns before the idle close
     return env
 
 
@@ -70,6 +76,8 @@ class PersonService(AppService):
                          write_str=write_str or self._keep_str, close=close or self._ended_early, **kwargs)
         self.argv, self.env, self.user, self.role = argv, env, user, role
         self.last_input = 0.0
+        self.on_sign_out: Callable[[], None] | None = None  # the server ends the session (the app's F10)
+        self.unsaved = ""  # the app's unsaved work, its first line ("": none), for an idle close's message
         self.started = time.monotonic()
         self.last_output: float | None = None
         self.size = (80, 24)
@@ -152,7 +160,12 @@ class PersonService(AppService):
     async def on_meta(self, data: bytes) -> None:
         meta = json.loads(data)
         if meta.get("type") == UNSAVED:
+            self.unsaved = str(meta.get("what") or "")[:60] if meta.get("unsaved") else ""
             await self.remote_write_str(json.dumps([UNSAVED, bool(meta.get("unsaved"))]))
+            return
+        if meta.get("type") == SIGN_OUT:
+            if self.on_sign_out is not None:
+                self.on_sign_out()
             return
         await super().on_meta(data)
 
@@ -179,3 +192,9 @@ class PersonService(AppService):
     @property
     def finished(self) -> asyncio.Task[None] | None:
         return self._task
+
+    @property
+    def exit_status(self) -> int | None:
+        """The app process's exit status once it has ended (None: running, or never started)."""
+        process = self._process
+        return None if process is None else process.returncode

@@ -19,6 +19,7 @@ import jinja2
 from aiohttp import WSMsgType, web
 from textual_serve.server import Server, to_int
 
+from ..models.limits import MESSAGE_BYTES
 from ..models.users import MAX_NAME, User, same_person
 from ..passwords import verify_password
 from ..store import Store
@@ -194,15 +195,15 @@ class WebServer(Server):
             return last[:64] or peer
         return peer
 
-    def _end_soon(self, token: str, message: str) -> None:
+    def _end_soon(self, token: str, message: str, code: int = 0) -> None:
         """End a session now (it names nobody from here on) and close its tabs and app."""
         self.sessions.end(token)
-        asyncio.ensure_future(self._close_session(token, message))
+        asyncio.ensure_future(self._close_session(token, message, code or ACCOUNT_CLOSE))
 
-    async def _close_session(self, token: str, message: str) -> None:
+    async def _close_session(self, token: str, message: str, code: int = 0) -> None:
         await self._drop_warm(token)
         for live in [x for x in self.live if x.token == token]:
-            await live.ws.close(code=ACCOUNT_CLOSE, message=message.encode())
+            await live.ws.close(code=code or ACCOUNT_CLOSE, message=message.encode())
 
     def _still_valid(self, live: Live) -> bool:
         """Checked at every WebSocket message: the tab's session (or proxy user) still names
@@ -263,7 +264,7 @@ class WebServer(Server):
         self.lockout.succeed(name, address, now)
         session, cookie = self.sessions.start(name, now, self._stamp(user), address)
         log.info("signed in: %s from %s", name, address)
-        await self._prestart(user, session.token)  # up by the time the page has loaded
+        await self._prestart(user, session)  # up by the time the page has loaded
         response = web.HTTPFound("/")
         response.set_cookie(COOKIE, cookie, max_age=SESSION_SECONDS, path="/", httponly=True,
                             samesite="Strict", secure=self.ssl_context is not None)
@@ -287,13 +288,14 @@ class WebServer(Server):
     async def handle_index(self, request: web.Request) -> web.Response:
         user: User = request["user"]
         session: Session | None = request["session"]
-        await self._prestart(user, _key(user, session))  # a reload, or a new tab
+        await self._prestart(user, session)  # a reload, or a new tab
         context = {
             "font_size": to_int(request.query.get("fontsize", "16"), 16),
             "user": user.name, "role": user.role,
             "config": {"static": {"url": "/static/"}},
             "application": {"name": "persian-tui"},
             "can_sign_out": request["session"] is not None,
+            "message_bytes": MESSAGE_BYTES,
         }
         return aiohttp_jinja2.render_template("app_index.html", request, context)
 
@@ -303,14 +305,14 @@ class WebServer(Server):
             raise web.HTTPForbidden(text="foreign origin")
         user: User = request["user"]
         session: Session | None = request["session"]
-        ws = web.WebSocketResponse(heartbeat=15, max_msg_size=1024 * 1024)
+        ws = web.WebSocketResponse(heartbeat=15, max_msg_size=MESSAGE_BYTES)
         await ws.prepare(request)
         width = to_int(request.query.get("width", "80"), 80)
         height = to_int(request.query.get("height", "24"), 24)
         self.sizes[user.name] = (width, height)
 
-        async def close() -> None:
-            await ws.close()
+        async def close() -> None:  # the app ended by itself (q, a crash): the end card says which
+            await ws.close(**ended_by(service))
 
         service = self.warm.pop(_key(user, session), None)
         if service is not None and (service.user != user.name or service.role != user.role or not await
@@ -329,8 +331,8 @@ class WebServer(Server):
             return ws
         warm = service is not None
         if service is None:
-            service = self._service(user, width, height, write_bytes=ws.send_bytes, write_str=ws.send_str,
-                                    close=ws.close)
+            service = self._service(user, width, height, session, write_bytes=ws.send_bytes,
+                                    write_str=ws.send_str, close=close)
         service.last_input = time.monotonic()
         live = Live(service, ws, user.name, session.token if session else None)
         self.live.append(live)
@@ -355,14 +357,24 @@ class WebServer(Server):
             log.info("app ended for %s; %d running", user.name, len(self.live))
         return ws
 
-    def _service(self, user: User, width: int, height: int, **writers: Any) -> PersonService:
-        return PersonService(command(self.options.db, user.name),
-                             environment(user.role, self.options.pass_env, width, height), user.name, user.role,
-                             download_manager=self.download_manager, debug=self.debug, **writers)
+    def _service(self, user: User, width: int, height: int, session: Session | None,
+                 **writers: Any) -> PersonService:
+        """The app of ``user``; of a signed-in ``session``, it offers Sign out (F10), which ends
+        the session here as the page's Sign out does."""
+        service = PersonService(command(self.options.db, user.name),
+                                environment(user.role, self.options.pass_env, width, height,
+                                            sign_out=session is not None,
+                                            idle_seconds=self.options.idle_minutes * 60), user.name, user.role,
+                                download_manager=self.download_manager, debug=self.debug, **writers)
+        if session is not None:
+            token = session.token
+            service.on_sign_out = lambda: self._end_soon(token, "Signed out.", SIGNED_OUT_CLOSE)
+        return service
 
-    async def _prestart(self, user: User, key: str) -> None:
+    async def _prestart(self, user: User, session: Session | None) -> None:
         """Start ``user``'s app before their tab connects (none when one is waiting already, or
         the server is full); the tab attaches to it (handle_websocket)."""
+        key = _key(user, session)
         if key in self.warm:
             return
         for other in [k for k, s in self.warm.items() if s.user == user.name]:
@@ -371,7 +383,7 @@ class WebServer(Server):
                 or self._running(user.name) >= self.options.max_per_person:
             return
         width, height = self.sizes.get(user.name, (80, 24))
-        service = self._service(user, width, height)
+        service = self._service(user, width, height, session)
         try:
             await service.start(width, height)
         except OSError:
@@ -400,7 +412,7 @@ class WebServer(Server):
         task = live.service.finished
         if task is not None:
             await asyncio.shield(task)
-        await live.ws.close()
+        await live.ws.close(**ended_by(live.service))
 
     async def _process_messages(self, websocket: web.WebSocketResponse,  # type: ignore[override, unused-ignore]
                                 app_service: PersonService) -> None:
@@ -447,9 +459,8 @@ class WebServer(Server):
                     await live.ws.close(code=ACCOUNT_CLOSE, message=ACCOUNT_CHANGED.encode())
                 elif now - live.service.last_input > idle:
                     log.info("closing %s's idle session", live.user)
-                    minutes = f"{self.options.idle_minutes:g}"
-                    await live.ws.close(code=IDLE_CLOSE, message=(
-                        f"Closed after {minutes} minutes without a key. Saved labels are kept.").encode())
+                    await live.ws.close(code=IDLE_CLOSE, message=idle_reason(self.options.idle_minutes,
+                                                                              live.service.unsaved))
 
     async def handle_download(self, request: web.Request) -> web.StreamResponse:
         """A file the app delivers: only to the person whose app it is."""
@@ -534,3 +545,22 @@ def _random_secret() -> bytes:
     import secrets
 
     return secrets.token_bytes(32)
+
+
+def ended_by(service: PersonService | None) -> dict[str, Any]:
+    """How a tab whose app ended by itself closes: its code and the reason its end card shows."""
+    status = None if service is None else service.exit_status
+    if status in (0, None):
+        return {"code": 1000, "message": b"The app was closed. Saved labels are kept."}
+    return {"code": 1011, "message": f"The app stopped unexpectedly (exit status {status}). Saved labels are kept."
+            .encode()}
+
+
+def idle_reason(minutes: float, unsaved: str) -> bytes:
+    """An idle close's reason, what the end card shows: the unsaved work it dropped named (the
+    app's first line of it), within a close frame's 123 bytes."""
+    said = f"Closed after {minutes:g} minutes without a key. Saved labels are kept."
+    if unsaved:
+        said = f"Closed after {minutes:g} minutes without a key. Not saved: {unsaved}"
+    data = said.encode()
+    return data if len(data) <= 123 else data[:120].decode("utf-8", "ignore").encode() + "…".encode()

@@ -100,7 +100,7 @@ def test_bad_rows_abort_with_line_numbers(bank, tmp_path):
     ('{"annotator": "ali\\u0000", "uid": "q-0", "answer": 1}', "annotator holds a control character (U+0000)"),
     ('{"annotator": "ali", "uid": "q-0", "answer": 1, "note": "a\\u0000b"}', "note holds a NUL character"),
     ('{"annotator": "ali", "uid": "q-0", "answer": 1, "note": "a\\u001bb"}', "a note holds no control character"),
-    ('{"annotator": "ali", "uid": "q-0", "answer": 1, "note": "' + "x" * 3000 + '"}', "a note is at most 2000"),
+    ('{"annotator": "ali", "uid": "q-0", "answer": 1, "note": "' + "x" * 3000 + '"}', "a note is at most 2,000"),
     ('{"annotator": "ali", "annotator": "reza", "uid": "q-0", "answer": 1}', "given twice"),
 ])
 def test_label_rows_with_nul_or_duplicate_keys_are_rejected(small_db, tmp_path, line, reason, capsys):

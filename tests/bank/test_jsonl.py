@@ -54,18 +54,29 @@ def test_jsonl_errors_name_the_line(store, tmp_path):
 SEPARATORS = "\u2028\u2029\u0085\x0b\x0c\x1c\x1d\x1e\r"
 
 
-def test_every_unicode_line_separator_round_trips(tmp_path, capsys):
+def test_every_unicode_line_separator_is_escaped_and_only_text_ones_come_back(tmp_path, capsys):
+    """Whatever a database holds (one written before text was checked may hold controls), its
+    export escapes every line separator; an import takes back the text ones (U+2028, U+2029)
+    byte-exact and refuses a control character (U+0085, VT, FF, ...) in one line naming the record."""
     tricky = [(f"مصراع{c}اول {i}", f"دوم {i}") for i, c in enumerate(SEPARATORS[:4])]
     q = make_question("q-sep", tricky, stem="".join(f"پرسش{c}" for c in SEPARATORS) + "پایان")
+    text_only = make_question("q-text", tricky[:2], stem="پرسش\u2028دوم\u2029پایان")
+    text_only.options += make_question("x").options[2:]
     with Store(tmp_path / "a.db") as store:
         store.questions.add_questions([q])
         export_jsonl(store, tmp_path / "out.jsonl")
-        original = store.questions.get_question("q-sep")
     raw = (tmp_path / "out.jsonl").read_bytes()
     assert raw.count(b"\n") == 1  # one record, one line
     for c in "\u2028\u2029\u0085":
         assert c.encode() not in raw  # escaped: no reader splits the line there
-    assert main(["--db", str(tmp_path / "b.db"), "import", str(tmp_path / "out.jsonl")]) == 0
-    with Store(tmp_path / "b.db") as store:
-        back = store.questions.get_question("q-sep")
+    assert main(["--db", str(tmp_path / "b.db"), "import", str(tmp_path / "out.jsonl")]) == 1
+    err = capsys.readouterr().err
+    assert "line 1 (uid q-sep): stem: a stem holds no control character (U+0085)" in err
+    with Store(tmp_path / "c.db") as store:
+        store.questions.add_questions([text_only])
+        export_jsonl(store, tmp_path / "text.jsonl")
+        original = store.questions.get_question("q-text")
+    assert main(["--db", str(tmp_path / "d.db"), "import", str(tmp_path / "text.jsonl")]) == 0
+    with Store(tmp_path / "d.db") as store:
+        back = store.questions.get_question("q-text")
     assert back.stem == original.stem and back.options == original.options

@@ -92,3 +92,56 @@ def test_dev_zero_as_a_password_ends_at_the_cap(people):
                                "users", "passwd", "ali", "--stdin"], stdin=zero, capture_output=True, text=True,
                               preexec_fn=limited, timeout=120)
     assert done.returncode != 0 and "longer than 1024 characters" in done.stderr
+
+
+def users(db, capsys, *argv, user="boss"):
+    code = main(["--db", db, "--user", user, "users", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_users_role_changes_a_role_in_place_and_keeps_it_in_the_history(people, capsys):
+    """One command, one transaction: the role changes, the person keeps their name, password and
+    added date, and the change is a line of `users history`."""
+    added = sqlite3.connect(people).execute("SELECT created_at FROM users WHERE name = 'ali'").fetchone()[0]
+    code, out, err = users(people, capsys, "role", "ali", "reviewer")
+    assert code == 0, err
+    assert out.startswith("ali is a reviewer now (was an annotator): ")
+    row = sqlite3.connect(people).execute("SELECT role, created_at FROM users WHERE name = 'ali'").fetchone()
+    assert row == ("reviewer", added)
+    code, out, _ = users(people, capsys, "history", "ali")
+    assert [line.split()[2:] for line in out.splitlines()] == [["added", "annotator"], ["role", "reviewer"]]
+
+
+@pytest.mark.parametrize(("argv", "user", "said"), [
+    (("role", "boss", "reviewer"), "boss", "boss is the last admin: add another admin first"),
+    (("role", "ali", "annotator"), "boss", "ali is already an annotator"),
+    (("role", "nobody", "admin"), "boss", "nobody is not a user"),
+    (("role", "ali", "boss"), "boss", "invalid choice: 'boss'"),
+    (("role", "ali", "admin"), "ali", "ali is an annotator: managing users is for admins"),
+])
+def test_users_role_refuses_in_one_line_and_changes_nothing(people, capsys, argv, user, said):
+    before = sqlite3.connect(people).execute("SELECT name, role FROM users ORDER BY name").fetchall()
+    with pytest.raises(SystemExit) if said.startswith("invalid") else _nothing():
+        code, _, err = users(people, capsys, *argv, user=user)
+        assert code == 1 and said in err and len(err.strip().splitlines()) == 1, err
+    assert sqlite3.connect(people).execute("SELECT name, role FROM users ORDER BY name").fetchall() == before
+    assert sqlite3.connect(people).execute("SELECT count(*) FROM user_events WHERE event = 'role'").fetchone() == (0,)
+
+
+def _nothing():
+    import contextlib
+
+    return contextlib.nullcontext()
+
+
+def test_the_last_admin_is_checked_inside_the_transaction(people, capsys):
+    """Two admins demoting each other at once: the second change re-reads the users under the
+    write lock and finds itself the last admin (the store's check, not the command's)."""
+    from persian_tui.store import Store, StoreError
+
+    assert users(people, capsys, "add", "sara", "--role", "admin")[0] == 0
+    with Store(people) as first, Store(people) as second:
+        first.users.set_role("sara", "reviewer")
+        with pytest.raises(StoreError, match="boss is the last admin"):
+            second.users.set_role("boss", "annotator")

@@ -81,7 +81,7 @@ def test_hostile_file_is_one_line_and_writes_nothing(db, tmp_path, capsys, name)
     code, err = run(db, capsys, *args[:1], str(path), *args[1:])
     if expected is None:  # a long field is read (16 MB is the limit), and its line is right
         # sara's note spans lines 3-4 (a line break: refused), so ali's 140,000-character note is on line 5
-        assert code == 1 and "line 5: a note is at most 2000 characters (this one has 140000)" in err
+        assert code == 1 and "line 5: a note is at most 2,000 characters (this one has 140,000)" in err
     else:
         assert code == 1 and expected in err, err
         assert err.splitlines()[0].startswith(f"persian-tui: error: {path}"), err

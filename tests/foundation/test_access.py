@@ -58,7 +58,7 @@ def cli(capsys, path, *argv: str) -> tuple[int, str, str]:
 def test_what_each_role_may_do():
     allowed = {role: {act for act in ACTS if may(role, act)} for role in ROLES}
     assert allowed["annotator"] == {"label"}
-    assert allowed["reviewer"] == {"label", "see_answers", "adjudicate", "review"}
+    assert allowed["reviewer"] == {"label", "see_answers", "see_sources", "adjudicate", "review"}
     assert allowed["admin"] == set(ACTS)
 
 
@@ -334,3 +334,20 @@ def test_names_are_compared_after_the_normalizer():
     with pytest.raises(ValueError, match="looks like the user sara"):
         check_add([boss, gone], "SARA", "annotator")  # a removed name too: it keeps its labels
     check_add([boss, gone], "sara", "reviewer")  # the same name comes back
+
+
+def test_an_annotator_cannot_search_the_corpus_for_a_couplets_poet(db, capsys):
+    """`corpus search` and `corpus similar` print every couplet's poet: an annotator pasting a
+    couplet of the label screen would learn what it hides. They are for reviewers and admins;
+    the corpus counts (`corpus stats`) stay everyone's."""
+    with_users(db, boss="admin", ali="annotator", sara="reviewer")
+    for argv in (("corpus", "search", "عشق"), ("corpus", "similar", "عشق")):
+        code, out, err = cli(capsys, db, "--user", "ali", *argv)
+        assert code == 1 and out == "", argv
+        assert err.strip() == ("persian-tui: error: ali is an annotator: seeing or searching poets, source "
+                               "pages and the corpus "
+                               "is for reviewers and admins"), argv
+    code, _, err = cli(capsys, db, "--user", "sara", "corpus", "search", "عشق")
+    assert "is for reviewers" not in err
+    code, _, err = cli(capsys, db, "--user", "ali", "corpus", "stats")
+    assert code == 0, err

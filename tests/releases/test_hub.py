@@ -74,6 +74,21 @@ def test_push_uploads_exactly_the_release_files(release, hub, capsys):
         assert data == (out / rel).read_bytes()
 
 
+def test_the_capped_hub_client_is_built_from_huggingface_hubs_public_api(release, hub, capsys, monkeypatch):
+    """The capped client keeps huggingface_hub's own request hooks (each request carries its
+    trace id), taken from its public `get_session`, not from a private factory a release may
+    rename: without `default_client_factory` the push still goes through."""
+    from huggingface_hub.utils import _http as hub_http
+
+    monkeypatch.delattr(hub_http, "default_client_factory")
+    db, out = release
+    capsys.readouterr()
+    assert main(["--db", db, "release", "v1", "-o", str(out), "--push", "someone/outlier"]) == 0, \
+        capsys.readouterr().err
+    assert set(hub.repos["someone/outlier"].files) == manifest_files(out)
+    assert hub.trace_ids and all(hub.trace_ids), hub.trace_ids
+
+
 def test_push_refuses_a_folder_holding_a_database(release, hub, capsys):
     import shutil
 

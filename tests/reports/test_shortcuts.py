@@ -8,6 +8,7 @@ import pytest
 from factories import MINI, make_question
 from scipy.stats import binomtest
 
+from persian_tui.access import solo
 from persian_tui.cli import main
 from persian_tui.corpus.ganjoor import import_corpus
 from persian_tui.reports.shortcuts import analyse, length_outlier, odd_one
@@ -127,11 +128,11 @@ def test_bank_filters_by_poet_and_form(planted):
     assert split_facets("poet:حافظ عشق FORM:Robaee") == ("عشق", {"poet": "حافظ", "form": "Robaee"})
     with Store(planted) as s:
         bank = BankSearch(s)
-        assert set(bank.uids("poet:خیام")) == {"q-poet-key", "q-poet-miss"}
-        assert set(bank.uids("poet:khayyam form:robaee")) == {"q-poet-key", "q-poet-miss"}
-        assert set(bank.uids("form:Ghazal")) == {"q-poet-key", "q-poet-miss", "q-two-two", "q-unlinked"}
-        assert bank.uids("form:Dobeyti") == []
-        assert bank.uids("poet:سعدی") == []
+        assert set(bank.uids("poet:خیام", who=solo())) == {"q-poet-key", "q-poet-miss"}
+        assert set(bank.uids("poet:khayyam form:robaee", who=solo())) == {"q-poet-key", "q-poet-miss"}
+        assert set(bank.uids("form:Ghazal", who=solo())) == {"q-poet-key", "q-poet-miss", "q-two-two", "q-unlinked"}
+        assert bank.uids("form:Dobeyti", who=solo()) == []
+        assert bank.uids("poet:سعدی", who=solo()) == []
 
 
 def test_baseline_runs_are_stored_once_and_only_for_cues_that_fired(planted, capsys):

@@ -52,7 +52,7 @@ def test_bad_labels_are_refused(bank):
 
 
 @pytest.mark.parametrize("note, reason", [
-    ("x" * 900_000, "a note is at most 2000 characters"),  # a browser paste
+    ("x" * 900_000, "a note is at most 2,000 characters"),  # a browser paste
     ("ok\x1b[2Jwiped", "no control character (U+001B)"),  # a raw ESC
     ("a\x00b", "no control character (U+0000)"),
 ], ids=["900-kb", "esc", "nul"])

@@ -153,6 +153,16 @@ def users_history_backfilled_from_the_users(s):
 
 # the version before the users' history migration (found by its table: migrations are renumbered at merges)
 USERS_HISTORY = next(i for i, m in enumerate(MIGRATIONS) if any("CREATE TABLE user_events" in x for x in m))
+# the version before the role-change migration
+USERS_ROLES = next(i for i, m in enumerate(MIGRATIONS) if any("CREATE TABLE user_events_new" in x for x in m))
+
+
+def users_history_takes_role_changes(s):
+    """The users' history rebuilt to hold role changes (`users role`): its lines kept, in order."""
+    s.users.set_role("ali", "reviewer")
+    assert [(e.name, e.event, e.role) for e in s.users.history()] == [
+        ("boss", "added", "admin"), ("ali", "added", "annotator"), ("ali", "role", "reviewer")]
+
 
 # (the version left at: the last one before the migration under test, its rows, what must hold after)
 CASES = [
@@ -189,6 +199,9 @@ CASES = [
      v20_questions_imported_from_a_book_have_origin_book),
     (USERS_HISTORY, "INSERT INTO users (name, role, created_at, disabled_at) VALUES "
      "('boss', 'admin', 't1', NULL), ('ali', 'annotator', 't2', 't3')", users_history_backfilled_from_the_users),
+    (USERS_ROLES, "INSERT INTO users (name, role, created_at) VALUES ('boss', 'admin', 't1'), "
+     "('ali', 'annotator', 't2'); INSERT INTO user_events (name, event, role, at) VALUES "
+     "('boss', 'added', 'admin', 't1'), ('ali', 'added', 'annotator', 't2')", users_history_takes_role_changes),
 ]
 
 

@@ -5,6 +5,7 @@ import sqlite3
 import pytest
 from factories import make_question
 
+from persian_tui.access import solo
 from persian_tui.bank.search import BankSearch
 from persian_tui.store.rows import QUESTION_FIELDS, prepare
 
@@ -23,8 +24,8 @@ def test_stored_text_is_exact(store):
     q = store.questions.get_question("q-1")
     assert (q.options[0].mesra1, q.options[0].mesra2) == couplets[0]
     # search is normalized: Persian ک finds the Arabic ك that was stored, diacritics ignored
-    assert BankSearch(store).uids("کجاست") == ["q-1"]
-    assert BankSearch(store).uids("خدا") == ["q-1"]
+    assert BankSearch(store).uids("کجاست", who=solo()) == ["q-1"]
+    assert BankSearch(store).uids("خدا", who=solo()) == ["q-1"]
 
 
 def test_add_questions_is_all_or_nothing(store):

@@ -325,3 +325,36 @@ async def test_the_key_field_says_why_it_ignores_a_digit(tmp_path):
         await pilot.press("۲")
         await pilot.pause()
         assert screen.query_one("#key").value == "۲"
+
+
+async def test_a_paste_past_a_fields_cap_or_past_any_field_is_refused_with_a_notice(db):
+    """Each field takes at most what the store keeps (models/limits.py): a longer paste is not
+    inserted, a notice says so, what was typed stays; a paste longer than any field (1 MB) is
+    refused by the app before a field sees it. The app goes on."""
+    from textual import events
+
+    from persian_tui.models.limits import MAX_PASTE, limit
+
+    app = make_app(db, annotator="reza")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_screen(pilot, "n", AuthorScreen)
+        await type_into(pilot, "stem", "تازه")
+        stem = app.screen.query_one("#stem", Input)
+        app.post_message(events.Paste("ب" * (limit("stem") + 1)))
+        await settle(pilot)
+        assert stem.value == "تازه"
+        assert any(n.startswith(f"at most {limit('stem'):,} characters in this field") for n in notices(app))
+        app.screen.query_one("#m1-1", Input).focus()
+        await settle(pilot)
+        app.post_message(events.Paste("پ" * (limit("hemistich") + 1)))
+        await settle(pilot)
+        assert app.screen.query_one("#m1-1", Input).value == ""
+        app.screen.query_one("#explanation", TextArea).focus()
+        await settle(pilot)
+        app.post_message(events.Paste("x" * (limit("explanation") + 1)))
+        await settle(pilot)
+        assert app.screen.query_one("#explanation", TextArea).text == ""
+        app.post_message(events.Paste("ع" * (MAX_PASTE + 1)))
+        await settle(pilot)
+        assert any(n.startswith(f"not pasted: {MAX_PASTE + 1:,} characters") for n in notices(app))
+        assert stem.value == "تازه" and isinstance(app.screen, AuthorScreen)

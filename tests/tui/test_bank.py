@@ -12,7 +12,7 @@ from tui_helpers import bank_loaded, make_app, notices, wait_for
 from persian_tui import bidi, settings
 from persian_tui.bank import jsonl
 from persian_tui.store import Store
-from persian_tui.tui.keys import APP_KEYS, help_rows
+from persian_tui.tui.keys import APP_KEYS, BROWSER_ONLY, help_rows
 from persian_tui.tui.render import GUTTER, detail_lines, plain
 from persian_tui.tui.screens.bank import BankScreen
 from persian_tui.tui.screens.help import HelpScreen
@@ -226,7 +226,7 @@ async def test_help_screen(bank_db):
         assert isinstance(app.screen, HelpScreen)
         keys = str(app.screen.query_one("#help-keys").render())
         assert "reload" in keys and "Ctrl+P" in keys
-        rows = help_rows(BankScreen.KEY_TABLE + APP_KEYS)
+        rows = help_rows(BankScreen.KEY_TABLE + tuple(k for k in APP_KEYS if k.action not in BROWSER_ONLY))
         box = app.screen.query_one("#help-keys").region  # really on screen, not collapsed
         assert box.width >= max(len(k) + len(w) for k, w in rows) and box.height == len(rows)
         await pilot.press("escape")

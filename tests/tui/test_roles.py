@@ -332,3 +332,48 @@ async def test_the_bank_shows_an_annotator_no_source_page_and_no_poet(tmp_path):
                 shown = poet in seen[uid] or poet[::-1] in seen[uid]  # laid out visually in app mode
                 assert shown is not blind, (who, uid)
             assert app.access.question(app.store.questions.get_question("b-1")).source_page == (None if blind else 17)
+
+
+async def test_an_annotators_search_and_palette_hide_poets_and_statuses(db):
+    """The bank's search runs the core's blind search for an annotator (bank/search.py's test): a
+    poet: facet is refused in one notice (the app goes on), and the palette offers
+    no status filter (a status tells what the key is)."""
+    from persian_tui.tui.commands import ScreenCommands
+
+    app = make_app(db, annotator="ali")
+    async with app.run_test(size=SIZE) as pilot:
+        bank = await to_bank(pilot)
+        titles = [title for title, _, _ in ScreenCommands(bank)._commands()]
+        assert not [t for t in titles if t.startswith("Filter status")], titles
+        bank.set_status("curated")
+        await pilot.pause()
+        assert bank.status is None and len(bank.matches) == 6
+        await pilot.press("slash", *"poet:حافظ")
+        await until(pilot, lambda: any("poet" in n for n in notices(app)))
+        assert any(n.startswith("ali is an annotator: seeing or searching poets") for n in notices(app))
+        assert app.is_running and isinstance(app.screen, BankScreen)
+
+
+@pytest.mark.parametrize("browser", [False, True])
+async def test_sign_out_is_offered_in_a_browser_session_only(db, monkeypatch, browser):
+    """F10 and the palette's "Sign out" are a signed-in browser session's (the server sets
+    PERSIAN_TUI_WEB_SIGN_OUT for its apps); in a terminal neither is offered, and F10 says why."""
+    from persian_tui.settings import WEB_SIGN_OUT_ENV as SIGN_OUT_ENV
+    from persian_tui.tui.commands import ScreenCommands
+
+    if browser:
+        monkeypatch.setenv(SIGN_OUT_ENV, "1")
+    else:
+        monkeypatch.delenv(SIGN_OUT_ENV, raising=False)
+    app = make_app(db, annotator="ali")
+    async with app.run_test(size=SIZE) as pilot:
+        bank = await to_bank(pilot)
+        titles = [title for title, _, _ in ScreenCommands(bank)._commands()]
+        assert ("Sign out" in titles) == browser
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+        assert any("sign out" in what for _, what in app.screen.rows) == browser
+        await pilot.press("escape")
+        if not browser:
+            await pilot.press("f10")
+            await until(pilot, lambda: any("Sign out is for a browser session" in n for n in notices(app)))

@@ -1,7 +1,7 @@
 """In a browser the app tells the page when it starts and stops holding unsaved work (the page's
 leave-page prompt); in a terminal nothing is sent."""
 
-from persian_tui.tui.web_bridge import UNSAVED, watch_unsaved
+from persian_tui.tui.web_bridge import UNSAVED, WHAT_CHARS, watch_unsaved
 
 
 class FakeApp:
@@ -37,8 +37,10 @@ def test_changes_of_unsaved_work_reach_the_page_once_each():
     tick()
     app.work = []
     tick()
-    assert driver.sent == [{"type": UNSAVED, "unsaved": False}, {"type": UNSAVED, "unsaved": True},
-                           {"type": UNSAVED, "unsaved": False}]
+    what = "the question editor's unsaved changes to a new question"[:WHAT_CHARS]  # named in an idle close
+    assert driver.sent == [{"type": UNSAVED, "unsaved": False, "what": ""},
+                           {"type": UNSAVED, "unsaved": True, "what": what},
+                           {"type": UNSAVED, "unsaved": False, "what": ""}]
 
 
 def test_nothing_in_a_terminal():

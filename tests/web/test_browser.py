@@ -223,3 +223,80 @@ def adjudications(db):
     with sqlite3.connect(db) as conn:
         return conn.execute("SELECT q.uid, a.adjudicator, a.decision, a.key FROM adjudications a "
                             "JOIN questions q ON q.id = a.question_id").fetchall()
+
+
+def paste(page, text: str) -> None:
+    """Paste ``text`` into the terminal as a browser does (a paste event on xterm's textarea)."""
+    page.focus(".xterm-helper-textarea")
+    page.evaluate("""(text) => {
+        const data = new DataTransfer();
+        data.setData("text/plain", text);
+        document.querySelector(".xterm-helper-textarea").dispatchEvent(
+            new ClipboardEvent("paste", {clipboardData: data, bubbles: true, cancelable: true}));
+    }""", text)
+
+
+def test_an_oversized_paste_is_refused_with_a_notice_and_the_unsaved_edit_survives(browser, served):
+    """A paste over the WebSocket's message cap ended the session ("Session ended.", no reason)
+    and lost the edit: the page refuses it before sending, saying so; a paste under that cap
+    but over the app's is refused by the app, in a notice. The session and the edit go on."""
+    context, page, screen = open_app(browser, served, "boss")
+    try:
+        screen.wait_for("Label")
+        screen.press("n")
+        screen.wait_for("new question")
+        screen.press("x", "y", "z")
+        assert wait_until(lambda: page.evaluate("window.persianTuiUnsaved()"), 15)
+        paste(page, "ب" * 1_200_000)  # 2.4 MB of UTF-8
+        page.wait_for_selector("text=not pasted", timeout=15_000)
+        assert page.locator(".closed-dialog").is_hidden()
+        paste(page, "پ" * 200_000)
+        screen.wait_for("not pasted")
+        screen.press("q")  # still the app, still the edit
+        screen.wait_for("new question")
+        assert screen.closed is None and page.evaluate("window.persianTuiUnsaved()")
+    finally:
+        context.close()
+
+
+def test_an_app_that_ends_says_so_on_the_end_card(browser, served):
+    """An app quit (q) or a crash used to leave "Session ended." and no reason."""
+    context, page, screen = open_app(browser, served, "sara")
+    try:
+        screen.wait_for("labelling as sara")
+        screen.press("Control+q")
+        page.wait_for_selector("text=The app was closed. Saved labels are kept.", timeout=30_000)
+    finally:
+        context.close()
+
+
+def test_sign_out_from_inside_the_app_ends_the_session_on_the_server(browser, served):
+    """F10 (in the help and the palette in a browser only: tests/tui/test_roles.py) signs out: the server ends the
+    session, the tab's card says so, and the cookie opens nothing any more."""
+    context, page, screen = open_app(browser, served, "ali")
+    try:
+        screen.wait_for("labelling as ali")
+        screen.press("F10")
+        page.wait_for_selector("text=Signed out.", timeout=30_000)
+        assert page.request.get(served.url + "/", max_redirects=0).status == 302  # to the sign-in
+    finally:
+        context.close()
+
+
+def test_an_idle_tab_is_warned_first_and_its_card_names_what_was_not_saved(browser, db):
+    """Idle close dropped unsaved text without a word: the app counts down in a notice first
+    (any key stays), and the end card names the unsaved work it dropped."""
+    server = Served(db, "--idle-minutes", "0.1")
+    context = None
+    try:
+        context, page, screen = open_app(browser, server, "boss")
+        screen.wait_for("Label")
+        screen.press("n")
+        screen.wait_for("new question")
+        screen.press("x", "y", "z")
+        screen.wait_for("this tab closes in", timeout=30)
+        page.wait_for_selector("text=Closed after 0.1 minutes without a key. Not saved:", timeout=60_000)
+    finally:
+        if context is not None:
+            context.close()
+        server.stop()

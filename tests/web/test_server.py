@@ -175,11 +175,8 @@ def change_ali(db, change):
         cli(db, "users", "passwd", "ali", "--stdin", stdin="another password 5\n")
     elif change == "password-cleared":
         cli(db, "users", "passwd", "ali", "--clear")
-    elif change == "new-role":  # the role alone (as a future `users role` would change it)
-        import sqlite3
-
-        with sqlite3.connect(db) as conn:
-            conn.execute("UPDATE users SET role = 'reviewer' WHERE name = 'ali'")
+    elif change == "new-role":  # the role alone
+        cli(db, "users", "role", "ali", "reviewer")
     else:  # removed, then added again as a reviewer (with a password)
         cli(db, "users", "remove", "ali")
         cli(db, "users", "add", "ali", "--role", "reviewer")

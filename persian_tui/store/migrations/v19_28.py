@@ -221,4 +221,20 @@ MIGRATIONS: list[list[str]] = [
             )
         """,
     ],
+    # 26: a role changed in place (`users role NAME ROLE`) is a line of the users' history
+    [
+        """
+            CREATE TABLE user_events_new (
+                id INTEGER PRIMARY KEY,
+                name TEXT NOT NULL,
+                event TEXT NOT NULL CHECK (event IN ('added', 'removed', 'role')),
+                role TEXT NOT NULL CHECK (role IN ('annotator', 'reviewer', 'admin')),
+                at TEXT NOT NULL
+            )
+        """,
+        "INSERT INTO user_events_new (id, name, event, role, at) SELECT id, name, event, role, at FROM user_events",
+        "DROP TABLE user_events",
+        "ALTER TABLE user_events_new RENAME TO user_events",
+        "CREATE INDEX user_events_name ON user_events (name, id)",
+    ],
 ]

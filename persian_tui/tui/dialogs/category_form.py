@@ -11,6 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
 from ...models import ErrorCategory
+from ...models.limits import limit
 from ...text import nfc
 from ..base import AppState
 from ..fields.persian_input import PersianInput
@@ -78,7 +79,9 @@ class CategoryForm(AppState, ModalScreen["ErrorCategory | None"]):
                 value = getattr(c, field) if c else ""
                 with Horizontal(classes="form-row"):
                     yield Label(label)
-                    yield PersianInput(value, id=f"f-{field}", disabled=bool(c) and field == "name")
+                    yield PersianInput(value, id=f"f-{field}", disabled=bool(c) and field == "name",
+                                       max_length=limit("taxonomy_text" if field.startswith(("description", "example"))
+                                                        else "taxonomy_name"))
             yield Static("", id="form-error")
             yield Static("Enter: next field (saves on the last)   Ctrl+S: save   Escape: cancel",
                          classes="dialog-hint")

@@ -10,6 +10,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Static
 
 from ... import display
+from ...models.limits import limit
 from ...text import nfc
 from ..base import AppState
 from ..fields.persian_input import PersianInput
@@ -94,7 +95,7 @@ class ReasonDialog(AppState, ModalScreen["str | None"]):
         placeholder = f"{self.what} (required)" if self.required else f"{self.what} (optional)"
         with Vertical():
             yield Static(self.title_text, id="reason-title", markup=False)
-            yield PersianInput(placeholder=placeholder, id="reason")
+            yield PersianInput(placeholder=placeholder, id="reason", max_length=limit("reason"))
             yield Static("", id="reason-error", classes="dialog-error")
             yield Static(hint, classes="dialog-hint")
 

@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
 from ...bidi import APP, Mode
+from ...models.limits import limit
 from ..fields.persian_input import PersianInput
 from ..keys import Key, bindings, help_key
 from .common import drop_asking
@@ -29,8 +30,10 @@ class TextPrompt(ModalScreen[str | None]):
     BINDINGS = bindings(KEY_TABLE)
 
     def __init__(self, title: str, value: str = "", *, placeholder: str = "", hint: str = "",
-                 required: bool = False, mode: Mode = APP, id: str | None = None) -> None:
+                 required: bool = False, mode: Mode = APP, id: str | None = None,
+                 max_length: int = limit("line")) -> None:
         super().__init__(id=id)
+        self.max_length = max_length  # characters (models/limits.py): past it, a notice
         self.title_text = title
         self.value = value
         self.placeholder = placeholder
@@ -41,7 +44,8 @@ class TextPrompt(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="prompt-box"):
             yield Label(Content.assemble((self.title_text, "bold")))
-            yield PersianInput(self.value, placeholder=self.placeholder, id="prompt-input")
+            yield PersianInput(self.value, placeholder=self.placeholder, id="prompt-input",
+                               max_length=self.max_length)
             tail = "Enter keeps it · Escape cancels"
             yield Label(f"{self.hint}\n{tail}" if self.hint else tail, classes="prompt-hint")
 

@@ -28,6 +28,7 @@ from textual.widgets import Input
 from textual.widgets._input import Selection
 
 from ...bidi import OFF, Mode, display_line, has_rtl
+from ...models.limits import limit
 from ..keys import Key, bindings
 from .bidi_line import FieldLine
 
@@ -91,6 +92,7 @@ class PersianInput(FitInput):
     _line: tuple[tuple[object, ...], FieldLine] | None = None
 
     def __init__(self, *args: Any, **kw: Any) -> None:
+        kw.setdefault("max_length", limit("line"))  # every field has a cap (models/limits.py)
         super().__init__(*args, **kw)
         self._undo: list[tuple[str, Selection]] = []
         self._redo: list[tuple[str, Selection]] = []
@@ -125,6 +127,15 @@ class PersianInput(FitInput):
             self._undo = [*self._undo[-UNDO_DEPTH + 1:], before]
         self._redo.clear()
         self._typing_at = start + 1 if typed and not text.isspace() else None
+
+    def restricted(self) -> None:
+        """An edit the field refused: past its cap, said in a notice (a number field's letter
+        still rings the bell)."""
+        if self.type == "text" and not self.restrict and self.max_length:
+            self.app.notify(f"at most {self.max_length:,} characters in this field: not inserted",
+                            severity="warning", timeout=5)
+        else:
+            super().restricted()
 
     def _watch_value(self, value: str) -> None:
         super()._watch_value(value)

@@ -23,9 +23,10 @@ from textual.events import MouseEvent
 from textual.geometry import Offset
 from textual.strip import Strip
 from textual.widgets import TextArea
-from textual.widgets.text_area import Location
+from textual.widgets.text_area import EditResult, Location
 
 from ...bidi import has_rtl, starts_rtl
+from ...models.limits import MAX_PASTE
 from ..compat import line_info
 from .bidi_line import FieldLine
 from .persian_input import field_mode, joiner
@@ -38,6 +39,17 @@ class PersianTextArea(TextArea):
     DEFAULT_CSS = """
     PersianTextArea > .text-area--marker { text-style: dim; }
     """
+
+    max_length = MAX_PASTE  # characters; a field sets its own (models/limits.py)
+
+    def _replace_via_keyboard(self, insert: str, start: Location, end: Location) -> EditResult | None:
+        """Typing and pasting, refused in a notice past the field's cap."""
+        if not self.read_only and insert and \
+                len(self.text) - len(self.get_text_range(*sorted((start, end)))) + len(insert) > self.max_length:
+            self.app.notify(f"at most {self.max_length:,} characters in this field: not inserted",
+                            severity="warning", timeout=5)
+            return None
+        return super()._replace_via_keyboard(insert, start, end)
 
     async def _on_key(self, event: events.Key) -> None:
         char = joiner(event)

@@ -19,6 +19,7 @@ from textual.widgets import Input, Label, Select, Static, TextArea
 from ... import bidi, display
 from ...models import CorpusCouplet, Option, Question, QuestionStatus
 from ...models.keys import repeated_couplets
+from ...models.limits import TextKind, limit
 from ...models.merge import fields
 from ...store import EditConflict, Store, StoreError
 from ...text import DuplicateIndex, couplet_key, nfc
@@ -151,9 +152,15 @@ def _row(label: str, widget: Widget, classes: str = "") -> Horizontal:
 
 
 def _text(id: str, placeholder: str = "", classes: str = "") -> PersianInput:
-    """A Persian text field; focusing it keeps the text (no select-all to type over)."""
+    """A Persian text field; focusing it keeps the text (no select-all to type over), capped
+    as the store caps what it holds (models/limits.py)."""
+    kind = FIELD_KINDS.get(id.split("-", 1)[0], "line")
     return PersianInput(id=id, placeholder=placeholder, compact=True, select_on_focus=False,
-                        classes=classes)
+                        classes=classes, max_length=limit(kind))
+
+
+FIELD_KINDS: dict[str, TextKind] = {"stem": "stem", "m1": "hemistich", "m2": "hemistich", "poet": "poet",
+                                    "category": "category"}
 
 
 class AuthorScreen(AppState, Screen["str | None"]):
@@ -212,7 +219,9 @@ class AuthorScreen(AppState, Screen["str | None"]):
                     yield _row("source id", _text("source-id"))
                     yield _row("tags", _text("tags", "comma separated"))
                     yield Label("explanation", classes="field-label")
-                    yield PersianTextArea(id="explanation", compact=True)
+                    explanation = PersianTextArea(id="explanation", compact=True)
+                    explanation.max_length = limit("explanation")
+                    yield explanation
                 yield Static(id="author-messages")
             with VerticalScroll(id="author-preview"):
                 yield LinesView(id="author-preview-view")

@@ -16,8 +16,10 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Input, Label, Static
 
 from ... import bidi, display
+from ...access import AccessDenied
 from ...bidi import MODES, BidiMode
 from ...models import STATUSES, BankCounts
+from ...models.limits import limit
 from ..base import AppState
 from ..fields.persian_input import PersianInput
 from ..guard import Guarded, access, refused
@@ -32,6 +34,7 @@ STACK_BELOW = 100  # narrower terminals stack the table over the detail pane
 
 
 SEARCH_HINT = "/ to search: words, ids, poets (ي/ك = ی/ک)"
+BLIND_SEARCH_HINT = "/ to search: words, ids (ي/ك = ی/ک)"  # an annotator's search finds no poet
 
 
 def status_line(db_label: str, total: int, by_status: dict[str, int], mode: str, width: int) -> str:
@@ -118,8 +121,8 @@ class BankScreen(AppState, Guarded, Screen[None]):
         yield Static(Content(f"loading {display.line(self.app.db_label)} …"), id="status-line")
         with Horizontal(id="search-bar"):
             yield Label("search ", id="search-label")
-            yield PersianInput(placeholder=SEARCH_HINT,
-                        id="search", compact=True, select_on_focus=False)
+            yield PersianInput(placeholder=SEARCH_HINT if access(self).may("see_sources") else BLIND_SEARCH_HINT,
+                               max_length=limit("search"), id="search", compact=True, select_on_focus=False)
             yield Static(id="filters")
         with Container(id="body"):
             yield BankTable(id="table", blind=access(self).blind)
@@ -175,8 +178,12 @@ class BankScreen(AppState, Guarded, Screen[None]):
         question when it is listed."""
         start = perf_counter()
         table = self.query_one(BankTable)
-        self.matches = self.app.bank_search.uids(self.search, status=access(self).status_filter(self.status),
-                                                 category=self.category)
+        try:
+            self.matches = self.app.bank_search.uids(self.search, who=access(self), status=self.status,
+                                                     category=self.category)
+        except (AccessDenied, ValueError) as e:  # a blind person's poet: facet; a search past its cap
+            self.matches = []
+            self.notify(str(e), severity="warning", timeout=5)
         self._table_width = table.size.width
         table.fill(self.matches, self._rows, self.mode,
                    self._table_width or self._guess_table_width(), select=select)
@@ -261,6 +268,8 @@ class BankScreen(AppState, Guarded, Screen[None]):
             self.query_one(BankTable).focus()
 
     def set_status(self, status: str | None) -> None:
+        if status is not None and refused(self, "see_answers"):  # a status tells an annotator the key
+            return
         self.status = status
         self.refresh_rows()
 

@@ -16,6 +16,7 @@ from ... import display
 from ...corpus.propose import ProposeError
 from ...corpus.vetting import VettingError, accept, provenance, reject
 from ...models.candidates import CANDIDATE_STATES, Candidate, CandidateState
+from ...models.limits import limit
 from ..base import AppState
 from ..dialogs.text_prompt import TextPrompt
 from ..guard import access
@@ -180,7 +181,7 @@ class CandidatesScreen(AppState, Screen[None]):
 
         self.app.push_screen(TextPrompt(f"Why reject candidate {c.id}?", placeholder="the reason (counted)",
                                         hint="e.g. the three are not close; the outlier is obvious", required=True,
-                                        mode=self.mode), done)
+                                        mode=self.mode, max_length=limit("reason")), done)
 
     def action_cycle_state(self) -> None:
         order: list[CandidateState | None] = [*CANDIDATE_STATES, None]

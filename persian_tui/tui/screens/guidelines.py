@@ -9,6 +9,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static, TextArea
 
+from ...models.limits import limit
 from ...store import Store
 from ..base import AppState
 from ..dialogs.common import ConfirmDialog
@@ -77,7 +78,9 @@ class GuidelinesScreen(AppState, Guarded, ModalScreen[None]):
                          id="guide-title")
             with VerticalScroll(id="guide-scroll"):
                 yield RtlText(text, self.mode, id="guide-text")
-            yield PersianTextArea(text, id="guide-editor", soft_wrap=True)
+            editor = PersianTextArea(text, id="guide-editor", soft_wrap=True)
+            editor.max_length = limit("setting")
+            yield editor
             with VerticalScroll(id="guide-preview-scroll"):
                 yield RtlText(text, self.mode, id="guide-preview")
             yield Static(id="guide-hint")
@@ -124,7 +127,11 @@ class GuidelinesScreen(AppState, Guarded, ModalScreen[None]):
         if not text.strip():
             self.notify("the guidelines are empty: not saved", severity="warning", timeout=3)
             return
-        self.store.labels.set_setting(SETTING, text)
+        try:
+            self.store.labels.set_setting(SETTING, text)
+        except ValueError as e:  # a control character pasted in: one line, the edit stays
+            self.notify(f"not saved: {e}", severity="warning", timeout=5)
+            return
         self.query_one("#guide-text", RtlText).set_text(text)
         self._set_editing(False)
         self.notify("guidelines saved", timeout=2)

@@ -21,6 +21,7 @@ from ... import bidi, display, settings
 from ...annotation.agreement import is_fast
 from ...models import Label, Progress, Question, QueueScope
 from ...models.labels import check_note
+from ...models.limits import limit
 from ...store import Store, StoreBusy, StoreError
 from ..base import AppState
 from ..dialogs.setting import SettingDialog
@@ -381,7 +382,7 @@ class LabelScreen(AppState, Guarded, Screen[None]):
         self.app.push_screen(TextPrompt(
             f"Flag {uid} as defective: why?", placeholder="the reason, in Persian or English",
             hint="two defensible answers · no outlier · a repeated couplet · broken text · …",
-            required=True, mode=self.mode), got)
+            required=True, mode=self.mode, max_length=limit("reason")), got)
 
     # ------------------------------------------------------------ acts on the current item
 
@@ -404,7 +405,8 @@ class LabelScreen(AppState, Guarded, Screen[None]):
 
         self.app.push_screen(TextPrompt(
             f"Note for {uid} (saved with your answer, skip or flag)", self.note or "",
-            placeholder="a short remark", hint="an empty note clears it", mode=self.mode), got)
+            placeholder="a short remark", hint="an empty note clears it", mode=self.mode,
+            max_length=limit("note")), got)
 
     def action_confidence(self) -> None:
         if self._still_saving() or self._item() is None:

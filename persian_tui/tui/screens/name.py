@@ -7,6 +7,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
+from ...models.users import MAX_NAME
 from ..dialogs.common import drop_asking
 from ..fields.persian_input import PersianInput
 from ..keys import Key, bindings, help_key
@@ -24,7 +25,7 @@ class NameScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label("Your name (recorded with your labels, edits and decisions):", id="name-title")
-            yield PersianInput(placeholder="e.g. maryam", id="name")
+            yield PersianInput(placeholder="e.g. maryam", id="name", max_length=MAX_NAME)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         name = event.value.strip()
