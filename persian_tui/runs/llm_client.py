@@ -80,6 +80,11 @@ def cache_key(base_url: str, model: str, messages: list[dict], params: dict,
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
+# The first retry waits 0.375-0.5 s, then twice as long each time (the openai client's own
+# schedule: 0.5 s, jitter down to 75 %); a Retry-After is honoured as given instead.
+BACKOFF = 0.5
+
+
 def _retry_after(error: Exception) -> float | None:
     response = getattr(error, "response", None)
     value = response.headers.get("retry-after") if response is not None else None
@@ -93,7 +98,7 @@ def _retry_after(error: Exception) -> float | None:
 
 class LLMClient:
     def __init__(self, base_url: str, model: str, *, api_key_env: str = "OPENAI_API_KEY",
-                 timeout: float = 60.0, max_retries: int = 4, backoff: float = 1.0,
+                 timeout: float = 60.0, max_retries: int = 4, backoff: float = BACKOFF,
                  max_backoff: float = 60.0, max_wait: float = MAX_WAIT, pace: RunPace | None = None):
         redact.check_env_name(api_key_env)
         self.base_url, self.model, self.timeout = base_url, model, timeout
@@ -136,7 +141,7 @@ class LLMClient:
         hinted = _retry_after(error)
         if hinted is not None:
             return hinted  # honoured as given: a wait past the budget gives up instead
-        return min(self.max_backoff, self.backoff * 2 ** attempt) * random.uniform(0.5, 1.0)
+        return min(self.max_backoff, self.backoff * 2 ** attempt) * random.uniform(0.75, 1.0)
 
     async def complete(self, messages: list[dict], *, params: dict[str, Any],
                        response_format: dict | None = None,
