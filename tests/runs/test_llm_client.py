@@ -367,13 +367,20 @@ def test_the_clients_telemetry_headers_are_not_sent(bank10):
     assert not [k for k in sent if k.startswith("x-stainless")]
 
 
-def test_a_run_settles_the_garbage_collector_before_its_requests(bank10):
+def test_a_run_settles_the_garbage_collector_before_its_requests(bank10, monkeypatch):
     """What is loaded (the openai client's modules) is frozen out of the cyclic collector and
     young collections come less often, so that full collections do not stop a run's event loop
     every few seconds (bench/bench_sweep.py)."""
     import gc
 
+    from persian_tui.runs import llm_client
     from persian_tui.runs.llm_client import YOUNG_COLLECTION
+
+    # as in a fresh process (another test of this worker may have settled it already)
+    monkeypatch.setattr(llm_client, "_frozen", False)
+    threshold = gc.get_threshold()
+    gc.unfreeze()
+    gc.set_threshold(700, 10, 10)
 
     seen = []
 
@@ -384,3 +391,4 @@ def test_a_run_settles_the_garbage_collector_before_its_requests(bank10):
     r, p, server = llm_run(bank10, script, limit=1, cache=False)
     assert p.status == "done"
     assert seen[0][0] == YOUNG_COLLECTION and seen[0][1] > 0
+    gc.set_threshold(*threshold)
