@@ -9,25 +9,18 @@ from pathlib import Path
 
 from rich.text import Text
 from textual import on, work
-from textual.app import ComposeResult
-from textual.containers import Container, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from ... import bidi
 from ...bidi import Mode
 from ...models import JudgmentRow, Prediction, Question, Run, SampleVote, scored_key
 from ...store import Store, StoreError
-from ..base import AppState
 from ..keys import Key, bindings, help_key
 from ..messages import DetailLoaded  # noqa: F401 (re-exported)
 from ..render import GUTTER, LABEL, Line, couplet_lines, fa
-from ..widgets.key_bar import KeyBar
-from ..widgets.lines_view import LinesView
-from ..widgets.rows_table import RowsTable
 from ..widgets.run_panel import accuracy_text
+from .rows_pane import RowsPaneScreen
 
-STACK_BELOW = 100
 LIVE_EVERY = 1.0  # seconds between checks for new predictions while the run is going
 MAX_TEXT = 6000  # characters of raw output / reasoning shown
 FILTERS = {"all": "all", "wrong": "wrong", "invalid": "invalid/errors"}
@@ -240,7 +233,7 @@ def load_detail(db_path: str | Path, run_id: int, known: dict[str, Question]) ->
     return DetailLoaded(run, preds, questions, version, votes=votes, judged=judged)
 
 
-class RunDetailScreen(AppState, Screen[None]):
+class RunDetailScreen(RowsPaneScreen):
     KEYS_TITLE = "run answers"
     KEY_TABLE = (
         Key("escape,q", "back", "Back", "back to the runs", palette="Back"),
@@ -268,29 +261,12 @@ class RunDetailScreen(AppState, Screen[None]):
         self.reading_version: tuple[int, int] | None = None  # the state when the read in progress began
         self.loading = False
 
-    def compose(self) -> ComposeResult:
-        yield Static(id="rd-head", markup=False)
-        yield Static(id="rd-filter")
-        with Container(id="rd-body"):
-            yield RowsTable(id="rd-table", cursor_type="row", zebra_stripes=True)
-            with VerticalScroll(id="rd-pane"):
-                yield LinesView(id="rd-view")
-        yield KeyBar()
-
     def on_mount(self) -> None:
         self._apply_layout()
         self.query_one("#rd-head", Static).update(f"run {self.run_id} · loading…")
         self.reload()
         self.query_one(DataTable).focus()
         self.set_interval(LIVE_EVERY, self._live)
-
-    def _apply_layout(self) -> None:
-        # a bidi terminal reorders whole rows: never an RTL pane beside the table there
-        stacked = self.mode.name == "terminal" or self.app.size.width < STACK_BELOW
-        self.query_one("#rd-body").set_class(stacked, "-stacked")
-
-    def on_resize(self) -> None:
-        self._apply_layout()
 
     def reload(self) -> None:
         """Read the run in a worker; the table is refilled when DetailLoaded arrives. The
@@ -341,7 +317,7 @@ class RunDetailScreen(AppState, Screen[None]):
 
     def fill(self) -> None:
         table = self.query_one(DataTable)
-        current = self.current_uid
+        current = self.current_key
         table.clear()
         run = self.run  # None: not read yet, or deleted since
         rows = [p for p in self.preds if keep(p, self.questions.get(p.uid), self.which)] if run is not None else []
@@ -353,43 +329,12 @@ class RunDetailScreen(AppState, Screen[None]):
         if current in self.shown:
             table.move_cursor(row=self.shown.index(current), animate=False)
         counts = {w: sum(keep(p, self.questions.get(p.uid), w) for p in self.preds) for w in FILTERS}
-        parts = []
-        for w, label in FILTERS.items():
-            text = f"{label} {counts[w]} ({w[0]})"
-            parts.append(f"[b reverse] {text} [/]" if w == self.which else f" {text} ")
-        self.query_one("#rd-filter", Static).update("showing " + "".join(parts))
-        self.show(self.current_uid)
-
-    @property
-    def current_uid(self) -> str | None:
-        table = self.query_one(DataTable)
-        if not table.row_count:
-            return None
-        return table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        self.show_filters(FILTERS, counts, {w: w[0] for w in FILTERS})
+        self.show(self.current_key)
 
     def show(self, uid: str | None) -> None:
         pred = self.by_uid.get(uid) if uid else None
         q = self.questions.get(uid) if uid else None
         run, mode, v = self.run, self.mode, self.votes.get(uid) if uid else None
         judged = self.judged.get(uid, []) if uid else []
-        self.query_one(LinesView).show(lambda width: prediction_lines(run, pred, q, width, mode, v, judged))
-        self.query_one("#rd-pane").scroll_home(animate=False)
-
-    @on(DataTable.RowHighlighted, "#rd-table")
-    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
-        self.show(event.row_key.value if event.row_key else None)
-
-    @property
-    def text_lines(self) -> list[str]:
-        """What the pane shows (for tests)."""
-        return self.query_one(LinesView).text_lines
-
-    def action_filter(self, which: str) -> None:
-        self.which = which
-        self.fill()
-
-    def action_reload(self) -> None:
-        self.reload()
-
-    def action_back(self) -> None:
-        self.dismiss()
+        self.show_lines(lambda width: prediction_lines(run, pred, q, width, mode, v, judged))

@@ -11,10 +11,7 @@ from pathlib import Path
 
 from rich.text import Text
 from textual import on, work
-from textual.app import ComposeResult
-from textual.containers import Container, VerticalScroll
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from ... import bidi
@@ -23,14 +20,11 @@ from ...bidi import Mode
 from ...models import Run
 from ...models.recall import Probe
 from ...store import Store, StoreError
-from ..base import AppState
 from ..guard import access
 from ..keys import Key, bindings, help_key
 from ..render import LABEL, Line, couplet_lines, fa
-from ..widgets.key_bar import KeyBar
-from ..widgets.lines_view import LinesView
-from ..widgets.rows_table import RowsTable
-from .run_detail import STACK_BELOW, clip_text, field_lines, mixed_lines
+from .rows_pane import RowsPaneScreen
+from .run_detail import clip_text, field_lines, mixed_lines
 
 FILTERS = {"all": "all", "recalled": "recalled", "none": "not recalled", "invalid": "invalid/errors"}
 COLUMNS = [("question", 14), ("option", 6), ("score", 8), ("CER", 6), ("status", 9)]
@@ -122,7 +116,7 @@ def load_probes(db_path: str | Path, run_id: int, who: Access) -> ProbesLoaded:
     return ProbesLoaded(run, probes)
 
 
-class RunProbesScreen(AppState, Screen[None]):
+class RunProbesScreen(RowsPaneScreen):
     KEYS_TITLE = "recall probes"
     KEY_TABLE = (
         Key("escape,q", "back", "Back", "back to the runs", palette="Back"),
@@ -146,15 +140,6 @@ class RunProbesScreen(AppState, Screen[None]):
         self.which = "all"
         self.shown: list[str] = []  # row keys in the table: "uid/position"
 
-    def compose(self) -> ComposeResult:
-        yield Static(id="rd-head", markup=False)
-        yield Static(id="rd-filter")
-        with Container(id="rd-body"):
-            yield RowsTable(id="rd-table", cursor_type="row", zebra_stripes=True)
-            with VerticalScroll(id="rd-pane"):
-                yield LinesView(id="rd-view")
-        yield KeyBar()
-
     def on_mount(self) -> None:
         self._apply_layout()
         self.query_one("#rd-head", Static).update(f"run {self.run_id} · loading…")
@@ -163,13 +148,6 @@ class RunProbesScreen(AppState, Screen[None]):
             table.add_column(label, width=width)
         self.reload()
         table.focus()
-
-    def _apply_layout(self) -> None:
-        stacked = self.mode.name == "terminal" or self.app.size.width < STACK_BELOW
-        self.query_one("#rd-body").set_class(stacked, "-stacked")
-
-    def on_resize(self) -> None:
-        self._apply_layout()
 
     def reload(self) -> None:
         self._load(access(self))
@@ -202,42 +180,10 @@ class RunProbesScreen(AppState, Screen[None]):
         if current in self.shown:
             table.move_cursor(row=self.shown.index(current), animate=False)
         counts = {w: sum(keep(p, w) for p in self.probes) for w in FILTERS}
-        keys = {"all": "a", "recalled": "c", "none": "w", "invalid": "i"}
-        parts = []
-        for w, label in FILTERS.items():
-            text = f"{label} {counts[w]} ({keys[w]})"
-            parts.append(f"[b reverse] {text} [/]" if w == self.which else f" {text} ")
-        self.query_one("#rd-filter", Static).update("showing " + "".join(parts))
+        self.show_filters(FILTERS, counts, {"all": "a", "recalled": "c", "none": "w", "invalid": "i"})
         self.show(self.current_key)
-
-    @property
-    def current_key(self) -> str | None:
-        table = self.query_one(DataTable)
-        if not table.row_count:
-            return None
-        return table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
 
     def show(self, key: str | None) -> None:
         probe = next((p for p in self.probes if f"{p.uid}/{p.position}" == key), None) if key else None
         run, mode = self.run, self.mode
-        self.query_one(LinesView).show(lambda width: probe_lines(run, probe, width, mode))
-        self.query_one("#rd-pane").scroll_home(animate=False)
-
-    @on(DataTable.RowHighlighted, "#rd-table")
-    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
-        self.show(event.row_key.value if event.row_key else None)
-
-    @property
-    def text_lines(self) -> list[str]:
-        """What the pane shows (for tests)."""
-        return self.query_one(LinesView).text_lines
-
-    def action_filter(self, which: str) -> None:
-        self.which = which
-        self.fill()
-
-    def action_reload(self) -> None:
-        self.reload()
-
-    def action_back(self) -> None:
-        self.dismiss()
+        self.show_lines(lambda width: probe_lines(run, probe, width, mode))
