@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from textual import getters
     from textual.widget import Widget
 
+STACK_BELOW = 100  # columns: a narrower screen stacks its panes (table over detail, form over preview)
+
 
 class TuiApp(App[int]):
     """The app as its screens see it: the attributes ``PersianTUI`` (app.py) sets and the actions
@@ -54,6 +56,12 @@ else:
 class AppState(_OnApp):
     """Mixed into screens and widgets (first, before the Textual base): ``self.app`` typed as
     ``TuiApp``, the open store and the resolved bidi mode."""
+
+    @property
+    def stacked(self) -> bool:
+        """Panes one over the other: below STACK_BELOW columns, and always in a bidi terminal,
+        which reorders whole rows (never a right-to-left pane beside a table there)."""
+        return self.mode.name == "terminal" or self.app.size.width < STACK_BELOW
 
     @property
     def store(self) -> Store:

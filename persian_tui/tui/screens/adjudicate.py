@@ -26,7 +26,6 @@ from ..render import GUTTER, LABEL, Line, couplet_lines, fa
 from ..widgets.key_bar import KeyBar
 from ..widgets.lines_view import LinesView
 
-STACK_BELOW = 100
 ITEM_MARKS = {"suspect_key": "key?", "low_agreement": "agree?", "too_hard": "hard"}  # queue-line marks
 # what each mark means, said in the header when a queued line carries it
 MARK_MEANINGS = {"⚑": "flagged", "key?": "the runs prefer another option to the key",
@@ -234,8 +233,7 @@ class AdjudicationScreen(AppState, Guarded, Screen[None]):
         self.query_one("#adj-queue").focus()
 
     def _apply_layout(self) -> None:
-        stacked = self.mode.name == "terminal" or self.app.size.width < STACK_BELOW
-        self.query_one("#adj-body").set_class(stacked, "-stacked")
+        self.query_one("#adj-body").set_class(self.stacked, "-stacked")
 
     def on_resize(self) -> None:
         self._apply_layout()

@@ -32,7 +32,6 @@ from ..render import detail_lines
 from ..widgets.key_bar import KeyBar
 from ..widgets.lines_view import LinesView
 
-STACK_BELOW = 100  # narrower terminals put the preview below the form
 DUPLICATE_DELAY = 0.4  # seconds of no typing before the near-duplicate check runs
 _KEY_DIGITS = {d: i % 4 + 1 for i, d in enumerate("1234۱۲۳۴١٢٣٤")}
 _TAG_SPLIT = re.compile(r"[,،]")
@@ -244,8 +243,7 @@ class AuthorScreen(AppState, Screen["str | None"]):
         self.call_after_refresh(self._check_duplicates)
 
     def _apply_layout(self) -> None:
-        stacked = self.mode.name == "terminal" or self.app.size.width < STACK_BELOW
-        self.query_one("#author-body").set_class(stacked, "-stacked")
+        self.query_one("#author-body").set_class(self.stacked, "-stacked")
 
     def on_resize(self) -> None:
         self._apply_layout()

@@ -30,7 +30,6 @@ from ..widgets.couplets import QuestionDetail
 from ..widgets.key_bar import KeyBar
 
 STATUS_FILTERS: tuple[str | None, ...] = (None, *STATUSES)
-STACK_BELOW = 100  # narrower terminals stack the table over the detail pane
 
 
 SEARCH_HINT = "/ to search: words, ids, poets (ي/ك = ی/ک)"
@@ -141,8 +140,7 @@ class BankScreen(AppState, Guarded, Screen[None]):
         self.post_message(self.FirstLoad())
 
     def _apply_layout(self) -> None:
-        stacked = self.mode.name == "terminal" or self.app.size.width < STACK_BELOW
-        self.query_one("#body").set_class(stacked, "-stacked")
+        self.query_one("#body").set_class(self.stacked, "-stacked")
 
     def _screen_resized(self, size: Size) -> None:
         # Textual 8.2.8 lays the screen out at the size its Resize event carries. Resized while

@@ -23,7 +23,7 @@ from ...judging.distribution import judge_agreement
 from ...judging.verdicts import DEFAULT_TAXONOMY
 from ...models import ErrorCategory, JudgmentRow, Run
 from ...store import StoreError
-from ..base import AppState
+from ..base import STACK_BELOW, AppState
 from ..dialogs.common import ReasonDialog
 from ..dialogs.review import CategoryPicker
 from ..keys import Key, bindings, help_key
@@ -34,7 +34,6 @@ from ..widgets.lines_view import LinesView
 from ..widgets.review_filters import KEYS, ReviewFilters, bar_parts, is_todo, model_alias
 from ..widgets.review_lines import category_text, judge_lines, question_lines, queue_entry, review_state, verdict_text
 
-STACK_BELOW = 100
 SHORT_BELOW = 30  # lines: a shorter screen gives the panes the room the queue had
 
 

@@ -1,7 +1,6 @@
 """The shape a run's answers (run_detail.py) and a recall run's probes (run_probes.py) share: a
 head line, a filter line, a table of rows and, beside it or below, a pane of the highlighted
-row's lines (stacked below STACK_BELOW columns, and always in a bidi terminal, which reorders
-whole rows: never a right-to-left pane beside the table there)."""
+row's lines (AppState.stacked)."""
 
 from __future__ import annotations
 
@@ -15,8 +14,6 @@ from ..base import AppState
 from ..widgets.key_bar import KeyBar
 from ..widgets.lines_view import LinesView
 from ..widgets.rows_table import RowsTable
-
-STACK_BELOW = 100
 
 
 class RowsPaneScreen(AppState, Screen[None]):
@@ -44,8 +41,7 @@ class RowsPaneScreen(AppState, Screen[None]):
         raise NotImplementedError
 
     def _apply_layout(self) -> None:
-        stacked = self.mode.name == "terminal" or self.app.size.width < STACK_BELOW
-        self.query_one("#rd-body").set_class(stacked, "-stacked")
+        self.query_one("#rd-body").set_class(self.stacked, "-stacked")
 
     def on_resize(self) -> None:
         self._apply_layout()
