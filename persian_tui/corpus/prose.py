@@ -49,7 +49,8 @@ def load_prose(store: Store, run_id: int) -> Prose:
     run = store.runs.get_run(run_id)
     flag = f"--paraphrases {run_id}"
     if run is None or run.kind != "paraphrase":
-        raise ProseError(f"{flag}: no paraphrase run {run_id} in {store.path} (see persian-tui runs)")
+        other = f"; run {run_id} is of kind {run.kind}" if run is not None else ""
+        raise ProseError(f"{flag}: no paraphrase run {run_id} in {store.path}{other} (see persian-tui runs)")
     if not run.params.get("corpus"):
         raise ProseError(f"{flag}: run {run_id} paraphrased the bank's questions, not corpus couplets "
                          "(make one with `persian-tui run paraphrase --corpus`)")

@@ -165,7 +165,8 @@ def create_recall_run(store: Store, spec: RecallRunSpec) -> tuple[Run, list[str]
 def check_paraphrases(store: Store, run_id: int, questions: list[Question]) -> None:
     run = store.runs.get_run(run_id)
     if run is None or run.kind != "paraphrase":
-        raise RunError(f"--paraphrases {run_id}: no paraphrase run {run_id} (see persian-tui runs)")
+        other = f"; run {run_id} is of kind {run.kind}" if run is not None else ""
+        raise RunError(f"--paraphrases {run_id}: no paraphrase run {run_id}{other} (see persian-tui runs)")
     prose = store.runs.paraphrases(run_id)
     missing = [q.uid for q in questions if len(prose.get(q.uid, ())) < len(q.options)]
     if missing:

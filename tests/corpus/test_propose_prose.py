@@ -157,6 +157,8 @@ def test_a_run_that_cannot_give_prose_is_one_line_and_writes_nothing(themed, tmp
         with pytest.raises(ProposeError, match=message.replace("(", r"\(").replace("`", ".")) as e:
             propose(themed, ADMIN, 2, paraphrases=run_id)
         assert "\n" not in str(e.value) and str(e.value).startswith(f"--paraphrases {run_id}: ")
+    with pytest.raises(ProposeError, match=f"run {llm.id} is of kind llm"):  # what it is instead
+        propose(themed, ADMIN, 2, paraphrases=llm.id)
     # a run whose couplets' verse is no longer this corpus's (another database, a re-import)
     good, _, _ = paraphrase(themed, prose_script(themes), limit=5)
     with sqlite3.connect(themed.path) as conn:

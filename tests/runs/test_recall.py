@@ -112,6 +112,8 @@ def test_a_paraphrase_run_of_other_questions_is_refused_in_one_line(store, texts
     llm = store.runs.create_run("llm", "x", {}, total=0, status="done")
     with pytest.raises(RunError, match=f"no paraphrase run {llm.id}"):
         create_recall_run(store, spec.model_copy(update={"paraphrase_run": llm.id}))
+    with pytest.raises(RunError, match=f"run {llm.id} is of kind llm"):  # what it is, when it is another run
+        create_recall_run(store, spec.model_copy(update={"paraphrase_run": llm.id}))
     n = len(store.runs.runs())
     run, _, _, _ = probe(store, recall_script({}), cue="prose", paraphrase_run=other.id, limit=1)
     assert len(store.runs.runs()) == n + 1
