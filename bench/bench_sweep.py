@@ -8,7 +8,11 @@ Prints: the sweep's whole-process wall time against the limit (3 × n × 0.2 s /
 once) and against Inspect's; CPU per request (whole process); the sweep process's resident memory
 sampled over the sweep (start, middle, end: flat or not). Asserts nothing.
 
-Run: python bench/bench_sweep.py [--questions 567] [--rounds 2] [--no-inspect]"""
+`--baseline DIR` also times the sweep of another checkout's persian_tui (e.g. `git archive` of an
+older commit), alternately with this one's, on a database of its own made by its own code: a
+before/after figure from the same run.
+
+Run: python bench/bench_sweep.py [--questions 567] [--rounds 2] [--no-inspect] [--baseline DIR]"""
 
 from __future__ import annotations
 
@@ -24,7 +28,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
-from bench_endpoint import CLI, Server, setup  # noqa: E402
+from bench_endpoint import CLI, Server, setup, setup_tree  # noqa: E402
 
 MODELS = 6
 SAMPLES = 3
@@ -93,6 +97,7 @@ def main() -> None:
     p.add_argument("--questions", type=int, default=567)
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--no-inspect", action="store_true")
+    p.add_argument("--baseline", type=Path, help="another checkout whose sweep is timed alternately with this one's")
     p.add_argument("--judge", action="store_true", help="instead: a sweep with a judge over its six runs "
                    "(no Inspect counterpart), timed against the answers' limit plus the judge's")
     args = p.parse_args()
@@ -114,8 +119,18 @@ def main() -> None:
         return
     ours: list[tuple[float, float]] = []
     theirs: list[tuple[float, float]] = []
+    before: list[tuple[float, float]] = []
     memory = []
+    if args.baseline:
+        old_env = {**env, "PYTHONPATH": str(args.baseline.resolve())}
+        old_db = setup_tree(tmp / "baseline", n, old_env)
     for i in range(args.rounds):
+        if args.baseline:
+            with Server(DELAY, busy=10, cost=COST) as server:
+                path = tmp / f"baseline{i}.toml"
+                path.write_text(spec(server.url, f"bench-{i}"), "utf-8")
+                before.append(Sampled(CLI + ["--db", str(old_db), "sweep", str(path)], old_env, tmp).run())
+                print(f"  baseline round {i + 1}: {before[-1][0]:.2f} s wall, {before[-1][1]:.2f} s CPU")
         with Server(DELAY, busy=10, cost=COST) as server:
             url = server.url
             path = tmp / f"sweep{i}.toml"
@@ -137,6 +152,11 @@ def main() -> None:
     print(f"sweep: {' / '.join(f'{w:.2f}' for w, _ in ours)} s -> {best / limit:.2f}× the limit {limit:.1f} s "
           f"(best) [goal <= 1.1×]; CPU per request {min(c for _, c in ours) / requests * 1000:.2f} ms "
           f"whole process [goal <= 1 ms]")
+    if before:
+        old = min(w for w, _ in before)
+        print(f"baseline {args.baseline}: {' / '.join(f'{w:.2f}' for w, _ in before)} s -> {old / limit:.2f}× "
+              f"the limit (best); CPU per request {min(c for _, c in before) / requests * 1000:.2f} ms; "
+              f"this tree takes {best / old:.3f}× the baseline's wall time")
     if theirs:
         pairs = ", ".join(f"{t / o:.2f}×" for (o, _), (t, _) in zip(ours, theirs, strict=True))
         print(f"inspect eval: {' / '.join(f'{w:.2f}' for w, _ in theirs)} s; the sweep is "

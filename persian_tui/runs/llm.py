@@ -124,7 +124,9 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
         few_shot = getattr(spec, "strategy", None) == "explained-few-shot"
         by_uid = {q.uid: q for q in store.questions.questions()} if few_shot else \
             store.questions.questions_for_uids(uids)
-        todo = session.limited([(by_uid[u], k) for u in uids if u in by_uid for k in range(K)
+        # sample-major: a run stopped early (a budget, a kill) holds a sample of every question
+        # rather than every sample of a few, and repeats of one prompt are spread apart
+        todo = session.limited([(by_uid[u], k) for k in range(K) for u in uids if u in by_uid
                                 if (u, k) not in done])
         # rows asked again (retry_errors) are counted afresh, the others as stored
         progress = stored_progress(store, run, uids, K, skip={(q.uid, k) for q, k in todo}, questions=by_uid)

@@ -30,6 +30,7 @@ first_line, last_line, lead) with ":letter", ":persian_letter" or ":word" when i
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from bisect import bisect_left, bisect_right
@@ -540,7 +541,22 @@ def _from_json_value(value: object, n: int) -> tuple[int | None, str, str]:
 # ---------------------------------------------------------------- entry point
 
 
+MEMO_CHARS = 512  # replies this short are remembered: a model's short answers repeat (Parsed is frozen)
+
+
 def parse_answer(text: str | None, *, reasoning: str | None = None, n_options: int = 4) -> Parsed:
+    """The answer a reply states (see the module's doc)."""
+    if len(text or "") <= MEMO_CHARS and len(reasoning or "") <= MEMO_CHARS:
+        return _remembered(text, reasoning, n_options)
+    return _parse(text, reasoning, n_options)
+
+
+@functools.lru_cache(maxsize=1024)
+def _remembered(text: str | None, reasoning: str | None, n_options: int) -> Parsed:
+    return _parse(text, reasoning, n_options)
+
+
+def _parse(text: str | None, reasoning: str | None, n_options: int) -> Parsed:
     body, blocks = split_reasoning(text or "")
     parts = [p.strip() for p in [reasoning or "", *blocks]]
     why = "\n\n".join(p for p in parts if p) or None

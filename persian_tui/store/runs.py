@@ -237,7 +237,7 @@ class RunsRepo:
 
     def _insert_predictions(self, run_id: int, predictions: list[Prediction]) -> None:
         if predictions:
-            ids = {}
+            ids, stamp = {}, now()
             for p in predictions:
                 if p.uid not in ids:
                     ids[p.uid] = question_id(self.db.conn, p.uid)
@@ -254,7 +254,7 @@ class RunsRepo:
                 "created_at = excluded.created_at",
                 [(run_id, ids[p.uid], p.predicted, _json(p.scores), p.raw_output, p.reasoning,
                   p.parse_status, _json(p.permutation), p.prompt_hash, _json(p.exemplars), p.tokens_in,
-                  p.tokens_out, _finite(p.latency), _finite(p.cost), p.error, p.created_at or now(),
+                  p.tokens_out, _finite(p.latency), _finite(p.cost), p.error, p.created_at or stamp,
                   int(p.sample)) for p in predictions])
 
     def predictions(self, run_id: int, *, uid: str | None = None, samples: bool = False,

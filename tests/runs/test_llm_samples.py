@@ -86,6 +86,16 @@ def test_a_single_sample_asks_and_caches_as_before(bank):
         cache_key("http://x/v1", "m", msgs, {"temperature": 0.0, "seed": 5}, None)
 
 
+def test_samples_are_asked_round_by_round_so_a_stopped_run_covers_every_question(bank):
+    """Sample 0 of every question before any sample 1: a run stopped early (a budget, Ctrl-C)
+    holds one sample of the whole set, not every sample of a few questions."""
+    run, p, server = ask(bank, by_seed(set()), cancel_after=6, samples=3, seed=1)
+    assert p.status == "cancelled"
+    assert [r["seed"] for r in server.requests[:6]] == [1] * 6  # sample k is asked with seed 1 + k
+    rows = bank.runs.predictions(run.id, samples=True)
+    assert {r.uid for r in rows if r.sample == 0} == {q.uid for q in bank.questions.questions()}
+
+
 def test_a_killed_run_resumes_with_the_missing_samples_only(bank):
     run, p, server = ask(bank, by_seed(set()), cancel_after=7, samples=3, seed=1)
     assert p.status == "cancelled"

@@ -357,3 +357,22 @@ def test_the_parsers_statuses_are_the_models_but_the_clients_api_error():
     from persian_tui.runs.parse import Status
 
     assert set(get_args(Status)) == set(PARSE_STATUSES) - {"api_error"}
+
+
+def test_short_replies_are_remembered_and_read_as_afresh():
+    """Short replies repeat across a run (a model that complies answers "Answer: 2" hundreds
+    of times): they are read once and remembered, with what a fresh read gives; long ones
+    (reasoning, hostile megabytes) are read each time and never kept."""
+    from persian_tui.runs import parse
+
+    parse._remembered.cache_clear()
+    replies = ["Answer: 2", "پاسخ: ۳", '{"answer": 4}', "<think>1 or 2?</think>Answer: 1", "2", "", None]
+    first = [parse_answer(t) for t in replies]
+    again = [parse_answer(t) for t in replies]
+    assert again == first == [parse._parse(t, None, 4) for t in replies]
+    assert parse._remembered.cache_info().hits == len(replies)
+    assert parse_answer("Answer: 3", n_options=2).status == "invalid"  # the options' count is part of the key
+    assert parse_answer("Answer: 2", reasoning="because").reasoning == "because"
+    long = "Let me think. " * 100 + "Answer: 4"
+    size = parse._remembered.cache_info().currsize
+    assert parse_answer(long).answer == 4 and parse._remembered.cache_info().currsize == size
