@@ -31,6 +31,9 @@ if TYPE_CHECKING:
 
 RECENT = 50  # replies the endpoint's 429 share is measured over
 DEFAULT_REPLY_TOKENS = 1024  # an output bound for a reservation when max_tokens is not set
+# USD per million input and output tokens: the dearest published prices (OpenAI's o1-pro), a
+# request's bound before any reply has told a cost
+DEAREST = (150.0, 600.0)
 
 
 class BudgetReached(RunError):
@@ -51,15 +54,19 @@ class Budget:
     def _fits(self, amount: float, pending: float) -> bool:
         return self.limit is None or self.spent + pending + amount <= self.limit + 1e-12
 
-    async def reserve(self, bound: Callable[[], float | None]) -> float | None:
-        """Hold what `bound()` gives (asked again after each wait; None: unknown, then one
-        request at a time until a cost is known) and return it; wait while requests in flight
-        may still free room; BudgetReached when even without them the request could pass."""
+    async def reserve(self, bound: Callable[[], float | None], dearest: float | None = None) -> float | None:
+        """Hold what `bound()` gives (asked again after each wait; None: unknown) and return it;
+        wait while requests in flight may still free room; BudgetReached when even without them
+        the request could pass. An unknown cost holds `dearest` (the request at the dearest
+        published prices) while that fits, else goes one request at a time until a cost is known."""
         if self.limit is None:
             self.in_flight += 1
             return None
         while True:
             amount = bound()
+            if amount is None and dearest is not None and self._fits(dearest, self.reserved):
+                amount = dearest
+                break
             if amount is None and self.in_flight == 0 and self.spent < self.limit:
                 break
             if amount is not None and self._fits(amount, self.reserved):
@@ -226,7 +233,7 @@ class RunPace:
         """(tokens, cost bound) of a request of `chars` characters: input at most one token per
         character, output at most max_tokens (else twice the most seen, at least 1024); the cost
         bound by the prices, else one and a half times the largest reported cost of the model (of
-        the sweep until the model has one; None: no cost seen yet, one request at a time)."""
+        the sweep until the model has one; None: no cost seen yet, see Budget.reserve)."""
         out = self.spec.max_tokens or max(DEFAULT_REPLY_TOKENS, 2 * self.model.most_out)
         tokens = chars / 3 + out
         if self.model.uncounted:
@@ -237,6 +244,11 @@ class RunPace:
             return tokens, max(bound, seen)
         return tokens, 1.5 * seen if seen else None
 
+    def dearest(self, chars: int) -> float:
+        """What a request of `chars` characters could cost at prices no model asks (DEAREST)."""
+        out = self.spec.max_tokens or max(DEFAULT_REPLY_TOKENS, 2 * self.model.most_out)
+        return (chars * DEAREST[0] + out * DEAREST[1]) / 1e6
+
     async def begin(self, body: dict) -> tuple[int, float, float | None, float | None]:
         """Reserve the request's cost in the budgets and a connection of the endpoint: the
         ticket `end` takes. BudgetReached: not to be asked."""
@@ -244,13 +256,14 @@ class RunPace:
 
         def bound() -> float | None:
             return self.estimate(chars)[1]
+        dearest = self.dearest(chars)
         try:
-            held = await self.model.budget.reserve(bound)
+            held = await self.model.budget.reserve(bound, dearest)
         except BudgetReached as e:
             self.stopped = str(e)
             raise
         try:
-            kept = await self.sweep_budget.reserve(bound)
+            kept = await self.sweep_budget.reserve(bound, dearest)
         except BaseException as e:
             self.model.budget.settle(held, 0.0)
             self.stopped = str(e) if isinstance(e, BudgetReached) else None

@@ -82,3 +82,27 @@ def test_a_budget_refuses_what_could_pass_it_and_waits_for_requests_in_flight():
         with pytest.raises(BudgetReached, match=r"sweep budget reached: \$0.9000 spent of \$1"):
             await b.reserve(lambda: 0.2)
     asyncio.run(go())
+
+
+def test_an_unknown_cost_holds_the_dearest_price_while_it_fits_else_goes_alone():
+    """Before any reply tells a cost, a request holds what it would cost at prices no model
+    asks: a budget with room for that lets requests go together and still holds; one without
+    room lets one go at a time until the first cost is known."""
+    async def go():
+        roomy = Budget(1.0, "sweep")
+        held = [await roomy.reserve(lambda: None, 0.3) for _ in range(3)]
+        assert held == [0.3] * 3 and roomy.in_flight == 3  # three together: 0.9 fits in 1.0
+        fourth = asyncio.ensure_future(roomy.reserve(lambda: None, 0.3))
+        await asyncio.sleep(0)
+        assert not fourth.done()  # 1.2 could pass 1.0: it waits for a reply
+        roomy.settle(0.3, 0.01)
+        assert await fourth == 0.3
+
+        tight = Budget(0.2, "sweep")
+        assert await tight.reserve(lambda: None, 0.3) is None  # alone, nothing held
+        second = asyncio.ensure_future(tight.reserve(lambda: None, 0.3))
+        await asyncio.sleep(0)
+        assert not second.done()
+        tight.settle(None, 0.01)
+        assert await second is None
+    asyncio.run(go())

@@ -141,6 +141,26 @@ def test_the_budget_stops_new_requests_before_the_cost_could_pass_it(bank10, pri
     assert p.status == "done" and p.spent == pytest.approx(40 * cost)
 
 
+def test_a_budget_with_room_does_not_wait_for_the_first_cost(bank6):
+    """No price and no reply yet: each request holds what it would cost at prices no model asks;
+    a budget with room for the first wave sends it at once (2 models x 4 connections), not one
+    request until the endpoint tells a cost. The budget still holds (the tight case: above)."""
+    gate = Gate(lambda body, n: chat("1", cost=0.001))
+    with LLMServer(gate) as server:
+        spec = parse_sweep_spec(spec_of(server.url, max_cost=50.0))
+        create_sweep(bank6, plan_sweep(bank6, spec))
+        done: list = []
+        t = threading.Thread(target=lambda: done.append(asyncio.run(execute_sweep(bank6.path, spec))))
+        t.start()
+        try:
+            wait_until(lambda: len(server.requests) >= 8, what="the first wave")
+            assert len(server.requests) == 8
+        finally:
+            gate.open()
+            t.join()
+    assert done[0].status == "done" and done[0].spent == pytest.approx(24 * 0.001)  # 6 questions x 2 samples x 2 models
+
+
 def test_a_model_budget_stops_that_model_only(bank6):
     with LLMServer(lambda body, n: chat("1", cost=0.01)) as server:
         data = spec_of(server.url)
