@@ -3,9 +3,11 @@ this process, and the budgets they spend.
 
 - `EndpointPace`: one openai client (one connection pool) for every run reaching the base URL, its
   connection limit as an adaptive window (additive increase, multiplicative decrease: a 429 with
-  Retry-After, or more 429s among recent replies than the endpoint tolerates, halves it for every
-  run and pauses the endpoint for the time asked; each window's worth of good replies adds one
-  connection back, up to the limit), and its requests- and tokens-per-minute buckets.
+  Retry-After, or a share of 429s above what the endpoint tolerates, halves it for every run and
+  pauses the endpoint for the time asked; each window's worth of good replies adds one connection
+  back, up to the limit), and its requests- and tokens-per-minute buckets. The share is the 429s
+  answered in the last RECENT seconds over the requests sent in them: not over the replies, of
+  which the 429s an endpoint refuses at once would be most in the first moments.
 - `Budget`: USD that may be spent; a request reserves an upper bound of its cost first and is
   refused (`BudgetReached`) when what is spent plus what it may cost would pass the limit;
   requests in flight hold their reservations, so the limit holds with them counted.
@@ -29,7 +31,7 @@ from .progress import RunError
 if TYPE_CHECKING:
     from .spec import LLMRunSpec
 
-RECENT = 50  # replies the endpoint's 429 share is measured over
+RECENT = 5.0  # seconds over which the endpoint's 429 share is measured
 DEFAULT_REPLY_TOKENS = 1024  # an output bound for a reservation when max_tokens is not set
 # USD per million input and output tokens: the dearest published prices (OpenAI's o1-pro), a
 # request's bound before any reply has told a cost
@@ -118,7 +120,9 @@ class EndpointPace:
         self.tolerate = tolerate_429
         self.in_flight = 0
         self.paused_until = 0.0
-        self.recent: deque[bool] = deque(maxlen=RECENT)  # True: a 429
+        self.sends: deque[float] = deque()  # when the attempts of the last RECENT seconds were sent
+        self.replies: deque[tuple[float, bool]] = deque()  # their replies: (when, a 429)
+        self.recent_429 = 0  # the 429s among `replies`
         self.since_change = 0  # replies since the window last changed
         self.sent = 0  # attempts let through so far (an attempt's number: its epoch)
         self.epoch = 0  # attempts numbered below this were sent before the last decrease
@@ -164,6 +168,7 @@ class EndpointPace:
                 pass
         self.in_flight += 1
         self.requests += 1
+        self.sends.append(time.monotonic())
         if self.rpm:
             self.rpm.level -= 1
         if self.tpm:
@@ -180,14 +185,20 @@ class EndpointPace:
         self.in_flight -= 1
         if self.tpm:
             self.tpm.level = min(self.tpm.capacity, self.tpm.level + tokens_off)
-        self.recent.append(throttled)
+        now = time.monotonic()
+        self.replies.append((now, throttled))
+        self.recent_429 += throttled
+        while self.replies[0][0] < now - RECENT:
+            self.recent_429 -= self.replies.popleft()[1]
+        while self.sends and self.sends[0] < now - RECENT:
+            self.sends.popleft()
         self.since_change += 1
         if throttled:
             self.throttled += 1
             if retry_after is not None:
-                self.paused_until = max(self.paused_until, time.monotonic() + retry_after)
-            share = sum(self.recent) / len(self.recent)
-            if (retry_after is not None or (len(self.recent) >= 10 and share > self.tolerate)) \
+                self.paused_until = max(self.paused_until, now + retry_after)
+            share = self.recent_429 / max(1, len(self.sends))
+            if (retry_after is not None or (len(self.replies) >= 10 and share > self.tolerate)) \
                     and number >= self.epoch:
                 self.window = max(1.0, self.window / 2)  # multiplicative decrease, once per epoch
                 self.lowest = min(self.lowest, int(self.window))

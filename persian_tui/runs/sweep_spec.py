@@ -72,7 +72,7 @@ class EndpointSection(_Part):
     connections: int = Field(64, ge=1, le=1024)  # requests at once, shared by its models
     requests_per_minute: int | None = Field(None, ge=1, le=10_000_000)
     tokens_per_minute: int | None = Field(None, ge=1, le=10**10)
-    tolerate_429: float = Field(0.2, ge=0.0, le=1.0)  # share of recent replies that may be 429s
+    tolerate_429: float = Field(0.2, ge=0.0, le=1.0)  # share of the last seconds' requests that may be answered 429
 
     @field_validator("base_url")
     @classmethod

@@ -36,11 +36,40 @@ def endpoint(**kw) -> EndpointPace:
 
 def test_sporadic_429s_within_the_tolerance_do_not_slow_the_endpoint(clock):
     e = endpoint(tolerate_429=0.2)
-    numbers = [asyncio.run(e.acquire(10)) for _ in range(8)]
-    for i, n in enumerate(numbers * 5):  # 40 replies, every tenth a 429 (10 % <= 20 %)
-        e.in_flight += 1
-        e.release(n, throttled=i % 10 == 0)
+    for i in range(40):  # 40 requests, every tenth answered 429 (10 % <= 20 %)
+        e.release(asyncio.run(e.acquire(10)), throttled=i % 10 == 0)
     assert e.decreases == 0 and e.window == 8
+
+
+def test_429s_answered_at_once_are_weighed_against_the_requests_sent_not_the_replies(clock):
+    """An endpoint that refuses every tenth request at once and answers the others in 200 ms:
+    the first moments' replies are all 429s, but a tenth of what was sent is within what it
+    tolerates; one that refuses everything is slowed."""
+    e = EndpointPace("e", "http://127.0.0.1:9/v1", "k", connections=96, timeout=5, tolerate_429=0.2)
+    wave = [asyncio.run(e.acquire(10)) for _ in range(96)]
+    for n in wave[::10]:  # 10 refused at once, 86 still in flight
+        e.release(n, throttled=True)
+    assert e.decreases == 0 and e.window == 96
+    clock[0] += 0.2
+    for n in [n for i, n in enumerate(wave) if i % 10]:
+        e.release(n, throttled=False)
+    assert e.decreases == 0
+    refusing = EndpointPace("e", "http://127.0.0.1:9/v1", "k", connections=96, timeout=5, tolerate_429=0.2)
+    for k, n in enumerate([asyncio.run(refusing.acquire(10)) for _ in range(96)]):
+        refusing.release(n, throttled=True)
+        assert refusing.decreases == (k + 1 > 0.2 * 96)  # once a fifth of what was sent is refused
+    assert refusing.window == 48  # (once: the rest were sent before the decrease)
+
+
+def test_the_429_share_forgets_what_is_older_than_its_window(clock):
+    e = EndpointPace("e", "http://127.0.0.1:9/v1", "k", connections=16, timeout=5, tolerate_429=0.2)
+    for n in [asyncio.run(e.acquire(10)) for _ in range(12)]:  # 12 of 12 refused: halved
+        e.release(n, throttled=True)
+    assert e.decreases == 1
+    clock[0] += pace.RECENT + 1
+    for i in range(20):  # later: 2 of 20 refused, the old ones no longer counted
+        e.release(asyncio.run(e.acquire(10)), throttled=i % 10 == 9)
+    assert e.decreases == 1 and e.recent_429 == 2 and len(e.sends) == 20
 
 
 def test_429s_past_the_tolerance_halve_the_window_once_per_epoch_and_it_grows_back(clock):
