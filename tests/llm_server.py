@@ -173,6 +173,7 @@ def main() -> None:
     p.add_argument("--busy", type=int, default=0, metavar="N",
                    help="answer every N-th first attempt 429 (a body not seen before; 10: 10 %%)")
     p.add_argument("--retry-after", help="with --busy: the 429's Retry-After header (default: none)")
+    p.add_argument("--busy-delay", type=float, help="with --busy: seconds before a 429 (default: --delay)")
     p.add_argument("--cost", type=float, help="report this cost (USD) in each reply's usage, as OpenRouter does")
     args = p.parse_args()
     seen: set[str] = set()
@@ -190,7 +191,7 @@ def main() -> None:
             if busy:
                 headers = {"Retry-After": args.retry_after} if args.retry_after else {}
                 return Reply(429, {"error": {"message": "rate limited", "type": "rate_limit"}},
-                             headers=headers, delay=args.delay)
+                             headers=headers, delay=args.delay if args.busy_delay is None else args.busy_delay)
         return Reply(body=chat(args.answer, cost=args.cost).body, delay=args.delay)
 
     with LLMServer(script) as server:
