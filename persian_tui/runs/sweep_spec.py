@@ -203,7 +203,9 @@ def field_path(loc: tuple) -> str:
 
 def first_error(error: ValidationError) -> str:
     """The first problem of a spec as 'field: message', never the value."""
-    for e in error.errors(include_input=False, include_url=False):
+    errors = error.errors(include_input=False, include_url=False)
+    # an unknown key first: a misspelt [[endpoints]] is the problem, not the missing [[endpoint]]
+    for e in sorted(errors, key=lambda e: e.get("type") != "extra_forbidden"):
         ctx = e.get("ctx") or {}
         inner = ctx.get("error")
         if isinstance(inner, _FieldError):
@@ -212,7 +214,11 @@ def first_error(error: ValidationError) -> str:
         kind = e.get("type")
         msg = e.get("msg", "invalid").removeprefix("Value error, ")
         if kind == "extra_forbidden":
-            msg = "unknown key"
+            msg = "unknown key" + _did_you_mean(tuple(e.get("loc") or ()))
+        elif kind in ("model_type", "dict_type"):
+            msg = "must be a table"
+        elif kind == "list_type":
+            msg = "must be a list" + (f" (each one a [[{where}]] table)" if where in ("endpoint", "model") else "")
         elif kind == "missing":
             msg = "is required"
         elif kind == "literal_error":
@@ -222,6 +228,16 @@ def first_error(error: ValidationError) -> str:
         msg = msg.replace("Input should be", "must be")
         return f"{where}: {msg}"
     return "spec: invalid"
+
+
+def _did_you_mean(loc: tuple) -> str:
+    """' (did you mean samples?)' when an unknown key is close to one its section has."""
+    import difflib
+
+    section = {"sweep": SweepSection, "endpoint": EndpointSection, "model": ModelSection,
+               "judge": JudgeSection}.get(str(loc[0]), SweepSpec) if len(loc) > 1 else SweepSpec
+    close = difflib.get_close_matches(str(loc[-1]), list(section.model_fields), n=1)
+    return f" (did you mean {close[0]}?)" if close else ""
 
 
 def parse_sweep_spec(data: dict, where: str = "spec") -> SweepSpec:
@@ -242,7 +258,7 @@ def load_sweep_spec(path: str | Path) -> SweepSpec:
     if len(raw) > MAX_SPEC_BYTES:
         raise SweepSpecError(f"{path}: larger than {MAX_SPEC_BYTES // 1000} kB: not a sweep spec")
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
+        data = tomllib.loads(raw.decode("utf-8-sig"))  # (Notepad's byte-order mark: the same spec)
     except UnicodeDecodeError:
         raise SweepSpecError(f"{path}: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as e:

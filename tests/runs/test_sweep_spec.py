@@ -157,3 +157,43 @@ def test_the_guides_error_lines_are_what_the_command_prints(tmp_path, monkeypatc
         assert main(["--db", "x.db", "sweep", "paper.toml", "--dry-run"]) == 1
         got += [line.removeprefix("persian-tui: error: ") for line in capsys.readouterr().err.splitlines()]
     assert got == block.splitlines()
+
+
+@pytest.mark.parametrize("change, field", [
+    (lambda t: t.replace("samples = 3", "samples = 3\nsampels = 2"),
+     "sweep.sampels: unknown key (did you mean samples?)"),
+    (lambda t: t.replace("[[endpoint]]", "[[endpoints]]"), "endpoints: unknown key (did you mean endpoint?)"),
+    (lambda t: t.replace("price_out = 2.0", "price_ot = 2.0"),
+     "model[0].price_ot: unknown key (did you mean price_out?)"),
+    (lambda t: t.replace("samples = 3", "samples = 3\ncolour = 2"), "sweep.colour: unknown key\n"),
+    (lambda t: "sweep = 3\n" + t[t.index("[[endpoint]]"):], "sweep: must be a table\n"),
+    (lambda t: t.replace("[[model]]", "[model]"), "model: must be a list (each one a [[model]] table)\n"),
+], ids=["sampels", "endpoints", "price_ot", "colour", "sweep-not-a-table", "model-not-a-list"])
+def test_a_misspelt_key_or_a_section_of_the_wrong_kind_is_named_in_the_specs_words(
+        tmp_path, key, capsys, change, field):
+    path = write(tmp_path, change(AS_WRITTEN))
+    assert main(["--db", str(tmp_path / "x.db"), "sweep", str(path), "--dry-run"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{path}: {field}" in err, err
+    assert "instance of" not in err and "Section" not in err  # never pydantic's class names
+
+
+def test_a_spec_saved_with_a_byte_order_mark_is_read(tmp_path, key):
+    """Windows editors (Notepad) save UTF-8 with a byte-order mark: the spec is the same spec."""
+    path = tmp_path / "paper.toml"
+    path.write_bytes(b"\xef\xbb\xbf" + AS_WRITTEN.encode("utf-8"))
+    assert load_sweep_spec(path).sweep.name == "paper-1"
+
+
+@pytest.mark.parametrize("content, reason", [
+    (b"", "sweep: is required"),
+    ("[sweep]\nname = \"caf\xe9\"\n".encode("latin-1"), "not UTF-8 text"),
+    (b"# " + b"x" * 1_100_000 + b"\n", "larger than 1000 kB: not a sweep spec"),
+    (b"[sweep]\nname = \"a\x1b[31m\"\n", "not valid TOML (Illegal character '\\x1b' (at line 2, column 10))"),
+], ids=["empty", "latin-1", "huge", "control character"])
+def test_a_file_that_is_no_spec_gets_one_line(tmp_path, key, capsys, content, reason):
+    path = tmp_path / "paper.toml"
+    path.write_bytes(content)
+    assert main(["--db", str(tmp_path / "x.db"), "sweep", str(path), "--dry-run"]) == 1
+    err = capsys.readouterr().err
+    assert err == f"persian-tui: error: {path}: {reason}\n"
