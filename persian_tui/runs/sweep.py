@@ -125,7 +125,7 @@ class RunState:
     total: int
     pace: RunPace
     kind: str = "llm"  # or judge
-    progress: RunProgress | None = None  # the latest report (None: not started in this session)
+    progress: RunProgress | None = None  # the latest report (before its first: the rows stored)
     status: str = "waiting"
 
 
@@ -240,6 +240,11 @@ async def execute_sweep(db_path: str | Path, spec: SweepSpec, *, max_cost: float
         for s in states:
             if s.status == "done" and not retry_errors:
                 s.progress = RunProgress(s.run_id, s.total, done=s.total, status="done")
+            else:  # the rows it has, until its own first report (a resume does not start at 0)
+                had = store.runs.predicted_samples(s.run_id)
+                if retry_errors:
+                    had -= store.runs.predicted_samples(s.run_id, statuses=("api_error",))
+                s.progress = RunProgress(s.run_id, s.total, done=len(had), status=s.status)
         def judging(target: RunState) -> RunState | None:
             """The judge run of a done answer run (made now when it has none; None: nothing to judge)."""
             assert spec.judge is not None and sweep is not None and judge_run_fields is not None

@@ -315,3 +315,25 @@ def test_a_judge_judges_each_answer_run_once_it_is_done(bank6, tmp_path, capsys)
     assert all(len(bank6.judging.judgments(run_id=j.id)) == 4 for j in judges) and len(judged) == 8
     out = capsys.readouterr().out
     assert "judge:local/a/zero-shot" in out and "sweep s done: 32/32 rows, spent $0.0400" in out
+
+
+def test_a_resumed_sweep_shows_the_rows_it_already_has_from_its_first_report(bank6):
+    """The live view (CLI and TUI) of a resumed sweep starts from the rows stored, not from 0,
+    before any of its runs has had a reply in this session."""
+    with LLMServer(lambda body, n: chat("1", cost=0.01)) as server:
+        first = sweep(bank6, spec_of(server.url, max_cost=0.075))
+    stored = {r.id: len(bank6.runs.predicted_samples(r.id)) for r in bank6.runs.runs()}
+    assert first.status == "cancelled" and 0 < sum(stored.values()) < 24
+    gate = Gate(lambda body, n: chat("1", cost=0.01))
+    seen: list[tuple[int, dict[int, int]]] = []
+
+    def report(p) -> None:
+        if not seen:
+            seen.append((p.done, {r.run_id: r.progress.done if r.progress else 0 for r in p.runs}))
+            gate.open()  # the first report came before any reply of this session
+
+    with LLMServer(gate) as server:
+        spec = parse_sweep_spec(spec_of(server.url))
+        p = asyncio.run(execute_sweep(bank6.path, spec, on_progress=report))
+    assert seen == [(sum(stored.values()), stored)]
+    assert p.status == "done" and p.done == 24
