@@ -87,3 +87,18 @@ async def test_a_sweep_launched_from_the_runs_screen_shows_its_dashboard_and_sto
         rows = sum(len(store.runs.predictions(r.id, samples=True)) for r in store.runs.runs())
         asked = len(server.requests)
     assert rows == 24 and asked == 24  # every (run, question, sample) asked once over both
+
+
+async def test_a_spec_files_problem_goes_once_the_path_is_edited(db, tmp_path):
+    """Enter checks the spec file (one line naming the field); an edit of the path clears that
+    line, so it never stands under a path it is not about."""
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[sweep]\nname = "x"\nsampels = 3\n', encoding="utf-8")
+    app = make_app(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_screen(pilot, "m", RunsScreen)
+        dialog = await ask_spec(pilot, str(bad))
+        assert app.screen is dialog and "sweep.sampels: unknown key" in text(dialog, "#reason-error")
+        await pilot.press("backspace")
+        await pilot.pause()
+        assert app.screen is dialog and text(dialog, "#reason-error") == ""

@@ -116,5 +116,8 @@ class ReasonDialog(AppState, ModalScreen["str | None"]):
             return
         self.dismiss(reason)
 
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self.query_one("#reason-error", Static).update("")  # an edit: the problem named may be gone
+
     def action_cancel(self) -> None:
         drop_asking(self, self.unsaved_work(), lambda: self.dismiss(None))

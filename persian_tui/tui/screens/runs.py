@@ -328,7 +328,7 @@ class RunsScreen(AppState, Screen[None]):
                                      kind=self.jobs.last_kind))
 
     def action_sweep(self) -> None:
-        """Ask for a sweep's spec file (checked as it is typed: one line naming the field), then
+        """Ask for a sweep's spec file (checked on Enter: one line naming the field), then
         open its dashboard, which starts it (or goes on with the sweep of that name)."""
         from ...runs.sweep_spec import SweepSpecError, load_sweep_spec
         from .sweep import SweepScreen
