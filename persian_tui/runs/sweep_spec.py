@@ -234,8 +234,9 @@ def _did_you_mean(loc: tuple) -> str:
     """' (did you mean samples?)' when an unknown key is close to one its section has."""
     import difflib
 
-    section = {"sweep": SweepSection, "endpoint": EndpointSection, "model": ModelSection,
-               "judge": JudgeSection}.get(str(loc[0]), SweepSpec) if len(loc) > 1 else SweepSpec
+    sections: dict[str, type[BaseModel]] = {"sweep": SweepSection, "endpoint": EndpointSection,
+                                            "model": ModelSection, "judge": JudgeSection}
+    section = sections.get(str(loc[0]), SweepSpec) if len(loc) > 1 else SweepSpec
     close = difflib.get_close_matches(str(loc[-1]), list(section.model_fields), n=1)
     return f" (did you mean {close[0]}?)" if close else ""
 

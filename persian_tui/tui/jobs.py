@@ -62,6 +62,7 @@ class Jobs:
         # the last launched form's values, by run kind (a judge run's model is not an LLM's)
         self.last_forms: dict[str, dict[str, str]] = {}
         self.last_kind: str | None = None  # the kind launched last: the form opens on it
+        self.sweeps: set[str] = set()  # the sweeps this app is asking now (tui/screens/sweep.py)
         self._next = 1
 
     def new(self, kind: str, model: str, run_id: int | None, retry_errors: bool = False) -> Job:
@@ -101,6 +102,9 @@ def live_runs(app: App[Any]) -> list[str]:
         if command:
             line += f"; the answers it has are kept, and u on the runs screen (or {command}) goes on from there"
         out.append(line)
+    for name in sorted(jobs.sweeps if jobs else ()):
+        out.append(f"sweep {name}: it stops now, its runs marked cancelled; the answers it has are kept, and w on "
+                   f"the runs screen with its spec (or persian-tui sweep resume {name}) goes on from there")
     return out
 
 

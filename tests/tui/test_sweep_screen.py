@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from factories import couplets, make_question
 from llm_server import Gate, LLMServer, chat
+from processes import wait_until
 from textual.widgets import Input, Static
 from tui_helpers import make_app, open_screen, screen_lines, until
 
@@ -102,3 +103,49 @@ async def test_a_spec_files_problem_goes_once_the_path_is_edited(db, tmp_path):
         await pilot.press("backspace")
         await pilot.pause()
         assert app.screen is dialog and text(dialog, "#reason-error") == ""
+
+
+async def test_w_on_a_sweep_going_in_the_background_reopens_its_dashboard_and_asks_nothing_twice(db, tmp_path):
+    gate = Gate(lambda body, n: chat("1", cost=0.001), free=3)
+    app = make_app(db)
+    with LLMServer(gate) as server:
+        async with app.run_test(size=SIZE) as pilot:
+            await open_screen(pilot, "m", RunsScreen)
+            path = str(spec_file(tmp_path, server.url))
+            await ask_spec(pilot, path)
+            first = app.screen
+            await until(pilot, lambda: "3/24 rows" in text(first, "#sweep-head"), "3 rows shown")
+            await pilot.press("escape")  # the sweep goes on in the background
+            await pilot.pause()
+            await ask_spec(pilot, path)
+            assert app.screen is first  # its dashboard again, not a second sweep over the same runs
+            gate.open()
+            await until(pilot, lambda: "done" in text(first, "#sweep-head"), "the sweep done")
+    assert len(server.requests) == 24  # every (run, question, sample) asked once
+
+
+async def test_quitting_with_a_sweep_going_asks_first_then_stops_it_resumable(db, tmp_path):
+    """Ctrl+Q names the sweep going in the background (quitting stops it); the app then ends at
+    once, its runs cancelled and resumable (it used to wait, blank, for the whole sweep)."""
+    gate = Gate(lambda body, n: chat("1", cost=0.001), free=3)
+    gate.HOLD = 10.0  # (a sweep that were not stopped would end `done` once these lapse)
+    app = make_app(db)
+    with LLMServer(gate) as server:
+        async with app.run_test(size=SIZE) as pilot:
+            await open_screen(pilot, "m", RunsScreen)
+            await ask_spec(pilot, str(spec_file(tmp_path, server.url)))
+            screen = app.screen
+            await until(pilot, lambda: "3/24 rows" in text(screen, "#sweep-head"), "3 rows shown")
+            await pilot.press("escape")
+            await pilot.pause()
+            lost = app.unsaved_work()
+            assert any(line.startswith("sweep tui: it stops now") and "persian-tui sweep resume tui" in line
+                       for line in lost), lost
+    with Store(db) as store:  # (the worker's thread ends on its own after the app)
+        def ended() -> set[str] | None:
+            statuses = {r.status for r in store.runs.runs()}
+            return None if "running" in statuses else statuses
+
+        statuses = wait_until(ended, "the runs ended")
+        rows = sum(len(store.runs.predictions(r.id, samples=True)) for r in store.runs.runs())
+    assert statuses == {"cancelled"} and rows < 24

@@ -341,9 +341,17 @@ class RunsScreen(AppState, Screen[None]):
             return None
 
         def chosen(path: str | None) -> None:
-            if path:
-                self.app.push_screen(SweepScreen(load_sweep_spec(Path(path).expanduser())),
-                                     lambda _: self.reload())
+            if not path:
+                return
+            spec = load_sweep_spec(Path(path).expanduser())
+            key = f"sweep:{spec.sweep.name}"  # its dashboard, kept while it is asked
+            if self.app.is_screen_installed(key):
+                if spec.sweep.name in self.jobs.sweeps:  # going in the background: its dashboard again
+                    self.app.push_screen(key, lambda _: self.reload())
+                    return
+                self.app.uninstall_screen(key)
+            self.app.install_screen(SweepScreen(spec), key)
+            self.app.push_screen(key, lambda _: self.reload())
 
         self.app.push_screen(ReasonDialog("Sweep: the spec file (TOML; see the guide's Sweeps page)",
                                           required=True, what="spec file", check=problem), chosen)

@@ -14,6 +14,7 @@ from textual.app import ComposeResult
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Static
+from textual.worker import get_current_worker
 
 from ... import display
 from ...judging.run import execute_judge_run, judge_run_fields
@@ -23,6 +24,7 @@ from ...runs.sweep_spec import SweepSpec
 from ...runs.sweep_view import money, render
 from ...store import StoreError
 from ..base import AppState
+from ..jobs import jobs_for
 from ..keys import Key, bindings, help_key
 from ..widgets.key_bar import KeyBar
 
@@ -46,7 +48,7 @@ class SweepScreen(AppState, Screen[None]):
     BINDINGS = bindings(KEY_TABLE)
 
     def __init__(self, spec: SweepSpec) -> None:
-        super().__init__(id="sweep")
+        super().__init__()  # (no id: the dashboard of a finished sweep and of its resume may both be installed)
         self.spec = spec
         self.cancel = threading.Event()
         self.status = "starting"
@@ -72,6 +74,7 @@ class SweepScreen(AppState, Screen[None]):
             self._head(display.line(str(e)))
             return
         self._head(f"{what}: {len(plan.runs)} runs, {plan.requests} requests")
+        jobs_for(self.app).sweeps.add(self.spec.sweep.name)  # (quitting names it; `w` reopens this screen)
         self.app.run_worker(self._work, thread=True, group="runs", exit_on_error=False,
                             name=f"sweep {self.spec.sweep.name}")
 
@@ -80,14 +83,28 @@ class SweepScreen(AppState, Screen[None]):
             display.line(f"sweep {self.spec.sweep.name} │ {self.status} │ {text}"))
 
     def _work(self) -> None:
+        worker = get_current_worker()
+
         def seen(p: SweepProgress) -> None:
             line = f"{p.done}/{p.total} rows, spent {money(p.spent)}"
             self.post_message(SweepShown(render(p), p.status, line))
+
+        async def main() -> None:
+            task = asyncio.ensure_future(execute_sweep(Path(self.app.db_path), self.spec, on_progress=seen,
+                                                       cancel=self.cancel,
+                                                       judge_with=(judge_run_fields, execute_judge_run)))
+            while not task.done():
+                if worker.is_cancelled and not task.cancelling():
+                    task.cancel()  # the app is closing: stop now, requests in flight too (runs cancelled)
+                await asyncio.wait({task}, timeout=0.25)
+            task.result()
+
         try:
-            asyncio.run(execute_sweep(Path(self.app.db_path), self.spec, on_progress=seen, cancel=self.cancel,
-                                      judge_with=(judge_run_fields, execute_judge_run)))
+            asyncio.run(main())
         except (Exception, asyncio.CancelledError) as e:  # noqa: BLE001 - shown on the dashboard
             self.post_message(SweepShown(None, "failed", display.line(str(e) or type(e).__name__)))
+        finally:
+            jobs_for(self.app).sweeps.discard(self.spec.sweep.name)
 
     def on_sweep_shown(self, message: SweepShown) -> None:
         self.status = "stopping" if self.cancel.is_set() and message.status == "running" else message.status
