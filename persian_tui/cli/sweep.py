@@ -76,8 +76,9 @@ def _sweep(args, spec, resume: bool) -> int:
     done, total = sum(r.done for r in rows), sum(r.total for r in rows)
     print(f"sweep {spec.sweep.name} {progress.status}: {done}/{total} rows, spent "
           f"{money(progress.spent)}" + (f" of {money(limit)}" if limit is not None else ""))
-    for why in stopped:
-        print(f"sweep {spec.sweep.name}: {why}", file=sys.stderr)
+    failed = sorted({r.failed for r in progress.runs if r.failed})
+    for why in stopped + failed:
+        print(f"sweep {spec.sweep.name}: {display.line(why)}", file=sys.stderr)
     uncounted = sorted({r.pace.spec.model for r in progress.runs if r.pace.model.uncounted})
     if uncounted and (limit is not None or any(m.max_cost is not None for m in spec.model)):
         print(f"warning: {', '.join(uncounted)}: the endpoint reports no cost and the spec gives no "

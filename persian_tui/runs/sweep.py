@@ -127,6 +127,7 @@ class RunState:
     kind: str = "llm"  # or judge
     progress: RunProgress | None = None  # the latest report (before its first: the rows stored)
     status: str = "waiting"
+    failed: str | None = None  # why it could not go on (its lease held by another process)
 
 
 @dataclass
@@ -227,7 +228,7 @@ async def execute_sweep(db_path: str | Path, spec: SweepSpec, *, max_cost: float
                 await execute(db_path, state.run_id, retry_errors=retry_errors, on_progress=seen,
                               cancel=cancel, overrides={"base_url": state.pace.spec.base_url}, pace=state.pace)
             except RunError as e:  # a run that cannot go on (its lease is held): the others do
-                state.status, state.pace.stopped = "failed", str(e)
+                state.status, state.failed = "failed", str(e)
 
         async def tick() -> None:
             while True:

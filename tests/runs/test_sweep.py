@@ -337,3 +337,19 @@ def test_a_resumed_sweep_shows_the_rows_it_already_has_from_its_first_report(ban
         p = asyncio.run(execute_sweep(bank6.path, spec, on_progress=report))
     assert seen == [(sum(stored.values()), stored)]
     assert p.status == "done" and p.done == 24
+
+
+def test_a_sweep_another_process_is_asking_is_refused_without_a_budget_hint(bank6, tmp_path, capsys):
+    """`sweep resume` while another process holds the runs asks nothing and says so, without
+    advising a larger --max-cost (no budget was reached)."""
+    with LLMServer(lambda body, n: chat("1", cost=0.01)) as server:
+        spec = parse_sweep_spec(spec_of(server.url))
+        create_sweep(bank6, plan_sweep(bank6, spec))
+        other = f"{os.getppid()}@{__import__('socket').gethostname()}"  # a live process, not this one
+        for r in bank6.runs.runs():
+            bank6.runs.take_lease(r.id, 60, holder=other)
+        assert main(["--db", str(bank6.path), "sweep", "resume", "s"]) == 1
+        assert server.requests == []
+    err = capsys.readouterr().err
+    assert f"is being worked on by process {other}" in err
+    assert "--max-cost" not in err, err
