@@ -149,3 +149,23 @@ async def test_quitting_with_a_sweep_going_asks_first_then_stops_it_resumable(db
         statuses = wait_until(ended, "the runs ended")
         rows = sum(len(store.runs.predictions(r.id, samples=True)) for r in store.runs.runs())
     assert statuses == {"cancelled"} and rows < 24
+
+
+async def test_at_80_columns_the_dashboard_names_every_run_in_full(db, tmp_path):
+    """At 80×24 the table's columns left the run's slot `local…` on every row: narrow, each run
+    takes two lines, its slot and then its bar and figures."""
+    gate = Gate(lambda body, n: chat("1", cost=0.001), free=3)
+    app = make_app(db)
+    with LLMServer(gate) as server:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await open_screen(pilot, "m", RunsScreen)
+            await ask_spec(pilot, str(spec_file(tmp_path, server.url)))
+            screen = app.screen
+            await until(pilot, lambda: "3/24 rows" in text(screen, "#sweep-head"), "3 rows shown")
+            await until(pilot, lambda: "local/b/zero-shot" in "\n".join(screen_lines(app)), "the slots drawn")
+            shown = "\n".join(screen_lines(app))
+            assert "local/a/zero-shot" in shown and "429s" in shown and "retries" in shown
+            assert all(len(line) <= 80 for line in screen_lines(app))
+            await pilot.press("c")
+            gate.open()
+            await until(pilot, lambda: "cancelled" in text(screen, "#sweep-head"), "the sweep stopped")
