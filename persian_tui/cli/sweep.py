@@ -222,7 +222,8 @@ def add_commands(sub) -> None:
     sw.add_argument("--resume", action="store_true",
                     help="go on with the sweep the spec names: only what is missing is asked")
     sw.add_argument("--max-cost", type=_usd, metavar="USD",
-                    help="stop new requests before the recorded cost could pass USD (overrides sweep.max_cost)")
+                    help="stop new requests before the recorded cost could pass USD (overrides sweep.max_cost, "
+                    "and stays the sweep's budget: its report's, a later resume's)")
     sw.add_argument("--retry-errors", action="store_true", help="with --resume: ask failed requests again")
     sw.set_defaults(func=cmd_sweep)
 

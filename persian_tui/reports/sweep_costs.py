@@ -2,7 +2,7 @@
 format. Per run and for the sweep: the rows stored, the requests sent (rows plus retries: a
 reply from the cache counts as one), the 429s and retries of the retry log, and the cost spent
 (the endpoint's reported cost, else the tokens at the spec's prices; none when neither is known);
-and the sweep's budget (its spec's sweep.max_cost)."""
+and the sweep's budget (the one it was last asked under: sweep.max_cost or --max-cost)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ class RunCost:
 @dataclass
 class SweepCost:
     name: str
-    budget: float | None  # USD (the spec's sweep.max_cost); None: no budget
+    budget: float | None  # USD (the last it was asked under); None: no budget
     runs: list[RunCost] = field(default_factory=list)
     spent: float = 0.0  # the runs' costs (those known)
     requests: int = 0

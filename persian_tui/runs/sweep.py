@@ -187,6 +187,8 @@ async def execute_sweep(db_path: str | Path, spec: SweepSpec, *, max_cost: float
         costs = store.sweeps.run_costs([r.id for _, r in runs])
         by_slot = {slot: (m, s) for slot, m, s in spec.run_specs()}
         limit = max_cost if max_cost is not None else spec.sweep.max_cost
+        if limit != sweep.spec["sweep"].get("max_cost"):  # the budget it was last asked under is its own:
+            store.sweeps.set_budget(sweep.id, limit)    # the report's and a later `sweep resume NAME`'s
         budget = Budget(limit, "sweep", sum(c.cost for c in costs.values()))
         endpoints = {e.name: EndpointPace(e.name, e.base_url, settings.api_key(e.api_key_env or "") or "not-set",
                                           connections=e.connections, timeout=spec.sweep.timeout,

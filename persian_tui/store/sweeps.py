@@ -59,6 +59,12 @@ class SweepsRepo:
                                  (sweep_id, run_id, slot))
         return run_id
 
+    def set_budget(self, sweep_id: int, max_cost: float | None) -> None:
+        """The sweep's budget (its spec's sweep.max_cost): the one it was last asked under."""
+        with self.db.tx():
+            self.db.conn.execute("UPDATE sweeps SET spec = json_set(spec, '$.sweep.max_cost', ?) WHERE id = ?",
+                                 (max_cost, sweep_id))
+
     def get_sweep(self, name: str) -> Sweep | None:
         row = self.db.conn.execute("SELECT id, name, spec, created_at FROM sweeps WHERE name = ?",
                                    (name,)).fetchone()

@@ -353,3 +353,21 @@ def test_a_sweep_another_process_is_asking_is_refused_without_a_budget_hint(bank
     err = capsys.readouterr().err
     assert f"is being worked on by process {other}" in err
     assert "--max-cost" not in err, err
+
+
+def test_the_budget_a_sweep_was_last_asked_under_is_the_one_its_report_and_resume_name(bank6, capsys):
+    """`--max-cost` overrides the spec's budget: the report's "of the budget" and a later
+    `sweep resume NAME` are of that budget, not the spec's (the report said $5.00 of a sweep
+    stopped at $0.03)."""
+    from persian_tui.reports.sweep_costs import sweep_cost
+
+    with LLMServer(lambda body, n: chat("1", cost=0.01)) as server:
+        spec = parse_sweep_spec(spec_of(server.url, max_cost=5.0))
+        create_sweep(bank6, plan_sweep(bank6, spec))
+        p = asyncio.run(execute_sweep(bank6.path, spec, max_cost=0.035))
+        assert p.status == "cancelled" and p.spent <= 0.035
+        assert sweep_cost(bank6, "s").budget == 0.035
+        sent = len(server.requests)
+        assert main(["--db", str(bank6.path), "sweep", "resume", "s"]) == 1  # still that budget: nothing more
+        assert len(server.requests) == sent
+    assert "sweep budget reached" in capsys.readouterr().err
