@@ -141,14 +141,14 @@ def report_runs(store, name: str, only: list[int] | None) -> list[int]:
     """`report --sweep NAME`: the sweep's run ids (those of `only` when given); its cost closes
     the report (reports/sweep_costs.py)."""
     from ..runs import RunError
-    from ..runs.sweep import sweep_rows
+    from ..runs.sweep import JUDGE_SLOT, sweep_rows
 
     try:
         rows = sweep_rows(store, name)
     except RunError as e:
         raise UserError(str(e)) from None
-    rows = [r for r in rows if only is None or r.run_id in only]
-    if not rows:
+    rows = [r for r in rows if (only is None or r.run_id in only) and not r.slot.startswith(JUDGE_SLOT)]
+    if not rows:  # (its judge runs judge these: their cost is in the report's cost section)
         raise UserError(f"sweep {name!r} has none of runs {', '.join(map(str, only or []))}")
     return [r.run_id for r in rows]
 

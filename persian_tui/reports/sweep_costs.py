@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..runs.sweep import sweep_rows
+from ..runs.sweep import JUDGE_SLOT, sweep_rows
 from ..runs.sweep_view import money
 from ..store import Store
 from .csv_text import csv_text
@@ -45,9 +45,13 @@ class SweepCost:
 
 
 def sweep_cost(store: Store, name: str, only: list[int] | None = None) -> SweepCost:
-    """The sweep's runs (those of `only` when given) and what they cost; RunError: no such sweep."""
+    """The sweep's runs (those of `only` when given, with the judge runs that judge them) and what
+    they cost; RunError: no such sweep."""
     sweep = store.sweeps.get_sweep(name)
-    rows = [r for r in sweep_rows(store, name) if only is None or r.run_id in only]
+    rows = sweep_rows(store, name)
+    kept = {r.slot for r in rows if only is None or r.run_id in only}
+    rows = [r for r in rows
+            if r.slot in kept or (r.slot.startswith(JUDGE_SLOT) and r.slot.removeprefix(JUDGE_SLOT) in kept)]
     runs = [RunCost(r.run_id, r.slot, r.status, r.done, r.done + r.retries, r.throttled, r.retries, r.cost)
             for r in rows]
     budget = sweep.spec["sweep"].get("max_cost") if sweep is not None else None

@@ -90,13 +90,16 @@ class SweepsRepo:
             "SELECT sr.run_id, s.name FROM sweep_runs sr JOIN sweeps s ON s.id = sr.sweep_id")}
 
     def run_costs(self, run_ids: Sequence[int]) -> dict[int, RunCost]:
-        """What each run's predictions recorded: cost, tokens."""
+        """What each run's replies recorded (an answer run's predictions, a judge run's judgments):
+        cost, tokens."""
         out = {}
         for rid in run_ids:
             r = self.db.conn.execute(
                 "SELECT COALESCE(SUM(cost), 0) AS cost, COALESCE(SUM(tokens_in), 0) AS tin, "
                 "COALESCE(SUM(tokens_out), 0) AS tout, COUNT(cost) AS priced, COALESCE(MAX(cost), 0) AS most "
-                "FROM predictions WHERE run_id = ?", (rid,)).fetchone()
+                "FROM (SELECT cost, tokens_in, tokens_out FROM predictions WHERE run_id = ? "
+                "UNION ALL SELECT cost, tokens_in, tokens_out FROM judgments WHERE run_id = ?)",
+                (rid, rid)).fetchone()
             out[rid] = RunCost(float(r["cost"]), int(r["tin"]), int(r["tout"]), int(r["priced"]),
                                float(r["most"]))
         return out

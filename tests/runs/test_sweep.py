@@ -371,3 +371,34 @@ def test_the_budget_a_sweep_was_last_asked_under_is_the_one_its_report_and_resum
         assert main(["--db", str(bank6.path), "sweep", "resume", "s"]) == 1  # still that budget: nothing more
         assert len(server.requests) == sent
     assert "sweep budget reached" in capsys.readouterr().err
+
+
+def test_a_sweeps_judge_runs_count_in_its_cost_and_its_report_is_of_its_answer_runs(bank6, tmp_path, capsys):
+    """The judge's replies cost what they cost: `sweep status`, the report's cost section and a
+    resume's budget count them (they showed — and the total left them out); `report --sweep`
+    ranks the answer runs (it failed: "run 3, 4 has no predictions")."""
+    from persian_tui.reports.sweep_costs import sweep_cost
+
+    verdict = '{"verdict": "flawed", "error_category": "surface_lexical", "rationale": "x"}'
+
+    def script(body, n):
+        return chat(verdict, cost=0.002) if body["model"] == "judge" else chat("1", cost=0.001)
+
+    with LLMServer(script) as server:
+        data = spec_of(server.url)
+        data["judge"] = {"model": "judge", "connections": 2, "only_wrong": True}
+        data["sweep"]["cache"] = False
+        path = tmp_path / "s.toml"
+        path.write_text(toml(data), encoding="utf-8")
+        assert main(["--db", str(bank6.path), "sweep", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "sweep s done: 32/32 rows, spent $0.0400" in out
+    total = [line for line in out.splitlines() if line.split()[:1] == ["total"]][0]
+    assert total.endswith("$0.0400"), total  # 24 answers at $0.001, 8 judgments at $0.002
+    cost = sweep_cost(bank6, "s")
+    assert cost.spent == pytest.approx(0.04)
+    assert [r.cost for r in cost.runs if r.slot.startswith("judge:")] == [pytest.approx(0.008)] * 2
+    assert main(["--db", str(bank6.path), "report", "--sweep", "s"]) == 0
+    report = capsys.readouterr().out
+    assert "2 run(s) ranked" in report  # the answer runs; their judge runs' cost closes the report
+    assert "judge:local/a/zero-shot" in report.split("== Sweep s: cost per run")[1]
