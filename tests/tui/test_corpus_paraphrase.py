@@ -187,18 +187,19 @@ async def test_candidates_propose_from_a_finished_runs_prose(db):
     app = make_app(db, annotator="boss")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_screen(pilot, "C", CandidatesScreen)
-        assert "P embeds the verse" in str(screen.query_one("#cand-header").render())
+        assert "P embeds" not in str(screen.query_one("#cand-header").render())  # the verse
         await pilot.press("t")
         await pilot.pause()
         assert screen.prose_run == run_id
-        assert f"P embeds the prose of run {run_id}" in str(screen.query_one("#cand-header").render())
+        head = str(screen.query_one("#cand-header").render())
+        assert head.startswith(f"candidates · P embeds the prose of run {run_id} · ")  # first: seen at 80
         await pilot.press("P")
         await wait_for(pilot, lambda: not screen.proposing, "the proposal")
         await settle(pilot)
         assert f"prose of paraphrase run {run_id}:" in notices(app)[-1]
         await pilot.press("t")  # back to the verse
         await pilot.pause()
-        assert screen.prose_run is None
+        assert screen.prose_run is None and "P embeds" not in str(screen.query_one("#cand-header").render())
     with Store(db) as s:
         made = s.candidates.candidates()
         stored = {r.couplet_id: r.prose for r in s.corpus_prose.rows(run_id)}

@@ -71,7 +71,7 @@ FORMAT_LABELS = {"complete": "complete: write the second hemistich",
 # a paraphrase run's couplets: the bank's questions, or corpus couplets of poems outside the bank
 # (`run paraphrase --corpus`: their prose is what the Candidates screen can propose from)
 SOURCE_LABELS = {"questions": "the bank's questions",
-                 "corpus": "corpus couplets of poems outside the bank (for fresh questions)"}
+                 "corpus": "corpus couplets outside the bank (fresh questions)"}
 CORPUS_FIELDS = [("poets", "poets", "optional: only these poets (slug or name, comma-separated)"),
                  ("corpus_seed", "corpus seed", "optional: seed of the couplets' draw (default 0)")]
 LIMIT_HINTS = {"questions": COMMON[0][2], "corpus": f"optional: N couplets (default {CORPUS_LIMIT})"}
@@ -90,7 +90,7 @@ KIND_FIELDS = {
     "embedding": ["questions", "limit", "release", "embed_model", "scorer", "embed_base_url", "prefix",
                   "api_key_env"],
 }
-CORPUS_KIND_FIELDS = ["source", "limit", "poets", "corpus_seed", "base_url", "model", "concurrency",
+CORPUS_KIND_FIELDS = ["source", "poets", "corpus_seed", "limit", "base_url", "model", "concurrency",
                       "temperature", "api_key_env"]
 
 
@@ -265,7 +265,7 @@ class RunForm(ModalScreen[None]):
                 yield self._row("questions", "questions", Select(
                     [(f"{k}: {', '.join(QUESTION_SETS[k])}", k) for k in QUESTION_SETS],
                     value=i["questions"], allow_blank=False, id="questions", compact=True))
-                for field, label, hint in COMMON + CORPUS_FIELDS:
+                for field, label, hint in CORPUS_FIELDS + COMMON:
                     yield self._row(field, label, self._input(field, hint))
                 for field, label, hint in LLM_FIELDS[:2]:
                     yield self._row(field, label, self._input(field, hint))

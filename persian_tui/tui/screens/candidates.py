@@ -90,11 +90,11 @@ class CandidatesScreen(AppState, Screen[None]):
         counts = self.store.candidates.counts()
         rate = "—" if counts.acceptance is None else display.percent(counts.acceptance)
         showing = self.state or "all"
-        head = (f"candidates · showing {showing} ({len(self.shown)}) · {counts.proposed} proposed, "
+        prose = f" · P embeds the prose of run {self.prose_run}" if self.prose_run else ""  # first: seen at 80
+        head = (f"candidates{prose} · showing {showing} ({len(self.shown)}) · {counts.proposed} proposed, "
                 f"{counts.accepted} accepted, {counts.rejected} rejected · acceptance {rate}")
         if counts.reasons:
             head += " · most rejected: " + counts.reasons[0][0]
-        head += " · P embeds " + (f"the prose of run {self.prose_run}" if self.prose_run else "the verse")
         self.query_one("#cand-header", Static).update(Content(display.line(head)))
         ol = self.query_one("#cand-list", OptionList)
         ol.clear_options()
