@@ -120,6 +120,36 @@ async def test_a_corpus_paraphrase_run_launches_from_the_form_and_streams(db):
     assert all(r.status == "ok" and "می\u200cگوید" in r.prose for r in rows)  # byte-exact, ZWNJ kept
 
 
+async def test_cancel_a_corpus_paraphrase_run_then_resume_it(db):
+    gate = Gate(prose, free=2)  # 2 replies, then the run waits on the test
+    app = make_app(db)
+    with LLMServer(gate) as server:
+        async with app.run_test(size=SIZE) as pilot:
+            form = await open_form(pilot)
+            await fill(pilot, form, kind="paraphrase", source="corpus", limit="6", concurrency="1", model="poet",
+                       base_url=server.url)
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            screen = app.screen
+            with Store(db) as s:
+                await until(pilot, lambda: len(s.corpus_prose.rows(1)) == 2 and len(server.requests) == 3,
+                            "2 couplets' prose stored, the 3rd asked")
+            await pilot.press("c")
+            await pilot.pause()
+            assert cell(screen, 1, "status") == "▶ cancelling"
+            gate.let(1)  # the request in flight is answered and kept; nothing more is asked
+            await settle(pilot)
+            assert cell(screen, 1, "status") == "cancelled" and cell(screen, 1, "done") == "3/6"
+            await pilot.press("u")  # resume: asks only the rest
+            await pilot.pause()
+            gate.open()
+            await settle(pilot)
+            assert cell(screen, 1, "status") == "done" and cell(screen, 1, "done") == "6/6"
+    assert len(server.requests) == 6  # nothing asked twice
+    with Store(db) as s:
+        assert s.runs.get_run(1).status == "done" and len(s.corpus_prose.rows(1)) == 6
+
+
 async def test_the_form_gives_the_cores_one_line_errors_and_creates_nothing(db, tmp_path):
     app = make_app(db)
     async with app.run_test(size=SIZE) as pilot:
