@@ -360,6 +360,12 @@ class RunsRepo:
                       COUNT(*) AS scored, SUM(p.status IN ('invalid', 'empty', 'refusal', 'ambiguous')) AS invalid,
                       SUM(p.status = 'api_error') AS errors
                FROM probes p GROUP BY p.run_id""")}
+        # a corpus paraphrase run's items are its couplets' prose: unscored
+        stats |= {r["run_id"]: r for r in self.db.conn.execute(
+            """SELECT c.run_id, COUNT(*) AS done, 0 AS correct, 0 AS scored,
+                      SUM(c.status IN ('invalid', 'empty', 'refusal', 'ambiguous')) AS invalid,
+                      SUM(c.status = 'api_error') AS errors
+               FROM corpus_paraphrases c GROUP BY c.run_id""")}
         none = {"done": 0, "correct": 0, "scored": 0, "invalid": 0, "errors": 0}
         return [RunSummary(run, **{k: (stats[run.id][k] if run.id in stats else v) for k, v in none.items()})
                 for run in self.runs(archived=archived)]

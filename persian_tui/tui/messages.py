@@ -119,10 +119,12 @@ class SimilarFound(Message):
 
 @dataclass
 class CandidatesProposed(Message):
-    """The candidates screen's proposal ended: how many were made, or the one-line error."""
+    """The candidates screen's proposal ended: how many were made, or the one-line error; with
+    prose embedded, its one-line summary."""
 
     made: int
     error: str | None = None
+    prose: str | None = None
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from ... import settings
 from ...models import QUESTION_SETS
 from ...models.recall import CUES, FORMATS
 from ...redact import check_env_name
+from ...runs.corpus_prose import CORPUS_LIMIT
 from ...runs.outlier import SCORERS
 from ...runs.prompts import STRATEGIES
 from ...runs.spec import SPECS, EmbedRunSpec, JudgeRunSpec, LLMRunSpec, ParaphraseRunSpec, RecallRunSpec, field_errors
@@ -37,6 +38,7 @@ DEFAULTS: dict[str, str] = {
     "concurrency": "4", "temperature": "0", "shuffle_seed": "", "target_run": "", "only_wrong": "no",
     "embed_model": "tfidf", "embed_base_url": "", "scorer": SCORERS[0], "prefix": "",
     "samples": "1", "sample": "", "release": "", "cue": CUES[0], "format": FORMATS[0], "paraphrase_run": "",
+    "source": "questions", "poets": "", "corpus_seed": "",
 }
 
 # (field, label, placeholder) of the text inputs, by section
@@ -57,7 +59,8 @@ EMBED_FIELDS = [
     ("embed_base_url", "base URL", "for openai:<model>, e.g. http://127.0.0.1:11434/v1"),
     ("prefix", "prefix", "optional, e.g. 'query: ' (not for tfidf)"),
 ]
-INTEGER_FIELDS = {"limit", "concurrency", "shuffle_seed", "target_run", "samples", "sample", "paraphrase_run"}
+INTEGER_FIELDS = {"limit", "concurrency", "shuffle_seed", "target_run", "samples", "sample", "paraphrase_run",
+                  "corpus_seed"}
 PROSE_FIELD = ("paraphrase_run", "paraphrase run", "cue prose: the paraphrase run whose prose is given")
 CUE_LABELS = {"first": "first: the poet and the first hemistich",
               "prose": "prose: + the couplet's prose (a paraphrase run)",
@@ -65,13 +68,20 @@ CUE_LABELS = {"first": "first: the poet and the first hemistich",
               "shuffled": "shuffled: + the second's words shuffled"}
 FORMAT_LABELS = {"complete": "complete: write the second hemistich",
                  "choose": "choose: pick it among four (cues first, prose)"}
+# a paraphrase run's couplets: the bank's questions, or corpus couplets of poems outside the bank
+# (`run paraphrase --corpus`: their prose is what the Candidates screen can propose from)
+SOURCE_LABELS = {"questions": "the bank's questions",
+                 "corpus": "corpus couplets outside the bank (fresh questions)"}
+CORPUS_FIELDS = [("poets", "poets", "optional: only these poets (slug or name, comma-separated)"),
+                 ("corpus_seed", "corpus seed", "optional: seed of the couplets' draw (default 0)")]
+LIMIT_HINTS = {"questions": COMMON[0][2], "corpus": f"optional: N couplets (default {CORPUS_LIMIT})"}
 # form field -> spec field, where they differ (embedding runs have their own model and URL inputs)
 EMBED_NAMES = {"embed_model": "model", "embed_base_url": "base_url"}
 # the form fields each kind uses
 KIND_FIELDS = {
     "llm": ["questions", "limit", "release", "base_url", "model", "strategy", "concurrency", "temperature",
             "shuffle_seed", "samples", "api_key_env"],
-    "paraphrase": ["questions", "limit", "release", "base_url", "model", "concurrency", "temperature",
+    "paraphrase": ["source", "questions", "limit", "release", "base_url", "model", "concurrency", "temperature",
                    "api_key_env"],
     "recall": ["questions", "limit", "release", "base_url", "model", "cue", "format", "paraphrase_run",
                "concurrency", "temperature", "api_key_env"],
@@ -80,12 +90,19 @@ KIND_FIELDS = {
     "embedding": ["questions", "limit", "release", "embed_model", "scorer", "embed_base_url", "prefix",
                   "api_key_env"],
 }
+CORPUS_KIND_FIELDS = ["source", "poets", "corpus_seed", "limit", "base_url", "model", "concurrency",
+                      "temperature", "api_key_env"]
+
+
+def fields_of(kind: str, source: str) -> list[str]:
+    """The form fields a run of `kind` uses (a paraphrase run of the corpus: its own)."""
+    return CORPUS_KIND_FIELDS if kind == "paraphrase" and source == "corpus" else KIND_FIELDS.get(kind, [])
 
 
 # ------------------------------------------------------------------ validation (pure)
 
 
-def _value(field: str, text: str) -> int | float | bool | str | None:
+def _value(field: str, text: str) -> int | float | bool | str | list[str] | None:
     """A form text as the spec's value; raises ValueError with the field's message."""
     text = text.strip()
     if field in INTEGER_FIELDS:
@@ -104,6 +121,8 @@ def _value(field: str, text: str) -> int | float | bool | str | None:
             raise ValueError("must be a number from 0 to 2 (or empty)") from None
     if field == "only_wrong":
         return text == "yes"
+    if field == "poets":  # commas, Latin or Persian
+        return [p.strip() for p in text.replace("،", ",").split(",") if p.strip()] or None
     return text or None
 
 
@@ -114,8 +133,12 @@ def parse_form(values: dict[str, str]) -> tuple[Spec | None, list[tuple[str, str
     kind = v["kind"]
     if kind not in KINDS:
         return None, [("kind", f"kind must be one of {', '.join(KINDS)}")]
-    data, errors = {}, []
-    for field in KIND_FIELDS[kind]:
+    data: dict[str, object] = {}
+    errors: list[tuple[str, str]] = []
+    for field in fields_of(kind, v["source"]):
+        if field == "source":
+            data["corpus"] = v["source"] == "corpus"
+            continue
         try:
             value = _value(field, v[field])
         except ValueError as e:
@@ -140,9 +163,10 @@ def parse_form(values: dict[str, str]) -> tuple[Spec | None, list[tuple[str, str
 
 
 def _label(field: str) -> str:
-    labels = {f: label for f, label, _ in COMMON + LLM_FIELDS + EMBED_FIELDS + [KEY_FIELD, PROSE_FIELD]}
+    labels = {f: label for f, label, _ in COMMON + LLM_FIELDS + EMBED_FIELDS + CORPUS_FIELDS
+              + [KEY_FIELD, PROSE_FIELD]}
     labels.update(target_run="judged run", only_wrong="only wrong", strategy="strategy", scorer="scorer",
-                  questions="question set")
+                  questions="question set", source="couplets")
     return labels.get(field, field.replace("_", " "))
 
 
@@ -157,7 +181,8 @@ def kept_note(values: dict[str, str] | None) -> str:
     if not values:
         return ""
     kind = values.get("kind") or DEFAULTS["kind"]
-    kept = [f"{_label(f)} {values[f]} (default {DEFAULTS[f] or 'none'})" for f in KIND_FIELDS.get(kind, ())
+    fields = fields_of(kind, values.get("source") or DEFAULTS["source"])
+    kept = [f"{_label(f)} {values[f]} (default {DEFAULTS[f] or 'none'})" for f in fields
             if f not in IDENTITY and f in values and (values[f] or "") != DEFAULTS[f]]
     return "kept from your last launch: " + ", ".join(kept) if kept else ""
 
@@ -234,10 +259,13 @@ class RunForm(ModalScreen[None]):
                 yield self._row("only_wrong", "only wrong", Select(
                     [("judge every answer", "no"), ("judge only wrong or unusable answers", "yes")],
                     value=i["only_wrong"], allow_blank=False, id="only_wrong", compact=True))
+                yield self._row("source", "couplets", Select(
+                    [(label, k) for k, label in SOURCE_LABELS.items()], value=i["source"], allow_blank=False,
+                    id="source", compact=True))
                 yield self._row("questions", "questions", Select(
                     [(f"{k}: {', '.join(QUESTION_SETS[k])}", k) for k in QUESTION_SETS],
                     value=i["questions"], allow_blank=False, id="questions", compact=True))
-                for field, label, hint in COMMON:
+                for field, label, hint in CORPUS_FIELDS + COMMON:
                     yield self._row(field, label, self._input(field, hint))
                 for field, label, hint in LLM_FIELDS[:2]:
                     yield self._row(field, label, self._input(field, hint))
@@ -276,8 +304,8 @@ class RunForm(ModalScreen[None]):
 
     def values(self) -> dict[str, str]:
         out = {f: self.query_one(f"#{f}", Input).value
-               for f, _, _ in COMMON + LLM_FIELDS + EMBED_FIELDS + [KEY_FIELD, PROSE_FIELD]}
-        for f in ("kind", "questions", "strategy", "scorer", "target_run", "only_wrong", "cue", "format"):
+               for f, _, _ in COMMON + LLM_FIELDS + EMBED_FIELDS + CORPUS_FIELDS + [KEY_FIELD, PROSE_FIELD]}
+        for f in ("kind", "source", "questions", "strategy", "scorer", "target_run", "only_wrong", "cue", "format"):
             value = self.query_one(f"#{f}", Select).value
             out[f] = "" if value is Select.NULL else str(value)
         return out
@@ -288,9 +316,12 @@ class RunForm(ModalScreen[None]):
         return "the new-run form's fields" if loaded is not None and self.values() != loaded else None
 
     def _show_kind(self, kind: str) -> None:
-        wanted = set(KIND_FIELDS.get(kind, ())) | {"kind"}
+        chosen = str(self.query_one("#source", Select).value)
+        source = chosen if chosen in SOURCE_LABELS and kind == "paraphrase" else "questions"
+        wanted = set(fields_of(kind, source)) | {"kind"}
         for row in self.query(".run-form-field"):
             row.display = (row.id or "").removeprefix("row-") in wanted
+        self.query_one("#limit", Input).placeholder = LIMIT_HINTS[source]
 
     @on(Select.Changed, "#kind")
     def _kind_changed(self, event: Select.Changed) -> None:
@@ -298,6 +329,11 @@ class RunForm(ModalScreen[None]):
         if kind != self.filled["kind"]:
             self._recall(kind)
         self._show_kind(kind)
+        self.show_errors([])
+
+    @on(Select.Changed, "#source")
+    def _source_changed(self, event: Select.Changed) -> None:
+        self._show_kind(str(self.query_one("#kind", Select).value))
         self.show_errors([])
 
     def _recall(self, kind: str) -> None:

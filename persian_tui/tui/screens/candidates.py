@@ -59,19 +59,22 @@ class CandidatesScreen(AppState, Screen[None]):
         Key("s", "cycle_state", "State", "show: proposed, accepted, rejected, all", palette="Cycle state"),
         Key("P", "propose", "Propose", f"propose {PROPOSE_BATCH} more from the corpus (in the background)",
             footer=False, palette="Propose candidates"),
+        Key("t", "prose", "Text", "what P embeds: the verse, or the prose of a finished corpus paraphrase run "
+            "(each in turn)", footer=False, palette="Propose from the verse or a run's prose"),
         Key("up,down", "", "", "move in the queue; the detail follows", shown="↑ ↓"),
         Key("r", "reload", "Reload", "reload from the database", footer=False, palette="Reload"),
         help_key(),
         Key("escape,q", "back", "Back", "back to the bank", palette="Back"),
     )
     BINDINGS = bindings(KEY_TABLE)
-    ACTS = {"accept": "propose", "edit": "propose", "reject": "propose", "propose": "propose"}
+    ACTS = {"accept": "propose", "edit": "propose", "reject": "propose", "propose": "propose", "prose": "propose"}
 
     def __init__(self) -> None:
         super().__init__()
         self.state: CandidateState | None = "proposed"
         self.shown: list[Candidate] = []
         self.proposing = False
+        self.prose_run: int | None = None  # P embeds this corpus paraphrase run's prose (None: the verse)
 
     def compose(self) -> ComposeResult:
         yield Static(id="cand-header")
@@ -87,7 +90,8 @@ class CandidatesScreen(AppState, Screen[None]):
         counts = self.store.candidates.counts()
         rate = "—" if counts.acceptance is None else display.percent(counts.acceptance)
         showing = self.state or "all"
-        head = (f"candidates · showing {showing} ({len(self.shown)}) · {counts.proposed} proposed, "
+        prose = f" · P embeds the prose of run {self.prose_run}" if self.prose_run else ""  # first: seen at 80
+        head = (f"candidates{prose} · showing {showing} ({len(self.shown)}) · {counts.proposed} proposed, "
                 f"{counts.accepted} accepted, {counts.rejected} rejected · acceptance {rate}")
         if counts.reasons:
             head += " · most rejected: " + counts.reasons[0][0]
@@ -190,12 +194,32 @@ class CandidatesScreen(AppState, Screen[None]):
 
     # ------------------------------------------------------------ proposing
 
+    def prose_runs(self) -> list[int]:
+        """The finished corpus paraphrase runs, newest first (what `corpus propose --paraphrases` takes)."""
+        return [r.id for r in reversed(self.store.runs.runs())
+                if r.kind == "paraphrase" and r.params.get("corpus") and r.status == "done"]
+
+    def action_prose(self) -> None:
+        """Choose what P embeds: the verse, then each finished corpus paraphrase run's prose."""
+        order: list[int | None] = [None, *self.prose_runs()]
+        if len(order) == 1:
+            self.prose_run = None
+            self.notify("no finished corpus paraphrase run: launch one on the runs screen (m, then n: kind "
+                        "paraphrase, couplets from the corpus)", severity="warning", timeout=6)
+            return
+        at = order.index(self.prose_run) if self.prose_run in order else 0
+        self.prose_run = order[(at + 1) % len(order)]
+        self.notify("P embeds " + (f"the prose of corpus paraphrase run {self.prose_run}" if self.prose_run
+                                   else "the verse"), timeout=3)
+        self.reload(self._current_id())
+
     def action_propose(self) -> None:
         if self.proposing:
             self.notify("already proposing", severity="warning")
             return
         self.proposing = True
-        self.notify(f"proposing {PROPOSE_BATCH} candidates …", timeout=3)
+        what = f" from the prose of run {self.prose_run}" if self.prose_run else ""
+        self.notify(f"proposing {PROPOSE_BATCH} candidates{what} …", timeout=3)
         self._propose()
 
     @work(thread=True, exclusive=True, group="propose")
@@ -208,8 +232,9 @@ class CandidatesScreen(AppState, Screen[None]):
             with Store(self.store.path) as store:  # one connection per thread
                 made = store.candidates.counts()  # a new seed each time: the candidates made so far
                 result = propose(store, access(self), PROPOSE_BATCH, embedder_spec=settings.similar_model() or "tfidf",
-                                 seed=made.proposed + made.decided)
-            self.post_message(CandidatesProposed(len(result.ids), None))
+                                 seed=made.proposed + made.decided, paraphrases=self.prose_run)
+            self.post_message(CandidatesProposed(len(result.ids), None,
+                                                 result.prose.summary() if result.prose else None))
         except ProposeError as e:
             self.post_message(CandidatesProposed(0, str(e)))
 
@@ -218,7 +243,9 @@ class CandidatesScreen(AppState, Screen[None]):
         if message.error:
             self.notify(display.line(message.error), severity="warning", timeout=6)
         else:
-            self.notify(f"{message.made} candidate(s) proposed", timeout=3)
+            self.notify(f"{message.made} candidate(s) proposed"
+                        + (f"; {display.line(message.prose)}" if message.prose else ""),
+                        timeout=6 if message.prose else 3)
         self.reload(self._current_id())
 
     def action_back(self) -> None:

@@ -477,9 +477,9 @@ class RunsScreen(AppState, Screen[None]):
             self.app.push_screen(RunProbesScreen(run_id))
             return
         if s is not None and s.run.kind == "paraphrase" and s.run.params.get("corpus"):
-            self.notify(f"run {run_id} wrote the prose of corpus couplets, not answers: `persian-tui corpus "
-                        f"propose --count N --paraphrases {run_id}` embeds it (see the fresh-questions guide)",
-                        timeout=6)
+            self.notify(f"run {run_id} wrote the prose of corpus couplets, not answers: on the Candidates screen "
+                        f"(C), t chooses it and P proposes fresh questions from it; or `persian-tui corpus "
+                        f"propose --count N --paraphrases {run_id}` (see the fresh-questions guide)", timeout=8)
             return
         from .run_detail import RunDetailScreen
 
