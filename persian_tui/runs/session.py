@@ -55,8 +55,8 @@ async def cached_reply(store: Store, client: LLMClient, spec: LLMRunSpec, messag
         return await client.complete(messages, params=params, response_format=response_format, gate=gate)
     key = cache_key(spec.base_url, spec.model, messages, params, response_format, repeat=sample)
     cached = store.runs.cached_response(key)
-    if cached is not None:
-        return Completion(**cached, cached=True)
+    if cached is not None:  # paid for when it was first asked: this run spends nothing on it
+        return Completion(**{**cached, "cost": 0.0}, cached=True)
     reply = await client.complete(messages, params=params, response_format=response_format, gate=gate)
     store.runs.cache_response(key, reply.to_cache())
     return reply

@@ -140,6 +140,20 @@ def test_cache_hits_and_errors_never_cached(bank):
         assert count["n"] == 27
 
 
+def test_a_reply_from_the_cache_costs_nothing(bank):
+    """A run answered from the cache spent nothing: its rows' cost is 0 (what a budget, a
+    resume's budget and the report count), the first run's the endpoint's."""
+    with LLMServer(lambda body, n: chat(str(key_of(body)), cost=0.01)) as server:
+        runs = []
+        for _ in range(2):
+            r = create_llm_run(bank, LLMRunSpec(base_url=server.url, model="m", max_retries=0))
+            asyncio.run(execute_llm_run(bank.path, r.id))
+            runs.append(r)
+        assert len(server.requests) == 12
+    first, again = ([p.cost for p in bank.runs.predictions(r.id)] for r in runs)
+    assert first == [0.01] * 12 and again == [0.0] * 12
+
+
 def test_shuffle_is_undone_when_scoring(bank):
     def script(body, n):  # the server answers with the displayed position of the true key
         text = body["messages"][-1]["content"]
