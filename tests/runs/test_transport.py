@@ -155,7 +155,13 @@ def test_an_untrusted_certificate_is_a_tls_error_asked_once_never_a_timeout(self
         server.httpd.socket = context.wrap_socket(server.httpd.socket, server_side=True)
         url = server.url.replace("http://", f"https://{userinfo}")
         client = LLMClient(url, "m", timeout=20, max_retries=4, backoff=5.0)
+
+        async def ask() -> None:
+            try:
+                await client.complete([{"role": "user", "content": "x"}], params={})
+            finally:
+                await client.close()  # (its connection pool, as every run closes it)
         with pytest.raises(LLMError) as e:
-            asyncio.run(client.complete([{"role": "user", "content": "x"}], params={}))
+            asyncio.run(ask())
     assert e.value.kind == "tls" and "TLS error" in str(e.value) and "certificate verify failed" in str(e.value)
     assert "timeout" not in str(e.value)
