@@ -245,7 +245,7 @@ class RunPace:
         character, output at most max_tokens (else twice the most seen, at least 1024); the cost
         bound by the prices, else one and a half times the largest reported cost of the model (of
         the sweep until the model has one; None: no cost seen yet, see Budget.reserve)."""
-        out = self.spec.max_tokens or max(DEFAULT_REPLY_TOKENS, 2 * self.model.most_out)
+        out = self.reply_bound()
         tokens = chars / 3 + out
         if self.model.uncounted:
             return tokens, 0.0  # nothing to count: not one request at a time for ever
@@ -255,10 +255,13 @@ class RunPace:
             return tokens, max(bound, seen)
         return tokens, 1.5 * seen if seen else None
 
+    def reply_bound(self) -> int:
+        """A reply's output tokens at most: max_tokens, else twice the most seen, at least 1024."""
+        return self.spec.max_tokens or max(DEFAULT_REPLY_TOKENS, 2 * self.model.most_out)
+
     def dearest(self, chars: int) -> float:
-        """What a request of `chars` characters could cost at prices no model asks (DEAREST)."""
-        out = self.spec.max_tokens or max(DEFAULT_REPLY_TOKENS, 2 * self.model.most_out)
-        return (chars * DEAREST[0] + out * DEAREST[1]) / 1e6
+        """What a request of `chars` characters could cost at the dearest published prices."""
+        return (chars * DEAREST[0] + self.reply_bound() * DEAREST[1]) / 1e6
 
     async def begin(self, body: dict) -> tuple[int, float, float | None, float | None]:
         """Reserve the request's cost in the budgets and a connection of the endpoint: the
