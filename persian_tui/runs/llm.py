@@ -117,9 +117,7 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
         session = LLMSession(store, run_id, ("llm", "paraphrase"), "LLM or paraphrase", overrides, cancel, pace)
         run, spec, uids, cancel = session.run, session.spec, session.uids, session.cancel
         K = spec.samples
-        done = store.runs.predicted_samples(run_id)
-        if retry_errors:
-            done -= store.runs.predicted_samples(run_id, statuses=("api_error",))
+        done = store.runs.predicted_samples(run_id, excluding=("api_error",) if retry_errors else ())
         # the whole bank only for few-shot exemplars; else only the run's questions
         few_shot = getattr(spec, "strategy", None) == "explained-few-shot"
         by_uid = {q.uid: q for q in store.questions.questions()} if few_shot else \

@@ -244,9 +244,7 @@ async def execute_sweep(db_path: str | Path, spec: SweepSpec, *, max_cost: float
             if s.status == "done" and not retry_errors:
                 s.progress = RunProgress(s.run_id, s.total, done=s.total, status="done")
             else:  # the rows it has, until its own first report (a resume does not start at 0)
-                had = store.runs.predicted_samples(s.run_id)
-                if retry_errors:
-                    had -= store.runs.predicted_samples(s.run_id, statuses=("api_error",))
+                had = store.runs.predicted_samples(s.run_id, excluding=("api_error",) if retry_errors else ())
                 s.progress = RunProgress(s.run_id, s.total, done=len(had), status=s.status)
         def judging(target: RunState) -> RunState | None:
             """The judge run of a done answer run (made now when it has none; None: nothing to judge)."""

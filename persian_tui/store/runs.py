@@ -327,14 +327,18 @@ class RunsRepo:
                     missing.append((run_id, uid))
         return missing
 
-    def predicted_samples(self, run_id: int, *, statuses: tuple[str, ...] | None = None) -> set[tuple[str, int]]:
-        """(question uid, sample) of every prediction row (of these statuses)."""
+    def predicted_samples(self, run_id: int, *, statuses: tuple[str, ...] | None = None,
+                          excluding: tuple[str, ...] = ()) -> set[tuple[str, int]]:
+        """(question uid, sample) of every prediction row (of these statuses; not of those excluded)."""
         sql = ("SELECT q.uid, p.sample FROM predictions p JOIN questions q ON q.id = p.question_id "
                "WHERE p.run_id = ?")
         params: list[object] = [run_id]
         if statuses:
             sql += f" AND p.parse_status IN ({','.join('?' * len(statuses))})"
             params += list(statuses)
+        if excluding:
+            sql += f" AND p.parse_status NOT IN ({','.join('?' * len(excluding))})"
+            params += list(excluding)
         return {(r["uid"], r["sample"]) for r in self.db.conn.execute(sql, params)}
 
     def run_summaries(self, *, archived: bool = False) -> list[RunSummary]:
