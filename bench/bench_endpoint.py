@@ -42,12 +42,15 @@ CONNECTIONS = 16
 class Server:
     """tests/llm_server.py in its own process (its GIL is not the client's)."""
 
-    def __init__(self, delay: float, busy: int = 0, cost: float | None = None, busy_delay: float | None = None):
+    def __init__(self, delay: float, busy: int = 0, cost: float | None = None, busy_delay: float | None = None,
+                 retry_after: str | None = None):
         cmd = [sys.executable, str(ROOT / "tests" / "llm_server.py"), "--delay", str(delay)]
         if busy:
             cmd += ["--busy", str(busy)]
         if busy_delay is not None:
             cmd += ["--busy-delay", str(busy_delay)]
+        if retry_after is not None:
+            cmd += ["--retry-after", retry_after]
         if cost is not None:
             cmd += ["--cost", str(cost)]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)

@@ -11,11 +11,14 @@ sampled over the sweep (start, middle, end: flat or not). Asserts nothing.
 `--refuse-at-once`: the 429s are answered at once, as rate limiters do, rather than after the
 200 ms of a reply (the limit stays the same; the 429s then cost no connection time).
 
+`--retry-after S`: each 429 carries `Retry-After: S`, as real rate limiters' do.
+
 `--baseline DIR` also times the sweep of another checkout's persian_tui (e.g. `git archive` of an
 older commit), alternately with this one's, on a database of its own made by its own code: a
 before/after figure from the same run.
 
-Run: python bench/bench_sweep.py [--questions 567] [--rounds 2] [--no-inspect] [--refuse-at-once] [--baseline DIR]"""
+Run: python bench/bench_sweep.py [--questions 567] [--rounds 2] [--no-inspect] [--refuse-at-once]
+     [--retry-after S] [--baseline DIR]"""
 
 from __future__ import annotations
 
@@ -101,6 +104,7 @@ def main() -> None:
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--no-inspect", action="store_true")
     p.add_argument("--refuse-at-once", action="store_true", help="429s answered at once, not after 200 ms")
+    p.add_argument("--retry-after", metavar="S", help="each 429 with this Retry-After header")
     p.add_argument("--baseline", type=Path, help="another checkout whose sweep is timed alternately with this one's")
     p.add_argument("--judge", action="store_true", help="instead: a sweep with a judge over its six runs "
                    "(no Inspect counterpart), timed against the answers' limit plus the judge's")
@@ -115,11 +119,12 @@ def main() -> None:
     requests = MODELS * n * SAMPLES
     limit = SAMPLES * n * DELAY / CONNECTIONS
     print(f"{MODELS} models × {n} questions × {SAMPLES} samples = {requests} requests, {DELAY * 1000:.0f} ms "
-          f"replies, every 10th first attempt 429{' (at once)' if args.refuse_at_once else ''}, "
+          f"replies, every 10th first attempt 429{' (at once)' if args.refuse_at_once else ''}"
+          f"{f' with Retry-After {args.retry_after}' if args.retry_after else ''}, "
           f"{CONNECTIONS} connections per model; limit {limit:.1f} s; "
           f"load average {os.getloadavg()[0]:.1f} (2 cores, shared)")
     if args.judge:
-        judged(db, tmp, env, n, args.rounds, limit, 0.0 if args.refuse_at_once else None)
+        judged(db, tmp, env, n, args.rounds, limit, args)
         shutil.rmtree(tmp, ignore_errors=True)
         return
     ours: list[tuple[float, float]] = []
@@ -131,12 +136,12 @@ def main() -> None:
         old_db = setup_tree(tmp / "baseline", n, old_env)
     for i in range(args.rounds):
         if args.baseline:
-            with Server(DELAY, busy=10, cost=COST, busy_delay=0.0 if args.refuse_at_once else None) as server:
+            with endpoint(args) as server:
                 path = tmp / f"baseline{i}.toml"
                 path.write_text(spec(server.url, f"bench-{i}"), "utf-8")
                 before.append(Sampled(CLI + ["--db", str(old_db), "sweep", str(path)], old_env, tmp).run())
                 print(f"  baseline round {i + 1}: {before[-1][0]:.2f} s wall, {before[-1][1]:.2f} s CPU")
-        with Server(DELAY, busy=10, cost=COST, busy_delay=0.0 if args.refuse_at_once else None) as server:
+        with endpoint(args) as server:
             url = server.url
             path = tmp / f"sweep{i}.toml"
             path.write_text(spec(url, f"bench-{i}"), "utf-8")
@@ -172,13 +177,19 @@ def main() -> None:
     shutil.rmtree(tmp, ignore_errors=True)
 
 
-def judged(db: Path, tmp: Path, env: dict, n: int, rounds: int, limit: float, busy_delay: float | None) -> None:
+def endpoint(args: argparse.Namespace) -> Server:
+    """The local endpoint: 200 ms replies, every 10th first attempt 429 (as the options say)."""
+    return Server(DELAY, busy=10, cost=COST, busy_delay=0.0 if args.refuse_at_once else None,
+                  retry_after=args.retry_after)
+
+
+def judged(db: Path, tmp: Path, env: dict, n: int, rounds: int, limit: float, args: argparse.Namespace) -> None:
     """A sweep with a judge: the answers, then one judge request per question of each run (every
     answer judged) on 96 connections; the limit is the answers' plus the judge's."""
     judge_limit = MODELS * n * DELAY / (MODELS * CONNECTIONS)
     walls = []
     for i in range(rounds):
-        with Server(DELAY, busy=10, cost=COST, busy_delay=busy_delay) as server:
+        with endpoint(args) as server:
             path = tmp / f"judged{i}.toml"
             path.write_text(spec(server.url, f"judged-{i}", judge=True), "utf-8")
             run = Sampled(CLI + ["--db", str(db), "sweep", str(path)], env, tmp)

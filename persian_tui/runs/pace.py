@@ -2,12 +2,13 @@
 this process, and the budgets they spend.
 
 - `EndpointPace`: one openai client (one connection pool) for every run reaching the base URL, its
-  connection limit as an adaptive window (additive increase, multiplicative decrease: a 429 with
-  Retry-After, or a share of 429s above what the endpoint tolerates, halves it for every run and
-  pauses the endpoint for the time asked; each window's worth of good replies adds one connection
-  back, up to the limit), and its requests- and tokens-per-minute buckets. The share is the 429s
-  answered in the last RECENT seconds over the requests sent in them: not over the replies, of
-  which the 429s an endpoint refuses at once would be most in the first moments.
+  connection limit as an adaptive window (additive increase, multiplicative decrease: a share of
+  429s above what the endpoint tolerates halves it for every run and pauses the endpoint for the
+  Retry-After they give; each window's worth of good replies adds one connection back, up to the
+  limit), and its requests- and tokens-per-minute buckets. The share is the 429s answered in the
+  last RECENT seconds over the requests sent in them: not over the replies, of which the 429s an
+  endpoint refuses at once would be most in the first moments. A sporadic 429 (within the
+  tolerance) slows no one: its Retry-After is the wait of its own request's retry.
 - `Budget`: USD that may be spent; a request reserves an upper bound of its cost first and is
   refused (`BudgetReached`) when what is spent plus what it may cost would pass the limit;
   requests in flight hold their reservations, so the limit holds with them counted.
@@ -195,11 +196,13 @@ class EndpointPace:
         self.since_change += 1
         if throttled:
             self.throttled += 1
-            if retry_after is not None:
-                self.paused_until = max(self.paused_until, now + retry_after)
             share = self.recent_429 / max(1, len(self.sends))
-            if (retry_after is not None or (len(self.replies) >= 10 and share > self.tolerate)) \
-                    and number >= self.epoch:
+            # saturated: more refused than tolerated of at least a window's worth (or ten) of
+            # requests; a sporadic 429's Retry-After is its own request's wait (llm_client)
+            saturated = len(self.sends) >= min(10, self.limit) and share > self.tolerate
+            if saturated and retry_after is not None:
+                self.paused_until = max(self.paused_until, now + retry_after)
+            if saturated and number >= self.epoch:
                 self.window = max(1.0, self.window / 2)  # multiplicative decrease, once per epoch
                 self.lowest = min(self.lowest, int(self.window))
                 self.decreases += 1

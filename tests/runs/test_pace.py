@@ -89,10 +89,35 @@ def test_429s_past_the_tolerance_halve_the_window_once_per_epoch_and_it_grows_ba
     assert e.window == 4 and e.lowest == 2
 
 
-def test_a_retry_after_pauses_the_endpoint_for_every_run(clock):
-    e = endpoint()
-    e.release(asyncio.run(e.acquire(10)), throttled=True, retry_after=7)
-    assert e.paused_until == pytest.approx(clock[0] + 7) and e.window == 4
+def test_a_sporadic_429s_retry_after_is_the_wait_of_its_own_request_only(clock):
+    """Every tenth request refused with a Retry-After: the endpoint is not saturated, so only the
+    refused request waits (its retry, runs/llm_client.py); pausing every run for each would
+    stall a sweep whose endpoint refuses a tenth of first attempts (once 545 s for 23 s)."""
+    e = endpoint(tolerate_429=0.2)
+    for i in range(40):
+        e.release(asyncio.run(e.acquire(10)), throttled=i % 10 == 0, retry_after=1 if i % 10 == 0 else None)
+        assert e.paused_until <= clock[0], f"paused by request {i}"
+    assert e.decreases == 0 and e.window == 8
+
+
+def test_429s_past_the_tolerance_pause_the_endpoint_for_the_retry_after_they_give(clock):
+    e = endpoint(tolerate_429=0.2)
+    wave = [asyncio.run(e.acquire(10)) for _ in range(8)]
+    for n in wave[:6]:
+        e.release(n, throttled=False)
+    e.release(wave[6], throttled=True, retry_after=7)  # 1 of 8: sporadic
+    assert e.paused_until == 0 and e.window == 8
+    e.release(wave[7], throttled=True, retry_after=7)  # 2 of 8 sent: a quarter refused
+    assert e.paused_until == pytest.approx(clock[0] + 7) and e.window == 4 and e.decreases == 1
+
+
+def test_a_small_endpoint_is_slowed_by_a_wave_of_429s(clock):
+    """Fewer connections than the ten replies the share otherwise waits for: a window's worth
+    of replies is enough to judge it."""
+    e = EndpointPace("e", "http://127.0.0.1:9/v1", "k", connections=4, timeout=5, tolerate_429=0.2)
+    for n in [asyncio.run(e.acquire(10)) for _ in range(4)]:
+        e.release(n, throttled=True, retry_after=2)
+    assert e.decreases == 1 and e.window == 2 and e.paused_until == pytest.approx(clock[0] + 2)
 
 
 def test_a_budget_refuses_what_could_pass_it_and_waits_for_requests_in_flight():
