@@ -86,13 +86,32 @@ BACKOFF = 0.5
 
 
 def _retry_after(error: Exception) -> float | None:
+    """The wait a refusal asks, in seconds: `retry-after-ms` (OpenAI's, Azure's), else
+    `Retry-After` as seconds or an HTTP date (RFC 9110 10.2.3); None when it asks none readable."""
     response = getattr(error, "response", None)
-    value = response.headers.get("retry-after") if response is not None else None
-    if value is None:
+    if response is None:
         return None
+    headers = response.headers
+    for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        seconds: float | None
+        try:
+            seconds = float(value) / scale
+        except ValueError:
+            seconds = _http_date_wait(value) if scale == 1.0 else None
+        if seconds is not None and math.isfinite(seconds):
+            return max(0.0, seconds)
+    return None
+
+
+def _http_date_wait(value: str) -> float | None:
+    from email.utils import parsedate_to_datetime
+
     try:
-        return max(0.0, float(value))
-    except ValueError:
+        return parsedate_to_datetime(value).timestamp() - time.time()
+    except (TypeError, ValueError, IndexError, OverflowError):
         return None
 
 

@@ -276,6 +276,34 @@ def test_sporadic_429s_with_a_retry_after_slow_no_run(bank10, retry_after):
     assert endpoint.decreases == 0 and endpoint.lowest == 16 and endpoint.paused_until == 0
 
 
+@pytest.mark.parametrize("headers, wait", [
+    ({"retry-after-ms": "250"}, 0.25),  # OpenAI's and Azure's, preferred to retry-after
+    ({"retry-after-ms": "250", "Retry-After": "1"}, 0.25),
+    ({"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"}, 0.0),  # an HTTP date already past
+    ({"Retry-After": "soon"}, None),  # unreadable: backoff
+])
+def test_each_form_of_a_429s_wait_is_honoured(bank6, headers, wait):
+    lock = threading.Lock()
+    refused: set[str] = set()
+
+    def script(body, n):
+        with lock:
+            first = not refused
+            refused.add("x")
+        if first:
+            return Reply(429, {"error": {"message": "rate limited"}}, headers=headers)
+        return chat("1")
+
+    with LLMServer(script) as server:
+        p = sweep(bank6, spec_of(server.url, models=("a",), connections=1, samples=1))
+    assert p.status == "done"
+    (retry,) = [r for run in bank6.runs.runs() for r in bank6.sweeps.retries(run.id)]
+    if wait is None:
+        assert 0.375 <= retry["delay"] <= 0.5  # the first backoff (docs/guide/runs.md)
+    else:
+        assert retry["delay"] == wait
+
+
 def test_sigterm_stops_every_run_cancelled_and_resumable(bank6, tmp_path):
     gate = Gate(lambda body, n: chat("1"), free=4)
     with LLMServer(gate) as server:
