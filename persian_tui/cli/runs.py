@@ -311,10 +311,10 @@ def _list_runs(args) -> int:
         print("no runs yet" if args.all else "no runs (archived ones: runs --all)")
     for s in rows:
         acc = display.figure(s.accuracy, "{:.1%}")
-        status = s.run.status + (" (archived)" if s.run.archived else "")
+        status = s.run.shown_status + (" (archived)" if s.run.archived else "")
         k = int(s.run.params.get("samples") or 1)
         measure = "rec" if s.run.kind == "recall" else "acc"  # a recall run: its recalled probes
-        print(f"{s.run.id:>4}  {s.run.kind:<10} {status:<9} {s.done:>5}/{s.run.total:<5} "
+        print(f"{s.run.id:>4}  {s.run.kind:<10} {status:<11} {s.done:>5}/{s.run.total:<5} "
               f"{measure} {acc:>6}  invalid {display.figure(s.invalid):<4} "
               f"errors {display.figure(s.errors):<4} {s.run.model}"
               + (f"  ×{k} samples (acc: mean of samples)" if k > 1 else "")

@@ -15,8 +15,8 @@ from ..runs.sweep_view import money, render
 from .common import UserError, open_store
 from .runs import run_async
 
-USAGE = ("persian-tui sweep SPEC.toml [--dry-run] [--resume] [--max-cost USD]\n"
-         "       persian-tui sweep resume NAME [--max-cost USD]\n"
+USAGE = ("persian-tui sweep SPEC.toml [--dry-run] [--resume [--retry-errors]] [--max-cost USD]\n"
+         "       persian-tui sweep resume NAME [--retry-errors] [--max-cost USD]\n"
          "       persian-tui sweep status [NAME]")
 
 
@@ -127,11 +127,12 @@ def _print_rows(store, name: str) -> list:
     from ..runs.sweep import sweep_rows
 
     rows = sweep_rows(store, name)
+    wide = max([len(display.line(r.slot)) for r in rows] + [5])  # the slots' width: no padding to wrap
     for r in rows:
-        print(f"{r.run_id:>4}  {display.line(r.slot):<48} {r.status:<9} {r.done:>6}/{r.total:<6} "
+        print(f"{r.run_id:>4}  {display.line(r.slot):<{wide}} {r.status:<11} {r.done:>6}/{r.total:<6} "
               f"errors {r.errors:<4} retries {r.retries:<4} (429: {r.throttled:<4}) {money(r.cost)}"
               + (f"  ({display.line(r.reason)})" if r.reason and r.status != "done" else ""))
-    print(f"      {'total':<48} {'':<9} {sum(r.done for r in rows):>6}/{sum(r.total for r in rows):<6} "
+    print(f"      {'total':<{wide}} {'':<11} {sum(r.done for r in rows):>6}/{sum(r.total for r in rows):<6} "
           f"errors {sum(r.errors for r in rows):<4} retries {sum(r.retries for r in rows):<4} "
           f"(429: {sum(r.throttled for r in rows):<4}) {money(sum(r.cost or 0 for r in rows))}")
     return rows

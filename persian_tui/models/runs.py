@@ -38,6 +38,14 @@ class Run:
     note: str | None = None
     reason: str | None = None  # why it ended failed/cancelled (secrets redacted)
     archived: bool = False  # hidden from lists and default reports
+    # status running, but the process that held its lease is gone (killed) or the lease lapsed:
+    # shown "interrupted", resumable
+    interrupted: bool = False
+
+    @property
+    def shown_status(self) -> str:
+        """The status as lists show it: `interrupted` for a running run whose process is gone."""
+        return "interrupted" if self.interrupted else self.status
 
     @property
     def label(self) -> str:

@@ -329,7 +329,7 @@ def sweep_rows(store: Store, name: str) -> list[SweepRunRow]:
     out = []
     for slot, run in runs:
         s = summaries.get(run.id)
-        out.append(SweepRunRow(slot, run.id, run.status, s.done if s else 0, run.total,
+        out.append(SweepRunRow(slot, run.id, run.shown_status, s.done if s else 0, run.total,
                                (s.errors or 0) if s else 0,
                                costs[run.id].cost if costs[run.id].priced else None,
                                *retries[run.id], run.reason))

@@ -24,17 +24,22 @@ if TYPE_CHECKING:  # numpy is imported by the vector cache's calls only (a light
     from numpy.typing import ArrayLike, NDArray
 
 _RUN_COLUMNS = ("id, kind, model, params, status, total, created_at, finished_at, prompt_template, "
-                "prompt_hash, note, reason, archived")
+                "prompt_hash, note, reason, archived, lease_holder, lease_expires")
 _PRED_COLUMNS = ("q.uid, p.predicted, p.parse_status, p.scores, p.raw_output, p.reasoning, "
                  "p.permutation, p.prompt_hash, p.exemplars, p.tokens_in, p.tokens_out, p.latency, "
                  "p.cost, p.error, p.created_at, p.sample")
 
 
 def _run(row: sqlite3.Row) -> Run:
-    """A Run from its row (by column name: the names of Run's fields)."""
+    """A Run from its row (by column name: the names of Run's fields; the lease tells whether a
+    running run's process is still there)."""
+    fields = dict(row)
+    holder, expires = fields.pop("lease_holder"), fields.pop("lease_expires")
+    interrupted = row["status"] == "running" and holder is not None and \
+        ((expires or 0) < time.time() or not _alive(holder))
     # the model name masked on the way out too: a row written before names were redacted on the way in
-    return Run(**{**row, "model": redact.text(row["model"]) or row["model"], "params": json.loads(row["params"]),
-                  "archived": bool(row["archived"])})
+    return Run(**{**fields, "model": redact.text(row["model"]) or row["model"], "params": json.loads(row["params"]),
+                  "archived": bool(row["archived"]), "interrupted": interrupted})
 
 
 def lease_holder() -> str:

@@ -184,6 +184,14 @@ def test_kill_9_mid_sweep_then_resume_asks_each_run_question_and_sample_once(ban
                    and len(server.requests) >= 9 + 6, "9 rows committed, 6 more requests in flight")
         proc.send_signal(signal.SIGKILL)
         proc.wait()
+        # the killed process's runs are shown interrupted, not running, before their leases lapse
+        assert {(r.status, r.interrupted) for r in bank6.runs.runs()} == {("running", True)}
+        shown = subprocess.run([sys.executable, "-m", "persian_tui.cli", "sweep", "status", "s"], env=env,
+                               capture_output=True, text=True).stdout.splitlines()
+        assert [line.split()[2] for line in shown[1:4]] == ["interrupted"] * 3
+        listed = subprocess.run([sys.executable, "-m", "persian_tui.cli", "runs"], env=env,
+                                capture_output=True, text=True).stdout.splitlines()
+        assert all(line.split()[2] == "interrupted" for line in listed if line.strip()), listed
         gate.open()
         before = {r.id: set(rows) for r, rows in zip(bank6.runs.runs(), rows_per_run(bank6).values(), strict=True)}
         first = [asked(b) for b in server.requests]

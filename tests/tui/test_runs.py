@@ -819,3 +819,19 @@ async def test_the_form_fits_80x24_with_its_buttons(db):
         button = form.query_one("#launch")
         geometry = form.find_widget(button)
         assert geometry.region.intersection(geometry.clip).height == 1 and geometry.region.bottom <= 23
+
+
+def test_the_runs_table_shows_a_run_whose_process_is_gone_interrupted():
+    """Not "running?": a run held by a process that is gone is interrupted; one running in
+    another live process is running; one of this window's jobs has ▶."""
+    from persian_tui.models import Run, RunSummary
+    from persian_tui.tui.screens.runs import status_cell, summary_cells
+
+    run = Run(id=1, kind="llm", model="m", params={}, status="running", total=2,
+              created_at="2026-01-01T00:00:00Z", interrupted=True)
+    assert summary_cells(RunSummary(run, done=1, correct=1, scored=1, invalid=0, errors=0), None)["status"] \
+        == "interrupted"
+    run.interrupted = False
+    assert summary_cells(RunSummary(run, done=1, correct=1, scored=1, invalid=0, errors=0), None)["status"] \
+        == "running"
+    assert status_cell("running", None) == "running"

@@ -205,7 +205,7 @@ def run_head(run: Run, preds: list[Prediction], keys: dict[str, int | None],
     correct = sum(x.predicted == keys[x.uid] for x in scored)
     invalid = sum(x.parse_status not in ("ok", "api_error") for x in preds)
     errors = sum(x.parse_status == "api_error" for x in preds)
-    head = [f"run {run.id}", run.kind, run.model, *([what] if what else []), *extra, run.status]
+    head = [f"run {run.id}", run.kind, run.model, *([what] if what else []), *extra, run.shown_status]
     stored = len(preds) if replies is None else replies
     return " · ".join(head) + \
         f" │ {stored}/{run.total} · accuracy {accuracy_text(correct, len(scored), len(preds), errors)} · " \

@@ -53,7 +53,7 @@ def probe_head(run: Run, probes: list[Probe]) -> str:
     errors = sum(p.status == "api_error" for p in probes)
     p = run.params
     return (f"run {run.id} · recall · {run.model} · cue {p.get('cue', '?')} · format {p.get('format', '?')} · "
-            f"{run.status} │ {len(probes)}/{run.total} probed · {rates} · errors {errors}")
+            f"{run.shown_status} │ {len(probes)}/{run.total} probed · {rates} · errors {errors}")
 
 
 def probe_lines(run: Run | None, p: Probe | None, width: int, mode: Mode) -> list[Line]:

@@ -60,10 +60,10 @@ RIGHT = {"id", "done", "accuracy", "invalid", "errors", "acc", "inv_err"}
 
 
 def status_cell(status: str, job: Job | None, archived: bool = False) -> str:
-    """The store's status; ▶ for a run in progress in this window."""
-    if job is not None and job.running and status not in FINAL:
+    """The store's status as shown (`interrupted`: its process is gone); ▶ for a run in
+    progress in this window."""
+    if job is not None and job.running and status not in FINAL + ("interrupted",):
         return "▶ cancelling" if job.cancel.is_set() else f"▶ {status}"
-    status = "running?" if status == "running" else status  # running elsewhere, or interrupted
     return "archived" if archived else status
 
 
@@ -85,7 +85,7 @@ def summary_cells(s: RunSummary, job: Job | None) -> dict[str, str]:
     target = r.params.get("target_run") if r.kind == "judge" else None
     kind = f"judge #{target}" if target is not None else r.kind  # a judge run says which run it judged
     return {"id": str(r.id), "kind": kind, "model": r.label,
-            **_figures(status_cell(r.status, job, r.archived), s.done, r.total, s.correct, s.scored,
+            **_figures(status_cell(r.shown_status, job, r.archived), s.done, r.total, s.correct, s.scored,
                        s.invalid, s.errors),
             "created": (r.created_at or "")[5:16].replace("T", " ")}
 
