@@ -89,4 +89,7 @@ def render(p: SweepProgress) -> SweepView:
                          r.status))
     endpoints = [f"endpoint {display.line(e.name)}: {e.in_flight} in flight, window {int(e.window)}/{e.limit}, "
                  f"{e.requests} requests, {e.throttled} 429s, {e.decreases} slow-downs" for e in p.endpoints]
+    # why a run stopped short (its lease held elsewhere, a budget): under the figures, once a run
+    endpoints += [display.line(f"{r.slot}: {r.failed or r.pace.stopped}") for r in p.runs
+                  if r.failed or r.pace.stopped]
     return SweepView(title, rows, endpoints)

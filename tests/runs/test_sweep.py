@@ -5,6 +5,7 @@ a 429 on one run slowing every run on the endpoint, the retry log."""
 from __future__ import annotations
 
 import asyncio
+import io
 import os
 import signal
 import subprocess
@@ -416,6 +417,28 @@ def test_a_sweep_another_process_is_asking_is_refused_without_a_budget_hint(bank
     err = capsys.readouterr().err
     assert f"is being worked on by process {other}" in err
     assert "--max-cost" not in err, err
+
+
+@pytest.mark.parametrize("width", [80, 140])
+def test_the_live_view_says_why_a_run_stopped_short(bank6, width):
+    """The CLI's live view and the TUI's dashboard draw the same view: a run refused because
+    another process holds it says so under the figures, not only in the final lines."""
+    from rich.console import Console
+
+    from persian_tui.runs.sweep_view import render
+
+    with LLMServer(lambda body, n: chat("1", cost=0.01)) as server:
+        spec = parse_sweep_spec(spec_of(server.url))
+        create_sweep(bank6, plan_sweep(bank6, spec))
+        other = f"{os.getppid()}@{__import__('socket').gethostname()}"  # a live process, not this one
+        held = bank6.runs.runs()[0]
+        bank6.runs.take_lease(held.id, 60, holder=other)
+        seen = []
+        asyncio.run(execute_sweep(bank6.path, spec, on_progress=seen.append))
+    console = Console(width=width, record=True, file=io.StringIO())
+    console.print(render(seen[-1]))
+    text = console.export_text()
+    assert f"local/a/zero-shot: run {held.id} is being worked on by process {other}" in " ".join(text.split())
 
 
 def test_the_budget_a_sweep_was_last_asked_under_is_the_one_its_report_and_resume_name(bank6, capsys):
