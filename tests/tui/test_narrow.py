@@ -149,7 +149,7 @@ async def test_runs_columns_follow_the_width(db):
         assert [str(c.label) for c in table.columns.values()] == [
             "id", "kind", "model", "status", "done", "acc.", "inv/err"]
         assert table.virtual_size.width <= table.size.width  # no column off screen
-        assert [str(c) for c in table.get_row_at(0)] == ["1", "paraphrase", "organisation-wi…", "done",
+        assert [str(c) for c in table.get_row_at(0)] == ["1", "paraphrase", "organisation-w…", "done",
                                                         "6/6", "33%", "0/0"]
         panel = shown(screen.query_one("#run-panel-figures"))[0].rstrip()
         assert panel.endswith("…")  # its hint cut with a sign

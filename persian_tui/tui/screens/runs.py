@@ -53,7 +53,7 @@ COLUMNS = [("id", "id", 4), ("kind", "kind", 10), ("model", "model", 24), ("stat
            ("done", "done", 9), ("accuracy", "accuracy", 15), ("invalid", "invalid", 7),
            ("errors", "errors", 6), ("created", "created", 11)]  # 98 cells + 2 per column
 # under 100 columns: the same figures, shorter (accuracy without its counts, invalid/errors in one)
-NARROW_COLUMNS = [("id", "id", 4), ("kind", "kind", 10), ("model", "model", 16), ("status", "status", 10),
+NARROW_COLUMNS = [("id", "id", 4), ("kind", "kind", 10), ("model", "model", 15), ("status", "status", 11),
                   ("done", "done", 9), ("acc.", "acc", 6), ("inv/err", "inv_err", 7)]  # 62 + 14
 NARROW_BELOW = 100
 RIGHT = {"id", "done", "accuracy", "invalid", "errors", "acc", "inv_err"}
