@@ -175,12 +175,22 @@ def main() -> None:
     p.add_argument("--retry-after", help="with --busy: the 429's Retry-After header (default: none)")
     p.add_argument("--busy-delay", type=float, help="with --busy: seconds before a 429 (default: --delay)")
     p.add_argument("--cost", type=float, help="report this cost (USD) in each reply's usage, as OpenRouter does")
+    p.add_argument("--outage", metavar="AT,SECONDS", help="refuse every request at once (429, Retry-After 1) "
+                   "from AT seconds after the first request for SECONDS")
     args = p.parse_args()
     seen: set[str] = set()
     lock = threading.Lock()
     firsts = [0]
+    began: list[float] = []
+    outage = tuple(float(x) for x in args.outage.split(",")) if args.outage else None
 
     def script(body: dict, n: int) -> Reply:
+        if outage:
+            now = time.monotonic()
+            began[:] = began or [now]
+            if outage[0] <= now - began[0] < outage[0] + outage[1]:
+                return Reply(429, {"error": {"message": "over capacity", "type": "rate_limit"}},
+                             headers={"Retry-After": "1"}, delay=0.0)
         if args.busy:
             key = json.dumps(body, sort_keys=True)
             with lock:

@@ -5,7 +5,9 @@ this process, and the budgets they spend.
   connection limit as an adaptive window (additive increase, multiplicative decrease: a share of
   429s above what the endpoint tolerates halves it for every run and pauses the endpoint for the
   Retry-After they give; each window's worth of good replies adds one connection back, up to the
-  limit), and its requests- and tokens-per-minute buckets. The share is the 429s answered in the
+  limit; after an outage that halved it again and again, each good reply adds one until it is
+  back to half its width before the outage: TCP's slow start to its threshold, RFC 5681), and
+  its requests- and tokens-per-minute buckets. The share is the 429s answered in the
   last RECENT seconds over the requests sent in them: not over the replies, of which the 429s an
   endpoint refuses at once would be most in the first moments. A sporadic 429 (within the
   tolerance) slows no one: its Retry-After is the wait of its own request's retry.
@@ -129,6 +131,10 @@ class EndpointPace:
         self.epoch = 0  # attempts numbered below this were sent before the last decrease
         self.requests = self.throttled = self.decreases = 0
         self.lowest = connections  # the narrowest the window has been
+        # slow start's threshold: half the width before an outage's first halving; below it the
+        # window grows one a good reply (doubling a window's worth), above it one a window's worth
+        self.threshold = float(connections)
+        self.last_decrease = -RECENT
         self.rpm = _Bucket(requests_per_minute) if requests_per_minute else None
         self.tpm = _Bucket(tokens_per_minute) if tokens_per_minute else None
         self._changed: asyncio.Event | None = None
@@ -203,13 +209,16 @@ class EndpointPace:
             if saturated and retry_after is not None:
                 self.paused_until = max(self.paused_until, now + retry_after)
             if saturated and number >= self.epoch:
+                if now - self.last_decrease > RECENT:  # a new episode: its first halving
+                    self.threshold = self.window / 2
+                self.last_decrease = now
                 self.window = max(1.0, self.window / 2)  # multiplicative decrease, once per epoch
                 self.lowest = min(self.lowest, int(self.window))
                 self.decreases += 1
                 self.since_change = 0
                 self.epoch = self.sent
-        elif self.window < self.limit and self.since_change >= self.window:
-            self.window = min(float(self.limit), self.window + 1)  # additive increase
+        elif self.window < self.limit and (self.window < self.threshold or self.since_change >= self.window):
+            self.window = min(float(self.limit), self.window + 1)  # slow start, else additive increase
             self.since_change = 0
         self._notify()
 

@@ -89,6 +89,45 @@ def test_429s_past_the_tolerance_halve_the_window_once_per_epoch_and_it_grows_ba
     assert e.window == 4 and e.lowest == 2
 
 
+def test_after_an_outage_the_window_climbs_fast_to_half_what_it_was_then_one_by_one(clock):
+    """An outage halves the window again and again (each wave sent after a halving is refused
+    too): 64 -> 4. Once replies succeed it doubles each window's worth (slow start, RFC 5681) back
+    to half the width before the outage, then adds one a window's worth: one by one from 4 it
+    took 28 windows to reach 32 (a 3 s outage cost a 23 s sweep 17 s)."""
+    e = EndpointPace("e", "http://127.0.0.1:9/v1", "k", connections=64, timeout=5, tolerate_429=0.2)
+    for _ in range(4):  # four waves refused, each sent after the last halving
+        for n in [asyncio.run(e.acquire(10)) for _ in range(max(1, int(e.window)))]:
+            e.release(n, throttled=True)
+        clock[0] += 1.0
+    assert e.window == 4 and e.decreases == 4
+    clock[0] += pace.RECENT + 1  # the outage over
+    replies = 0
+    while e.window < 32:
+        e.release(asyncio.run(e.acquire(10)), throttled=False)
+        replies += 1
+    assert replies == 28  # one a reply: 4 -> 32 in three doublings' worth (4 + 8 + 16)
+    for _ in range(32):
+        e.release(asyncio.run(e.acquire(10)), throttled=False)
+    assert e.window == 33  # past half the former width: one a window's worth again
+
+
+def test_one_halving_is_followed_by_one_by_one_growth(clock):
+    """A single slow-down (the endpoint's limit found) grows back one connection a window's
+    worth, as before: slow start only returns from what an outage took."""
+    e = endpoint(tolerate_429=0.2)
+    for n in [asyncio.run(e.acquire(10)) for _ in range(8)]:
+        e.release(n, throttled=True)
+    assert e.window == 4
+    clock[0] += pace.RECENT + 1
+    while e.window < 5:
+        e.release(asyncio.run(e.acquire(10)), throttled=False)
+    replies = 0
+    while e.window < 6:
+        e.release(asyncio.run(e.acquire(10)), throttled=False)
+        replies += 1
+    assert replies == 5
+
+
 def test_a_sporadic_429s_retry_after_is_the_wait_of_its_own_request_only(clock):
     """Every tenth request refused with a Retry-After: the endpoint is not saturated, so only the
     refused request waits (its retry, runs/llm_client.py); pausing every run for each would
