@@ -105,6 +105,27 @@ async def test_a_spec_files_problem_goes_once_the_path_is_edited(db, tmp_path):
         assert app.screen is dialog and text(dialog, "#reason-error") == ""
 
 
+async def test_the_spec_checked_is_the_spec_started(db, tmp_path, monkeypatch):
+    """The file is read once, when Enter checks it: what the dashboard starts is what was
+    checked, not a second reading of a file that may have changed in between."""
+    from persian_tui.runs import sweep_spec
+
+    reads = []
+    real = sweep_spec.load_sweep_spec
+    monkeypatch.setattr(sweep_spec, "load_sweep_spec", lambda path: reads.append(path) or real(path))
+    gate = Gate(lambda body, n: chat("1", cost=0.001), free=0)
+    app = make_app(db)
+    with LLMServer(gate) as server:
+        async with app.run_test(size=SIZE) as pilot:
+            await open_screen(pilot, "m", RunsScreen)
+            await ask_spec(pilot, str(spec_file(tmp_path, server.url)))
+            assert isinstance(app.screen, SweepScreen) and app.screen.spec.sweep.name == "tui"
+            app.screen.action_stop()
+            gate.open()
+            await until(pilot, lambda: "cancelled" in text(app.screen, "#sweep-head"), "the sweep stopped")
+    assert len(reads) == 1
+
+
 async def test_w_on_a_sweep_going_in_the_background_reopens_its_dashboard_and_asks_nothing_twice(db, tmp_path):
     gate = Gate(lambda body, n: chat("1", cost=0.001), free=3)
     app = make_app(db)

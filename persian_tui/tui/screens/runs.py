@@ -330,20 +330,22 @@ class RunsScreen(AppState, Screen[None]):
     def action_sweep(self) -> None:
         """Ask for a sweep's spec file (checked on Enter: one line naming the field), then
         open its dashboard, which starts it (or goes on with the sweep of that name)."""
-        from ...runs.sweep_spec import SweepSpecError, load_sweep_spec
+        from ...runs import sweep_spec
         from .sweep import SweepScreen
+
+        checked: dict[str, sweep_spec.SweepSpec] = {}  # the spec Enter read: the one started
 
         def problem(path: str) -> str | None:
             try:
-                load_sweep_spec(Path(path).expanduser())
-            except SweepSpecError as e:
+                checked[path] = sweep_spec.load_sweep_spec(Path(path).expanduser())
+            except sweep_spec.SweepSpecError as e:
                 return str(e)
             return None
 
         def chosen(path: str | None) -> None:
-            if not path:
+            if not path or path not in checked:
                 return
-            spec = load_sweep_spec(Path(path).expanduser())
+            spec = checked[path]
             key = f"sweep:{spec.sweep.name}"  # its dashboard, kept while it is asked
             if self.app.is_screen_installed(key):
                 if spec.sweep.name in self.jobs.sweeps:  # going in the background: its dashboard again
