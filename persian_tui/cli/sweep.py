@@ -72,12 +72,11 @@ def _sweep(args, spec, resume: bool) -> int:
     with open_store(args, read=True) as store:
         rows = _print_rows(store, spec.sweep.name)  # as stored: a row written as a stop came is there
     limit = args.max_cost if args.max_cost is not None else spec.sweep.max_cost
-    stopped = sorted({r.pace.stopped for r in progress.runs if r.pace.stopped})
+    stopped = any(r.pace.stopped for r in progress.runs)
     done, total = sum(r.done for r in rows), sum(r.total for r in rows)
     print(f"sweep {spec.sweep.name} {progress.status}: {done}/{total} rows, spent "
           f"{money(progress.spent)}" + (f" of {money(limit)}" if limit is not None else ""))
-    failed = sorted({r.failed for r in progress.runs if r.failed})
-    for why in stopped + failed:
+    for why in progress.stops():
         print(f"sweep {spec.sweep.name}: {display.line(why)}", file=sys.stderr)
     uncounted = sorted({r.pace.spec.model for r in progress.runs if r.pace.model.uncounted})
     if uncounted and (limit is not None or any(m.max_cost is not None for m in spec.model)):

@@ -61,15 +61,19 @@ async def save_when_free(call, *args, **kw) -> None:
             await asyncio.sleep(min(5.0, 0.2 * 2 ** attempt))
 
 
+BATCH_WINDOW = 0.02  # seconds a batch stays open for the replies that follow its first
+
+
 class RowWriter:
     """A run's rows written in batches: `await save(row)` returns once the row is committed,
-    in one transaction with the rows of the other replies ready in the same turn of the event
-    loop (16 requests in flight: often several). A row is still committed before its progress
-    is counted, and a killed run loses at most the replies of the turn being written (a resume
+    in one transaction with the rows of the replies that arrive within `window` seconds of the
+    batch's first (at 400 replies a second a turn of the event loop holds about one, and a
+    transaction a reply was a tenth of a sweep's CPU). A row is still committed before its
+    progress is counted, and a killed run loses at most the replies of the open batch (a resume
     asks them again); `drain()` waits for the last batch."""
 
-    def __init__(self, write: Callable[[list], None]):
-        self.write = write
+    def __init__(self, write: Callable[[list], None], window: float = BATCH_WINDOW):
+        self.write, self.window = write, window
         self.rows: list = []
         self.batch: asyncio.Future | None = None
 
@@ -80,7 +84,7 @@ class RowWriter:
         await asyncio.shield(self.batch)  # a cancelled request does not cancel its batch's write
 
     async def _flush(self) -> None:
-        await asyncio.sleep(0)  # the replies ready in this turn join the batch
+        await asyncio.sleep(self.window)  # the replies ready meanwhile join the batch
         rows, self.rows, self.batch = self.rows, [], None
         await save_when_free(self.write, rows)
 

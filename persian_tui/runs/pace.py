@@ -78,13 +78,15 @@ class Budget:
                 break
             if (amount is None and self.spent >= self.limit) or \
                     (amount is not None and not self._fits(amount, 0.0)) or self.in_flight == 0:
-                raise BudgetReached(f"{self.what} budget reached: ${self.spent:.4f} spent of "
-                                    f"${self.limit:g}")
+                raise BudgetReached(self.reached())
             self._settled = self._settled or asyncio.Event()
             await self._settled.wait()
         self.reserved += amount or 0.0
         self.in_flight += 1
         return amount
+
+    def reached(self) -> str:
+        return f"{self.what} budget reached: ${self.spent:.4f} spent of ${self.limit:g}"
 
     def settle(self, amount: float | None, cost: float) -> None:
         self.reserved -= amount or 0.0
@@ -250,6 +252,7 @@ class RunPace:
     retries: int = 0
     cost: float = 0.0
     stopped: str | None = None  # why it stopped asking (a budget)
+    stopped_by: Budget | None = None  # the budget that stopped it
     started: float = field(default_factory=time.monotonic)
 
     def estimate(self, chars: int) -> tuple[float, float | None]:
@@ -286,13 +289,14 @@ class RunPace:
         try:
             held = await self.model.budget.reserve(bound, dearest)
         except BudgetReached as e:
-            self.stopped = str(e)
+            self.stopped, self.stopped_by = str(e), self.model.budget
             raise
         try:
             kept = await self.sweep_budget.reserve(bound, dearest)
         except BaseException as e:
             self.model.budget.settle(held, 0.0)
-            self.stopped = str(e) if isinstance(e, BudgetReached) else None
+            if isinstance(e, BudgetReached):
+                self.stopped, self.stopped_by = str(e), self.sweep_budget
             raise
         tokens = self.estimate(chars)[0]
         try:

@@ -41,11 +41,11 @@ class SweepView:
 
     title: str
     rows: list[_Row]
-    endpoints: list[str]
+    notes: list[str]  # under the runs: the endpoints' figures, why runs stopped short
 
     def __rich_console__(self, console: Any, options: Any) -> Iterator[Any]:
         yield self._table() if options.max_width >= WIDE else self._lines()
-        yield from self.endpoints
+        yield from self.notes
 
     def _table(self) -> Any:
         from rich.progress_bar import ProgressBar
@@ -87,9 +87,6 @@ def render(p: SweepProgress) -> SweepView:
                          r.pace.requests / elapsed, r.progress.errors if r.progress else 0, r.pace.throttled,
                          r.pace.retries, money(None if r.pace.model.uncounted and not r.pace.cost else r.pace.cost),
                          r.status))
-    endpoints = [f"endpoint {display.line(e.name)}: {e.in_flight} in flight, window {int(e.window)}/{e.limit}, "
-                 f"{e.requests} requests, {e.throttled} 429s, {e.decreases} slow-downs" for e in p.endpoints]
-    # why a run stopped short (its lease held elsewhere, a budget): under the figures, once a run
-    endpoints += [display.line(f"{r.slot}: {r.failed or r.pace.stopped}") for r in p.runs
-                  if r.failed or r.pace.stopped]
-    return SweepView(title, rows, endpoints)
+    notes = [f"endpoint {display.line(e.name)}: {e.in_flight} in flight, window {int(e.window)}/{e.limit}, "
+             f"{e.requests} requests, {e.throttled} 429s, {e.decreases} slow-downs" for e in p.endpoints]
+    return SweepView(title, rows, notes + [display.line(why) for why in p.stops()])

@@ -145,6 +145,26 @@ def test_rows_ready_together_are_written_in_one_transaction():
     asyncio.run(main())
 
 
+def test_rows_arriving_within_the_window_share_one_transaction():
+    """Replies a few milliseconds apart (each in its own turn of the loop) are written together:
+    one transaction a window, not one a reply (at 400 replies a second, a turn holds about one)."""
+    from persian_tui.runs.lifecycle import RowWriter
+
+    batches: list[list[int]] = []
+    writer = RowWriter(lambda rows: batches.append(list(rows)), window=0.05)
+
+    async def main() -> None:
+        async def one(i: int) -> None:
+            await asyncio.sleep(i * 0.005)
+            await writer.save(i)
+
+        await asyncio.gather(*(one(i) for i in range(4)))
+        await writer.drain()
+
+    asyncio.run(main())
+    assert batches == [[0, 1, 2, 3]]
+
+
 def test_a_row_is_committed_before_its_progress_is_counted(bank10):
     """With 8 requests in flight the rows go in batches, and every progress report counts
     only rows already in the database (read by another connection)."""

@@ -39,17 +39,19 @@ def by_seed(wrong_seeds):
 
 
 def ask(store, script, cancel_after=None, **kw):
-    with LLMServer(script) as server:
+    """Run it one request at a time; `cancel_after` N: cancelled (as by Ctrl-C) as the N-th reply
+    leaves the server, so N requests are answered."""
+    cancel = threading.Event()
+
+    def counted(body, n):
+        if cancel_after is not None and n + 1 >= cancel_after:
+            cancel.set()
+        return script(body, n)
+
+    with LLMServer(counted) as server:
         spec = LLMRunSpec(base_url=server.url, model="m", max_retries=0, **kw)
         run = create_llm_run(store, spec)
-        cancel = threading.Event()
-
-        def progress(p):
-            if cancel_after is not None and p.new >= cancel_after:
-                cancel.set()
-
-        p = asyncio.run(execute_llm_run(store.path, run.id, on_progress=progress, cancel=cancel,
-                                        overrides={"concurrency": 1}))
+        p = asyncio.run(execute_llm_run(store.path, run.id, cancel=cancel, overrides={"concurrency": 1}))
         return run, p, server
 
 

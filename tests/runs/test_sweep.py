@@ -441,6 +441,29 @@ def test_the_live_view_says_why_a_run_stopped_short(bank6, width):
     assert f"local/a/zero-shot: run {held.id} is being worked on by process {other}" in " ".join(text.split())
 
 
+@pytest.mark.parametrize("width", [80, 140])
+def test_one_budget_that_stops_several_runs_is_said_once(bank10, width):
+    """The sweep's budget stops all three runs: the view says so on one line naming the three,
+    with what the budget has spent, not once a run with the figure each saw when it stopped."""
+    from rich.console import Console
+
+    from persian_tui.runs.sweep_view import render
+
+    with LLMServer(lambda body, n: chat("1", cost=0.01)) as server:
+        spec = parse_sweep_spec(spec_of(server.url, models=("a", "b", "c"), max_cost=0.105))
+        create_sweep(bank10, plan_sweep(bank10, spec))
+        p = asyncio.run(execute_sweep(bank10.path, spec))
+    assert p.status == "cancelled" and all(r.pace.stopped for r in p.runs)
+    console = Console(width=width, record=True, file=io.StringIO())
+    console.print(render(p))
+    text = " ".join(console.export_text().split())
+    assert text.count("budget reached") == 1, text
+    assert (f"local/a/zero-shot, local/b/zero-shot, local/c/zero-shot: sweep budget reached: "
+            f"${p.budget.spent:.4f} spent of $0.105") in text
+    assert p.stops() == [f"local/a/zero-shot, local/b/zero-shot, local/c/zero-shot: sweep budget reached: "
+                         f"${p.budget.spent:.4f} spent of $0.105"]
+
+
 def test_the_budget_a_sweep_was_last_asked_under_is_the_one_its_report_and_resume_name(bank6, capsys):
     """`--max-cost` overrides the spec's budget: the report's "of the budget" and a later
     `sweep resume NAME` are of that budget, not the spec's (the report said $5.00 of a sweep
