@@ -61,7 +61,7 @@ def create_corpus_paraphrase_run(store: Store, spec: ParaphraseRunSpec) -> Run:
 
     limit = spec.limit or CORPUS_LIMIT
     if limit > MAX_COUPLETS:
-        raise RunError(f"--limit is at most {MAX_COUPLETS} couplets per corpus paraphrase run (got {limit})")
+        raise RunError(f"a corpus paraphrase run asks at most {MAX_COUPLETS} couplets (limit {limit})")
     try:
         poet_ids = corpus_poet_ids(store, spec.poets or ())
     except CorpusError as e:

@@ -184,7 +184,7 @@ def test_corpus_paraphrase_requests_are_checked(themed):
     spec = ParaphraseRunSpec(base_url="http://127.0.0.1:1/v1", model="m", corpus=True, poets=["nobody"])
     with pytest.raises(RunError, match="poet 'nobody' is not in the corpus"):
         create_llm_run(themed, spec)
-    with pytest.raises(RunError, match="--limit is at most 100000"):
+    with pytest.raises(RunError, match=r"a corpus paraphrase run asks at most 100000 couplets \(limit 100001\)"):
         create_llm_run(themed, spec.model_copy(update={"poets": None, "limit": 100_001}))
 
 
