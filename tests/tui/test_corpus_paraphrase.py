@@ -157,7 +157,8 @@ async def test_the_form_gives_the_cores_one_line_errors_and_creates_nothing(db, 
         await fill(pilot, form, kind="paraphrase", source="corpus", model="poet", base_url="http://127.0.0.1:9/v1")
         for values, error in (({"poets": "nobody"}, "✗ poet 'nobody' is not in the corpus"),
                               ({"poets": "", "limit": str(MAX_COUPLETS + 1)},  # the form has no --limit
-                               f"✗ a corpus paraphrase run asks at most {MAX_COUPLETS} couplets (limit {MAX_COUPLETS + 1})"),
+                               f"✗ a corpus paraphrase run asks at most {MAX_COUPLETS} couplets "
+                               f"(limit {MAX_COUPLETS + 1})"),
                               ({"limit": "", "corpus_seed": "-1"}, "✗ corpus seed must be greater than")):
             await fill(pilot, form, **values)
             await pilot.press("ctrl+s")
