@@ -163,11 +163,11 @@ class SweepProgress:
     def stops(self) -> list[str]:
         """Why runs stopped short, a line a cause: a budget (the runs it stopped, what it has
         spent now), a run another process holds."""
-        stopped: dict[int, tuple[Budget, list[str]]] = {}
+        stopped: dict[Budget, list[str]] = {}  # (a budget is its own key: by identity)
         for r in self.runs:
             if r.pace.stopped_by is not None:
-                stopped.setdefault(id(r.pace.stopped_by), (r.pace.stopped_by, []))[1].append(r.slot)
-        return [f"{', '.join(slots)}: {budget.reached()}" for budget, slots in stopped.values()] + \
+                stopped.setdefault(r.pace.stopped_by, []).append(r.slot)
+        return [f"{', '.join(slots)}: {budget.reached()}" for budget, slots in stopped.items()] + \
             [f"{r.slot}: {r.failed}" for r in self.runs if r.failed]
 
 
