@@ -13,16 +13,21 @@ sampled over the sweep (start, middle, end: flat or not). Asserts nothing.
 
 `--retry-after S`: each 429 carries `Retry-After: S`, as real rate limiters' do.
 
+`--floor` also times, alternately with the sweep, a bare aiohttp client posting the sweep's own
+bodies the same way (bench/sweep_floor.py): the floor this machine and endpoint allow any Python
+client, so that the sweep's ratio to it is what the tool costs, whatever the machine.
+
 `--baseline DIR` also times the sweep of another checkout's persian_tui (e.g. `git archive` of an
 older commit), alternately with this one's, on a database of its own made by its own code: a
 before/after figure from the same run.
 
 Run: python bench/bench_sweep.py [--questions 567] [--rounds 2] [--no-inspect] [--refuse-at-once]
-     [--retry-after S] [--baseline DIR]"""
+     [--retry-after S] [--floor] [--baseline DIR]"""
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -105,6 +110,7 @@ def main() -> None:
     p.add_argument("--no-inspect", action="store_true")
     p.add_argument("--refuse-at-once", action="store_true", help="429s answered at once, not after 200 ms")
     p.add_argument("--retry-after", metavar="S", help="each 429 with this Retry-After header")
+    p.add_argument("--floor", action="store_true", help="also time a bare aiohttp client posting the same bodies")
     p.add_argument("--baseline", type=Path, help="another checkout whose sweep is timed alternately with this one's")
     p.add_argument("--judge", action="store_true", help="instead: a sweep with a judge over its six runs "
                    "(no Inspect counterpart), timed against the answers' limit plus the judge's")
@@ -130,7 +136,10 @@ def main() -> None:
     ours: list[tuple[float, float]] = []
     theirs: list[tuple[float, float]] = []
     before: list[tuple[float, float]] = []
+    floors: list[tuple[float, float]] = []
     memory = []
+    if args.floor:
+        bodies = floor_bodies(db, tmp)
     if args.baseline:
         old_env = {**env, "PYTHONPATH": str(args.baseline.resolve())}
         old_db = setup_tree(tmp / "baseline", n, old_env)
@@ -141,6 +150,12 @@ def main() -> None:
                 path.write_text(spec(server.url, f"bench-{i}"), "utf-8")
                 before.append(Sampled(CLI + ["--db", str(old_db), "sweep", str(path)], old_env, tmp).run())
                 print(f"  baseline round {i + 1}: {before[-1][0]:.2f} s wall, {before[-1][1]:.2f} s CPU")
+        if args.floor:
+            with endpoint(args) as server:
+                cmd = [sys.executable, str(ROOT / "bench" / "sweep_floor.py"), server.url, str(bodies),
+                       str(CONNECTIONS), str(SAMPLES)]
+                floors.append(Sampled(cmd, env, tmp).run())
+                print(f"  floor round {i + 1}: {floors[-1][0]:.2f} s wall, {floors[-1][1]:.2f} s CPU")
         with endpoint(args) as server:
             url = server.url
             path = tmp / f"sweep{i}.toml"
@@ -167,6 +182,12 @@ def main() -> None:
         print(f"baseline {args.baseline}: {' / '.join(f'{w:.2f}' for w, _ in before)} s -> {old / limit:.2f}× "
               f"the limit (best); CPU per request {min(c for _, c in before) / requests * 1000:.2f} ms; "
               f"this tree takes {best / old:.3f}× the baseline's wall time")
+    if floors:
+        low = min(w for w, _ in floors)
+        cpu = min(c for _, c in floors) / requests * 1000
+        print(f"floor (a bare aiohttp client, the same bodies): {' / '.join(f'{w:.2f}' for w, _ in floors)} s "
+              f"-> {low / limit:.2f}× the limit (best); CPU per request {cpu:.2f} ms; "
+              f"the sweep takes {best / low:.3f}× the floor's wall time (best of each)")
     if theirs:
         pairs = ", ".join(f"{t / o:.2f}×" for (o, _), (t, _) in zip(ours, theirs, strict=True))
         print(f"inspect eval: {' / '.join(f'{w:.2f}' for w, _ in theirs)} s; the sweep is "
@@ -175,6 +196,25 @@ def main() -> None:
     else:
         print("inspect eval: skipped (--no-inspect, or inspect-ai is not installed: pip install -e '.[inspect]')")
     shutil.rmtree(tmp, ignore_errors=True)
+
+
+def floor_bodies(db: Path, tmp: Path) -> Path:
+    """The chat bodies the sweep posts (its plan, its prompts, its parameters), a list per model."""
+    import tomllib
+
+    from persian_tui.runs.prompts import render
+    from persian_tui.runs.sweep import plan_sweep
+    from persian_tui.runs.sweep_spec import parse_sweep_spec
+    from persian_tui.store import Store
+
+    os.environ.setdefault("OPENAI_API_KEY", "not-a-real-key")  # the spec names it; nothing is sent here
+    with Store(db) as store:
+        plan = plan_sweep(store, parse_sweep_spec(tomllib.loads(spec("http://127.0.0.1:9/v1", "floor"))))
+    models = [[{"model": r.spec.model, "messages": render(r.spec.strategy, q).messages, **r.spec.request_params(0)}
+               for q in plan.questions] for r in plan.runs]
+    path = tmp / "floor_bodies.json"
+    path.write_text(json.dumps(models, ensure_ascii=False), "utf-8")
+    return path
 
 
 def endpoint(args: argparse.Namespace) -> Server:

@@ -16,6 +16,7 @@ import asyncio
 import hashlib
 import json
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -95,12 +96,15 @@ def resume_overrides(store: Store, run: Run, given: dict) -> dict:
 async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: bool = False,
                           on_progress: Callback | None = None,
                           cancel: threading.Event | None = None,
-                          overrides: dict | None = None, pace: RunPace | None = None) -> RunProgress:
+                          overrides: dict | None = None, pace: RunPace | None = None,
+                          questions: Mapping[str, Question] | None = None) -> RunProgress:
     """Ask every (question, sample) of the run that has no prediction yet (and, with
     retry_errors, those that failed); one committed row per answer. `overrides` are checked resume
     overrides (see resume_overrides) or the real base URL of a new run. One process at a
     time: the run's lease is taken first (RunError names the holder). `pace`: the run is one of
-    a sweep's (runs/pace.py); a budget reached stops it `cancelled` with the reason."""
+    a sweep's (runs/pace.py); a budget reached stops it `cancelled` with the reason.
+    `questions`: by uid, read by the caller for several runs at once (a sweep's); read here
+    when they do not hold every question of the run."""
     from .llm_client import LLMError
     from .pace import BudgetReached
     from .prompts import original_answer, pick_exemplars, render, render_paraphrase, shuffled_order
@@ -120,8 +124,12 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
         done = store.runs.predicted_samples(run_id, excluding=("api_error",) if retry_errors else ())
         # the whole bank only for few-shot exemplars; else only the run's questions
         few_shot = getattr(spec, "strategy", None) == "explained-few-shot"
-        by_uid = {q.uid: q for q in store.questions.questions()} if few_shot else \
-            store.questions.questions_for_uids(uids)
+        if few_shot:
+            by_uid = {q.uid: q for q in store.questions.questions()}
+        elif questions is not None and all(u in questions for u in uids):
+            by_uid = {u: questions[u] for u in uids}
+        else:
+            by_uid = store.questions.questions_for_uids(uids)
         # sample-major: a run stopped early (a budget, a kill) holds a sample of every question
         # rather than every sample of a few, and repeats of one prompt are spread apart
         todo = session.limited([(by_uid[u], k) for k in range(K) for u in uids if u in by_uid

@@ -11,6 +11,7 @@ second; the retries of its requests are written to the retry log as it goes."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
 import time
 from collections.abc import Callable
@@ -235,7 +236,8 @@ async def execute_sweep(db_path: str | Path, spec: SweepSpec, *, max_cost: float
         async def one(state: RunState) -> None:
             def seen(p: RunProgress) -> None:
                 state.progress, state.status = p, p.status
-            execute = execute_judge_run if state.kind == "judge" and execute_judge_run else execute_llm_run
+            execute = execute_judge_run if state.kind == "judge" and execute_judge_run else \
+                functools.partial(execute_llm_run, questions=questions)
             try:
                 await execute(db_path, state.run_id, retry_errors=retry_errors, on_progress=seen,
                               cancel=cancel, overrides={"base_url": state.pace.spec.base_url}, pace=state.pace)
@@ -250,6 +252,10 @@ async def execute_sweep(db_path: str | Path, spec: SweepSpec, *, max_cost: float
                     on_progress(progress)
 
         todo = [s for s in states if s.status != "done" or retry_errors]
+        # the runs ask the same questions: read once for all of them
+        asked = {s.run_id for s in todo}
+        questions = store.questions.questions_for_uids(
+            u for _, r in runs if r.id in asked for u in r.params.get("uids", ()))
         for s in states:
             if s.status == "done" and not retry_errors:
                 s.progress = RunProgress(s.run_id, s.total, done=s.total, status="done")

@@ -162,6 +162,25 @@ def test_a_budget_with_room_does_not_wait_for_the_first_cost(bank6):
     assert done[0].status == "done" and done[0].spent == pytest.approx(24 * 0.001)  # 6 questions x 2 samples x 2 models
 
 
+def test_a_sweep_reads_its_runs_questions_once(bank6, monkeypatch):
+    """Its runs ask the same questions: one read for all of them (each run read its own, 11 ms
+    for the 567 book questions, six times before the first request), each run's own as stored."""
+    from persian_tui.store.questions import QuestionsRepo
+
+    reads = []
+    read = QuestionsRepo.questions_for_uids
+    monkeypatch.setattr(QuestionsRepo, "questions_for_uids", lambda self, uids: reads.append(1) or read(self, uids))
+    with LLMServer(lambda body, n: chat("1")) as server:
+        data = spec_of(server.url, models=("a", "b", "c"))
+        spec = parse_sweep_spec(data)
+        create_sweep(bank6, plan_sweep(bank6, spec))
+        reads.clear()
+        p = asyncio.run(execute_sweep(bank6.path, spec))
+    assert p.status == "done" and len(reads) == 1
+    expected = sorted((f"q-{i:03d}", k) for i in range(6) for k in range(2))
+    assert all(rows == expected for rows in rows_per_run(bank6).values())
+
+
 def test_a_model_budget_stops_that_model_only(bank6):
     with LLMServer(lambda body, n: chat("1", cost=0.01)) as server:
         data = spec_of(server.url)
