@@ -22,7 +22,7 @@ def cmd_import_log(args: argparse.Namespace) -> int:
     with open_store(args, read=args.dry_run) as store:
         r, facts = import_harness_log(store, args.file, source=args.source, model=args.model,
                                       dry_run=args.dry_run)
-        keys = {q.uid: q.key for q in store.questions.questions()}
+        keys = store.questions.keys()
     if r.unmatched:
         ids = ", ".join(sorted(r.unmatched)[:15]) + (" ..." if len(r.unmatched) > 15 else "")
         print(f"unmatched: {sum(r.unmatched.values())} sample(s) of {len(r.unmatched)} id(s) not in the bank: {ids}")

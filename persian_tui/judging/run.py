@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..models import Run
+from ..models import Question, Run
 from ..runs.progress import Callback, RunError, RunProgress
 from ..runs.session import LLMSession
 from ..runs.spec import LLMRunSpec
@@ -36,7 +37,7 @@ def judge_run_fields(store: Store, spec: LLMRunSpec, target_run: int, *, only_wr
     if target is None:
         raise RunError(f"no run {target_run} to judge")
     store.judging.ensure_error_categories(DEFAULT_TAXONOMY)
-    keys = {q.uid: q.key for q in store.questions.questions()}
+    keys = store.questions.keys()
     pick = getattr(spec, "sample", None)
     preds = [p for p in store.runs.predictions(target_run, sample=pick)
              if keys.get(p.uid) is not None and p.parse_status != "api_error"
@@ -57,10 +58,12 @@ def judge_run_fields(store: Store, spec: LLMRunSpec, target_run: int, *, only_wr
 async def execute_judge_run(db_path: str | Path, run_id: int, *, retry_errors: bool = False,
                             on_progress: Callback | None = None,
                             cancel: threading.Event | None = None,
-                            overrides: dict | None = None, pace: RunPace | None = None) -> RunProgress:
+                            overrides: dict | None = None, pace: RunPace | None = None,
+                            questions: Mapping[str, Question] | None = None) -> RunProgress:
     """Judge every prediction of the run's target that has no judgment yet; one committed
     row per verdict. A reply without a clear verdict is stored as `unscored`. `pace`: the run
-    is a sweep's (runs/pace.py)."""
+    is a sweep's (runs/pace.py). `questions`: by uid, read by the caller for several runs at
+    once (a sweep's); read here when they do not hold every question the run judges."""
     from ..runs.llm_client import LLMError
     from ..runs.pace import BudgetReached
     from .verdicts import parse_judgment, render_judge
@@ -73,7 +76,8 @@ async def execute_judge_run(db_path: str | Path, run_id: int, *, retry_errors: b
         done = store.judging.judged_uids(run_id)
         if retry_errors:
             done -= store.judging.judged_uids(run_id, statuses=("api_error",))
-        questions = store.questions.questions_for_uids(uids)  # its own, not the bank's
+        if questions is None or not all(u in questions for u in uids):
+            questions = store.questions.questions_for_uids(uids)  # its own, not the bank's
         picked = run.params.get("picked") or {}
         preds = {p.uid: p for p in store.runs.predictions(target, samples=True) if p.sample == picked.get(p.uid, 0)}
         todo = session.limited([u for u in uids if u not in done and u in preds])

@@ -179,8 +179,8 @@ async def execute_sweep(db_path: str | Path, spec: SweepSpec, *, max_cost: float
                         retry_errors: bool = False, on_progress: SweepCallback | None = None,
                         cancel: threading.Event | None = None,
                         judge_with: tuple[Callable, Callable] | None = None) -> SweepProgress:
-    """Ask every run of the sweep `spec` names what it is missing, all at once; then, with a
-    judge in the spec, judge each answer run that is done. `max_cost` (USD) overrides the spec's
+    """Ask every run of the sweep `spec` names what it is missing, all at once; with a judge in
+    the spec, judge each answer run as soon as it is done. `max_cost` (USD) overrides the spec's
     sweep budget; costs already recorded count against budgets. `judge_with`: (judge_run_fields,
     execute_judge_run) of judging/run.py (a layer above this one), needed for a judge."""
     if spec.judge is not None and judge_with is None:
@@ -236,8 +236,8 @@ async def execute_sweep(db_path: str | Path, spec: SweepSpec, *, max_cost: float
         async def one(state: RunState) -> None:
             def seen(p: RunProgress) -> None:
                 state.progress, state.status = p, p.status
-            execute = execute_judge_run if state.kind == "judge" and execute_judge_run else \
-                functools.partial(execute_llm_run, questions=questions)
+            execute = functools.partial(execute_judge_run if state.kind == "judge" and execute_judge_run
+                                        else execute_llm_run, questions=questions)
             try:
                 await execute(db_path, state.run_id, retry_errors=retry_errors, on_progress=seen,
                               cancel=cancel, overrides={"base_url": state.pace.spec.base_url}, pace=state.pace)
@@ -289,12 +289,20 @@ async def execute_sweep(db_path: str | Path, spec: SweepSpec, *, max_cost: float
             states.append(state)
             return state
 
+        async def judge_once_done(target: RunState) -> None:
+            if spec.judge is None or cancel.is_set() or target.status != "done":
+                return
+            made = judging(target)
+            if made is not None and (made.status != "done" or retry_errors):
+                await one(made)
+
+        async def answered_then_judged(state: RunState) -> None:
+            if state.run_id in asked:
+                await one(state)
+            await judge_once_done(state)  # at once: its judge does not wait for the slowest answer run
+
         async def phases() -> None:
-            await asyncio.gather(*(one(s) for s in todo))
-            if spec.judge is not None and not cancel.is_set():
-                made = [judging(s) for s in list(states) if s.kind == "llm" and s.status == "done"]
-                await asyncio.gather(*(one(s) for s in made
-                                       if s is not None and (s.status != "done" or retry_errors)))
+            await asyncio.gather(*(answered_then_judged(s) for s in list(states) if s.kind == "llm"))
 
         ticker = asyncio.ensure_future(tick())
         task = asyncio.ensure_future(phases())

@@ -93,6 +93,10 @@ class QuestionsRepo:
                 found[q.uid] = q
         return found
 
+    def keys(self) -> dict[str, int | None]:
+        """uid -> key of every question (None: not keyed), without reading their options."""
+        return {r["uid"]: r["key"] for r in self.db.conn.execute("SELECT uid, key FROM questions")}
+
     def max_question_id(self) -> int:
         """The newest question's row id: an import re-checks the questions stored after it."""
         return int(self.db.conn.execute("SELECT COALESCE(MAX(id), 0) AS id FROM questions").fetchone()["id"])

@@ -18,6 +18,7 @@ from llm_server import Gate, LLMServer, Reply, chat
 from processes import wait_until
 
 from persian_tui.cli import main
+from persian_tui.judging.run import execute_judge_run, judge_run_fields
 from persian_tui.runs.sweep import create_sweep, execute_sweep, plan_sweep
 from persian_tui.runs.sweep_spec import parse_sweep_spec
 
@@ -162,23 +163,34 @@ def test_a_budget_with_room_does_not_wait_for_the_first_cost(bank6):
     assert done[0].status == "done" and done[0].spent == pytest.approx(24 * 0.001)  # 6 questions x 2 samples x 2 models
 
 
-def test_a_sweep_reads_its_runs_questions_once(bank6, monkeypatch):
-    """Its runs ask the same questions: one read for all of them (each run read its own, 11 ms
-    for the 567 book questions, six times before the first request), each run's own as stored."""
+@pytest.mark.parametrize("judge", [False, True])
+def test_a_sweep_reads_its_runs_questions_once(bank6, monkeypatch, judge):
+    """Its runs (and its judge runs) ask the same questions: one read for all of them (each run
+    read its own, 11 ms for the 567 book questions, six times before the first request; each
+    judge run the whole bank, for its keys, and its own), each run's own as stored."""
     from persian_tui.store.questions import QuestionsRepo
 
     reads = []
-    read = QuestionsRepo.questions_for_uids
-    monkeypatch.setattr(QuestionsRepo, "questions_for_uids", lambda self, uids: reads.append(1) or read(self, uids))
-    with LLMServer(lambda body, n: chat("1")) as server:
+    for name in ("questions_for_uids", "questions"):
+        read = getattr(QuestionsRepo, name)
+        monkeypatch.setattr(QuestionsRepo, name,
+                            lambda self, *a, read=read, **kw: reads.append(1) or read(self, *a, **kw))
+    verdict = '{"verdict": "flawed", "error_category": "surface_lexical", "rationale": "x"}'
+    with LLMServer(lambda body, n: chat(verdict if body["model"] == "judge" else "1")) as server:
         data = spec_of(server.url, models=("a", "b", "c"))
+        if judge:
+            data["judge"] = {"model": "judge", "connections": 2}
         spec = parse_sweep_spec(data)
         create_sweep(bank6, plan_sweep(bank6, spec))
         reads.clear()
-        p = asyncio.run(execute_sweep(bank6.path, spec))
+        p = asyncio.run(execute_sweep(bank6.path, spec, judge_with=(judge_run_fields, execute_judge_run)))
     assert p.status == "done" and len(reads) == 1
     expected = sorted((f"q-{i:03d}", k) for i in range(6) for k in range(2))
-    assert all(rows == expected for rows in rows_per_run(bank6).values())
+    answers = [r for r in bank6.runs.runs() if r.kind == "llm"]
+    assert [sorted((p.uid, p.sample) for p in bank6.runs.predictions(r.id, samples=True)) for r in answers] == \
+        [expected] * 3
+    judges = [r for r in bank6.runs.runs() if r.kind == "judge"]
+    assert len(judges) == 3 * judge and all(len(bank6.judging.judgments(run_id=j.id)) == 6 for j in judges)
 
 
 def test_a_model_budget_stops_that_model_only(bank6):
@@ -398,6 +410,31 @@ def test_a_judge_judges_each_answer_run_once_it_is_done(bank6, tmp_path, capsys)
     assert all(len(bank6.judging.judgments(run_id=j.id)) == 4 for j in judges) and len(judged) == 8
     out = capsys.readouterr().out
     assert "judge:local/a/zero-shot" in out and "sweep s done: 32/32 rows, spent $0.0400" in out
+
+
+def test_a_judge_starts_on_an_answer_run_once_it_is_done_while_another_still_asks(bank6):
+    """Each answer run is judged as soon as it is done, not once the slowest is: model b's
+    answers are held until a's judge asks (at most 5 s: then the test has failed)."""
+    verdict = '{"verdict": "flawed", "error_category": "surface_lexical", "rationale": "x"}'
+    judge_asked, gave_up = threading.Event(), threading.Event()
+
+    def script(body, n):
+        if body["model"] == "judge":
+            judge_asked.set()
+            return chat(verdict)
+        if body["model"] == "b" and not gave_up.is_set() and not judge_asked.wait(5):
+            gave_up.set()
+        return chat("1")
+
+    with LLMServer(script) as server:
+        data = spec_of(server.url)
+        data["judge"] = {"model": "judge", "connections": 2}
+        data["sweep"]["cache"] = False
+        p = sweep(bank6, data, judge_with=(judge_run_fields, execute_judge_run))
+    assert not gave_up.is_set(), "a's judge waited for b's answers"
+    runs = bank6.runs.runs()
+    assert p.status == "done" and {r.status for r in runs} == {"done"}
+    assert sorted(r.kind for r in runs) == ["judge", "judge", "llm", "llm"]
 
 
 def test_a_resumed_sweep_shows_the_rows_it_already_has_from_its_first_report(bank6):
