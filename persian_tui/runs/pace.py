@@ -254,6 +254,11 @@ class RunPace:
     stopped: str | None = None  # why it stopped asking (a budget)
     stopped_by: Budget | None = None  # the budget that stopped it
     started: float = field(default_factory=time.monotonic)
+    ended: float | None = None  # when its run ended (its rate is over its own time)
+
+    def rate(self) -> float:
+        """Requests a second, from its start to its end (or now, while it runs)."""
+        return self.requests / max(1e-9, (self.ended or time.monotonic()) - self.started)
 
     def estimate(self, chars: int) -> tuple[float, float | None]:
         """(tokens, cost bound) of a request of `chars` characters: input at most one token per

@@ -243,6 +243,8 @@ async def execute_sweep(db_path: str | Path, spec: SweepSpec, *, max_cost: float
                               cancel=cancel, overrides={"base_url": state.pace.spec.base_url}, pace=state.pace)
             except RunError as e:  # a run that cannot go on (its lease is held): the others do
                 state.status, state.failed = "failed", str(e)
+            finally:
+                state.pace.ended = time.monotonic()
 
         async def tick() -> None:
             while True:

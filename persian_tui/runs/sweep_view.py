@@ -5,7 +5,6 @@ on two lines, its slot and then its figures, so that every run stays named."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -82,9 +81,8 @@ def render(p: SweepProgress) -> SweepView:
                          + (f" of {money(p.budget.limit)}" if p.budget.limit is not None else ""))
     rows = []
     for r in p.runs:
-        elapsed = max(1e-9, time.monotonic() - r.pace.started)
         rows.append(_Row(display.line(r.slot), r.progress.done if r.progress else 0, r.total,
-                         r.pace.requests / elapsed, r.progress.errors if r.progress else 0, r.pace.throttled,
+                         r.pace.rate(), r.progress.errors if r.progress else 0, r.pace.throttled,
                          r.pace.retries, money(None if r.pace.model.uncounted and not r.pace.cost else r.pace.cost),
                          r.status))
     notes = [f"endpoint {display.line(e.name)}: {e.in_flight} in flight, window {int(e.window)}/{e.limit}, "

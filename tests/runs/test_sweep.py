@@ -567,3 +567,19 @@ def test_a_sweeps_judge_runs_count_in_its_cost_and_its_report_is_of_its_answer_r
     report = capsys.readouterr().out
     assert "2 run(s) ranked" in report  # the answer runs; their judge runs' cost closes the report
     assert "judge:local/a/zero-shot" in report.split("== Sweep s: cost per run")[1]
+
+
+def test_a_finished_runs_rate_is_its_own_not_diluted_by_the_runs_still_asking(bank6):
+    """A run's requests a second are over its own time: once done it stops counting, rather
+    than its rate falling while the slower runs go on (the dashboard showed the fast run at a
+    fraction of its pace by the sweep's end)."""
+    from persian_tui.runs.sweep_view import render
+
+    with LLMServer(lambda body, n: chat("1")) as server:
+        spec = parse_sweep_spec(spec_of(server.url))
+        create_sweep(bank6, plan_sweep(bank6, spec))
+        p = asyncio.run(execute_sweep(bank6.path, spec))
+    assert p.status == "done"
+    first = [row.rate for row in render(p).rows]
+    time.sleep(0.05)
+    assert [row.rate for row in render(p).rows] == first and all(rate > 0 for rate in first)
