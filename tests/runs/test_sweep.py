@@ -583,3 +583,63 @@ def test_a_finished_runs_rate_is_its_own_not_diluted_by_the_runs_still_asking(ba
     first = [row.rate for row in render(p).rows]
     time.sleep(0.05)
     assert [row.rate for row in render(p).rows] == first and all(rate > 0 for rate in first)
+
+
+def test_kill_9_while_a_judge_runs_beside_an_answer_run_then_resume_asks_each_once(bank6, tmp_path):
+    """Model a is done and its judge half way while b still asks: kill -9, then `sweep resume`
+    asks b's missing answers, a's missing verdicts and all of b's, each once."""
+    verdict = '{"verdict": "flawed", "error_category": "surface_lexical", "rationale": "x"}'
+    hold = threading.Event()
+    lock = threading.Lock()
+    judged = [0]
+
+    def script(body, n):
+        if body["model"] == "judge":
+            with lock:
+                judged[0] += 1
+                free = judged[0] <= 2
+            if not free:
+                hold.wait(60)
+            return chat(verdict)
+        if body["model"] == "b":
+            hold.wait(60)
+        return chat("1")
+
+    def count(table: str, kind: str) -> int:
+        return bank6.conn.execute(f"SELECT COUNT(*) FROM {table} t JOIN runs r ON r.id = t.run_id "
+                                  "WHERE r.kind = ?", (kind,)).fetchone()[0]
+
+    with LLMServer(script) as server:
+        data = spec_of(server.url)
+        data["judge"] = {"model": "judge", "connections": 2}
+        data["sweep"]["cache"] = False
+        path = tmp_path / "s.toml"
+        path.write_text(toml(data), encoding="utf-8")
+        env = {**os.environ, "PERSIAN_TUI_DB": str(bank6.path)}
+        proc = subprocess.Popen([sys.executable, "-m", "persian_tui.cli", "sweep", str(path)], env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            wait_until(lambda: count("predictions", "llm") >= 12 and count("judgments", "judge") >= 2
+                       and judged[0] >= 4, "a answered, two of its verdicts stored, two more asked")
+        finally:
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+            hold.set()
+        kept = {j.uid for j in bank6.judging.judgments()}
+        before = len(server.requests)
+        resumed = subprocess.run([sys.executable, "-m", "persian_tui.cli", "sweep", "resume", "s"], env=env,
+                                 capture_output=True, text=True)
+        assert resumed.returncode == 0, resumed.stderr
+        again = server.requests[before:]
+    runs = bank6.runs.runs()
+    assert {r.status for r in runs} == {"done"} and sorted(r.kind for r in runs) == ["judge", "judge", "llm", "llm"]
+    expected = sorted((f"q-{i:03d}", k) for i in range(6) for k in range(2))
+    answers = [r for r in runs if r.kind == "llm"]
+    assert [sorted((p.uid, p.sample) for p in bank6.runs.predictions(r.id, samples=True)) for r in answers] == \
+        [expected] * 2
+    for j in (r for r in runs if r.kind == "judge"):
+        uids = [row.uid for row in bank6.judging.judgments(run_id=j.id)]
+        assert sorted(uids) == [f"q-{i:03d}" for i in range(6)]  # each once
+    verdicts_again = [b for b in again if b["model"] == "judge"]
+    assert len(verdicts_again) == 12 - len(kept)  # a's missing ones and all of b's
+    assert not [b for b in again if b["model"] == "a"]
