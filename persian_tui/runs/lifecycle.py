@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from ..store import LeaseHeld, Store, StoreError
 from .progress import Callback, RunError, RunProgress
@@ -16,6 +16,7 @@ from .progress import Callback, RunError, RunProgress
 if TYPE_CHECKING:
     from .llm_client import LLMClient
 
+T = TypeVar("T")
 LEASE_SECONDS = 60.0  # a killed process's run is free again after this
 CONNECT_LIMIT = 2  # refused connections in a row (each retried once) that stop a run at once
 BUSY_RETRIES = 8  # a busy database is retried (with backoff) before a run gives up
@@ -50,7 +51,7 @@ class Breaker:
             self.cancel.set()
 
 
-async def save_when_free(call, *args, **kw) -> None:
+async def save_when_free(call: Callable[..., T], *args, **kw) -> T:
     """A run's write, retried while another process holds the database (an import, say)."""
     for attempt in range(BUSY_RETRIES + 1):
         try:
@@ -59,6 +60,7 @@ async def save_when_free(call, *args, **kw) -> None:
             if "busy" not in str(e) or attempt == BUSY_RETRIES:
                 raise
             await asyncio.sleep(min(5.0, 0.2 * 2 ** attempt))
+    raise AssertionError("unreachable")
 
 
 BATCH_WINDOW = 0.02  # seconds a batch stays open for the replies that follow its first

@@ -21,6 +21,7 @@ from pathlib import Path
 from .. import redact, settings
 from ..models import Question
 from ..store import Store
+from .lifecycle import save_when_free
 from .pace import Budget, EndpointPace, ModelShare, RunPace
 from .progress import RunError, RunProgress, select_questions
 from .spec import LLMRunSpec
@@ -294,7 +295,7 @@ async def execute_sweep(db_path: str | Path, spec: SweepSpec, *, max_cost: float
         async def judge_once_done(target: RunState) -> None:
             if spec.judge is None or cancel.is_set() or target.status != "done":
                 return
-            made = judging(target)
+            made = await save_when_free(judging, target)  # a busy database waited for, as rows are
             if made is not None and (made.status != "done" or retry_errors):
                 await one(made)
 

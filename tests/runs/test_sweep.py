@@ -643,3 +643,27 @@ def test_kill_9_while_a_judge_runs_beside_an_answer_run_then_resume_asks_each_on
     verdicts_again = [b for b in again if b["model"] == "judge"]
     assert len(verdicts_again) == 12 - len(kept)  # a's missing ones and all of b's
     assert not [b for b in again if b["model"] == "a"]
+
+
+def test_a_busy_database_when_a_judge_run_is_made_is_waited_for_not_the_end_of_the_sweep(bank6, monkeypatch):
+    """Another process holds the write lock past the busy timeout as a judge run is made, mid
+    sweep: it is tried again after a moment, as a run's rows are, rather than stopping every run."""
+    from persian_tui.store import StoreBusy
+    from persian_tui.store.sweeps import SweepsRepo
+
+    add_run, refused = SweepsRepo.add_run, []
+
+    def busy_once(self, *args):
+        if not refused:
+            refused.append(1)
+            raise StoreBusy("database busy: another process holds the write lock")
+        return add_run(self, *args)
+
+    monkeypatch.setattr(SweepsRepo, "add_run", busy_once)
+    verdict = '{"verdict": "flawed", "error_category": "surface_lexical", "rationale": "x"}'
+    with LLMServer(lambda body, n: chat(verdict if body["model"] == "judge" else "1")) as server:
+        data = spec_of(server.url)
+        data["judge"] = {"model": "judge", "connections": 2}
+        p = sweep(bank6, data, judge_with=(judge_run_fields, execute_judge_run))
+    assert refused and p.status == "done"
+    assert sorted((r.kind, r.status) for r in bank6.runs.runs()) == [("judge", "done")] * 2 + [("llm", "done")] * 2
