@@ -258,7 +258,8 @@ class RunPace:
 
     def rate(self) -> float:
         """Requests a second, from its start to its end (or now, while it runs)."""
-        return self.requests / max(1e-9, (self.ended or time.monotonic()) - self.started)
+        end = time.monotonic() if self.ended is None else self.ended
+        return self.requests / max(1e-9, end - self.started)
 
     def estimate(self, chars: int) -> tuple[float, float | None]:
         """(tokens, cost bound) of a request of `chars` characters: input at most one token per
