@@ -98,9 +98,9 @@ def stored_progress(store: Store, run: Run, uids: list[str], samples: int = 1,
                     questions: Mapping[str, Question] | None = None) -> RunProgress:
     """Progress over (question, sample) pairs: every stored reply counts once, but those of
     `skip` (the pairs about to be asked again: a retry counts them afresh). `questions`: the
-    run's, by uid, when the caller has read them (else read here)."""
+    run's, by uid, when the caller has read them (else only their keys are read here)."""
     progress = RunProgress(run.id, len(uids) * samples)
-    keys = {u: q.key for u, q in (questions or store.questions.questions_for_uids(uids)).items()}
+    keys = {u: q.key for u, q in questions.items()} if questions else store.questions.keys()
     wanted = set(uids)
     for p in store.runs.predictions(run.id, samples=True):
         if p.uid in wanted and p.sample < samples and (p.uid, p.sample) not in skip:
