@@ -95,12 +95,23 @@ class Sampled:
 
 
 def spec(url: str, name: str, judge: bool = False) -> str:
+    """The sweep's spec. The answers keep the replies' cache on, as a spec that does not name it
+    does (each round gets a fresh database: nothing is cached before it). A judge sweep turns it
+    off: its six runs judge alike answers, and the cache would spare it most of its requests."""
     models = "".join(f'\n[[model]]\nname = "m{i}"\nconnections = {CONNECTIONS}\n' for i in range(MODELS))
     if judge:  # one judge over the six runs, as many connections as the answers had
         models += f'\n[judge]\nmodel = "j"\nconnections = {MODELS * CONNECTIONS}\n'
+    cache = "cache = false\n" if judge else ""
     return (f'[sweep]\nname = "{name}"\nrelease = "v1"\nstrategies = ["zero-shot"]\nsamples = {SAMPLES}\n'
-            f'cache = false\nmax_cost = 100.0\n\n[[endpoint]]\nname = "local"\nbase_url = "{url}"\n'
-            f'api_key_env = "OPENAI_API_KEY"\nconnections = {MODELS * CONNECTIONS}\n' + models)
+            f'{cache}max_cost = 100.0\n\n[[endpoint]]\nname = "local"\n'
+            f'base_url = "{url}"\napi_key_env = "OPENAI_API_KEY"\nconnections = {MODELS * CONNECTIONS}\n' + models)
+
+
+def fresh(db: Path, name: str) -> Path:
+    """A copy of the bank's database for one round (closed, so the file is all of it)."""
+    copy = db.with_name(name)
+    shutil.copyfile(db, copy)
+    return copy
 
 
 def main() -> None:
@@ -148,7 +159,8 @@ def main() -> None:
             with endpoint(args) as server:
                 path = tmp / f"baseline{i}.toml"
                 path.write_text(spec(server.url, f"bench-{i}"), "utf-8")
-                before.append(Sampled(CLI + ["--db", str(old_db), "sweep", str(path)], old_env, tmp).run())
+                before.append(Sampled(CLI + ["--db", str(fresh(old_db, f"baseline{i}.db")), "sweep", str(path)],
+                                      old_env, tmp).run())
                 print(f"  baseline round {i + 1}: {before[-1][0]:.2f} s wall, {before[-1][1]:.2f} s CPU")
         if args.floor:
             with endpoint(args) as server:
@@ -160,7 +172,7 @@ def main() -> None:
             url = server.url
             path = tmp / f"sweep{i}.toml"
             path.write_text(spec(url, f"bench-{i}"), "utf-8")
-            run = Sampled(CLI + ["--db", str(db), "sweep", str(path)], env, tmp)
+            run = Sampled(CLI + ["--db", str(fresh(db, f"sweep{i}.db")), "sweep", str(path)], env, tmp)
             ours.append(run.run())
             memory.append(run.memory())
             tail = [line for line in run.output.splitlines() if line.startswith(f"sweep bench-{i} ")]

@@ -77,22 +77,46 @@ class RowWriter:
     def __init__(self, write: Callable[[list], None], window: float = BATCH_WINDOW):
         self.write, self.window = write, window
         self.rows: list = []
-        self.batch: asyncio.Future | None = None
+        self.batch: asyncio.Future[Exception | None] | None = None  # the open batch
+        self.writing: set[asyncio.Future] = set()  # every batch not yet written (the open one too)
+        self.failed: Exception | None = None  # the first batch that could not be written
+
+    def put(self, row) -> None:
+        """Add `row` to the open batch (opening one) without waiting for its write (a write
+        that fails is kept in `failed`)."""
+        self._batch(row)
 
     async def save(self, row) -> None:
+        """Add `row` and return once its batch is written (its failure raised here)."""
+        batch = self._batch(row)
+        failure = await asyncio.shield(batch)  # a cancelled request does not cancel its batch's write
+        if failure is not None:
+            raise failure
+
+    def _batch(self, row) -> asyncio.Future[Exception | None]:
         self.rows.append(row)
         if self.batch is None:
             self.batch = asyncio.ensure_future(self._flush())
-        await asyncio.shield(self.batch)  # a cancelled request does not cancel its batch's write
+            self.writing.add(self.batch)
+            self.batch.add_done_callback(self.writing.discard)
+        return self.batch
 
-    async def _flush(self) -> None:
+    async def _flush(self) -> Exception | None:
+        """Write the batch; its failure is returned, not raised: a batch nobody waits for (put)
+        leaves no unretrieved exception behind."""
         await asyncio.sleep(self.window)  # the replies ready meanwhile join the batch
         rows, self.rows, self.batch = self.rows, [], None
-        await save_when_free(self.write, rows)
+        try:
+            await save_when_free(self.write, rows)
+        except Exception as e:  # noqa: BLE001 - handed to save's callers, kept for put's
+            self.failed = self.failed or e
+            return e
+        return None
 
     async def drain(self) -> None:
-        while self.batch is not None:
-            await asyncio.gather(self.batch, return_exceptions=True)
+        """Wait for every batch, the open one and those still being written (a busy retry)."""
+        while self.writing:
+            await asyncio.gather(*self.writing, return_exceptions=True)
 
 
 def take_lease(store: Store, run_id: int) -> None:

@@ -44,10 +44,12 @@ def stored_spec(run: Run, overrides: dict | None = None) -> LLMRunSpec:
 
 async def cached_reply(store: Store, client: LLMClient, spec: LLMRunSpec, messages: list[dict],
                        response_format: dict | None = None, sample: int = 0,
-                       gate: asyncio.Semaphore | None = None) -> Completion:
+                       gate: asyncio.Semaphore | None = None,
+                       remember: Callable[[tuple[str, dict]], None] | None = None) -> Completion:
     """A completion from the cache when `spec.cache` and it was asked before, else from the
     endpoint (then cached; errors raise LLMError and are never cached). Sample k has its own
-    cache entry (the key's repeat index) and seed."""
+    cache entry (the key's repeat index) and seed. `remember((key, entry))`: how a new reply
+    is cached (a session's batches; else at once, in its own transaction)."""
     from .llm_client import Completion, cache_key
 
     params = spec.request_params(sample)
@@ -58,7 +60,10 @@ async def cached_reply(store: Store, client: LLMClient, spec: LLMRunSpec, messag
     if cached is not None:  # paid for when it was first asked: this run spends nothing on it
         return Completion(**{**cached, "cost": 0.0}, cached=True)
     reply = await client.complete(messages, params=params, response_format=response_format, gate=gate)
-    store.runs.cache_response(key, reply.to_cache())
+    if remember is not None:
+        remember((key, reply.to_cache()))
+    else:
+        store.runs.cache_responses([(key, reply.to_cache())])
     return reply
 
 
@@ -72,6 +77,8 @@ class LLMSession:
     gate: asyncio.Semaphore
     breaker: Breaker
     writer: RowWriter
+    cache: RowWriter  # new replies cached in batches, not waited for (a transaction a reply cost
+    # a tenth of a request's CPU); a killed run loses at most the open batch's entries
 
     def __init__(self, store: Store, run_id: int, kinds: tuple[str, ...], what: str,
                  overrides: dict | None = None, cancel: threading.Event | None = None,
@@ -103,16 +110,22 @@ class LLMSession:
         self.gate = self.pace.model.gate if self.pace else asyncio.Semaphore(spec.concurrency)
         self.breaker = Breaker(spec.max_failures, self.cancel)
         self.writer = RowWriter(write or (lambda rows: None))
+        self.cache = RowWriter(self.store.runs.cache_responses)
 
     async def reply(self, messages: list[dict], response_format: dict | None = None, sample: int = 0) -> Completion:
         """The reply (cached or asked); the caller holds a slot of `gate`, given up while a retry waits."""
         return await cached_reply(self.store, self.client, self.spec, messages, response_format, sample,
-                                  self.gate)
+                                  self.gate, self.cache.put)
 
     async def drive(self, tasks: list) -> None:
-        await drive_requests(tasks, self.store, self.run.id, self.client, self.cancel, self.writer)
+        try:
+            await drive_requests(tasks, self.store, self.run.id, self.client, self.cancel, self.writer)
+        finally:
+            await self.cache.drain()
 
     def finish(self, progress: RunProgress, finished: bool, on_progress: Callback | None) -> RunProgress:
+        if self.cache.failed is not None:  # the rows hold the replies: only a later run's reuse is lost
+            progress.message = f"some replies were not cached: {str(self.cache.failed)[:200]}"
         if self.pace is not None and self.pace.stopped and not finished:
             return end_run(self.store, progress, "cancelled", self.pace.stopped, on_progress)
         return finish_run(self.store, progress, finished and not self.cancel.is_set(), on_progress,

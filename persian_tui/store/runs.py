@@ -423,7 +423,10 @@ class RunsRepo:
         response: dict[str, Any] | None = json.loads(row["response"]) if row else None
         return response
 
-    def cache_response(self, key: str, response: dict[str, Any]) -> None:
+    def cache_responses(self, entries: Sequence[tuple[str, dict[str, Any]]]) -> None:
+        """Cache replies (key, response) in one transaction."""
+        stamp = now()
+        rows = [(key, to_json(response), stamp) for key, response in entries]
         with self.db.tx():
-            self.db.conn.execute("INSERT OR REPLACE INTO response_cache (key, response, created_at) "
-                                 "VALUES (?,?,?)", (key, to_json(response), now()))
+            self.db.conn.executemany("INSERT OR REPLACE INTO response_cache (key, response, created_at) "
+                                     "VALUES (?,?,?)", rows)

@@ -165,6 +165,54 @@ def test_rows_arriving_within_the_window_share_one_transaction():
     assert batches == [[0, 1, 2, 3]]
 
 
+def test_drain_waits_for_a_batch_still_retried_on_a_busy_database():
+    """A batch refused as busy waits a moment and is written again; a run ending meanwhile (its
+    requests cancelled: Ctrl-C) still has that batch written before drain() returns."""
+    from persian_tui.runs.lifecycle import RowWriter
+    from persian_tui.store import StoreBusy
+
+    written: list[int] = []
+    tries: list[list[int]] = []
+
+    async def main() -> None:
+        refused = asyncio.Event()
+
+        def write(rows):
+            tries.append(list(rows))
+            if len(tries) == 1:
+                refused.set()
+                raise StoreBusy("db.sqlite: database busy (another process is writing); nothing was written")
+            written.extend(rows)
+
+        writer = RowWriter(write, window=0.01)
+        task = asyncio.ensure_future(writer.save(7))
+        await refused.wait()  # the batch was tried and refused: it waits to be tried again
+        task.cancel()
+        await writer.drain()
+
+    asyncio.run(main())
+    assert tries == [[7], [7]] and written == [7]
+
+
+def test_a_batch_nobody_waits_for_keeps_its_failure_for_the_run():
+    """Rows put without waiting (the replies' cache entries): a batch that cannot be written
+    leaves no unretrieved exception behind; the writer keeps the first failure to report."""
+    from persian_tui.runs.lifecycle import RowWriter
+    from persian_tui.store import StoreError
+
+    def write(rows):
+        raise StoreError("db.sqlite: disk full; nothing was written")
+
+    writer = RowWriter(write, window=0.0)
+
+    async def main() -> None:
+        writer.put(1)
+        await writer.drain()
+
+    asyncio.run(main())
+    assert "disk full" in str(writer.failed)
+
+
 def test_a_row_is_committed_before_its_progress_is_counted(bank10):
     """With 8 requests in flight the rows go in batches, and every progress report counts
     only rows already in the database (read by another connection)."""

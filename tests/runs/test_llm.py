@@ -154,6 +154,73 @@ def test_a_reply_from_the_cache_costs_nothing(bank):
     assert first == [0.01] * 12 and again == [0.0] * 12
 
 
+def _cache_writes(monkeypatch, fail_first: bool = False) -> list[int]:
+    """Each call of the store's cache writes (however many replies it holds), counted; the first
+    refused as busy when `fail_first` (another process holding the database past the wait)."""
+    from persian_tui.store import StoreBusy
+    from persian_tui.store.runs import RunsRepo
+
+    calls: list[int] = []
+    for name in ("cache_response", "cache_responses"):
+        original = getattr(RunsRepo, name, None)
+        if original is None:
+            continue
+
+        def counted(self, *a, _original=original, **kw):
+            calls.append(len(a[0]) if isinstance(a[0], list) else 1)
+            if fail_first and len(calls) == 1:
+                raise StoreBusy("db.sqlite: database busy (another process is writing); nothing was written")
+            return _original(self, *a, **kw)
+
+        monkeypatch.setattr(RunsRepo, name, counted)
+    return calls
+
+
+def _cached(store) -> int:
+    return store.conn.execute("SELECT COUNT(*) FROM response_cache").fetchone()[0]
+
+
+def test_replies_that_arrive_together_are_cached_in_one_write(store, monkeypatch):
+    """The cache is written in batches, as the rows are: one transaction a reply was a tenth of a
+    request's CPU with the cache on (the default). 40 replies let through at once take a few writes."""
+    bank40 = keyed_bank(store, 40)
+    writes = _cache_writes(monkeypatch)
+    together = threading.Barrier(40, timeout=60)
+
+    def script(body, n):
+        together.wait()
+        return chat(str(key_of(body)))
+
+    r, p, server = run(bank40, script, concurrency=40, max_retries=0)
+    assert p.status == "done" and p.correct == 40
+    assert sum(writes) == 40 and len(writes) <= 4, writes
+    assert _cached(bank40) == 40
+
+
+def test_a_busy_database_when_replies_are_cached_is_waited_for_not_the_end_of_the_run(bank, monkeypatch):
+    """Another process holding the database past the wait when a reply is cached: the write is
+    tried again after a moment (as a row's is); the run ends done and every reply is cached."""
+    writes = _cache_writes(monkeypatch, fail_first=True)
+    r, p, server = run(bank, lambda body, n: chat(str(key_of(body))))
+    assert p.status == "done" and p.correct == 12, p.message
+    assert sum(writes) > 12 and _cached(bank) == 12  # the refused write's replies written after all
+
+
+def test_replies_that_cannot_be_cached_leave_the_run_done_and_say_so(bank, monkeypatch):
+    """The cache only spares a later run its requests: a cache write that keeps failing leaves
+    every row written and the run done, with a message naming why."""
+    from persian_tui.store import StoreError
+    from persian_tui.store.runs import RunsRepo
+
+    def refuse(self, entries):
+        raise StoreError("db.sqlite: no such table: response_cache; nothing was written")
+
+    monkeypatch.setattr(RunsRepo, "cache_responses", refuse)
+    r, p, _ = run(bank, lambda body, n: chat(str(key_of(body))))
+    assert p.status == "done" and p.correct == 12 and len(bank.runs.predictions(r.id)) == 12
+    assert p.message.startswith("some replies were not cached: ") and "response_cache" in p.message
+
+
 def test_shuffle_is_undone_when_scoring(bank):
     def script(body, n):  # the server answers with the displayed position of the true key
         text = body["messages"][-1]["content"]
