@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Callable
+from itertools import count
 from typing import TYPE_CHECKING, TypeVar
 
-from ..store import LeaseHeld, Store, StoreError
+from ..store import LeaseHeld, Store, StoreBusy, StoreError
+from ..store.db import LOCK_POLL
 from .progress import Callback, RunError, RunProgress
 
 if TYPE_CHECKING:
@@ -51,15 +54,31 @@ class Breaker:
             self.cancel.set()
 
 
-async def save_when_free(call: Callable[..., T], *args, **kw) -> T:
-    """A run's write, retried while another process holds the database (an import, say)."""
+async def save_when_free(call: Callable[..., T], *args, db: Store | None = None, **kw) -> T:
+    """A run's write, retried while another process holds the database (an import, say). With
+    `db`, the database it writes to, the wait leaves the event loop free, so the run's requests
+    go on meanwhile: the write is tried at once and again every few milliseconds (as
+    Database._begin does) for up to the database's busy timeout, then after longer pauses."""
     for attempt in range(BUSY_RETRIES + 1):
         try:
-            return call(*args, **kw)
+            return call(*args, **kw) if db is None else await _when_unlocked(db, call, *args, **kw)
         except StoreError as e:
             if "busy" not in str(e) or attempt == BUSY_RETRIES:
                 raise
             await asyncio.sleep(min(5.0, 0.2 * 2 ** attempt))
+    raise AssertionError("unreachable")
+
+
+async def _when_unlocked(db: Store, call: Callable[..., T], *args, **kw) -> T:
+    deadline = time.monotonic() + db.busy_ms / 1000
+    for poll in count():
+        try:
+            with db.at_once():
+                return call(*args, **kw)
+        except StoreBusy:
+            if time.monotonic() >= deadline:
+                raise
+            await asyncio.sleep(LOCK_POLL[min(poll, len(LOCK_POLL) - 1)])
     raise AssertionError("unreachable")
 
 
@@ -74,8 +93,8 @@ class RowWriter:
     progress is counted, and a killed run loses at most the replies of the open batch (a resume
     asks them again); `drain()` waits for the last batch."""
 
-    def __init__(self, write: Callable[[list], None], window: float = BATCH_WINDOW):
-        self.write, self.window = write, window
+    def __init__(self, write: Callable[[list], None], window: float = BATCH_WINDOW, db: Store | None = None):
+        self.write, self.window, self.db = write, window, db  # db: what `write` writes to (see save_when_free)
         self.rows: list = []
         self.batch: asyncio.Future[Exception | None] | None = None  # the open batch
         self.writing: set[asyncio.Future] = set()  # every batch not yet written (the open one too)
@@ -107,7 +126,7 @@ class RowWriter:
         await asyncio.sleep(self.window)  # the replies ready meanwhile join the batch
         rows, self.rows, self.batch = self.rows, [], None
         try:
-            await save_when_free(self.write, rows)
+            await save_when_free(self.write, rows, db=self.db)
         except Exception as e:  # noqa: BLE001 - handed to save's callers, kept for put's
             self.failed = self.failed or e
             return e

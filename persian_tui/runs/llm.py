@@ -163,7 +163,7 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
                 except LLMError as e:
                     pred.error = str(e)
                     breaker.record(e)
-                await save_when_free(store.runs.save_predictions, run_id, [pred])
+                await save_when_free(store.runs.save_predictions, run_id, [pred], db=store)
                 progress.count(pred, None)
                 if on_progress:
                     on_progress(progress)

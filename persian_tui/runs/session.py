@@ -109,8 +109,8 @@ class LLMSession:
                                 timeout=spec.timeout, max_retries=spec.max_retries, pace=self.pace)
         self.gate = self.pace.model.gate if self.pace else asyncio.Semaphore(spec.concurrency)
         self.breaker = Breaker(spec.max_failures, self.cancel)
-        self.writer = RowWriter(write or (lambda rows: None))
-        self.cache = RowWriter(self.store.runs.cache_responses)
+        self.writer = RowWriter(write or (lambda rows: None), db=self.store)
+        self.cache = RowWriter(self.store.runs.cache_responses, db=self.store)
 
     async def reply(self, messages: list[dict], response_format: dict | None = None, sample: int = 0) -> Completion:
         """The reply (cached or asked); the caller holds a slot of `gate`, given up while a retry waits."""

@@ -295,7 +295,7 @@ async def execute_sweep(db_path: str | Path, spec: SweepSpec, *, max_cost: float
         async def judge_once_done(target: RunState) -> None:
             if spec.judge is None or cancel.is_set() or target.status != "done":
                 return
-            made = await save_when_free(judging, target)  # a busy database waited for, as rows are
+            made = await save_when_free(judging, target, db=store)  # a busy database waited for, as rows are
             if made is not None and (made.status != "done" or retry_errors):
                 await one(made)
 

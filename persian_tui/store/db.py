@@ -265,6 +265,7 @@ class Database:
         except sqlite3.DatabaseError as e:
             raise StoreError(f"{self.path}: cannot open as a persian-tui database ({e})") from None
         self.busy_ms = busy_timeout_ms
+        self._at_once = False  # inside `at_once`: a write refused at once when another holds the lock
         self._writes = 0  # own commits: PRAGMA data_version only counts other connections'
         self._held: list[float] | None = None  # inside `timing`: each write transaction's hold
 
@@ -297,7 +298,7 @@ class Database:
         most of the gaps between them; polling here catches the next gap."""
         self.conn.execute("PRAGMA busy_timeout = 0")
         try:
-            deadline = time.monotonic() + self.busy_ms / 1000
+            deadline = time.monotonic() + (0 if self._at_once else self.busy_ms / 1000)
             for attempt in count():
                 try:
                     self.conn.execute("BEGIN IMMEDIATE")
@@ -338,6 +339,16 @@ class Database:
         self._writes += 1
         if self._held is not None:
             self._held.append(time.monotonic() - t0)
+
+    @contextmanager
+    def at_once(self) -> Iterator[None]:
+        """Writes in the block do not wait for another connection's write lock: StoreBusy at once
+        (for a caller that waits without blocking its thread: runs.lifecycle.save_when_free)."""
+        outer, self._at_once = self._at_once, True
+        try:
+            yield
+        finally:
+            self._at_once = outer
 
     @contextmanager
     def timing(self) -> Iterator[list[float]]:

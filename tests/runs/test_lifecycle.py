@@ -213,6 +213,46 @@ def test_a_batch_nobody_waits_for_keeps_its_failure_for_the_run():
     assert "disk full" in str(writer.failed)
 
 
+def test_a_run_keeps_asking_while_another_process_holds_the_database(store):
+    """Another connection holding the write lock (an import's transaction, say) for 1.5 s in
+    the middle of a run: the run's writes wait for it without stopping its event loop, so the
+    requests go on meanwhile (they all stopped until the lock was free), and every row is
+    written once it is."""
+    import sqlite3
+    import threading
+    import time
+
+    from factories import keyed_bank
+
+    bank = keyed_bank(store, 200)
+    held: dict[str, float] = {}
+    arrivals: list[float] = []
+
+    def hold() -> None:
+        conn = sqlite3.connect(bank.path, isolation_level=None)
+        conn.execute("BEGIN IMMEDIATE")
+        held["from"] = time.monotonic()
+        time.sleep(1.5)
+        held["to"] = time.monotonic()
+        conn.execute("COMMIT")
+        conn.close()
+
+    holder = threading.Thread(target=hold)
+
+    def script(body, n):
+        arrivals.append(time.monotonic())
+        if len(arrivals) == 10:
+            holder.start()
+        time.sleep(0.02)  # 200 replies 4 at a time: about a second of requests, most of them in the hold
+        return chat("1")
+
+    r, p, _ = llm_run(bank, script, concurrency=4)
+    holder.join()
+    assert p.status == "done" and p.done == 200 and len(bank.runs.predictions(r.id)) == 200
+    during = [t for t in arrivals if held["from"] + 0.3 < t < held["to"] - 0.1]
+    assert len(during) >= 20, (len(during), len(arrivals))
+
+
 def test_a_row_is_committed_before_its_progress_is_counted(bank10):
     """With 8 requests in flight the rows go in batches, and every progress report counts
     only rows already in the database (read by another connection)."""
