@@ -150,10 +150,10 @@ async def keep_lease(store: Store, run_id: int) -> None:
     """Renew the run's lease every third of its length until cancelled."""
     while True:
         await asyncio.sleep(LEASE_SECONDS / 3)
-        try:
-            store.runs.renew_lease(run_id, LEASE_SECONDS)
+        try:  # a busy database waited for asleep: the requests go on meanwhile
+            await save_when_free(store.runs.renew_lease, run_id, LEASE_SECONDS, db=store)
         except StoreError:
-            pass  # busy: the next beat renews it
+            pass  # busy all along: the next beat renews it
 
 
 async def drive_requests(tasks: list, store: Store, run_id: int, client: LLMClient, cancel: threading.Event,

@@ -11,6 +11,7 @@ second; the retries of its requests are written to the retry log as it goes."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import threading
 import time
@@ -227,10 +228,13 @@ async def execute_sweep(db_path: str | Path, spec: SweepSpec, *, max_cost: float
             states.append(RunState(slot, run.id, run.total, pace, status=run.status))
         progress = SweepProgress(spec.sweep.name, states, list(endpoints.values()), budget)
 
-        def flush() -> None:
+        def flush(at_once: bool = False) -> None:
+            """The retry log written; `at_once` (each tick, in the event loop): refused at once
+            while another process holds the database, and the next tick writes it."""
             rows, retry_log[:] = list(retry_log), []
             try:
-                store.sweeps.log_retries(rows)
+                with store.at_once() if at_once else contextlib.nullcontext():
+                    store.sweeps.log_retries(rows)
             except Exception:  # noqa: BLE001 - busy: the next tick writes them
                 retry_log[:0] = rows
 
@@ -250,7 +254,7 @@ async def execute_sweep(db_path: str | Path, spec: SweepSpec, *, max_cost: float
         async def tick() -> None:
             while True:
                 await asyncio.sleep(TICK)
-                flush()
+                flush(at_once=True)
                 if on_progress:
                     on_progress(progress)
 

@@ -667,3 +667,54 @@ def test_a_busy_database_when_a_judge_run_is_made_is_waited_for_not_the_end_of_t
         p = sweep(bank6, data, judge_with=(judge_run_fields, execute_judge_run))
     assert refused and p.status == "done"
     assert sorted((r.kind, r.status) for r in bank6.runs.runs()) == [("judge", "done")] * 2 + [("llm", "done")] * 2
+
+
+def test_a_sweep_keeps_asking_while_another_process_holds_the_database(store):
+    """Another connection holding the write lock for 1.5 s in the middle of a sweep whose
+    endpoint refuses some first attempts: the runs' rows, cache entries and retry log wait for
+    it without stopping the event loop, so the requests go on meanwhile; every row and every
+    retry is written once the lock is free."""
+    import sqlite3
+
+    from factories import keyed_bank
+
+    bank = keyed_bank(store, 100)
+    held: dict[str, float] = {}
+    arrivals: list[float] = []
+    seen: set[str] = set()
+    lock = threading.Lock()
+
+    def hold() -> None:
+        conn = sqlite3.connect(bank.path, isolation_level=None)
+        conn.execute("BEGIN IMMEDIATE")
+        held["from"] = time.monotonic()
+        time.sleep(1.5)
+        held["to"] = time.monotonic()
+        conn.execute("COMMIT")
+        conn.close()
+
+    holder = threading.Thread(target=hold)
+
+    def script(body, n):
+        key = repr(asked(body))
+        with lock:
+            arrivals.append(time.monotonic())
+            first = key not in seen
+            seen.add(key)
+            if len(arrivals) == 10:
+                holder.start()
+        time.sleep(0.02)  # 240 requests 8 at a time: over half a second of them, all in the hold
+        if first and n % 5 == 0:
+            return Reply(429, {"error": {"message": "slow down"}}, headers={"Retry-After": "0"})
+        return chat("1", cost=0.001)
+
+    with LLMServer(script) as server:
+        p = sweep(bank, spec_of(server.url, samples=1))
+        requests = len(server.requests)
+    holder.join()
+    assert p.status == "done" and {r.status for r in bank.runs.runs()} == {"done"}
+    assert all(len(rows) == 100 for rows in rows_per_run(bank).values())
+    logged = [r for run in bank.runs.runs() for r in bank.sweeps.retries(run.id)]
+    assert len(logged) == requests - 200 > 0
+    during = [t for t in arrivals if held["from"] + 0.3 < t < held["to"] - 0.1]
+    assert len(during) >= 20, (len(during), len(arrivals))
