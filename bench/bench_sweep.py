@@ -17,12 +17,15 @@ sampled over the sweep (start, middle, end: flat or not). Asserts nothing.
 bodies the same way (bench/sweep_floor.py): the floor this machine and endpoint allow any Python
 client, so that the sweep's ratio to it is what the tool costs, whatever the machine.
 
+`--hold S`: another connection holds the database's write lock for S seconds, 5 s into each
+sweep (the baseline's too), as an import's long transaction would: what it costs the sweep.
+
 `--baseline DIR` also times the sweep of another checkout's persian_tui (e.g. `git archive` of an
 older commit), alternately with this one's, on a database of its own made by its own code: a
 before/after figure from the same run.
 
 Run: python bench/bench_sweep.py [--questions 567] [--rounds 2] [--no-inspect] [--refuse-at-once]
-     [--retry-after S] [--floor] [--baseline DIR]"""
+     [--retry-after S] [--floor] [--hold S] [--baseline DIR]"""
 
 from __future__ import annotations
 
@@ -52,8 +55,8 @@ class Sampled:
     """A whole process, timed (wall, CPU of it and its children) with its resident memory
     sampled every 0.25 s from /proc."""
 
-    def __init__(self, cmd: list[str], env: dict, cwd: Path):
-        self.cmd, self.env, self.cwd = cmd, env, cwd
+    def __init__(self, cmd: list[str], env: dict, cwd: Path, hold: tuple[Path, float] | None = None):
+        self.cmd, self.env, self.cwd, self.hold = cmd, env, cwd, hold
         self.rss: list[tuple[float, int]] = []  # (seconds since start, kB)
 
     def run(self) -> tuple[float, float]:
@@ -75,7 +78,12 @@ class Sampled:
                     pass
         t = threading.Thread(target=sample, daemon=True)
         t.start()
+        holder = threading.Thread(target=hold_lock, args=self.hold, daemon=True) if self.hold else None
+        if holder:
+            holder.start()
         out, err = proc.communicate()
+        if holder:
+            holder.join()
         wall = time.perf_counter() - t0
         done.set()
         t.join()
@@ -92,6 +100,22 @@ class Sampled:
         third = len(kb) // 3
         parts = [max(kb[:third]), max(kb[third:2 * third]), max(kb[2 * third:])]
         return " → ".join(f"{k / 1024:.0f}" for k in parts) + " MB (peak of each third)"
+
+
+HOLD_AT = 5.0  # --hold: seconds into the sweep when another connection takes the write lock
+
+
+def hold_lock(db: Path, seconds: float) -> None:
+    """Another process's long write (an import's transaction, say): the database's write lock
+    held for `seconds`, from HOLD_AT seconds in."""
+    import sqlite3
+
+    time.sleep(HOLD_AT)
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.execute("BEGIN IMMEDIATE")
+    time.sleep(seconds)
+    conn.execute("COMMIT")
+    conn.close()
 
 
 def spec(url: str, name: str, judge: bool = False) -> str:
@@ -122,6 +146,8 @@ def main() -> None:
     p.add_argument("--refuse-at-once", action="store_true", help="429s answered at once, not after 200 ms")
     p.add_argument("--retry-after", metavar="S", help="each 429 with this Retry-After header")
     p.add_argument("--floor", action="store_true", help="also time a bare aiohttp client posting the same bodies")
+    p.add_argument("--hold", type=float, metavar="S", help=f"another connection holds the database's write "
+                   f"lock for S seconds, {HOLD_AT:g} s into each sweep (an import's transaction, say)")
     p.add_argument("--baseline", type=Path, help="another checkout whose sweep is timed alternately with this one's")
     p.add_argument("--judge", action="store_true", help="instead: a sweep with a judge over its six runs "
                    "(no Inspect counterpart), timed against the answers' limit plus the judge's")
@@ -138,6 +164,7 @@ def main() -> None:
     print(f"{MODELS} models × {n} questions × {SAMPLES} samples = {requests} requests, {DELAY * 1000:.0f} ms "
           f"replies, every 10th first attempt 429{' (at once)' if args.refuse_at_once else ''}"
           f"{f' with Retry-After {args.retry_after}' if args.retry_after else ''}, "
+          f"{f'the write lock held {args.hold:g} s from {HOLD_AT:g} s in, ' if args.hold else ''}"
           f"{CONNECTIONS} connections per model; limit {limit:.1f} s; "
           f"load average {os.getloadavg()[0]:.1f} (2 cores, shared)")
     if args.judge:
@@ -159,8 +186,9 @@ def main() -> None:
             with endpoint(args) as server:
                 path = tmp / f"baseline{i}.toml"
                 path.write_text(spec(server.url, f"bench-{i}"), "utf-8")
-                before.append(Sampled(CLI + ["--db", str(fresh(old_db, f"baseline{i}.db")), "sweep", str(path)],
-                                      old_env, tmp).run())
+                copy = fresh(old_db, f"baseline{i}.db")
+                before.append(Sampled(CLI + ["--db", str(copy), "sweep", str(path)], old_env, tmp,
+                                      hold=(copy, args.hold) if args.hold else None).run())
                 print(f"  baseline round {i + 1}: {before[-1][0]:.2f} s wall, {before[-1][1]:.2f} s CPU")
         if args.floor:
             with endpoint(args) as server:
@@ -172,7 +200,9 @@ def main() -> None:
             url = server.url
             path = tmp / f"sweep{i}.toml"
             path.write_text(spec(url, f"bench-{i}"), "utf-8")
-            run = Sampled(CLI + ["--db", str(fresh(db, f"sweep{i}.db")), "sweep", str(path)], env, tmp)
+            copy = fresh(db, f"sweep{i}.db")
+            run = Sampled(CLI + ["--db", str(copy), "sweep", str(path)], env, tmp,
+                          hold=(copy, args.hold) if args.hold else None)
             ours.append(run.run())
             memory.append(run.memory())
             tail = [line for line in run.output.splitlines() if line.startswith(f"sweep bench-{i} ")]

@@ -89,15 +89,15 @@ class RowWriter:
     """A run's rows written in batches: `await save(row)` returns once the row is committed,
     in one transaction with the rows of the replies that arrive within `window` seconds of the
     batch's first (at 400 replies a second a turn of the event loop holds about one, and a
-    transaction a reply was a tenth of a sweep's CPU). A row is still committed before its
-    progress is counted, and a killed run loses at most the replies of the open batch (a resume
-    asks them again); `drain()` waits for the last batch."""
+    transaction a reply was a tenth of a sweep's CPU). While another process holds the database
+    the batch stays open, the rows that come meanwhile joining it: one write waits, not one a
+    window. A row is still committed before its progress is counted, and a killed run loses at
+    most the replies of the open batch (a resume asks them again); `drain()` waits for it."""
 
     def __init__(self, write: Callable[[list], None], window: float = BATCH_WINDOW, db: Store | None = None):
         self.write, self.window, self.db = write, window, db  # db: what `write` writes to (see save_when_free)
         self.rows: list = []
-        self.batch: asyncio.Future[Exception | None] | None = None  # the open batch
-        self.writing: set[asyncio.Future] = set()  # every batch not yet written (the open one too)
+        self.batch: asyncio.Future[Exception | None] | None = None  # open until it is written
         self.failed: Exception | None = None  # the first batch that could not be written
 
     def put(self, row) -> None:
@@ -116,26 +116,30 @@ class RowWriter:
         self.rows.append(row)
         if self.batch is None:
             self.batch = asyncio.ensure_future(self._flush())
-            self.writing.add(self.batch)
-            self.batch.add_done_callback(self.writing.discard)
         return self.batch
 
     async def _flush(self) -> Exception | None:
         """Write the batch; its failure is returned, not raised: a batch nobody waits for (put)
         leaves no unretrieved exception behind."""
         await asyncio.sleep(self.window)  # the replies ready meanwhile join the batch
-        rows, self.rows, self.batch = self.rows, [], None
         try:
-            await save_when_free(self.write, rows, db=self.db)
+            await save_when_free(self._write_all, db=self.db)
         except Exception as e:  # noqa: BLE001 - handed to save's callers, kept for put's
+            self.rows, self.batch = [], None
             self.failed = self.failed or e
             return e
         return None
 
+    def _write_all(self) -> None:
+        """Every row of the open batch, those that joined while it waited too; the batch is
+        closed once they are written (a busy refusal wrote nothing and keeps it open)."""
+        self.write(self.rows)
+        self.rows, self.batch = [], None
+
     async def drain(self) -> None:
-        """Wait for every batch, the open one and those still being written (a busy retry)."""
-        while self.writing:
-            await asyncio.gather(*self.writing, return_exceptions=True)
+        """Wait for the open batch, one still waiting for the database included."""
+        while self.batch is not None:
+            await asyncio.gather(self.batch, return_exceptions=True)
 
 
 def take_lease(store: Store, run_id: int) -> None:

@@ -194,6 +194,33 @@ def test_drain_waits_for_a_batch_still_retried_on_a_busy_database():
     assert tries == [[7], [7]] and written == [7]
 
 
+def test_rows_that_come_while_a_batch_waits_for_the_database_join_it():
+    """While another process holds the database the batch stays open: the rows that come
+    meanwhile are written with it, one write waiting rather than one a window (each trying the
+    lock every few milliseconds)."""
+    from persian_tui.runs.lifecycle import RowWriter
+    from persian_tui.store import StoreBusy
+
+    tries: list[list[int]] = []
+
+    async def main() -> None:
+        refused = asyncio.Event()
+
+        def write(rows):
+            tries.append(list(rows))
+            if len(tries) == 1:
+                refused.set()
+                raise StoreBusy("db.sqlite: database busy (another process is writing); nothing was written")
+
+        writer = RowWriter(write, window=0.01)
+        first = asyncio.ensure_future(writer.save(1))
+        await refused.wait()
+        await asyncio.gather(first, writer.save(2), writer.save(3))
+
+    asyncio.run(main())
+    assert tries == [[1], [1, 2, 3]]
+
+
 def test_a_batch_nobody_waits_for_keeps_its_failure_for_the_run():
     """Rows put without waiting (the replies' cache entries): a batch that cannot be written
     leaves no unretrieved exception behind; the writer keeps the first failure to report."""
