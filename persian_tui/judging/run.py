@@ -70,7 +70,7 @@ async def execute_judge_run(db_path: str | Path, run_id: int, *, retry_errors: b
 
     store = Store(db_path)
     try:
-        session = LLMSession(store, run_id, ("judge",), "judge", overrides, cancel, pace)
+        session = await LLMSession.open(store, run_id, ("judge",), "judge", overrides, cancel, pace)
         run, uids, cancel = session.run, session.uids, session.cancel
         target, categories = run.params["target_run"], run.params["categories"]
         done = store.judging.judged_uids(run_id)
@@ -86,7 +86,7 @@ async def execute_judge_run(db_path: str | Path, run_id: int, *, retry_errors: b
         progress = RunProgress(run_id, len(uids), done=len(kept))
         progress.invalid = len(store.judging.judged_uids(run_id, statuses=("unscored",)) & kept)
         progress.errors = len(store.judging.judged_uids(run_id, statuses=("api_error",)) & kept)
-        session.start(lambda rows: store.judging.save_judgments(run_id, target, rows))
+        await session.start(lambda rows: store.judging.save_judgments(run_id, target, rows))
         gate, breaker = session.gate, session.breaker
 
         async def judge(uid: str) -> None:
@@ -122,6 +122,6 @@ async def execute_judge_run(db_path: str | Path, run_id: int, *, retry_errors: b
                 on_progress(progress)
 
         await session.drive([asyncio.ensure_future(judge(u)) for u in todo])
-        return session.finish(progress, store.judging.judged_uids(run_id) >= set(uids), on_progress)
+        return await session.finish(progress, store.judging.judged_uids(run_id) >= set(uids), on_progress)
     finally:
         store.close()

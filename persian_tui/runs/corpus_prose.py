@@ -115,7 +115,7 @@ async def execute_corpus_paraphrase_run(db_path: str | Path, run_id: int, *, ret
 
     store = Store(db_path)
     try:
-        session = LLMSession(store, run_id, ("paraphrase",), "paraphrase", overrides, cancel)
+        session = await LLMSession.open(store, run_id, ("paraphrase",), "paraphrase", overrides, cancel)
         run, cancel = session.run, session.cancel
         ids: list[int] = run.params.get("couplets") or []
         drawn = store.candidates.drawn(ids)
@@ -132,7 +132,7 @@ async def execute_corpus_paraphrase_run(db_path: str | Path, run_id: int, *, ret
         progress.new = progress.answered_new = 0
         if gone:
             progress.message = f"{len(gone)} couplet(s) of the run are no longer in the corpus: skipped"
-        session.start(lambda rows: store.corpus_prose.save(run_id, rows))
+        await session.start(lambda rows: store.corpus_prose.save(run_id, rows))
         gate, breaker = session.gate, session.breaker
 
         async def paraphrase(d) -> None:
@@ -163,6 +163,6 @@ async def execute_corpus_paraphrase_run(db_path: str | Path, run_id: int, *, ret
 
         await session.drive([asyncio.ensure_future(paraphrase(d)) for d in todo])
         finished = store.corpus_prose.done(run_id) >= {i for i in ids if i in drawn}
-        return session.finish(progress, finished, on_progress)
+        return await session.finish(progress, finished, on_progress)
     finally:
         store.close()

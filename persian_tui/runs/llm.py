@@ -118,7 +118,8 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
             store.close()
             return await execute_corpus_paraphrase_run(db_path, run_id, retry_errors=retry_errors,
                                                        on_progress=on_progress, cancel=cancel, overrides=overrides)
-        session = LLMSession(store, run_id, ("llm", "paraphrase"), "LLM or paraphrase", overrides, cancel, pace)
+        session = await LLMSession.open(store, run_id, ("llm", "paraphrase"), "LLM or paraphrase", overrides,
+                                        cancel, pace)
         run, spec, uids, cancel = session.run, session.spec, session.uids, session.cancel
         K = spec.samples
         done = store.runs.predicted_samples(run_id, excluding=("api_error",) if retry_errors else ())
@@ -136,7 +137,7 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
                                 if (u, k) not in done])
         # rows asked again (retry_errors) are counted afresh, the others as stored
         progress = stored_progress(store, run, uids, K, skip={(q.uid, k) for q, k in todo}, questions=by_uid)
-        session.start(lambda preds: store.runs.save_predictions(run_id, preds))
+        await session.start(lambda preds: store.runs.save_predictions(run_id, preds))
         bank = [q for q in by_uid.values() if q.key is not None and q.explanation]
         gate, breaker = session.gate, session.breaker
 
@@ -214,6 +215,6 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
         work = paraphrase if run.kind == "paraphrase" else ask
         await session.drive([asyncio.ensure_future(work(q, k)) for q, k in todo])
         finished = store.runs.predicted_samples(run_id) >= {(u, k) for u in uids for k in range(K)}
-        return session.finish(progress, finished, on_progress)
+        return await session.finish(progress, finished, on_progress)
     finally:
         store.close()

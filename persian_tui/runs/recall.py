@@ -199,7 +199,7 @@ async def execute_recall_run(db_path: str | Path, run_id: int, *, retry_errors: 
 
     store = Store(db_path)
     try:
-        session = LLMSession(store, run_id, ("recall",), "recall", overrides, cancel)
+        session = await LLMSession.open(store, run_id, ("recall",), "recall", overrides, cancel)
         run, uids, cancel = session.run, session.uids, session.cancel
         spec = session.spec
         assert isinstance(spec, RecallRunSpec)  # stored_spec: a recall run's spec
@@ -217,7 +217,7 @@ async def execute_recall_run(db_path: str | Path, run_id: int, *, retry_errors: 
         progress.new = progress.answered_new = 0
         prose = store.runs.paraphrases(spec.paraphrase_run) if spec.paraphrase_run else {}
         others = Pool([c.second for c in couplets]) if spec.format == "choose" else Pool([])
-        session.start(lambda rows: store.probes.save_probes(run_id, rows))
+        await session.start(lambda rows: store.probes.save_probes(run_id, rows))
         gate, breaker = session.gate, session.breaker
 
         def cue_of(c: Couplet) -> tuple[str, list[str] | None, int | None]:
@@ -275,7 +275,7 @@ async def execute_recall_run(db_path: str | Path, run_id: int, *, retry_errors: 
 
         await session.drive([asyncio.ensure_future(probe(c)) for c in todo])
         finished = store.probes.probed(run_id) >= {(c.uid, c.position) for c in couplets}
-        return session.finish(progress, finished, on_progress)
+        return await session.finish(progress, finished, on_progress)
     finally:
         store.close()
 

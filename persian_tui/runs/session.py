@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from .. import redact
 from ..models import Run
 from ..store import Store
-from .lifecycle import Breaker, RowWriter, drive_requests, end_run, finish_run, take_lease
+from .lifecycle import Breaker, RowWriter, drive_requests, end_run, finish_run, save_when_free, take_lease
 from .progress import Callback, RunError, RunProgress
 from .spec import LLMRunSpec
 
@@ -68,10 +68,11 @@ async def cached_reply(store: Store, client: LLMClient, spec: LLMRunSpec, messag
 
 
 class LLMSession:
-    """One execution of a run that asks an endpoint (LLM, paraphrase, recall or judge): opening it finds
-    the run (of one of `kinds`, else RunError "no `what` run"), its stored spec with `overrides`,
-    and takes the run's lease; `start()` marks it running and makes the client, the gate and the
-    breaker; `drive(tasks)` waits for the requests; `finish(...)` records the end."""
+    """One execution of a run that asks an endpoint (LLM, paraphrase, recall or judge): `open()`
+    finds the run (of one of `kinds`, else RunError "no `what` run"), its stored spec with
+    `overrides`, and takes the run's lease; `start()` marks it running and makes the client, the
+    gate and the breaker; `drive(tasks)` waits for the requests; `finish(...)` records the end.
+    Its writes wait for another process's lock asleep: a sweep's other runs go on meanwhile."""
 
     client: LLMClient  # these four: made by start()
     gate: asyncio.Semaphore
@@ -88,9 +89,17 @@ class LLMSession:
             raise RunError(f"no {what} run {run_id}")
         self.store, self.run, self.overrides = store, run, overrides
         self.spec, self.uids = stored_spec(run, overrides), run.params["uids"]
-        take_lease(store, run_id)
         self.cancel = cancel or threading.Event()
         self.pace = pace  # a sweep's run: shared endpoint limits, its model's gate, budgets
+
+    @classmethod
+    async def open(cls, store: Store, run_id: int, kinds: tuple[str, ...], what: str,
+                   overrides: dict | None = None, cancel: threading.Event | None = None,
+                   pace: RunPace | None = None) -> LLMSession:
+        """The session of the run, its lease taken (before anything of the run is read)."""
+        session = cls(store, run_id, kinds, what, overrides, cancel, pace)
+        await save_when_free(take_lease, store, run_id, db=store)
+        return session
 
     def limited(self, todo: list) -> list:
         """`todo` cut to the resume's `limit` (a resume may ask only this many more)."""
@@ -98,13 +107,13 @@ class LLMSession:
             return todo[:self.overrides["limit"]]
         return todo
 
-    def start(self, write: Callable[[list], None] | None = None) -> None:
+    async def start(self, write: Callable[[list], None] | None = None) -> None:
         """`write(rows)`: how the run's rows are committed (by `writer`, in batches)."""
         from .llm_client import LLMClient, settle_gc
 
         settle_gc()
         spec = self.spec
-        self.store.runs.set_run_status(self.run.id, "running")
+        await save_when_free(self.store.runs.set_run_status, self.run.id, "running", db=self.store)
         self.client = LLMClient(spec.base_url, spec.model, api_key_env=spec.api_key_env,
                                 timeout=spec.timeout, max_retries=spec.max_retries, pace=self.pace)
         self.gate = self.pace.model.gate if self.pace else asyncio.Semaphore(spec.concurrency)
@@ -123,10 +132,13 @@ class LLMSession:
         finally:
             await self.cache.drain()
 
-    def finish(self, progress: RunProgress, finished: bool, on_progress: Callback | None) -> RunProgress:
+    async def finish(self, progress: RunProgress, finished: bool, on_progress: Callback | None) -> RunProgress:
+        """The run's end recorded (its status, its lease freed; each write idempotent, so a busy
+        refusal of the second asks both again)."""
         if self.cache.failed is not None:  # the rows hold the replies: only a later run's reuse is lost
             progress.message = f"some replies were not cached: {str(self.cache.failed)[:200]}"
         if self.pace is not None and self.pace.stopped and not finished:
-            return end_run(self.store, progress, "cancelled", self.pace.stopped, on_progress)
-        return finish_run(self.store, progress, finished and not self.cancel.is_set(), on_progress,
-                          self.breaker)
+            return await save_when_free(end_run, self.store, progress, "cancelled", self.pace.stopped, on_progress,
+                                        db=self.store)
+        return await save_when_free(finish_run, self.store, progress, finished and not self.cancel.is_set(),
+                                    on_progress, self.breaker, db=self.store)

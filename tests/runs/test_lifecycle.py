@@ -280,6 +280,66 @@ def test_a_run_keeps_asking_while_another_process_holds_the_database(store):
     assert len(during) >= 20, (len(during), len(arrivals))
 
 
+@pytest.mark.parametrize("when", ["start", "end"])
+def test_a_runs_start_and_end_wait_for_the_database_without_stopping_the_event_loop(store, when):
+    """Another connection holding the write lock as a run starts (its lease, its status) or ends
+    (its status, the lease freed): the run waits for it asleep, so whatever else the event loop
+    runs (a sweep's other runs) goes on; a timer ticking beside the run keeps ticking."""
+    import sqlite3
+    import threading
+    import time
+
+    from factories import keyed_bank
+
+    bank = keyed_bank(store, 8)
+    locked, free = threading.Event(), threading.Event()
+    held: dict[str, float] = {}
+
+    def hold() -> None:
+        conn = sqlite3.connect(bank.path, isolation_level=None)
+        conn.execute("BEGIN IMMEDIATE")
+        held["from"] = time.monotonic()
+        locked.set()
+        time.sleep(1.0)
+        held["to"] = time.monotonic()
+        conn.execute("COMMIT")
+        conn.close()
+        free.set()
+
+    holder = threading.Thread(target=hold)
+
+    def counted(p) -> None:  # every row written and counted: the lock is taken before the run ends
+        if when == "end" and p.done == 8 and not holder.is_alive() and not free.is_set():
+            holder.start()
+            locked.wait(10)
+
+    ticks: list[float] = []
+
+    async def beside() -> None:
+        while not free.is_set():
+            ticks.append(time.monotonic())
+            await asyncio.sleep(0.01)
+
+    with LLMServer(lambda body, n: chat("1")) as server:
+        r = create_llm_run(bank, LLMRunSpec(base_url=server.url, model="m", max_retries=0, concurrency=2))
+
+        async def main():
+            if when == "start":
+                holder.start()
+                locked.wait(10)
+            ticker = asyncio.ensure_future(beside())
+            p = await execute_llm_run(bank.path, r.id, on_progress=counted)
+            await ticker
+            return p
+
+        p = asyncio.run(main())
+    holder.join()
+    assert p.status == "done" and p.done == 8
+    assert bank.runs.get_run(r.id).status == "done"
+    during = [t for t in ticks if held["from"] + 0.2 < t < held["to"] - 0.2]
+    assert len(during) >= 10, (len(during), len(ticks))
+
+
 def test_a_row_is_committed_before_its_progress_is_counted(bank10):
     """With 8 requests in flight the rows go in batches, and every progress report counts
     only rows already in the database (read by another connection)."""
