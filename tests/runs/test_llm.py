@@ -155,24 +155,21 @@ def test_a_reply_from_the_cache_costs_nothing(bank):
 
 
 def _cache_writes(monkeypatch, fail_first: bool = False) -> list[int]:
-    """Each call of the store's cache writes (however many replies it holds), counted; the first
-    refused as busy when `fail_first` (another process holding the database past the wait)."""
+    """The replies each of the store's cache writes holds, one entry a call (a transaction); the
+    first refused as busy when `fail_first` (another process holding the database past the wait)."""
     from persian_tui.store import StoreBusy
     from persian_tui.store.runs import RunsRepo
 
     calls: list[int] = []
-    for name in ("cache_response", "cache_responses"):
-        original = getattr(RunsRepo, name, None)
-        if original is None:
-            continue
+    original = RunsRepo.cache_responses
 
-        def counted(self, *a, _original=original, **kw):
-            calls.append(len(a[0]) if isinstance(a[0], list) else 1)
-            if fail_first and len(calls) == 1:
-                raise StoreBusy("db.sqlite: database busy (another process is writing); nothing was written")
-            return _original(self, *a, **kw)
+    def counted(self, entries):
+        calls.append(len(entries))
+        if fail_first and len(calls) == 1:
+            raise StoreBusy("db.sqlite: database busy (another process is writing); nothing was written")
+        return original(self, entries)
 
-        monkeypatch.setattr(RunsRepo, name, counted)
+    monkeypatch.setattr(RunsRepo, "cache_responses", counted)
     return calls
 
 
