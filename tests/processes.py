@@ -1,12 +1,15 @@
 """Other processes and ports for the tests: a `persian-tui` subprocess, several at once, polling
-for what another process wrote, a local port nothing listens on (data builders are in factories.py)."""
+for what another process wrote, a local port nothing listens on, another connection holding the
+database's write lock (data builders are in factories.py)."""
 
 from __future__ import annotations
 
 import os
 import socket
+import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -52,3 +55,32 @@ def cli_process(db, *args, env_extra=None, timeout=120, **kw) -> subprocess.Comp
     kw.setdefault("text", True)
     return subprocess.run([sys.executable, "-P", "-m", "persian_tui.cli", "--db", str(db), *args],
                           capture_output=True, env=env, timeout=timeout, **kw)
+
+
+class HeldWriteLock(threading.Thread):
+    """Another connection holding the database's write lock for `seconds` once started (an
+    import's long transaction): `taken` and `freed` are set as it takes and frees it, `since`
+    and `until` say when (time.monotonic)."""
+
+    def __init__(self, path: Path | str, seconds: float):
+        super().__init__(daemon=True)
+        self.path, self.seconds = path, seconds
+        self.taken, self.freed = threading.Event(), threading.Event()
+        self.since = self.until = 0.0
+
+    def run(self) -> None:
+        conn = sqlite3.connect(self.path, isolation_level=None)
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            self.since = time.monotonic()
+            self.taken.set()
+            time.sleep(self.seconds)
+            self.until = time.monotonic()
+            conn.execute("COMMIT")
+        finally:
+            conn.close()
+            self.freed.set()
+
+    def within(self, times: list[float], after: float, before: float) -> list[float]:
+        """The times well inside the hold: `after` seconds past its start, `before` its end."""
+        return [t for t in times if self.since + after < t < self.until - before]

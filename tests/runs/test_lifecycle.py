@@ -12,7 +12,7 @@ import sys
 import pytest
 from factories import ROOT, llm_run, llm_run_at
 from llm_server import Gate, LLMServer, Reply, chat
-from processes import closed_port, wait_until
+from processes import HeldWriteLock, closed_port, wait_until
 
 from persian_tui.cli import main
 from persian_tui.runs import LLMRunSpec, create_llm_run, execute_llm_run
@@ -165,26 +165,33 @@ def test_rows_arriving_within_the_window_share_one_transaction():
     assert batches == [[0, 1, 2, 3]]
 
 
+def busy_once(tries: list[list], refused: asyncio.Event, written: list | None = None):
+    """A batch write that keeps each try's rows in `tries` and refuses the first as busy (another
+    process holding the database), setting `refused`; the rows it writes go to `written`."""
+    from persian_tui.store import StoreBusy
+
+    def write(rows):
+        tries.append(list(rows))
+        if len(tries) == 1:
+            refused.set()
+            raise StoreBusy("db.sqlite: database busy (another process is writing); nothing was written")
+        if written is not None:
+            written.extend(rows)
+
+    return write
+
+
 def test_drain_waits_for_a_batch_still_retried_on_a_busy_database():
     """A batch refused as busy waits a moment and is written again; a run ending meanwhile (its
     requests cancelled: Ctrl-C) still has that batch written before drain() returns."""
     from persian_tui.runs.lifecycle import RowWriter
-    from persian_tui.store import StoreBusy
 
     written: list[int] = []
     tries: list[list[int]] = []
 
     async def main() -> None:
         refused = asyncio.Event()
-
-        def write(rows):
-            tries.append(list(rows))
-            if len(tries) == 1:
-                refused.set()
-                raise StoreBusy("db.sqlite: database busy (another process is writing); nothing was written")
-            written.extend(rows)
-
-        writer = RowWriter(write, window=0.01)
+        writer = RowWriter(busy_once(tries, refused, written), window=0.01)
         task = asyncio.ensure_future(writer.save(7))
         await refused.wait()  # the batch was tried and refused: it waits to be tried again
         task.cancel()
@@ -199,20 +206,12 @@ def test_rows_that_come_while_a_batch_waits_for_the_database_join_it():
     meanwhile are written with it, one write waiting rather than one a window (each trying the
     lock every few milliseconds)."""
     from persian_tui.runs.lifecycle import RowWriter
-    from persian_tui.store import StoreBusy
 
     tries: list[list[int]] = []
 
     async def main() -> None:
         refused = asyncio.Event()
-
-        def write(rows):
-            tries.append(list(rows))
-            if len(tries) == 1:
-                refused.set()
-                raise StoreBusy("db.sqlite: database busy (another process is writing); nothing was written")
-
-        writer = RowWriter(write, window=0.01)
+        writer = RowWriter(busy_once(tries, refused), window=0.01)
         first = asyncio.ensure_future(writer.save(1))
         await refused.wait()
         await asyncio.gather(first, writer.save(2), writer.save(3))
@@ -245,26 +244,13 @@ def test_a_run_keeps_asking_while_another_process_holds_the_database(store):
     the middle of a run: the run's writes wait for it without stopping its event loop, so the
     requests go on meanwhile (they all stopped until the lock was free), and every row is
     written once it is."""
-    import sqlite3
-    import threading
     import time
 
     from factories import keyed_bank
 
     bank = keyed_bank(store, 200)
-    held: dict[str, float] = {}
     arrivals: list[float] = []
-
-    def hold() -> None:
-        conn = sqlite3.connect(bank.path, isolation_level=None)
-        conn.execute("BEGIN IMMEDIATE")
-        held["from"] = time.monotonic()
-        time.sleep(1.5)
-        held["to"] = time.monotonic()
-        conn.execute("COMMIT")
-        conn.close()
-
-    holder = threading.Thread(target=hold)
+    holder = HeldWriteLock(bank.path, 1.5)
 
     def script(body, n):
         arrivals.append(time.monotonic())
@@ -276,7 +262,7 @@ def test_a_run_keeps_asking_while_another_process_holds_the_database(store):
     r, p, _ = llm_run(bank, script, concurrency=4)
     holder.join()
     assert p.status == "done" and p.done == 200 and len(bank.runs.predictions(r.id)) == 200
-    during = [t for t in arrivals if held["from"] + 0.3 < t < held["to"] - 0.1]
+    during = holder.within(arrivals, after=0.3, before=0.1)
     assert len(during) >= 20, (len(during), len(arrivals))
 
 
@@ -285,28 +271,13 @@ def test_a_runs_start_and_end_wait_for_the_database_without_stopping_the_event_l
     """Another connection holding the write lock as a run starts (its lease, its status) or ends
     (its status, the lease freed): the run waits for it asleep, so whatever else the event loop
     runs (a sweep's other runs) goes on; a timer ticking beside the run keeps ticking."""
-    import sqlite3
-    import threading
     import time
 
     from factories import keyed_bank
 
     bank = keyed_bank(store, 8)
-    locked, free = threading.Event(), threading.Event()
-    held: dict[str, float] = {}
-
-    def hold() -> None:
-        conn = sqlite3.connect(bank.path, isolation_level=None)
-        conn.execute("BEGIN IMMEDIATE")
-        held["from"] = time.monotonic()
-        locked.set()
-        time.sleep(1.0)
-        held["to"] = time.monotonic()
-        conn.execute("COMMIT")
-        conn.close()
-        free.set()
-
-    holder = threading.Thread(target=hold)
+    holder = HeldWriteLock(bank.path, 1.0)
+    locked, free = holder.taken, holder.freed
 
     def counted(p) -> None:  # every row written and counted: the lock is taken before the run ends
         if when == "end" and p.done == 8 and not holder.is_alive() and not free.is_set():
@@ -336,7 +307,7 @@ def test_a_runs_start_and_end_wait_for_the_database_without_stopping_the_event_l
     holder.join()
     assert p.status == "done" and p.done == 8
     assert bank.runs.get_run(r.id).status == "done"
-    during = [t for t in ticks if held["from"] + 0.2 < t < held["to"] - 0.2]
+    during = holder.within(ticks, after=0.2, before=0.2)
     assert len(during) >= 10, (len(during), len(ticks))
 
 

@@ -15,7 +15,7 @@ import time
 
 import pytest
 from llm_server import Gate, LLMServer, Reply, chat
-from processes import wait_until
+from processes import HeldWriteLock, wait_until
 
 from persian_tui.cli import main
 from persian_tui.judging.run import execute_judge_run, judge_run_fields
@@ -674,26 +674,13 @@ def test_a_sweep_keeps_asking_while_another_process_holds_the_database(store):
     endpoint refuses some first attempts: the runs' rows, cache entries and retry log wait for
     it without stopping the event loop, so the requests go on meanwhile; every row and every
     retry is written once the lock is free."""
-    import sqlite3
-
     from factories import keyed_bank
 
     bank = keyed_bank(store, 100)
-    held: dict[str, float] = {}
     arrivals: list[float] = []
     seen: set[str] = set()
     lock = threading.Lock()
-
-    def hold() -> None:
-        conn = sqlite3.connect(bank.path, isolation_level=None)
-        conn.execute("BEGIN IMMEDIATE")
-        held["from"] = time.monotonic()
-        time.sleep(1.5)
-        held["to"] = time.monotonic()
-        conn.execute("COMMIT")
-        conn.close()
-
-    holder = threading.Thread(target=hold)
+    holder = HeldWriteLock(bank.path, 1.5)
 
     def script(body, n):
         key = repr(asked(body))
@@ -716,5 +703,5 @@ def test_a_sweep_keeps_asking_while_another_process_holds_the_database(store):
     assert all(len(rows) == 100 for rows in rows_per_run(bank).values())
     logged = [r for run in bank.runs.runs() for r in bank.sweeps.retries(run.id)]
     assert len(logged) == requests - 200 > 0
-    during = [t for t in arrivals if held["from"] + 0.3 < t < held["to"] - 0.1]
+    during = holder.within(arrivals, after=0.3, before=0.1)
     assert len(during) >= 20, (len(during), len(arrivals))
