@@ -4,7 +4,6 @@ and end are the LLM run's (`LLMSession`)."""
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections.abc import Mapping
 from pathlib import Path
@@ -87,11 +86,11 @@ async def execute_judge_run(db_path: str | Path, run_id: int, *, retry_errors: b
         progress.invalid = len(store.judging.judged_uids(run_id, statuses=("unscored",)) & kept)
         progress.errors = len(store.judging.judged_uids(run_id, statuses=("api_error",)) & kept)
         await session.start(lambda rows: store.judging.save_judgments(run_id, target, rows))
-        gate, breaker = session.gate, session.breaker
+        breaker = session.breaker
 
         async def judge(uid: str) -> None:
             reply = None
-            async with gate:  # held while asking: the reply is read and stored after it is freed
+            async with session.slot():  # held while asking: the reply is read and stored after it is freed
                 if cancel.is_set():
                     return
                 prompt = render_judge(questions[uid], preds[uid], categories)
@@ -121,7 +120,7 @@ async def execute_judge_run(db_path: str | Path, run_id: int, *, retry_errors: b
             if on_progress:
                 on_progress(progress)
 
-        await session.drive([asyncio.ensure_future(judge(u)) for u in todo])
+        await session.drive(judge, todo)
         return await session.finish(progress, store.judging.judged_uids(run_id) >= set(uids), on_progress)
     finally:
         store.close()

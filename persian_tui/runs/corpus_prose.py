@@ -13,7 +13,6 @@ lease, breaker, end."""
 
 from __future__ import annotations
 
-import asyncio
 import random
 import threading
 from collections.abc import Sequence
@@ -133,11 +132,11 @@ async def execute_corpus_paraphrase_run(db_path: str | Path, run_id: int, *, ret
         if gone:
             progress.message = f"{len(gone)} couplet(s) of the run are no longer in the corpus: skipped"
         await session.start(lambda rows: store.corpus_prose.save(run_id, rows))
-        gate, breaker = session.gate, session.breaker
+        breaker = session.breaker
 
         async def paraphrase(d) -> None:
             reply = None
-            async with gate:
+            async with session.slot():
                 if cancel.is_set():
                     return
                 c = d.couplet
@@ -161,7 +160,7 @@ async def execute_corpus_paraphrase_run(db_path: str | Path, run_id: int, *, ret
             if on_progress:
                 on_progress(progress)
 
-        await session.drive([asyncio.ensure_future(paraphrase(d)) for d in todo])
+        await session.drive(paraphrase, todo)
         finished = store.corpus_prose.done(run_id) >= {i for i in ids if i in drawn}
         return await session.finish(progress, finished, on_progress)
     finally:

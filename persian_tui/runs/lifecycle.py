@@ -8,9 +8,9 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from itertools import count
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..store import LeaseHeld, Store, StoreBusy, StoreError
 from ..store.db import LOCK_POLL
@@ -160,25 +160,31 @@ async def keep_lease(store: Store, run_id: int) -> None:
             pass  # busy all along: the next beat renews it
 
 
-async def drive_requests(tasks: list, store: Store, run_id: int, client: LLMClient, cancel: threading.Event,
-                         writer: RowWriter | None = None) -> None:
-    """Wait for a run's request tasks. Ctrl-C, SIGTERM or SIGHUP (the task is cancelled)
-    cancels them and the run ends `cancelled`; an unexpected error marks the run `failed` and
-    propagates. The run's lease is renewed meanwhile; the writer's last batch is waited for."""
+async def drive_requests(work: Callable[[T], Coroutine[Any, Any, object]], items: Iterable[T],
+                         admit: Callable[[], Awaitable[object]], store: Store, run_id: int, client: LLMClient,
+                         cancel: threading.Event, writer: RowWriter | None = None) -> None:
+    """Run `work(item)` for each item, each its own task, started in order once `admit()` lets
+    it (the session's: when few of the run's requests wait for a slot). A run of 10,000
+    requests holds a few dozen tasks, not 10,000 from its start (made before the first request
+    could go: 50 ms of a sweep's start). Ctrl-C, SIGTERM or SIGHUP (the task is cancelled)
+    cancels them and the run ends `cancelled`; an unexpected error in one marks the run
+    `failed`, cancels the others and propagates. The run's lease is renewed meanwhile; the
+    writer's last batch is waited for."""
     beat = asyncio.ensure_future(keep_lease(store, run_id))
     try:
-        await asyncio.gather(*tasks)
+        async with asyncio.TaskGroup() as group:
+            for item in items:
+                await admit()
+                if cancel.is_set():
+                    break
+                group.create_task(work(item))
     except asyncio.CancelledError:
         cancel.set()
-        for t in tasks:
-            t.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
     except BaseException as e:
-        for t in tasks:
-            t.cancel()
-        store.runs.set_run_status(run_id, "failed", reason=f"{type(e).__name__}: {str(e)[:300]}")
+        first = e.exceptions[0] if isinstance(e, BaseExceptionGroup) else e
+        store.runs.set_run_status(run_id, "failed", reason=f"{type(first).__name__}: {str(first)[:300]}")
         store.runs.release_lease(run_id)
-        raise
+        raise first from None
     finally:
         beat.cancel()
         if writer is not None:

@@ -12,7 +12,6 @@ run of corpus couplets is made and executed by runs/corpus_prose.py."""
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import threading
@@ -25,7 +24,7 @@ from ..models import Prediction, Question, Run
 from ..store import Store
 from .lifecycle import save_when_free
 from .progress import Callback, RunError, RunProgress, select_questions, stored_progress
-from .session import LLMSession, cached_reply, stored_spec  # noqa: F401 - also imported from here
+from .session import LLMSession, cached_reply, load_soon, stored_spec  # noqa: F401 - also imported from here
 from .spec import RESUME_OVERRIDES, LLMRunSpec, ParaphraseRunSpec
 
 if TYPE_CHECKING:
@@ -139,10 +138,11 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
         progress = stored_progress(store, run, uids, K, skip={(q.uid, k) for q, k in todo}, questions=by_uid)
         await session.start(lambda preds: store.runs.save_predictions(run_id, preds))
         bank = [q for q in by_uid.values() if q.key is not None and q.explanation]
-        gate, breaker = session.gate, session.breaker
+        breaker = session.breaker
 
-        async def paraphrase(q: Question, k: int = 0) -> None:
-            async with gate:
+        async def paraphrase(item: tuple[Question, int]) -> None:
+            q = item[0]
+            async with session.slot():
                 if cancel.is_set():
                     return
                 pred = Prediction(q.uid, None, "api_error", prompt_hash=run.prompt_hash)
@@ -169,9 +169,10 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
                 if on_progress:
                     on_progress(progress)
 
-        async def ask(q: Question, k: int) -> None:
+        async def ask(item: tuple[Question, int]) -> None:
+            q, k = item
             reply = None
-            async with gate:  # held while asking: the reply is read and stored after it is freed
+            async with session.slot():  # held while asking: the reply is read and stored after it is freed
                 if cancel.is_set():
                     return
                 # each sample its own option order (sample 0: the order a single run uses)
@@ -182,6 +183,7 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
                 pred = Prediction(q.uid, None, "api_error", permutation=list(prompt.order),
                                   prompt_hash=hashlib.sha256(repr(prompt.messages).encode()).hexdigest(),
                                   exemplars=list(prompt.exemplars) or None, sample=k)
+                load_soon("persian_tui.runs.parse")  # read at the first reply
                 try:
                     reply = await session.reply(prompt.messages, prompt.response_format, k)
                     breaker.record()
@@ -191,9 +193,7 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
                 except BudgetReached:
                     return  # not asked: no row (a resume with a larger budget asks it)
             if reply is not None:
-                # imported at the first reply, not before the first request: compiling the
-                # parser's patterns (0.05-0.1 s) then overlaps the requests still in flight
-                from .parse import parse_answer
+                from .parse import parse_answer  # (see load_soon)
 
                 parsed = parse_answer(reply.text, reasoning=reply.reasoning)
                 pred.raw_output, pred.reasoning = reply.text, parsed.reasoning
@@ -213,7 +213,7 @@ async def execute_llm_run(db_path: str | Path, run_id: int, *, retry_errors: boo
                 on_progress(progress)
 
         work = paraphrase if run.kind == "paraphrase" else ask
-        await session.drive([asyncio.ensure_future(work(q, k)) for q, k in todo])
+        await session.drive(work, todo)
         finished = store.runs.predicted_samples(run_id) >= {(u, k) for u in uids for k in range(K)}
         return await session.finish(progress, finished, on_progress)
     finally:

@@ -11,7 +11,6 @@ only those without a row (`retry_errors`: the API errors again). Same session as
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import re
 import threading
@@ -218,7 +217,7 @@ async def execute_recall_run(db_path: str | Path, run_id: int, *, retry_errors: 
         prose = store.runs.paraphrases(spec.paraphrase_run) if spec.paraphrase_run else {}
         others = Pool([c.second for c in couplets]) if spec.format == "choose" else Pool([])
         await session.start(lambda rows: store.probes.save_probes(run_id, rows))
-        gate, breaker = session.gate, session.breaker
+        breaker = session.breaker
 
         def cue_of(c: Couplet) -> tuple[str, list[str] | None, int | None]:
             extra = None
@@ -238,7 +237,7 @@ async def execute_recall_run(db_path: str | Path, run_id: int, *, retry_errors: 
 
         async def probe(c: Couplet) -> None:
             reply = None
-            async with gate:
+            async with session.slot():
                 if cancel.is_set():
                     return
                 cue, choices, answer = cue_of(c)
@@ -273,7 +272,7 @@ async def execute_recall_run(db_path: str | Path, run_id: int, *, retry_errors: 
             if on_progress:
                 on_progress(progress)
 
-        await session.drive([asyncio.ensure_future(probe(c)) for c in todo])
+        await session.drive(probe, todo)
         finished = store.probes.probed(run_id) >= {(c.uid, c.position) for c in couplets}
         return await session.finish(progress, finished, on_progress)
     finally:

@@ -5,9 +5,12 @@ replies and the end (see LLMSession)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
+import importlib
 import threading
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import redact
 from ..models import Run
@@ -20,6 +23,8 @@ if TYPE_CHECKING:
     from .llm_client import Completion, LLMClient
     from .pace import RunPace
 
+T = TypeVar("T")
+AHEAD = 16  # a run's requests waiting for a slot at once: the next is started when one gets it
 
 def stored_spec(run: Run, overrides: dict | None = None) -> LLMRunSpec:
     """The run's stored spec with the allowed resume overrides (see resume_overrides)."""
@@ -40,6 +45,19 @@ def stored_spec(run: Run, overrides: dict | None = None) -> LLMRunSpec:
         return cls.model_validate(data)
     except ValidationError as e:
         raise RunError(f"run {run.id}: {describe(e)}") from None
+
+
+@functools.cache
+def load_soon(module: str) -> None:
+    """Import `module` in a thread of its own, once a process. Called as a run's first request
+    goes, the import (the answer parser's patterns: 0.05-0.1 s) runs while the first replies are
+    awaited, not in the event loop as they arrive, when every reply of the first round waited
+    for it. Importing it meanwhile waits for this import to end (Python's per-module lock)."""
+    def load() -> None:
+        with contextlib.suppress(Exception):  # a failure shows where the module is used
+            importlib.import_module(module)
+
+    threading.Thread(target=load, name=f"import {module}", daemon=True).start()
 
 
 async def cached_reply(store: Store, client: LLMClient, spec: LLMRunSpec, messages: list[dict],
@@ -74,8 +92,9 @@ class LLMSession:
     gate and the breaker; `drive(tasks)` waits for the requests; `finish(...)` records the end.
     Its writes wait for another process's lock asleep: a sweep's other runs go on meanwhile."""
 
-    client: LLMClient  # these four: made by start()
+    client: LLMClient  # these: made by start()
     gate: asyncio.Semaphore
+    lobby: asyncio.Semaphore
     breaker: Breaker
     writer: RowWriter
     cache: RowWriter  # new replies cached in batches, not waited for (a transaction a reply cost
@@ -120,15 +139,33 @@ class LLMSession:
         self.breaker = Breaker(spec.max_failures, self.cancel)
         self.writer = RowWriter(write or (lambda rows: None), db=self.store)
         self.cache = RowWriter(self.store.runs.cache_responses, db=self.store)
+        self.lobby = asyncio.Semaphore(AHEAD)  # see drive and slot
+
+    @contextlib.asynccontextmanager
+    async def slot(self) -> AsyncIterator[None]:
+        """A slot of the gate, held while asking (a retry's wait gives it up: see reply). Once
+        the request has it, the run's next request is started to wait for one (drive)."""
+        waiting = True
+        try:
+            async with self.gate:
+                waiting = False
+                self.lobby.release()
+                yield
+        finally:
+            if waiting:  # cancelled before its turn
+                self.lobby.release()
 
     async def reply(self, messages: list[dict], response_format: dict | None = None, sample: int = 0) -> Completion:
         """The reply (cached or asked); the caller holds a slot of `gate`, given up while a retry waits."""
         return await cached_reply(self.store, self.client, self.spec, messages, response_format, sample,
                                   self.gate, self.cache.put)
 
-    async def drive(self, tasks: list) -> None:
+    async def drive(self, work: Callable[[T], Coroutine[Any, Any, object]], items: Iterable[T]) -> None:
+        """`work(item)` for each item, each its own task, started while fewer than AHEAD of
+        them wait for a slot (`work` takes its slot with `slot()`)."""
         try:
-            await drive_requests(tasks, self.store, self.run.id, self.client, self.cancel, self.writer)
+            await drive_requests(work, items, self.lobby.acquire, self.store, self.run.id, self.client,
+                                 self.cancel, self.writer)
         finally:
             await self.cache.drain()
 

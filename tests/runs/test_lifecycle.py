@@ -311,6 +311,50 @@ def test_a_runs_start_and_end_wait_for_the_database_without_stopping_the_event_l
     assert len(during) >= 10, (len(during), len(ticks))
 
 
+def test_a_run_starts_its_requests_as_slots_free_not_all_at_once(store):
+    """600 requests 4 at a time: the run keeps a few dozen tasks alive (the requests in flight, a
+    few waiting for a slot, the replies waiting for their batch to be written), not one per
+    request from its start (10,000 of them in a sweep took 50 ms before the first request)."""
+    from factories import keyed_bank
+
+    bank = keyed_bank(store, 200)
+    alive: list[int] = []
+    with LLMServer(lambda body, n: chat("1")) as server:
+        r = create_llm_run(bank, LLMRunSpec(base_url=server.url, model="m", concurrency=4, samples=3, cache=False))
+        p = asyncio.run(execute_llm_run(bank.path, r.id, on_progress=lambda p: alive.append(len(asyncio.all_tasks()))))
+    assert p.status == "done" and p.done == 600 and len(bank.runs.predicted_samples(r.id)) == 600
+    assert len(alive) > 600 and max(alive) <= 100, max(alive)
+
+
+def test_an_unexpected_error_in_one_request_fails_the_run_and_stops_the_others(bank10, monkeypatch):
+    """A bug in handling one reply (not an API error: those are rows) ends the run `failed` with
+    the error named, propagates, and leaves no request behind it still running."""
+    from persian_tui.runs import parse
+
+    real, seen = parse.parse_answer, []
+
+    def broken(text, **kw):
+        seen.append(text)
+        if len(seen) == 3:
+            raise RuntimeError("boom")
+        return real(text, **kw)
+
+    monkeypatch.setattr(parse, "parse_answer", broken)
+    with LLMServer(lambda body, n: chat("1")) as server:
+        r = create_llm_run(bank10, LLMRunSpec(base_url=server.url, model="m", concurrency=2, cache=False))
+
+        async def main():
+            with pytest.raises(RuntimeError, match="boom"):
+                await execute_llm_run(bank10.path, r.id)
+            return [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+
+        left = asyncio.run(main())
+    assert left == []
+    run = bank10.runs.get_run(r.id)
+    assert run.status == "failed" and run.reason == "RuntimeError: boom"
+    assert len(seen) < 10
+
+
 def test_a_row_is_committed_before_its_progress_is_counted(bank10):
     """With 8 requests in flight the rows go in batches, and every progress report counts
     only rows already in the database (read by another connection)."""

@@ -349,29 +349,36 @@ def test_stored_spec_resumes_in_python_too(bank10):
 
 
 FIRST_REQUEST = """
-import json, sys
+import json, sys, threading
 from persian_tui.runs import llm_client
 from persian_tui.cli import main
 
-seen = []
+seen, importer = [], []
+
+def imports(event, args):  # the module's body run: by the thread that imports it
+    if event == "exec" and getattr(args[0], "co_filename", "").endswith("runs/parse.py"):
+        importer.append(threading.current_thread().name)
+
+sys.addaudithook(imports)
 complete = llm_client.LLMClient.complete
 
 async def recording(self, *a, **kw):
     if not seen:
-        seen.append("persian_tui.runs.parse" in sys.modules)
+        seen.append(bool(importer) and importer[0] == threading.current_thread().name)
     return await complete(self, *a, **kw)
 
 llm_client.LLMClient.complete = recording
 code = main(sys.argv[1:])
-print(json.dumps({"code": code, "parser_before_first_request": seen[0]}))
+print(json.dumps({"code": code, "parser_before_first_request": seen[0], "imported_by": importer[:1]}))
 """
 
 
 @pytest.mark.parametrize("kind", ["llm", "judge"])
 def test_the_reply_parser_is_loaded_after_the_first_request(bank, kind):
     """Compiling the reply parser's patterns is start-up work no request waits for: a fresh
-    `run llm` (or `judge`) process sends its first request before it imports the parser
-    (checked as a user starts it, in a new process)."""
+    `run llm` (or `judge`) process does not import the parser in its event loop before its
+    first request, and an LLM run imports it in a thread of its own, not in the event loop as
+    the first replies arrive (checked as a user starts it, in a new process)."""
     with LLMServer(lambda body, n: chat(str(key_of(body)) if n < 12 else '{"verdict": "correct"}')) as server:
         argv = ["run", "llm", "--base-url", server.url, "--model", "m", "--concurrency", "2"]
         if kind == "judge":
@@ -381,4 +388,6 @@ def test_the_reply_parser_is_loaded_after_the_first_request(bank, kind):
                              capture_output=True, text=True, env={**os.environ, "PERSIAN_TUI_DB": ""})
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout.strip().splitlines()[-1])
-    assert result == {"code": 0, "parser_before_first_request": False}
+    assert result["code"] == 0 and result["parser_before_first_request"] is False
+    if kind == "llm":
+        assert result["imported_by"] == ["import persian_tui.runs.parse"]
