@@ -152,6 +152,8 @@ def main() -> None:
     p.add_argument("--judge", action="store_true", help="instead: a sweep with a judge over its six runs "
                    "(no Inspect counterpart), timed against the answers' limit plus the judge's")
     args = p.parse_args()
+    if args.judge and (args.floor or args.hold or args.baseline):
+        p.error("--floor, --hold and --baseline time the answers' sweep: give them without --judge")
     n = args.questions
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", "/tmp"),
            "OPENAI_API_KEY": "not-a-real-key", "PYTHONPATH": str(ROOT)}

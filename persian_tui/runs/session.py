@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 AHEAD = 16  # a run's requests waiting for a slot at once: the next is started when one gets it
 
+
 def stored_spec(run: Run, overrides: dict | None = None) -> LLMRunSpec:
     """The run's stored spec with the allowed resume overrides (see resume_overrides)."""
     from .spec import RecallRunSpec
@@ -89,7 +90,8 @@ class LLMSession:
     """One execution of a run that asks an endpoint (LLM, paraphrase, recall or judge): `open()`
     finds the run (of one of `kinds`, else RunError "no `what` run"), its stored spec with
     `overrides`, and takes the run's lease; `start()` marks it running and makes the client, the
-    gate and the breaker; `drive(tasks)` waits for the requests; `finish(...)` records the end.
+    gate and the breaker; `drive(work, items)` asks the requests, each taking its slot with
+    `slot()`; `finish(...)` records the end.
     Its writes wait for another process's lock asleep: a sweep's other runs go on meanwhile."""
 
     client: LLMClient  # these: made by start()
