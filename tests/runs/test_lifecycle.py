@@ -317,9 +317,16 @@ def test_a_run_starts_its_requests_as_slots_free_not_all_at_once(store):
     request from its start (10,000 of them in a sweep took 50 ms before the first request)."""
     from factories import keyed_bank
 
+    import time
+
     bank = keyed_bank(store, 200)
     alive: list[int] = []
-    with LLMServer(lambda body, n: chat("1")) as server:
+
+    def script(body, n):  # 5 ms a reply: at most a few dozen replies wait for a batch's 20 ms
+        time.sleep(0.005)
+        return chat("1")
+
+    with LLMServer(script) as server:
         r = create_llm_run(bank, LLMRunSpec(base_url=server.url, model="m", concurrency=4, samples=3, cache=False))
         p = asyncio.run(execute_llm_run(bank.path, r.id, on_progress=lambda p: alive.append(len(asyncio.all_tasks()))))
     assert p.status == "done" and p.done == 600 and len(bank.runs.predicted_samples(r.id)) == 600
