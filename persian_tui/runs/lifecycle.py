@@ -182,14 +182,23 @@ async def drive_requests(work: Callable[[T], Coroutine[Any, Any, object]], items
         cancel.set()
     except BaseException as e:
         first = e.exceptions[0] if isinstance(e, BaseExceptionGroup) else e
-        store.runs.set_run_status(run_id, "failed", reason=f"{type(first).__name__}: {str(first)[:300]}")
-        store.runs.release_lease(run_id)
+        reason = f"{type(first).__name__}: {str(first)[:300]}"
+        try:  # a busy database waited for asleep: a sweep's other runs go on meanwhile
+            await save_when_free(mark_failed, store, run_id, reason, db=store)
+        except StoreError:
+            pass  # busy all along: the lease lapses and the run reads interrupted, resumable
         raise first from None
     finally:
         beat.cancel()
         if writer is not None:
             await writer.drain()
         await client.close()
+
+
+def mark_failed(store: Store, run_id: int, reason: str) -> None:
+    """A run stopped by an unexpected error: `failed` with it named, its lease freed."""
+    store.runs.set_run_status(run_id, "failed", reason=reason)
+    store.runs.release_lease(run_id)
 
 
 def finish_run(store: Store, progress: RunProgress, complete: bool, on_progress: Callback | None,

@@ -315,9 +315,9 @@ def test_a_run_starts_its_requests_as_slots_free_not_all_at_once(store):
     """600 requests 4 at a time: the run keeps a few dozen tasks alive (the requests in flight, a
     few waiting for a slot, the replies waiting for their batch to be written), not one per
     request from its start (10,000 of them in a sweep took 50 ms before the first request)."""
-    from factories import keyed_bank
-
     import time
+
+    from factories import keyed_bank
 
     bank = keyed_bank(store, 200)
     alive: list[int] = []
@@ -360,6 +360,50 @@ def test_an_unexpected_error_in_one_request_fails_the_run_and_stops_the_others(b
     run = bank10.runs.get_run(r.id)
     assert run.status == "failed" and run.reason == "RuntimeError: boom"
     assert len(seen) < 10
+
+
+def test_a_failed_runs_status_waits_for_the_database_without_stopping_the_event_loop(bank10, monkeypatch):
+    """The bug of the test above while another connection holds the write lock: the run's
+    `failed` status waits for it asleep (a sweep's other runs go on meanwhile; a timer ticking
+    beside the run keeps ticking), then is written."""
+    import time
+
+    from persian_tui.runs import parse
+
+    holder = HeldWriteLock(bank10.path, 1.0)
+    real, seen = parse.parse_answer, []
+
+    def broken(text, **kw):
+        seen.append(text)
+        if len(seen) == 3:
+            holder.start()
+            holder.taken.wait(10)
+            raise RuntimeError("boom")
+        return real(text, **kw)
+
+    monkeypatch.setattr(parse, "parse_answer", broken)
+    ticks: list[float] = []
+
+    async def beside() -> None:
+        while not holder.freed.is_set():
+            ticks.append(time.monotonic())
+            await asyncio.sleep(0.01)
+
+    with LLMServer(lambda body, n: chat("1")) as server:
+        r = create_llm_run(bank10, LLMRunSpec(base_url=server.url, model="m", concurrency=2, cache=False))
+
+        async def main():
+            ticker = asyncio.ensure_future(beside())
+            with pytest.raises(RuntimeError, match="boom"):
+                await execute_llm_run(bank10.path, r.id)
+            await ticker
+
+        asyncio.run(main())
+    holder.join()
+    run = bank10.runs.get_run(r.id)
+    assert run.status == "failed" and run.reason == "RuntimeError: boom"
+    during = holder.within(ticks, after=0.2, before=0.2)
+    assert len(during) >= 10, (len(during), len(ticks))
 
 
 def test_a_row_is_committed_before_its_progress_is_counted(bank10):
