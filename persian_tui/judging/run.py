@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..models import Question, Run
 from ..runs.progress import Callback, RunError, RunProgress
-from ..runs.session import LLMSession
+from ..runs.session import LLMSession, load_soon
 from ..runs.spec import LLMRunSpec
 from ..store import Store
 
@@ -95,6 +95,7 @@ async def execute_judge_run(db_path: str | Path, run_id: int, *, retry_errors: b
                     return
                 prompt = render_judge(questions[uid], preds[uid], categories)
                 row: dict[str, Any] = {"status": "api_error", "prompt": prompt.text, "prompt_version": prompt.version}
+                load_soon("persian_tui.runs.parse")  # read by parse_judgment at the first reply
                 try:
                     reply = await session.reply(prompt.messages, prompt.response_format)
                     breaker.record()

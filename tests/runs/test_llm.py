@@ -377,8 +377,8 @@ print(json.dumps({"code": code, "parser_before_first_request": seen[0], "importe
 def test_the_reply_parser_is_loaded_after_the_first_request(bank, kind):
     """Compiling the reply parser's patterns is start-up work no request waits for: a fresh
     `run llm` (or `judge`) process does not import the parser in its event loop before its
-    first request, and an LLM run imports it in a thread of its own, not in the event loop as
-    the first replies arrive (checked as a user starts it, in a new process)."""
+    first request, and imports it in a thread of its own, not in the event loop as the first
+    replies arrive (checked as a user starts it, in a new process)."""
     with LLMServer(lambda body, n: chat(str(key_of(body)) if n < 12 else '{"verdict": "correct"}')) as server:
         argv = ["run", "llm", "--base-url", server.url, "--model", "m", "--concurrency", "2"]
         if kind == "judge":
@@ -389,5 +389,4 @@ def test_the_reply_parser_is_loaded_after_the_first_request(bank, kind):
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout.strip().splitlines()[-1])
     assert result["code"] == 0 and result["parser_before_first_request"] is False
-    if kind == "llm":
-        assert result["imported_by"] == ["import persian_tui.runs.parse"]
+    assert result["imported_by"] == ["import persian_tui.runs.parse"]
