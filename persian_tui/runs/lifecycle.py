@@ -184,7 +184,7 @@ async def drive_requests(work: Callable[[T], Coroutine[Any, Any, object]], items
         first = e.exceptions[0] if isinstance(e, BaseExceptionGroup) else e
         reason = f"{type(first).__name__}: {str(first)[:300]}"
         try:  # a busy database waited for asleep: a sweep's other runs go on meanwhile
-            await save_when_free(mark_failed, store, run_id, reason, db=store)
+            await save_when_free(record_end, store, run_id, "failed", reason, db=store)
         except StoreError:
             pass  # busy all along: the lease lapses and the run reads interrupted, resumable
         raise first from None
@@ -195,9 +195,9 @@ async def drive_requests(work: Callable[[T], Coroutine[Any, Any, object]], items
         await client.close()
 
 
-def mark_failed(store: Store, run_id: int, reason: str) -> None:
-    """A run stopped by an unexpected error: `failed` with it named, its lease freed."""
-    store.runs.set_run_status(run_id, "failed", reason=reason)
+def record_end(store: Store, run_id: int, status: str, reason: str | None) -> None:
+    """A run's end in the database: its status and reason, its lease freed."""
+    store.runs.set_run_status(run_id, status, reason=reason)
     store.runs.release_lease(run_id)
 
 
@@ -213,22 +213,16 @@ def finish_run(store: Store, progress: RunProgress, complete: bool, on_progress:
         reason = f"no request succeeded ({progress.errors} API errors; last: {progress.message[:200]})"
     else:
         progress.status = "done" if complete else "cancelled"
-    progress.reason = reason
     if reason:
         progress.message = reason
-    store.runs.set_run_status(progress.run_id, progress.status, reason=reason)
-    store.runs.release_lease(progress.run_id)
-    if on_progress:
-        on_progress(progress)
-    return progress
+    return end_run(store, progress, progress.status, reason, on_progress)
 
 
 def end_run(store: Store, progress: RunProgress, status: str, reason: str | None,
             on_progress: Callback | None) -> RunProgress:
     """Record a run's end as it is (no breaker, no counting): status, reason, the lease freed."""
     progress.status, progress.reason = status, reason
-    store.runs.set_run_status(progress.run_id, status, reason=reason)
-    store.runs.release_lease(progress.run_id)
+    record_end(store, progress.run_id, status, reason)
     if on_progress:
         on_progress(progress)
     return progress
