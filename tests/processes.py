@@ -81,6 +81,15 @@ class HeldWriteLock(threading.Thread):
             conn.close()
             self.freed.set()
 
+    async def ticking(self, ticks: list[float]) -> None:
+        """A timer in the event loop beside a run: a tick every 10 ms until the lock is freed
+        (a loop that waited for the lock inside it would stop ticking)."""
+        import asyncio
+
+        while not self.freed.is_set():
+            ticks.append(time.monotonic())
+            await asyncio.sleep(0.01)
+
     def within(self, times: list[float], after: float, before: float) -> list[float]:
         """The times well inside the hold: `after` seconds past its start, `before` its end."""
         return [t for t in times if self.since + after < t < self.until - before]

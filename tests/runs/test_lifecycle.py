@@ -271,7 +271,6 @@ def test_a_runs_start_and_end_wait_for_the_database_without_stopping_the_event_l
     """Another connection holding the write lock as a run starts (its lease, its status) or ends
     (its status, the lease freed): the run waits for it asleep, so whatever else the event loop
     runs (a sweep's other runs) goes on; a timer ticking beside the run keeps ticking."""
-    import time
 
     from factories import keyed_bank
 
@@ -285,12 +284,6 @@ def test_a_runs_start_and_end_wait_for_the_database_without_stopping_the_event_l
             locked.wait(10)
 
     ticks: list[float] = []
-
-    async def beside() -> None:
-        while not free.is_set():
-            ticks.append(time.monotonic())
-            await asyncio.sleep(0.01)
-
     with LLMServer(lambda body, n: chat("1")) as server:
         r = create_llm_run(bank, LLMRunSpec(base_url=server.url, model="m", max_retries=0, concurrency=2))
 
@@ -298,7 +291,7 @@ def test_a_runs_start_and_end_wait_for_the_database_without_stopping_the_event_l
             if when == "start":
                 holder.start()
                 locked.wait(10)
-            ticker = asyncio.ensure_future(beside())
+            ticker = asyncio.ensure_future(holder.ticking(ticks))
             p = await execute_llm_run(bank.path, r.id, on_progress=counted)
             await ticker
             return p
@@ -333,9 +326,9 @@ def test_a_run_starts_its_requests_as_slots_free_not_all_at_once(store):
     assert len(alive) > 600 and max(alive) <= 100, max(alive)
 
 
-def test_an_unexpected_error_in_one_request_fails_the_run_and_stops_the_others(bank10, monkeypatch):
-    """A bug in handling one reply (not an API error: those are rows) ends the run `failed` with
-    the error named, propagates, and leaves no request behind it still running."""
+def _parser_fails_at_the_third_reply(monkeypatch, before=None) -> list:
+    """The answer parser raising RuntimeError("boom") at the third reply (a bug, not an API
+    error), `before()` called first; returns the replies it was given."""
     from persian_tui.runs import parse
 
     real, seen = parse.parse_answer, []
@@ -343,10 +336,19 @@ def test_an_unexpected_error_in_one_request_fails_the_run_and_stops_the_others(b
     def broken(text, **kw):
         seen.append(text)
         if len(seen) == 3:
+            if before:
+                before()
             raise RuntimeError("boom")
         return real(text, **kw)
 
     monkeypatch.setattr(parse, "parse_answer", broken)
+    return seen
+
+
+def test_an_unexpected_error_in_one_request_fails_the_run_and_stops_the_others(bank10, monkeypatch):
+    """A bug in handling one reply (not an API error: those are rows) ends the run `failed` with
+    the error named, propagates, and leaves no request behind it still running."""
+    seen = _parser_fails_at_the_third_reply(monkeypatch)
     with LLMServer(lambda body, n: chat("1")) as server:
         r = create_llm_run(bank10, LLMRunSpec(base_url=server.url, model="m", concurrency=2, cache=False))
 
@@ -366,34 +368,19 @@ def test_a_failed_runs_status_waits_for_the_database_without_stopping_the_event_
     """The bug of the test above while another connection holds the write lock: the run's
     `failed` status waits for it asleep (a sweep's other runs go on meanwhile; a timer ticking
     beside the run keeps ticking), then is written."""
-    import time
-
-    from persian_tui.runs import parse
-
     holder = HeldWriteLock(bank10.path, 1.0)
-    real, seen = parse.parse_answer, []
 
-    def broken(text, **kw):
-        seen.append(text)
-        if len(seen) == 3:
-            holder.start()
-            holder.taken.wait(10)
-            raise RuntimeError("boom")
-        return real(text, **kw)
+    def take_the_lock() -> None:
+        holder.start()
+        holder.taken.wait(10)
 
-    monkeypatch.setattr(parse, "parse_answer", broken)
+    _parser_fails_at_the_third_reply(monkeypatch, before=take_the_lock)
     ticks: list[float] = []
-
-    async def beside() -> None:
-        while not holder.freed.is_set():
-            ticks.append(time.monotonic())
-            await asyncio.sleep(0.01)
-
     with LLMServer(lambda body, n: chat("1")) as server:
         r = create_llm_run(bank10, LLMRunSpec(base_url=server.url, model="m", concurrency=2, cache=False))
 
         async def main():
-            ticker = asyncio.ensure_future(beside())
+            ticker = asyncio.ensure_future(holder.ticking(ticks))
             with pytest.raises(RuntimeError, match="boom"):
                 await execute_llm_run(bank10.path, r.id)
             await ticker
